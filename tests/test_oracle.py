@@ -1,0 +1,80 @@
+"""The Ruby oracle answers, and its client behaves (cache, batches, errors)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance.oracle import Oracle, OracleError
+
+
+def test_pn_of_assignment_is_puppets_documented_answer(oracle):
+    assert oracle.call("pn", source="$a = 1") == {"^": ["=", {"^": ["var", "a"]}, 1]}
+
+
+def test_pn_of_epp_uses_the_epp_parser(oracle):
+    pn = oracle.call("pn", source="<%= $x %>!", epp=True)
+    assert pn["^"][0] == "lambda"
+
+
+def test_syntax_error_comes_back_with_issue_code_and_position(oracle):
+    with pytest.raises(OracleError) as info:
+        oracle.call("pn", source="$a = 1\n$b = }")
+    err = info.value
+    assert err.issue_code == "SYNTAX_ERROR"
+    assert (err.line, err.pos) == (2, 6)
+
+
+def test_tasks_flag_only_affects_its_own_request(oracle):
+    assert oracle.call("pn", source="plan p { }", tasks=True) == {"^": ["plan", {"#": ["name", "p"]}]}
+    # without tasks, `plan` is a bare word again (and the next request is not affected by the previous one)
+    assert oracle.call("pn", source="plan p { }")["^"][0] == "block"
+    assert oracle.call("pn", source="plan p { }", tasks=True)["^"][0] == "plan"
+
+
+def test_positions_start_with_program_then_preorder(oracle):
+    assert oracle.call("positions", source="$a = 1") == [
+        ["Program", None, None],
+        ["AssignmentExpression", 3, 1],
+        ["VariableExpression", 0, 2],
+        ["QualifiedName", 1, 1],
+        ["LiteralInteger", 5, 1],
+    ]
+
+
+def test_file_argument_is_read_and_keys_the_cache_by_content(tmp_path):
+    o = Oracle(cache_root=tmp_path / "cache")
+    try:
+        f = tmp_path / "x.pp"
+        f.write_text("$a = 1\n")
+        assert o.call("pn", file=str(f)) == {"^": ["=", {"^": ["var", "a"]}, 1]}
+        f.write_text("$b = 2\n")
+        assert o.call("pn", file=str(f)) == {"^": ["=", {"^": ["var", "b"]}, 2]}
+        # answered from the cache once the process is gone
+        o.close()
+        o._start = None  # type: ignore[assignment]  # any start attempt would now raise
+        assert o.call("pn", file=str(f)) == {"^": ["=", {"^": ["var", "b"]}, 2]}
+    finally:
+        o.__dict__.pop("_start", None)
+        o.close()
+
+
+def test_call_many_keeps_order_and_returns_errors(tmp_path):
+    o = Oracle(cache_root=None)
+    try:
+        sources = [f"$v{i} = {i}" for i in range(300)] + ["$x = "]
+        out = o.call_many("pn", [{"source": s} for s in sources])
+        assert out[:300] == [{"^": ["=", {"^": ["var", f"v{i}"]}, i]} for i in range(300)]
+        assert isinstance(out[300], OracleError) and out[300].issue_code == "SYNTAX_ERROR"
+    finally:
+        o.close()
+
+
+def test_oracle_restarts_after_its_process_dies():
+    o = Oracle(cache_root=None)
+    try:
+        assert o.call("ping")["puppet"].startswith("7.")
+        o._proc.kill()
+        o._proc.wait()
+        assert o.call("pn", source="1") == 1
+    finally:
+        o.close()
