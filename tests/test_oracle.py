@@ -78,3 +78,38 @@ def test_oracle_restarts_after_its_process_dies():
         assert o.call("pn", source="1") == 1
     finally:
         o.close()
+
+
+def test_validate_collects_all_diagnostics_with_lexer_warnings_first(oracle):
+    src = 'class foo($x, $x) {\n  "\\q"\n  $a = {a => 1, a => 2}\n}\n@class { "y": }\n'
+    got = [(d["severity"], d["code"], d["line"], d["pos"]) for d in oracle.call("validate", source=src)]
+    assert got == [
+        ("warning", "UNRECOGNIZED_ESCAPE", 2, 7),  # Puppet reports the column after the string
+        ("error", "DUPLICATE_PARAMETER", 1, 15),
+        ("error", "IDEM_EXPRESSION_NOT_LAST", 2, 3),
+        ("warning", "DUPLICATE_KEY", 3, 17),
+        ("error", "CLASS_NOT_VIRTUALIZABLE", 5, 1),
+    ]
+
+
+def test_validate_strict_controls_duplicate_key(oracle):
+    src = "$a = {a => 1, a => 2}"
+    sev = {s: [d["severity"] for d in oracle.call("validate", source=src, strict=s)] for s in ("off", "warning", "error")}
+    assert sev == {"off": [], "warning": ["warning"], "error": ["error"]}
+
+
+def test_validate_syntax_error_is_one_entry(oracle):
+    (d,) = oracle.call("validate", source="$a = 1\n$b = }")
+    assert (d["severity"], d["code"], d["line"], d["pos"]) == ("error", "SYNTAX_ERROR", 2, 6)
+
+
+def test_validate_location_rules_follow_the_given_modulepath(oracle, tmp_path):
+    manifests = tmp_path / "modules" / "m" / "manifests"
+    manifests.mkdir(parents=True)
+    f = manifests / "foo.pp"
+    f.write_text("class bar { }\nnotice(1)\n")
+    codes = [d["code"] for d in oracle.call("validate", file=str(f), modulepath=[str(tmp_path / "modules")])]
+    assert codes == ["ILLEGAL_TOP_CONSTRUCT_LOCATION", "ILLEGAL_DEFINITION_LOCATION"]
+    # the same file as the environment's manifest, or without an environment: no location rules
+    assert oracle.call("validate", file=str(f), modulepath=[str(tmp_path / "modules")], manifest=str(f)) == []
+    assert oracle.call("validate", file=str(f)) == []
