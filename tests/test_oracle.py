@@ -87,7 +87,7 @@ def test_validate_collects_all_diagnostics_with_lexer_warnings_first(oracle):
         ("warning", "UNRECOGNIZED_ESCAPE", 2, 7),  # Puppet reports the column after the string
         ("error", "DUPLICATE_PARAMETER", 1, 15),
         ("error", "IDEM_EXPRESSION_NOT_LAST", 2, 3),
-        ("warning", "DUPLICATE_KEY", 3, 17),
+        ("warning", "DUPLICATE_KEY", 3, 19),  # a KeyedEntry is located at its =>
         ("error", "CLASS_NOT_VIRTUALIZABLE", 5, 1),
     ]
 
