@@ -113,3 +113,21 @@ def test_validate_location_rules_follow_the_given_modulepath(oracle, tmp_path):
     # the same file as the environment's manifest, or without an environment: no location rules
     assert oracle.call("validate", file=str(f), modulepath=[str(tmp_path / "modules")], manifest=str(f)) == []
     assert oracle.call("validate", file=str(f)) == []
+
+
+def test_corpus_lists_each_real_file_once():
+    import os
+
+    from tests.conformance.corpus import CORPUS_ROOT, corpus_files
+
+    pp, epp = corpus_files("pp"), corpus_files("epp")
+    if not CORPUS_ROOT.is_dir():
+        assert pp == epp == []
+        return
+    assert pp and epp and pp == sorted(pp) and epp == sorted(epp)
+    assert all(p.endswith(".pp") for p in pp) and all(p.endswith(".epp") for p in epp)
+    real = [os.path.realpath(p) for p in pp + epp]
+    assert len(set(real)) == len(real)
+    # the module symlinks are followed, and a fixture linking back to its module adds nothing
+    assert f"{CORPUS_ROOT}/stdlib/manifests/init.pp" in pp
+    assert not any("/spec/fixtures/modules/logrotate/" in p for p in pp)
