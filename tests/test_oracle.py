@@ -131,3 +131,34 @@ def test_corpus_lists_each_real_file_once():
     # the module symlinks are followed, and a fixture linking back to its module adds nothing
     assert f"{CORPUS_ROOT}/stdlib/manifests/init.pp" in pp
     assert not any("/spec/fixtures/modules/logrotate/" in p for p in pp)
+
+
+def _puppet_cli(tmp_path, *args):
+    import subprocess
+
+    d = tmp_path / "puppet-cli"
+    cmd = ["puppet", *args[:2], "--confdir", str(d / "c"), "--vardir", str(d / "v"), "--codedir", str(d / "code"),
+           *args[2:]]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def test_pn_equals_puppet_parser_dump_and_epp_dump(oracle, tmp_path):
+    import json
+
+    pp = tmp_path / "x.pp"
+    pp.write_text('class a::b(Integer $x = 0x1F) {\n  notice("v=${x[0]}")\n  File <<| tag == "t" |>> { mode => "0644" }\n}\n')
+    epp = tmp_path / "t.epp"
+    epp.write_text('<%- | String $n, $m = 2 | -%>\nHello <%= $n %><% if $m > 1 { %>!<% } %>\n')
+    for cli, f in ((("parser", "dump"), pp), (("epp", "dump"), epp)):
+        done = _puppet_cli(tmp_path, *cli, "--format", "json", str(f))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert oracle.call("pn", file=str(f)) == json.loads(done.stdout)
+
+
+def test_validate_error_matches_puppet_parser_validate(oracle, tmp_path):
+    f = tmp_path / "bad.pp"
+    f.write_text("$a = 1\nclass x { @class { 'y': } }\n")
+    (d,) = oracle.call("validate", file=str(f))
+    done = _puppet_cli(tmp_path, "parser", "validate", str(f))
+    assert done.returncode == 1
+    assert f"{d['message']} (file: {f}, line: {d['line']}, column: {d['pos']})" in done.stderr
