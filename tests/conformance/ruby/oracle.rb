@@ -225,6 +225,15 @@ module Oracle
   end
 end
 
-Dir[File.join(__dir__, 'ops', '*.rb')].sort.each { |f| require f }
+# A broken op file must not take the other ops down: its op answers with the load error instead.
+Dir[File.join(__dir__, 'ops', '*.rb')].sort.each do |f|
+  begin
+    require f
+  rescue StandardError, ScriptError => e
+    warn "oracle: cannot load #{f}: #{e.class}: #{e.message}"
+    failure = "op file #{File.basename(f)} failed to load: #{e.class}: #{e.message}"
+    Oracle.register(File.basename(f, '.rb')) { |_req| raise LoadError, failure }
+  end
+end
 
 Oracle.serve if $PROGRAM_NAME == __FILE__
