@@ -169,11 +169,7 @@ module Oracle
     def plain_arguments(args)
       return nil unless args.is_a?(Hash)
       args.each_with_object({}) do |(k, v), h|
-        h[k.to_s] = case v
-                    when String, Integer, Float, true, false, nil then v
-                    when Symbol then v.to_s
-                    else v.to_s
-                    end
+        h[k.to_s] = [String, Integer, Float, TrueClass, FalseClass, NilClass].any? { |c| v.is_a?(c) } ? v : v.to_s
       end
     end
 
