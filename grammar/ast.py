@@ -155,6 +155,7 @@ class Node:
     _types: dict = {}
     _min = 0
     _abstract = True
+    _child_fields: tuple = ()
 
     def __eq__(self, other):
         if type(self) is not type(other):
@@ -182,9 +183,7 @@ class Node:
 
     def children(self):
         """Contained nodes in attribute order (Program.definitions, a reference, is not containment)."""
-        for f in self._wire:
-            if f == "locator" or (f == "definitions" and self._name == "Program"):
-                continue
+        for f in self._child_fields:
             v = getattr(self, f)
             if isinstance(v, Node):
                 yield v
@@ -233,6 +232,14 @@ def _locator_methods(cls):
 
 TYPES: dict[str, type] = {}
 
+_SCALAR_TYPES = ("String", "Integer", "Boolean", "Float", "Any", "Locator", "Enum[", "Optional[String]",
+                 "Optional[Boolean]", "Optional[Array[Integer]]")
+
+
+def _holds_nodes(pcore_type: str) -> bool:
+    """Does an attribute of this Pcore type hold AST nodes (containment)?"""
+    return not pcore_type.startswith(_SCALAR_TYPES)
+
 
 def pyname(attr: str) -> str:
     """Python attribute name of a Pcore attribute (`lambda` is a Python keyword)."""
@@ -259,11 +266,12 @@ def _build():
         wire = required + optional
         defaults = {a: d for a, _, d in full if d is not REQ}
         types = {a: t for a, t, _ in full}
+        child_fields = tuple(a for a in wire if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions"))
         base = TYPES[parent] if parent else Node
         ns = {
             "__slots__": tuple(pyname(a) for a, _, _ in attrs) + (("_b",) if name == "Locator" else ()),
             "_name": name, "_fields": fields, "_wire": wire, "_defaults": defaults, "_types": types,
-            "_min": len(required), "_abstract": abstract, "_pcore_name": PCORE_PREFIX + name,
+            "_min": len(required), "_abstract": abstract, "_child_fields": child_fields, "_pcore_name": PCORE_PREFIX + name,
         }
         # __init__ takes the attributes in wire order; optional ones may be omitted.
         params = ", ".join(list(required) + [f"{a}=_D" for a in optional])

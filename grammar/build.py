@@ -1,0 +1,846 @@
+"""Tree building: the reduce actions of grammar/puppet.lark.
+
+Each method is called by the LR driver (grammar/parser.py) with the children of one reduced rule and
+returns the model value for it.  The actions reproduce Puppet's parser actions and factory rewrites:
+positions (byte offset + length, Puppet's `loc` rules and quirks), the paren-less call transform,
+resource shapes, unfolded-hash merging, block wrapping, the class name stack and the definitions list.
+
+A node built without a position gets its container's offset and length 0, as Puppet's factory does;
+grammar/parser.py applies that rule once the tree is complete (`offset is None` marks such nodes).
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .issues import Diagnostic
+
+N = A.TYPES
+QualifiedName = N["QualifiedName"]
+QualifiedReference = N["QualifiedReference"]
+LiteralString = N["LiteralString"]
+LiteralHash = N["LiteralHash"]
+AccessExpression = N["AccessExpression"]
+CallNamedFunctionExpression = N["CallNamedFunctionExpression"]
+BlockExpression = N["BlockExpression"]
+AbstractResource = N["AbstractResource"]
+
+STATEMENT_CALLS = frozenset((
+    "require", "realize", "include", "contain", "tag", "debug", "info", "notice", "warning", "err", "fail",
+    "import", "break", "next", "return"))
+
+# Binary operator precedence (higher binds tighter), from egrammar's precedence table; all left-assoc.
+PREC = {
+    "IN": 10, "MATCH": 9, "NOMATCH": 9, "TIMES": 8, "DIV": 8, "MODULO": 8, "MINUS": 7, "PLUS": 7,
+    "LSHIFT": 6, "RSHIFT": 6, "NOTEQUAL": 5, "ISEQUAL": 5,
+    "GREATEREQUAL": 4, "GREATERTHAN": 4, "LESSTHAN": 4, "LESSEQUAL": 4, "QMARK": 3, "AND": 2, "OR": 1,
+}
+ARITH = {"TIMES": "*", "DIV": "/", "MODULO": "%", "MINUS": "-", "PLUS": "+", "LSHIFT": "<<", "RSHIFT": ">>"}
+COMPARE = {"NOTEQUAL": "!=", "ISEQUAL": "==", "GREATEREQUAL": ">=", "GREATERTHAN": ">", "LESSTHAN": "<",
+           "LESSEQUAL": "<="}
+MATCH = {"MATCH": "=~", "NOMATCH": "!~"}
+UNARY = {"NOT": "NotExpression", "MINUS": "UnaryMinusExpression", "TIMES": "UnfoldExpression"}
+
+
+class CommaList(list):
+    """A statement of the form `a, b, c` (only meaningful as the arguments of a paren-less call)."""
+    __slots__ = ("commas",)
+
+
+def start(x) -> int:
+    o = getattr(x, "offset", None)
+    return x.start_pos if o is None and hasattr(x, "start_pos") else o
+
+
+def end(x) -> int:
+    if hasattr(x, "start_pos"):
+        return x.end_pos
+    return x.offset + x.length
+
+
+class ParseAbort(Exception):
+    """Raised by an action to report a parse error Puppet raises from inside the grammar."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+class Builder:
+    """Reduce actions. One instance per parse (it carries the name stack and definitions)."""
+
+    def __init__(self, locator, file: str = ""):
+        self.locator = locator
+        self.file = file
+        self.namestack: list[str] = []
+        self.definitions: list = []
+        self.diagnostics: list[Diagnostic] = []
+        self.unfolded: set[int] = set()  # ids of LiteralHash nodes made of bare `k => v` arguments
+
+    # --- helpers --------------------------------------------------------------------------------
+    def loc(self, node, s, e=None):
+        node.offset = o = start(s)
+        node.length = (end(e) - o) if e is not None else (end(s) - o)
+        return node
+
+    def mk(self, cls, s, e, *args):
+        o = start(s)
+        return cls(self.locator, o, (end(e) if e is not None else end(s)) - o, *args)
+
+    def bare(self, cls, *args):
+        """A node without a position of its own (it inherits its container's, length 0)."""
+        return cls(self.locator, None, 0, *args)
+
+    def error(self, code, at, args=None):
+        """Puppet raises here; we record the error and keep building."""
+        o = start(at)
+        ln = end(at) - o
+        self.diagnostics.append(Diagnostic.make(code, o, ln, args, file=self.file))
+
+    def qualify(self, name):
+        ns = "::".join(self.namestack)
+        full = ns + "::" + name
+        return full[2:] if full.startswith("::") else full
+
+    def add_definition(self, d):
+        self.definitions.append(d)
+        return d
+
+    @staticmethod
+    def block_or_expression(stmts, lbrace=None, rbrace=None, loc=None):
+        if len(stmts) > 1:
+            if lbrace is not None and rbrace is not None:
+                o = start(lbrace)
+                return BlockExpression(loc, o, end(rbrace) - o, stmts)
+            o = start(stmts[0])
+            return BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
+        return stmts[0]
+
+    def body(self, stmts):
+        """f_build_body: a statement list becomes an unpositioned BlockExpression; none gives None."""
+        if stmts is None:
+            return None
+        return BlockExpression(self.locator, None, 0, stmts)
+
+    def statements(self, raw):
+        """Puppet's transform_calls over a raw statement list."""
+        memo = []
+        for expr in raw:
+            name = memo[-1] if memo else None
+            if type(name) is QualifiedName and name.value in STATEMENT_CALLS:
+                args = list(expr) if isinstance(expr, CommaList) else [expr]
+                o = name.offset
+                call = CallNamedFunctionExpression(self.locator, o, end(args[-1]) - o, name, False, args)
+                memo[-1] = call
+            elif isinstance(expr, CommaList):
+                if type(name) is QualifiedName:
+                    self.error("PARSE_NOT_CALLABLE_WITHOUT_PARENS", expr.commas[0], {"name": name.value})
+                else:
+                    self.error("PARSE_ILLEGAL_COMMA", expr.commas[0])
+                for e in expr:
+                    memo.append(e)
+            else:
+                memo.append(expr)
+                if type(expr) is CallNamedFunctionExpression:
+                    expr.rval_required = False
+        return memo
+
+    def arguments(self, args, arg):
+        """Factory.ARGUMENTS: adjacent unfolded hashes merge into the first."""
+        unfolded = self.unfolded
+        if args and id(arg) in unfolded and id(args[-1]) in unfolded:
+            args[-1].entries.extend(arg.entries)
+        else:
+            args.append(arg)
+        return args
+
+    # --- program ----------------------------------------------------------------------------------
+    def program(self, c):
+        stmts = self.statements(c[0])
+        return N["Program"](self.locator, self.block_or_expression(stmts, loc=self.locator), self.definitions)
+
+    def empty_program(self, c):
+        size = len(self.locator._bytes())
+        return N["Program"](self.locator, N["Nop"](self.locator, size, 0), [])
+
+    def epp_program(self, c):
+        params = c[1]
+        stmts = self.statements(c[2]) if len(c) > 2 else None
+        lam = self.mk(N["LambdaExpression"], c[0], None, params if params is not None else [])
+        lam.body = self.bare(N["EppExpression"], params is not None, self.body(stmts))
+        return N["Program"](self.locator, lam, self.definitions)
+
+    def no_params(self, c):
+        return None
+
+    def empty_params(self, c):
+        return []
+
+    def params(self, c):
+        return c[1]
+
+    # --- statements -------------------------------------------------------------------------------
+    def stmts_first(self, c):
+        return [c[0]]
+
+    def stmts_semi(self, c):
+        c[0].append(c[2])
+        return c[0]
+
+    def stmts_next(self, c):
+        c[0].append(c[1])
+        return c[0]
+
+    def stmt_single(self, c):
+        return c[0]
+
+    def stmt_comma(self, c):
+        first = c[0]
+        if isinstance(first, CommaList):
+            first.append(c[2])
+            first.commas.append(c[1])
+            return first
+        cl = CommaList((first, c[2]))
+        cl.commas = [c[1]]
+        return cl
+
+    def pass1(self, c):
+        return c[0]
+
+    def pass2(self, c):
+        return c[1]
+
+    def none(self, c):
+        return None
+
+    def assign(self, c):
+        op = c[1]
+        return self.mk(N["AssignmentExpression"], op, None, c[0], c[2], op.value)
+
+    def relation(self, c):
+        op = c[1]
+        return self.mk(N["RelationshipExpression"], op, None, c[0], c[2], op.value)
+
+    # --- resources --------------------------------------------------------------------------------
+    def _form(self, c, form, code):
+        r = c[1]
+        if not isinstance(r, AbstractResource):
+            self.error(code, c[0])
+            return r
+        r.form = form
+        return self.loc(r, c[0], r)
+
+    def virtual(self, c):
+        return self._form(c, "virtual", "PARSE_VIRTUAL_NOT_RESOURCE")
+
+    def exported(self, c):
+        return self._form(c, "exported", "PARSE_EXPORTED_NOT_RESOURCE")
+
+    def resource_titled(self, c):
+        first = self.bare(N["ResourceBody"], c[2], c[4])
+        return self.mk(N["ResourceExpression"], c[0], c[6], c[0], "regular", [first] + c[5])
+
+    def class_resource(self, c):
+        return self.mk(N["ResourceExpression"], c[0], c[4], self.bare(QualifiedName, "class"), "regular", c[2])
+
+    def resource_untitled(self, c):
+        left, lbrace, ops, rbrace = c[0], c[1], c[2], c[4]
+        t = type(left)
+        if t is QualifiedName:
+            entries = []
+            for op in ops:
+                if type(op) is N["AttributeOperation"]:
+                    if op.operator == "+>":
+                        self.error("PARSE_RESOURCE_WITHOUT_TITLE_PLUS", lbrace)
+                        return left
+                    key = self.bare(LiteralString, op.attribute_name)
+                    entries.append(self.bare(N["KeyedEntry"], key, op.value_expr))
+                else:
+                    entries.append(self.bare(N["KeyedEntry"], self.bare(N["Nop"]), op.expr))
+            h = self.mk(LiteralHash, lbrace, rbrace, entries)
+            result = self.block_or_expression(self.statements([left, h]), loc=self.locator)
+        elif t is QualifiedReference:
+            result = N["ResourceDefaultsExpression"](self.locator, 0, 0, "regular", left, ops)
+        elif t is AccessExpression:
+            result = N["ResourceOverrideExpression"](self.locator, 0, 0, left, "regular", ops)
+        else:
+            self.error("PARSE_NOT_A_RESOURCE", left)
+            return left
+        return self.loc(result, left, rbrace)
+
+    def resource_body(self, c):
+        return self.bare(N["ResourceBody"], c[0], c[2])
+
+    def no_bodies(self, c):
+        return []
+
+    def more_bodies(self, c):
+        return c[2]
+
+    def list_empty(self, c):
+        return []
+
+    def list_first(self, c):
+        return [c[0]]
+
+    def list_sep(self, c):
+        c[0].append(c[2])
+        return c[0]
+
+    def list_next(self, c):
+        c[0].append(c[1])
+        return c[0]
+
+    def attr_op(self, c):
+        return self.mk(N["AttributeOperation"], c[0], c[2], c[0].value, c[1].value, c[2])
+
+    def attrs_op(self, c):
+        return self.mk(N["AttributesOperation"], c[0], c[2], c[2])
+
+    def attribute_name(self, c):
+        return c[0]
+
+    def endcomma(self, c):
+        return None
+
+    endsemi = endcomma
+
+    # --- expressions ------------------------------------------------------------------------------
+    def binop(self, c):
+        return c[0]
+
+    def method_name(self, c):
+        return c[0]
+
+    def tail_bin(self, c):
+        return c  # [op_token, operand]
+
+    def tail_sel(self, c):
+        return ("sel", c[2], c[5] if len(c) > 5 else ())  # entries, postfixes
+
+    def opseq(self, c):
+        return self._precedence([c[0]] + c[1], None)
+
+    def opseq_sel(self, c):
+        return self._precedence([c[0]] + (c[1] if len(c) == 4 else []), c[-1])
+
+    def _binary(self, op, left, right):
+        t = op.type
+        loc = self.locator
+        o, ln = op.start_pos, op.end_pos - op.start_pos
+        if t in ARITH:
+            return N["ArithmeticExpression"](loc, o, ln, left, right, ARITH[t])
+        if t in COMPARE:
+            return N["ComparisonExpression"](loc, o, ln, left, right, COMPARE[t])
+        if t in MATCH:
+            return N["MatchExpression"](loc, o, ln, left, right, MATCH[t])
+        if t == "IN":
+            return N["InExpression"](loc, o, ln, left, right)
+        if t == "AND":
+            return N["AndExpression"](loc, o, ln, left, right)
+        return N["OrExpression"](loc, o, ln, left, right)
+
+    def _selector(self, left, entries):
+        return N["SelectorExpression"](self.locator, left.offset, left.length, left, entries)
+
+    def _precedence(self, items, final_entry):
+        """Operator-precedence resolution of `operand (op operand | ?{…})* [? m => v]`.
+
+        Equivalent to racc's resolution with egrammar's precedence table: an operator reduces the
+        pending operators that bind at least as tight (all binary operators are left-assoc); a selector
+        `? …` acts as a postfix operator at QMARK precedence and its result is an operand again.
+        """
+        operands = [items[0]]
+        ops = []
+        binary = self._binary
+        for item in items[1:]:
+            if type(item) is tuple:  # braced selector (+ postfixes)
+                while ops and PREC[ops[-1].type] >= 3:
+                    r = operands.pop()
+                    operands.append(binary(ops.pop(), operands.pop(), r))
+                node = self._selector(operands.pop(), item[1])
+                for pf in item[2]:
+                    node = self.apply_postfix(node, pf)
+                operands.append(node)
+            else:
+                op, operand = item
+                p = PREC[op.type]
+                while ops and PREC[ops[-1].type] >= p:
+                    r = operands.pop()
+                    operands.append(binary(ops.pop(), operands.pop(), r))
+                ops.append(op)
+                operands.append(operand)
+        if final_entry is not None:
+            while ops and PREC[ops[-1].type] >= 3:
+                r = operands.pop()
+                operands.append(binary(ops.pop(), operands.pop(), r))
+            operands.append(self._selector(operands.pop(), [final_entry]))
+        while ops:
+            r = operands.pop()
+            operands.append(binary(ops.pop(), operands.pop(), r))
+        return operands[0]
+
+    def selector_entry(self, c):
+        return self.mk(N["SelectorEntry"], c[1], None, c[0], c[2])
+
+    def unary_op(self, c):
+        return self.mk(N[UNARY[c[0].type]], c[0], None, c[1])
+
+    def postfix_chain(self, c):
+        node = c[0]
+        for pf in c[1]:
+            node = self.apply_postfix(node, pf)
+        return node
+
+    def apply_postfix(self, left, pf):
+        kind = pf[0]
+        loc = self.locator
+        o = left.offset
+        if kind == "access":
+            return AccessExpression(loc, o, end(pf[2]) - o, left, pf[1])
+        if kind == "call":
+            last = pf[3] if pf[3] is not None else pf[2]
+            return CallNamedFunctionExpression(loc, o, end(last) - o, left, True, pf[1], pf[3])
+        if kind == "dot":
+            _, dot, name, paren, args, lam = pf
+            na = self.mk(N["NamedAccessExpression"], dot, name, left, self.bare(QualifiedName, name.value))
+            if paren is None:
+                call = N["CallMethodExpression"](loc, na.offset, na.length, na, True, [], lam)
+            else:
+                lp, rp = paren
+                call = self.mk(N["CallMethodExpression"], lp, rp, na, True, args, lam)
+            return call
+        # collect
+        _, qcls, lq, query, rq, ops, rbrace = pf
+        q = self.mk(N[qcls], lq, rq, query)
+        return CollectExpression(loc, o, end(rbrace if rbrace is not None else rq) - o, left, q, ops)
+
+    def p_access(self, c):
+        return ("access", c[1], c[3])
+
+    def p_call(self, c):
+        return ("call", c[1], c[3], None)
+
+    def p_call0(self, c):
+        return ("call", [], c[1], None)
+
+    def p_call_l(self, c):
+        return ("call", c[1], c[3], c[4])
+
+    def p_call0_l(self, c):
+        return ("call", [], c[1], c[2])
+
+    def p_dot(self, c):
+        return ("dot", c[0], c[1], None, [], None)
+
+    def p_dot_l(self, c):
+        return ("dot", c[0], c[1], None, [], c[2])
+
+    def p_method(self, c):
+        return ("dot", c[0], c[1], (c[2], c[4]), c[3], None)
+
+    def p_method_l(self, c):
+        return ("dot", c[0], c[1], (c[2], c[4]), c[3], c[5])
+
+    def p_method0(self, c):
+        # Puppet's action names a 4th value that does not exist: the call covers only the `(`.
+        return ("dot", c[0], c[1], (c[2], c[2]), [], None)
+
+    def p_method0_l(self, c):
+        return ("dot", c[0], c[1], (c[2], c[2]), [], c[4])
+
+    def _collect(self, c, ops, rbrace):
+        lq = c[0]
+        if len(c) >= 3 and not hasattr(c[1], "start_pos"):
+            query, rq = c[1], c[2]
+        else:
+            query, rq = None, c[1]
+        qcls = "VirtualQuery" if lq.type == "LCOLLECT" else "ExportedQuery"
+        return ("collect", qcls, lq, query, rq, ops, rbrace)
+
+    def p_collect(self, c):
+        return self._collect(c, [], None)
+
+    def p_collect_ops(self, c):
+        return self._collect(c[:-4], c[-3], c[-1])
+
+    def args_first(self, c):
+        return [c[0]]
+
+    def args_next(self, c):
+        return self.arguments(c[0], c[2])
+
+    def unfolded_hash(self, c):
+        e = c[0]
+        h = LiteralHash(self.locator, e.offset, e.length, [e])
+        self.unfolded.add(id(h))
+        return h
+
+    def lambda_expr(self, c):
+        pipe, rbrace = c[0], c[-1]
+        if not isinstance(c[1], list):  # ||
+            params, rtype, rest = [], c[2], c[3:]
+        else:
+            params, rtype, rest = c[1], c[4], c[5:]
+        stmts = self.statements(rest[1]) if len(rest) == 3 else None
+        return self.mk(N["LambdaExpression"], pipe, rbrace, params, self.body(stmts), rtype)
+
+    # --- primaries --------------------------------------------------------------------------------
+    def primary(self, c):
+        return c[0]
+
+    def variable(self, c):
+        t = c[0]
+        o = t.start_pos
+        ln = t.end_pos - o
+        qn = QualifiedName(self.locator, o + 1, ln - 1, t.value)
+        return N["VariableExpression"](self.locator, o, ln, qn)
+
+    def number(self, c):
+        t = c[0]
+        value, radix = to_number(t.value)
+        o = t.start_pos
+        if isinstance(value, float):
+            return N["LiteralFloat"](self.locator, o, t.end_pos - o, value)
+        return N["LiteralInteger"](self.locator, o, t.end_pos - o, value, radix)
+
+    def boolean(self, c):
+        return self.mk(N["LiteralBoolean"], c[0], None, c[0].value == "true")
+
+    def default(self, c):
+        return self.mk(N["LiteralDefault"], c[0], None)
+
+    def undef(self, c):
+        return self.mk(N["LiteralUndef"], c[0], None)
+
+    def qname(self, c):
+        return self.mk(QualifiedName, c[0], None, c[0].value)
+
+    def string(self, c):
+        return self.mk(LiteralString, c[0], None, c[0].value)
+
+    keyword_string = string
+
+    def qref(self, c):
+        return self.mk(QualifiedReference, c[0], None, c[0].value)
+
+    def regex(self, c):
+        t = c[0]
+        return self.mk(N["LiteralRegularExpression"], t, None, A.Regexp(t.value), regexp_inspect(t.value))
+
+    def reserved(self, c):
+        return self.mk(N["ReservedWord"], c[0], None, c[0].value, False)
+
+    def array(self, c):
+        return self.mk(N["LiteralList"], c[0], c[-1], c[1])
+
+    def array_empty(self, c):
+        return self.mk(N["LiteralList"], c[0], c[1], [])
+
+    def hash(self, c):
+        return self.mk(LiteralHash, c[0], c[-1], c[1])
+
+    def hash_empty(self, c):
+        return self.mk(LiteralHash, c[0], c[1], [])
+
+    def keyed_entry(self, c):
+        return self.mk(N["KeyedEntry"], c[1], None, c[0], c[2])
+
+    def paren(self, c):
+        return self.mk(N["ParenthesizedExpression"], c[0], None, c[1])
+
+    def _type_call(self, tok, args, last, lam):
+        fn = self.mk(QualifiedName, tok, None, tok.value)
+        return self.mk(CallNamedFunctionExpression, tok, last, fn, True, args, lam)
+
+    def type_call(self, c):
+        return self._type_call(c[0], c[2], c[4], None)
+
+    def type_call0(self, c):
+        return self._type_call(c[0], [], c[2], None)
+
+    def type_call_l(self, c):
+        return self._type_call(c[0], c[2], c[5], c[5])
+
+    def type_call0_l(self, c):
+        return self._type_call(c[0], [], c[3], c[3])
+
+    def dq_string(self, c):
+        pre = c[0]
+        segs = [pre.value and self.mk(LiteralString, pre, None, pre.value)] if pre.value else []
+        segs.extend(x for x in c[1] if type(x) is not _EmptySeg)
+        return self.mk(N["ConcatenatedString"], pre, c[1][-1], segs)
+
+    def _text(self, expr):
+        return self.bare(N["TextExpression"], interpolate(self, expr))
+
+    def _segment(self, tok):
+        seg = self.mk(LiteralString, tok, None, tok.value)
+        return seg if tok.value else _EmptySeg(seg)
+
+    def dq_last(self, c):
+        return [self._text(c[0]), self._segment(c[1])]
+
+    def dq_more(self, c):
+        return [self._text(c[0]), self._segment(c[1])] + c[2]
+
+    def heredoc(self, c):
+        return self.mk(N["HeredocExpression"], c[0], None, c[1], c[0].value)
+
+    def render_string(self, c):
+        return self.mk(N["RenderStringExpression"], c[0], None, c[0].value)
+
+    def render_expr(self, c):
+        return self.mk(N["RenderExpression"], c[0], c[2], c[1])
+
+    def render_block(self, c):
+        stmts = self.statements(c[2])
+        return self.mk(N["RenderExpression"], c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator))
+
+    def epp_end(self, c):
+        return c[0]
+
+    # --- conditionals ---------------------------------------------------------------------------
+    def if_expr(self, c):
+        return self.loc(c[1], c[0], c[1])
+
+    def if_part(self, c):
+        test, lb, stmts, rb, els = c
+        then = self.block_or_expression(self.statements(stmts), lb, rb, self.locator)
+        return self.mk(N["IfExpression"], test, els if els is not None else rb, test, then, els)
+
+    def if_part_empty(self, c):
+        test, lb, rb, els = c
+        return self.mk(N["IfExpression"], test, els if els is not None else rb, test, None, els)
+
+    def no_else(self, c):
+        return None
+
+    def no_else_tok(self, c):
+        return None
+
+    def elsif(self, c):
+        return self.loc(c[1], c[0], c[1])
+
+    def else_block(self, c):
+        return self.block_or_expression(self.statements(c[2]), c[1], c[3], self.locator)
+
+    def unless_expr(self, c):
+        kw, test, lb, stmts, rb, els = c
+        then = self.block_or_expression(self.statements(stmts), lb, rb, self.locator)
+        return self.mk(N["UnlessExpression"], kw, rb, test, then, els)
+
+    def unless_empty(self, c):
+        kw, test, lb, rb, els = c
+        return self.mk(N["UnlessExpression"], kw, rb, test, None, els)
+
+    def case_expr(self, c):
+        return self.mk(N["CaseExpression"], c[0], c[4], c[1], c[3])
+
+    def case_option(self, c):
+        stmts = self.statements(c[3]) if len(c) == 5 else None
+        return self.mk(N["CaseOption"], c[1], c[-1], c[0], self.body(stmts))
+
+    # --- definitions ------------------------------------------------------------------------------
+    def _body_of(self, c, lbrace_index):
+        """Statements between `{` at lbrace_index and the final `}` (None when empty)."""
+        return self.statements(c[lbrace_index + 1]) if len(c) - lbrace_index == 3 else None
+
+    def classname(self, c):
+        t = c[0]
+        if t.type == "CLASS":
+            self.error("PARSE_CLASS_KEYWORD", t)
+        elif t.type == "STRING":
+            self.error("PARSE_QUOTED_NAME", t)
+        return t
+
+    def stacked_classname(self, c):
+        self.namestack.append(c[0].value)
+        return c[0]
+
+    def define(self, c):
+        name = self.qualify(c[1].value)
+        d = self.mk(N["ResourceTypeDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        return self.add_definition(d)
+
+    def hostclass(self, c):
+        self.namestack.pop()
+        name = self.qualify(c[1].value)
+        parent = c[3].value if c[3] is not None else None
+        d = self.mk(N["HostClassDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
+        return self.add_definition(d)
+
+    def plan(self, c):
+        self.namestack.pop()
+        name = self.qualify(c[1].value)
+        d = self.mk(N["PlanDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        return self.add_definition(d)
+
+    def apply(self, c):
+        stmts = self.statements(c[6]) if len(c) == 8 else []
+        blk = self.bare(N["ApplyBlockExpression"], stmts)
+        return self.mk(N["ApplyExpression"], c[0], c[-1], c[2], blk)
+
+    def function(self, c):
+        d = self.mk(N["FunctionDefinition"], c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3])
+        return self.add_definition(d)
+
+    def node(self, c):
+        d = self.mk(N["NodeDefinition"], c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
+        return self.add_definition(d)
+
+    def dotted_first(self, c):
+        return self.mk(LiteralString, c[0], None, c[0].value)
+
+    def dotted_next(self, c):
+        return self.mk(LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
+
+    def name_or_number(self, c):
+        return c[0]
+
+    def return_type(self, c):
+        return self.qref(c[1:])
+
+    def return_type_access(self, c):
+        t = self.qref(c[1:])
+        return AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
+
+    def typed_parameter(self, c):
+        c[1].type_expr = c[0]
+        return c[1]
+
+    def param_default(self, c):
+        return self.mk(N["Parameter"], c[0], None, c[0].value, c[2])
+
+    def param(self, c):
+        return self.mk(N["Parameter"], c[0], None, c[0].value)
+
+    def param_rest_default(self, c):
+        return self.mk(N["Parameter"], c[1], None, c[1].value, c[3], None, True)
+
+    def param_rest(self, c):
+        return self.mk(N["Parameter"], c[1], None, c[1].value, None, None, True)
+
+    def param_type_access(self, c):
+        t = self.qref(c)
+        return AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
+
+    def _type_assignment(self, lhs, rhs, s, e):
+        if type(lhs) is AccessExpression:
+            d = N["TypeMapping"](self.locator, 0, 0, lhs, rhs)
+        else:
+            d = N["TypeAlias"](self.locator, 0, 0, lhs.cased_value, type_alias_rhs(self, rhs))
+        self.loc(d, s, e)
+        return self.add_definition(d)
+
+    def type_alias_hash(self, c):
+        ref = self.qref(c[3:])
+        entry = self.bare(N["KeyedEntry"], ref, c[4])
+        return self._type_assignment(c[1], entry, c[1], c[4])
+
+    def type_alias_access(self, c):
+        ref = self.qref(c[3:])
+        acc = self.bare(AccessExpression, ref, c[5])
+        return self._type_assignment(c[1], acc, c[1], None)
+
+    def type_alias_ref(self, c):
+        ref = self.qref(c[3:])
+        return self._type_assignment(c[1], ref, c[1], ref)
+
+    def type_alias_plain_hash(self, c):
+        return self._type_assignment(c[1], c[3], c[1], c[3])
+
+    def type_alias_array(self, c):
+        return self._type_assignment(c[1], c[3], c[1], None)
+
+    def type_definition(self, c):
+        d = self.mk(N["TypeDefinition"], c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
+        return self.add_definition(d)
+
+    def type_definition_inherits(self, c):
+        d = self.mk(N["TypeDefinition"], c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
+        return self.add_definition(d)
+
+
+class _EmptySeg:
+    """Marks the empty DQPOST segment: not kept as a segment but still ends the string's extent."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    @property
+    def offset(self):
+        return self.node.offset
+
+    @property
+    def length(self):
+        return self.node.length
+
+
+CollectExpression = N["CollectExpression"]
+
+
+def interpolate(b: Builder, expr):
+    """Factory#interpolate: a bare name (or decimal integer) left-most in an interpolation is a variable."""
+    t = type(expr)
+    if t is QualifiedName or (t is N["LiteralInteger"] and expr.radix == 10):
+        return b.bare(N["VariableExpression"], expr)
+    if t is AccessExpression or t is N["NamedAccessExpression"]:
+        if _rewriteable(expr.left_expr):
+            expr.left_expr = interpolate(b, expr.left_expr)
+    elif t is N["CallMethodExpression"]:
+        if _rewriteable(expr.functor_expr):
+            expr.functor_expr = interpolate(b, expr.functor_expr)
+    return expr
+
+
+def _rewriteable(o):
+    t = type(o)
+    if t in (AccessExpression, QualifiedName, N["NamedAccessExpression"], N["CallMethodExpression"]):
+        return True
+    return t is N["LiteralInteger"] and o.radix == 10
+
+
+def type_alias_rhs(b: Builder, rhs):
+    """Factory#build_TypeAlias: `T {…}` and `{…}` become `Object[{…}]` (with parent => T)."""
+    t = type(rhs)
+    if t is N["KeyedEntry"]:
+        parent, h = rhs.key, rhs.value
+        if parent.cased_value not in ("Object", "TypeSet"):
+            h.entries.append(b.bare(N["KeyedEntry"], b.bare(QualifiedName, "parent"), parent))
+            parent = b.bare(QualifiedReference, "Object")
+        return b.bare(AccessExpression, parent, [h])
+    if t is LiteralHash:
+        return b.bare(AccessExpression, b.bare(QualifiedReference, "Object"), [rhs])
+    return rhs
+
+
+def to_number(text: str):
+    """Puppet's number conversion: (value, radix); floats have radix 10."""
+    if text[:2] in ("0x", "0X"):
+        return int(text[2:], 16), 16
+    if "." in text or "e" in text or "E" in text:
+        return float(text), 10
+    if len(text) > 1 and text[0] == "0":
+        return int(text, 8), 8
+    return int(text), 10
+
+
+def regexp_inspect(source: str) -> str:
+    """Ruby's Regexp#inspect for a regexp without flags: `/` + source with bare `/` escaped + `/`."""
+    if "/" not in source and "\n" not in source:
+        return "/" + source + "/"
+    out = []
+    escaped = False
+    for ch in source:
+        if escaped:
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            out.append(ch)
+            escaped = True
+        elif ch == "/":
+            out.append("\\/")
+        elif ch == "\n":
+            out.append("\\n")
+        else:
+            out.append(ch)
+    return "/" + "".join(out) + "/"

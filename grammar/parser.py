@@ -1,0 +1,347 @@
+"""The Puppet parser: lexer tokens → lark LALR(1) tables → our own LR driver → the Puppet::AST model.
+
+lark builds the LALR(1) tables from grammar/puppet.lark once per process; the driver below runs them
+with the reduce actions of grammar/build.py.  Owning the driver loop gives us:
+
+* speed: no parse tree, one callback per reduction;
+* error recovery: a syntax error is reported (Puppet's SYNTAX_ERROR, message and position for the first
+  one), then parsing resumes at the next top-level statement boundary, so every independent error is
+  reported and the statements that parse are kept in the Program;
+* a region API for the language server: `parse_region` parses a run of top-level statements on its own.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from lark import Lark
+from lark.lexer import Lexer as _LarkLexer
+from lark.parsers.lalr_analysis import Shift
+
+from . import ast as A
+from .build import Builder, end
+from .issues import Diagnostic
+
+GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
+MAX_STACK = 3000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead of exhausting later passes
+OPENERS = frozenset(("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"))
+CLOSERS = frozenset(("RBRACE", "RBRACK", "RPAREN"))
+
+
+class _NoLexer(_LarkLexer):
+    def __init__(self, conf):
+        pass
+
+    def lex(self, data):  # pragma: no cover - lark never lexes for us
+        return iter(data)
+
+
+class _End:
+    """The end-of-input token."""
+    __slots__ = ("start_pos", "end_pos", "value")
+    type = "$END"
+
+    def __init__(self, pos):
+        self.start_pos = self.end_pos = pos
+        self.value = ""
+
+
+class Tables:
+    """LALR(1) tables and per-rule reduce information, built once."""
+
+    def __init__(self):
+        lk = Lark.open(GRAMMAR_FILE, parser="lalr", lexer=_NoLexer, cache=_cache_path())
+        table = lk.parser.parser.parser.parse_table
+        self.states = table.states
+        self.start = table.start_states["start"]
+        self.end = table.end_states["start"]
+        rules = set()
+        for row in self.states.values():
+            for action, arg in row.values():
+                if action is not Shift:
+                    rules.add(arg)
+        self.rules = {r: ((r.alias or r.origin.name), len(r.expansion), r.origin.name) for r in rules}
+        self.goto_stmts = self.states[self.start].get("stmts", (None, None))[1]
+
+
+def _cache_path():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    d = os.path.join(base, "puppet-xpp")
+    try:
+        os.makedirs(d, exist_ok=True)
+        with open(GRAMMAR_FILE, "rb") as f:
+            import hashlib
+            h = hashlib.sha256(f.read()).hexdigest()[:16]
+        return os.path.join(d, f"lark-{h}.cache")
+    except OSError:
+        return False
+
+
+_TABLES: Tables | None = None
+
+
+def tables() -> Tables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = Tables()
+    return _TABLES
+
+
+@dataclass
+class ParseResult:
+    program: object | None  # grammar.ast Program
+    diagnostics: list = field(default_factory=list)
+    locator: object = None
+    tokens: list = field(default_factory=list)
+
+    @property
+    def errors(self):
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+class _SyntaxError(Exception):
+    def __init__(self, index):
+        self.index = index
+
+
+def _where(tok) -> str:
+    if tok.type == "$END":
+        return "end of input"
+    v = tok.value
+    return f"'{v}'"
+
+
+class Driver:
+    """Runs the LR tables over a token list with a Builder's actions."""
+
+    def __init__(self, builder: Builder):
+        t = tables()
+        self.t = t
+        self.b = builder
+        self.callbacks = {r: (getattr(builder, name), size, origin) for r, (name, size, origin) in t.rules.items()}
+
+    def run(self, tokens, i, n, eof_pos):
+        """Parse tokens[i:n] as a program. Returns (value, None) or (partial_stmts, error_index)."""
+        states = self.t.states
+        callbacks = self.callbacks
+        stack = [self.t.start]
+        values = []
+        end_tok = _End(eof_pos)
+        end_state = self.t.end
+        while True:
+            tok = tokens[i] if i < n else end_tok
+            try:
+                action, arg = states[stack[-1]][tok.type]
+            except KeyError:
+                return self._salvage(stack, values), i
+            if action is Shift:
+                stack.append(arg)
+                values.append(tok)
+                i += 1
+                if len(stack) > MAX_STACK:
+                    raise _TooDeep(i - 1)
+                continue
+            fn, size, origin = callbacks[arg]
+            if size:
+                s = values[-size:]
+                del values[-size:]
+                del stack[-size:]
+            else:
+                s = []
+            v = fn(s)
+            stack.append(states[stack[-1]][origin][1])
+            values.append(v)
+            if tok is end_tok and stack[-1] == end_state:
+                return v, None
+
+    def _salvage(self, stack, values):
+        """Statements that were complete before the error (as a raw statement list)."""
+        # If the input so far is a complete program, finishing it gives every statement.
+        if self._completes(stack):
+            states = self.t.states
+            end_tok = _End(0)
+            stack = list(stack)
+            values = list(values)
+            while True:
+                action, arg = states[stack[-1]]["$END"]
+                fn, size, origin = self.callbacks[arg]
+                if size:
+                    s = values[-size:]
+                    del values[-size:]
+                    del stack[-size:]
+                else:
+                    s = []
+                v = fn(s)
+                stack.append(states[stack[-1]][origin][1])
+                values.append(v)
+                if stack[-1] == self.t.end:
+                    return ("program", v)
+        if len(stack) > 1 and stack[1] == self.t.goto_stmts and isinstance(values[0], list):
+            return ("stmts", values[0])
+        return ("stmts", [])
+
+    def _completes(self, stack) -> bool:
+        """Would `$END` be accepted here? (simulated on states only, no actions run)"""
+        states = self.t.states
+        stack = list(stack)
+        rules = self.t.rules
+        for _ in range(10000):
+            act = states[stack[-1]].get("$END")
+            if act is None:
+                return False
+            action, arg = act
+            if action is Shift:
+                return False
+            _name, size, origin = rules[arg]
+            if size:
+                del stack[-size:]
+            stack.append(states[stack[-1]][origin][1])
+            if stack[-1] == self.t.end:
+                return True
+        return False
+
+
+class _TooDeep(Exception):
+    def __init__(self, index):
+        self.index = index
+
+
+def _depths(tokens):
+    """Nesting depth before each token (brackets of all kinds)."""
+    d = 0
+    out = []
+    for t in tokens:
+        ty = t.type
+        if ty in CLOSERS:
+            d = max(0, d - 1)
+        out.append(d)
+        if ty in OPENERS:
+            d += 1
+    return out
+
+
+def _line_starts(tokens, data):
+    """Indices of tokens that are the first token on their line."""
+    out = set()
+    prev_end = 0
+    for k, t in enumerate(tokens):
+        if k == 0 or b"\n" in data[prev_end:t.start_pos]:
+            out.add(k)
+        prev_end = t.end_pos
+    return out
+
+
+def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool = False):
+    """Parse a token list into a Program, recovering from syntax errors at statement boundaries."""
+    driver = Driver(builder)
+    n = len(tokens)
+    try:
+        value, err = driver.run(tokens, 0, n, eof_pos)
+    except _TooDeep as e:
+        builder.diagnostics.append(Diagnostic.make("PARSE_TOO_DEEP", tokens[e.index].start_pos,
+                                                   tokens[e.index].end_pos - tokens[e.index].start_pos,
+                                                   {"limit": MAX_STACK}, file=builder.file))
+        return None
+    if err is None:
+        return value
+    # --- error recovery -------------------------------------------------------------------------
+    raw: list = []
+    depths = None
+    starts = None
+    while err is not None:
+        kind, got = value
+        tok = tokens[err] if err < n else _End(eof_pos)
+        builder.diagnostics.append(Diagnostic.make(
+            "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)}, file=builder.file))
+        if kind == "program":
+            body = got.body
+            raw.extend(body.statements if type(body) is A.TYPES["BlockExpression"] and _is_top_block(body, got)
+                       else [body])
+        else:
+            raw.extend(builder.statements(got))
+        if epp or err >= n:
+            break
+        if depths is None:
+            depths = _depths(tokens)
+            starts = _line_starts(tokens, data)
+        k = next((k for k in range(err + 1, n) if depths[k] == 0 and k in starts), None)
+        if k is None:
+            break
+        builder.namestack.clear()
+        try:
+            value, err = driver.run(tokens, k, n, eof_pos)
+        except _TooDeep:
+            break
+        if err is None:
+            body = value.body
+            raw.extend(body.statements if type(body) is A.TYPES["BlockExpression"] and _is_top_block(body, value)
+                       else [body])
+    if epp:
+        return None
+    if not raw:
+        return A.TYPES["Program"](builder.locator, A.TYPES["Nop"](builder.locator, eof_pos, 0), [])
+    body = Builder.block_or_expression(raw, loc=builder.locator)
+    prog = A.TYPES["Program"](builder.locator, body, [])
+    kept = set(id(x) for x in A.walk(prog))
+    prog.definitions = [d for d in builder.definitions if id(d) in kept]
+    return prog
+
+
+def _is_top_block(body, prog) -> bool:
+    """A top-level BlockExpression built from the statement list (not a `{…}` written in the source)."""
+    return True
+
+
+def fix_positions(root):
+    """Nodes built without a position take their container's offset, with length 0 (Puppet's rule)."""
+    stack = [root]
+    pop = stack.pop
+    push = stack.append
+    Node = A.Node
+    while stack:
+        node = pop()
+        o = node.offset if hasattr(node, "offset") else None
+        for f in node._child_fields:
+            v = getattr(node, f)
+            if v is None:
+                continue
+            if isinstance(v, list):
+                for x in v:
+                    if isinstance(x, Node):
+                        if x.offset is None:
+                            x.offset = o
+                            x.length = 0
+                        push(x)
+            elif isinstance(v, Node):
+                if v.offset is None:
+                    v.offset = o
+                    v.length = 0
+                push(v)
+
+
+def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
+    """Parse Puppet source text. Never raises for bad input: problems are diagnostics."""
+    from .lexer import Lexer
+    if epp is None:
+        epp = file.endswith(".epp")
+    locator = A.make_locator(text, file)
+    lx = Lexer(text, epp=epp, tasks=tasks)
+    tokens = lx.tokens()
+    diagnostics = list(lx.diagnostics)
+    for d in diagnostics:
+        d.file = file
+    data = locator._bytes()
+    builder = Builder(locator, file)
+    if lx.error is not None and not tokens:
+        return ParseResult(None, diagnostics, locator, tokens)
+    program = parse_tokens(tokens, builder, len(data), data, epp=epp)
+    diags = builder.diagnostics
+    if lx.error is not None:
+        # Puppet stops at the lexer error; a syntax error at the end of the cut token list is its echo.
+        diags = [d for d in diags if not (d.code == "SYNTAX_ERROR" and d.offset >= lx.error.offset)]
+        diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < lx.error.offset]
+    diagnostics.extend(diags)
+    diagnostics.sort(key=lambda d: (d.severity != "error", d.offset if d.offset is not None else -1))
+    if program is not None:
+        fix_positions(program)
+    return ParseResult(program, diagnostics, locator, tokens)

@@ -1,0 +1,397 @@
+"""PN (Puppet Extended S-Expression Notation) of the AST, as `puppet parser dump --format pn|json` prints it.
+
+The transform is a table from AST type name to a function; PN values are small tuples:
+``("lit", v)``, ``("list", [..])``, ``("map", [(key, v), ..])``, ``("call", name, [..])``.
+`to_data` gives the JSON data form, `to_text` the PN text (optionally indented like `--pretty`).
+
+Deliberate difference: Puppet 7.23 crashes dumping a captures-rest parameter (`*$x`); we print the
+intended `{:splat true}` entry.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from . import ast as A
+
+
+def lit(v):
+    return ("lit", v)
+
+
+def call(name, *elems):
+    return ("call", name, list(elems))
+
+
+def lst(elems):
+    return ("list", list(elems))
+
+
+def mp(entries):
+    return ("map", entries)
+
+
+def _t(e):
+    if e is None:
+        return call("nop")
+    if isinstance(e, list):
+        return lst(_t(x) for x in e)
+    return _TRANSFORM[e._name](e)
+
+
+def _as_call(name, pn):
+    """PN#as_call: a list's elements (or a single value) become the call's arguments."""
+    if pn[0] == "list":
+        return ("call", name, pn[1])
+    if pn[0] == "call":
+        return ("call", name, pn[2])
+    return ("call", name, [pn])
+
+
+def _binary(op):
+    return lambda e: call(op, _t(e.left_expr), _t(e.right_expr))
+
+
+def _opbin(e):
+    return call(e.operator, _t(e.left_expr), _t(e.right_expr))
+
+
+def _block_entry(name, e):
+    if type(e) is A.TYPES["BlockExpression"] or type(e) is A.TYPES["ApplyBlockExpression"]:
+        return (name, _t(e.statements))
+    return (name, lst([_t(e)]))
+
+
+def _nop(e):
+    return e is None or type(e) is A.TYPES["Nop"]
+
+
+def _call_pn(r, nr):
+    def f(e):
+        entries = [("functor", _t(e.functor_expr)), ("args", _t(e.arguments))]
+        if e.lambda_ is not None:
+            entries.append(("block", _t(e.lambda_)))
+        return _as_call(r if e.rval_required else nr, mp(entries))
+    return f
+
+
+def _params(parameters):
+    out = []
+    for p in parameters:
+        entries = []
+        if p.type_expr is not None:
+            entries.append(("type", _t(p.type_expr)))
+        if p.captures_rest:
+            entries.append(("splat", lit(True)))
+        if p.value is not None:
+            entries.append(("value", _t(p.value)))
+        out.append((p.name, mp(entries)))
+    return ("params", mp(out))
+
+
+def _definition(kind, parent_attr=None, returns=False):
+    def f(e):
+        entries = [("name", lit(e.name))]
+        parent = getattr(e, parent_attr) if parent_attr else None
+        if parent is not None:
+            entries.append(("parent", lit(parent)))
+        if e.parameters:
+            entries.append(_params(e.parameters))
+        if e.body is not None:
+            entries.append(_block_entry("body", e.body))
+        if returns and e.return_type is not None:
+            entries.append(("returns", _t(e.return_type)))
+        return _as_call(kind, mp(entries))
+    return f
+
+
+def _if(name):
+    def f(e):
+        entries = [("test", _t(e.test))]
+        if not _nop(e.then_expr):
+            entries.append(_block_entry("then", e.then_expr))
+        if not _nop(e.else_expr):
+            entries.append(_block_entry("else", e.else_expr))
+        return _as_call(name, mp(entries))
+    return f
+
+
+def _form(entries, e):
+    if e.form != "regular":
+        entries.append(("form", lit(e.form)))
+    return entries
+
+
+def _unary_minus(e):
+    x = e.expr
+    if type(x) in (A.TYPES["LiteralInteger"], A.TYPES["LiteralFloat"]):
+        return lit(-x.value)
+    return call("-", _t(x))
+
+
+def _integer(e):
+    if e.radix == 10:
+        return lit(e.value)
+    return _as_call("int", mp([("radix", lit(e.radix)), ("value", lit(e.value))]))
+
+
+def _lambda(e):
+    entries = []
+    if e.parameters:
+        entries.append(_params(e.parameters))
+    if e.return_type is not None:
+        entries.append(("returns", _t(e.return_type)))
+    if e.body is not None:
+        entries.append(_block_entry("body", e.body))
+    return _as_call("lambda", mp(entries))
+
+
+def _node(e):
+    entries = [("matches", _t(e.host_matches))]
+    if e.parent is not None:
+        entries.append(("parent", _t(e.parent)))
+    if e.body is not None:
+        entries.append(_block_entry("body", e.body))
+    return _as_call("node", mp(entries))
+
+
+def _heredoc(e):
+    entries = []
+    if e.syntax != "":
+        entries.append(("syntax", lit(e.syntax)))
+    entries.append(("text", _t(e.text_expr)))
+    return _as_call("heredoc", mp(entries))
+
+
+def _collect(e):
+    entries = [("type", _t(e.type_expr)), ("query", _t(e.query))]
+    if e.operations:
+        entries.append(("ops", _t(e.operations)))
+    return _as_call("collect", mp(entries))
+
+
+def _query(name):
+    return lambda e: call(name) if _nop(e.expr) else call(name, _t(e.expr))
+
+
+def _resource(e):
+    bodies = [mp([("title", _t(b.title)), ("ops", _t(b.operations))]) for b in e.bodies]
+    return _as_call("resource", mp(_form([("type", _t(e.type_name)), ("bodies", lst(bodies))], e)))
+
+
+def _var(e):
+    x = e.expr
+    return call("var", lit(x.value) if type(x) is A.TYPES["QualifiedName"] else _t(x))
+
+
+T = A.TYPES
+_TRANSFORM = {
+    "AccessExpression": lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
+    "AndExpression": _binary("and"),
+    "ArithmeticExpression": _opbin,
+    "AssignmentExpression": _opbin,
+    "AttributeOperation": lambda e: call(e.operator, lit(e.attribute_name), _t(e.value_expr)),
+    "AttributesOperation": lambda e: call("splat-hash", _t(e.expr)),
+    "BlockExpression": lambda e: _as_call("block", _t(e.statements)),
+    "ApplyBlockExpression": lambda e: _as_call("block", _t(e.statements)),
+    "CallFunctionExpression": _call_pn("call-lambda", "invoke-lambda"),
+    "CallMethodExpression": _call_pn("call-method", "invoke-method"),
+    "CallNamedFunctionExpression": _call_pn("call", "invoke"),
+    "CaseExpression": lambda e: call("case", _t(e.test), _t(e.options)),
+    "CaseOption": lambda e: mp([("when", _t(e.values)), _block_entry("then", e.then_expr)]),
+    "CollectExpression": _collect,
+    "ComparisonExpression": _opbin,
+    "ConcatenatedString": lambda e: _as_call("concat", _t(e.segments)),
+    "EppExpression": lambda e: call("epp") if e.body is None else _as_call("epp", _t(e.body)),
+    "ExportedQuery": _query("exported-query"),
+    "FunctionDefinition": _definition("function", returns=True),
+    "HeredocExpression": _heredoc,
+    "HostClassDefinition": _definition("class", "parent_class"),
+    "IfExpression": _if("if"),
+    "InExpression": _binary("in"),
+    "KeyedEntry": lambda e: call("=>", _t(e.key), _t(e.value)),
+    "LambdaExpression": _lambda,
+    "LiteralBoolean": lambda e: lit(e.value),
+    "LiteralDefault": lambda e: call("default"),
+    "LiteralFloat": lambda e: lit(e.value),
+    "LiteralHash": lambda e: _as_call("hash", _t(e.entries)),
+    "LiteralInteger": _integer,
+    "LiteralList": lambda e: _as_call("array", _t(e.values)),
+    "LiteralRegularExpression": lambda e: _as_call("regexp", lit(e.value.source)),
+    "LiteralString": lambda e: lit(e.value),
+    "LiteralUndef": lambda e: lit(None),
+    "MatchExpression": _opbin,
+    "NamedAccessExpression": _binary("."),
+    "NodeDefinition": _node,
+    "Nop": lambda e: call("nop"),
+    "NotExpression": lambda e: call("!", _t(e.expr)),
+    "OrExpression": _binary("or"),
+    "ParenthesizedExpression": lambda e: call("paren", _t(e.expr)),
+    "PlanDefinition": _definition("plan", returns=True),
+    "Program": lambda e: _t(e.body),
+    "QualifiedName": lambda e: call("qn", lit(e.value)),
+    "QualifiedReference": lambda e: call("qr", lit(e.cased_value)),
+    "RelationshipExpression": _opbin,
+    "RenderExpression": lambda e: call("render", _t(e.expr)),
+    "RenderStringExpression": lambda e: _as_call("render-s", lit(e.value)),
+    "ReservedWord": lambda e: _as_call("reserved", lit(e.word)),
+    "ResourceDefaultsExpression": lambda e: _as_call("resource-defaults", mp(_form(
+        [("type", _t(e.type_ref)), ("ops", _t(e.operations))], e))),
+    "ResourceExpression": _resource,
+    "ResourceOverrideExpression": lambda e: _as_call("resource-override", mp(_form(
+        [("resources", _t(e.resources)), ("ops", _t(e.operations))], e))),
+    "ResourceTypeDefinition": _definition("define"),
+    "SelectorEntry": lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
+    "SelectorExpression": lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
+    "TextExpression": lambda e: call("str", _t(e.expr)),
+    "TypeAlias": lambda e: call("type-alias", lit(e.name), _t(e.type_expr)),
+    "TypeDefinition": lambda e: call("type-definition", lit(e.name), lit(e.parent), _t(e.body)),
+    "TypeMapping": lambda e: call("type-mapping", _t(e.type_expr), _t(e.mapping_expr)),
+    "UnaryMinusExpression": _unary_minus,
+    "UnfoldExpression": lambda e: call("unfold", _t(e.expr)),
+    "UnlessExpression": _if("unless"),
+    "VariableExpression": _var,
+    "VirtualQuery": _query("virtual-query"),
+    "Parameter": lambda e: _params([e])[1][1][0][1],
+    "ResourceBody": lambda e: _as_call("resource_body", mp([("title", _t(e.title)), ("ops", _t(e.operations))])),
+    "ApplyExpression": lambda e: _as_call("apply", mp([("args", _t(e.arguments)), _block_entry("body", e.body)])),
+}
+_missing = set(A.CONCRETE) - set(_TRANSFORM) - {"Locator"}
+assert not _missing, _missing
+
+
+def transform(node):
+    """PN of an AST node (a Program gives the PN of its body)."""
+    return _t(node)
+
+
+def to_data(pn):
+    kind = pn[0]
+    if kind == "lit":
+        return pn[1]
+    if kind == "list":
+        return [to_data(x) for x in pn[1]]
+    if kind == "map":
+        out = []
+        for k, v in pn[1]:
+            out.append(k)
+            out.append(to_data(v))
+        return {"#": out}
+    return {"^": [pn[1]] + [to_data(x) for x in pn[2]]}
+
+
+def ruby_float(f: float) -> str:
+    """Ruby's Float#to_s."""
+    if math.isinf(f):
+        return "Infinity" if f > 0 else "-Infinity"
+    if math.isnan(f):
+        return "NaN"
+    if f == 0:
+        return "-0.0" if math.copysign(1, f) < 0 else "0.0"
+    r = repr(f)
+    sign = "-" if r.startswith("-") else ""
+    r = r.lstrip("-")
+    mant, _, exp = r.partition("e")
+    exp = int(exp) if exp else 0
+    intpart, _, frac = mant.partition(".")
+    digits = (intpart + frac).lstrip("0")
+    decpt = len(intpart) + exp if intpart != "0" else exp - (len(frac) - len(frac.lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    if -4 < decpt <= 15:
+        if decpt <= 0:
+            return f"{sign}0.{'0' * -decpt}{digits}"
+        if len(digits) <= decpt:
+            return f"{sign}{digits}{'0' * (decpt - len(digits))}.0"
+        return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
+    e = decpt - 1
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+
+
+def _quote(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        c = ord(ch)
+        if ch == "\t":
+            out.append("\\t")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif c < 0x20:
+            out.append("\\o%03o" % c)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _lit_text(v) -> str:
+    if v is None:
+        return "nil"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return _quote(v)
+    if isinstance(v, float):
+        return ruby_float(v)
+    return str(v)
+
+
+def to_text(pn, pretty: bool = False) -> str:
+    out: list[str] = []
+    _fmt(pn, "" if pretty else None, out)
+    return "".join(out)
+
+
+def _fmt(pn, indent, b):
+    kind = pn[0]
+    if kind == "lit":
+        b.append(_lit_text(pn[1]))
+    elif kind == "list":
+        b.append("[")
+        _elements(pn[1], None if indent is None else indent + "  ", b)
+        b.append("]")
+    elif kind == "map":
+        local = None if indent is None else indent + "  "
+        b.append("{")
+        for i, (k, v) in enumerate(pn[1]):
+            if local is not None:
+                b.append("\n" + local)
+            elif i:
+                b.append(" ")
+            b.append(":" + k + " ")
+            _fmt(v, local, b)
+        b.append("}")
+    else:
+        b.append("(" + pn[1])
+        if pn[2]:
+            if indent is None:
+                b.append(" ")
+            _elements(pn[2], None if indent is None else indent + "  ", b)
+        b.append(")")
+
+
+def _elements(elems, indent, b):
+    for i, e in enumerate(elems):
+        if indent is not None:
+            b.append("\n" + indent)
+        elif i:
+            b.append(" ")
+        _fmt(e, indent, b)
+
+
+def to_json(data) -> str:
+    """JSON as Ruby's JSON.dump writes it (floats in Ruby's notation)."""
+    if isinstance(data, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + to_json(v) for k, v in data.items()) + "}"
+    if isinstance(data, list):
+        return "[" + ",".join(to_json(x) for x in data) + "]"
+    if isinstance(data, float):
+        return ruby_float(data)
+    return json.dumps(data, ensure_ascii=False)

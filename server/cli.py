@@ -1,0 +1,48 @@
+"""The `puppet-xpp` command line.
+
+    puppet-xpp [--stdio | --tcp HOST:PORT]          language server (default: stdio)
+    puppet-xpp --dump FILE... [--format json|pn|jsonl|tree] [--pretty] [--tasks]
+    puppet-xpp --validate PATH... [options]          see `puppet-xpp --validate --help`
+    puppet-xpp --compile [ENVDIR... | FILE.pp -o OUT.xpp] [options]
+    puppet-xpp --verify FILE.xpp...
+
+Exit codes: 0 clean, 1 problems in the sources, 2 usage or I/O failure.
+"""
+from __future__ import annotations
+
+import sys
+
+MODES = ("--dump", "--validate", "--compile", "--verify")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    mode = next((a for a in argv if a in MODES), None)
+    if mode is not None:
+        argv.remove(mode)
+    try:
+        if mode == "--dump":
+            from . import cmd_dump
+            return cmd_dump.main(argv)
+        if mode == "--validate":
+            from . import cmd_validate
+            return cmd_validate.main(argv)
+        if mode == "--compile":
+            from . import cmd_compile
+            return cmd_compile.main(argv)
+        if mode == "--verify":
+            from . import cmd_verify
+            return cmd_verify.main(argv)
+        if argv and argv[0] in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        from . import lsp
+        return lsp.main(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
