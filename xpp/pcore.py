@@ -1,0 +1,1039 @@
+"""Pcore serialization of Puppet ASTs: writer and reader, msgpack and JSON base encodings.
+
+The stream is what Puppet 7's ``Serializer.new(writer, type_by_reference: true)`` produces (research note
+``xpp-format.md`` §3): a flat sequence of primitive values and *extensions* (ext type = extension number),
+with two back-reference tables:
+
+* writer-level ("inner") tabulation: every string, every PCORE_OBJECT_START / OBJECT_START marker and every
+  regexp value gets the next index in one table keyed by value; a repeat is written as INNER_TABULATION(i).
+  The name segments of a PCORE_OBJECT_START share that table and are written as plain integers when repeated.
+* serializer-level tabulation by object identity: every list, dict, regexp and object takes the next index
+  when first written; writing the same object again gives TABULATION(i).  So the one Locator is written once
+  and ``Program.definitions`` is a list of TABULATIONs pointing at nodes of the body.
+
+AST nodes are written *by type name* (``Puppet::AST::<Name>``) with the values of ``cls._wire`` in order,
+trailing values equal to their default dropped.  Everything about the AST comes from ``grammar.ast``.
+
+API
+---
+``dumps(value, fmt="msgpack") -> bytes``   serialize one value (normally a ``Program``); fmt 'msgpack'|'json'.
+``loads(data, fmt="msgpack")``             read one value back; raises :class:`XppFormatError` (and nothing
+                                           else) for malformed or unsupported input.
+``PType`` / ``PObject`` / ``IncludedObject``  generic Pcore objects (``Pcore::*`` type values, instances of an
+                                           included object type) used by :mod:`xpp.result`.
+
+Values the writer accepts: None, bool, int (64-bit), float, str, list, dict, :class:`grammar.ast.Regexp`, AST
+nodes (concrete classes of ``grammar.ast``), :class:`PType` and :class:`IncludedObject`.  Anything else, an
+out-of-range integer, or (JSON only) a non-finite float or a string that is not valid Unicode raises
+:class:`XppWriteError`.
+
+The reader accepts exactly the extensions an AST / ParseResult document uses (INNER_TABULATION, TABULATION,
+ARRAY_START, MAP_START, PCORE_OBJECT_START, OBJECT_START, REGEXP) and rebuilds the objects the parser builds:
+every value is type-checked against the attribute's Pcore type (``cls._types``), missing trailing values get
+their defaults, and object identity (one Locator, definitions shared with the body) is kept.  Documented
+strictness beyond Puppet's: ``LiteralRegularExpression.value`` must be a Regexp; integers must fit 64 bits;
+native msgpack arrays/maps/bin, DEFAULT, SENSITIVE and the runtime extensions (time, version, ...) are
+rejected; cyclic references and trailing data after the value are rejected; ``Locator.line_index`` given as
+nil is recomputed from the text.
+"""
+from __future__ import annotations
+
+import json
+import math
+from itertools import islice
+import re
+import struct
+from json.encoder import encode_basestring as _json_str
+
+from grammar import ast as _ast
+
+__all__ = ["XppError", "XppFormatError", "XppWriteError", "dumps", "loads", "PType", "PObject",
+           "IncludedObject", "FORMATS", "ruby_float_repr"]
+
+FORMATS = ("msgpack", "json")
+
+# extension numbers (Puppet's Serialization::Extension)
+INNER_TABULATION = 0x00
+TABULATION = 0x01
+ARRAY_START = 0x10
+MAP_START = 0x11
+PCORE_OBJECT_START = 0x12
+OBJECT_START = 0x13
+SENSITIVE_START = 0x14
+DEFAULT = 0x20
+COMMENT = 0x21
+REGEXP = 0x30
+
+_EXT_NAMES = {0x00: "INNER_TABULATION", 0x01: "TABULATION", 0x10: "ARRAY_START", 0x11: "MAP_START",
+              0x12: "PCORE_OBJECT_START", 0x13: "OBJECT_START", 0x14: "SENSITIVE_START", 0x20: "DEFAULT",
+              0x21: "COMMENT", 0x30: "REGEXP", 0x31: "TYPE_REFERENCE", 0x32: "SYMBOL", 0x33: "TIME",
+              0x34: "TIMESPAN", 0x35: "VERSION", 0x36: "VERSION_RANGE", 0x37: "BINARY", 0x38: "BASE64",
+              0x39: "URI"}
+
+MAX_INT = (1 << 63) - 1
+MIN_INT = -(1 << 63)
+
+
+class XppError(Exception):
+    """Base class of this package's errors."""
+
+
+class XppFormatError(XppError):
+    """Malformed, truncated or unsupported XPP / Pcore data (the only exception the readers raise)."""
+
+
+class XppWriteError(XppError):
+    """A value that cannot be serialized (unknown type, integer out of 64-bit range, NaN in JSON, ...)."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# generic Pcore objects
+
+class PType:
+    """A ``Pcore::*`` object written by reference, e.g. ``PType("Pcore::AnyType")`` or
+    ``PType("Pcore::ObjectType", [init_hash])``: ``values`` are the written attribute values in wire order
+    (trailing defaults already left out)."""
+    __slots__ = ("name", "values")
+
+    def __init__(self, name: str, values=()):
+        self.name = name
+        self.values = list(values)
+
+    def __eq__(self, other):
+        return isinstance(other, PType) and other.name == self.name and other.values == self.values
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"PType({self.name!r}, {self.values!r})"
+
+
+class IncludedObject:
+    """An instance of a non-``Pcore::`` object type written with its type *included*:
+    OBJECT_START(n + 1), the type value (a ``PType("Pcore::ObjectType", [init_hash])``), then n values."""
+    __slots__ = ("type", "values")
+
+    def __init__(self, type_: PType, values=()):
+        self.type = type_
+        self.values = list(values)
+
+
+class PObject:
+    """What the reader returns for an instance of an included object type: its type name, the attribute
+    values by name (defaults filled in) and the type's init hash."""
+    __slots__ = ("type_name", "attrs", "init_hash")
+
+    def __init__(self, type_name: str, attrs: dict, init_hash: dict):
+        self.type_name = type_name
+        self.attrs = attrs
+        self.init_hash = init_hash
+
+    def __repr__(self):
+        return f"PObject({self.type_name!r}, {self.attrs!r})"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# per-class tables derived from grammar.ast
+
+class _NodeInfo:
+    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks")
+
+
+def _node_infos() -> dict:
+    import operator
+    infos = {}
+    for name, cls in _ast.CONCRETE.items():
+        i = _NodeInfo()
+        i.cls = cls
+        i.name = cls._pcore_name
+        i.wire = tuple(cls._wire)
+        g = operator.attrgetter(*i.wire) if i.wire else (lambda o: ())
+        i.getter = g if len(i.wire) != 1 else (lambda o, _g=g: (_g(o),))
+        i.defaults = tuple(cls._defaults.get(a, _ast.REQ) for a in i.wire)
+        i.min = cls._min
+        i.max = len(i.wire)
+        i.checks = None  # compiled lazily (needs all classes)
+        infos[cls] = i
+    return infos
+
+
+_INFO = _node_infos()
+_INFO_BY_NAME = {i.name: i for i in _INFO.values()}
+_REGEXP = _ast.Regexp
+_NODE = _ast.Node
+
+
+# ---------------------------------------------------------------------------------------------------------
+# msgpack primitives
+
+def _mp_uint_body(n: int) -> bytes:
+    """msgpack encoding of a non-negative int."""
+    if n < 0x80:
+        return bytes((n,))
+    if n < 0x100:
+        return b"\xcc" + bytes((n,))
+    if n < 0x10000:
+        return b"\xcd" + n.to_bytes(2, "big")
+    if n < 0x100000000:
+        return b"\xce" + n.to_bytes(4, "big")
+    return b"\xcf" + n.to_bytes(8, "big")
+
+
+def _mp_int(n: int) -> bytes:
+    if n >= 0:
+        if n > MAX_INT:
+            raise XppWriteError("Integer out of bounds")
+        return _mp_uint_body(n)
+    if n >= -32:
+        return bytes((n + 256,))
+    if n >= -0x80:
+        return b"\xd0" + n.to_bytes(1, "big", signed=True)
+    if n >= -0x8000:
+        return b"\xd1" + n.to_bytes(2, "big", signed=True)
+    if n >= -0x80000000:
+        return b"\xd2" + n.to_bytes(4, "big", signed=True)
+    if n < MIN_INT:
+        raise XppWriteError("Integer out of bounds")
+    return b"\xd3" + n.to_bytes(8, "big", signed=True)
+
+
+_SMALL_INTS = tuple(_mp_int(i) for i in range(0, 4096))
+
+
+def _mp_str(s: str) -> bytes:
+    try:
+        b = s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as e:
+        raise XppWriteError(f"string is not valid Unicode: {e}") from None
+    n = len(b)
+    if n < 32:
+        return bytes((0xa0 | n,)) + b
+    if n < 0x100:
+        return b"\xd9" + bytes((n,)) + b
+    if n < 0x10000:
+        return b"\xda" + n.to_bytes(2, "big") + b
+    if n < 0x100000000:
+        return b"\xdb" + n.to_bytes(4, "big") + b
+    raise XppWriteError("string too long")
+
+
+_FIXEXT = {1: 0xd4, 2: 0xd5, 4: 0xd6, 8: 0xd7, 16: 0xd8}
+
+
+def _mp_ext(code: int, payload: bytes) -> bytes:
+    n = len(payload)
+    f = _FIXEXT.get(n)
+    if f is not None:
+        return bytes((f, code)) + payload
+    if n < 0x100:
+        return bytes((0xc7, n, code)) + payload
+    if n < 0x10000:
+        return b"\xc8" + n.to_bytes(2, "big") + bytes((code,)) + payload
+    return b"\xc9" + n.to_bytes(4, "big") + bytes((code,)) + payload
+
+
+class _ExtIntCache:
+    """Encoded extensions whose payload is one non-negative int (tabulations, array/map starts)."""
+    __slots__ = ("code", "items")
+
+    def __init__(self, code):
+        self.code = code
+        self.items = [_mp_ext(code, _mp_uint_body(i)) for i in range(256)]
+
+    def get(self, i: int) -> bytes:
+        items = self.items
+        if i < len(items):
+            return items[i]
+        if i > MAX_INT:
+            raise XppWriteError("Integer out of bounds")
+        if i < 65536:
+            while len(items) <= i:
+                items.append(_mp_ext(self.code, _mp_uint_body(len(items))))
+            return items[i]
+        return _mp_ext(self.code, _mp_uint_body(i))
+
+
+_X_INNER = _ExtIntCache(INNER_TABULATION)
+_X_TAB = _ExtIntCache(TABULATION)
+_X_ARRAY = _ExtIntCache(ARRAY_START)
+_X_MAP = _ExtIntCache(MAP_START)
+_X_OBJ = _ExtIntCache(OBJECT_START)
+_PACK_DOUBLE = struct.Struct(">Bd").pack
+
+
+# ---------------------------------------------------------------------------------------------------------
+# writer (msgpack); JSON is produced by transcoding the msgpack stream (same tabulation by construction)
+
+class _ObjEnd:
+    """Stack marker: end of an IncludedObject's type value; the instance takes its index now."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _dumps_msgpack(value) -> bytes:
+    out = bytearray()
+    wtab: dict = {}     # writer-level table: value key -> index
+    stab: dict = {}     # serializer-level table: id(object) -> index
+    keep = []           # objects whose id is in stab but that nothing else keeps alive
+    stack = [value]
+    pop = stack.pop
+    push = stack.append
+    extend = stack.extend
+    small = _SMALL_INTS
+    inner_get = _X_INNER.get
+    tab_get = _X_TAB.get
+    array_get = _X_ARRAY.get
+    info_of = _INFO.get
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is str:
+            k = wtab.get(v)
+            if k is None:
+                wtab[v] = len(wtab)
+                out += _mp_str(v)
+            else:
+                out += inner_get(k)
+            continue
+        info = info_of(t)
+        if info is not None:                      # an AST node, by type name
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            vals = info.getter(v)
+            n = len(vals)
+            if n > info.min:
+                d = info.defaults
+                while n > info.min:
+                    last = vals[n - 1]
+                    dv = d[n - 1]
+                    if last == dv and type(last) is type(dv):
+                        n -= 1
+                    else:
+                        break
+            key = (info.name, n)
+            k = wtab.get(key)
+            if k is None:
+                out += _marker(info.name, n, wtab)
+            else:
+                out += inner_get(k)
+            if n:
+                extend(vals[n - 1::-1])
+            continue
+        if t is int:
+            out += small[v] if 0 <= v < 4096 else _mp_int(v)
+        elif t is list:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+            else:
+                stab[id(v)] = len(stab)
+                out += array_get(len(v))
+                extend(reversed(v))
+        elif v is None:
+            out += b"\xc0"
+        elif t is bool:
+            out += b"\xc3" if v else b"\xc2"
+        elif t is float:
+            out += _PACK_DOUBLE(0xcb, v)
+        elif t is dict:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+            else:
+                stab[id(v)] = len(stab)
+                out += _X_MAP.get(len(v))
+                items = list(v.items())
+                for kk, vv in reversed(items):
+                    push(vv)
+                    push(kk)
+        elif t is _REGEXP:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            if type(v.source) is not str:
+                raise XppWriteError("Regexp source must be a str")
+            k = wtab.get(v)
+            if k is None:
+                wtab[v] = len(wtab)
+                out += _mp_ext(REGEXP, _mp_str(v.source))
+            else:
+                out += inner_get(k)
+        elif t is PType:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            if type(v.name) is not str or not v.name.startswith("Pcore::"):
+                raise XppWriteError(f"PType name must start with 'Pcore::': {v.name!r}")
+            n = len(v.values)
+            k = wtab.get((v.name, n))
+            out += _marker(v.name, n, wtab) if k is None else inner_get(k)
+            extend(reversed(v.values))
+        elif t is IncludedObject:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            if not isinstance(v.type, PType) or v.type.name != "Pcore::ObjectType":
+                raise XppWriteError("an IncludedObject's type must be a PType('Pcore::ObjectType', ...)")
+            n = len(v.values) + 1
+            key = (None, n)                       # OBJECT_START markers are equal by count
+            k = wtab.get(key)
+            if k is None:
+                wtab[key] = len(wtab)
+                out += _X_OBJ.get(n)
+            else:
+                out += inner_get(k)
+            extend(reversed(v.values))
+            end = _ObjEnd(v)
+            keep.append(end)
+            push(end)
+            push(v.type)
+        elif t is _ObjEnd:
+            stab[id(v.obj)] = len(stab)
+        elif isinstance(v, _NODE):
+            raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
+        else:
+            raise XppWriteError(f"cannot serialize a value of type {t.__name__}")
+    return bytes(out)
+
+
+def _marker(name: str, n: int, wtab: dict) -> bytes:
+    """First occurrence of PCORE_OBJECT_START(name, n): segments through the table, then the marker."""
+    segs = name.split("::")
+    parts = [_mp_uint_body(len(segs))]
+    for s in segs:
+        k = wtab.get(s)
+        if k is None:
+            wtab[s] = len(wtab)
+            parts.append(_mp_str(s))
+        else:
+            parts.append(_mp_uint_body(k))
+    parts.append(_mp_uint_body(n))
+    wtab[(name, n)] = len(wtab)
+    return _mp_ext(PCORE_OBJECT_START, b"".join(parts))
+
+
+def ruby_float_repr(f: float) -> str:
+    """``Float#to_s`` of Ruby (what Puppet's JSON writer prints): shortest round-trip digits, fixed notation
+    when the decimal exponent is in -4 < e <= 15, else ``d.ddde+XX``."""
+    if f != f or f in (math.inf, -math.inf):
+        raise XppWriteError(f"{f} cannot be written as JSON")
+    if f == 0.0:
+        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
+    r = repr(abs(f))
+    if "e" in r:
+        mant, _, e = r.partition("e")
+        exp = int(e)
+    else:
+        mant, exp = r, 0
+    ip, _, fp = mant.partition(".")
+    digits = (ip + fp).lstrip("0")
+    decpt = len(ip) + exp - (len(ip + fp) - len((ip + fp).lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    sign = "-" if f < 0 else ""
+    if -4 < decpt <= 15:
+        if decpt <= 0:
+            s = "0." + "0" * (-decpt) + digits
+        elif decpt >= len(digits):
+            s = digits + "0" * (decpt - len(digits)) + ".0"
+        else:
+            s = digits[:decpt] + "." + digits[decpt:]
+    else:
+        s = digits[0] + "." + (digits[1:] or "0") + "e" + ("%+03d" % (decpt - 1))
+    return sign + s
+
+
+def _json_scalar(v) -> str:
+    t = type(v)
+    if t is str:
+        return _json_str(v)
+    if t is int:
+        return str(v)
+    if v is None:
+        return "null"
+    if t is bool:
+        return "true" if v else "false"
+    if t is float:
+        return ruby_float_repr(v)
+    raise AssertionError(t)
+
+
+def _tokens_to_json(toks: list) -> bytes:
+    """JSON text for a token stream, with the nesting rules of Puppet's JSON::Packer (note §3.8): an
+    extension is ``[number, payload...`` and a sequence start with count > 0 stays open for that many values."""
+    out = ["["]
+    app = out.append
+    stack: list = []    # remaining element counts of open sequence arrays
+
+    def delim():
+        while stack and stack[-1] == 1:
+            app("]")
+            stack.pop()
+        if stack:
+            stack[-1] -= 1
+        app(",")
+
+    for t in toks:
+        if type(t) is not tuple:
+            app(_json_scalar(t))
+            delim()
+            continue
+        code = t[0]
+        if code == PCORE_OBJECT_START:
+            segs, count = t[1], t[2]
+            app("[18," + ",".join([str(len(segs))] + [_json_scalar(s) for s in segs] + [str(count)]))
+            seq = count
+        else:
+            app("[" + ",".join([str(code)] + [_json_scalar(x) for x in t[1:]]))
+            seq = t[1] if code in (ARRAY_START, OBJECT_START) else (2 * t[1] if code == MAP_START else 0)
+        if seq > 0:
+            app(",")
+            stack.append(seq)
+        else:
+            app("]")
+            delim()
+    if len(out) > 1:
+        out.pop()       # the last ","
+    app("]")
+    text = "".join(out)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise XppWriteError(f"string is not valid Unicode, cannot be written as JSON: {e}") from None
+
+
+def dumps(value, fmt: str = "msgpack") -> bytes:
+    """Serialize ``value`` (normally a ``Program``) as Puppet's ``Serializer(type_by_reference: true)`` does."""
+    data = _dumps_msgpack(value)
+    if fmt == "msgpack":
+        return data
+    if fmt == "json":
+        return _tokens_to_json(_mp_tokens(data))
+    raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reader, step 1: bytes -> flat token list
+#
+# A token is a primitive (None, bool, int, float, str) or a tuple for an extension:
+#   (0, i) (1, i) (0x10, n) (0x11, n) (0x13, n) (0x30, source) (0x12, segments_tuple, count)
+
+_UNPACK_F32 = struct.Struct(">f").unpack_from
+_UNPACK_F64 = struct.Struct(">d").unpack_from
+
+
+def _fail(msg: str):
+    raise XppFormatError(msg)
+
+
+def _mp_prims(data, i: int, end: int, out: list, in_payload: bool) -> int:
+    """Decode msgpack values in data[i:end] into ``out``; extensions only when not in a payload."""
+    app = out.append
+    while i < end:
+        b = data[i]
+        i += 1
+        if b < 0x80:
+            app(b)
+        elif b >= 0xe0:
+            app(b - 256)
+        elif 0xa0 <= b <= 0xbf:
+            n = b & 0x1f
+            j = i + n
+            if j > end:
+                _fail("truncated string")
+            app(data[i:j].decode("utf-8", "surrogateescape"))
+            i = j
+        elif b == 0xc0:
+            app(None)
+        elif b == 0xc2:
+            app(False)
+        elif b == 0xc3:
+            app(True)
+        elif 0xcc <= b <= 0xd3:
+            size = (1, 2, 4, 8, 1, 2, 4, 8)[b - 0xcc]
+            j = i + size
+            if j > end:
+                _fail("truncated integer")
+            v = int.from_bytes(data[i:j], "big", signed=b >= 0xd0)
+            if v > MAX_INT:
+                _fail("integer out of 64-bit signed range")
+            app(v)
+            i = j
+        elif b == 0xcb:
+            if i + 8 > end:
+                _fail("truncated float")
+            app(_UNPACK_F64(data, i)[0])
+            i += 8
+        elif b == 0xca:
+            if i + 4 > end:
+                _fail("truncated float")
+            app(_UNPACK_F32(data, i)[0])
+            i += 4
+        elif 0xd9 <= b <= 0xdb:
+            size = (1, 2, 4)[b - 0xd9]
+            if i + size > end:
+                _fail("truncated string header")
+            n = int.from_bytes(data[i:i + size], "big")
+            i += size
+            j = i + n
+            if j > end:
+                _fail("truncated string")
+            app(data[i:j].decode("utf-8", "surrogateescape"))
+            i = j
+        elif 0xd4 <= b <= 0xd8 or 0xc7 <= b <= 0xc9:
+            if in_payload:
+                _fail("extension inside an extension payload")
+            if b >= 0xd4:
+                n = (1, 2, 4, 8, 16)[b - 0xd4]
+            else:
+                size = (1, 2, 4)[b - 0xc7]
+                if i + size > end:
+                    _fail("truncated extension header")
+                n = int.from_bytes(data[i:i + size], "big")
+                i += size
+            if i + 1 + n > end:
+                _fail("truncated extension")
+            code = data[i]
+            i += 1
+            j = i + n
+            if n == 1 and code in _INT_PAYLOAD:
+                p = data[i]
+                if p >= 0x80:
+                    _fail(f"bad {_EXT_NAMES.get(code, code)} payload")
+                app((code, p))
+            else:
+                app(_mp_ext_token(code, data, i, j))
+            i = j
+        elif 0x80 <= b <= 0x9f or 0xdc <= b <= 0xdf:
+            _fail("native msgpack array/map (Pcore writes arrays and maps as extensions)")
+        elif 0xc4 <= b <= 0xc6:
+            _fail("msgpack bin value (not used by Pcore text serialization)")
+        else:
+            _fail(f"invalid msgpack byte 0x{b:02x}")
+    return i
+
+
+_INT_PAYLOAD = frozenset((INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START))
+
+
+def _mp_ext_token(code: int, data, i: int, j: int):
+    items: list = []
+    _mp_prims(data, i, j, items, True)
+    return _ext_token(code, items, 0, len(items), True)
+
+
+def _ext_token(code: int, items: list, k: int, end: int, exact: bool):
+    """Build the token for extension ``code`` from payload ``items[k:end]``; returns the token (and, when
+    not ``exact``, the index after the payload as a pair)."""
+    name = _EXT_NAMES.get(code)
+    if name is None:
+        _fail(f"invalid extension number {code}")
+
+    def take():
+        nonlocal k
+        if k >= end:
+            _fail(f"truncated {name} payload")
+        v = items[k]
+        k += 1
+        return v
+
+    if code in _INT_PAYLOAD:
+        n = take()
+        if type(n) is not int or n < 0 or (code == OBJECT_START and n < 1):
+            _fail(f"bad {name} payload")
+        tok = (code, n)
+    elif code == PCORE_OBJECT_START:
+        nseg = take()
+        if type(nseg) is not int or nseg < 1 or nseg > end - k:
+            _fail("bad PCORE_OBJECT_START segment count")
+        segs = []
+        for _ in range(nseg):
+            s = take()
+            if type(s) is int:
+                if s < 0:
+                    _fail("bad PCORE_OBJECT_START segment index")
+            elif type(s) is not str:
+                _fail("bad PCORE_OBJECT_START segment")
+            segs.append(s)
+        n = take()
+        if type(n) is not int or n < 0:
+            _fail("bad PCORE_OBJECT_START attribute count")
+        tok = (code, tuple(segs), n)
+    elif code == REGEXP:
+        s = take()
+        if type(s) is not str:
+            _fail("bad REGEXP payload")
+        tok = (code, s)
+    else:
+        _fail(f"unsupported extension {name}")
+    if exact:
+        if k != end:
+            _fail(f"extra data in {name} payload")
+        return tok
+    return tok, k
+
+
+def _mp_tokens(data) -> list:
+    toks: list = []
+    _mp_prims(data, 0, len(data), toks, False)
+    return toks
+
+
+class _ExtNo(int):
+    """An extension number (first element of a JSON array) in the flattened JSON stream."""
+    __slots__ = ()
+
+
+def _no_constant(name):
+    raise XppFormatError(f"invalid JSON number {name}")
+
+
+def _json_tokens(data) -> list:
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise XppFormatError(f"JSON payload is not UTF-8: {e}") from None
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise XppFormatError("JSON payload nested too deeply") from None
+    except ValueError as e:          # JSONDecodeError
+        raise XppFormatError(f"invalid JSON: {e}") from None
+    if type(doc) is not list:
+        raise XppFormatError("JSON stream is not an array")
+    # Flatten (Puppet's JSON::Unpacker reads the arrays as one flat stream: an array starts an extension,
+    # its first element is the extension number).
+    flat: list = []
+    app = flat.append
+    stack = [iter(doc)]
+    while stack:
+        for v in stack[-1]:
+            t = type(v)
+            if t is list:
+                if not v or type(v[0]) is not int:
+                    raise XppFormatError("JSON extension array without an extension number")
+                app(_ExtNo(v[0]))
+                stack.append(islice(v, 1, None))
+                break
+            if t is dict:
+                raise XppFormatError("JSON object in a Pcore stream (maps are MAP_START extensions)")
+            if t is int and not (MIN_INT <= v <= MAX_INT):
+                raise XppFormatError("integer out of 64-bit signed range")
+            app(v)
+        else:
+            stack.pop()
+    # Group each extension number with its payload values (plain values that follow it in the flat
+    # stream; an extension number inside a payload fails the payload's type checks).
+    toks: list = []
+    tapp = toks.append
+    k = 0
+    n = len(flat)
+    while k < n:
+        v = flat[k]
+        k += 1
+        if type(v) is _ExtNo:
+            tok, k = _ext_token(int(v), flat, k, n, False)
+            tapp(tok)
+        else:
+            tapp(v)
+    return toks
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reader, step 2: tokens -> values (iterative, so nesting depth is not limited by Python's stack)
+
+def _compile_check(tstr: str):
+    """A predicate for a Pcore type string of the AST table."""
+    tstr = tstr.strip()
+    if tstr == "String":
+        return lambda v: type(v) is str
+    if tstr == "Integer":
+        return lambda v: type(v) is int
+    if tstr == "Float":
+        return lambda v: type(v) is float
+    if tstr == "Boolean":
+        return lambda v: type(v) is bool
+    if tstr == "Any":
+        # Only LiteralRegularExpression.value is typed Any; the parser always puts a Regexp there.
+        return lambda v: type(v) is _REGEXP
+    m = re.fullmatch(r"Optional\[(.*)\]", tstr)
+    if m:
+        inner = _compile_check(m.group(1))
+        return lambda v: v is None or inner(v)
+    m = re.fullmatch(r"Enum\[(.*)\]", tstr)
+    if m:
+        allowed = frozenset(x.strip().strip("'\"") for x in m.group(1).split(","))
+        return lambda v: type(v) is str and v in allowed
+    m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", tstr)
+    if m:
+        inner = _compile_check(m.group(1))
+        lo = int(m.group(2) or 0)
+        if m.group(1).strip() in _ast.TYPES:
+            cls = _ast.TYPES[m.group(1).strip()]
+            return lambda v: type(v) is list and len(v) >= lo and all(isinstance(x, cls) for x in v)
+        return lambda v: type(v) is list and len(v) >= lo and all(inner(x) for x in v)
+    cls = _ast.TYPES.get(tstr)
+    if cls is None:
+        raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
+    return lambda v: isinstance(v, cls)
+
+
+def _checks_for(info: _NodeInfo):
+    if info.checks is None:
+        types = info.cls._types
+        info.checks = tuple((a, types[a], _compile_check(types[a])) for a in info.wire)
+    return info.checks
+
+
+for _i in _INFO.values():
+    _checks_for(_i)
+
+
+def _describe(v) -> str:
+    if isinstance(v, _NODE):
+        return v._name
+    if v is None:
+        return "Undef"
+    return type(v).__name__
+
+
+class _Frame:
+    __slots__ = ("kind", "obj", "left", "vals", "info", "extra")
+
+    def __init__(self, kind, obj, left, vals=None, info=None, extra=None):
+        self.kind = kind
+        self.obj = obj
+        self.left = left
+        self.vals = vals
+        self.info = info
+        self.extra = extra
+
+
+_K_ARRAY, _K_MAP, _K_NODE, _K_PTYPE, _K_OTYPE, _K_POBJ = range(6)
+_LOCATOR = _ast.TYPES["Locator"]
+
+
+def _finish_node(f: _Frame):
+    info = f.info
+    vals = f.vals
+    for (attr, tstr, check), v in zip(info.checks, vals):
+        if not check(v):
+            _fail(f"{info.name}[{attr}] has wrong type, expects {tstr}, got {_describe(v)}")
+    obj = f.obj
+    info.cls.__init__(obj, *vals)
+    if info.cls is _LOCATOR and obj.line_index is None:
+        obj.line_index = _ast.make_locator(obj.string, obj.file).line_index
+    return obj
+
+
+def _object_params(init_hash):
+    """(names, required_count, defaults) of an included Pcore::ObjectType init hash."""
+    if type(init_hash) is not dict or type(init_hash.get("name")) is not str:
+        _fail("included object type has no name")
+    attrs = init_hash.get("attributes", {})
+    if type(attrs) is not dict:
+        _fail("included object type has bad attributes")
+    req, opt, defaults = [], [], {}
+    for name, spec in attrs.items():
+        if type(name) is not str:
+            _fail("included object type has a non-string attribute name")
+        if type(spec) is dict:
+            if spec.get("kind") in ("derived", "constant", "given_or_derived"):
+                continue
+            if "value" in spec:
+                opt.append(name)
+                defaults[name] = spec["value"]
+                continue
+        elif not isinstance(spec, PType):
+            _fail(f"included object type attribute {name} has no type")
+        req.append(name)
+    return req + opt, len(req), defaults
+
+
+def _build(toks: list):
+    wtab: list = []         # writer-level table
+    stab: list = []         # serializer-level table
+    building: set = set()   # ids of objects whose values are being read (a reference to one is a cycle)
+    stack: list = []
+    results: list = []
+    ntok = len(toks)
+    i = 0
+    while i < ntok:
+        t = toks[i]
+        i += 1
+        fresh = True
+        if type(t) is tuple and t[0] == INNER_TABULATION:
+            k = t[1]
+            if k >= len(wtab):
+                _fail(f"INNER_TABULATION index {k} out of range")
+            t = wtab[k]
+            fresh = False
+        tt = type(t)
+        if tt is not tuple:
+            if tt is str and fresh:
+                wtab.append(t)
+            v = t
+        else:
+            code = t[0]
+            if code == TABULATION:
+                k = t[1]
+                if k >= len(stab):
+                    _fail(f"TABULATION index {k} out of range")
+                v = stab[k]
+                if id(v) in building:
+                    _fail("cyclic reference")
+            elif code == PCORE_OBJECT_START:
+                if fresh:
+                    segs = []
+                    for s in t[1]:
+                        if type(s) is int:
+                            if s >= len(wtab) or type(wtab[s]) is not str:
+                                _fail("bad PCORE_OBJECT_START segment index")
+                            segs.append(wtab[s])
+                        else:
+                            wtab.append(s)
+                            segs.append(s)
+                    t = (code, "::".join(segs), t[2])
+                    wtab.append(t)
+                name, count = t[1], t[2]
+                if count > ntok - i:
+                    _fail(f"{name}: attribute count {count} exceeds the remaining data")
+                info = _INFO_BY_NAME.get(name)
+                if info is not None:
+                    if not info.min <= count <= info.max:
+                        _fail(f"Feature count mismatch for {name}. Expected {info.min} - {info.max}, "
+                              f"actual {count}")
+                    obj = info.cls.__new__(info.cls)
+                    stab.append(obj)
+                    f = _Frame(_K_NODE, obj, count, [], info)
+                elif name.startswith("Pcore::"):
+                    obj = PType(name)
+                    stab.append(obj)
+                    f = _Frame(_K_PTYPE, obj, count, obj.values)
+                else:
+                    _fail(f"No implementation mapping found for Puppet Type {name}")
+                if count:
+                    building.add(id(obj))
+                    stack.append(f)
+                    continue
+                v = _finish_node(f) if f.kind == _K_NODE else obj
+            elif code == ARRAY_START:
+                n = t[1]
+                v = []
+                stab.append(v)
+                if n:
+                    if n > ntok - i:
+                        _fail(f"array size {n} exceeds the remaining data")
+                    building.add(id(v))
+                    stack.append(_Frame(_K_ARRAY, v, n))
+                    continue
+            elif code == MAP_START:
+                n = t[1]
+                v = {}
+                stab.append(v)
+                if n:
+                    if 2 * n > ntok - i:
+                        _fail(f"map size {n} exceeds the remaining data")
+                    building.add(id(v))
+                    stack.append(_Frame(_K_MAP, v, 2 * n, []))
+                    continue
+            elif code == OBJECT_START:
+                if fresh:
+                    wtab.append(t)
+                n = t[1]
+                if n > ntok - i:
+                    _fail(f"object size {n} exceeds the remaining data")
+                stack.append(_Frame(_K_OTYPE, None, 1, None, None, n - 1))
+                continue
+            elif code == REGEXP:
+                if fresh:
+                    wtab.append(t)
+                v = _REGEXP(t[1])
+                stab.append(v)
+            else:  # pragma: no cover - tokens are validated when built
+                _fail(f"unsupported extension {code}")
+        # deliver v to the innermost open container, closing every container that becomes complete
+        while True:
+            if not stack:
+                results.append(v)
+                break
+            f = stack[-1]
+            kind = f.kind
+            if kind == _K_ARRAY:
+                f.obj.append(v)
+            elif kind == _K_NODE or kind == _K_PTYPE or kind == _K_POBJ:
+                f.vals.append(v)
+            elif kind == _K_MAP:
+                if len(f.vals):
+                    key = f.vals.pop()
+                    try:
+                        f.obj[key] = v
+                    except TypeError:
+                        _fail("unhashable map key")
+                else:
+                    f.vals.append(v)
+            else:  # _K_OTYPE: v is the type of an included object
+                if not (isinstance(v, PType) and v.name == "Pcore::ObjectType" and len(v.values) == 1):
+                    _fail("OBJECT_START must be followed by a Pcore::ObjectType")
+                names, required, defaults = _object_params(v.values[0])
+                n = f.extra
+                if not required <= n <= len(names):
+                    _fail(f"Feature count mismatch for {v.values[0]['name']}. Expected {required} - "
+                          f"{len(names)}, actual {n}")
+                obj = PObject(v.values[0]["name"], {}, v.values[0])
+                stab.append(obj)
+                stack.pop()
+                if n:
+                    building.add(id(obj))
+                    stack.append(_Frame(_K_POBJ, obj, n, [], None, (names, defaults)))
+                    break
+                _finish_pobject(obj, [], names, defaults)
+                v = obj
+                continue
+            f.left -= 1
+            if f.left:
+                break
+            stack.pop()
+            obj = f.obj
+            building.discard(id(obj))
+            if kind == _K_NODE:
+                v = _finish_node(f)
+            elif kind == _K_POBJ:
+                _finish_pobject(obj, f.vals, *f.extra)
+                v = obj
+            else:
+                v = obj
+    if stack:
+        _fail("unexpected end of input")
+    return results
+
+
+def _finish_pobject(obj: PObject, vals: list, names: list, defaults: dict):
+    attrs = dict(zip(names, vals))
+    for name in names[len(vals):]:
+        attrs[name] = defaults[name]
+    obj.attrs = attrs
+
+
+def loads(data, fmt: str = "msgpack"):
+    """Read one Pcore-serialized value (no envelope).  Raises :class:`XppFormatError` on any malformed,
+    truncated or unsupported input."""
+    if fmt == "msgpack":
+        toks = _mp_tokens(data)
+    elif fmt == "json":
+        toks = _json_tokens(data)
+    else:
+        raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
+    values = _build(toks)
+    if len(values) != 1:
+        raise XppFormatError("empty stream" if not values else "trailing data after the value")
+    return values[0]
