@@ -72,6 +72,100 @@ issue("PARSE_NOT_CALLABLE_WITHOUT_PARENS",
 issue("PARSE_ILLEGAL_COMMA", "illegal comma separated argument list")
 issue("PARSE_TOO_DEEP", "Expression nesting too deep (more than %{limit} levels)")
 
+# --- validator ---
+# Puppet 7's static validator (Checker4_0, TasksChecker, the heredoc syntax checkers).  Arguments that
+# Puppet renders through its label provider (a_an, the, ...) are passed already rendered, see
+# grammar/validator.py.  Only issues the static validator can raise are listed.
+issue("NOT_TOP_LEVEL", "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
+issue("NOT_ABSOLUTE_TOP_LEVEL", "%{value} may only appear at toplevel")
+issue("CROSS_SCOPE_ASSIGNMENT",
+      "Illegal attempt to assign to '%{name}'. Cannot assign to variables in other namespaces")
+issue("ILLEGAL_ASSIGNMENT", "Illegal attempt to assign to '%{value}'. Not an assignable reference")
+issue("ILLEGAL_NUMERIC_ASSIGNMENT",
+      "Illegal attempt to assign to the numeric match result variable '$%{varname}'. "
+      "Numeric variables are not assignable", hard=False)
+issue("ILLEGAL_ASSIGNMENT_CONTEXT", "Assignment not allowed here")
+issue("ILLEGAL_NUMERIC_PARAMETER",
+      "The numeric parameter name '$%{name}' cannot be used (clashes with numeric match result variables)",
+      hard=False)
+issue("ILLEGAL_INDEXED_ASSIGNMENT", "Illegal attempt to assign via [index/key]. Not an assignable reference",
+      hard=False)
+issue("ILLEGAL_ASSIGNMENT_VIA_INDEX",
+      "Illegal attempt to assign to %{value} via [index/key]. Not an assignable reference")
+issue("APPENDS_DELETES_NO_LONGER_SUPPORTED",
+      "The operator '%{operator}' is no longer supported. See http://links.puppet.com/remove-plus-equals")
+issue("UNSUPPORTED_OPERATOR", "The operator '%{operator}' is not supported.")
+issue("UNSUPPORTED_OPERATOR_IN_CONTEXT", "The operator '%{operator}' in %{value} is not supported.")
+issue("NOT_RVALUE", "Invalid use of expression. %{value} does not produce a value", hard=False)
+issue("ILLEGAL_ATTRIBUTE_APPEND",
+      "Illegal +> operation on attribute %{name}. This operator can not be used in %{parent}")
+# Puppet has two issues with this code (ILLEGAL_SINGLE_TYPE_MAPPING: expected "Type",
+# ILLEGAL_REGEXP_TYPE_MAPPING: expected "Tuple[Regexp,String]").
+issue("ILLEGAL_TYPE_MAPPING", "Illegal type mapping. Expected a %{expected} on the left side, got %{expression}")
+issue("ILLEGAL_PARAM_NAME",
+      "Illegal parameter name. The given name '%{name}' does not conform to the naming rule /^[a-z_]\\w*$/")
+issue("ILLEGAL_VAR_NAME",
+      "Illegal variable name, The given name '%{name}' does not conform to the naming rule "
+      "/^((::)?[a-z]\\w*)*((::)?[a-z_]\\w*)$/")
+issue("ILLEGAL_NUMERIC_VAR_NAME",
+      "Illegal numeric variable name, The given name '%{name}' must be a decimal value if it starts with a digit 0-9")
+issue("ILLEGAL_CLASSREF", "Illegal type reference. The given name '%{name}' does not conform to the naming rule")
+issue("ILLEGAL_HOSTNAME_CHARS",
+      "The hostname '%{hostname}' contains illegal characters (only letters, digits, '_', '-', and '.' are allowed)")
+issue("ILLEGAL_HOSTNAME_INTERPOLATION", "An interpolated expression is not allowed in a hostname of a node")
+issue("ILLEGAL_EXPRESSION", "Illegal expression. %{expression} is unacceptable as %{feature} in %{container}")
+issue("ILLEGAL_QUERY_EXPRESSION", "Illegal query expression. %{expression} cannot be used in a query")
+issue("NOT_VIRTUALIZEABLE", "Resource Defaults are not virtualizable")
+issue("CLASS_NOT_VIRTUALIZABLE", "Classes are not virtualizable", hard=False)
+issue("UNSUPPORTED_EXPRESSION", "Expressions of type %{expression} are not supported in this version of Puppet",
+      hard=False)
+issue("ILLEGAL_DEFINITION_NAME", "Unacceptable name. The name '%{name}' is unacceptable as the name of %{value}")
+issue("ILLEGAL_DEFINITION_LOCATION", "Unacceptable location. The name '%{name}' is unacceptable in file '%{file}'",
+      hard=False)
+# Puppet words this "The <label> '<name>' ..." for a named definition, but named definitions are always
+# acceptable top constructs, so only this form can occur.
+issue("ILLEGAL_TOP_CONSTRUCT_LOCATION", "This %{value} is unacceptable as a top level construct in this location",
+      hard=False)
+issue("CAPTURES_REST_NOT_LAST", "Parameter $%{param_name} is not last, and has 'captures rest'")
+issue("CAPTURES_REST_NOT_SUPPORTED", "Parameter $%{param_name} has 'captures rest' - not supported in %{container}")
+issue("ILLEGAL_EPP_PARAMETERS",
+      "Ambiguous EPP parameter expression. Probably missing '<%-' before parameters to remove leading whitespace",
+      hard=False)
+issue("IDEM_EXPRESSION_NOT_LAST",
+      "This %{expression} has no effect. A value was produced and then forgotten "
+      "(one or more preceding expressions may have the wrong form)", hard=False)
+issue("RESOURCE_WITHOUT_TITLE",
+      "This expression is invalid. Did you try declaring a '%{name}' resource without a title?", hard=False)
+issue("IDEM_NOT_ALLOWED_LAST",
+      "This %{expression} has no effect. %{container} can not end with a value-producing expression "
+      "without other effect")
+issue("RESERVED_WORD", "Use of reserved word: %{word}, must be quoted if intended to be a String value")
+issue("FUTURE_RESERVED_WORD", "Use of future reserved word: '%{word}'", severity="deprecation", hard=False)
+issue("RESERVED_TYPE_NAME",
+      "The name: '%{name}' is already defined by Puppet and can not be used as the name of %{expression}.")
+issue("ILLEGAL_NODE_INHERITANCE",
+      "Node inheritance is not supported in Puppet >= 4.0.0. "
+      "See http://links.puppet.com/puppet-node-inheritance-deprecation", hard=False)
+issue("DUPLICATE_PARAMETER", "The parameter '%{param_name}' is declared more than once in the parameter list")
+# Severity follows the `strict` setting (off: not reported; warning: Puppet 7's default; error).
+issue("DUPLICATE_KEY", "The key '%{key}' is declared more than once", severity="warning", hard=False)
+issue("DUPLICATE_DEFAULT", "This %{container} already has a 'default' entry - this is a duplicate")
+issue("RESERVED_PARAMETER", "The parameter $%{param_name} redefines a built in parameter in %{container}")
+issue("MULTIPLE_ATTRIBUTES_UNFOLD", "Unfolding of attributes from Hash can only be used once per resource body")
+issue("NUMERIC_OVERFLOW",
+      "%{expression} resulted in a value outside of Puppet Integer %{bound} range, got '%{value}'")
+issue("EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING", "%{expr} is only available when compiling a catalog", hard=False)
+issue("EXPRESSION_NOT_SUPPORTED_WHEN_COMPILING", "%{expr} is not available when compiling a catalog", hard=False)
+# Heredoc `:syntax` checkers (Puppet raises these at once: validation stops there).
+issue("ILLEGAL_JSON", "Invalid produced text having syntax: '%{syntax}'. %{detail}", hard=False)
+issue("ILLEGAL_BASE64", "Invalid produced text having syntax: '%{syntax}'. %{detail}", hard=False)
+issue("ILLEGAL_PP", "Invalid produced text having syntax: '%{syntax}'. %{detail}", hard=False)
+issue("ILLEGAL_EPP", "Invalid produced text having syntax: '%{syntax}'. %{detail}", hard=False)
+# Reading input files (puppet-xpp --validate); not raised by Puppet's validator.
+issue("NO_SUCH_FILE_OR_DIRECTORY", "No such file or directory: %{file}")
+issue("UNREADABLE_FILE", "Could not read file '%{file}': %{reason}")
+# --- end validator ---
+
 _ARG = re.compile(r"%\{(\w+)\}")
 
 

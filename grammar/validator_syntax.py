@@ -1,0 +1,233 @@
+"""The heredoc ``@(END:syntax)`` checkers Puppet 7 runs at validation time: json, base64, pp and epp.
+
+Each checker takes the heredoc's static text and returns ``None`` when it is acceptable, else
+``(issue_code, detail)`` where detail is the checker's message (Puppet prefixes it with
+"Invalid produced text having syntax: '<syntax>'.").  The json checker accepts what Ruby's JSON 2.x
+parser accepts (any value at the top, ``/* */`` and ``//`` comments, no NaN/Infinity, no trailing
+commas); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
+parse (and validate) the text with our own parser.
+"""
+from __future__ import annotations
+
+import re
+
+# ----------------------------------------------------------------------------------------------- json
+
+
+class _JsonError(Exception):
+    def __init__(self, pos):
+        self.pos = pos
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+
+
+class _Json:
+    def __init__(self, text):
+        self.s = text
+        self.n = len(text)
+
+    def ignore(self, i):
+        s, n = self.s, self.n
+        while i < n:
+            c = s[i]
+            if c in " \t\r\n":
+                i += 1
+            elif c == "/" and s.startswith("/*", i):
+                j = s.find("*/", i + 2)
+                if j < 0:
+                    raise _JsonError(n)
+                i = j + 2
+            elif c == "/" and s.startswith("//", i):
+                j = s.find("\n", i + 2)
+                if j < 0:
+                    raise _JsonError(n)
+                i = j + 1
+            else:
+                break
+        return i
+
+    def value(self, i):
+        s = self.s
+        if i >= self.n:
+            raise _JsonError(i)
+        c = s[i]
+        if c == "{":
+            return self.obj(i)
+        if c == "[":
+            return self.arr(i)
+        if c == '"':
+            return self.string(i)
+        for word in ("true", "false", "null"):
+            if s.startswith(word, i):
+                return i + len(word)
+        m = _NUMBER.match(s, i)
+        if m and m.end() > i:
+            return m.end()
+        raise _JsonError(i)
+
+    def string(self, i):
+        s, n = self.s, self.n
+        start = i
+        i += 1
+        while i < n:
+            c = s[i]
+            if c == '"':
+                return i + 1
+            if ord(c) < 0x20:
+                raise _JsonError(start)
+            if c == "\\":
+                if i + 1 >= n:
+                    raise _JsonError(start)
+                e = s[i + 1]
+                if e == "u":
+                    if not _HEX4.fullmatch(s, i + 2, i + 6):
+                        raise _JsonError(start)
+                    code = int(s[i + 2:i + 6], 16)
+                    i += 6
+                    if 0xD800 <= code <= 0xDBFF and not (s.startswith("\\u", i) and _HEX4.fullmatch(s, i + 2, i + 6)):
+                        raise _JsonError(start)
+                    continue
+                if ord(e) < 0x20:
+                    raise _JsonError(start)
+                i += 2
+                continue
+            i += 1
+        raise _JsonError(start)
+
+    def arr(self, i):
+        s = self.s
+        i = self.ignore(i + 1)
+        if s.startswith("]", i):
+            return i + 1
+        while True:
+            i = self.ignore(self.value(i))
+            if s.startswith(",", i):
+                i = self.ignore(i + 1)
+                continue
+            if s.startswith("]", i):
+                return i + 1
+            raise _JsonError(i)
+
+    def obj(self, i):
+        s = self.s
+        i = self.ignore(i + 1)
+        if s.startswith("}", i):
+            return i + 1
+        while True:
+            if not s.startswith('"', i):
+                raise _JsonError(i)
+            i = self.ignore(self.string(i))
+            if not s.startswith(":", i):
+                raise _JsonError(i)
+            i = self.ignore(self.value(self.ignore(i + 1)))
+            if s.startswith(",", i):
+                i = self.ignore(i + 1)
+                continue
+            if s.startswith("}", i):
+                return i + 1
+            raise _JsonError(i)
+
+    def document(self):
+        i = self.value(self.ignore(0))
+        i = self.ignore(i)
+        if i != self.n:
+            raise _JsonError(i)
+
+
+def check_json(text, syntax, **_):
+    try:
+        _Json(text).document()
+    except _JsonError as e:
+        rest = text[e.pos:]
+        msg = f"unexpected token at '{rest}'"
+        msg = msg[:100].replace("\r\n", "\\n").replace("\n", "\\n")
+        return "ILLEGAL_JSON", f'JSON syntax checker: Cannot parse invalid JSON string. "{msg}"'
+    except RecursionError:
+        return "ILLEGAL_JSON", 'JSON syntax checker: Cannot parse invalid JSON string. "nesting too deep"'
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- base64
+
+# Ruby: text.gsub(/[\r?\n[:blank:]]/, '') -- [:blank:] is tab plus the Unicode space separators
+_B64_DROP = re.compile(r"[\r?\n\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_B64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_B64_VAL = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+
+
+def _strict_base64_ok(s: str) -> bool:
+    if not _B64.fullmatch(s):
+        return False
+    if s.endswith("=="):
+        return _B64_VAL[s[-3]] & 0xF == 0
+    if s.endswith("="):
+        return _B64_VAL[s[-2]] & 0x3 == 0
+    return True
+
+
+def check_base64(text, syntax, **_):
+    cleaned = _B64_DROP.sub("", text)
+    if _strict_base64_ok(cleaned):
+        return None
+    if (len(cleaned.encode("utf-8", "surrogateescape")) * 8) % 6 != 0:
+        msg = "Base64 syntax checker: Cannot parse invalid Base64 string - padding is not correct"
+    else:
+        msg = ("Base64 syntax checker: Cannot parse invalid Base64 string - contains letters outside strict "
+               "base 64 range (or whitespace)")
+    return "ILLEGAL_BASE64", msg
+
+
+# ----------------------------------------------------------------------------------------------- pp / epp
+
+def _location(line, col):
+    if line is None:
+        return ""
+    if col is None:
+        return f" (line: {line})"
+    return f" (line: {line}, column: {col})"
+
+
+def _parse_and_validate(text, *, epp, strict, tasks):
+    """Puppet's EvaluatingParser.parse_string: the message of the error it would raise, or None."""
+    from .parser import parse
+    from .validator import validate
+
+    res = parse(text, file=None, epp=epp, tasks=tasks)
+    loc = res.locator
+    for d in res.diagnostics:
+        if d.severity == "error":
+            line, col = d.line_col(loc) if d.offset is not None else (None, None)
+            return d.message + _location(line, col)
+    if res.program is None:
+        return None
+    errors = [d for d in validate(res.program, strict=strict, tasks=tasks, file="") if d.severity == "error"]
+    if not errors:
+        return None
+    if len(errors) == 1:
+        d = errors[0]
+        line, col = d.line_col(loc) if d.offset is not None else (None, None)
+        return d.message + _location(line, col)
+    return f"Language validation logged {len(errors)} errors. Giving up"
+
+
+def _clip(msg: str) -> str:
+    return msg[:500].replace("\r\n", "\\n").replace("\n", "\\n")
+
+
+def check_pp(text, syntax, *, strict="warning", tasks=False):
+    if syntax != "pp":
+        return "ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"
+    msg = _parse_and_validate(text, epp=False, strict=strict, tasks=tasks)
+    return None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')
+
+
+def check_epp(text, syntax, *, strict="warning", tasks=False):
+    if syntax != "epp":
+        return "ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"
+    msg = _parse_and_validate(text, epp=True, strict=strict, tasks=tasks)
+    return None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')
+
+
+CHECKERS = {"json": check_json, "base64": check_base64, "pp": check_pp, "epp": check_epp}
