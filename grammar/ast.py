@@ -266,7 +266,8 @@ def _build():
         wire = required + optional
         defaults = {a: d for a, _, d in full if d is not REQ}
         types = {a: t for a, t, _ in full}
-        child_fields = tuple(a for a in wire if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions"))
+        # containment in declaration order: the order Puppet's model walks (and validates) children
+        child_fields = tuple(a for a in fields if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions"))
         base = TYPES[parent] if parent else Node
         ns = {
             "__slots__": tuple(pyname(a) for a, _, _ in attrs) + (("_b",) if name == "Locator" else ()),

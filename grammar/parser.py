@@ -47,21 +47,39 @@ class _End:
 
 
 class Tables:
-    """LALR(1) tables and per-rule reduce information, built once."""
+    """LALR(1) tables, compiled once into plain ints for a fast driver.
+
+    ``actions[state][token_type]`` is ``n >= 0`` (shift, go to state n) or ``n < 0`` (reduce rule -n-1);
+    ``gotos[state][nonterminal]`` is the state after a reduction; ``rules[i]`` is
+    ``(action name, number of symbols, nonterminal)``.
+    """
 
     def __init__(self):
         lk = Lark.open(GRAMMAR_FILE, parser="lalr", lexer=_NoLexer, cache=_cache_path())
         table = lk.parser.parser.parser.parse_table
-        self.states = table.states
+        rule_index: dict = {}
+        rules: list = []
+        nstates = max(table.states) + 1
+        self.actions = [dict() for _ in range(nstates)]
+        self.gotos = [dict() for _ in range(nstates)]
+        for st, row in table.states.items():
+            acts, gotos = self.actions[st], self.gotos[st]
+            for sym, (action, arg) in row.items():
+                if action is Shift:
+                    if sym.isupper() or sym == "$END":
+                        acts[sym] = arg
+                    else:
+                        gotos[sym] = arg
+                else:
+                    k = rule_index.get(arg)
+                    if k is None:
+                        k = rule_index[arg] = len(rules)
+                        rules.append(((arg.alias or arg.origin.name), len(arg.expansion), arg.origin.name))
+                    acts[sym] = -k - 1
+        self.rules = rules
         self.start = table.start_states["start"]
         self.end = table.end_states["start"]
-        rules = set()
-        for row in self.states.values():
-            for action, arg in row.values():
-                if action is not Shift:
-                    rules.add(arg)
-        self.rules = {r: ((r.alias or r.origin.name), len(r.expansion), r.origin.name) for r in rules}
-        self.goto_stmts = self.states[self.start].get("stmts", (None, None))[1]
+        self.goto_stmts = self.gotos[self.start].get("stmts")
 
 
 def _cache_path():
@@ -118,11 +136,12 @@ class Driver:
         t = tables()
         self.t = t
         self.b = builder
-        self.callbacks = {r: (getattr(builder, name), size, origin) for r, (name, size, origin) in t.rules.items()}
+        self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
 
     def run(self, tokens, i, n, eof_pos):
-        """Parse tokens[i:n] as a program. Returns (value, None) or (partial_stmts, error_index)."""
-        states = self.t.states
+        """Parse tokens[i:n] as a program. Returns (value, None) or (salvaged, error_index)."""
+        actions = self.t.actions
+        gotos = self.t.gotos
         callbacks = self.callbacks
         stack = [self.t.start]
         values = []
@@ -130,18 +149,17 @@ class Driver:
         end_state = self.t.end
         while True:
             tok = tokens[i] if i < n else end_tok
-            try:
-                action, arg = states[stack[-1]][tok.type]
-            except KeyError:
+            act = actions[stack[-1]].get(tok.type)
+            if act is None:
                 return self._salvage(stack, values), i
-            if action is Shift:
-                stack.append(arg)
+            if act >= 0:
+                stack.append(act)
                 values.append(tok)
                 i += 1
                 if len(stack) > MAX_STACK:
                     raise _TooDeep(i - 1)
                 continue
-            fn, size, origin = callbacks[arg]
+            fn, size, origin = callbacks[-act - 1]
             if size:
                 s = values[-size:]
                 del values[-size:]
@@ -149,7 +167,7 @@ class Driver:
             else:
                 s = []
             v = fn(s)
-            stack.append(states[stack[-1]][origin][1])
+            stack.append(gotos[stack[-1]][origin])
             values.append(v)
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
@@ -158,13 +176,12 @@ class Driver:
         """Statements that were complete before the error (as a raw statement list)."""
         # If the input so far is a complete program, finishing it gives every statement.
         if self._completes(stack):
-            states = self.t.states
-            end_tok = _End(0)
+            actions, gotos = self.t.actions, self.t.gotos
             stack = list(stack)
             values = list(values)
             while True:
-                action, arg = states[stack[-1]]["$END"]
-                fn, size, origin = self.callbacks[arg]
+                act = actions[stack[-1]]["$END"]
+                fn, size, origin = self.callbacks[-act - 1]
                 if size:
                     s = values[-size:]
                     del values[-size:]
@@ -172,7 +189,7 @@ class Driver:
                 else:
                     s = []
                 v = fn(s)
-                stack.append(states[stack[-1]][origin][1])
+                stack.append(gotos[stack[-1]][origin])
                 values.append(v)
                 if stack[-1] == self.t.end:
                     return ("program", v)
@@ -182,20 +199,16 @@ class Driver:
 
     def _completes(self, stack) -> bool:
         """Would `$END` be accepted here? (simulated on states only, no actions run)"""
-        states = self.t.states
+        actions, gotos, rules = self.t.actions, self.t.gotos, self.t.rules
         stack = list(stack)
-        rules = self.t.rules
-        for _ in range(10000):
-            act = states[stack[-1]].get("$END")
-            if act is None:
+        for _ in range(100000):
+            act = actions[stack[-1]].get("$END")
+            if act is None or act >= 0:
                 return False
-            action, arg = act
-            if action is Shift:
-                return False
-            _name, size, origin = rules[arg]
+            _name, size, origin = rules[-act - 1]
             if size:
                 del stack[-size:]
-            stack.append(states[stack[-1]][origin][1])
+            stack.append(gotos[stack[-1]][origin])
             if stack[-1] == self.t.end:
                 return True
         return False
