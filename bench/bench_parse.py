@@ -1,0 +1,78 @@
+"""Parse throughput: puppet-xpp next to Puppet 7's own parser, on the same files, in the same run.
+
+    python bench/bench_parse.py [--rounds N] [FILE...]      (default: the Debian module corpus)
+
+Prints one table: bytes, best wall time of N rounds, MB/s for each, the ratio ours/Puppet's, and our peak
+memory (RSS high-water mark of this process). Puppet is measured in-process by bench/puppet_parse.rb
+(parser only, no validation), so process start-up is excluded on both sides.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from grammar.parser import parse, tables  # noqa: E402
+from tests.conformance.corpus import corpus_files  # noqa: E402
+
+
+def ours(files, rounds):
+    texts = []
+    for f in files:
+        with open(f, "rb") as fh:
+            texts.append((f, fh.read().decode("utf-8", "surrogateescape")))
+    tables()  # grammar tables are built once per process; not part of the per-file cost
+    total = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
+    best = float("inf")
+    for _ in range(rounds):
+        gc.collect()
+        t0 = time.perf_counter()
+        for f, t in texts:
+            parse(t, f)
+        best = min(best, time.perf_counter() - t0)
+    return total, best
+
+
+def puppet(files, rounds):
+    listing = os.path.join(ROOT, ".cache", "bench-files.txt")
+    os.makedirs(os.path.dirname(listing), exist_ok=True)
+    with open(listing, "w") as fh:
+        fh.write("\n".join(files) + "\n")
+    out = subprocess.run(["ruby", os.path.join(ROOT, "bench", "puppet_parse.rb"), "--rounds", str(rounds),
+                          "@" + listing], capture_output=True, text=True, check=True).stdout
+    data = json.loads(out.strip().splitlines()[-1])
+    return data
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args()
+    files = a.files or corpus_files("pp")
+    if not files:
+        sys.exit("no files (install the corpus or pass files)")
+    nbytes, t_ours = ours(files, a.rounds)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    p = puppet(files, a.rounds)
+    t_p = p["best_s"]
+    mbs_ours = nbytes / t_ours / 1e6
+    mbs_p = p["bytes"] / t_p / 1e6
+    print(f"files: {len(files)}   bytes: {nbytes}   rounds: {a.rounds} (best of)")
+    print(f"{'':14}{'seconds':>10}{'MB/s':>10}")
+    print(f"{'puppet-xpp':14}{t_ours:10.3f}{mbs_ours:10.2f}")
+    print(f"{'Puppet 7':14}{t_p:10.3f}{mbs_p:10.2f}")
+    print(f"ratio (ours / Puppet): {mbs_ours / mbs_p:.2f}")
+    print(f"peak RSS of the puppet-xpp process: {rss_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
