@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 from . import ast
 from .issues import ISSUES, Diagnostic
@@ -434,7 +435,6 @@ class Checker:
         self.diagnostics: list[Diagnostic] = []
         self.path: list = []
         self._namespace = None
-        self._check_cache: dict = {}
 
     # -- reporting
 
@@ -454,16 +454,78 @@ class Checker:
     # -- driver
 
     def validate(self, program) -> list[Diagnostic]:
-        self.path = []
         try:
-            self.check(program)
-            self.check_top_construct_in_module(program)
-            self._walk(program)
+            try:
+                self._run(program, self._walk)
+            except RecursionError:
+                # a model nested deeper than Python's recursion limit: start again without recursion
+                limit = sys.getrecursionlimit()
+                sys.setrecursionlimit(max(limit, 50000))
+                try:
+                    self._run(program, self._walk_iteratively)
+                finally:
+                    sys.setrecursionlimit(limit)
         except _Abort as e:
             return [e.diagnostic]
         return self.diagnostics
 
-    def _walk(self, root):
+    def _run(self, program, walk):
+        self.diagnostics = []
+        self.path = []
+        self.check(program)
+        self.check_top_construct_in_module(program)
+        walk(program)
+
+    @classmethod
+    def _checks(cls) -> dict:
+        """check method per model class (None when Puppet's check is a no-op), resolved once per checker class."""
+        table = cls.__dict__.get("_check_table")
+        if table is None:
+            table = {}
+            for t in _T.values():
+                m = None
+                for k in t.__mro__:
+                    name = k.__dict__.get("_name")
+                    if name is not None:
+                        m = getattr(cls, "check_" + name, None)
+                        if m is not None:
+                            break
+                table[t] = m
+            cls._check_table = table
+        return table
+
+    def _walk(self, node):
+        """Pre-order walk below ``node`` (recursive; the fast path)."""
+        checks = self._checks()
+        cont = _CONTAINMENT
+        path = self.path
+
+        def visit(node):
+            path.append(node)
+            for f, is_list in cont[type(node)]:
+                v = getattr(node, f)
+                if v is None:
+                    continue
+                if is_list:
+                    for c in v:
+                        t = type(c)
+                        fn = checks[t]
+                        if fn is not None:
+                            fn(self, c)
+                        if cont[t]:
+                            visit(c)
+                else:
+                    t = type(v)
+                    fn = checks[t]
+                    if fn is not None:
+                        fn(self, v)
+                    if cont[t]:
+                        visit(v)
+            path.pop()
+
+        visit(node)
+
+    def _walk_iteratively(self, root):
         path = self.path
         path.append(root)
         stack = [iter(contents(root))]
@@ -481,19 +543,9 @@ class Checker:
                 stack.append(iter(kids))
 
     def check(self, o):
-        cls = type(o)
-        m = self._check_cache.get(cls)
-        if m is None:
-            m = _noop
-            for k in cls.__mro__:
-                name = k.__dict__.get("_name")
-                if name is not None:
-                    f = getattr(type(self), "check_" + name, None)
-                    if f is not None:
-                        m = f
-                        break
-            self._check_cache[cls] = m
-        m(self, o)
+        fn = self._checks().get(type(o))
+        if fn is not None:
+            fn(self, o)
 
     def container(self, index=-1):
         path = self.path
@@ -971,10 +1023,6 @@ class Checker:
                 self.accept("ILLEGAL_NUMERIC_VAR_NAME", o, name=name)
         elif not _VAR_NAME.fullmatch(name):
             self.accept("ILLEGAL_VAR_NAME", o, name=name)
-
-
-def _noop(self, o):
-    pass
 
 
 def _pattern_with_replacement(o) -> bool:

@@ -1,0 +1,171 @@
+"""`puppet-xpp --validate` (server/cmd_validate.py): files and directories, settings, output formats and exit
+status; diagnostics compared with Puppet's (the oracle's `validate` op and `puppet parser validate`)."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from server import cmd_validate
+
+
+def run(*argv):
+    out = io.StringIO()
+    rc = cmd_validate.run(list(argv), out=out)
+    return rc, out.getvalue()
+
+
+def jrun(*argv):
+    rc, text = run(*argv, "--format", "json")
+    return rc, [json.loads(line) for line in text.splitlines()]
+
+
+def keys(diags, col="column"):
+    return [(d["severity"], d["code"], d["line"], d[col]) for d in diags]
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A small environment: a module with good and bad files, a plan, a template and a site manifest."""
+    files = {
+        "modules/aaa/manifests/init.pp": "class aaa {\n  $x = {a => 1, a => 2}\n  notify { $x: }\n}\n",
+        "modules/aaa/manifests/bad.pp": "class zzz { 1 }\ninclude aaa\n",
+        "modules/aaa/plans/deploy.pp": "plan aaa::deploy() {\n  notify { x: }\n}\n",
+        "modules/aaa/templates/t.epp": "<%| $a, $a |%>\n<%= $a %>\n",
+        "manifests/site.pp": "include aaa\nnode default { }\n",
+    }
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path
+
+
+def test_json_output_equals_puppet_per_file(tree, oracle):
+    mp = str(tree / "modules")
+    manifest = str(tree / "manifests")
+    rc, lines = jrun("--validate", str(tree), "--modulepath", mp, "--manifest", manifest)
+    assert rc == 1
+    files = [x["file"] for x in lines]
+    assert files == sorted(files) and len(files) == 5  # directory walk: sorted, every .pp/.epp
+    for item in lines:
+        f = item["file"]
+        want = oracle.call("validate", file=f, modulepath=[mp], manifest=manifest, tasks="/plans/" in f)
+        assert keys(item["diagnostics"]) == keys(want, "pos"), f
+        assert [d["message"] for d in item["diagnostics"]] == [d["message"] for d in want], f
+    by_file = {os.path.relpath(x["file"], tree): [d["code"] for d in x["diagnostics"]] for x in lines}
+    assert by_file["modules/aaa/manifests/bad.pp"] == [
+        "ILLEGAL_TOP_CONSTRUCT_LOCATION", "ILLEGAL_DEFINITION_LOCATION", "IDEM_NOT_ALLOWED_LAST"]
+    assert by_file["modules/aaa/plans/deploy.pp"] == ["EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING"]
+    assert by_file["modules/aaa/templates/t.epp"] == ["DUPLICATE_PARAMETER"]
+    assert by_file["manifests/site.pp"] == []
+
+
+def test_json_fields(tree, oracle):
+    f = str(tree / "modules/aaa/manifests/init.pp")
+    rc, [item] = jrun(f)
+    assert rc == 0 and item["file"] == f
+    [want] = oracle.call("validate", file=f)
+    assert item["diagnostics"] == [{"severity": want["severity"], "code": want["code"], "message": want["message"],
+                                    "line": want["line"], "column": want["pos"], "offset": want["offset"],
+                                    "length": want["length"]}]
+    assert want["code"] == "DUPLICATE_KEY" and want["severity"] == "warning"
+
+
+def test_files_keep_the_given_order(tree):
+    a = str(tree / "manifests/site.pp")
+    b = str(tree / "modules/aaa/manifests/init.pp")
+    _, lines = jrun(b, a)
+    assert [x["file"] for x in lines] == [b, a]
+
+
+def test_strict_and_tasks_options(tree, oracle):
+    f = str(tree / "modules/aaa/manifests/init.pp")
+    assert jrun(f, "--strict", "error")[0] == 1
+    _, [item] = jrun(f, "--strict", "off")
+    assert item["diagnostics"] == []
+    rc, [item] = jrun(f, "--tasks")
+    want = oracle.call("validate", file=f, tasks=True)
+    assert keys(item["diagnostics"]) == keys(want, "pos")
+    assert "EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING" in [d["code"] for d in item["diagnostics"]] and rc == 1
+
+
+def test_text_output_warnings_first_then_errors(tmp_path):
+    f = tmp_path / "x.pp"
+    f.write_text("class a { 1 }\n$x = {a=>1, a=>2}\nclass b { 2 }\n")
+    rc, text = run(str(f))
+    assert rc == 1
+    msg = ("This Literal Integer has no effect. A Host Class Definition can not end with a value-producing "
+           "expression without other effect")
+    assert text.splitlines() == [
+        f"Warning: The key 'a' is declared more than once (file: {f}, line: 2, column: 14)",
+        f"Error: {msg} (file: {f}, line: 1, column: 11)",
+        f"Error: {msg} (file: {f}, line: 3, column: 11)",
+    ]
+
+
+@pytest.mark.skipif(shutil.which("puppet") is None, reason="puppet not installed")
+def test_text_lines_are_puppet_parser_validate_lines(tmp_path):
+    f = tmp_path / "x.pp"
+    f.write_text("class a { 1 }\n$x = {a=>1, a=>2}\nclass plan { 2 }\n")
+    proc = subprocess.run(["puppet", "parser", "validate", str(f)], capture_output=True, text=True,
+                          env=dict(os.environ, HOME=str(tmp_path)))
+    theirs = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in (proc.stdout + proc.stderr).splitlines()]
+    theirs = [line for line in theirs if line.startswith(("Warning:", "Error:")) and "Giving up" not in line]
+    rc, text = run(str(f))
+    assert (rc != 0) == (proc.returncode != 0)
+    assert text.splitlines() == theirs
+
+
+def test_syntax_errors_are_reported_with_position(tmp_path, oracle):
+    f = tmp_path / "x.pp"
+    f.write_text("$a = 1\n$b = }\n")
+    rc, [item] = jrun(str(f))
+    assert rc == 1
+    want = oracle.request("validate", file=str(f))["result"]
+    first = item["diagnostics"][0]
+    assert (first["severity"], first["code"], first["line"], first["column"]) == keys(want, "pos")[0]
+
+
+def test_only_warnings_exit_zero_and_clean_files_print_nothing(tmp_path):
+    f = tmp_path / "ok.pp"
+    f.write_text("class ok { notify { x: } }\n")
+    assert run(str(f)) == (0, "")
+
+
+def test_missing_file(tmp_path):
+    f = str(tmp_path / "nope.pp")
+    rc, text = run(f)
+    assert rc == 1
+    assert text == f"Error: No such file or directory: {f} (file: {f})\n"
+
+
+def test_epp_file_and_plans_dir_detection(tmp_path, oracle):
+    (tmp_path / "plans").mkdir()
+    plan = tmp_path / "plans" / "p.pp"
+    plan.write_text("plan p() { file { '/x': } }\n")
+    tpl = tmp_path / "t.epp"
+    tpl.write_text("x<% ($a) %>\n")
+    _, lines = jrun(str(tmp_path))
+    got = {x["file"]: keys(x["diagnostics"]) for x in lines}
+    assert got[str(plan)] == keys(oracle.call("validate", file=str(plan), tasks=True), "pos")
+    assert got[str(tpl)] == keys(oracle.call("validate", file=str(tpl)), "pos")
+    assert [c for _, c, _, _ in got[str(tpl)]] == ["ILLEGAL_EPP_PARAMETERS"]
+
+
+def test_no_path_is_a_usage_error():
+    assert run()[0] == 2
+
+
+def test_add_arguments_embeds_in_another_parser(tree):
+    import argparse
+    p = argparse.ArgumentParser()
+    cmd_validate.add_arguments(p)
+    ns = p.parse_args(["--validate", str(tree / "manifests/site.pp"), "--strict", "error"])
+    out = io.StringIO()
+    assert cmd_validate.run_args(ns, out) == 0
