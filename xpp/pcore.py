@@ -47,6 +47,11 @@ from json.encoder import encode_basestring as _json_str
 
 from grammar import ast as _ast
 
+try:
+    import msgpack as _msgpack
+except ImportError:  # pragma: no cover - msgpack is a declared dependency
+    _msgpack = None
+
 __all__ = ["XppError", "XppFormatError", "XppWriteError", "dumps", "loads", "PType", "PObject",
            "IncludedObject", "FORMATS", "ruby_float_repr"]
 
@@ -127,6 +132,11 @@ class PObject:
         self.type_name = type_name
         self.attrs = attrs
         self.init_hash = init_hash
+
+    def __eq__(self, other):
+        return isinstance(other, PObject) and other.type_name == self.type_name and other.attrs == self.attrs
+
+    __hash__ = object.__hash__
 
     def __repr__(self):
         return f"PObject({self.type_name!r}, {self.attrs!r})"
@@ -682,9 +692,40 @@ def _ext_token(code: int, items: list, k: int, end: int, exact: bool):
     return tok, k
 
 
-def _mp_tokens(data) -> list:
+def _mp_tokens_py(data) -> list:
+    """Pure-Python tokenizer (reference implementation; also used when the msgpack module is missing)."""
     toks: list = []
     _mp_prims(data, 0, len(data), toks, False)
+    return toks
+
+
+def _mp_tokens(data) -> list:
+    """Tokens of a msgpack stream, decoded by the msgpack C extension.  Extension payloads are decoded by
+    :func:`_ext_token` (memoized: most extensions are repeated small tabulations).  Primitive tokens that
+    Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
+    if _msgpack is None:
+        return _mp_tokens_py(data)
+    memo: dict = {}
+
+    def ext_hook(code, payload):
+        key = (code, payload)
+        tok = memo.get(key)
+        if tok is None:
+            tok = memo[key] = _mp_ext_token(code, payload, 0, len(payload))
+        return tok
+
+    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(len(data), 1),
+                                 unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
+    try:
+        unpacker.feed(data)
+        toks = list(unpacker)
+        complete = unpacker.tell() == len(data)
+    except XppFormatError:
+        raise
+    except Exception as e:  # the extension's errors: FormatError, StackError, ExtraData, ValueError, ...
+        raise XppFormatError(f"invalid msgpack data: {e}") from None
+    if not complete:
+        raise XppFormatError("truncated msgpack data")
     return toks
 
 
@@ -751,51 +792,57 @@ def _json_tokens(data) -> list:
 # ---------------------------------------------------------------------------------------------------------
 # reader, step 2: tokens -> values (iterative, so nesting depth is not limited by Python's stack)
 
-def _compile_check(tstr: str):
-    """A predicate for a Pcore type string of the AST table."""
+def _check_expr(tstr: str, env: dict) -> str:
+    """A Python expression testing ``x`` against a Pcore type string of the AST table (names it needs are
+    put into ``env``)."""
     tstr = tstr.strip()
-    if tstr == "String":
-        return lambda v: type(v) is str
-    if tstr == "Integer":
-        return lambda v: type(v) is int
-    if tstr == "Float":
-        return lambda v: type(v) is float
-    if tstr == "Boolean":
-        return lambda v: type(v) is bool
+    simple = {"String": "str", "Integer": "int", "Float": "float", "Boolean": "bool"}
+    if tstr in simple:
+        return f"type(x) is {simple[tstr]}"
     if tstr == "Any":
         # Only LiteralRegularExpression.value is typed Any; the parser always puts a Regexp there.
-        return lambda v: type(v) is _REGEXP
+        env["Regexp"] = _REGEXP
+        return "type(x) is Regexp"
     m = re.fullmatch(r"Optional\[(.*)\]", tstr)
     if m:
-        inner = _compile_check(m.group(1))
-        return lambda v: v is None or inner(v)
+        return f"(x is None or {_check_expr(m.group(1), env)})"
     m = re.fullmatch(r"Enum\[(.*)\]", tstr)
     if m:
-        allowed = frozenset(x.strip().strip("'\"") for x in m.group(1).split(","))
-        return lambda v: type(v) is str and v in allowed
+        name = f"E{len(env)}"
+        env[name] = frozenset(v.strip().strip("'\"") for v in m.group(1).split(","))
+        return f"(type(x) is str and x in {name})"
     m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", tstr)
     if m:
-        inner = _compile_check(m.group(1))
+        inner = m.group(1).strip()
         lo = int(m.group(2) or 0)
-        if m.group(1).strip() in _ast.TYPES:
-            cls = _ast.TYPES[m.group(1).strip()]
-            return lambda v: type(v) is list and len(v) >= lo and all(isinstance(x, cls) for x in v)
-        return lambda v: type(v) is list and len(v) >= lo and all(inner(x) for x in v)
-    cls = _ast.TYPES.get(tstr)
-    if cls is None:
+        size = f" and len(x) >= {lo}" if lo else ""
+        if inner in _ast.TYPES:
+            env[inner] = _ast.TYPES[inner]
+            return f"(type(x) is list{size} and all([isinstance(x, {inner}) for x in x]))"
+        return f"(type(x) is list{size} and all([{_check_expr(inner, env)} for x in x]))"
+    if tstr not in _ast.TYPES:
         raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
-    return lambda v: isinstance(v, cls)
+    env[tstr] = _ast.TYPES[tstr]
+    return f"isinstance(x, {tstr})"
 
 
-def _checks_for(info: _NodeInfo):
-    if info.checks is None:
-        types = info.cls._types
-        info.checks = tuple((a, types[a], _compile_check(types[a])) for a in info.wire)
-    return info.checks
+def _compile_checker(info: _NodeInfo):
+    """``check(vals) -> index of the first ill-typed value, or -1`` for one class, generated from
+    ``cls._types`` (type assertions as Puppet's ObjectReader makes them)."""
+    env: dict = {}
+    lines = ["def check(vals):", "    n = len(vals)"]
+    for k, attr in enumerate(info.wire):
+        if k >= info.min:
+            lines.append(f"    if n <= {k}: return -1")
+        lines.append(f"    x = vals[{k}]")
+        lines.append(f"    if not ({_check_expr(info.cls._types[attr], env)}): return {k}")
+    lines.append("    return -1")
+    exec("\n".join(lines), env)
+    return env["check"]
 
 
 for _i in _INFO.values():
-    _checks_for(_i)
+    _i.checks = _compile_checker(_i)
 
 
 def _describe(v) -> str:
@@ -825,9 +872,10 @@ _LOCATOR = _ast.TYPES["Locator"]
 def _finish_node(f: _Frame):
     info = f.info
     vals = f.vals
-    for (attr, tstr, check), v in zip(info.checks, vals):
-        if not check(v):
-            _fail(f"{info.name}[{attr}] has wrong type, expects {tstr}, got {_describe(v)}")
+    k = info.checks(vals)
+    if k >= 0:
+        attr = info.wire[k]
+        _fail(f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, got {_describe(vals[k])}")
     obj = f.obj
     info.cls.__init__(obj, *vals)
     if info.cls is _LOCATOR and obj.line_index is None:
@@ -879,8 +927,15 @@ def _build(toks: list):
             fresh = False
         tt = type(t)
         if tt is not tuple:
-            if tt is str and fresh:
-                wtab.append(t)
+            if tt is str:
+                if fresh:
+                    wtab.append(t)
+            elif tt is int:
+                if t > MAX_INT or t < MIN_INT:
+                    _fail("integer out of 64-bit signed range")
+            elif not (t is None or tt is bool or tt is float):
+                _fail(f"unexpected {tt.__name__} value (Pcore writes arrays and maps as extensions, "
+                      "and no binary values)")
             v = t
         else:
             code = t[0]
