@@ -146,7 +146,7 @@ class PObject:
 # per-class tables derived from grammar.ast
 
 class _NodeInfo:
-    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks")
+    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks", "wchecks")
 
 
 def _node_infos() -> dict:
@@ -282,7 +282,7 @@ class _ObjEnd:
         self.obj = obj
 
 
-def _dumps_msgpack(value) -> bytes:
+def _dumps_msgpack(value, check: bool = True) -> bytes:
     out = bytearray()
     wtab: dict = {}     # writer-level table: value key -> index
     stab: dict = {}     # serializer-level table: id(object) -> index
@@ -315,6 +315,12 @@ def _dumps_msgpack(value) -> bytes:
                 continue
             stab[id(v)] = len(stab)
             vals = info.getter(v)
+            if check:
+                k = info.wchecks(vals)
+                if k >= 0:
+                    attr = info.wire[k]
+                    raise XppWriteError(f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, "
+                                        f"got {_describe(vals[k])}")
             n = len(vals)
             if n > info.min:
                 d = info.defaults
@@ -411,6 +417,10 @@ def _dumps_msgpack(value) -> bytes:
             stab[id(v.obj)] = len(stab)
         elif isinstance(v, _NODE):
             raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
+        elif isinstance(v, str):              # str subclasses (e.g. a lexer token) are written as strings
+            push(str(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            push(int(v) if isinstance(v, int) else float(v))
         else:
             raise XppWriteError(f"cannot serialize a value of type {t.__name__}")
     return bytes(out)
@@ -521,9 +531,11 @@ def _tokens_to_json(toks: list) -> bytes:
         raise XppWriteError(f"string is not valid Unicode, cannot be written as JSON: {e}") from None
 
 
-def dumps(value, fmt: str = "msgpack") -> bytes:
-    """Serialize ``value`` (normally a ``Program``) as Puppet's ``Serializer(type_by_reference: true)`` does."""
-    data = _dumps_msgpack(value)
+def dumps(value, fmt: str = "msgpack", *, check: bool = True) -> bytes:
+    """Serialize ``value`` (normally a ``Program``) as Puppet's ``Serializer(type_by_reference: true)`` does.
+    ``check``: assert every AST attribute value against its Pcore type first (what Puppet's reader will
+    assert), so that an ill-formed AST raises XppWriteError instead of giving a document Puppet rejects."""
+    data = _dumps_msgpack(value, check)
     if fmt == "msgpack":
         return data
     if fmt == "json":
@@ -714,19 +726,29 @@ def _mp_tokens(data) -> list:
             tok = memo[key] = _mp_ext_token(code, payload, 0, len(payload))
         return tok
 
-    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(len(data), 1),
+    # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  A never-used byte
+    # (0xc1) is appended: a complete stream ends with the unpacker failing on it exactly at len(data); a
+    # truncated last value swallows it instead (and the stream then ends without that failure).
+    n = len(data)
+    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=n + 1,
+                                 max_array_len=0, max_map_len=0, max_bin_len=0,
                                  unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
+    toks: list = []
+    app = toks.append
     try:
         unpacker.feed(data)
-        toks = list(unpacker)
-        complete = unpacker.tell() == len(data)
+        unpacker.feed(b"\xc1")
+        for t in unpacker:
+            app(t)
     except XppFormatError:
         raise
-    except Exception as e:  # the extension's errors: FormatError, StackError, ExtraData, ValueError, ...
+    except _msgpack.FormatError as e:
+        if unpacker.tell() == n:
+            return toks
+        raise XppFormatError(f"invalid msgpack data at byte {unpacker.tell()}: {e}") from None
+    except Exception as e:  # the extension's other errors: StackError, ValueError (limits), ...
         raise XppFormatError(f"invalid msgpack data: {e}") from None
-    if not complete:
-        raise XppFormatError("truncated msgpack data")
-    return toks
+    raise XppFormatError("truncated msgpack data")
 
 
 class _ExtNo(int):
@@ -792,12 +814,16 @@ def _json_tokens(data) -> list:
 # ---------------------------------------------------------------------------------------------------------
 # reader, step 2: tokens -> values (iterative, so nesting depth is not limited by Python's stack)
 
-def _check_expr(tstr: str, env: dict) -> str:
+def _check_expr(tstr: str, env: dict, lenient: bool = False) -> str:
     """A Python expression testing ``x`` against a Pcore type string of the AST table (names it needs are
     put into ``env``)."""
     tstr = tstr.strip()
     simple = {"String": "str", "Integer": "int", "Float": "float", "Boolean": "bool"}
     if tstr in simple:
+        if lenient and tstr == "Integer":       # the writer accepts subclasses (it writes them as the base)
+            return "(isinstance(x, int) and type(x) is not bool)"
+        if lenient and tstr != "Boolean":
+            return f"isinstance(x, {simple[tstr]})"
         return f"type(x) is {simple[tstr]}"
     if tstr == "Any":
         # Only LiteralRegularExpression.value is typed Any; the parser always puts a Regexp there.
@@ -805,12 +831,12 @@ def _check_expr(tstr: str, env: dict) -> str:
         return "type(x) is Regexp"
     m = re.fullmatch(r"Optional\[(.*)\]", tstr)
     if m:
-        return f"(x is None or {_check_expr(m.group(1), env)})"
+        return f"(x is None or {_check_expr(m.group(1), env, lenient)})"
     m = re.fullmatch(r"Enum\[(.*)\]", tstr)
     if m:
         name = f"E{len(env)}"
         env[name] = frozenset(v.strip().strip("'\"") for v in m.group(1).split(","))
-        return f"(type(x) is str and x in {name})"
+        return f"({'isinstance(x, str)' if lenient else 'type(x) is str'} and x in {name})"
     m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", tstr)
     if m:
         inner = m.group(1).strip()
@@ -819,23 +845,24 @@ def _check_expr(tstr: str, env: dict) -> str:
         if inner in _ast.TYPES:
             env[inner] = _ast.TYPES[inner]
             return f"(type(x) is list{size} and all([isinstance(x, {inner}) for x in x]))"
-        return f"(type(x) is list{size} and all([{_check_expr(inner, env)} for x in x]))"
+        return f"(type(x) is list{size} and all([{_check_expr(inner, env, lenient)} for x in x]))"
     if tstr not in _ast.TYPES:
         raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
     env[tstr] = _ast.TYPES[tstr]
     return f"isinstance(x, {tstr})"
 
 
-def _compile_checker(info: _NodeInfo):
+def _compile_checker(info: _NodeInfo, lenient: bool = False):
     """``check(vals) -> index of the first ill-typed value, or -1`` for one class, generated from
-    ``cls._types`` (type assertions as Puppet's ObjectReader makes them)."""
+    ``cls._types`` (type assertions as Puppet's ObjectReader makes them).  ``lenient``: the writer's variant,
+    which also admits subclasses of str/int/float."""
     env: dict = {}
     lines = ["def check(vals):", "    n = len(vals)"]
     for k, attr in enumerate(info.wire):
         if k >= info.min:
             lines.append(f"    if n <= {k}: return -1")
         lines.append(f"    x = vals[{k}]")
-        lines.append(f"    if not ({_check_expr(info.cls._types[attr], env)}): return {k}")
+        lines.append(f"    if not ({_check_expr(info.cls._types[attr], env, lenient)}): return {k}")
     lines.append("    return -1")
     exec("\n".join(lines), env)
     return env["check"]
@@ -843,6 +870,7 @@ def _compile_checker(info: _NodeInfo):
 
 for _i in _INFO.values():
     _i.checks = _compile_checker(_i)
+    _i.wchecks = _compile_checker(_i, lenient=True)
 
 
 def _describe(v) -> str:
