@@ -1,0 +1,123 @@
+"""Where an environment's ``.xpp`` files live, and how they are written.
+
+Layout (shared by ``puppet-xpp --compile`` and the language server's write-on-save)::
+
+    <env>/.xpp/modules/<module>/<path inside the module, .pp/.epp -> .xpp>
+
+A file of the environment's own tree that is not inside a module of its module path (its
+``manifests/``, for example) belongs to the reserved module ``environment`` with its path relative
+to the environment directory: ``<env>/manifests/site.pp`` -> ``<env>/.xpp/modules/environment/manifests/site.xpp``.
+
+The file name recorded inside the ``.xpp`` (the Locator's ``file``, the diagnostics' ``file``) is the
+source path relative to the environment directory, with ``/`` separators.
+
+Writing is atomic: a temporary file in the target directory, then ``os.replace``.
+
+    target = xpp_target(env_root, modulepath, src_path)   # -> XppTarget(out_path, recorded_name) | None
+    data = compile_source(text, target.recorded, ...)      # the .xpp bytes
+    write_atomic(target.out_path, data)
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+
+XPP_DIR = ".xpp"
+ENV_MODULE = "environment"
+
+
+@dataclass(frozen=True)
+class XppTarget:
+    out_path: str       # absolute path of the .xpp file
+    recorded: str       # the source path recorded in the .xpp (relative to the environment, '/' separated)
+    module: str         # module name (or 'environment')
+
+
+def _xpp_name(rel: str) -> str:
+    base, ext = os.path.splitext(rel)
+    return base + ".xpp" if ext in (".pp", ".epp") else rel + ".xpp"
+
+
+def xpp_target(env_root: str, modulepath, src: str) -> XppTarget | None:
+    """The .xpp location of source file ``src`` in the environment at ``env_root``.
+
+    None when ``src`` is neither in one of the ``modulepath`` directories nor below ``env_root``."""
+    env_root = os.path.abspath(env_root)
+    src = os.path.abspath(src)
+    out_base = os.path.join(env_root, XPP_DIR, "modules")
+    if src.startswith(os.path.join(env_root, XPP_DIR) + os.sep):
+        return None
+    for d in modulepath or ():
+        prefix = os.path.abspath(d).rstrip(os.sep) + os.sep
+        if src.startswith(prefix):
+            parts = src[len(prefix):].split(os.sep)
+            if len(parts) < 2:
+                continue
+            module, inner = parts[0], os.path.join(*parts[1:])
+            out = os.path.join(out_base, module, _xpp_name(inner))
+            return XppTarget(out, _recorded(env_root, src), module)
+    if src.startswith(env_root + os.sep):
+        rel = os.path.relpath(src, env_root)
+        return XppTarget(os.path.join(out_base, ENV_MODULE, _xpp_name(rel)), _recorded(env_root, src), ENV_MODULE)
+    return None
+
+
+def _recorded(env_root: str, src: str) -> str:
+    rel = os.path.relpath(src, env_root)
+    return rel.replace(os.sep, "/")
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure."""
+    d = os.path.dirname(path) or "."
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def compile_source(text: str, recorded: str, *, abs_path: str | None = None, epp: bool | None = None,
+                   tasks: bool = False, strict: str = "warning", modulepath=(), manifest=None,
+                   fmt: str = "msgpack") -> bytes:
+    """Parse + validate ``text`` and return the .xpp document.
+
+    The program's locator and every diagnostic record ``recorded`` as file name; the module-location
+    rules are evaluated on ``abs_path`` (the real location) against ``modulepath``/``manifest``."""
+    from grammar.parser import parse
+    from grammar.validator import validate
+    from xpp.result import write_xpp
+
+    if epp is None:
+        epp = recorded.endswith(".epp")
+    res = parse(text, recorded, epp=epp, tasks=tasks)
+    diags = list(res.diagnostics)
+    if res.program is not None:
+        vd = validate(res.program, strict=strict, tasks=tasks, file=abs_path or recorded,
+                      modulepath=modulepath, manifest=manifest)
+        diags.extend(vd)
+    return write_program(res.program, diags, res.locator, recorded, fmt=fmt)
+
+
+def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgpack") -> bytes:
+    """The .xpp bytes of an already parsed program (diagnostics re-labelled with ``recorded``)."""
+    from xpp.result import write_xpp
+    ds = []
+    for d in diagnostics:
+        if getattr(d, "file", recorded) != recorded:
+            d = _relabel(d, recorded)
+        ds.append(d)
+    return write_xpp(program, ds, fmt, locator=locator)
+
+
+def _relabel(d, recorded):
+    import dataclasses
+    return dataclasses.replace(d, file=recorded)
