@@ -1,0 +1,719 @@
+"""The Puppet 7 lexer (a reimplementation of the behaviour of Puppet's Lexer2, EPP lexer included).
+
+    lx = Lexer(text, epp=False, tasks=False)
+    lx.tokens()       # list[lark.Token] for the whole text
+    lx.diagnostics    # warnings + at most one hard error (grammar.issues.Diagnostic)
+    lx.error          # the hard error or None; the token list ends where it happened
+
+Token types and values are Puppet's (language.md §1.4); ``start_pos``/``end_pos`` are UTF-8 byte
+offsets into the source.  Tokens of a heredoc's text carry global offsets computed the way Puppet's
+SubLocator maps its nodes (margins included), so that a parser positioning
+
+* a LiteralString at its STRING token,
+* a ConcatenatedString from its DQPRE's start to its DQPOST's ``concat_end_pos`` (see
+  :func:`concat_end`; equal to ``end_pos`` except in the heredoc case below),
+* each string segment at its DQPRE/DQMID/DQPOST token,
+
+reproduces Puppet's model positions.  Puppet maps a node that starts at the first character of a
+heredoc's text differently from all others (its end loses the first line's margin); a
+ConcatenatedString starts there but shares its end with the last segment, so that one DQPOST
+carries the ConcatenatedString's end separately (a :class:`DQPostToken`).
+
+Decisions where Puppet crashes instead of reporting an issue (each is a deliberate choice):
+
+* ``::`` at the end of the input: ILLEGAL_FULLY_QUALIFIED_NAME after the ``::``.
+* ``\\u{D800}`` (a surrogate) or ``\\u{110000}``: hard ILLEGAL_UNICODE_ESCAPE at the end of the string part.
+* a float literal that overflows (``1e400``): INVALID_DECIMAL_NUMBER at the number.
+* ``"${true}"``: a VARIABLE token named ``true`` (Puppet makes a variable whose name is a Ruby boolean).
+* any lexer error or warning inside a heredoc's text (Puppet's SubLocator cannot compute a
+  column and raises NoMethodError): the issue is reported at the mapped global offset.
+* an interpolating heredoc with the ``$`` escape whose text ends in an odd number of backslashes
+  (Puppet: NoMethodError): the rest of the text is literal text.
+* deeper than MAX_DEPTH nested interpolations/heredocs: PARSE_TOO_DEEP (Puppet has no limit).
+"""
+from __future__ import annotations
+
+import re
+
+from lark import Token
+
+from grammar.issues import Diagnostic
+from grammar.lexer_text import (
+    BLANKS, DQ_ESCAPES, LISTSTART_PREV, WS_CHARS, WS_RE, ByteMap, LexFail, SubLocator,
+    bad_number, encode, epp_text, find_all_end, find_dq_end, find_sq_end, find_uq_end,
+    find_uqne_end, followed_by, format_quote, heredoc_body, heredoc_spec, number_issue,
+    unescape, unescape_sq, utf8_len,
+)
+
+__all__ = ["Lexer", "DQPostToken", "concat_end", "KEYWORDS", "MAX_DEPTH"]
+
+MAX_DEPTH = 100
+
+_new = getattr(Token, "_future_new", None)
+if _new is None:  # pragma: no cover - older/newer lark without the fast constructor
+    def _new(type, value, start_pos, line, column, end_line, end_column, end_pos):  # noqa: A002
+        return Token(type, value, start_pos=start_pos, end_pos=end_pos)
+
+
+class DQPostToken(Token):
+    """A DQPOST whose ConcatenatedString ends elsewhere than the token (heredoc with a margin)."""
+    __slots__ = ("concat_end_pos",)
+
+
+def concat_end(dqpost: Token) -> int:
+    """Where the ConcatenatedString that this DQPOST closes ends (byte offset)."""
+    return getattr(dqpost, "concat_end_pos", dqpost.end_pos)
+
+
+def _dqpost(value, start, end, concat_end_pos):
+    t = str.__new__(DQPostToken, value)
+    t.type = "DQPOST"
+    t.value = value
+    t.start_pos = start
+    t.end_pos = end
+    t.line = t.column = t.end_line = t.end_column = None
+    t.concat_end_pos = concat_end_pos
+    return t
+
+
+KEYWORDS = {
+    "case": "CASE", "class": "CLASS", "default": "DEFAULT", "define": "DEFINE", "if": "IF",
+    "elsif": "ELSIF", "else": "ELSE", "inherits": "INHERITS", "node": "NODE", "and": "AND",
+    "or": "OR", "undef": "UNDEF", "false": "BOOLEAN", "true": "BOOLEAN", "in": "IN",
+    "unless": "UNLESS", "function": "FUNCTION", "type": "TYPE", "attr": "ATTR", "private": "PRIVATE",
+}
+_TASK_KEYWORDS = {"plan": "PLAN", "apply": "APPLY"}
+# token types that "${x}" turns into a variable (Puppet: NUMBER NAME WORD and the keyword tokens,
+# but not PLAN/APPLY)
+_TO_VARIABLE = frozenset(["NUMBER", "NAME", "WORD"] + list(set(KEYWORDS.values())))
+# after these a '/' is division, otherwise it may start a regex
+_NO_REGEX = frozenset(["RPAREN", "RBRACK", "RRCOLLECT", "RCOLLECT", "NAME", "CLASSREF", "NUMBER",
+                       "STRING", "BOOLEAN", "DQPRE", "DQMID", "DQPOST", "HEREDOC", "REGEX",
+                       "VARIABLE", "WORD"])
+
+_OPS = {
+    "<<|": "LLCOLLECT", "|>>": "RRCOLLECT", "==": "ISEQUAL", "=>": "FARROW", "=~": "MATCH",
+    "+=": "APPENDS", "+>": "PARROW", "->": "IN_EDGE", "-=": "DELETES", "!=": "NOTEQUAL",
+    "!~": "NOMATCH", "~>": "IN_EDGE_SUB", "<<": "LSHIFT", "<=": "LESSEQUAL", "<|": "LCOLLECT",
+    "<-": "OUT_EDGE", "<~": "OUT_EDGE_SUB", ">>": "RSHIFT", ">=": "GREATEREQUAL", "|>": "RCOLLECT",
+    "@@": "ATAT", "=": "EQUALS", "+": "PLUS", "-": "MINUS", "!": "NOT", "~": "TILDE",
+    "<": "LESSTHAN", ">": "GREATERTHAN", "|": "PIPE", "%": "MODULO", ":": "COLON", ".": "DOT",
+    ",": "COMMA", ";": "SEMIC", "?": "QMARK", "*": "TIMES", "]": "RBRACK", ")": "RPAREN", "@": "AT",
+}
+
+_W = "[A-Za-z0-9_]"
+_SEG = "[a-z_](?:[A-Za-z0-9_-]*" + _W + ")?"
+_CREF = "[A-Z]" + _W + "*(?:::[A-Z]" + _W + "*)*"
+# token alternatives, in order; group numbers are 2.. (group 1 is the skipped prefix)
+_ALTS = [
+    ("EPPEND", None),  # filled per mode
+    ("WORD", _SEG + "(?:::" + _SEG + ")*"),
+    ("OP", r"<<\||\|>>|==|=>|=~|\+=|\+>|->|-=|!=|!~|~>|<<|<=|<\||<-|<~|>>|>=|\|>|@@|@(?!\()|:(?!:)"
+           r"|[=+\-!~<>|%.,;?*\])]"),
+    ("VAR", r"\$(?:(?:::)?(?:" + _W + "+::)*" + _W + "+)?"),
+    ("LBRACE", r"\{"),
+    ("RBRACE", r"\}"),
+    ("LBRACK", r"\["),
+    ("LPAREN", r"\("),
+    ("CLASSREF", _CREF),
+    ("NUMBER", r"(?:0[xX][0-9A-Fa-f]+|0?[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?)\b"),  # Unicode \b, as Ruby's
+    ("SQ", r"'(?:[^'\\]|\\[\s\S])*'"),
+    ("DQ", r'"(?:[^"\\$]+"|"(?![\\"$]))'),
+    ("CCLASSREF", "::" + _CREF),
+    ("CWORD", "::" + _SEG + "(?:::" + _SEG + ")*"),
+    ("SLASH", "/"),
+    ("HEREDOC", r"@\("),
+    ("NL", r"\n"),
+    ("ANY", r"[\s\S]"),
+    ("END", r"\Z"),
+]
+_G = {name: i + 2 for i, (name, _) in enumerate(_ALTS)}
+G_EPPEND, G_WORD, G_OP, G_VAR = _G["EPPEND"], _G["WORD"], _G["OP"], _G["VAR"]
+G_LBRACE, G_RBRACE, G_LBRACK, G_LPAREN = _G["LBRACE"], _G["RBRACE"], _G["LBRACK"], _G["LPAREN"]
+G_CLASSREF, G_NUMBER, G_SQ, G_DQ = _G["CLASSREF"], _G["NUMBER"], _G["SQ"], _G["DQ"]
+G_CCLASSREF, G_CWORD, G_SLASH, G_HEREDOC = _G["CCLASSREF"], _G["CWORD"], _G["SLASH"], _G["HEREDOC"]
+G_NL, G_ANY, G_END = _G["NL"], _G["ANY"], _G["END"]
+
+
+def _master(epp: bool, careful: bool):
+    # Skipped between tokens: whitespace, comments.  'careful' (a heredoc waits for the end of the
+    # line) leaves newlines to the NL alternative.
+    ws = r"[ \t\r]+" if careful else r"[ \t\r\n]+"
+    prefix = "((?:" + ws + r"|#[^\n]*|/\*[\s\S]*?\*/)*)"
+    alts = []
+    for name, rx in _ALTS:
+        if name == "EPPEND":
+            rx = "-?%>" if epp else "(?!)"
+        alts.append("(" + rx + ")")
+    return re.compile(prefix + "(?:" + "|".join(alts) + ")")
+
+
+_MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
+_VARNAME = re.compile(r"(?:::)?(?:" + _W + "+::)*" + _W + "+")
+_BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
+_WS_STR = BLANKS + "\r"
+
+
+class _Engine:
+    """Lexes one text (the source, or a heredoc's processed text) into self.toks.
+
+    Positions are character indices into self.text while lexing; tokens in ranges listed in
+    self.preconv (heredoc text tokens, bytes of multi-byte OTHER characters) already hold byte
+    offsets of this text.  finish() turns everything into byte offsets."""
+
+    def __init__(self, text: str, epp: bool, kw: dict, diags: list, depth: int = 0,
+                 parent: "_Engine | None" = None, loc: SubLocator | None = None):
+        self.text = text
+        self.epp = epp
+        self.kw = kw
+        self.diags = diags
+        self.depth = depth
+        self.parent = parent
+        self.loc = loc
+        self.toks: list = []
+        self.preconv: list = []
+        self.ov = None       # (len(toks), type): Puppet's "after" token when it is not toks[-1]
+        self.jump = None     # where the next newline jumps to (after heredoc bodies)
+        self.bmap = None if text.isascii() else ByteMap(text)
+        self.epp_mode = None
+        self.epp_open = False
+        self.fast = _MASTERS[(epp, False)].finditer
+        self.careful = _MASTERS[(epp, True)].finditer
+
+    # -- positions -----------------------------------------------------------------------------
+    def to_byte(self, c: int) -> int:
+        return c if self.bmap is None else self.bmap(c)
+
+    def global_byte(self, b: int) -> int:
+        """byte offset in this text -> byte offset in the source"""
+        e = self
+        while e.loc is not None:
+            b = e.loc.point(b)
+            e = e.parent
+        return b
+
+    def warn(self, code: str, args: dict, pos: int):
+        self.diags.append(Diagnostic.make(code, self.global_byte(self.to_byte(pos)), 0, args))
+
+    def after(self):
+        ov = self.ov
+        toks = self.toks
+        if ov is not None and ov[0] == len(toks):
+            return ov[1]
+        return toks[-1].type if toks else None
+
+    def finish(self):
+        """char indices -> byte offsets (no-op for ASCII text)"""
+        bmap = self.bmap
+        if bmap is None:
+            return
+        toks = self.toks
+        skip = iter(sorted(self.preconv) + [(len(toks), len(toks))])
+        s0, s1 = next(skip)
+        i = 0
+        n = len(toks)
+        while i < n:
+            if i == s0:
+                i = s1
+                s0, s1 = next(skip)
+                continue
+            t = toks[i]
+            t.start_pos = bmap(t.start_pos)
+            t.end_pos = bmap(t.end_pos)
+            i += 1
+
+    # -- entry points --------------------------------------------------------------------------
+    def run(self, fn, *args):
+        try:
+            fn(*args)
+        except LexFail as f:
+            if not getattr(f, "is_byte", False):
+                if f.pos is not None:
+                    f.pos = self.global_byte(self.to_byte(f.pos))
+                f.is_byte = True
+            raise
+
+    def lex_source(self):
+        if self.epp:
+            self.epp_mode = "text"
+            self.toks.append(_new("EPP_START", "", 0, None, None, None, None, 0))
+            pos = self.epp_text(0, False)
+            self.code(pos, False)
+            if self.epp_open:
+                raise LexFail("EPP_UNBALANCED_TAG", len(self.text))
+        else:
+            self.code(0, False)
+
+    # -- the main loop ---------------------------------------------------------------------------
+    def code(self, pos: int, interp: bool):
+        """Lex code from pos.  interp: stop at the '}' that closes a '${' (not emitted).
+        Returns (position after it or end of text, whether it was found)."""
+        text = self.text
+        toks = self.toks
+        append = toks.append
+        new = _new
+        kw = self.kw
+        ops = _OPS
+        depth = 0
+        nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
+        while True:
+            m = nxt()
+            g = m.lastindex
+            p = m.end(1)
+            e = m.end()
+            if g == G_WORD:
+                v = text[p:e]
+                t = kw.get(v)
+                if t is None:
+                    t = "WORD" if ("-" in v or v[0] == "_" or "::_" in v) else "NAME"
+                append(new(t, v, p, None, None, None, None, e))
+            elif g == G_OP:
+                v = text[p:e]
+                append(new(ops[v], v, p, None, None, None, None, e))
+            elif g == G_VAR:
+                append(new("VARIABLE", text[p + 1:e], p, None, None, None, None, e))
+            elif g == G_LPAREN:
+                k = text.rfind("\n", 0, p) + 1
+                t = "WSLPAREN" if (k == p or not text[k:p].strip(_WS_STR)) else "LPAREN"
+                append(new(t, "(", p, None, None, None, None, e))
+            elif g == G_LBRACE:
+                append(new("SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, None, None, None, None, e))
+                depth += 1
+            elif g == G_RBRACE:
+                if interp:
+                    depth -= 1
+                    if depth < 0:
+                        return e, True
+                append(new("RBRACE", "}", p, None, None, None, None, e))
+            elif g == G_LBRACK:
+                t = "LISTSTART" if (p == 0 or text[p - 1] in LISTSTART_PREV) else "LBRACK"
+                append(new(t, "[", p, None, None, None, None, e))
+            elif g == G_NUMBER:
+                v = text[p:e]
+                if not (v.isdigit() and (v[0] != "0" or e - p == 1)):
+                    code = number_issue(v)
+                    if code:
+                        raise LexFail(code, p, {"value": v})
+                append(new("NUMBER", v, p, None, None, None, None, e))
+            elif g == G_SQ:
+                if e - p == 2 and text[e:e + 1] in ("'", "\\"):
+                    pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
+                    nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
+                    continue
+                append(new("STRING", unescape_sq(text[p + 1:e - 1]), p, None, None, None, None, e))
+            elif g == G_DQ:
+                append(new("STRING", text[p + 1:e - 1], p, None, None, None, None, e))
+            elif g == G_CLASSREF:
+                if text.startswith("::", e):
+                    raise LexFail("ILLEGAL_CLASS_REFERENCE", e + 1)
+                append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
+            elif g == G_END:
+                return e, False
+            else:
+                # the less frequent cases; each returns the position to continue at
+                if g == G_ANY:
+                    pos = self.other(p)
+                elif g == G_CWORD:
+                    v = text[p:e]
+                    t = "WORD" if ("-" in v or "::_" in v) else "NAME"
+                    append(new(t, v, p, None, None, None, None, e))
+                    continue
+                elif g == G_CCLASSREF:
+                    if text.startswith("::", e):
+                        # Puppet: 3 past the reference (a RangeError when that is past the end)
+                        raise LexFail("ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE", min(e + 3, len(text)))
+                    append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
+                    continue
+                elif g == G_SLASH:
+                    pos = self.slash(p)
+                    if pos == p + 1:
+                        continue  # DIV: the iterator is still in step
+                elif g == G_HEREDOC:
+                    pos = self.heredoc(p)
+                elif g == G_NL:
+                    pos = self.jump
+                    self.jump = None
+                elif g == G_EPPEND:
+                    if self.epp_mode == "expr":
+                        append(new("EPP_END_TRIM" if e - p == 3 else "EPP_END", text[p:e], p,
+                                   None, None, None, None, e))
+                    if e - p == 2:
+                        self.epp_mode = "text"
+                    pos = self.epp_text(e, e - p == 3)
+                else:  # pragma: no cover
+                    raise AssertionError(g)
+                nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
+
+    # -- less frequent tokens ----------------------------------------------------------------------
+    def other(self, p: int) -> int:
+        text = self.text
+        c = text[p]
+        if c in WS_CHARS:
+            return WS_RE.match(text, p).end()
+        if "0" <= c <= "9":
+            raise bad_number(text, p)
+        if c == ":":  # '::' not followed by a name
+            raise LexFail("ILLEGAL_FULLY_QUALIFIED_NAME", p + 2)
+        if c == "'":
+            return self.sq(p)
+        if c == '"':
+            return self.dq(p)
+        # anything else: one OTHER token per byte, with an empty value (as Puppet)
+        n = utf8_len(c)
+        toks = self.toks
+        if n == 1:
+            toks.append(_new("OTHER", "", p, None, None, None, None, p + 1))
+        else:
+            b = self.to_byte(p)
+            i0 = len(toks)
+            for k in range(n):
+                toks.append(_new("OTHER", "", b + k, None, None, None, None, b + k + 1))
+            self.preconv.append((i0, len(toks)))
+        return p + 1
+
+    def sq(self, p: int) -> int:
+        text = self.text
+        r = find_sq_end(text, p + 1)
+        if r is None:
+            raise LexFail("UNCLOSED_QUOTE", p + 1,
+                          {"after": "\"'\"", "followed_by": followed_by(text, p + 1)})
+        end = r[0]
+        self.toks.append(_new("STRING", unescape_sq(text[p + 1:end])[:-1], p, None, None, None, None, end))
+        return end
+
+    def slash(self, p: int) -> int:
+        text = self.text
+        if text.startswith("/*", p):
+            raise LexFail("UNCLOSED_MLCOMMENT", p)
+        if self.after() not in _NO_REGEX:
+            q = text.find("/", p + 1)
+            while q >= 0:
+                k = q
+                while k > p + 1 and text[k - 1] == "\\":
+                    k -= 1
+                if not (q - k) & 1:
+                    self.toks.append(_new("REGEX", text[p + 1:q].replace("\\/", "/"), p,
+                                          None, None, None, None, q + 1))
+                    return q + 1
+                q = text.find("/", q + 1)
+        self.toks.append(_new("DIV", "/", p, None, None, None, None, p + 1))
+        return p + 1
+
+    # -- strings -------------------------------------------------------------------------------
+    def segment(self, q: int, end: int, term: str, escapes, warn_unknown: bool) -> str:
+        raw = self.text[q:end]
+        if "\\" in raw and escapes:
+            warnings = []
+            try:
+                raw = unescape(raw, escapes, warn_unknown, warnings)
+            except LexFail as f:
+                f.pos = end
+                raise
+            for code, args in warnings:
+                self.warn(code, args, end)
+        return raw[:len(raw) - len(term)] if term else raw
+
+    def dq(self, p: int) -> int:
+        return self.interpolated(p, p + 1, find_dq_end, DQ_ESCAPES, True, '"')
+
+    def interpolated(self, before: int, q: int, finder, escapes, warn_unknown, last):
+        """A double-quoted string (q after the opening quote) or a heredoc text (q == 0)."""
+        text = self.text
+        toks = self.toks
+        append = toks.append
+        str_after = self.after()
+        acc = ""
+        first = True
+        while True:
+            r = finder(text, q)
+            if r is None:
+                if finder is find_dq_end:
+                    raise LexFail("UNCLOSED_QUOTE", q, {"after": format_quote(self.matched(last)),
+                                                        "followed_by": followed_by(text, q)})
+                r = (len(text), "")  # Puppet crashes here (see module doc)
+            end, term = r
+            acc += self.segment(q, end, term, escapes, warn_unknown)
+            if term == '"' or term == "":
+                if first:
+                    append(_new("STRING", acc, before, None, None, None, None, end))
+                else:
+                    append(_new("DQPOST", acc, before, None, None, None, None, end))
+                    if self.depth > 0 and finder is find_dq_end:
+                        self.ov = (len(toks), str_after)
+                return end
+            if term == "${":
+                append(_new("DQPRE" if first else "DQMID", acc, before, None, None, None, None, end))
+                first = False
+                pos, closed, last = self.interpolation(end, str_after)
+                if closed:
+                    str_after = "RBRACE"
+                before = q = pos
+                acc = ""
+                continue
+            m = _VARNAME.match(text, end)
+            if m is not None:
+                append(_new("DQPRE" if first else "DQMID", acc, before, None, None, None, None, end - 1))
+                append(_new("VARIABLE", m.group(), end - 1, None, None, None, None, m.end()))
+                first = False
+                last = m.group()
+                before = q = m.end()
+                acc = ""
+                continue
+            acc += "$"  # a '$' that starts no variable is text
+            last = None
+            q = end
+
+    def interpolation(self, pos: int, str_after):
+        """Lex a '${ ... }' expression from pos (after the '${')."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise LexFail("PARSE_TOO_DEEP", pos, {"limit": MAX_DEPTH})
+        toks = self.toks
+        n0 = len(toks)
+        self.ov = (n0, str_after)
+        end, closed = self.code(pos, True)
+        self.depth -= 1
+        n1 = len(toks)
+        if closed:
+            q = n1 - n0
+            i = -1
+            if q == 1:
+                i = n0
+            elif q > 1 and toks[n0 + 1].type in ("DOT", "LBRACK"):
+                i = n0
+            if i >= 0:
+                t = toks[i]
+                if t.type in _TO_VARIABLE:
+                    toks[i] = _new("VARIABLE", t.value, t.start_pos, None, None, None, None, t.end_pos)
+        return end, closed, (n0, n1, pos, end - 1 if closed else end)
+
+    # Puppet's UNCLOSED_QUOTE names the text of the scanner's last match ("after 'x'").  After an
+    # interpolation that is whatever the last scan inside it matched; reconstructed here.
+    def matched(self, last):
+        if not isinstance(last, tuple):
+            return last
+        n0, n1, start, close = last
+        text = self.text
+        toks = self.toks
+        pre = dict(self.preconv)
+        m = _BLANK_RUN.match(text, start)
+        matched = m.group() if m else None
+        cur = m.end() if m else start
+        i = n0
+        while i < n1:
+            if i in pre:
+                i = pre[i]
+                continue
+            t = toks[i]
+            typ = t.type
+            if t.start_pos < cur:
+                i += 1
+                continue
+            matched = self.gap(cur, t.start_pos, matched)
+            cur = t.end_pos
+            if typ == "HEREDOC":
+                matched = "\n"
+            elif typ == "DQPRE":
+                nest = 0
+                j = i
+                while j < n1:
+                    tt = toks[j].type
+                    if tt == "DQPRE":
+                        nest += 1
+                    elif tt == "DQPOST":
+                        nest -= 1
+                        if nest == 0:
+                            break
+                    j += 1
+                if j >= n1:
+                    return None
+                t = toks[j]
+                cur = t.end_pos
+                matched = self.quote_match(t.start_pos, t.end_pos)
+                i = j
+            elif typ == "STRING":
+                matched = self.quote_match(t.start_pos + 1, t.end_pos)
+            elif typ == "REGEX":
+                raw = text[t.start_pos:t.end_pos]
+                matched = "/" if "/" in raw[1:-1] else raw
+            elif typ == "VARIABLE":
+                raw = text[t.start_pos:t.end_pos]
+                matched = raw if raw != "$" else None
+            elif typ in _TO_VARIABLE or typ == "CLASSREF":
+                matched = text[t.start_pos:t.end_pos]
+            elif typ == "OTHER":
+                matched = None
+            elif typ == "DIV":
+                prev = toks[i - 1].type if i > n0 else None
+                if prev not in _NO_REGEX:
+                    matched = None
+            i += 1
+        return self.gap(cur, close, matched)
+
+    def gap(self, a: int, b: int, matched):
+        text = self.text
+        i = a
+        while i < b:
+            c = text[i]
+            if c == "\n" or text.startswith("/*", i):
+                if c == "\n":
+                    i += 1
+                else:
+                    j = text.find("*/", i + 2)
+                    i = b if j < 0 else j + 2
+                m = _BLANK_RUN.match(text, i)
+                matched = m.group() if m else None
+                if m:
+                    i = m.end()
+            elif c in WS_CHARS:
+                i = WS_RE.match(text, i).end()
+                matched = None
+            elif c == "#":
+                j = text.find("\n", i)
+                i = b if j < 0 else j
+                matched = None
+            else:
+                break
+        return matched
+
+    def quote_match(self, s0: int, end: int) -> str:
+        text = self.text
+        j = end - 1
+        while j > s0 and text[j - 1] == "\\":
+            j -= 1
+        return text[j - 1 if j > s0 else s0:end]
+
+    # -- heredoc -------------------------------------------------------------------------------
+    def heredoc(self, p: int) -> int:
+        text = self.text
+        spec = heredoc_spec(text, p)
+        prev_after = self.after()
+        toks = self.toks
+        toks.append(_new("HEREDOC", spec.syntax, p, None, None, None, None, spec.end))
+        if self.jump is not None:
+            start = self.jump
+        else:
+            nl = text.find("\n", spec.end)
+            if nl < 0:
+                raise LexFail("HEREDOC_WITHOUT_TEXT", spec.end)
+            start = nl + 1
+        res = heredoc_body(text, start, spec.tag)
+        if res is None:
+            raise LexFail("HEREDOC_WITHOUT_END_TAGGED_LINE", start)
+        body, margins, resume, has_margin = res
+        self.jump = resume
+        if self.depth + 1 > MAX_DEPTH:
+            raise LexFail("PARSE_TOO_DEEP", p, {"limit": MAX_DEPTH})
+        loc = SubLocator(encode(body), self.to_byte(start), has_margin, margins)
+        sub = _Engine(body, False, self.kw, self.diags, self.depth + 1, self, loc)
+        if not spec.interpolate:
+            finder = find_all_end
+        elif "$" in spec.escapes:
+            finder = find_uq_end
+        else:
+            finder = find_uqne_end
+        sub.run(sub.interpolated, 0, 0, finder, spec.escapes, False, None)
+        sub.finish()
+        # map the text's tokens into this text's byte offsets
+        span = loc.span
+        point = loc.point
+        stoks = sub.toks
+        last = len(stoks) - 1
+        i0 = len(toks)
+        for i, t in enumerate(stoks):
+            s, e = span(t.start_pos, t.end_pos)
+            if i == last and t.type == "DQPOST":
+                ce = span(0, t.end_pos)[1]
+            elif type(t) is DQPostToken:
+                ce = point(t.concat_end_pos)
+            else:
+                ce = None
+            if ce is not None and type(t) is not DQPostToken and ce != e:
+                t = _dqpost(t.value, s, e, ce)
+            else:
+                t.start_pos = s
+                t.end_pos = e
+                if ce is not None and type(t) is DQPostToken:
+                    t.concat_end_pos = ce
+            toks.append(t)
+        self.preconv.append((i0, len(toks)))
+        if self.depth > 0:
+            self.ov = (len(toks), prev_after)
+        return spec.end
+
+    # -- EPP -------------------------------------------------------------------------------------
+    def epp_text(self, pos: int, trim: bool) -> int:
+        s, mode, end, issue = epp_text(self.text, pos, trim)
+        append = self.toks.append
+        if mode == "error":
+            raise LexFail(issue, end)
+        if mode == "text":
+            if s is not None:
+                append(_new("RENDER_STRING", s, pos, None, None, None, None, end))
+            self.epp_open = False
+            return end
+        if s:
+            append(_new("RENDER_STRING", s, pos, None, None, None, None, end))
+        if mode == "expr":
+            append(_new("RENDER_EXPR", "", pos, None, None, None, None, pos))
+        self.epp_mode = mode
+        self.epp_open = True
+        return end
+
+
+# Byte order marks Puppet rejects: (name, byte pattern (None = any byte), bytes shown)
+_BOMS = [
+    ("UTF-32", (0x00, 0x00, 0xFE, 0xFF), 4), ("UTF-32", (0xFF, 0xFE, 0x00, 0x00), 4),
+    ("GB-18030", (0x84, 0x31, 0x95, 0x33), 4), ("UTF-EBCDIC", (0xDD, 0x73, 0x66, 0x73), 4),
+    ("SCSU", (0x0E, 0xFE, 0xFF, None), 3), ("UTF-8", (0xEF, 0xBB, 0xBF, None), 3),
+    ("UTF-1", (0xF7, 0x64, 0x4C, None), 3), ("BOCU", (0xFB, 0xEE, 0x28, None), 3),
+    ("UTF-16", (0xFE, 0xFF, None, None), 2), ("UTF-16", (0xFF, 0xFE, None, None), 2),
+]
+
+
+def _bom(text: str):
+    head = list(encode(text[:4])[:4])
+    head += [-1] * (4 - len(head))
+    for name, pattern, size in _BOMS:
+        if all(b is None or b == h for b, h in zip(pattern, head)):
+            return name, "[" + " ".join("%X" % b for b in head[:size]) + "]"
+    return None
+
+
+class Lexer:
+    """Puppet 7 lexer.  See the module documentation."""
+
+    def __init__(self, text: str, *, epp: bool = False, tasks: bool = False):
+        self.text = text
+        self.epp = epp
+        self.tasks = tasks
+        self.diagnostics: list[Diagnostic] = []
+        self.error: Diagnostic | None = None
+        self._tokens: list | None = None
+
+    def tokens(self) -> list:
+        if self._tokens is None:
+            self._tokens = self._lex()
+        return self._tokens
+
+    def _lex(self) -> list:
+        text = self.text
+        bom = _bom(text)
+        if bom is not None:
+            self._fail(Diagnostic.make("ILLEGAL_BOM", None, 0, {"format_name": bom[0], "bytes": bom[1],
+                                                                "format": bom[0], "bom": bom[1]}))
+            return []
+        kw = dict(KEYWORDS, **_TASK_KEYWORDS) if self.tasks else KEYWORDS
+        eng = _Engine(text, self.epp, kw, self.diagnostics)
+        try:
+            eng.run(eng.lex_source)
+        except LexFail as f:
+            self._fail(Diagnostic.make(f.code, f.pos, 0, f.iargs))
+        except RecursionError:  # pragma: no cover - MAX_DEPTH keeps well below the limit
+            self._fail(Diagnostic.make("PARSE_TOO_DEEP", len(encode(text)), 0, {"limit": MAX_DEPTH}))
+        eng.finish()
+        return eng.toks
+
+    def _fail(self, diag: Diagnostic):
+        self.error = diag
+        self.diagnostics.append(diag)
