@@ -124,7 +124,7 @@ _CONTAINMENT = {cls: _containment(cls) for cls in _T.values()}
 def contents(node) -> list:
     """The directly contained nodes of ``node`` in Puppet's order (``_pcore_contents``)."""
     out = []
-    for f, is_list in _CONTAINMENT[type(node)]:
+    for f, is_list in _CONTAINMENT.get(type(node), ()):
         v = getattr(node, f)
         if v is None:
             continue
