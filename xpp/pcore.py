@@ -146,7 +146,7 @@ class PObject:
 # per-class tables derived from grammar.ast
 
 class _NodeInfo:
-    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks", "wchecks")
+    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks", "wchecks", "positioned")
 
 
 def _node_infos() -> dict:
@@ -162,7 +162,8 @@ def _node_infos() -> dict:
         i.defaults = tuple(cls._defaults.get(a, _ast.REQ) for a in i.wire)
         i.min = cls._min
         i.max = len(i.wire)
-        i.checks = None  # compiled lazily (needs all classes)
+        i.checks = None  # compiled below
+        i.positioned = i.wire[:3] == ("locator", "offset", "length")
         infos[cls] = i
     return infos
 
@@ -243,24 +244,26 @@ def _mp_ext(code: int, payload: bytes) -> bytes:
 
 
 class _ExtIntCache:
-    """Encoded extensions whose payload is one non-negative int (tabulations, array/map starts)."""
-    __slots__ = ("code", "items")
+    """Encoded extensions whose payload is one non-negative int (tabulations, array/map starts).  The
+    cache only ever maps i to the same bytes, so concurrent writers can share it."""
+    __slots__ = ("code", "small", "big")
 
     def __init__(self, code):
         self.code = code
-        self.items = [_mp_ext(code, _mp_uint_body(i)) for i in range(256)]
+        self.small = tuple(_mp_ext(code, _mp_uint_body(i)) for i in range(256))
+        self.big: dict = {}
 
     def get(self, i: int) -> bytes:
-        items = self.items
-        if i < len(items):
-            return items[i]
-        if i > MAX_INT:
-            raise XppWriteError("Integer out of bounds")
-        if i < 65536:
-            while len(items) <= i:
-                items.append(_mp_ext(self.code, _mp_uint_body(len(items))))
-            return items[i]
-        return _mp_ext(self.code, _mp_uint_body(i))
+        if i < 256:
+            return self.small[i]
+        b = self.big.get(i)
+        if b is None:
+            if i > MAX_INT:
+                raise XppWriteError("Integer out of bounds")
+            b = _mp_ext(self.code, _mp_uint_body(i))
+            if i < 65536:
+                self.big[i] = b
+        return b
 
 
 _X_INNER = _ExtIntCache(INNER_TABULATION)
@@ -296,16 +299,12 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
     tab_get = _X_TAB.get
     array_get = _X_ARRAY.get
     info_of = _INFO.get
+    mrows: dict = {}    # per class: encoded INNER_TABULATION of its marker, by attribute count
     while stack:
         v = pop()
         t = type(v)
-        if t is str:
-            k = wtab.get(v)
-            if k is None:
-                wtab[v] = len(wtab)
-                out += _mp_str(v)
-            else:
-                out += inner_get(k)
+        if t is int:
+            out += small[v] if 0 <= v < 4096 else _mp_int(v)
             continue
         info = info_of(t)
         if info is not None:                      # an AST node, by type name
@@ -331,17 +330,36 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
                         n -= 1
                     else:
                         break
-            key = (info.name, n)
-            k = wtab.get(key)
-            if k is None:
+            row = mrows.get(info)
+            if row is None:
+                row = mrows[info] = [None] * (info.max + 1)
+            b = row[n]
+            if b is None:
                 out += _marker(info.name, n, wtab)
+                row[n] = inner_get(len(wtab) - 1)
             else:
-                out += inner_get(k)
+                out += b
+            if info.positioned:
+                # fast path for (locator, offset, length) when the Locator was written before
+                k = stab.get(id(vals[0]))
+                o, ln = vals[1], vals[2]
+                if k is not None and type(o) is int and type(ln) is int:
+                    out += tab_get(k)
+                    out += small[o] if 0 <= o < 4096 else _mp_int(o)
+                    out += small[ln] if 0 <= ln < 4096 else _mp_int(ln)
+                    if n > 3:
+                        extend(vals[n - 1:2:-1])
+                    continue
             if n:
                 extend(vals[n - 1::-1])
             continue
-        if t is int:
-            out += small[v] if 0 <= v < 4096 else _mp_int(v)
+        if t is str:
+            k = wtab.get(v)
+            if k is None:
+                wtab[v] = len(wtab)
+                out += _mp_str(v)
+            else:
+                out += inner_get(k)
         elif t is list:
             k = stab.get(id(v))
             if k is not None:
@@ -711,19 +729,26 @@ def _mp_tokens_py(data) -> list:
     return toks
 
 
+# Decoded extension tokens by (code, payload bytes), shared by all reads (tokens are immutable tuples).
+_EXT_MEMO: dict = {}
+_EXT_MEMO_MAX = 100_000
+
+
 def _mp_tokens(data) -> list:
     """Tokens of a msgpack stream, decoded by the msgpack C extension.  Extension payloads are decoded by
     :func:`_ext_token` (memoized: most extensions are repeated small tabulations).  Primitive tokens that
     Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
     if _msgpack is None:
         return _mp_tokens_py(data)
-    memo: dict = {}
+    memo = _EXT_MEMO
 
     def ext_hook(code, payload):
         key = (code, payload)
         tok = memo.get(key)
         if tok is None:
-            tok = memo[key] = _mp_ext_token(code, payload, 0, len(payload))
+            tok = _mp_ext_token(code, payload, 0, len(payload))
+            if len(memo) < _EXT_MEMO_MAX:
+                memo[key] = tok
         return tok
 
     # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  A never-used byte
