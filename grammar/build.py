@@ -582,7 +582,10 @@ class Builder:
         return [self._text(c[0]), self._segment(c[1])] + c[2]
 
     def heredoc(self, c):
-        return self.mk(N["HeredocExpression"], c[0], None, c[1], c[0].value)
+        text = c[1]
+        if hasattr(text, "start_pos"):  # STRING token
+            text = self.mk(LiteralString, text, None, text.value)
+        return self.mk(N["HeredocExpression"], c[0], None, text, c[0].value)
 
     def render_string(self, c):
         return self.mk(N["RenderStringExpression"], c[0], None, c[0].value)
@@ -629,7 +632,8 @@ class Builder:
 
     def unless_empty(self, c):
         kw, test, lb, rb, els = c
-        return self.mk(N["UnlessExpression"], kw, rb, test, None, els)
+        # Puppet's action ends this one at its 5th value, the else part (or the keyword when there is none)
+        return self.mk(N["UnlessExpression"], kw, els, test, None, els)
 
     def case_expr(self, c):
         return self.mk(N["CaseExpression"], c[0], c[4], c[1], c[3])

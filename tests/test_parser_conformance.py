@@ -12,7 +12,10 @@ from grammar import pn
 from grammar.parser import parse
 from tests.conformance.corpus import corpus_files
 
-from .parser_cases import CASES, ERROR_CASES, TASK_CASES
+from tests.parser_cases import CASES, ERROR_CASES, TASK_CASES
+
+
+PARSE_ERRORS = ("Puppet::ParseErrorWithIssue", "Puppet::ParseError")
 
 
 def our_positions(program):
@@ -36,6 +39,11 @@ def check_same(src, oracle, *, epp=False, tasks=False, path=None):
     res = parse(src, path or "", epp=epp, tasks=tasks)
     want = oracle.request("pn", **args)
     errors = [d for d in res.diagnostics if d.severity == "error"]
+    if not want["ok"] and want.get("class") not in PARSE_ERRORS:
+        # Puppet parsed it but its PN dump crashes (captures-rest parameters, `apply`): compare positions.
+        assert not errors, f"Puppet parses but we report {errors}: {src!r}"
+        assert our_positions(res.program) == oracle.call("positions", **args), src
+        return
     if not want["ok"]:
         assert errors, f"Puppet rejects ({want.get('error')}) but we accept: {src!r}"
         first = errors[0]
@@ -44,7 +52,10 @@ def check_same(src, oracle, *, epp=False, tasks=False, path=None):
             assert first.code == want["issue_code"], (src, first, want)
         else:
             assert first.message == want["error"], (src, first, want)
-        assert (line, col) == (want.get("line"), want.get("pos")), (src, first, want)
+        if want.get("line") is None:  # Puppet gives no position at the end of the input
+            assert first.offset == len(src.encode()), (src, first, want)
+        else:
+            assert (line, col) == (want["line"], want["pos"]), (src, first, want)
         return
     assert not errors, f"Puppet accepts but we report {errors}: {src!r}"
     assert our_pn(res.program) == want["result"], src
