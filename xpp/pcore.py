@@ -963,7 +963,7 @@ def _object_params(init_hash):
 def _build(toks: list):
     wtab: list = []         # writer-level table
     stab: list = []         # serializer-level table
-    building: set = set()   # ids of objects whose values are being read (a reference to one is a cycle)
+    opened: set = set()     # stab indexes of objects whose values are being read (a reference is a cycle)
     stack: list = []
     results: list = []
     ntok = len(toks)
@@ -996,9 +996,9 @@ def _build(toks: list):
                 k = t[1]
                 if k >= len(stab):
                     _fail(f"TABULATION index {k} out of range")
-                v = stab[k]
-                if id(v) in building:
+                if k in opened:
                     _fail("cyclic reference")
+                v = stab[k]
             elif code == PCORE_OBJECT_START:
                 if fresh:
                     segs = []
@@ -1021,16 +1021,16 @@ def _build(toks: list):
                         _fail(f"Feature count mismatch for {name}. Expected {info.min} - {info.max}, "
                               f"actual {count}")
                     obj = info.cls.__new__(info.cls)
+                    f = _Frame(_K_NODE, obj, count, [], info, len(stab))
                     stab.append(obj)
-                    f = _Frame(_K_NODE, obj, count, [], info)
                 elif name.startswith("Pcore::"):
                     obj = PType(name)
+                    f = _Frame(_K_PTYPE, obj, count, obj.values, None, len(stab))
                     stab.append(obj)
-                    f = _Frame(_K_PTYPE, obj, count, obj.values)
                 else:
                     _fail(f"No implementation mapping found for Puppet Type {name}")
                 if count:
-                    building.add(id(obj))
+                    opened.add(f.extra)
                     stack.append(f)
                     continue
                 v = _finish_node(f) if f.kind == _K_NODE else obj
@@ -1041,8 +1041,8 @@ def _build(toks: list):
                 if n:
                     if n > ntok - i:
                         _fail(f"array size {n} exceeds the remaining data")
-                    building.add(id(v))
-                    stack.append(_Frame(_K_ARRAY, v, n))
+                    opened.add(len(stab) - 1)
+                    stack.append(_Frame(_K_ARRAY, v, n, None, None, len(stab) - 1))
                     continue
             elif code == MAP_START:
                 n = t[1]
@@ -1051,8 +1051,8 @@ def _build(toks: list):
                 if n:
                     if 2 * n > ntok - i:
                         _fail(f"map size {n} exceeds the remaining data")
-                    building.add(id(v))
-                    stack.append(_Frame(_K_MAP, v, 2 * n, []))
+                    opened.add(len(stab) - 1)
+                    stack.append(_Frame(_K_MAP, v, 2 * n, [], None, len(stab) - 1))
                     continue
             elif code == OBJECT_START:
                 if fresh:
@@ -1076,9 +1076,11 @@ def _build(toks: list):
                 break
             f = stack[-1]
             kind = f.kind
-            if kind == _K_ARRAY:
+            if kind == _K_NODE:
+                f.vals.append(v)
+            elif kind == _K_ARRAY:
                 f.obj.append(v)
-            elif kind == _K_NODE or kind == _K_PTYPE or kind == _K_POBJ:
+            elif kind == _K_PTYPE or kind == _K_POBJ:
                 f.vals.append(v)
             elif kind == _K_MAP:
                 if len(f.vals):
@@ -1101,8 +1103,8 @@ def _build(toks: list):
                 stab.append(obj)
                 stack.pop()
                 if n:
-                    building.add(id(obj))
-                    stack.append(_Frame(_K_POBJ, obj, n, [], None, (names, defaults)))
+                    opened.add(len(stab) - 1)
+                    stack.append(_Frame(_K_POBJ, obj, n, [], (names, defaults), len(stab) - 1))
                     break
                 _finish_pobject(obj, [], names, defaults)
                 v = obj
@@ -1112,11 +1114,11 @@ def _build(toks: list):
                 break
             stack.pop()
             obj = f.obj
-            building.discard(id(obj))
+            opened.discard(f.extra)
             if kind == _K_NODE:
                 v = _finish_node(f)
             elif kind == _K_POBJ:
-                _finish_pobject(obj, f.vals, *f.extra)
+                _finish_pobject(obj, f.vals, *f.info)
                 v = obj
             else:
                 v = obj
