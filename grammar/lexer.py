@@ -10,18 +10,23 @@ offsets into the source.  Tokens of a heredoc's text carry global offsets comput
 SubLocator maps its nodes (margins included), so that a parser positioning
 
 * a LiteralString at its STRING token,
-* a ConcatenatedString from its DQPRE's start to its DQPOST's ``concat_end_pos`` (see
-  :func:`concat_end`; equal to ``end_pos`` except in the heredoc case below),
+* a ConcatenatedString from its DQPRE's start to ``concat_end(its DQPOST)``,
 * each string segment at its DQPRE/DQMID/DQPOST token,
+* the QualifiedName of a ``$x`` VARIABLE token at ``name_start(token)`` (otherwise start + 1),
+  with length ``end - start - 1`` in both cases,
 
 reproduces Puppet's model positions.  Puppet maps a node that starts at the first character of a
-heredoc's text differently from all others (its end loses the first line's margin); a
-ConcatenatedString starts there but shares its end with the last segment, so that one DQPOST
-carries the ConcatenatedString's end separately (a :class:`DQPostToken`).
+heredoc's text differently from all others (its end loses the first line's margin).  Two nodes
+cannot be derived from their token's own span in that case: the ConcatenatedString (it starts
+there but shares its end with the last segment) and the QualifiedName inside a ``$x`` at the very
+start of the text.  Those tokens are :class:`MappedToken` instances that carry the extra offset
+(``concat_end``/``name_start`` read it, falling back to the token's span).
 
 Decisions where Puppet crashes instead of reporting an issue (each is a deliberate choice):
 
 * ``::`` at the end of the input: ILLEGAL_FULLY_QUALIFIED_NAME after the ``::``.
+* ``::A::`` at the end of the input (Puppet: RangeError): ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE at
+  the end of the input (elsewhere it is 3 characters past the reference, as Puppet has it).
 * ``\\u{D800}`` (a surrogate) or ``\\u{110000}``: hard ILLEGAL_UNICODE_ESCAPE at the end of the string part.
 * a float literal that overflows (``1e400``): INVALID_DECIMAL_NUMBER at the number.
 * ``"${true}"``: a VARIABLE token named ``true`` (Puppet makes a variable whose name is a Ruby boolean).
@@ -29,6 +34,9 @@ Decisions where Puppet crashes instead of reporting an issue (each is a delibera
   column and raises NoMethodError): the issue is reported at the mapped global offset.
 * an interpolating heredoc with the ``$`` escape whose text ends in an odd number of backslashes
   (Puppet: NoMethodError): the rest of the text is literal text.
+* a heredoc inside a heredoc's interpolation (Puppet: NoMethodError, always): lexed like any heredoc.
+* invalid UTF-8 (Puppet: ArgumentError before lexing; we get text decoded with surrogateescape):
+  each stray byte is an OTHER token, which the parser rejects.
 * deeper than MAX_DEPTH nested interpolations/heredocs: PARSE_TOO_DEEP (Puppet has no limit).
 """
 from __future__ import annotations
@@ -45,7 +53,7 @@ from grammar.lexer_text import (
     unescape, unescape_sq, utf8_len,
 )
 
-__all__ = ["Lexer", "DQPostToken", "concat_end", "KEYWORDS", "MAX_DEPTH"]
+__all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_DEPTH"]
 
 MAX_DEPTH = 100
 
@@ -55,25 +63,36 @@ if _new is None:  # pragma: no cover - older/newer lark without the fast constru
         return Token(type, value, start_pos=start_pos, end_pos=end_pos)
 
 
-class DQPostToken(Token):
-    """A DQPOST whose ConcatenatedString ends elsewhere than the token (heredoc with a margin)."""
-    __slots__ = ("concat_end_pos",)
+class MappedToken(Token):
+    """A token of a heredoc's text whose derived positions Puppet maps differently from its own span
+    (heredoc with a margin): ``concat_end_pos`` on the DQPOST ending the heredoc's ConcatenatedString,
+    ``name_start_pos`` on a ``$var`` VARIABLE at the very start of the text (where Puppet puts the
+    QualifiedName inside it).  Unused slots are None.  Use :func:`concat_end` / :func:`name_start`."""
+    __slots__ = ("concat_end_pos", "name_start_pos")
 
 
 def concat_end(dqpost: Token) -> int:
     """Where the ConcatenatedString that this DQPOST closes ends (byte offset)."""
-    return getattr(dqpost, "concat_end_pos", dqpost.end_pos)
+    v = getattr(dqpost, "concat_end_pos", None)
+    return dqpost.end_pos if v is None else v
 
 
-def _dqpost(value, start, end, concat_end_pos):
-    t = str.__new__(DQPostToken, value)
-    t.type = "DQPOST"
-    t.value = value
-    t.start_pos = start
-    t.end_pos = end
-    t.line = t.column = t.end_line = t.end_column = None
-    t.concat_end_pos = concat_end_pos
-    return t
+def name_start(variable: Token) -> int:
+    """Where the QualifiedName inside this VARIABLE token starts (byte offset; Puppet: offset + 1)."""
+    v = getattr(variable, "name_start_pos", None)
+    return variable.start_pos + 1 if v is None else v
+
+
+def _mapped(t: Token, start: int, end: int, concat_end_pos=None, name_start_pos=None) -> MappedToken:
+    m = str.__new__(MappedToken, t.value)
+    m.type = t.type
+    m.value = t.value
+    m.start_pos = start
+    m.end_pos = end
+    m.line = m.column = m.end_line = m.end_column = None
+    m.concat_end_pos = concat_end_pos
+    m.name_start_pos = name_start_pos
+    return m
 
 
 KEYWORDS = {
@@ -106,19 +125,20 @@ _SEG = "[a-z_](?:[A-Za-z0-9_-]*" + _W + ")?"
 _CREF = "[A-Z]" + _W + "*(?:::[A-Z]" + _W + "*)*"
 # token alternatives, in order; group numbers are 2.. (group 1 is the skipped prefix)
 _ALTS = [
-    ("EPPEND", None),  # filled per mode
-    ("WORD", _SEG + "(?:::" + _SEG + ")*"),
-    ("OP", r"<<\||\|>>|==|=>|=~|\+=|\+>|->|-=|!=|!~|~>|<<|<=|<\||<-|<~|>>|>=|\|>|@@|@(?!\()|:(?!:)"
-           r"|[=+\-!~<>|%.,;?*\])]"),
+    # most frequent first (Python's re tries the alternatives in order)
     ("VAR", r"\$(?:(?:::)?(?:" + _W + "+::)*" + _W + "+)?"),
+    ("EPPEND", None),  # filled per mode; must precede OP
+    ("OP", r"[,;?*\].)]|=>|==|=~|=|\+=|\+>|\+|->|-=|-|!=|!~|!|~>|~|<<\||<<|<=|<\||<-|<~|<|>>|>=|>"
+           r"|\|>>|\|>|\||@@|@(?!\()|:(?!:)|%"),
+    ("WORD", _SEG + "(?:::" + _SEG + ")*"),
+    ("SQ", r"'(?:[^'\\]|\\[\s\S])*'"),
     ("LBRACE", r"\{"),
     ("RBRACE", r"\}"),
+    ("CLASSREF", _CREF),
     ("LBRACK", r"\["),
     ("LPAREN", r"\("),
-    ("CLASSREF", _CREF),
-    ("NUMBER", r"(?:0[xX][0-9A-Fa-f]+|0?[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?)\b"),  # Unicode \b, as Ruby's
-    ("SQ", r"'(?:[^'\\]|\\[\s\S])*'"),
     ("DQ", r'"(?:[^"\\$]+"|"(?![\\"$]))'),
+    ("NUMBER", r"(?:0[xX][0-9A-Fa-f]+|0?[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?)\b"),  # Unicode \b, as Ruby's
     ("CCLASSREF", "::" + _CREF),
     ("CWORD", "::" + _SEG + "(?:::" + _SEG + ")*"),
     ("SLASH", "/"),
@@ -138,8 +158,8 @@ G_NL, G_ANY, G_END = _G["NL"], _G["ANY"], _G["END"]
 def _master(epp: bool, careful: bool):
     # Skipped between tokens: whitespace, comments.  'careful' (a heredoc waits for the end of the
     # line) leaves newlines to the NL alternative.
-    ws = r"[ \t\r]+" if careful else r"[ \t\r\n]+"
-    prefix = "((?:" + ws + r"|#[^\n]*|/\*[\s\S]*?\*/)*)"
+    ws = r"[ \t\r]*" if careful else r"[ \t\r\n]*"
+    prefix = "(" + ws + r"(?:(?:#[^\n]*|/\*[\s\S]*?\*/)" + ws + ")*)"
     alts = []
     for name, rx in _ALTS:
         if name == "EPPEND":
@@ -261,21 +281,23 @@ class _Engine:
             g = m.lastindex
             p = m.end(1)
             e = m.end()
-            if g == G_WORD:
+            if g == G_VAR:
+                append(new("VARIABLE", text[p + 1:e], p, None, None, None, None, e))
+            elif g == G_OP:
+                v = text[p:e]
+                append(new(ops[v], v, p, None, None, None, None, e))
+            elif g == G_WORD:
                 v = text[p:e]
                 t = kw.get(v)
                 if t is None:
                     t = "WORD" if ("-" in v or v[0] == "_" or "::_" in v) else "NAME"
                 append(new(t, v, p, None, None, None, None, e))
-            elif g == G_OP:
-                v = text[p:e]
-                append(new(ops[v], v, p, None, None, None, None, e))
-            elif g == G_VAR:
-                append(new("VARIABLE", text[p + 1:e], p, None, None, None, None, e))
-            elif g == G_LPAREN:
-                k = text.rfind("\n", 0, p) + 1
-                t = "WSLPAREN" if (k == p or not text[k:p].strip(_WS_STR)) else "LPAREN"
-                append(new(t, "(", p, None, None, None, None, e))
+            elif g == G_SQ:
+                if e - p == 2 and text[e:e + 1] in ("'", "\\"):
+                    pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
+                    nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
+                    continue
+                append(new("STRING", unescape_sq(text[p + 1:e - 1]), p, None, None, None, None, e))
             elif g == G_LBRACE:
                 append(new("SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, None, None, None, None, e))
                 depth += 1
@@ -285,9 +307,19 @@ class _Engine:
                     if depth < 0:
                         return e, True
                 append(new("RBRACE", "}", p, None, None, None, None, e))
+            elif g == G_CLASSREF:
+                if text.startswith("::", e):
+                    raise LexFail("ILLEGAL_CLASS_REFERENCE", e + 1)
+                append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
             elif g == G_LBRACK:
                 t = "LISTSTART" if (p == 0 or text[p - 1] in LISTSTART_PREV) else "LBRACK"
                 append(new(t, "[", p, None, None, None, None, e))
+            elif g == G_LPAREN:
+                k = text.rfind("\n", 0, p) + 1
+                t = "WSLPAREN" if (k == p or not text[k:p].strip(_WS_STR)) else "LPAREN"
+                append(new(t, "(", p, None, None, None, None, e))
+            elif g == G_DQ:
+                append(new("STRING", text[p + 1:e - 1], p, None, None, None, None, e))
             elif g == G_NUMBER:
                 v = text[p:e]
                 if not (v.isdigit() and (v[0] != "0" or e - p == 1)):
@@ -295,18 +327,6 @@ class _Engine:
                     if code:
                         raise LexFail(code, p, {"value": v})
                 append(new("NUMBER", v, p, None, None, None, None, e))
-            elif g == G_SQ:
-                if e - p == 2 and text[e:e + 1] in ("'", "\\"):
-                    pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
-                    nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
-                    continue
-                append(new("STRING", unescape_sq(text[p + 1:e - 1]), p, None, None, None, None, e))
-            elif g == G_DQ:
-                append(new("STRING", text[p + 1:e - 1], p, None, None, None, None, e))
-            elif g == G_CLASSREF:
-                if text.startswith("::", e):
-                    raise LexFail("ILLEGAL_CLASS_REFERENCE", e + 1)
-                append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
             elif g == G_END:
                 return e, False
             else:
@@ -621,20 +641,30 @@ class _Engine:
         last = len(stoks) - 1
         i0 = len(toks)
         for i, t in enumerate(stoks):
-            s, e = span(t.start_pos, t.end_pos)
+            ts = t.start_pos
+            s, e = span(ts, t.end_pos)
+            ce = getattr(t, "concat_end_pos", None)
+            ns = getattr(t, "name_start_pos", None)
+            if ce is not None:
+                ce = point(ce)
+            if ns is not None:
+                ns = point(ns)
             if i == last and t.type == "DQPOST":
                 ce = span(0, t.end_pos)[1]
-            elif type(t) is DQPostToken:
-                ce = point(t.concat_end_pos)
-            else:
+            if ts == 0 and t.type == "VARIABLE":
+                ns = point(1)
+            if ce == e:
                 ce = None
-            if ce is not None and type(t) is not DQPostToken and ce != e:
-                t = _dqpost(t.value, s, e, ce)
+            if ns == s + 1:
+                ns = None
+            if ce is None and ns is None:
+                if type(t) is MappedToken:
+                    t = _new(t.type, t.value, s, None, None, None, None, e)
+                else:
+                    t.start_pos = s
+                    t.end_pos = e
             else:
-                t.start_pos = s
-                t.end_pos = e
-                if ce is not None and type(t) is DQPostToken:
-                    t.concat_end_pos = ce
+                t = _mapped(t, s, e, ce, ns)
             toks.append(t)
         self.preconv.append((i0, len(toks)))
         if self.depth > 0:
