@@ -17,7 +17,10 @@ checks (ILLEGAL_DEFINITION_LOCATION, ILLEGAL_TOP_CONSTRUCT_LOCATION), see :func:
 Behaviour taken over from Puppet on purpose:
 
 * a heredoc whose static text fails its ``:syntax`` checker (json, base64, pp, epp) stops the validation:
-  Puppet raises that error at once, so it is the only diagnostic returned;
+  Puppet raises that error at once, so it is the only diagnostic of the validator returned;
+* the pp/epp heredoc checkers parse and validate the heredoc text the way Puppet does, and Puppet *logs*
+  what that finds (warnings; errors when there are several) with positions relative to the heredoc text:
+  those come first in the result, as ``validator_syntax.LoggedDiagnostic`` (no file offset);
 * DUPLICATE_KEY compares keys with Ruby's ``eql?`` semantics as Puppet 7.23's literal evaluator does
   (``1`` and ``1.0`` differ; type references, ``-1`` and other non-literals are never compared);
 * unreachable checks of Puppet (MISSING_INDEX, which names an issue that does not exist) are left out.
@@ -433,6 +436,7 @@ class Checker:
         self.modulepath = tuple(modulepath or ())
         self.manifest = manifest
         self.diagnostics: list[Diagnostic] = []
+        self.logged: list[Diagnostic] = []  # what Puppet logs during validation (pp/epp heredoc checks)
         self.path: list = []
         self._namespace = None
 
@@ -466,11 +470,12 @@ class Checker:
                 finally:
                     sys.setrecursionlimit(limit)
         except _Abort as e:
-            return [e.diagnostic]
-        return self.diagnostics
+            return self.logged + [e.diagnostic]
+        return self.logged + self.diagnostics
 
     def _run(self, program, walk):
         self.diagnostics = []
+        self.logged = []
         self.path = []
         self.check(program)
         self.check_top_construct_in_module(program)
@@ -751,7 +756,8 @@ class Checker:
             segments.pop(0)
         if checker is None:
             return
-        problem = checker(text, syntax, strict=self.strict, tasks=self.tasks)
+        problem, logged = checker(text, syntax, strict=self.strict, tasks=self.tasks)
+        self.logged.extend(logged)
         if problem is not None:
             code, detail = problem
             severity = ISSUES[code].severity

@@ -1,8 +1,10 @@
 """The heredoc ``@(END:syntax)`` checkers Puppet 7 runs at validation time: json, base64, pp and epp.
 
-Each checker takes the heredoc's static text and returns ``None`` when it is acceptable, else
-``(issue_code, detail)`` where detail is the checker's message (Puppet prefixes it with
-"Invalid produced text having syntax: '<syntax>'.").  The json checker accepts what Ruby's JSON 2.x
+Each checker takes the heredoc's static text and returns ``(problem, logged)``: ``problem`` is ``None``
+when the text is acceptable, else ``(issue_code, detail)`` where detail is the checker's message (Puppet
+prefixes it with "Invalid produced text having syntax: '<syntax>'."); ``logged`` lists the diagnostics
+Puppet logs while checking (pp/epp only: the warnings, and the errors when there are several, of parsing and
+validating the text; positioned relative to the heredoc text, see LoggedDiagnostic).  The json checker accepts what Ruby's JSON 2.x
 parser accepts (any value at the top, ``/* */`` and ``//`` comments, no NaN/Infinity, no trailing
 commas); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
 parse (and validate) the text with our own parser.
@@ -10,6 +12,9 @@ parse (and validate) the text with our own parser.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+from .issues import Diagnostic
 
 # ----------------------------------------------------------------------------------------------- json
 
@@ -136,7 +141,7 @@ class _Json:
             raise _JsonError(i)
 
 
-def check_json(text, syntax, **_):
+def _check_json(text):
     try:
         _Json(text).document()
     except _JsonError as e:
@@ -167,7 +172,7 @@ def _strict_base64_ok(s: str) -> bool:
     return True
 
 
-def check_base64(text, syntax, **_):
+def _check_base64(text):
     cleaned = _B64_DROP.sub("", text)
     if _strict_base64_ok(cleaned):
         return None
@@ -181,6 +186,28 @@ def check_base64(text, syntax, **_):
 
 # ----------------------------------------------------------------------------------------------- pp / epp
 
+MAX_ERRORS = MAX_WARNINGS = MAX_DEPRECATIONS = 10  # Puppet's max_errors / max_warnings / max_deprecations
+
+
+@dataclass
+class LoggedDiagnostic(Diagnostic):
+    """A diagnostic Puppet *logs* while a pp/epp heredoc checker parses and validates the heredoc text.
+
+    Its line and column are relative to the heredoc text (that is what Puppet reports), so it has no
+    offset in the file; ``line_col`` returns the stored position whatever the locator.
+    """
+    at_line: int | None = None
+    at_column: int | None = None
+
+    def line_col(self, locator):
+        return self.at_line, self.at_column
+
+
+def _logged(d, loc, severity):
+    line, col = d.line_col(loc)
+    return LoggedDiagnostic(d.code, d.message, None, 0, severity, dict(d.args), "", line, col)
+
+
 def _location(line, col):
     if line is None:
         return ""
@@ -189,27 +216,59 @@ def _location(line, col):
     return f" (line: {line}, column: {col})"
 
 
+def _with_location(d, loc):
+    if d.message.endswith("end of input"):
+        return d.message  # Puppet has no position for a syntax error at the end of the input
+    line, col = d.line_col(loc) if d.offset is not None else (None, None)
+    return d.message + _location(line, col)
+
+
 def _parse_and_validate(text, *, epp, strict, tasks):
-    """Puppet's EvaluatingParser.parse_string: the message of the error it would raise, or None."""
+    """Puppet's EvaluatingParser.parse_string on the heredoc text.
+
+    Returns (message of the error it raises or None, diagnostics it logs on the way): lexer warnings,
+    then the validator's warnings and deprecations (capped like Puppet's), then, when there is more than
+    one error, the errors (the raised message then only counts them).
+    """
     from .parser import parse
     from .validator import validate
 
-    res = parse(text, file=None, epp=epp, tasks=tasks)
+    res = parse(text, file="", epp=epp, tasks=tasks)
     loc = res.locator
-    for d in res.diagnostics:
-        if d.severity == "error":
-            line, col = d.line_col(loc) if d.offset is not None else (None, None)
-            return d.message + _location(line, col)
+    logged = [_logged(d, loc, d.severity) for d in res.diagnostics if d.severity != "error"]
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    if errors:
+        return _with_location(errors[0], loc), logged
     if res.program is None:
-        return None
-    errors = [d for d in validate(res.program, strict=strict, tasks=tasks, file="") if d.severity == "error"]
+        return None, logged
+    found = validate(res.program, strict=strict, tasks=tasks, file="")
+    nested = [d for d in found if isinstance(d, LoggedDiagnostic)]
+    found = [d for d in found if not isinstance(d, LoggedDiagnostic)]
+    logged.extend(nested)
+    warnings = [d for d in found if d.severity in ("warning", "deprecation")]
+    errors = [d for d in found if d.severity == "error"]
+    emitted_w = emitted_dw = 0
+    for w in warnings:
+        if w.severity == "deprecation":
+            if emitted_dw < MAX_DEPRECATIONS:
+                logged.append(_logged(w, loc, "warning"))
+            emitted_dw += 1
+        else:
+            if emitted_w < MAX_WARNINGS:
+                logged.append(_logged(w, loc, "warning"))
+            emitted_w += 1
+        if emitted_w >= MAX_WARNINGS and emitted_dw >= MAX_DEPRECATIONS:
+            break
     if not errors:
-        return None
+        return None, logged
     if len(errors) == 1:
-        d = errors[0]
-        line, col = d.line_col(loc) if d.offset is not None else (None, None)
-        return d.message + _location(line, col)
-    return f"Language validation logged {len(errors)} errors. Giving up"
+        return _with_location(errors[0], loc), logged
+    for e in errors[:MAX_ERRORS]:
+        logged.append(_logged(e, loc, "error"))
+    if warnings:
+        return (f"Language validation logged {len(errors)} errors, and {len(warnings)} warnings. Giving up",
+                logged)
+    return f"Language validation logged {len(errors)} errors. Giving up", logged
 
 
 def _clip(msg: str) -> str:
@@ -218,16 +277,24 @@ def _clip(msg: str) -> str:
 
 def check_pp(text, syntax, *, strict="warning", tasks=False):
     if syntax != "pp":
-        return "ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"
-    msg = _parse_and_validate(text, epp=False, strict=strict, tasks=tasks)
-    return None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')
+        return ("ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"), []
+    msg, logged = _parse_and_validate(text, epp=False, strict=strict, tasks=tasks)
+    return (None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')), logged
 
 
 def check_epp(text, syntax, *, strict="warning", tasks=False):
     if syntax != "epp":
-        return "ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"
-    msg = _parse_and_validate(text, epp=True, strict=strict, tasks=tasks)
-    return None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')
+        return ("ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"), []
+    msg, logged = _parse_and_validate(text, epp=True, strict=strict, tasks=tasks)
+    return (None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')), logged
+
+
+def check_json(text, syntax, **_):
+    return _check_json(text), []
+
+
+def check_base64(text, syntax, **_):
+    return _check_base64(text), []
 
 
 CHECKERS = {"json": check_json, "base64": check_base64, "pp": check_pp, "epp": check_epp}

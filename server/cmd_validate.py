@@ -99,6 +99,8 @@ def validate_file(path: str, *, strict="warning", tasks=False, modulepath=(), ma
 
 
 def _location(path, line, col) -> str:
+    if not path:  # logged while checking a pp/epp heredoc: Puppet gives the heredoc-relative position only
+        return f" (line: {line}, column: {col})" if line is not None else ""
     if line is None:
         return f" (file: {path})"
     if col is None:
@@ -107,12 +109,14 @@ def _location(path, line, col) -> str:
 
 
 def _line_col(d, locator):
-    if locator is None or d.offset is None:
+    if locator is None:
         return None, None
     return d.line_col(locator)
 
 
 def run_args(ns, out=None) -> int:
+    from grammar.validator_syntax import LoggedDiagnostic
+
     out = out or sys.stdout
     paths = list(getattr(ns, "paths", None) or []) + list(getattr(ns, "validate", None) or [])
     if not paths:
@@ -138,7 +142,8 @@ def run_args(ns, out=None) -> int:
             for kind, group in (("Warning", warnings), ("Error", errors)):
                 for d in group:
                     line, col = _line_col(d, locator)
-                    out.write(f"{kind}: {d.message}{_location(path, line, col)}\n")
+                    where = "" if isinstance(d, LoggedDiagnostic) else path
+                    out.write(f"{kind}: {d.message}{_location(where, line, col)}\n")
     out.flush()
     return 1 if any_error else 0
 

@@ -122,6 +122,19 @@ def test_text_lines_are_puppet_parser_validate_lines(tmp_path):
     assert text.splitlines() == theirs
 
 
+@pytest.mark.skipif(shutil.which("puppet") is None, reason="puppet not installed")
+def test_heredoc_checker_logs_like_puppet_parser_validate(tmp_path):
+    f = tmp_path / "h.pp"
+    f.write_text("notice(@(END:pp))\n$a = {a=>1, a=>2}\nclass plan {}\nEND\n$b = {a=>1, a=>2}\n")
+    proc = subprocess.run(["puppet", "parser", "validate", str(f)], capture_output=True, text=True,
+                          env=dict(os.environ, HOME=str(tmp_path)))
+    theirs = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in (proc.stdout + proc.stderr).splitlines()]
+    theirs = [line for line in theirs if line.startswith(("Warning:", "Error:"))]
+    rc, text = run(str(f))
+    assert rc == proc.returncode == 0
+    assert text.splitlines() == theirs and len(theirs) == 3
+
+
 def test_syntax_errors_are_reported_with_position(tmp_path, oracle):
     f = tmp_path / "x.pp"
     f.write_text("$a = 1\n$b = }\n")

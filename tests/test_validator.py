@@ -51,7 +51,7 @@ def ours(src, opts):
                           modulepath=opts.get("modulepath", ()), manifest=opts.get("manifest"))
     out = []
     for d in diags:
-        line, col = d.line_col(res.locator) if d.offset is not None else (None, None)
+        line, col = d.line_col(res.locator)
         out.append({"severity": d.severity, "code": d.code, "message": d.message, "line": line, "pos": col,
                     "offset": d.offset, "length": d.length})
     return out
@@ -232,3 +232,54 @@ def test_corpus(path, corpus_answers):
         src = f.read()
     opts = {"path": path, "modulepath": corpus_modulepath(), "epp": path.endswith(".epp")}
     assert_same(ours(src, opts), theirs, path)
+
+
+# ------------------------------------------------------------------------------------------------ contexts
+# Every table snippet again, placed in the containers that change what the checks see (bodies, blocks,
+# lambdas, apply, values, parameter defaults, interpolation). Snippets that become syntax errors in a context
+# are skipped (Puppet does not validate them); all others must agree with Puppet.
+
+WRAPS = ["class w { %s }", "define w { %s }", "if $c { %s }", "if $c { $q = 1 %s }", "unless $c { %s } else { %s }",
+         "foo() |$z| { %s }", "node n { %s }", "function f() { %s }", "case $c { 1: { %s } default: { %s } }",
+         "$v = [%s]", "%s\n%s", "apply(t) { %s }", "plan p() { %s }", "$v = $c ? { default => %s }",
+         "notice(%s)", "$h = { k => %s }", "[%s] -> [%s]", "class w($p = %s) { }", "\"${%s}\""]
+
+
+def _wrapped(wrap):
+    out = []
+    for src, _code, opts in CASES:
+        if opts.get("epp") or "path" in opts:
+            continue
+        tasks = opts.get("tasks", False) or wrap.startswith(("apply", "plan"))
+        out.append((wrap.replace("%s", src), dict(opts, tasks=tasks)))
+    return out
+
+
+@pytest.mark.parametrize("wrap", WRAPS)
+def test_case_in_context(wrap, oracle):
+    cases = _wrapped(wrap)
+    answers = oracle.call_many("validate", [_request(src, opts) for src, opts in cases])
+    compared = 0
+    for (src, opts), theirs in zip(cases, answers):
+        assert not isinstance(theirs, OracleError), (src, theirs)
+        if any(d["code"] in (None, "SYNTAX_ERROR") for d in theirs):
+            continue
+        assert_same(ours(src, opts), theirs, (src, opts))
+        compared += 1
+    assert compared > len(cases) // 2
+
+
+def test_parser_case_table_validates_like_puppet(oracle):
+    """The parser's construct table (tests/parser_cases.py), validated: no syntax errors there, so every
+    diagnostic is the validator's."""
+    parser_cases = pytest.importorskip("tests.parser_cases")
+    cases = [(s, {}) for s in parser_cases.CASES] + [(s, {"tasks": True}) for s in parser_cases.TASK_CASES]
+    answers = oracle.call_many("validate", [_request(src, opts) for src, opts in cases])
+    compared = 0
+    for (src, opts), theirs in zip(cases, answers):
+        assert not isinstance(theirs, OracleError), (src, theirs)
+        if any(d["code"] in (None, "SYNTAX_ERROR") for d in theirs):
+            continue
+        assert_same(ours(src, opts), theirs, (src, opts))
+        compared += 1
+    assert compared > len(cases) // 2
