@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import math
 import random
+import re
 import time
 
 import pytest
@@ -262,6 +263,97 @@ def test_read_xpp_round_trip(fmt):
     assert (back.code, back.offset, back.length, back.args) == ("SYNTAX_ERROR", 10, 7, {"where": "'Integer'"})
     # a bare Program payload (option A) is accepted too
     assert result.read_xpp(envelope.wrap(pcore.dumps(program, fmt), fmt)) == (program, [])
+
+
+def _every_node_type_program():
+    """A (meaningless) Program holding an instance of every concrete AST class, once with every optional
+    attribute set to a non-default value and once with all defaults, built from the model's tables."""
+    counter = iter(range(1 << 30))
+    loc = A.make_locator("x\ny", "/srv/sink.pp")
+    leaf = {"Expression": "Nop", "Definition": "TypeMapping", "QueryExpression": "VirtualQuery"}
+
+    def fill(t, full):
+        m = re.fullmatch(r"Optional\[(.*)\]", t)
+        if m:
+            return fill(m.group(1), full)
+        m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", t)
+        if m:
+            return [fill(m.group(1), full)]
+        m = re.fullmatch(r"Enum\[(.*)\]", t)
+        if m:
+            return m.group(1).split(",")[-1].strip().strip("'")
+        scalars = {"String": "s", "Integer": 7, "Boolean": True, "Float": 1.5}
+        if t in scalars:
+            return scalars[t]
+        if t == "Any":
+            return A.Regexp(f"a.b{next(counter)}")  # distinct sources (Puppet's reader shares equal ones)
+        if t == "AbstractAttributeOperation":
+            t = "AttributeOperation" if full else "AttributesOperation"
+        return build(T[leaf.get(t, t)], False)
+
+    def build(cls, full):
+        vals = []
+        for a in cls._wire:
+            if a == "locator":
+                vals.append(loc)
+            elif a in cls._defaults and not full:
+                break
+            else:
+                vals.append(fill(cls._types[a], full))
+        return cls(*vals)
+
+    stmts = [build(cls, full) for full in (True, False) for _, cls in sorted(A.CONCRETE.items())
+             if issubclass(cls, T["Expression"])]
+    stmts.append(T["ResourceDefaultsExpression"](loc, 0, 1, "virtual", None,
+                                                 [T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))]))
+    return T["Program"](loc, T["BlockExpression"](loc, 0, 3, stmts),
+                        [s for s in stmts if isinstance(s, T["Definition"])])
+
+
+def test_every_node_type_program_covers_the_model():
+    program = _every_node_type_program()
+    seen = {n._name for n in A.walk(program)} | {"Program", "Locator"}
+    assert seen == set(A.CONCRETE)
+    for fmt in FORMATS:
+        back = pcore.loads(pcore.dumps(program, fmt), fmt)
+        assert back == program
+        check_identity(back)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_puppet_reads_every_node_type(oracle, fmt):
+    """Puppet's Deserializer accepts every class with all/no optional values (its type assertions pass),
+    and writing what it read with its own JSON writer gives exactly our JSON bytes."""
+    program = _every_node_type_program()
+    got = oracle.call("pcore_read", data=base64.b64encode(pcore.dumps(program, fmt)).decode(), format=fmt)
+    assert got["type"] == "Puppet::AST::Program"
+    assert got["locator_shared"] is True and got["definitions_in_body"] is True
+    assert got["program"].encode() == pcore.dumps(program, "json")
+
+
+ZOO = [  # constructs the corpus lacks, and a few mixed ones; (source, tasks)
+    ("plan p::x(String $a) { apply($t) { notice(1) } }", True),
+    ("notice(attr)\n$a = [private]", False),
+    ("type Foo { }\ntype Bar inherits Foo { }", False),
+    ('type Runtime[ruby, "Foo"] = Foo', False),
+    ("notice(*$a)", False),
+    ("$a = $b ? { /x/ => 1, default => 2 }", False),
+    ('@@file { "a": } File <| |> { x => 1 } File[a] { y +> 2 }', False),
+    ("$a = -0x10 + 077 * 1.5e3 - (2)", False),
+    ("function f(Integer *$rest) >> Integer { 1 }", False),
+    ("node /web/, 'db' inherits default { }", False),
+    ("$x = @(\"E\":json/t)\n  {\"a\": \"${b}\\t\"}\n  | E\n", False),
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_zoo_round_trip_is_byte_identical(oracle, fmt):
+    for src, tasks in ZOO:
+        theirs = base64.b64decode(oracle.call("pcore_write", source=src, path=FILE, format=fmt,
+                                              tasks=tasks)["bytes"])
+        program = pcore.loads(theirs, fmt)
+        check_identity(program)
+        assert pcore.dumps(program, fmt) == theirs, src
 
 
 # ------------------------------------------------------------------------------------------------------
