@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .issues import Diagnostic
+from .lexer import concat_end, name_start
 
 N = A.TYPES
 QualifiedName = N["QualifiedName"]
@@ -490,7 +491,7 @@ class Builder:
         t = c[0]
         o = t.start_pos
         ln = t.end_pos - o
-        qn = QualifiedName(self.locator, o + 1, ln - 1, t.value)
+        qn = QualifiedName(self.locator, name_start(t), ln - 1, t.value)
         return N["VariableExpression"](self.locator, o, ln, qn)
 
     def number(self, c):
@@ -564,9 +565,11 @@ class Builder:
 
     def dq_string(self, c):
         pre = c[0]
-        segs = [pre.value and self.mk(LiteralString, pre, None, pre.value)] if pre.value else []
-        segs.extend(x for x in c[1] if type(x) is not _EmptySeg)
-        return self.mk(N["ConcatenatedString"], pre, c[1][-1], segs)
+        segs = [self.mk(LiteralString, pre, None, pre.value)] if pre.value else []
+        rest = c[1]
+        segs.extend(x for x in rest[:-1] if type(x) is not _EmptySeg)
+        o = pre.start_pos
+        return N["ConcatenatedString"](self.locator, o, rest[-1] - o, segs)
 
     def _text(self, expr):
         return self.bare(N["TextExpression"], interpolate(self, expr))
@@ -576,7 +579,8 @@ class Builder:
         return seg if tok.value else _EmptySeg(seg)
 
     def dq_last(self, c):
-        return [self._text(c[0]), self._segment(c[1])]
+        # the list ends with where the string ends (for heredocs with a margin: Puppet's mapped end)
+        return [self._text(c[0]), self._segment(c[1]), concat_end(c[1])]
 
     def dq_more(self, c):
         return [self._text(c[0]), self._segment(c[1])] + c[2]
