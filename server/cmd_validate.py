@@ -57,7 +57,13 @@ def collect_files(paths) -> list[str]:
     for p in paths:
         if os.path.isdir(p):
             found = []
+            seen = set()
             for root, dirs, files in os.walk(p, followlinks=True):
+                real = os.path.realpath(root)
+                if real in seen:  # a symlink cycle, or a directory reached twice through links
+                    dirs[:] = []
+                    continue
+                seen.add(real)
                 dirs.sort()
                 for f in files:
                     if f.endswith((".pp", ".epp")):

@@ -182,3 +182,11 @@ def test_add_arguments_embeds_in_another_parser(tree):
     ns = p.parse_args(["--validate", str(tree / "manifests/site.pp"), "--strict", "error"])
     out = io.StringIO()
     assert cmd_validate.run_args(ns, out) == 0
+
+
+def test_directory_walk_survives_symlink_cycles(tmp_path):
+    (tmp_path / "m" / "manifests").mkdir(parents=True)
+    (tmp_path / "m" / "manifests" / "init.pp").write_text("class m { }\n")
+    os.symlink(str(tmp_path / "m"), str(tmp_path / "m" / "manifests" / "loop"))
+    rc, lines = jrun(str(tmp_path))
+    assert rc == 0 and [x["file"] for x in lines] == [str(tmp_path / "m" / "manifests" / "init.pp")]

@@ -283,3 +283,10 @@ def test_parser_case_table_validates_like_puppet(oracle):
         assert_same(ours(src, opts), theirs, (src, opts))
         compared += 1
     assert compared > len(cases) // 2
+
+
+def test_deep_nesting_falls_back_to_the_iterative_walk(oracle):
+    src = "notice(" + "(" * 1200 + "File <| |>" + ")" * 1200 + " + 1)"
+    theirs = oracle.call("validate", source=src)
+    assert {d["code"] for d in theirs} == {"NOT_RVALUE"} and len(theirs) > 1000
+    assert_same(ours(src, {}), theirs, "deep")
