@@ -333,6 +333,9 @@ def test_puppet_reads_every_node_type(oracle, fmt):
 
 ZOO = [  # constructs the corpus lacks, and a few mixed ones; (source, tasks)
     ("plan p::x(String $a) { apply($t) { notice(1) } }", True),
+    ("", False),
+    ("# only a comment\r\n", False),
+    ("$a = 'ü€😀'\r\n$b = \"\\u{1F600}${a}\"\r\n", False),
     ("notice(attr)\n$a = [private]", False),
     ("type Foo { }\ntype Bar inherits Foo { }", False),
     ('type Runtime[ruby, "Foo"] = Foo', False),
@@ -354,6 +357,12 @@ def test_zoo_round_trip_is_byte_identical(oracle, fmt):
         program = pcore.loads(theirs, fmt)
         check_identity(program)
         assert pcore.dumps(program, fmt) == theirs, src
+    src = "<%- | String $x = 'a' | -%>\nHello <%= $x %>!\n<%# comment %><% if $x { -%>yes<% } %>\n"
+    theirs = base64.b64decode(oracle.call("pcore_write", source=src, path="/srv/t.epp", format=fmt,
+                                          epp=True)["bytes"])
+    program = pcore.loads(theirs, fmt)
+    assert isinstance(program.body, T["LambdaExpression"])
+    assert pcore.dumps(program, fmt) == theirs
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -447,6 +456,19 @@ def test_parser_corpus_bytes_identical(oracle, fmt):
                 bad.append((f, "bytes differ"))
         except XppWriteError as e:
             bad.append((f, str(e)))
+    assert bad == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parser_zoo_bytes_identical(oracle, fmt):
+    parse = _our_parse()
+    bad = []
+    for src, tasks in ZOO:
+        r = parse(src, FILE, tasks=tasks)
+        theirs = base64.b64decode(oracle.call("pcore_write", source=src, path=FILE, format=fmt,
+                                              tasks=tasks)["bytes"])
+        if r.program is None or r.errors or pcore.dumps(r.program, fmt) != theirs:
+            bad.append(src)
     assert bad == []
 
 
