@@ -290,3 +290,43 @@ def test_deep_nesting_falls_back_to_the_iterative_walk(oracle):
     theirs = oracle.call("validate", source=src)
     assert {d["code"] for d in theirs} == {"NOT_RVALUE"} and len(theirs) > 1000
     assert_same(ours(src, {}), theirs, "deep")
+
+
+def test_random_combinations(oracle):
+    """Table snippets combined and nested at random (fixed seed), with random strict/tasks settings."""
+    import random
+
+    rnd = random.Random(7)
+    snippets = [s for s, _c, o in CASES if not o.get("epp") and "path" not in o and "END" not in s]
+    cases = []
+    for _ in range(600):
+        src = rnd.choice(snippets)
+        for _ in range(rnd.randint(1, 3)):
+            extra = src if rnd.random() < 0.7 else src + " " + rnd.choice(snippets)
+            src = rnd.choice(WRAPS).replace("%s", extra)
+        tasks = rnd.random() < 0.3 or "apply" in src or "plan" in src
+        cases.append((src, {"tasks": tasks, "strict": rnd.choice(["off", "warning", "error"])}))
+    answers = oracle.call_many("validate", [_request(src, opts) for src, opts in cases])
+    compared = 0
+    for (src, opts), theirs in zip(cases, answers):
+        if isinstance(theirs, OracleError) or any(d["code"] in (None, "SYNTAX_ERROR") for d in theirs):
+            continue
+        assert_same(ours(src, opts), theirs, (src, opts))
+        compared += 1
+    assert compared > 300
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("settings", [{"tasks": True}, {"strict": "error"}, {"tasks": True, "strict": "off"}],
+                         ids=["tasks", "strict-error", "tasks-strict-off"])
+def test_corpus_with_settings(settings, oracle):
+    files = corpus_files("pp") + corpus_files("epp")
+    if not files:
+        pytest.skip("corpus not installed")
+    mp = corpus_modulepath()
+    answers = oracle.call_many("validate", [dict(file=f, modulepath=mp, **settings) for f in files])
+    for path, theirs in zip(files, answers):
+        assert not isinstance(theirs, OracleError), (path, theirs)
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        assert_same(ours(src, dict(path=path, modulepath=mp, epp=path.endswith(".epp"), **settings)), theirs, path)
