@@ -171,7 +171,6 @@ def _master(epp: bool, careful: bool):
 _MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
 _VARNAME = re.compile(r"(?:::)?(?:" + _W + "+::)*" + _W + "+")
 _BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
-_WS_STR = BLANKS + "\r"
 
 
 class _Engine:
@@ -194,6 +193,7 @@ class _Engine:
         self.preconv: list = []
         self.ov = None       # (len(toks), type): Puppet's "after" token when it is not toks[-1]
         self.jump = None     # where the next newline jumps to (after heredoc bodies)
+        self.slash_fail = None  # where the last regex search that found no end started
         self.bmap = None if text.isascii() else ByteMap(text)
         self.epp_mode = None
         self.epp_open = False
@@ -228,14 +228,14 @@ class _Engine:
         if bmap is None:
             return
         toks = self.toks
-        skip = iter(sorted(self.preconv) + [(len(toks), len(toks))])
-        s0, s1 = next(skip)
+        skip = iter(sorted(self.preconv) + [(len(toks), len(toks), None)])
+        s0, s1, _ = next(skip)
         i = 0
         n = len(toks)
         while i < n:
             if i == s0:
                 i = s1
-                s0, s1 = next(skip)
+                s0, s1, _ = next(skip)
                 continue
             t = toks[i]
             t.start_pos = bmap(t.start_pos)
@@ -315,8 +315,11 @@ class _Engine:
                 t = "LISTSTART" if (p == 0 or text[p - 1] in LISTSTART_PREV) else "LBRACK"
                 append(new(t, "[", p, None, None, None, None, e))
             elif g == G_LPAREN:
-                k = text.rfind("\n", 0, p) + 1
-                t = "WSLPAREN" if (k == p or not text[k:p].strip(_WS_STR)) else "LPAREN"
+                # WSLPAREN when only blanks precede it on its line
+                k = p - 1
+                while k >= 0 and text[k] in WS_CHARS:
+                    k -= 1
+                t = "WSLPAREN" if (k < 0 or text[k] == "\n") else "LPAREN"
                 append(new(t, "(", p, None, None, None, None, e))
             elif g == G_DQ:
                 append(new("STRING", text[p + 1:e - 1], p, None, None, None, None, e))
@@ -388,7 +391,7 @@ class _Engine:
             i0 = len(toks)
             for k in range(n):
                 toks.append(_new("OTHER", "", b + k, None, None, None, None, b + k + 1))
-            self.preconv.append((i0, len(toks)))
+            self.preconv.append((i0, len(toks), p + 1))
         return p + 1
 
     def sq(self, p: int) -> int:
@@ -407,7 +410,10 @@ class _Engine:
             raise LexFail("UNCLOSED_MLCOMMENT", p)
         if self.after() not in _NO_REGEX:
             q = text.find("/", p + 1)
-            while q >= 0:
+            # After a failed search from slash_fail < p, every later '/' is escaped unless only
+            # backslashes separate it from p: check that first one only (keeps '/\\/\\/...' linear).
+            last = q if (self.slash_fail is not None and p > self.slash_fail) else len(text)
+            while 0 <= q <= last:
                 k = q
                 while k > p + 1 and text[k - 1] == "\\":
                     k -= 1
@@ -416,6 +422,8 @@ class _Engine:
                                           None, None, None, None, q + 1))
                     return q + 1
                 q = text.find("/", q + 1)
+            if last == len(text):
+                self.slash_fail = p
         self.toks.append(_new("DIV", "/", p, None, None, None, None, p + 1))
         return p + 1
 
@@ -515,14 +523,18 @@ class _Engine:
         n0, n1, start, close = last
         text = self.text
         toks = self.toks
-        pre = dict(self.preconv)
+        pre = {i0: (i1, after) for i0, i1, after in self.preconv}
         m = _BLANK_RUN.match(text, start)
         matched = m.group() if m else None
         cur = m.end() if m else start
         i = n0
         while i < n1:
             if i in pre:
-                i = pre[i]
+                i, after = pre[i]
+                if after is not None:  # the bytes of a multi-byte OTHER character
+                    matched = self.gap(cur, after - 1, matched)
+                    matched = None
+                    cur = after
                 continue
             t = toks[i]
             typ = t.type
@@ -666,7 +678,7 @@ class _Engine:
             else:
                 t = _mapped(t, s, e, ce, ns)
             toks.append(t)
-        self.preconv.append((i0, len(toks)))
+        self.preconv.append((i0, len(toks), None))
         if self.depth > 0:
             self.ov = (len(toks), prev_after)
         return spec.end
