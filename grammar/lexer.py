@@ -714,6 +714,8 @@ _BOMS = [
 
 
 def _bom(text: str):
+    if not text or ("\x0f" <= text[0] < "\x80"):  # no byte order mark starts with these
+        return None
     head = list(encode(text[:4])[:4])
     head += [-1] * (4 - len(head))
     for name, pattern, size in _BOMS:
