@@ -792,14 +792,20 @@ def _json_tokens(data) -> list:
         raise XppFormatError(f"JSON payload is not UTF-8: {e}") from None
     try:
         doc = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise XppFormatError("JSON payload nested too deeply") from None
+    except RecursionError:           # deeper than the json module goes: scan it iteratively
+        flat = _json_flat_scan(text)
     except ValueError as e:          # JSONDecodeError
         raise XppFormatError(f"invalid JSON: {e}") from None
+    else:
+        flat = _json_flat_doc(doc)
+    return _json_group(flat)
+
+
+def _json_flat_doc(doc) -> list:
+    """Flatten a parsed JSON stream.  Puppet's JSON::Unpacker reads the arrays as one flat stream: an array
+    starts an extension, its first element is the extension number."""
     if type(doc) is not list:
         raise XppFormatError("JSON stream is not an array")
-    # Flatten (Puppet's JSON::Unpacker reads the arrays as one flat stream: an array starts an extension,
-    # its first element is the extension number).
     flat: list = []
     app = flat.append
     stack = [iter(doc)]
@@ -809,6 +815,8 @@ def _json_tokens(data) -> list:
             if t is list:
                 if not v or type(v[0]) is not int:
                     raise XppFormatError("JSON extension array without an extension number")
+                if not (MIN_INT <= v[0] <= MAX_INT):
+                    raise XppFormatError("integer out of 64-bit signed range")
                 app(_ExtNo(v[0]))
                 stack.append(islice(v, 1, None))
                 break
@@ -819,6 +827,87 @@ def _json_tokens(data) -> list:
             app(v)
         else:
             stack.pop()
+    return flat
+
+
+_JSON_TOKEN = re.compile(r'[ \t\n\r]*(?:(?P<p>[\[\],])|(?P<s>")|(?P<n>-?(?:0|[1-9][0-9]*)(?P<f>(?:\.[0-9]+)?'
+                         r'(?:[eE][+-]?[0-9]+)?))|(?P<l>true|false|null))')
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+def _json_flat_scan(text: str) -> list:
+    """The same flat stream as ``_json_flat_doc(json.loads(text))``, scanned without recursion (for
+    nesting deeper than the json module handles).  Accepts the same JSON subset: arrays and scalars."""
+    scanstring = json.decoder.scanstring
+    flat: list = []
+    app = flat.append
+    i = _JSON_WS.match(text, 0).end()
+    if text[i:i + 1] != "[":
+        raise XppFormatError("JSON stream is not an array")
+    i += 1
+    depth = 1
+    need = "first"        # "first": a value or "]"; "value": a value; "sep": "," or "]"
+    match = _JSON_TOKEN.match
+    n = len(text)
+    while True:
+        m = match(text, i)
+        if m is None:
+            raise XppFormatError(f"invalid JSON at character {i}")
+        i = m.end()
+        kind = m.lastgroup
+        if kind == "p":
+            c = m.group("p")
+            if c == "[":
+                if need == "sep" or need == "ext":
+                    raise XppFormatError(f"invalid JSON at character {i - 1}")
+                depth += 1
+                need = "ext"
+                continue
+            if c == "]":
+                if need == "ext":
+                    raise XppFormatError("JSON extension array without an extension number")
+                if need == "value" or (need == "first" and depth > 1):
+                    raise XppFormatError(f"invalid JSON at character {i - 1}")
+                depth -= 1
+                need = "sep"
+                if depth == 0:
+                    if _JSON_WS.match(text, i).end() != n:
+                        raise XppFormatError("invalid JSON: extra data")
+                    return flat
+                continue
+            if need != "sep":
+                raise XppFormatError(f"invalid JSON at character {i - 1}")
+            need = "value"
+            continue
+        if need == "sep":
+            raise XppFormatError(f"invalid JSON at character {m.start(kind)}")
+        if kind == "s":
+            try:
+                v, i = scanstring(text, i, True)
+            except ValueError as e:
+                raise XppFormatError(f"invalid JSON: {e}") from None
+        elif kind == "n":
+            if m.group("f"):
+                v = float(m.group("n"))
+            else:
+                try:
+                    v = int(m.group("n"))
+                except ValueError:  # more digits than int() converts
+                    raise XppFormatError("integer out of 64-bit signed range") from None
+                if not (MIN_INT <= v <= MAX_INT):
+                    raise XppFormatError("integer out of 64-bit signed range")
+        else:
+            v = _LITERALS[m.group("l")]
+        if need == "ext":
+            if type(v) is not int:
+                raise XppFormatError("JSON extension array without an extension number")
+            v = _ExtNo(v)
+        app(v)
+        need = "sep"
+
+
+def _json_group(flat: list) -> list:
     # Group each extension number with its payload values (plain values that follow it in the flat
     # stream; an extension number inside a payload fails the payload's type checks).
     toks: list = []
