@@ -204,6 +204,38 @@ def test_case(lexed, src, epp, tasks):
     assert compare(src, result, epp, tasks) == []
 
 
+LEXER_CODES = {
+    "UNCLOSED_MLCOMMENT", "UNCLOSED_QUOTE", "ILLEGAL_CLASS_REFERENCE", "ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE",
+    "ILLEGAL_FULLY_QUALIFIED_NAME", "ILLEGAL_NUMBER", "INVALID_HEX_NUMBER", "INVALID_OCTAL_NUMBER",
+    "INVALID_DECIMAL_NUMBER", "HEREDOC_UNCLOSED_PARENTHESIS", "HEREDOC_INVALID_SYNTAX", "HEREDOC_EMPTY_ENDTAG",
+    "HEREDOC_INVALID_ESCAPE", "HEREDOC_MULTIPLE_AT_ESCAPES", "HEREDOC_WITHOUT_TEXT",
+    "HEREDOC_WITHOUT_END_TAGGED_LINE", "EPP_UNBALANCED_TAG", "EPP_UNBALANCED_COMMENT", "EPP_UNBALANCED_EXPRESSION",
+}
+# Not in the table: ILLEGAL_BOM (test_bom), NO_INPUT_TO_LEXER and EPP_INTERNAL_ERROR (API misuse / internal
+# states our Lexer cannot reach), ILLEGAL_NAME_OR_BARE_WORD and HEREDOC_DIRTY_MARGIN (Puppet never raises them).
+
+
+def test_table_covers_every_lexer_issue(lexed):
+    errors = {r["error"]["issue_code"] for r in lexed.values() if r["error"]}
+    warnings = {w[0] for r in lexed.values() for w in r["warnings"]}
+    assert LEXER_CODES <= errors, LEXER_CODES - errors
+    assert {"ILLEGAL_UNICODE_ESCAPE", "UNRECOGNIZED_ESCAPE"} <= warnings
+
+
+TOKEN_TYPES = set("""STRING WORD NAME CLASSREF VARIABLE NUMBER REGEX BOOLEAN DQPRE DQMID DQPOST HEREDOC EPP_START
+RENDER_STRING RENDER_EXPR EPP_END EPP_END_TRIM OTHER AND OR IN CASE DEFAULT IF ELSIF ELSE UNLESS CLASS DEFINE INHERITS
+NODE UNDEF FUNCTION TYPE ATTR PRIVATE PLAN APPLY ISEQUAL FARROW MATCH EQUALS APPENDS PARROW PLUS IN_EDGE DELETES
+MINUS NOTEQUAL NOMATCH NOT IN_EDGE_SUB TILDE LLCOLLECT LSHIFT LESSEQUAL LCOLLECT OUT_EDGE OUT_EDGE_SUB LESSTHAN
+RSHIFT GREATEREQUAL GREATERTHAN RRCOLLECT RCOLLECT PIPE ATAT AT MODULO DIV COLON LISTSTART LBRACK WSLPAREN LPAREN
+SELBRACE LBRACE RBRACE RBRACK RPAREN DOT COMMA SEMIC QMARK TIMES""".split())
+
+
+def test_table_covers_every_token_type(lexed):
+    seen = {t[0] for r in lexed.values() for t in r["tokens"]}
+    assert TOKEN_TYPES <= seen, TOKEN_TYPES - seen
+    assert seen - TOKEN_TYPES == {"SUBLOCATE"}
+
+
 # --------------------------------------------------------------------------------------------------
 # Puppet crashes on these; we report an issue instead (decisions documented in grammar/lexer.py)
 
