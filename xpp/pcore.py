@@ -16,16 +16,21 @@ trailing values equal to their default dropped.  Everything about the AST comes 
 
 API
 ---
-``dumps(value, fmt="msgpack") -> bytes``   serialize one value (normally a ``Program``); fmt 'msgpack'|'json'.
+``dumps(value, fmt="msgpack", *, check=True) -> bytes``
+                                           serialize one value (normally a ``Program``); fmt 'msgpack'|'json';
+                                           ``check`` asserts AST attribute types first (as Puppet's reader will).
 ``loads(data, fmt="msgpack")``             read one value back; raises :class:`XppFormatError` (and nothing
                                            else) for malformed or unsupported input.
 ``PType`` / ``PObject`` / ``IncludedObject``  generic Pcore objects (``Pcore::*`` type values, instances of an
                                            included object type) used by :mod:`xpp.result`.
 
 Values the writer accepts: None, bool, int (64-bit), float, str, list, dict, :class:`grammar.ast.Regexp`, AST
-nodes (concrete classes of ``grammar.ast``), :class:`PType` and :class:`IncludedObject`.  Anything else, an
-out-of-range integer, or (JSON only) a non-finite float or a string that is not valid Unicode raises
-:class:`XppWriteError`.
+nodes (concrete classes of ``grammar.ast``), :class:`PType` and :class:`IncludedObject` (subclasses of
+str/int/float are written as their base type).  Anything else, an ill-typed AST attribute, an out-of-range
+integer, or (JSON only) a non-finite float or a string that is not valid Unicode raises
+:class:`XppWriteError`.  JSON output is produced by transcoding the msgpack stream, so both encodings carry
+the same tabulation by construction.  The writer and the reader are iterative: nesting depth is not bounded
+by Python's recursion limit (JSON beyond the json module's limit is read by an iterative scanner).
 
 The reader accepts exactly the extensions an AST / ParseResult document uses (INNER_TABULATION, TABULATION,
 ARRAY_START, MAP_START, PCORE_OBJECT_START, OBJECT_START, REGEXP) and rebuilds the objects the parser builds:
@@ -40,9 +45,9 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import islice
 import re
 import struct
+from itertools import islice
 from json.encoder import encode_basestring as _json_str
 
 from grammar import ast as _ast
@@ -289,7 +294,6 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
     out = bytearray()
     wtab: dict = {}     # writer-level table: value key -> index
     stab: dict = {}     # serializer-level table: id(object) -> index
-    keep = []           # objects whose id is in stab but that nothing else keeps alive
     stack = [value]
     pop = stack.pop
     push = stack.append
@@ -427,9 +431,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
             else:
                 out += inner_get(k)
             extend(reversed(v.values))
-            end = _ObjEnd(v)
-            keep.append(end)
-            push(end)
+            push(_ObjEnd(v))
             push(v.type)
         elif t is _ObjEnd:
             stab[id(v.obj)] = len(stab)
