@@ -47,11 +47,12 @@ from lark import Token
 
 from grammar.issues import Diagnostic
 from grammar.lexer_text import (
-    BLANKS, DQ_ESCAPES, LISTSTART_PREV, WS_CHARS, WS_RE, ByteMap, LexFail, SubLocator,
+    DQ_ESCAPES, LISTSTART_PREV, WS_CHARS, WS_RE, ByteMap, LexFail, SubLocator,
     bad_number, encode, epp_text, find_all_end, find_dq_end, find_sq_end, find_uq_end,
     find_uqne_end, followed_by, format_quote, heredoc_body, heredoc_spec, number_issue,
-    unescape, unescape_sq, utf8_len,
+    unescape, unescape_sq, utf8_len, byte_order_mark,
 )
+from grammar.lexer_match import scanner_match
 
 __all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_DEPTH"]
 
@@ -170,7 +171,6 @@ def _master(epp: bool, careful: bool):
 
 _MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
 _VARNAME = re.compile(r"(?:::)?(?:" + _W + "+::)*" + _W + "+")
-_BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
 
 
 class _Engine:
@@ -456,7 +456,7 @@ class _Engine:
             r = finder(text, q)
             if r is None:
                 if finder is find_dq_end:
-                    raise LexFail("UNCLOSED_QUOTE", q, {"after": format_quote(self.matched(last)),
+                    raise LexFail("UNCLOSED_QUOTE", q, {"after": format_quote(scanner_match(self, last)),
                                                         "followed_by": followed_by(text, q)})
                 r = (len(text), "")  # Puppet crashes here (see module doc)
             end, term = r
@@ -514,106 +514,6 @@ class _Engine:
                 if t.type in _TO_VARIABLE:
                     toks[i] = _new("VARIABLE", t.value, t.start_pos, None, None, None, None, t.end_pos)
         return end, closed, (n0, n1, pos, end - 1 if closed else end)
-
-    # Puppet's UNCLOSED_QUOTE names the text of the scanner's last match ("after 'x'").  After an
-    # interpolation that is whatever the last scan inside it matched; reconstructed here.
-    def matched(self, last):
-        if not isinstance(last, tuple):
-            return last
-        n0, n1, start, close = last
-        text = self.text
-        toks = self.toks
-        pre = {i0: (i1, after) for i0, i1, after in self.preconv}
-        m = _BLANK_RUN.match(text, start)
-        matched = m.group() if m else None
-        cur = m.end() if m else start
-        i = n0
-        while i < n1:
-            if i in pre:
-                i, after = pre[i]
-                if after is not None:  # the bytes of a multi-byte OTHER character
-                    matched = self.gap(cur, after - 1, matched)
-                    matched = None
-                    cur = after
-                continue
-            t = toks[i]
-            typ = t.type
-            if t.start_pos < cur:
-                i += 1
-                continue
-            matched = self.gap(cur, t.start_pos, matched)
-            cur = t.end_pos
-            if typ == "HEREDOC":
-                matched = "\n"
-            elif typ == "DQPRE":
-                nest = 0
-                j = i
-                while j < n1:
-                    tt = toks[j].type
-                    if tt == "DQPRE":
-                        nest += 1
-                    elif tt == "DQPOST":
-                        nest -= 1
-                        if nest == 0:
-                            break
-                    j += 1
-                if j >= n1:
-                    return None
-                t = toks[j]
-                cur = t.end_pos
-                matched = self.quote_match(t.start_pos, t.end_pos)
-                i = j
-            elif typ == "STRING":
-                matched = self.quote_match(t.start_pos + 1, t.end_pos)
-            elif typ == "REGEX":
-                raw = text[t.start_pos:t.end_pos]
-                matched = "/" if "/" in raw[1:-1] else raw
-            elif typ == "VARIABLE":
-                raw = text[t.start_pos:t.end_pos]
-                matched = raw if raw != "$" else None
-            elif typ in _TO_VARIABLE or typ == "CLASSREF":
-                matched = text[t.start_pos:t.end_pos]
-            elif typ == "OTHER":
-                matched = None
-            elif typ == "DIV":
-                prev = toks[i - 1].type if i > n0 else None
-                if prev not in _NO_REGEX:
-                    matched = None
-            i += 1
-        return self.gap(cur, close, matched)
-
-    def gap(self, a: int, b: int, matched):
-        text = self.text
-        i = a
-        while i < b:
-            c = text[i]
-            if c == "\n" or text.startswith("/*", i):
-                if c == "\n":
-                    i += 1
-                else:
-                    j = text.find("*/", i + 2)
-                    i = b if j < 0 else j + 2
-                m = _BLANK_RUN.match(text, i)
-                matched = m.group() if m else None
-                if m:
-                    i = m.end()
-            elif c in WS_CHARS:
-                i = WS_RE.match(text, i).end()
-                matched = None
-            elif c == "#":
-                j = text.find("\n", i)
-                i = b if j < 0 else j
-                matched = None
-            else:
-                break
-        return matched
-
-    def quote_match(self, s0: int, end: int) -> str:
-        text = self.text
-        j = end - 1
-        while j > s0 and text[j - 1] == "\\":
-            j -= 1
-        return text[j - 1 if j > s0 else s0:end]
 
     # -- heredoc -------------------------------------------------------------------------------
     def heredoc(self, p: int) -> int:
@@ -703,27 +603,6 @@ class _Engine:
         return end
 
 
-# Byte order marks Puppet rejects: (name, byte pattern (None = any byte), bytes shown)
-_BOMS = [
-    ("UTF-32", (0x00, 0x00, 0xFE, 0xFF), 4), ("UTF-32", (0xFF, 0xFE, 0x00, 0x00), 4),
-    ("GB-18030", (0x84, 0x31, 0x95, 0x33), 4), ("UTF-EBCDIC", (0xDD, 0x73, 0x66, 0x73), 4),
-    ("SCSU", (0x0E, 0xFE, 0xFF, None), 3), ("UTF-8", (0xEF, 0xBB, 0xBF, None), 3),
-    ("UTF-1", (0xF7, 0x64, 0x4C, None), 3), ("BOCU", (0xFB, 0xEE, 0x28, None), 3),
-    ("UTF-16", (0xFE, 0xFF, None, None), 2), ("UTF-16", (0xFF, 0xFE, None, None), 2),
-]
-
-
-def _bom(text: str):
-    if not text or ("\x0f" <= text[0] < "\x80"):  # no byte order mark starts with these
-        return None
-    head = list(encode(text[:4])[:4])
-    head += [-1] * (4 - len(head))
-    for name, pattern, size in _BOMS:
-        if all(b is None or b == h for b, h in zip(pattern, head)):
-            return name, "[" + " ".join("%X" % b for b in head[:size]) + "]"
-    return None
-
-
 class Lexer:
     """Puppet 7 lexer.  See the module documentation."""
 
@@ -742,7 +621,7 @@ class Lexer:
 
     def _lex(self) -> list:
         text = self.text
-        bom = _bom(text)
+        bom = byte_order_mark(text)
         if bom is not None:
             self._fail(Diagnostic.make("ILLEGAL_BOM", None, 0, {"format_name": bom[0], "bytes": bom[1],
                                                                 "format": bom[0], "bom": bom[1]}))

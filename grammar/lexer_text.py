@@ -442,3 +442,25 @@ def encode(text: str) -> bytes:
             except UnicodeEncodeError:
                 out.append(ch.encode("utf-8", "surrogatepass"))
         return b"".join(out)
+
+
+# Byte order marks Puppet rejects: (name, byte pattern (None = any byte), bytes shown)
+_BOMS = [
+    ("UTF-32", (0x00, 0x00, 0xFE, 0xFF), 4), ("UTF-32", (0xFF, 0xFE, 0x00, 0x00), 4),
+    ("GB-18030", (0x84, 0x31, 0x95, 0x33), 4), ("UTF-EBCDIC", (0xDD, 0x73, 0x66, 0x73), 4),
+    ("SCSU", (0x0E, 0xFE, 0xFF, None), 3), ("UTF-8", (0xEF, 0xBB, 0xBF, None), 3),
+    ("UTF-1", (0xF7, 0x64, 0x4C, None), 3), ("BOCU", (0xFB, 0xEE, 0x28, None), 3),
+    ("UTF-16", (0xFE, 0xFF, None, None), 2), ("UTF-16", (0xFF, 0xFE, None, None), 2),
+]
+
+
+def byte_order_mark(text: str):
+    """(format name, shown bytes) of a byte order mark Puppet rejects at the start of text, or None."""
+    if not text or ("\x0f" <= text[0] < "\x80"):  # no byte order mark starts with these
+        return None
+    head = list(encode(text[:4])[:4])
+    head += [-1] * (4 - len(head))
+    for name, pattern, size in _BOMS:
+        if all(b is None or b == h for b, h in zip(pattern, head)):
+            return name, "[" + " ".join("%X" % b for b in head[:size]) + "]"
+    return None

@@ -7,10 +7,7 @@ must carry.  Puppet's internal SUBLOCATE token has no counterpart in our stream.
 """
 from __future__ import annotations
 
-import os
 import random
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
