@@ -74,6 +74,7 @@ class Builder:
         self.definitions: list = []
         self.diagnostics: list[Diagnostic] = []
         self.unfolded: set[int] = set()  # ids of LiteralHash nodes made of bare `k => v` arguments
+        self.top_blocks: set[int] = set()  # ids of BlockExpressions made of a program's statement list
 
     # --- helpers --------------------------------------------------------------------------------
     def loc(self, node, s, e=None):
@@ -121,7 +122,7 @@ class Builder:
         return BlockExpression(self.locator, None, 0, stmts)
 
     def statements(self, raw):
-        """Puppet's transform_calls over a raw statement list."""
+        """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
         memo = []
         for expr in raw:
             name = memo[-1] if memo else None
@@ -154,8 +155,11 @@ class Builder:
 
     # --- program ----------------------------------------------------------------------------------
     def program(self, c):
-        stmts = self.statements(c[0])
-        return N["Program"](self.locator, self.block_or_expression(stmts, loc=self.locator), self.definitions)
+        stmts = c[0]
+        body = self.block_or_expression(stmts, loc=self.locator)
+        if len(stmts) > 1:
+            self.top_blocks.add(id(body))
+        return N["Program"](self.locator, body, self.definitions)
 
     def empty_program(self, c):
         size = len(self.locator._bytes())
@@ -163,7 +167,7 @@ class Builder:
 
     def epp_program(self, c):
         params = c[1]
-        stmts = self.statements(c[2]) if len(c) > 2 else None
+        stmts = c[2] if len(c) > 2 else None
         lam = self.mk(N["LambdaExpression"], c[0], None, params if params is not None else [])
         lam.body = self.bare(N["EppExpression"], params is not None, self.body(stmts))
         return N["Program"](self.locator, lam, self.definitions)
@@ -178,6 +182,9 @@ class Builder:
         return c[1]
 
     # --- statements -------------------------------------------------------------------------------
+    def statements_rule(self, c):
+        return self.statements(c[0])
+
     def stmts_first(self, c):
         return [c[0]]
 
@@ -480,7 +487,7 @@ class Builder:
             params, rtype, rest = [], c[2], c[3:]
         else:
             params, rtype, rest = c[1], c[4], c[5:]
-        stmts = self.statements(rest[1]) if len(rest) == 3 else None
+        stmts = rest[1] if len(rest) == 3 else None
         return self.mk(N["LambdaExpression"], pipe, rbrace, params, self.body(stmts), rtype)
 
     # --- primaries --------------------------------------------------------------------------------
@@ -598,7 +605,7 @@ class Builder:
         return self.mk(N["RenderExpression"], c[0], c[2], c[1])
 
     def render_block(self, c):
-        stmts = self.statements(c[2])
+        stmts = c[2]
         return self.mk(N["RenderExpression"], c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator))
 
     def epp_end(self, c):
@@ -610,7 +617,7 @@ class Builder:
 
     def if_part(self, c):
         test, lb, stmts, rb, els = c
-        then = self.block_or_expression(self.statements(stmts), lb, rb, self.locator)
+        then = self.block_or_expression(stmts, lb, rb, self.locator)
         return self.mk(N["IfExpression"], test, els if els is not None else rb, test, then, els)
 
     def if_part_empty(self, c):
@@ -627,11 +634,11 @@ class Builder:
         return self.loc(c[1], c[0], c[1])
 
     def else_block(self, c):
-        return self.block_or_expression(self.statements(c[2]), c[1], c[3], self.locator)
+        return self.block_or_expression(c[2], c[1], c[3], self.locator)
 
     def unless_expr(self, c):
         kw, test, lb, stmts, rb, els = c
-        then = self.block_or_expression(self.statements(stmts), lb, rb, self.locator)
+        then = self.block_or_expression(stmts, lb, rb, self.locator)
         return self.mk(N["UnlessExpression"], kw, rb, test, then, els)
 
     def unless_empty(self, c):
@@ -643,13 +650,13 @@ class Builder:
         return self.mk(N["CaseExpression"], c[0], c[4], c[1], c[3])
 
     def case_option(self, c):
-        stmts = self.statements(c[3]) if len(c) == 5 else None
+        stmts = c[3] if len(c) == 5 else None
         return self.mk(N["CaseOption"], c[1], c[-1], c[0], self.body(stmts))
 
     # --- definitions ------------------------------------------------------------------------------
     def _body_of(self, c, lbrace_index):
         """Statements between `{` at lbrace_index and the final `}` (None when empty)."""
-        return self.statements(c[lbrace_index + 1]) if len(c) - lbrace_index == 3 else None
+        return c[lbrace_index + 1] if len(c) - lbrace_index == 3 else None
 
     def classname(self, c):
         t = c[0]
@@ -682,7 +689,7 @@ class Builder:
         return self.add_definition(d)
 
     def apply(self, c):
-        stmts = self.statements(c[6]) if len(c) == 8 else []
+        stmts = c[6] if len(c) == 8 else []
         blk = self.bare(N["ApplyBlockExpression"], stmts)
         return self.mk(N["ApplyExpression"], c[0], c[-1], c[2], blk)
 

@@ -23,8 +23,14 @@ from .build import Builder, end
 from .issues import Diagnostic
 
 GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
-MAX_STACK = 3000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead of exhausting later passes
+MAX_STACK = 6000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead of exhausting later passes
+MAX_DEPTH = 2000  # AST nesting depth (e.g. a chain of 10,000 `+`); every consumer of the AST must cope with it
 OPENERS = frozenset(("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"))
+# Tokens a statement plausibly starts with: where recovery may resume parsing.
+STARTERS = frozenset((
+    "NAME", "VARIABLE", "CLASSREF", "CLASS", "DEFINE", "NODE", "FUNCTION", "TYPE", "PLAN", "APPLY", "IF",
+    "UNLESS", "CASE", "AT", "ATAT", "STRING", "DQPRE", "WORD", "LISTSTART", "LBRACE", "WSLPAREN", "NOT",
+    "HEREDOC", "NUMBER", "BOOLEAN", "UNDEF", "DEFAULT", "MINUS", "REGEX"))
 CLOSERS = frozenset(("RBRACE", "RBRACK", "RPAREN"))
 
 
@@ -77,6 +83,16 @@ class Tables:
                         rules.append(((arg.alias or arg.origin.name), len(arg.expansion), arg.origin.name))
                     acts[sym] = -k - 1
         self.rules = rules
+        # racc (Puppet's parser generator) reduces by a state's default rule (its most frequent reduce)
+        # on any lookahead it has no entry for, and only then reports the error. Reductions have side
+        # effects (Puppet raises some errors from rule actions), so we emulate them on errors.
+        self.default_reduce = []
+        for acts in self.actions:
+            counts: dict = {}
+            for v in acts.values():
+                if v < 0 and rules[-v - 1][2] != "start":
+                    counts[v] = counts.get(v, 0) + 1
+            self.default_reduce.append(max(counts, key=lambda k: (counts[k], k)) if counts else None)
         self.start = table.start_states["start"]
         self.end = table.end_states["start"]
         self.goto_stmts = self.gotos[self.start].get("stmts")
@@ -143,6 +159,8 @@ class Driver:
         actions = self.t.actions
         gotos = self.t.gotos
         callbacks = self.callbacks
+        default_reduce = self.t.default_reduce
+        defaults = 0
         stack = [self.t.start]
         values = []
         end_tok = _End(eof_pos)
@@ -151,7 +169,12 @@ class Driver:
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
             if act is None:
-                return self._salvage(stack, values), i
+                act = default_reduce[stack[-1]]
+                defaults += 1
+                if act is None or defaults > 1000:
+                    return self._salvage(stack, values), i
+            else:
+                defaults = 0
             if act >= 0:
                 stack.append(act)
                 values.append(tok)
@@ -233,13 +256,17 @@ def _depths(tokens):
     return out
 
 
-def _line_starts(tokens, data):
-    """Indices of tokens that are the first token on their line."""
-    out = set()
+def _resume_points(tokens, data):
+    """Token indices where recovery may resume: the first token of a line that starts a statement
+    and is either outside all brackets or in the first column (top-level code is rarely indented)."""
+    out = []
+    depths = _depths(tokens)
     prev_end = 0
     for k, t in enumerate(tokens):
-        if k == 0 or b"\n" in data[prev_end:t.start_pos]:
-            out.add(k)
+        s = t.start_pos
+        if (k == 0 or b"\n" in data[prev_end:s]) and t.type in STARTERS:
+            if depths[k] == 0 or s == 0 or data[s - 1:s] == b"\n":
+                out.append(k)
         prev_end = t.end_pos
     return out
 
@@ -257,38 +284,41 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
         return None
     if err is None:
         return value
-    # --- error recovery -------------------------------------------------------------------------
+    # --- error recovery ---------------------------------------------------------------------------
     raw: list = []
-    depths = None
-    starts = None
+    resume = None
+    report = True
+    chunk_start = 0
     while err is not None:
         kind, got = value
         tok = tokens[err] if err < n else _End(eof_pos)
-        builder.diagnostics.append(Diagnostic.make(
-            "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)}, file=builder.file))
+        if report:
+            builder.diagnostics.append(Diagnostic.make(
+                "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)},
+                file=builder.file))
         if kind == "program":
-            body = got.body
-            raw.extend(body.statements if type(body) is A.TYPES["BlockExpression"] and _is_top_block(body, got)
-                       else [body])
+            raw.extend(_top_statements(got, builder))
         else:
             raw.extend(builder.statements(got))
         if epp or err >= n:
             break
-        if depths is None:
-            depths = _depths(tokens)
-            starts = _line_starts(tokens, data)
-        k = next((k for k in range(err + 1, n) if depths[k] == 0 and k in starts), None)
+        if resume is None:
+            resume = _resume_points(tokens, data)
+        # resume at the error token itself when it starts a statement (and is not where we started)
+        k = next((k for k in resume if k > err or (k == err and err > chunk_start)), None)
         if k is None:
             break
+        chunk_start = k
         builder.namestack.clear()
         try:
-            value, err = driver.run(tokens, k, n, eof_pos)
+            value, err2 = driver.run(tokens, k, n, eof_pos)
         except _TooDeep:
             break
+        # an error right at the resume point is a consequence of the first one: don't report it
+        report = err2 is not None and err2 > k
+        err = err2
         if err is None:
-            body = value.body
-            raw.extend(body.statements if type(body) is A.TYPES["BlockExpression"] and _is_top_block(body, value)
-                       else [body])
+            raw.extend(_top_statements(value, builder))
     if epp:
         return None
     if not raw:
@@ -300,20 +330,29 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
     return prog
 
 
-def _is_top_block(body, prog) -> bool:
-    """A top-level BlockExpression built from the statement list (not a `{…}` written in the source)."""
-    return True
+def _top_statements(prog, builder) -> list:
+    """The top-level statements of a (partial) program."""
+    body = prog.body
+    if id(body) in builder.top_blocks:
+        return body.statements
+    return [body]
 
 
 def fix_positions(root):
-    """Nodes built without a position take their container's offset, with length 0 (Puppet's rule)."""
-    stack = [root]
+    """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
+
+    Returns the first node nested deeper than MAX_DEPTH, or None."""
+    stack = [(root, 0)]
     pop = stack.pop
     push = stack.append
     Node = A.Node
+    too_deep = None
     while stack:
-        node = pop()
+        node, depth = pop()
+        if depth > MAX_DEPTH and too_deep is None:
+            too_deep = node
         o = node.offset if hasattr(node, "offset") else None
+        depth += 1
         for f in node._child_fields:
             v = getattr(node, f)
             if v is None:
@@ -324,12 +363,13 @@ def fix_positions(root):
                         if x.offset is None:
                             x.offset = o
                             x.length = 0
-                        push(x)
+                        push((x, depth))
             elif isinstance(v, Node):
                 if v.offset is None:
                     v.offset = o
                     v.length = 0
-                push(v)
+                push((v, depth))
+    return too_deep
 
 
 def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
@@ -356,5 +396,9 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
     diagnostics.extend(diags)
     diagnostics.sort(key=lambda d: (d.severity != "error", d.offset if d.offset is not None else -1))
     if program is not None:
-        fix_positions(program)
+        deep = fix_positions(program)
+        if deep is not None:
+            diagnostics.append(Diagnostic.make("PARSE_TOO_DEEP", deep.offset, deep.length, {"limit": MAX_DEPTH},
+                                               file=file))
+            program = None
     return ParseResult(program, diagnostics, locator, tokens)

@@ -1,0 +1,2 @@
+"""XPP (PRFC-23): Pcore serialization of Puppet parse results, the envelope, and the `.xpp` tree layout."""
+from xpp.pcore import XppError, XppFormatError, XppWriteError  # noqa: F401
