@@ -14,6 +14,7 @@ import sys
 
 from grammar import pn
 from grammar.parser import parse
+from xpp import XppFormatError
 
 
 def _args(argv):
@@ -29,8 +30,16 @@ def _args(argv):
 def load(path: str, tasks: bool):
     """(program, diagnostics, locator) of a source file or of an .xpp file."""
     if path.endswith(".xpp"):
-        from xpp.result import read_xpp_file
-        return read_xpp_file(path)
+        from grammar.ast import make_locator
+        from grammar.validator_syntax import LoggedDiagnostic
+        from xpp.result import read_xpp
+        with open(path, "rb") as f:
+            program, records = read_xpp(f.read())
+        locator = program.locator if program is not None else make_locator("", path)
+        diags = [LoggedDiagnostic(r.get("issue_code") or "", r.get("message") or "", r.get("offset"),
+                                  r.get("length") or 0, r.get("severity") or "error", dict(r.get("arguments") or {}),
+                                  r.get("file") or "", r.get("line"), r.get("pos")) for r in records]
+        return program, diags, locator
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", "surrogateescape")
     res = parse(text, path, tasks=tasks)
@@ -70,6 +79,10 @@ def main(argv) -> int:
             print(f"Error: {path}: {e.strerror}", file=sys.stderr)
             status = 2
             continue
+        except XppFormatError as e:
+            print(f"Error: {path}: not a readable .xpp file: {e}", file=sys.stderr)
+            status = 2
+            continue
         errors = [d for d in diags if d.severity == "error"]
         if errors:
             status = max(status, 1)
@@ -82,8 +95,8 @@ def main(argv) -> int:
             line, col = d.line_col(locator)
             where = f" (file: {path}, line: {line}, column: {col})" if line else f" (file: {path})"
             print(f"{d.severity.capitalize()}: {d.message}{where}", file=sys.stderr)
-        if errors or program is None:
-            continue
+        if program is None or (errors and not path.endswith(".xpp")):
+            continue  # like `puppet parser dump`: nothing on stdout for a source with errors
         if a.format == "json":
             data = pn.to_data(pn.transform(program))
             chunks.append(json.dumps(data, indent=2, ensure_ascii=False) if a.pretty else pn.to_json(data))

@@ -1,0 +1,81 @@
+"""`puppet-xpp --dump` prints what `puppet parser dump` prints (whole processes, byte for byte)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conformance.corpus import corpus_files
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = [os.path.join(ROOT, "examples", "production", "manifests", "site.pp")]
+
+
+def _files():
+    files = corpus_files("pp")
+    return EXAMPLES + files[:: max(1, len(files) // 25)]
+
+
+def ours(*args):
+    return subprocess.run([sys.executable, "-m", "server.cli", "--dump", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+
+
+def puppet_dump(*args, tmp):
+    env = dict(os.environ)
+    cmd = ["puppet", "parser", "dump", "--confdir", str(tmp / "c"), "--vardir", str(tmp / "v"),
+           "--codedir", str(tmp / "code"), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+needs_puppet = pytest.mark.skipif(shutil.which("puppet") is None and not os.environ.get("CI"),
+                                  reason="puppet not installed")
+
+
+@needs_puppet
+@pytest.mark.parametrize("fmt", [["--format", "json"], ["--format", "pn"], ["--format", "pn", "--pretty"]])
+def test_dump_equals_puppet_parser_dump(fmt, tmp_path):
+    files = _files()
+    want = puppet_dump(*fmt, *files, tmp=tmp_path)
+    got = ours(*fmt, *files)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+
+
+@needs_puppet
+def test_dump_pretty_json_same_data(tmp_path):
+    files = EXAMPLES
+    want = puppet_dump("--format", "json", "--pretty", *files, tmp=tmp_path)
+    got = ours("--format", "json", "--pretty", *files)
+    assert json.loads(got.stdout) == json.loads(want.stdout)
+
+
+def test_dump_jsonl_lines(tmp_path, oracle):
+    bad = tmp_path / "bad.pp"
+    bad.write_text("class a {\n  $x = [1, 2\n}\n$y = )\n")
+    good = EXAMPLES[0]
+    got = ours("--format", "jsonl", good, str(bad))
+    assert got.returncode == 1
+    recs = [json.loads(line) for line in got.stdout.splitlines()]
+    assert [r["file"] for r in recs] == [good, str(bad)]
+    with open(good, encoding="utf-8") as f:
+        assert recs[0]["pn"] == oracle.call("pn", source=f.read())
+    assert recs[0]["diagnostics"] == []
+    first = recs[1]["diagnostics"][0]
+    want = oracle.request("pn", source=bad.read_text())
+    assert (first["code"], first["line"], first["column"]) == (want["issue_code"], want["line"], want["pos"])
+    assert first["message"] == want["error"]
+    assert len(recs[1]["diagnostics"]) == 2  # the second, independent error is reported too
+    assert set(first) == {"severity", "code", "message", "line", "column", "offset", "length"}
+
+
+def test_dump_errors_go_to_stderr_with_position(tmp_path):
+    bad = tmp_path / "bad.pp"
+    bad.write_text("notice(1,,)\n")
+    got = ours("--format", "json", str(bad))
+    assert got.returncode == 1 and got.stdout == ""
+    assert f"(file: {bad}, line: 1, column: 10)" in got.stderr
