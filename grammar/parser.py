@@ -218,6 +218,12 @@ class Driver:
                     return ("program", v)
         if len(stack) > 1 and stack[1] == self.t.goto_stmts and isinstance(values[0], list):
             return ("stmts", values[0])
+        if values and getattr(values[0], "type", None) == "EPP_START":
+            # a template: keep its parameters and the statements complete before the error
+            params = values[1] if len(values) > 1 and (values[1] is None or isinstance(values[1], list)) else None
+            gs = self.t.gotos[stack[2]].get("stmts") if len(stack) > 3 else None
+            stmts = values[2] if gs is not None and stack[3] == gs and isinstance(values[2], list) else []
+            return ("epp", (values[0], params, stmts))
         return ("stmts", [])
 
     def _completes(self, stack) -> bool:
@@ -296,7 +302,13 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
             builder.diagnostics.append(Diagnostic.make(
                 "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)},
                 file=builder.file))
+        if kind == "epp":
+            tok0, params, stmts = got
+            stmts = builder.statements(stmts)
+            return builder.epp_program([tok0, params] + ([stmts] if stmts else []))
         if kind == "program":
+            if epp:
+                return got
             raw.extend(_top_statements(got, builder))
         else:
             raw.extend(builder.statements(got))
