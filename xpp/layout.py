@@ -9,7 +9,9 @@ A file of the environment's own tree that is not inside a module of its module p
 to the environment directory: ``<env>/manifests/site.pp`` -> ``<env>/.xpp/modules/environment/manifests/site.xpp``.
 
 The file name recorded inside the ``.xpp`` (the Locator's ``file``, the diagnostics' ``file``) is the
-source path relative to the environment directory, with ``/`` separators.
+source path relative to the environment directory, with ``/`` separators (absolute for a file outside
+the environment, e.g. in a base module directory).  A source with errors gets an ``.xpp`` holding only
+its diagnostics (no Program).
 
 Writing is atomic: a temporary file in the target directory, then ``os.replace``.
 
@@ -64,18 +66,25 @@ def xpp_target(env_root: str, modulepath, src: str) -> XppTarget | None:
 
 
 def _recorded(env_root: str, src: str) -> str:
+    if not src.startswith(env_root + os.sep):  # outside the environment (a base module): absolute
+        return src
     rel = os.path.relpath(src, env_root)
     return rel.replace(os.sep, "/")
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure."""
+def write_atomic(path: str, data: bytes, mode: int | None = None, owner: tuple | None = None) -> None:
+    """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure.
+    ``mode`` (e.g. 0o644) and ``owner`` ((uid, gid)) are applied to the temporary file before the rename."""
     d = os.path.dirname(path) or "."
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if owner is not None:
+                os.fchown(f.fileno(), *owner)
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -87,11 +96,12 @@ def write_atomic(path: str, data: bytes) -> None:
 
 def compile_source(text: str, recorded: str, *, abs_path: str | None = None, epp: bool | None = None,
                    tasks: bool = False, strict: str = "warning", modulepath=(), manifest=None,
-                   fmt: str = "msgpack") -> bytes:
+                   fmt: str = "msgpack", info: dict | None = None) -> bytes:
     """Parse + validate ``text`` and return the .xpp document.
 
     The program's locator and every diagnostic record ``recorded`` as file name; the module-location
-    rules are evaluated on ``abs_path`` (the real location) against ``modulepath``/``manifest``."""
+    rules are evaluated on ``abs_path`` (the real location) against ``modulepath``/``manifest``.
+    ``info`` (a dict), when given, receives the ``diagnostics`` and the ``locator``."""
     from grammar.parser import parse
     from grammar.validator import validate
     from xpp.result import write_xpp
@@ -104,7 +114,11 @@ def compile_source(text: str, recorded: str, *, abs_path: str | None = None, epp
         vd = validate(res.program, strict=strict, tasks=tasks, file=abs_path or recorded,
                       modulepath=modulepath, manifest=manifest)
         diags.extend(vd)
-    return write_program(res.program, diags, res.locator, recorded, fmt=fmt)
+    # PRFC-23: a manifest with errors gets an XPP holding only its diagnostics
+    program = None if any(d.severity == "error" for d in diags) else res.program
+    if info is not None:
+        info["diagnostics"], info["locator"] = diags, res.locator
+    return write_program(program, diags, res.locator, recorded, fmt=fmt)
 
 
 def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgpack") -> bytes:

@@ -1,0 +1,334 @@
+"""``puppet-xpp --compile``: write ``.xpp`` files (PRFC-23).
+
+    puppet-xpp --compile [ENVDIR...] [options]          every manifest of each environment (default: .)
+    puppet-xpp --compile FILE.pp -o OUT.xpp [options]   one file (recorded file name: FILE as given)
+
+Environment mode writes ``ENVDIR/.xpp/modules/<module>/<path>.xpp`` for every ``.pp`` of each module's
+``manifests/``, ``functions/``, ``types/`` and ``plans/`` and for the environment's own manifest(s),
+``functions/``, ``types/`` and ``plans/`` (module ``environment``); see :mod:`xpp.compile` and
+``docs/compile.md``.  It is incremental: only files whose source changed are compiled again.
+
+Output: diagnostics in the ``--validate`` text format on stdout (warnings, then errors, per file), a
+progress bar on stderr when it is a terminal (plain progress lines otherwise; none with ``--quiet``), then
+one summary line per environment::
+
+    production: compiled 12, up to date 901, removed 1, with errors 2 (0.84 s)
+
+Exit status: 0 clean, 1 errors in sources (an ``.xpp`` holding only the diagnostics is still written),
+2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+STRICT_LEVELS = ("off", "warning", "error")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="puppet-xpp --compile", description=__doc__.split("\n\n")[0],
+                                epilog="See docs/compile.md.")
+    p.add_argument("paths", metavar="ENVDIR|FILE", nargs="*",
+                   help="environment directories (default: the current directory), or one FILE.pp with -o")
+    p.add_argument("-o", "--output", metavar="OUT.xpp", help="compile one file to OUT.xpp ('-': stdout)")
+    p.add_argument("--format", choices=("msgpack", "json"), default="msgpack",
+                   help="Pcore base encoding of the .xpp files (default msgpack)")
+    p.add_argument("--force", action="store_true", help="rebuild every .xpp, even when up to date")
+    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                   help="parallel worker processes (default: number of cores)")
+    p.add_argument("--mode", default="0644", metavar="FILE[,DIR]",
+                   help="octal permissions of the .xpp files (default 0644) and directories (default: the file "
+                        "mode with x added where r is set, 0755 for 0644)")
+    p.add_argument("--runtime-root", metavar="DIR",
+                   help="the path ENVDIR will have at run time (when compiling a staging copy): recorded "
+                        "file names become DIR/<path in the environment>")
+    p.add_argument("--basemodulepath", metavar="DIRS",
+                   help=f"what $basemodulepath expands to in the modulepath ('{os.pathsep}'-separated)")
+    p.add_argument("--modulepath", metavar="DIRS",
+                   help="use this modulepath instead of the environment's ($basemodulepath is expanded; "
+                        "relative entries are relative to the current directory)")
+    p.add_argument("--manifest", metavar="PATH", help="single-file mode: the main manifest (location rules)")
+    p.add_argument("--strict", choices=STRICT_LEVELS, default="warning",
+                   help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error")
+    p.add_argument("--tasks", action="store_true", help="single-file mode: compile in tasks (Bolt plan) mode")
+    p.add_argument("--report", metavar="FILE.json", help="write the per-file results as JSON")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress display and no summary")
+    g.add_argument("-v", "--verbose", action="store_true", help="one line per compiled or removed file")
+    return p
+
+
+def parse_mode(text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise _UsageError(f"--mode {text!r}: expected FILE[,DIR] octal modes")
+    try:
+        modes = [int(x, 8) for x in parts]
+    except ValueError:
+        raise _UsageError(f"--mode {text!r}: not an octal mode") from None
+    if any(m < 0 or m > 0o7777 for m in modes):
+        raise _UsageError(f"--mode {text!r}: out of range")
+    fmode = modes[0]
+    dmode = modes[1] if len(parts) == 2 else fmode | ((fmode & 0o444) >> 2)
+    return fmode, dmode
+
+
+# ------------------------------------------------------------------------------------------------------
+# output
+
+def _diag_lines(display: str, rows) -> list:
+    from server.cmd_validate import _location
+    out = []
+    for kind, sev in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
+        for severity, _code, message, line, col, logged in rows:
+            if severity in sev:
+                out.append(f"{kind}: {message}{_location('' if logged else display, line, col)}")
+    return out
+
+
+class Display:
+    """Progress bar (terminal) or plain progress lines, diagnostics, summary."""
+
+    def __init__(self, out, err, quiet: bool, verbose: bool):
+        self.out = out
+        self.err = err
+        self.quiet = quiet
+        self.verbose = verbose
+        self.tty = not quiet and hasattr(err, "isatty") and err.isatty()
+        self.bar_shown = False
+        self.todo = 0
+        self.next_pct = 10
+        self.last = 0.0
+
+    # events of xpp.compile.compile_environment
+    def start(self, env, total, todo):
+        self.env = env
+        self.todo = todo
+        self.next_pct = 10
+        self.name = _env_name(env)
+        if not self.quiet and not self.tty and todo >= 50:
+            self._err(f"{self.name}: {total} files, {todo} to check or compile")
+
+    def progress(self, done, todo, result):
+        if self.quiet or not todo:
+            return
+        if self.tty:
+            now = time.monotonic()
+            if done == todo or now - self.last > 0.1:
+                self.last = now
+                width = 30
+                fill = width * done // todo
+                name = result.job.display
+                if len(name) > 50:
+                    name = "..." + name[-47:]
+                self.err.write(f"\r\033[K[{'#' * fill}{'.' * (width - fill)}] {done}/{todo} {name}")
+                self.err.flush()
+                self.bar_shown = True
+        else:
+            pct = 100 * done // todo
+            if todo >= 50 and pct >= self.next_pct and done < todo:
+                self._err(f"{self.name}: {done}/{todo} ({pct}%)")
+                self.next_pct = (pct // 10 + 1) * 10
+
+    def file(self, result):
+        lines = _diag_lines(result.job.display, result.diagnostics)
+        if result.status == "failed":
+            lines.append(f"Error: {result.message}")
+        if self.verbose and result.status != "up to date":
+            self._err(f"{result.status}: {result.job.display}")
+        if lines:
+            self._clear()
+            self.out.write("\n".join(lines) + "\n")
+            self.out.flush()
+
+    def removed(self, path):
+        if self.verbose:
+            self._err(f"removed: {path}")
+
+    # other output
+    def note(self, level: str, message: str):
+        self._err(f"{level.capitalize()}: {message}")
+
+    def summary(self, line: str):
+        self._clear()
+        if not self.quiet:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def _clear(self):
+        if self.bar_shown:
+            self.err.write("\r\033[K")
+            self.err.flush()
+            self.bar_shown = False
+
+    def _err(self, text):
+        self._clear()
+        self.err.write(text + "\n")
+        self.err.flush()
+
+
+def _env_name(env) -> str:
+    return env.root if env.display in (".", "./") else env.display
+
+
+def _summary(r) -> str:
+    return (f"{_env_name(r.env)}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
+            f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)")
+
+
+def _rows_json(rows):
+    return [{"severity": s, "code": c, "message": m, "line": ln, "column": col} for s, c, m, ln, col, _l in rows]
+
+
+def _env_report(r) -> dict:
+    env = r.env
+    return {
+        "environment": env.display, "root": env.root, "modulepath": list(env.modulepath),
+        "manifest": env.manifest, "seconds": round(r.seconds, 3),
+        "counts": {"files": len(r.files), "compiled": r.count("compiled"), "up_to_date": r.count("up to date"),
+                   "removed": len(r.removed), "with_errors": r.with_errors,
+                   "failed": r.count("failed") + r.count("unreadable")},
+        "files": [{"source": f.job.display, "path": f.job.src, "xpp": f.job.out, "recorded": f.job.recorded,
+                   "module": f.job.module, "tasks": f.job.tasks, "status": f.status, "errors": f.errors,
+                   "warnings": f.warnings, "message": f.message or None,
+                   "diagnostics": _rows_json(f.diagnostics)} for f in r.files],
+        "skipped": [{"path": p, "reason": why} for p, why in r.skipped],
+        "removed": r.removed,
+        "io_errors": r.io_errors,
+    }
+
+
+# ------------------------------------------------------------------------------------------------------
+# modes
+
+def _compile_envs(a, disp: Display) -> tuple[int, dict]:
+    from xpp.compile import CompileError, Options, compile_environment, detect_environment
+
+    fmode, dmode = parse_mode(a.mode)
+    opts = Options(fmt=a.format, force=a.force, jobs=a.jobs, file_mode=fmode, dir_mode=dmode,
+                   runtime_root=a.runtime_root, strict=a.strict, basemodulepath=a.basemodulepath,
+                   modulepath=a.modulepath)
+    if a.runtime_root and not os.path.isabs(a.runtime_root):
+        raise _UsageError("--runtime-root must be an absolute path")
+    if a.jobs < 0:
+        raise _UsageError("--jobs must be >= 0")
+    status = 0
+    reports = []
+    t0 = time.monotonic()
+    totals = {"compiled": 0, "up_to_date": 0, "removed": 0, "with_errors": 0, "failed": 0}
+    for envdir in a.paths or ["."]:
+        try:
+            env = detect_environment(envdir, basemodulepath=a.basemodulepath, modulepath=a.modulepath)
+            for level, msg in env.notes:
+                disp.note(level, f"{envdir}: {msg}")
+            r = compile_environment(env, opts, disp)
+        except CompileError as e:
+            disp.note("error", str(e))
+            reports.append({"environment": envdir, "error": str(e)})
+            status = 2
+            continue
+        for path, why in r.skipped:
+            disp.note("warning", f"{path}: {why}")
+        for msg in r.io_errors[len([f for f in r.files if f.status == "failed"]):]:
+            disp.note("error", msg)
+        disp.summary(_summary(r))
+        rep = _env_report(r)
+        reports.append(rep)
+        for k in totals:
+            totals[k] += rep["counts"][k]
+        if r.io_errors:
+            status = 2
+        elif r.with_errors and status == 0:
+            status = 1
+    totals["seconds"] = round(time.monotonic() - t0, 3)
+    return status, {"version": 1, "environments": reports, "summary": totals}
+
+
+def _compile_one(a, disp: Display) -> tuple[int, dict]:
+    from server.workspace import Settings, file_context, in_plans_dir
+    from xpp.compile import _expand_modulepath, _split_path, compile_file
+    from xpp.layout import write_atomic
+
+    if len(a.paths) != 1:
+        raise _UsageError("-o needs exactly one FILE.pp")
+    src = a.paths[0]
+    if os.path.isdir(src):
+        raise _UsageError(f"{src} is a directory (-o compiles one file)")
+    fmode, _dmode = parse_mode(a.mode)
+    if a.modulepath is not None:
+        notes: list = []
+        mp = _expand_modulepath(_split_path(a.modulepath), os.getcwd(), "", a.basemodulepath, notes)
+        manifest = a.manifest
+        tasks = a.tasks or in_plans_dir(src)
+    else:
+        ctx = file_context(os.path.abspath(src), Settings(tasks=a.tasks))
+        mp, manifest, tasks = list(ctx.modulepath), a.manifest or ctx.manifest, ctx.tasks
+    t0 = time.monotonic()
+    try:
+        data, rows = compile_file(src, src, fmt=a.format, tasks=tasks, strict=a.strict, modulepath=mp,
+                                  manifest=manifest)
+    except OSError as e:
+        disp.note("error", f"Could not read file '{src}': {e.strerror or e}")
+        return 2, {"version": 1, "file": src, "error": e.strerror or str(e)}
+    lines = _diag_lines(src, rows)
+    if lines:
+        disp.out.write("\n".join(lines) + "\n")
+        disp.out.flush()
+    try:
+        if a.output == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            write_atomic(a.output, data, mode=fmode)
+    except OSError as e:
+        disp.note("error", f"cannot write {a.output}: {e.strerror or e}")
+        return 2, {"version": 1, "file": src, "error": f"cannot write {a.output}: {e.strerror or e}"}
+    errors = sum(1 for r in rows if r[0] == "error")
+    rep = {"version": 1, "file": src, "xpp": a.output, "recorded": src, "errors": errors,
+           "warnings": sum(1 for r in rows if r[0] in ("warning", "deprecation")),
+           "diagnostics": _rows_json(rows), "seconds": round(time.monotonic() - t0, 3)}
+    return (1 if errors else 0), rep
+
+
+def main(argv=None, out=None, err=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--compile":
+        argv = argv[1:]
+    out = out or sys.stdout
+    err = err or sys.stderr
+    p = _parser()
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    disp = Display(out, err, a.quiet, a.verbose)
+    try:
+        if a.output is not None:
+            status, report = _compile_one(a, disp)
+        else:
+            status, report = _compile_envs(a, disp)
+    except _UsageError as e:
+        err.write(f"puppet-xpp --compile: {e}\n")
+        return 2
+    if a.report:
+        report["exit_code"] = status
+        try:
+            with open(a.report, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1, ensure_ascii=False)
+                f.write("\n")
+        except OSError as e:
+            disp.note("error", f"cannot write {a.report}: {e.strerror or e}")
+            status = 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
