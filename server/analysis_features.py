@@ -1,0 +1,576 @@
+"""Editor features over an :class:`server.analysis.Analysis` (no pygls imports): document symbols,
+folding ranges, semantic tokens, hover, go-to-definition, completion.  Everything works on the
+Program the parser recovered, so the valid parts of a file with syntax errors keep their features.
+
+Results are plain tuples/dicts in LSP shapes ((line, col) pairs), converted by server/lsp.py.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+
+from grammar import ast as A
+
+from . import analysis_data as D
+
+T = A.TYPES
+Node = A.Node
+DEFINITIONS = (T["HostClassDefinition"], T["ResourceTypeDefinition"], T["FunctionDefinition"],
+               T["TypeAlias"], T["NodeDefinition"], T["TypeDefinition"])
+
+# LSP SymbolKind numbers
+SK_MODULE, SK_CLASS, SK_METHOD, SK_PROPERTY, SK_FIELD, SK_FUNCTION, SK_VARIABLE = 2, 5, 6, 7, 8, 12, 13
+SK_OBJECT, SK_STRUCT, SK_TYPEPARAM, SK_INTERFACE = 19, 23, 26, 11
+
+KIND_NAMES = {T["HostClassDefinition"]: "class", T["ResourceTypeDefinition"]: "define",
+              T["FunctionDefinition"]: "function", T["PlanDefinition"]: "plan", T["TypeAlias"]: "type",
+              T["NodeDefinition"]: "node", T["TypeDefinition"]: "type"}
+
+
+def symbol_kind(node) -> int:
+    t = type(node)
+    if t is T["HostClassDefinition"]:
+        return SK_CLASS
+    if t is T["ResourceTypeDefinition"]:
+        return SK_STRUCT
+    if t is T["PlanDefinition"]:
+        return SK_METHOD
+    if t is T["FunctionDefinition"]:
+        return SK_FUNCTION
+    if t in (T["TypeAlias"], T["TypeDefinition"]):
+        return SK_TYPEPARAM
+    if t is T["NodeDefinition"]:
+        return SK_MODULE
+    return SK_OBJECT
+
+
+def kind_name(node) -> str:
+    return KIND_NAMES.get(type(node), type(node)._name)
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+
+def src(an, node) -> str:
+    if node is None or node.offset is None:
+        return ""
+    return an.data[node.offset:node.offset + max(0, node.length)].decode("utf-8", "replace")
+
+
+def name_span(an, node):
+    """(offset, length) of a definition's name token (falls back to the node's start)."""
+    toks = an.tokens
+    if not toks or node.offset is None:
+        return node.offset or 0, 0
+    i = bisect.bisect_left(toks, node.offset, key=lambda t: t.start_pos)
+    end = node.offset + max(node.length, 0)
+    want = getattr(node, "name", None)
+    for k in range(i, min(len(toks), i + 12)):
+        t = toks[k]
+        if t.start_pos >= end:
+            break
+        if t.type in ("NAME", "WORD", "CLASSREF", "STRING") and (want is None or str(t.value).lower().lstrip(":") ==
+                                                                   str(want).lower().lstrip(":").split("::")[-1]
+                                                                   or str(t.value).lower().lstrip(":") == str(want).lower().lstrip(":")):
+            return t.start_pos, t.end_pos - t.start_pos
+    return node.offset, 0
+
+
+def leading_comment(data: bytes, offset: int) -> str:
+    """The `#` comment block right above the line of `offset` (puppet-strings docs)."""
+    ls = data.rfind(b"\n", 0, offset) + 1
+    lines = []
+    pos = ls
+    while pos > 0:
+        prev_end = pos - 1
+        prev_start = data.rfind(b"\n", 0, prev_end) + 1
+        line = data[prev_start:prev_end].strip()
+        if line.startswith(b"#"):
+            lines.append(line[1:].decode("utf-8", "replace"))
+            pos = prev_start
+        else:
+            break
+    lines.reverse()
+    out = []
+    for x in lines:
+        out.append(x[1:] if x.startswith(" ") else x)
+    return "\n".join(out).strip()
+
+
+def param_docs(doc: str) -> dict:
+    """@param NAME text (puppet-strings), continuation lines included."""
+    out = {}
+    cur = None
+    for line in doc.splitlines():
+        m = re.match(r"\s*@param\s+(?:\[[^\]]*\]\s*)?\$?(\w+)\s*(.*)", line) if "@param" in line else None
+        if m:
+            cur = m.group(1)
+            out[cur] = m.group(2).strip()
+        elif cur and line.startswith((" ", "\t")) and not line.strip().startswith("@"):
+            out[cur] = (out[cur] + " " + line.strip()).strip()
+        else:
+            cur = None
+    return out
+
+
+def summary_of(doc: str) -> str:
+    text = []
+    for line in doc.splitlines():
+        s = line.strip()
+        if s.startswith("@summary"):
+            return s[len("@summary"):].strip()
+        if s.startswith("@"):
+            break
+        text.append(s)
+    return " ".join(x for x in text if x).strip()
+
+
+def children(node):
+    return node.children() if isinstance(node, Node) else ()
+
+
+def statements_of(body):
+    if body is None:
+        return []
+    if type(body) in (T["BlockExpression"], T["ApplyBlockExpression"]):
+        return list(body.statements)
+    return [body]
+
+
+def extents(program) -> dict:
+    """id(node) -> (lo, hi): the byte range covered by a node and everything below it (Puppet's own
+    positions do not always cover the children, e.g. an assignment is positioned at its operator)."""
+    out: dict = {}
+    if program is None or program.body is None:
+        return out
+    # iterative post-order
+    stack = [(program.body, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            lo = n.offset if n.offset is not None else 1 << 62
+            hi = n.offset + max(n.length, 0) if n.offset is not None else -1
+            if n.length == 0:
+                lo, hi = 1 << 62, -1  # bare nodes: only their children count
+            for c in n.children():
+                e = out.get(id(c))
+                if e is not None:
+                    if e[0] < lo:
+                        lo = e[0]
+                    if e[1] > hi:
+                        hi = e[1]
+            if hi < 0 and n.offset is not None:
+                lo, hi = n.offset, n.offset + max(n.length, 0)
+            out[id(n)] = (lo, hi)
+        else:
+            stack.append((n, True))
+            for c in n.children():
+                stack.append((c, False))
+    return out
+
+
+_EXT_CACHE: dict = {}
+
+
+def _extents_for(program):
+    key = id(program)
+    hit = _EXT_CACHE.get(key)
+    if hit is not None and hit[0] is program:
+        return hit[1]
+    ext = extents(program)
+    _EXT_CACHE.clear()
+    _EXT_CACHE[key] = (program, ext)
+    return ext
+
+
+def node_path(program, off: int) -> list:
+    """Nodes whose subtree covers byte offset `off`, outermost first (an identifier's end counts)."""
+    path = []
+    if program is None or program.body is None:
+        return path
+    ext = _extents_for(program)
+    cur = program.body
+    while cur is not None:
+        path.append(cur)
+        best = None
+        for c in cur.children():
+            e = ext.get(id(c))
+            if e is not None and e[0] <= off <= e[1]:
+                if best is None or (e[1] - e[0]) < (best[1][1] - best[1][0]):
+                    best = (c, e)
+        cur = best[0] if best else None
+    return path
+
+
+# ----------------------------------------------------------------------------------------------- symbols
+
+def document_symbols(an) -> list:
+    """[{name, detail, kind, range:(off,len), selection:(off,len), children}]"""
+    prog = an.program
+    if prog is None or prog.body is None:
+        return []
+    return _symbols_in(an, statements_of(prog.body) if type(prog.body) is not T["Nop"] else [])
+
+
+def _symbols_in(an, stmts) -> list:
+    out = []
+    for s in stmts:
+        out.extend(_symbols_of(an, s))
+    return out
+
+
+def _symbols_of(an, s) -> list:
+    t = type(s)
+    if isinstance(s, DEFINITIONS):
+        name = s.name if hasattr(s, "name") else " ".join(src(an, h) for h in s.host_matches)
+        kids = []
+        for p in getattr(s, "parameters", []) or []:
+            detail = src(an, p.type_expr) if p.type_expr is not None else ""
+            kids.append({"name": "$" + p.name, "detail": detail, "kind": SK_PROPERTY,
+                         "range": (p.offset, p.length), "selection": (p.offset, p.length), "children": []})
+        kids.extend(_symbols_in(an, statements_of(getattr(s, "body", None))))
+        return [{"name": name, "detail": kind_name(s), "kind": symbol_kind(s), "range": (s.offset, s.length),
+                 "selection": name_span(an, s), "children": kids}]
+    if t is T["ResourceExpression"]:
+        tn = s.type_name
+        tname = tn.value if hasattr(tn, "value") else src(an, tn)
+        out = []
+        for b in s.bodies:
+            title = src(an, b.title) if b.title is not None else ""
+            out.append({"name": f"{tname} {title}".strip(), "detail": "resource", "kind": SK_OBJECT,
+                        "range": (s.offset, s.length), "selection": (tn.offset, tn.length), "children": []})
+        return out
+    if t is T["AssignmentExpression"] and type(s.left_expr) is T["VariableExpression"]:
+        v = s.left_expr
+        return [{"name": "$" + getattr(v.expr, "value", ""), "detail": "variable", "kind": SK_VARIABLE,
+                 "range": (v.offset, max(v.length, s.offset + s.length - v.offset)),
+                 "selection": (v.offset, v.length), "children": []}]
+    out = []
+    if t in (T["IfExpression"], T["UnlessExpression"]):
+        out.extend(_symbols_in(an, statements_of(s.then_expr)))
+        out.extend(_symbols_in(an, statements_of(s.else_expr)))
+    elif t is T["CaseExpression"]:
+        for o in s.options:
+            out.extend(_symbols_in(an, statements_of(o.then_expr)))
+    elif t is T["BlockExpression"]:
+        out.extend(_symbols_in(an, s.statements))
+    elif t in (T["CallNamedFunctionExpression"], T["CallMethodExpression"]) and s.lambda_ is not None:
+        out.extend(_symbols_in(an, statements_of(s.lambda_.body)))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- folding
+
+def folding_ranges(an) -> list:
+    """[(start_line, end_line, kind)] kind: None | 'comment' | 'region'."""
+    lines = an.lines
+    out = []
+    stack = []
+    for t in an.tokens:
+        ty = t.type
+        if ty in ("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"):
+            stack.append(t)
+        elif ty in ("RBRACE", "RBRACK", "RPAREN"):
+            if stack:
+                o = stack.pop()
+                a = lines.line_of(o.start_pos)
+                b = lines.line_of(t.start_pos)
+                if b - 1 > a:
+                    out.append((a, b - 1, None))
+        elif ty in ("STRING", "DQPOST") and t.end_pos > t.start_pos:
+            a = lines.line_of(t.start_pos)
+            b = lines.line_of(max(t.start_pos, t.end_pos - 1))
+            if b > a:
+                out.append((a, b, None))
+    # comment blocks and regions
+    data = an.data
+    starts = lines.starts
+    run = None
+    regions = []
+    for ln in range(len(starts)):
+        s = lines.line_bytes(ln).strip()
+        if s.startswith(b"#"):
+            low = s[1:].strip().lower()
+            if low.startswith(b"region"):
+                regions.append(ln)
+            elif low.startswith(b"endregion") and regions:
+                out.append((regions.pop(), ln, "region"))
+            if run is None:
+                run = ln
+        else:
+            if run is not None and ln - 1 > run:
+                out.append((run, ln - 1, "comment"))
+            run = None
+    if run is not None and len(starts) - 1 > run:
+        out.append((run, len(starts) - 1, "comment"))
+    del data
+    out = sorted(set(out))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- semantic tokens
+
+TOKEN_TYPES = ["keyword", "variable", "string", "number", "regexp", "comment", "type", "class", "function",
+               "property", "parameter", "operator"]
+TOKEN_MODIFIERS = ["declaration", "defaultLibrary"]
+_TT = {n: i for i, n in enumerate(TOKEN_TYPES)}
+_KW = frozenset(("IF", "ELSE", "ELSIF", "UNLESS", "CASE", "DEFAULT", "UNDEF", "CLASS", "DEFINE", "INHERITS",
+                 "NODE", "FUNCTION", "TYPE", "ATTR", "PRIVATE", "PLAN", "APPLY", "AND", "OR", "IN", "BOOLEAN"))
+_COMMENT = re.compile(rb"#[^\n]*|/\*[\s\S]*?\*/")
+
+
+def semantic_tokens(an) -> list:
+    """The LSP relative-encoded integer array (multi-line tokens split per line)."""
+    toks = an.tokens
+    items = []  # (offset, length, type, modifiers)
+    n = len(toks)
+    for k, t in enumerate(toks):
+        ty = t.type
+        o, e = t.start_pos, t.end_pos
+        if e <= o:
+            continue
+        kind = mods = None
+        mods = 0
+        if ty in _KW:
+            kind = "keyword"
+        elif ty == "VARIABLE":
+            kind = "variable"
+        elif ty in ("STRING", "DQPRE", "DQMID", "DQPOST"):
+            kind = "string"
+        elif ty == "NUMBER":
+            kind = "number"
+        elif ty == "REGEX":
+            kind = "regexp"
+        elif ty == "CLASSREF":
+            kind = "type"
+        elif ty in ("NAME", "WORD"):
+            nxt = toks[k + 1].type if k + 1 < n else None
+            prv = toks[k - 1].type if k > 0 else None
+            if prv in ("CLASS", "DEFINE", "FUNCTION", "PLAN", "NODE"):
+                kind, mods = "class", 1
+            elif nxt in ("FARROW", "PARROW"):
+                kind = "property"
+            elif nxt in ("LPAREN",) or str(t.value) in D.FUNCTIONS and prv not in ("DOT",):
+                kind = "function"
+                if str(t.value) in D.FUNCTIONS:
+                    mods = 2
+            elif prv == "DOT":
+                kind = "function"
+            elif nxt in ("LBRACE",):
+                kind = "type"
+        if kind is not None:
+            items.append((o, e - o, _TT[kind], mods))
+    # comments in the gaps
+    data = an.data
+    for m in _COMMENT.finditer(data):
+        s = m.start()
+        if _inside_token(toks, s):
+            continue
+        items.append((s, m.end() - s, _TT["comment"], 0))
+    items.sort()
+    out = []
+    lines = an.lines
+    pl = pc = 0
+    last_end = -1
+    for o, ln, tt, mods in items:
+        if o < last_end:
+            continue
+        last_end = o + ln
+        seg_start = o
+        end = o + ln
+        while seg_start < end:
+            line = lines.line_of(seg_start)
+            line_end = lines.starts[line + 1] - 1 if line + 1 < len(lines.starts) else len(data)
+            seg_end = min(end, line_end)
+            if seg_end > seg_start:
+                l0, c0 = lines.position(seg_start)
+                _l1, c1 = lines.position(seg_end)
+                dl = l0 - pl
+                dc = c0 - pc if dl == 0 else c0
+                out.extend((dl, dc, c1 - c0, tt, mods))
+                pl, pc = l0, c0
+            seg_start = seg_end + 1
+    return out
+
+
+def _inside_token(toks, off) -> bool:
+    # tokens are mostly sorted by position (heredoc text tokens are the exception): check neighbours
+    i = bisect.bisect_right(toks, off, key=lambda t: t.start_pos)
+    for k in range(max(0, i - 3), min(len(toks), i + 1)):
+        t = toks[k]
+        if t.start_pos <= off < t.end_pos:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------------------------- scopes
+
+def _var_name(v) -> str | None:
+    e = getattr(v, "expr", None)
+    return getattr(e, "value", None) if e is not None else None
+
+
+def scope_chain(path) -> list:
+    """Scope-opening nodes on a node path (innermost last)."""
+    return [n for n in path if isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"]))]
+
+
+def visible_variables(an, off: int) -> dict:
+    """name -> defining node (Parameter or the VariableExpression assigned) visible at `off`."""
+    prog = an.program
+    out: dict = {}
+    if prog is None:
+        return out
+    path = node_path(prog, off)
+    # top scope assignments
+    for s in statements_of(prog.body) if prog.body is not None and type(prog.body) is not T["Nop"] else []:
+        _collect_assignments(s, out, off, top=True)
+    for sc in scope_chain(path):
+        for p in getattr(sc, "parameters", None) or []:
+            out[p.name] = p
+        body = getattr(sc, "body", None)
+        for s in statements_of(body):
+            _collect_assignments(s, out, off)
+    return out
+
+
+def _collect_assignments(s, out, off, top=False):
+    stack = [s]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is T["AssignmentExpression"]:
+            if type(n.left_expr) is T["VariableExpression"] and n.offset <= off:
+                nm = _var_name(n.left_expr)
+                if nm and nm not in out:
+                    out[nm] = n.left_expr
+            elif type(n.left_expr) is T["LiteralList"]:
+                for v in n.left_expr.values:
+                    if type(v) is T["VariableExpression"] and n.offset <= off:
+                        nm = _var_name(v)
+                        if nm and nm not in out:
+                            out[nm] = v
+            stack.append(n.right_expr)
+        elif isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"])):
+            continue  # own scope
+        elif t in (T["BlockExpression"], T["IfExpression"], T["UnlessExpression"], T["CaseExpression"],
+                   T["CaseOption"]):
+            stack.extend(n.children())
+
+
+# ----------------------------------------------------------------------------------------------- references
+
+def reference_at(an, off: int):
+    """What the identifier at `off` refers to: (kind, name, node) with kind in
+    'class' | 'define' | 'function' | 'type' | 'resource_type' | 'variable' | 'class_or_define', or None."""
+    prog = an.program
+    if prog is None:
+        return None
+    path = node_path(prog, off)
+    if not path:
+        return None
+    node = path[-1]
+    parent = path[-2] if len(path) > 1 else None
+    t = type(node)
+    if t is T["QualifiedName"] and type(parent) is T["VariableExpression"]:
+        node, parent, t = parent, (path[-3] if len(path) > 2 else None), T["VariableExpression"]
+    if t is T["VariableExpression"]:
+        return ("variable", _var_name(node) or "", node)
+    if t is T["QualifiedName"]:
+        if type(parent) is T["CallNamedFunctionExpression"]:
+            if parent.functor_expr is node:
+                return ("function", node.value, node)
+            fn = getattr(parent.functor_expr, "value", "")
+            if fn in ("include", "contain", "require", "class"):
+                return ("class", node.value.lstrip(":"), node)
+        if type(parent) is T["ResourceExpression"] and parent.type_name is node:
+            if node.value == "class":
+                return ("class", node.value, node)
+            return ("class_or_define", node.value.lstrip(":"), node)
+        return ("class_or_define", node.value.lstrip(":"), node)
+    if t is T["LiteralString"]:
+        # class { 'name': }  /  include 'name'
+        for anc in reversed(path[:-1]):
+            if type(anc) is T["ResourceExpression"]:
+                if getattr(anc.type_name, "value", "") == "class":
+                    return ("class", node.value.lstrip(":"), node)
+                break
+            if type(anc) is T["CallNamedFunctionExpression"]:
+                if getattr(anc.functor_expr, "value", "") in ("include", "contain", "require"):
+                    return ("class", node.value.lstrip(":"), node)
+                break
+            if type(anc) is T["AccessExpression"] and type(anc.left_expr) is T["QualifiedReference"] \
+                    and anc.left_expr.cased_value.lower() == "class":
+                return ("class", node.value.lstrip(":"), node)
+        return None
+    if t is T["QualifiedReference"]:
+        return ("type", node.cased_value.lstrip(":"), node)
+    return None
+
+
+def local_definition(an, ref, off: int):
+    """The Parameter / assigned VariableExpression a local variable reference resolves to."""
+    kind, name, _node = ref
+    if kind != "variable" or "::" in name:
+        return None
+    return visible_variables(an, off).get(name)
+
+
+# ----------------------------------------------------------------------------------------------- completion
+
+_VAR_PREFIX = re.compile(r"\$((?:::)?(?:[a-z_]\w*::)*\w*)$")
+_WORD_PREFIX = re.compile(r"((?:::)?[A-Za-z_][\w:]*)$")
+
+
+def completion_context(an, off: int):
+    """(context, prefix, resource type or None) at byte offset `off`."""
+    line_start = an.data.rfind(b"\n", 0, off) + 1
+    before = an.data[line_start:off].decode("utf-8", "replace")
+    m = _VAR_PREFIX.search(before)
+    if m:
+        return "variable", m.group(1), None
+    m = _WORD_PREFIX.search(before)
+    prefix = m.group(1) if m else ""
+    rtype = _enclosing_resource_type(an.data, off - len(prefix.encode()))
+    if rtype is not None:
+        return "attribute", prefix, rtype
+    return "general", prefix, None
+
+
+def _enclosing_resource_type(data: bytes, off: int):
+    """`type {` ... `:` ... <off> with the brace unclosed: the resource type name, else None."""
+    depth = 0
+    i = off - 1
+    seen_colon = False
+    in_str = None
+    limit = max(0, off - 20000)
+    while i >= limit:
+        c = data[i:i + 1]
+        if in_str:
+            if c == in_str and data[i - 1:i] != b"\\":
+                in_str = None
+        elif c in (b"'", b'"'):
+            in_str = c
+        elif c in (b"}", b"]", b")"):
+            depth += 1
+        elif c in (b"[", b"("):
+            if depth == 0:
+                return None
+            depth -= 1
+        elif c == b"{":
+            if depth == 0:
+                if not seen_colon:
+                    return None
+                m = re.search(rb"((?:::)?[a-z][\w:]*|[A-Z][\w:]*)\s*$", data[max(0, i - 200):i])
+                if m:
+                    name = m.group(1).decode()
+                    if name in ("if", "else", "elsif", "unless", "case", "node", "class") and name != "class":
+                        return None
+                    return name.lower().lstrip(":")
+                return None
+            depth -= 1
+        elif c == b":" and depth == 0 and data[i - 1:i] != b":" and data[i + 1:i + 2] != b":":
+            seen_colon = True
+        elif c == b";" and depth == 0:
+            seen_colon = True
+        i -= 1
+    return None

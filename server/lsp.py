@@ -1,0 +1,639 @@
+"""The Puppet language server (pygls 2): thin handlers over server/analysis*.py.
+
+    puppet-xpp [--stdio]            serve on stdin/stdout (default)
+    puppet-xpp --tcp HOST:PORT      serve on a TCP socket
+
+Concurrency: all parsing and analysis runs on ONE worker thread, in order; the asyncio loop only
+queues edits and answers.  After a change, diagnostics are computed at once if the worker is idle;
+edits that arrive while it works are coalesced into the next run.  Diagnostics carry the document
+version and are never published for a version that is no longer current.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types as L
+from pygls.lsp.server import LanguageServer
+
+from . import analysis_features as F
+from .analysis import Document, doc_config_for, path_of_uri, to_lsp_diagnostics, uri_of_path
+from .analysis_index import WorkspaceIndex, index_file, symbols_of, workspace_files
+from .workspace import Settings, file_context
+
+VERSION = "0.1.0"
+log = logging.getLogger("puppet-xpp.lsp")
+
+
+class DocState:
+    def __init__(self, uri, doc):
+        self.uri = uri
+        self.doc = doc                 # owned by the worker thread
+        self.pending: list = []        # [(range or None, text)] not yet applied (guarded by lock)
+        self.version = doc.version     # latest version received
+        self.lock = threading.Lock()
+        self.job = None                # asyncio task computing diagnostics
+        self.published = None
+
+
+class PuppetServer(LanguageServer):
+    def __init__(self):
+        super().__init__("puppet-xpp", VERSION, text_document_sync_kind=L.TextDocumentSyncKind.Incremental)
+        self.docs: dict[str, DocState] = {}
+        self.settings = Settings()
+        self.index = WorkspaceIndex()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="puppet-analysis")
+        self.roots: list[str] = []
+        self.indexing = None
+        self.client_caps = None
+        self.timings: list = []
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        enc = getattr(self.workspace, "position_encoding", None) if self._workspace_ready() else None
+        v = getattr(enc, "value", enc) or "utf-16"
+        return {"utf-8": "utf-8", "utf-32": "utf-32"}.get(str(v), "utf-16")
+
+    def _workspace_ready(self) -> bool:
+        try:
+            self.workspace
+            return True
+        except Exception:
+            return False
+
+    async def on_worker(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.worker, fn, *args)
+
+    def log(self, msg: str, typ=L.MessageType.Info):
+        try:
+            self.window_log_message(L.LogMessageParams(type=typ, message=msg))
+        except Exception:  # pragma: no cover - no client
+            pass
+
+    def config_for(self, uri: str):
+        return doc_config_for(path_of_uri(uri), self.settings, self.roots)
+
+
+server = None  # the instance created by create_server()
+
+
+def _rng(r):
+    return ((r.start.line, r.start.character), (r.end.line, r.end.character))
+
+
+def _range(lines, off, length):
+    (l0, c0), (l1, c1) = lines.range(off or 0, max(0, length or 0))
+    return L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1))
+
+
+def _prange(r):
+    (l0, c0), (l1, c1) = r
+    return L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1))
+
+
+def _sync_state(st: DocState):
+    """Worker thread: apply queued edits; returns the version they bring the document to."""
+    with st.lock:
+        changes, st.pending = st.pending, []
+        version = st.version
+    doc = st.doc
+    for rng, text in changes:
+        doc.apply_change(rng, text)
+    doc.version = version
+    return version
+
+
+def _analyze(st: DocState):
+    version = _sync_state(st)
+    an = st.doc.analysis()
+    return version, to_lsp_diagnostics(an)
+
+
+def create_server() -> PuppetServer:
+    ls = PuppetServer()
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    @ls.feature(L.INITIALIZE)
+    def initialize(ls: PuppetServer, params: L.InitializeParams):
+        ls.client_caps = params.capabilities
+        roots = []
+        for f in params.workspace_folders or []:
+            p = path_of_uri(f.uri)
+            if p:
+                roots.append(p)
+        if not roots and params.root_uri:
+            p = path_of_uri(params.root_uri)
+            if p:
+                roots.append(p)
+        ls.roots = roots
+        ls.settings = Settings.from_dict(params.initialization_options or {}, ls.settings,
+                                         roots[0] if roots else None)
+
+    @ls.feature(L.INITIALIZED)
+    async def initialized(ls: PuppetServer, params):
+        await _pull_configuration(ls)
+        if ls.roots:
+            ls.indexing = asyncio.ensure_future(_index_workspace(ls))
+
+    @ls.feature(L.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: PuppetServer, params: L.DidChangeConfigurationParams):
+        if params.settings:
+            ls.settings = Settings.from_dict(params.settings, ls.settings, ls.roots[0] if ls.roots else None)
+        await _pull_configuration(ls)
+        for uri in list(ls.docs):
+            cfg = ls.config_for(uri)
+            st = ls.docs[uri]
+            await ls.on_worker(st.doc.set_config, cfg)
+            _schedule(ls, uri)
+
+    # -- documents -------------------------------------------------------------------------------
+
+    @ls.feature(L.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PuppetServer, params: L.DidOpenTextDocumentParams):
+        td = params.text_document
+        doc = Document(td.uri, td.text, td.version, ls.config_for(td.uri), ls.encoding)
+        ls.docs[td.uri] = DocState(td.uri, doc)
+        _schedule(ls, td.uri)
+
+    @ls.feature(L.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: PuppetServer, params: L.DidChangeTextDocumentParams):
+        st = ls.docs.get(params.text_document.uri)
+        if st is None:
+            return
+        with st.lock:
+            for ch in params.content_changes:
+                rng = getattr(ch, "range", None)
+                st.pending.append((_rng(rng) if rng is not None else None, ch.text))
+            st.version = params.text_document.version
+        _schedule(ls, st.uri)
+
+    @ls.feature(L.TEXT_DOCUMENT_DID_SAVE, L.SaveOptions(include_text=False))
+    async def did_save(ls: PuppetServer, params: L.DidSaveTextDocumentParams):
+        st = ls.docs.get(params.text_document.uri)
+        if st is None or not ls.settings.xpp_on_save:
+            return
+        try:
+            msg = await ls.on_worker(_write_xpp, ls, st)
+        except Exception as e:  # never die on a save
+            ls.log(f"puppet-xpp: .xpp not written for {params.text_document.uri}: {e}", L.MessageType.Error)
+            return
+        if msg:
+            ls.log(msg)
+        path = path_of_uri(st.uri)
+        if path and path.endswith(".pp"):
+            an = await ls.on_worker(lambda: st.doc.analysis())
+            ls.index.set_file(path, symbols_of(an, path))
+
+    @ls.feature(L.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: PuppetServer, params: L.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        st = ls.docs.pop(uri, None)
+        if st is not None and st.job is not None:
+            st.job.cancel()
+        ls.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        path = path_of_uri(uri)
+        if path and path.endswith(".pp") and ls.roots:
+            asyncio.ensure_future(_reindex_file(ls, path))
+
+    # -- features --------------------------------------------------------------------------------
+
+    @ls.feature(L.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def document_symbol(ls: PuppetServer, params: L.DocumentSymbolParams):
+        return await _with_analysis(ls, params.text_document.uri, _document_symbols, None)
+
+    @ls.feature(L.TEXT_DOCUMENT_FOLDING_RANGE)
+    async def folding_range(ls: PuppetServer, params: L.FoldingRangeParams):
+        return await _with_analysis(ls, params.text_document.uri, _folding, None)
+
+    @ls.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                L.SemanticTokensLegend(token_types=F.TOKEN_TYPES, token_modifiers=F.TOKEN_MODIFIERS))
+    async def semantic_tokens(ls: PuppetServer, params: L.SemanticTokensParams):
+        return await _with_analysis(ls, params.text_document.uri,
+                                    lambda an: L.SemanticTokens(data=F.semantic_tokens(an)), None)
+
+    @ls.feature(L.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: PuppetServer, params: L.HoverParams):
+        pos = params.position
+        return await _with_analysis(ls, params.text_document.uri,
+                                    lambda an: _hover(ls, an, pos), None)
+
+    @ls.feature(L.TEXT_DOCUMENT_DEFINITION)
+    async def definition(ls: PuppetServer, params: L.DefinitionParams):
+        pos = params.position
+        uri = params.text_document.uri
+        return await _with_analysis(ls, uri, lambda an: _definition(ls, uri, an, pos), None)
+
+    @ls.feature(L.WORKSPACE_SYMBOL)
+    async def workspace_symbol(ls: PuppetServer, params: L.WorkspaceSymbolParams):
+        out = []
+        for s in ls.index.search(params.query):
+            out.append(L.WorkspaceSymbol(
+                name=s.name, kind=_kind_of(s.kind), container_name=s.kind,
+                location=L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))))
+        return out
+
+    @ls.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=["$", ":", ">"]))
+    async def completion(ls: PuppetServer, params: L.CompletionParams):
+        pos = params.position
+        return await _with_analysis(ls, params.text_document.uri, lambda an: _completion(ls, an, pos), None)
+
+    return ls
+
+
+# ----------------------------------------------------------------------------------------------- diagnostics
+
+def _schedule(ls: PuppetServer, uri: str):
+    st = ls.docs.get(uri)
+    if st is None:
+        return
+    if st.job is None or st.job.done():
+        st.job = asyncio.ensure_future(_diagnostics_loop(ls, st))
+
+
+async def _diagnostics_loop(ls: PuppetServer, st: DocState):
+    while True:
+        t0 = time.perf_counter()
+        try:
+            version, diags = await ls.on_worker(_analyze, st)
+        except Exception as e:  # pragma: no cover - analysis never raises, but never die
+            ls.log(f"puppet-xpp: analysis failed for {st.uri}: {e}", L.MessageType.Error)
+            return
+        if ls.docs.get(st.uri) is not st:
+            return  # closed meanwhile
+        if version == st.version:
+            ls.timings.append(time.perf_counter() - t0)
+            del ls.timings[:-1000]
+            ls.text_document_publish_diagnostics(L.PublishDiagnosticsParams(
+                uri=st.uri, version=version, diagnostics=[_diag(d) for d in diags]))
+            st.published = version
+            return
+        # edits arrived while we worked: go again with all of them (never publish a stale version)
+
+
+def _diag(d):
+    return L.Diagnostic(
+        range=L.Range(start=L.Position(line=d.start[0], character=d.start[1]),
+                      end=L.Position(line=d.end[0], character=d.end[1])),
+        severity=L.DiagnosticSeverity(d.severity), code=d.code, source="puppet-xpp", message=d.message,
+        tags=[L.DiagnosticTag.Deprecated] if d.deprecated else None)
+
+
+async def _with_analysis(ls, uri, fn, default):
+    st = ls.docs.get(uri)
+    if st is None:
+        return default
+
+    def run():
+        _sync_state(st)
+        return fn(st.doc.analysis())
+    try:
+        return await ls.on_worker(run)
+    except Exception as e:
+        ls.log(f"puppet-xpp: request failed for {uri}: {e!r}", L.MessageType.Error)
+        return default
+
+
+# ----------------------------------------------------------------------------------------------- features
+
+def _kind_of(kind: str):
+    return {"class": L.SymbolKind.Class, "define": L.SymbolKind.Struct, "function": L.SymbolKind.Function,
+            "plan": L.SymbolKind.Method, "type": L.SymbolKind.TypeParameter,
+            "node": L.SymbolKind.Module}.get(kind, L.SymbolKind.Object)
+
+
+def _document_symbols(an):
+    def conv(s):
+        rng = _range(an.lines, *s["range"])
+        sel = _range(an.lines, *s["selection"])
+        if not _within(sel, rng):
+            sel = rng
+        return L.DocumentSymbol(name=s["name"] or "?", detail=s["detail"] or None, kind=L.SymbolKind(s["kind"]),
+                                range=rng, selection_range=sel, children=[conv(c) for c in s["children"]])
+    return [conv(s) for s in F.document_symbols(an)]
+
+
+def _within(a, b):
+    return (b.start.line, b.start.character) <= (a.start.line, a.start.character) and \
+        (a.end.line, a.end.character) <= (b.end.line, b.end.character)
+
+
+def _folding(an):
+    out = []
+    for a, b, kind in F.folding_ranges(an):
+        k = {"comment": L.FoldingRangeKind.Comment, "region": L.FoldingRangeKind.Region}.get(kind)
+        out.append(L.FoldingRange(start_line=a, end_line=b, kind=k))
+    return out
+
+
+def _offset(an, pos):
+    return an.lines.offset(pos.line, pos.character)
+
+
+def _hover(ls, an, pos):
+    off = _offset(an, pos)
+    ref = F.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, node = ref
+    text = None
+    if kind == "variable":
+        d = F.local_definition(an, ref, off)
+        if d is not None and type(d) is F.T["Parameter"]:
+            typ = F.src(an, d.type_expr)
+            dflt = F.src(an, d.value)
+            text = f"```puppet\n{(typ + ' ') if typ else ''}${d.name}{(' = ' + dflt) if dflt else ''}\n```\n(parameter)"
+            owner = _owner_doc(an, d)
+            if owner:
+                pd = F.param_docs(owner).get(d.name)
+                if pd:
+                    text += "\n\n" + pd
+        elif d is not None:
+            text = f"```puppet\n${name}\n```\n(variable, assigned at line {an.lines.position(d.offset)[0] + 1})"
+        elif "::" in name:
+            cls, _, var = name.lstrip(":").rpartition("::")
+            for s in ls.index.lookup(cls, ("class",)):
+                for p in s.params:
+                    if p.name == var:
+                        text = f"```puppet\n{p.type + ' ' if p.type else ''}${name}" \
+                               f"{' = ' + p.default if p.default else ''}\n```\n(parameter of class {s.name})" + \
+                               (f"\n\n{p.doc}" if p.doc else "")
+    elif kind == "function" and name in F.D.FUNCTIONS and not ls.index.lookup(name, ("function",)):
+        text = f"```puppet\n{F.D.FUNCTIONS[name]}\n```\n(built-in function)"
+    else:
+        syms = _lookup(ls, kind, name)
+        if syms:
+            s = syms[0]
+            text = f"```puppet\n{s.signature}\n```"
+            if s.doc:
+                text += "\n\n" + _doc_markdown(s.doc)
+        elif name.lower() in F.D.RESOURCE_TYPES:
+            desc, attrs = F.D.RESOURCE_TYPES[name.lower()]
+            text = f"**{name.lower()}** (core resource type)\n\n{desc}\n\nAttributes: " + ", ".join(attrs)
+        elif kind == "type" and name in F.D.DATA_TYPES:
+            text = f"```puppet\n{name}\n```\n(built-in data type)"
+    if text is None:
+        return None
+    rng = _range(an.lines, node.offset, node.length)
+    return L.Hover(contents=L.MarkupContent(kind=L.MarkupKind.Markdown, value=text), range=rng)
+
+
+def _doc_markdown(doc: str) -> str:
+    out = []
+    for line in doc.splitlines():
+        s = line.strip()
+        if s.startswith("@summary"):
+            out.append(s[len("@summary"):].strip())
+        elif s.startswith("@param"):
+            parts = s.split(None, 2)
+            out.append(f"- `{parts[1] if len(parts) > 1 else ''}` {parts[2] if len(parts) > 2 else ''}")
+        else:
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def _owner_doc(an, param):
+    for d in an.program.definitions if an.program is not None else ():
+        if param in (getattr(d, "parameters", None) or []):
+            return F.leading_comment(an.data, d.offset)
+    return None
+
+
+def _lookup(ls, kind, name):
+    kinds = {"class": ("class",), "define": ("define",), "class_or_define": ("class", "define"),
+             "function": ("function", "plan"), "type": ("type", "define", "class")}.get(kind)
+    syms = ls.index.lookup(name, kinds)
+    if not syms and kind == "type":
+        syms = ls.index.lookup(name, ("type", "define", "class"))
+    return syms
+
+
+def _definition(ls, uri, an, pos):
+    off = _offset(an, pos)
+    ref = F.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, _node = ref
+    if kind == "variable":
+        d = F.local_definition(an, ref, off)
+        if d is not None:
+            return [L.Location(uri=uri, range=_range(an.lines, d.offset, d.length))]
+        if "::" in name:
+            cls = name.lstrip(":").rpartition("::")[0]
+            return [L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
+                    for s in ls.index.lookup(cls, ("class",))] or None
+        return None
+    # the current document first (it may not be saved yet)
+    locs = []
+    if an.program is not None:
+        for d in an.program.definitions:
+            if getattr(d, "name", "").lower().lstrip(":") == name.lower() and \
+                    (kind in ("class_or_define", "type") or F.kind_name(d) == kind or
+                     (kind == "function" and F.kind_name(d) == "plan")):
+                so, sl = F.name_span(an, d)
+                locs.append(L.Location(uri=uri, range=_range(an.lines, so, sl)))
+    if locs:
+        return locs
+    path = path_of_uri(uri)
+    return [L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
+            for s in _lookup(ls, kind, name) if s.path != path] or None
+
+
+def _completion(ls, an, pos):
+    off = _offset(an, pos)
+    ctx, prefix, rtype = F.completion_context(an, off)
+    items = []
+    CK = L.CompletionItemKind
+    if ctx == "variable":
+        seen = set()
+        for name, node in F.visible_variables(an, off).items():
+            seen.add(name)
+            items.append(L.CompletionItem(label="$" + name, insert_text=name, filter_text=name, kind=CK.Variable,
+                                          detail="parameter" if type(node) is F.T["Parameter"] else "variable"))
+        for name in ("facts", "trusted", "server_facts", "title", "name", "module_name", "environment"):
+            if name not in seen:
+                items.append(L.CompletionItem(label="$" + name, insert_text=name, filter_text=name,
+                                              kind=CK.Variable, detail="built-in"))
+        if "::" in prefix:
+            cls = prefix.lstrip(":").rpartition("::")[0]
+            for s in ls.index.lookup(cls, ("class",)):
+                for p in s.params:
+                    full = f"{cls}::{p.name}"
+                    items.append(L.CompletionItem(label="$" + full, insert_text=full, filter_text=full,
+                                                  kind=CK.Field, detail=p.type or "parameter"))
+        return L.CompletionList(is_incomplete=False, items=items)
+    if ctx == "attribute":
+        attrs = []
+        if rtype in F.D.RESOURCE_TYPES:
+            attrs = [(a, F.D.RESOURCE_TYPES[rtype][0]) for a in F.D.RESOURCE_TYPES[rtype][1]]
+        else:
+            for s in ls.index.lookup(rtype, ("define", "class")):
+                attrs = [(p.name, (p.type + " " if p.type else "") + (p.doc or "")) for p in s.params]
+                break
+        for a, detail in attrs:
+            items.append(L.CompletionItem(label=a, kind=CK.Property, detail=detail.strip() or None,
+                                          insert_text=f"{a} => "))
+        for a in F.D.META_PARAMETERS:
+            items.append(L.CompletionItem(label=a, kind=CK.Property, detail="metaparameter",
+                                          insert_text=f"{a} => ", sort_text="~" + a))
+        return L.CompletionList(is_incomplete=False, items=items)
+    for k in F.D.KEYWORDS:
+        items.append(L.CompletionItem(label=k, kind=CK.Keyword))
+    for t, (desc, _attrs) in F.D.RESOURCE_TYPES.items():
+        items.append(L.CompletionItem(label=t, kind=CK.Class, detail="resource type", documentation=desc))
+    for f, sig in F.D.FUNCTIONS.items():
+        items.append(L.CompletionItem(label=f, kind=CK.Function, detail=sig))
+    for t in F.D.DATA_TYPES:
+        items.append(L.CompletionItem(label=t, kind=CK.TypeParameter, detail="data type"))
+    seen = set()
+    for s in ls.index.all() + _local_syms(an):
+        key = (s.kind, s.name)
+        if key in seen or s.kind == "node":
+            continue
+        seen.add(key)
+        kind = {"class": CK.Class, "define": CK.Struct, "function": CK.Function, "plan": CK.Method,
+                "type": CK.TypeParameter}.get(s.kind, CK.Text)
+        items.append(L.CompletionItem(label=s.name, kind=kind, detail=s.kind,
+                                      documentation=F.summary_of(s.doc) or None))
+    return L.CompletionList(is_incomplete=False, items=items)
+
+
+def _local_syms(an):
+    try:
+        return symbols_of(an, "")
+    except Exception:
+        return []
+
+
+# ----------------------------------------------------------------------------------------------- .xpp on save
+
+def _write_xpp(ls: PuppetServer, st: DocState):
+    """Worker: write the saved file's .xpp into its environment's .xpp tree; returns a log line."""
+    from xpp.layout import compile_source, write_atomic, xpp_target
+    _sync_state(st)
+    path = path_of_uri(st.uri)
+    if not path or not path.endswith((".pp", ".epp")):
+        return None
+    ctx = file_context(path, ls.settings, ls.roots)
+    env = ctx.env
+    if env is None:
+        return None
+    target = xpp_target(env.root, env.modulepath, path)
+    if target is None:
+        return None
+    # the .xpp is what --compile writes for the file on disk
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape")
+    except OSError:
+        text = st.doc.text
+    data = compile_source(text, target.recorded, abs_path=path, epp=path.endswith(".epp"), tasks=ctx.tasks,
+                          strict=ls.settings.strict, modulepath=env.modulepath, manifest=env.manifest)
+    write_atomic(target.out_path, data)
+    try:
+        ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(target.out_path)})
+    except Exception:  # pragma: no cover
+        pass
+    return f"puppet-xpp: wrote {target.out_path}"
+
+
+# ----------------------------------------------------------------------------------------------- settings, index
+
+async def _pull_configuration(ls: PuppetServer):
+    caps = ls.client_caps
+    ws = getattr(caps, "workspace", None) if caps is not None else None
+    if not getattr(ws, "configuration", False):
+        return
+    try:
+        res = await asyncio.wait_for(ls.workspace_configuration_async(
+            L.ConfigurationParams(items=[L.ConfigurationItem(section="puppet")])), 5)
+    except Exception:
+        return
+    if res and isinstance(res[0], dict):
+        ls.settings = Settings.from_dict(res[0], ls.settings, ls.roots[0] if ls.roots else None)
+
+
+async def _reindex_file(ls, path):
+    syms = await ls.on_worker(index_file, path)
+    ls.index.set_file(path, syms)
+
+
+async def _index_workspace(ls: PuppetServer):
+    loop = asyncio.get_running_loop()
+    files = await loop.run_in_executor(None, workspace_files, ls.roots)
+    token = None
+    caps = ls.client_caps
+    window = getattr(caps, "window", None) if caps is not None else None
+    if getattr(window, "work_done_progress", False):
+        token = f"puppet-xpp-index-{id(ls)}"
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, L.WorkDoneProgressBegin(
+                title="Indexing Puppet workspace", message=f"0/{len(files)} files", percentage=0, cancellable=False))
+        except Exception:
+            token = None
+    t0 = time.perf_counter()
+    last = 0.0
+    for k, path in enumerate(files):
+        if path_of_uri(uri_of_path(path)) in {path_of_uri(u) for u in ls.docs}:
+            continue
+        syms = await ls.on_worker(index_file, path)
+        ls.index.set_file(path, syms)
+        now = time.perf_counter()
+        if token and now - last > 0.2:
+            last = now
+            ls.work_done_progress.report(token, L.WorkDoneProgressReport(
+                message=f"{k + 1}/{len(files)} files", percentage=int(100 * (k + 1) / max(1, len(files)))))
+    if token:
+        ls.work_done_progress.end(token, L.WorkDoneProgressEnd(
+            message=f"Indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"))
+    ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
+
+
+# ----------------------------------------------------------------------------------------------- main
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tcp = None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--stdio":
+            pass
+        elif a == "--tcp" or a.startswith("--tcp="):
+            v = a.split("=", 1)[1] if "=" in a else (argv[i + 1] if i + 1 < len(argv) else "")
+            if "=" not in a:
+                i += 1
+            host, _, port = v.rpartition(":")
+            try:
+                tcp = (host or "127.0.0.1", int(port))
+            except ValueError:
+                print(f"puppet-xpp: --tcp expects HOST:PORT, not {v!r}", file=sys.stderr)
+                return 2
+        elif a in ("-v", "--verbose"):
+            logging.basicConfig(level=logging.DEBUG)
+        else:
+            print(f"puppet-xpp: unknown option {a!r} (language server: --stdio | --tcp HOST:PORT)", file=sys.stderr)
+            return 2
+        i += 1
+    global server
+    server = create_server()
+    try:
+        if tcp is not None:
+            server.start_tcp(*tcp)
+        else:
+            server.start_io()
+    finally:
+        server.worker.shutdown(wait=False, cancel_futures=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
