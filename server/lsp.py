@@ -139,7 +139,8 @@ def create_server() -> PuppetServer:
 
     @ls.feature(L.INITIALIZED)
     async def initialized(ls: PuppetServer, params):
-        await _pull_configuration(ls)
+        if await _pull_configuration(ls):
+            await _reconfigure_documents(ls)
         if ls.roots:
             ls.indexing = asyncio.ensure_future(_index_workspace(ls))
 
@@ -148,11 +149,7 @@ def create_server() -> PuppetServer:
         if params.settings:
             ls.settings = Settings.from_dict(params.settings, ls.settings, ls.roots[0] if ls.roots else None)
         await _pull_configuration(ls)
-        for uri in list(ls.docs):
-            cfg = ls.config_for(uri)
-            st = ls.docs[uri]
-            await ls.on_worker(st.doc.set_config, cfg)
-            _schedule(ls, uri)
+        await _reconfigure_documents(ls)
 
     # -- documents -------------------------------------------------------------------------------
 
@@ -515,49 +512,67 @@ def _local_syms(an):
 # ----------------------------------------------------------------------------------------------- .xpp on save
 
 def _write_xpp(ls: PuppetServer, st: DocState):
-    """Worker: write the saved file's .xpp into its environment's .xpp tree; returns a log line."""
-    from xpp.layout import compile_source, write_atomic, xpp_target
+    """Worker: write the saved file's .xpp into its environment's .xpp tree, exactly as
+    ``puppet-xpp --compile ENVDIR`` does (its planning decides whether and where); returns a log line."""
+    from xpp import compile as C
+    from xpp import layout
     _sync_state(st)
     path = path_of_uri(st.uri)
-    if not path or not path.endswith((".pp", ".epp")):
+    if not path or not path.endswith(".pp"):
         return None
     ctx = file_context(path, ls.settings, ls.roots)
-    env = ctx.env
-    if env is None:
+    if ctx.env is None:
         return None
-    target = xpp_target(env.root, env.modulepath, path)
-    if target is None:
-        return None
-    # the .xpp is what --compile writes for the file on disk
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "surrogateescape")
+        env = C.detect_environment(ctx.env.root)
+    except C.CompileError as e:
+        return f"puppet-xpp: no .xpp for {path}: {e}"
+    jobs, _skipped = C.plan(env)
+    job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
+    if job is None:
+        return None  # not a file --compile writes (outside the module directories)
+    data, _rows = C.compile_file(job.src, job.recorded, tasks=job.tasks, strict=ls.settings.strict,
+                                 modulepath=env.modulepath, manifest=env.manifest)
+    try:
+        with open(job.out, "rb") as f:
+            same = f.read() == data
     except OSError:
-        text = st.doc.text
-    data = compile_source(text, target.recorded, abs_path=path, epp=path.endswith(".epp"), tasks=ctx.tasks,
-                          strict=ls.settings.strict, modulepath=env.modulepath, manifest=env.manifest)
-    write_atomic(target.out_path, data)
+        same = False
+    if not same:
+        layout.write_atomic(job.out, data, mode=C.Options().file_mode)
     try:
-        ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(target.out_path)})
+        ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(job.out)})
     except Exception:  # pragma: no cover
         pass
-    return f"puppet-xpp: wrote {target.out_path}"
+    return f"puppet-xpp: wrote {job.out}"
 
 
 # ----------------------------------------------------------------------------------------------- settings, index
 
-async def _pull_configuration(ls: PuppetServer):
+async def _pull_configuration(ls: PuppetServer) -> bool:
     caps = ls.client_caps
     ws = getattr(caps, "workspace", None) if caps is not None else None
     if not getattr(ws, "configuration", False):
-        return
+        return False
     try:
         res = await asyncio.wait_for(ls.workspace_configuration_async(
             L.ConfigurationParams(items=[L.ConfigurationItem(section="puppet")])), 5)
     except Exception:
-        return
+        return False
     if res and isinstance(res[0], dict):
         ls.settings = Settings.from_dict(res[0], ls.settings, ls.roots[0] if ls.roots else None)
+        return True
+    return False
+
+
+async def _reconfigure_documents(ls: PuppetServer):
+    for uri in list(ls.docs):
+        st = ls.docs.get(uri)
+        if st is None:
+            continue
+        await ls.on_worker(st.doc.set_config, ls.config_for(uri))
+        st.doc._analysis = None
+        _schedule(ls, uri)
 
 
 async def _reindex_file(ls, path):

@@ -144,13 +144,14 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     from xpp.result import read_xpp
     prog, diags = read_xpp(data)
     assert prog is not None and prog.locator.file == "modules/base/manifests/init.pp"
-    # identical to the shared compile function (what --compile writes)
-    from xpp.layout import compile_source
-    from server.workspace import find_environment
-    env = find_environment(path)
-    ref = compile_source(open(path, encoding="utf-8").read(), "modules/base/manifests/init.pp", abs_path=path,
-                         modulepath=env.modulepath, manifest=env.manifest)
-    assert data == ref
+    # byte-identical to what `puppet-xpp --compile ENVDIR` writes
+    import subprocess
+    other = os.path.join(os.path.dirname(env_dir), "copy")
+    shutil.copytree(env_dir, other, ignore=shutil.ignore_patterns(".xpp"))
+    subprocess.run(SERVER + ["--compile", other], env=dict(os.environ, PYTHONPATH=REPO), check=False,
+                   capture_output=True)
+    ref = open(os.path.join(other, ".xpp", "modules", "base", "manifests", "init.xpp"), "rb").read()
+    assert data.replace(b"", b"") == ref
     # the environment's own manifest goes to the reserved module 'environment'
     site = os.path.join(env_dir, "manifests", "site.pp")
     suri = await _open(client, site)
