@@ -142,7 +142,8 @@ class Display:
         if result.status == "failed":
             lines.append(f"Error: {result.message}")
         if self.verbose and result.status != "up to date":
-            self._err(f"{result.status}: {result.job.display}")
+            same = " (same bytes: not rewritten)" if result.status == "compiled" and not result.written else ""
+            self._err(f"{result.status}: {result.job.display}{same}")
         if lines:
             self._clear()
             self.out.write("\n".join(lines) + "\n")
@@ -196,7 +197,8 @@ def _env_report(r) -> dict:
                    "removed": len(r.removed), "with_errors": r.with_errors,
                    "failed": r.count("failed") + r.count("unreadable")},
         "files": [{"source": f.job.display, "path": f.job.src, "xpp": f.job.out, "recorded": f.job.recorded,
-                   "module": f.job.module, "tasks": f.job.tasks, "status": f.status, "errors": f.errors,
+                   "module": f.job.module, "tasks": f.job.tasks, "status": f.status, "written": f.written,
+                   "errors": f.errors,
                    "warnings": f.warnings, "message": f.message or None,
                    "diagnostics": _rows_json(f.diagnostics)} for f in r.files],
         "skipped": [{"path": p, "reason": why} for p, why in r.skipped],
@@ -281,6 +283,10 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
     if lines:
         disp.out.write("\n".join(lines) + "\n")
         disp.out.flush()
+    out_dir = os.path.dirname(a.output) or "."
+    if a.output != "-" and not os.path.isdir(out_dir):
+        disp.note("error", f"cannot write {a.output}: no such directory {out_dir}")
+        return 2, {"version": 1, "file": src, "error": f"no such directory {out_dir}"}
     try:
         if a.output == "-":
             sys.stdout.flush()

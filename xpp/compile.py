@@ -117,6 +117,7 @@ class FileResult:
     message: str = ""               # I/O problem
     src_stat: list | None = None
     xpp_stat: list | None = None
+    written: bool = False           # the .xpp was (re)written (a compile giving the same bytes is not)
 
 
 @dataclass
@@ -597,11 +598,11 @@ def compile_job(job: Job) -> FileResult:
         same = False
     try:
         if same:   # identical bytes: not rewritten
-            fr.status = "up to date"
             if _stat.S_IMODE(os.stat(job.out).st_mode) != w["file_mode"]:
                 os.chmod(job.out, w["file_mode"])
         else:
             layout.write_atomic(job.out, out_bytes, mode=w["file_mode"], owner=w["owner"])
+            fr.written = True
         fr.xpp_stat = _xpp_sig(os.stat(job.out))
     except OSError as e:
         fr.status = "failed"
@@ -612,7 +613,8 @@ def compile_job(job: Job) -> FileResult:
 def _work(item):
     i, job = item
     fr = compile_job(job)
-    return i, (fr.status, fr.errors, fr.warnings, fr.diagnostics, fr.message, fr.src_stat, fr.xpp_stat)
+    return i, (fr.status, fr.errors, fr.warnings, fr.diagnostics, fr.message, fr.src_stat, fr.xpp_stat,
+               fr.written)
 
 
 def _remove_quietly(path: str) -> None:
@@ -727,8 +729,7 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
 
     done = 0
     for i, payload in _run(jobs, runnable, settings, opts):
-        status, e, w, diags, msg, s_sig, x_sig = payload
-        results[i] = FileResult(jobs[i], status, e, w, diags, msg, s_sig, x_sig)
+        results[i] = FileResult(jobs[i], *payload)
         done += 1
         events.progress(done, len(runnable), results[i])
         flush()

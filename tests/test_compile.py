@@ -1,0 +1,610 @@
+"""`puppet-xpp --compile` (xpp/compile.py, server/cmd_compile.py): end to end on temporary environments.
+
+Layout and safety rules come from PRFC-23 and issue 5 (output under ENVDIR/.xpp/modules/<module>/, the
+reserved module `environment`, first module of a name wins, nothing written outside ENVDIR/.xpp); what is
+*in* each .xpp is checked against real Puppet: its Deserializer reads the file and the Program equals
+Puppet's own parse of the source (oracle op `pcore_read`), and printed diagnostics equal Puppet's
+(oracle op `validate`).
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from server import cmd_compile
+from xpp import layout
+from xpp.result import read_xpp
+
+ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def write(base, files: dict):
+    for rel, text in files.items():
+        p = Path(base) / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def compile_(*argv, cwd=None):
+    """Run --compile in this process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        rc = cmd_compile.main(list(argv), out=out, err=err)
+    finally:
+        os.chdir(old)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def run_cli(*argv, cwd=None, **kw):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "server.cli", *argv], cwd=cwd or ROOT, env=env,
+                          capture_output=True, text=True, **kw)
+
+
+def xpps(env) -> dict:
+    """{path relative to ENVDIR/.xpp/modules: bytes} of every .xpp file."""
+    base = Path(env) / ".xpp" / "modules"
+    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*.xpp"))} if base.is_dir() else {}
+
+
+def snapshot(env) -> dict:
+    base = Path(env) / ".xpp" / "modules"
+    return {str(p): (p.stat().st_ino, p.stat().st_mtime_ns) for p in base.rglob("*.xpp")}
+
+
+MODULE_FILES = {
+    "modules/apache/manifests/init.pp": "class apache($port = 80) {\n  apache::vhost { 'x': port => $port }\n}\n",
+    "modules/apache/manifests/vhost.pp": "define apache::vhost(Integer $port) {\n  notice(\"${title}:${port}\")\n}\n",
+    "modules/apache/manifests/mod/ssl.pp": "class apache::mod::ssl { include apache }\n",
+    "modules/apache/functions/port.pp": "function apache::port() >> Integer { 443 }\n",
+    "modules/apache/types/port.pp": "type Apache::Port = Integer[1, 65535]\n",
+    "modules/apache/plans/deploy.pp": "plan apache::deploy(TargetSpec $t) {\n  apply($t) { include apache }\n}\n",
+    "modules/apache/templates/vhost.epp": "<%= $x %>\n",
+    "modules/apache/lib/puppet/functions/x.rb": "# ruby\n",
+    "modules/apache/examples/init.pp": "include apache\n",
+    "site/profile/manifests/web.pp": "class profile::web {\n  include apache\n  $a = {k => 1, k => 2}\n}\n",
+    "manifests/site.pp": "node default {\n  include profile::web\n}\n",
+    "manifests/nodes/db.pp": "node 'db' { }\n",
+    "functions/hello.pp": "function environment::hello() { 'hi' }\n",
+    "types/name.pp": "type Environment::Name = String[1]\n",
+    "plans/run.pp": "plan environment::run() { run_command('ls', 'localhost') }\n",
+    "environment.conf": "modulepath = site:modules:$basemodulepath\n",
+}
+
+EXPECTED = {
+    "apache/manifests/init.xpp": ("modules/apache/manifests/init.pp", False),
+    "apache/manifests/vhost.xpp": ("modules/apache/manifests/vhost.pp", False),
+    "apache/manifests/mod/ssl.xpp": ("modules/apache/manifests/mod/ssl.pp", False),
+    "apache/functions/port.xpp": ("modules/apache/functions/port.pp", False),
+    "apache/types/port.xpp": ("modules/apache/types/port.pp", False),
+    "apache/plans/deploy.xpp": ("modules/apache/plans/deploy.pp", True),
+    "profile/manifests/web.xpp": ("site/profile/manifests/web.pp", False),
+    "environment/manifests/site.xpp": ("manifests/site.pp", False),
+    "environment/manifests/nodes/db.xpp": ("manifests/nodes/db.pp", False),
+    "environment/functions/hello.xpp": ("functions/hello.pp", False),
+    "environment/types/name.xpp": ("types/name.pp", False),
+    "environment/plans/run.xpp": ("plans/run.pp", True),
+}
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = tmp_path / "production"
+    write(e, MODULE_FILES)
+    return e
+
+
+def recorded_name(data: bytes):
+    program, diags = read_xpp(data)
+    if program is not None:
+        return program.locator.file
+    return diags[0]["file"] if diags else None
+
+
+def puppet_reads(oracle, data: bytes, source: str, path: str, fmt="msgpack", tasks=False):
+    return oracle.call("pcore_read", data=base64.b64encode(data).decode(), format=fmt, envelope=True,
+                       source=source, path=path, tasks=tasks)
+
+
+# ------------------------------------------------------------------------------------------------------
+# layout, recorded names, Puppet reads the files
+
+def test_environment_layout_and_recorded_names(env, oracle):
+    rc, out, err = compile_(str(env))
+    assert rc == 0, out + err
+    got = xpps(env)
+    assert sorted(got) == sorted(EXPECTED)
+    for rel, (src, tasks) in EXPECTED.items():
+        data = got[rel]
+        assert recorded_name(data) == src
+        ans = puppet_reads(oracle, data, (env / src).read_text(), src, tasks=tasks)
+        assert ans["equal"] is True, rel
+        assert ans["locator_shared"] and ans["definitions_in_body"], rel
+    # the plans were compiled in tasks mode (Puppet parses `plan` only there)
+    program, _ = read_xpp(got["apache/plans/deploy.xpp"])
+    assert type(program.body).__name__ == "PlanDefinition"
+    # nothing written anywhere else
+    written = {str(p.relative_to(env)) for p in env.rglob("*") if p.is_file()}
+    assert written - set(MODULE_FILES) == {f".xpp/modules/{r}" for r in EXPECTED} | {".xpp/compile-state.json"}
+    assert "compiled 12, up to date 0, removed 0, with errors 0" in out
+
+
+def test_default_directory_is_cwd_and_json_format(env, oracle):
+    rc, out, err = compile_("--format", "json", cwd=env)
+    assert rc == 0, err
+    data = xpps(env)["apache/manifests/init.xpp"]
+    assert data.startswith(b"application/vnd.puppet.pcore+json; document-type=xpp; version=1\n\n")
+    src = "modules/apache/manifests/init.pp"
+    assert puppet_reads(oracle, data, (env / src).read_text(), src, fmt="json")["equal"] is True
+    # switching the format recompiles everything
+    rc, out, _ = compile_("--format", "msgpack", cwd=env)
+    assert "compiled 12," in out
+    assert xpps(env)["apache/manifests/init.xpp"].startswith(b"application/vnd.puppet.pcore+msgpack;")
+
+
+def test_duplicate_module_first_wins(tmp_path):
+    e = tmp_path / "env"
+    write(e, {"environment.conf": "modulepath = modules:other\n",
+              "modules/apache/manifests/init.pp": "class apache { }\n",
+              "other/apache/manifests/init.pp": "class apache { notice(2) }\n",
+              "other/apache/manifests/extra.pp": "class apache::extra { }\n",
+              "other/stdlib/manifests/init.pp": "class stdlib { }\n"})
+    rc, out, err = compile_(str(e), "--report", str(tmp_path / "r.json"))
+    assert rc == 0
+    got = xpps(e)
+    assert sorted(got) == ["apache/manifests/init.xpp", "stdlib/manifests/init.xpp"]
+    assert recorded_name(got["apache/manifests/init.xpp"]) == "modules/apache/manifests/init.pp"
+    assert f"duplicate module 'apache'" in err and str(e / "other" / "apache") in err
+    rep = json.loads((tmp_path / "r.json").read_text())
+    skipped = rep["environments"][0]["skipped"]
+    assert [s["path"] for s in skipped] == [str(e / "other" / "apache")]
+
+
+def test_module_outside_the_environment_is_recorded_absolute(tmp_path, oracle):
+    e = tmp_path / "env"
+    base = tmp_path / "base"
+    write(e, {"environment.conf": "modulepath = modules:$basemodulepath\n",
+              "modules/apache/manifests/init.pp": "class apache { }\n"})
+    write(base, {"stdlib/manifests/init.pp": "class stdlib { }\n",
+                 "stdlib/functions/f.pp": "function stdlib::f() { 1 }\n"})
+    rc, out, err = compile_(str(e), "--basemodulepath", str(base))
+    assert rc == 0, err
+    got = xpps(e)
+    assert sorted(got) == ["apache/manifests/init.xpp", "stdlib/functions/f.xpp", "stdlib/manifests/init.xpp"]
+    src = str(base / "stdlib" / "manifests" / "init.pp")
+    assert recorded_name(got["stdlib/manifests/init.xpp"]) == src
+    assert puppet_reads(oracle, got["stdlib/manifests/init.xpp"], Path(src).read_text(), src)["equal"] is True
+    assert not list(base.rglob("*.xpp")) and not (base / ".xpp").exists()   # nothing written in modules
+    # without --basemodulepath the base modules are not compiled (and removed), with a notice
+    rc, out, err = compile_(str(e))
+    assert sorted(xpps(e)) == ["apache/manifests/init.xpp"]
+    assert "removed 2" in out and "$basemodulepath" in err
+
+
+def test_modulepath_override_and_default_modulepath(tmp_path):
+    e = tmp_path / "env"
+    write(e, {"modules/a/manifests/init.pp": "class a { }\n", "mods2/b/manifests/init.pp": "class b { }\n",
+              "manifests/site.pp": "include a\n"})
+    rc, _, _ = compile_(str(e))   # no environment.conf: modulepath = modules (+ $basemodulepath)
+    assert rc == 0 and sorted(xpps(e)) == ["a/manifests/init.xpp", "environment/manifests/site.xpp"]
+    rc, _, _ = compile_(str(e), "--modulepath", str(e / "mods2"))
+    assert rc == 0 and sorted(xpps(e)) == ["b/manifests/init.xpp", "environment/manifests/site.xpp"]
+
+
+def test_manifest_setting_file_and_outside(tmp_path):
+    e = tmp_path / "env"
+    outside = tmp_path / "main.pp"
+    outside.write_text("node default { }\n")
+    write(e, {"environment.conf": f"manifest = {outside}\n", "manifests/ignored.pp": "$x = 1\n",
+              "modules/a/manifests/init.pp": "class a { }\n"})
+    rc, _, err = compile_(str(e))
+    assert rc == 0, err
+    got = xpps(e)
+    assert sorted(got) == ["a/manifests/init.xpp", "environment/manifests/main.xpp"]
+    assert recorded_name(got["environment/manifests/main.xpp"]) == str(outside)
+
+
+def test_runtime_root(env):
+    rc, _, err = compile_(str(env), "--runtime-root", "/etc/puppetlabs/code/environments/production")
+    assert rc == 0, err
+    got = xpps(env)
+    assert recorded_name(got["apache/manifests/init.xpp"]) == \
+        "/etc/puppetlabs/code/environments/production/modules/apache/manifests/init.pp"
+    assert compile_(str(env), "--runtime-root", "relative/dir")[0] == 2
+
+
+def test_reserved_module_name_and_invalid_module_names(tmp_path):
+    e = tmp_path / "env"
+    write(e, {"modules/environment/manifests/init.pp": "class environment { }\n",
+              "modules/Bad-Name/manifests/init.pp": "class bad { }\n",
+              "modules/ok/manifests/init.pp": "class ok { }\n"})
+    rc, _, err = compile_(str(e))
+    assert rc == 0
+    assert sorted(xpps(e)) == ["ok/manifests/init.xpp"]
+    assert "reserved" in err
+
+
+# ------------------------------------------------------------------------------------------------------
+# errors in sources, diagnostics, report, exit status
+
+def test_errors_give_diagnostics_only_xpp_and_exit_1(env, oracle):
+    bad = env / "modules/apache/manifests/broken.pp"
+    bad.write_text("class apache::broken {\n  $x = \n}\n")
+    rc, out, err = compile_(str(env), "--report", str(env.parent / "r.json"))
+    assert rc == 1
+    data = xpps(env)["apache/manifests/broken.xpp"]
+    program, diags = read_xpp(data)
+    assert program is None and diags and diags[0]["issue_code"] == "SYNTAX_ERROR"
+    assert diags[0]["file"] == "modules/apache/manifests/broken.pp"
+    ans = oracle.call("pcore_read", data=base64.b64encode(data).decode(), format="msgpack", envelope=True)
+    assert ans["program"] is None and ans["diagnostics"] == diags
+    # printed diagnostics: the --validate text format, with Puppet's message and position
+    display = str(bad)
+    for f, rel in ((bad, "modules/apache/manifests/broken.pp"), (env / "site/profile/manifests/web.pp", None)):
+        want = oracle.call("validate", file=str(f), modulepath=[str(env / "site"), str(env / "modules")],
+                           manifest=str(env / "manifests"))
+        assert want
+        for d in want:
+            kind = "Error" if d["severity"] == "error" else "Warning"
+            line = f"{kind}: {d['message']} (file: {f}, line: {d['line']}, column: {d['pos']})"
+            assert line in out.splitlines(), (line, out)
+    assert "with errors 1" in out
+    rep = json.loads((env.parent / "r.json").read_text())
+    assert rep["exit_code"] == 1 and rep["summary"]["with_errors"] == 1
+    files = {f["source"]: f for f in rep["environments"][0]["files"]}
+    assert files[display]["errors"] == 1 and files[display]["status"] == "compiled"
+    assert files[str(env / "site/profile/manifests/web.pp")]["warnings"] == 1
+    # an unchanged error file stays an error on the next (incremental) run, with its diagnostics
+    rc2, out2, _ = compile_(str(env))
+    assert rc2 == 1 and "compiled 0," in out2 and "with errors 1" in out2
+    assert [x for x in out2.splitlines() if x.startswith("Error")] == \
+        [x for x in out.splitlines() if x.startswith("Error")]
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["/nonexistent/dir"], ["--mode", "999"], ["--jobs", "-1"],
+                                  ["--format", "yaml"]])
+def test_usage_errors_exit_2(args, tmp_path):
+    assert compile_(*args, cwd=tmp_path)[0] == 2
+
+
+def test_not_an_environment_exit_2(tmp_path):
+    (tmp_path / "x.pp").write_text("$a = 1\n")
+    rc, out, err = compile_(str(tmp_path))
+    assert rc == 2 and "not a Puppet environment" in err
+    assert not (tmp_path / ".xpp").exists()
+
+
+def test_summary_and_plain_progress_lines(tmp_path):
+    e = tmp_path / "env"
+    write(e, {f"modules/m/manifests/c{i}.pp": f"class m::c{i} {{ }}\n" for i in range(60)})
+    p = run_cli("--compile", str(e), "-j", "2")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1].startswith(f"{e}: compiled 60, up to date 0, removed 0, with errors 0 (")
+    assert f"{e}: 60 files, 60 to check or compile" in p.stderr and "(50%)" in p.stderr
+    assert "\r" not in p.stderr   # no progress bar when stderr is not a terminal
+
+
+# ------------------------------------------------------------------------------------------------------
+# incremental
+
+def test_incremental(env):
+    assert compile_(str(env))[0] == 0
+    before = snapshot(env)
+    # second run: nothing compiled, nothing written
+    rc, out, _ = compile_(str(env))
+    assert rc == 0 and "compiled 0, up to date 12, removed 0" in out
+    assert snapshot(env) == before
+    # a changed file: just it is recompiled
+    f = env / "modules/apache/manifests/vhost.pp"
+    f.write_text(f.read_text() + "# changed\n")
+    rc, out, _ = compile_(str(env), "-v")
+    assert "compiled 1, up to date 11" in out
+    after = snapshot(env)
+    changed = {k for k in before if before[k] != after[k]}
+    assert changed == {str(env / ".xpp/modules/apache/manifests/vhost.xpp")}
+    assert read_xpp(xpps(env)["apache/manifests/vhost.xpp"])[0].locator.string == f.read_text()
+    # touched, same content: the embedded source decides; nothing is rewritten
+    before = snapshot(env)
+    os.utime(env / "modules/apache/manifests/init.pp")
+    rc, out, _ = compile_(str(env))
+    assert "compiled 0, up to date 12" in out and snapshot(env) == before
+    # a deleted manifest: its .xpp is removed, and directories left empty
+    shutil.rmtree(env / "modules/apache/manifests/mod")
+    rc, out, _ = compile_(str(env))
+    assert "removed 1" in out
+    assert not (env / ".xpp/modules/apache/manifests/mod").exists()
+    # --force compiles everything (identical bytes are not rewritten)
+    before = snapshot(env)
+    rc, out, _ = compile_(str(env), "--force")
+    assert "compiled 11, up to date 0" in out and snapshot(env) == before
+
+
+def test_incremental_without_state_uses_embedded_source(env):
+    assert compile_(str(env))[0] == 0
+    (env / ".xpp" / "compile-state.json").unlink()
+    before = snapshot(env)
+    rc, out, _ = compile_(str(env))
+    assert "compiled 0, up to date 12" in out and snapshot(env) == before
+    # a stale .xpp whose embedded source differs is replaced even when its time stamp is newer
+    f = env / "modules/apache/manifests/init.pp"
+    x = env / ".xpp/modules/apache/manifests/init.xpp"
+    f.write_text("class apache { }\n")
+    os.utime(f, (1, 1))
+    rc, out, _ = compile_(str(env))
+    assert "compiled 1," in out
+    assert read_xpp(x.read_bytes())[0].locator.string == "class apache { }\n"
+
+
+def test_corrupt_xpp_is_rebuilt(env):
+    assert compile_(str(env))[0] == 0
+    x = env / ".xpp/modules/apache/manifests/init.xpp"
+    x.write_bytes(x.read_bytes()[:100])
+    rc, out, _ = compile_(str(env))
+    assert "compiled 1," in out
+    read_xpp(x.read_bytes())
+
+
+def test_settings_change_recompiles(env):
+    assert compile_(str(env))[0] == 0
+    rc, out, _ = compile_(str(env), "--strict", "error")
+    assert rc == 1 and "compiled 12," in out   # DUPLICATE_KEY in profile::web is now an error
+    program, diags = read_xpp(xpps(env)["profile/manifests/web.xpp"])
+    assert program is None and diags[0]["issue_code"] == "DUPLICATE_KEY"
+
+
+def test_leftover_temporary_files_are_removed(env):
+    assert compile_(str(env))[0] == 0
+    d = env / ".xpp/modules/apache/manifests"
+    old = d / ".init.xpp.abc123.tmp"
+    new = d / ".vhost.xpp.def456.tmp"
+    old.write_bytes(b"partial")
+    new.write_bytes(b"partial")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    compile_(str(env))
+    assert not old.exists() and new.exists()   # a recent one may belong to a running writer
+
+
+# ------------------------------------------------------------------------------------------------------
+# the language server's .xpp-on-save writes the same bytes
+
+def test_byte_identical_to_language_server_on_save(env):
+    from server.workspace import Settings, file_context
+    assert compile_(str(env))[0] == 0
+    got = xpps(env)
+    n = 0
+    for rel, (src, _tasks) in EXPECTED.items():
+        path = str(env / src)
+        ctx = file_context(path, Settings())
+        target = layout.xpp_target(ctx.env.root, ctx.modulepath, path)
+        assert target.out_path == str(env / ".xpp/modules" / rel)
+        text = Path(path).read_text()
+        data = layout.compile_source(text, target.recorded, abs_path=path, tasks=ctx.tasks,
+                                     modulepath=ctx.modulepath, manifest=ctx.manifest)
+        assert data == got[rel], rel
+        n += 1
+    assert n == len(EXPECTED)
+
+
+# ------------------------------------------------------------------------------------------------------
+# files: modes, owner, symlinks, unreadable files
+
+def test_modes(env):
+    old = os.umask(0o077)
+    try:
+        assert compile_(str(env))[0] == 0
+    finally:
+        os.umask(old)
+    for p in (env / ".xpp").rglob("*"):
+        want = 0o755 if p.is_dir() else 0o644
+        assert stat.S_IMODE(p.stat().st_mode) == want, p
+    assert stat.S_IMODE((env / ".xpp").stat().st_mode) == 0o755
+    shutil.rmtree(env / ".xpp")
+    assert compile_(str(env), "--mode", "0640")[0] == 0
+    for p in (env / ".xpp").rglob("*"):
+        assert stat.S_IMODE(p.stat().st_mode) == (0o750 if p.is_dir() else 0o640), p
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_root_gives_files_the_owner_of_envdir(env):
+    os.chown(env, 65534, 65534)
+    assert compile_(str(env))[0] == 0
+    for p in [env / ".xpp", *(env / ".xpp").rglob("*")]:
+        st = p.lstat()
+        assert (st.st_uid, st.st_gid) == (65534, 65534), p
+
+
+def test_symlinks_in_the_sources(tmp_path, oracle):
+    e = tmp_path / "env"
+    outside = tmp_path / "outside"
+    write(e, {"modules/a/manifests/init.pp": "class a { }\n", "shared/x.pp": "class a::x { }\n"})
+    write(outside, {"ext/manifests/init.pp": "class ext { }\n"})
+    (e / "modules/a/manifests/x.pp").symlink_to("../../../shared/x.pp")          # file link, in the tree
+    (e / "modules/ext").symlink_to(outside / "ext")                             # module dir link, outside
+    (e / "modules/a/manifests/loop").symlink_to("..")                           # a cycle
+    (e / "modules/a/manifests/dangling.pp").symlink_to("nowhere.pp")
+    rc, out, err = compile_(str(e))
+    got = xpps(e)
+    assert sorted(got) == ["a/manifests/init.xpp", "a/manifests/x.xpp", "ext/manifests/init.xpp"]
+    # recorded as reached through the environment (how Puppet names them)
+    assert recorded_name(got["ext/manifests/init.xpp"]) == "modules/ext/manifests/init.pp"
+    assert recorded_name(got["a/manifests/x.xpp"]) == "modules/a/manifests/x.pp"
+    src = "modules/ext/manifests/init.pp"
+    assert puppet_reads(oracle, got["ext/manifests/init.xpp"], (e / src).read_text(), src)["equal"] is True
+    assert "dangling.pp: broken symbolic link" in err
+    assert not list(outside.rglob("*.xpp"))
+
+
+@pytest.mark.parametrize("where", [".xpp", ".xpp/modules", ".xpp/modules/a"])
+def test_symlinks_escaping_the_xpp_tree_are_refused(tmp_path, where):
+    e = tmp_path / "env"
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    write(e, {"modules/a/manifests/init.pp": "class a { }\n", "modules/b/manifests/init.pp": "class b { }\n"})
+    link = e / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    rc, out, err = compile_(str(e))
+    assert rc == 2
+    assert "symbolic link" in err + out and str(link) in err + out
+    assert list(target.rglob("*")) == []
+    if where == ".xpp/modules/a":   # other modules are still compiled
+        assert (e / ".xpp/modules/b/manifests/init.xpp").is_file()
+
+
+def test_xpp_tree_inside_a_module_is_refused(tmp_path):
+    # ENVDIR is itself on its modulepath's parent: ENVDIR/.xpp would be inside module 'env'
+    e = tmp_path / "env"
+    write(e, {"environment.conf": f"modulepath = {tmp_path}\n", "manifests/site.pp": "$a = 1\n"})
+    rc, out, err = compile_(str(e))
+    assert rc == 2 and "inside the module directory" in err
+    assert not (e / ".xpp").exists()
+
+
+def _run_restricted(argv):
+    """Run the CLI so that file permissions apply (as root: without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH)."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    cmd = [sys.executable, "-m", "server.cli", *argv]
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("running as root without setpriv: permissions cannot be tested")
+        caps = "-dac_override,-dac_read_search"
+        cmd = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", *cmd]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, cwd="/")
+
+
+def test_unreadable_files_and_directories():
+    base = tempfile.mkdtemp(prefix="xpp-unreadable-")
+    try:
+        os.chmod(base, 0o755)
+        e = Path(base) / "env"
+        write(e, {"modules/a/manifests/init.pp": "class a { }\n", "modules/a/manifests/secret.pp": "class a::secret { }\n",
+                  "modules/a/manifests/locked/inner.pp": "class a::locked::inner { }\n"})
+        # a previous .xpp of the unreadable file must not survive (it cannot be checked)
+        assert _run_restricted(["--compile", str(e)]).returncode == 0
+        assert (e / ".xpp/modules/a/manifests/secret.xpp").exists()
+        os.chmod(e / "modules/a/manifests/secret.pp", 0)
+        os.chmod(e / "modules/a/manifests/locked", 0)
+        p = _run_restricted(["--compile", str(e)])
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert f"Error: Could not read file '{e}/modules/a/manifests/secret.pp': Permission denied" in p.stdout
+        assert "locked: cannot read directory: Permission denied" in p.stderr
+        assert not (e / ".xpp/modules/a/manifests/secret.xpp").exists()
+        assert (e / ".xpp/modules/a/manifests/init.xpp").exists()
+    finally:
+        for dirpath, dirs, files in os.walk(base):
+            for d in dirs:
+                os.chmod(os.path.join(dirpath, d), 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_unwritable_output_is_an_io_failure():
+    base = tempfile.mkdtemp(prefix="xpp-unwritable-")
+    try:
+        os.chmod(base, 0o755)
+        e = Path(base) / "env"
+        write(e, {"modules/a/manifests/init.pp": "class a { }\n"})
+        (e / ".xpp").mkdir()
+        os.chmod(e / ".xpp", 0o555)
+        p = _run_restricted(["--compile", str(e)])
+        assert p.returncode == 2, p.stdout + p.stderr
+        assert "Permission denied" in p.stdout + p.stderr
+    finally:
+        os.chmod(Path(base) / "env" / ".xpp", 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------------
+# killed mid-run
+
+def _kill_env(tmp_path):
+    from tests.conformance.corpus import corpus_modulepath
+    e = tmp_path / "env"
+    mp = corpus_modulepath()
+    if mp:
+        write(e, {"environment.conf": f"modulepath = {mp[0]}\n", "manifests/site.pp": "node default { }\n"})
+    else:   # a synthetic environment of the same order of size
+        files = {}
+        body = "".join(f"  file {{ '/tmp/f{i}': ensure => file, content => \"${{x}} {i}\" }}\n" for i in range(40))
+        for m in range(20):
+            for c in range(40):
+                files[f"modules/m{m}/manifests/c{c}.pp"] = f"class m{m}::c{c}($x = 1) {{\n{body}}}\n"
+        write(e, files)
+    return e
+
+
+def test_sigkill_mid_run_leaves_only_complete_files(tmp_path):
+    """SIGKILL a compile at random moments: only complete .xpp files exist, no worker survives, and a rerun
+    completes.  The format alternates so that every run rewrites every file."""
+    from xpp.verify import verify_bytes
+    e = _kill_env(tmp_path)
+    rnd = random.Random(1234)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    for k in range(5):
+        fmt = ("json", "msgpack")[k % 2]
+        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--compile", str(e), "-j", "2", "-q",
+                                 "--format", fmt], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(0.4, 1.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.3)   # the workers die with their parent (PR_SET_PDEATHSIG)
+        leftover = subprocess.run(["pgrep", "-f", "--", f"--compile {e}"], capture_output=True, text=True).stdout
+        assert leftover.strip() == ""
+        for p in (e / ".xpp").rglob("*.xpp"):
+            assert verify_bytes(p.read_bytes()) == [], p
+    p = run_cli("--compile", str(e), "-j", "2")
+    assert p.returncode in (0, 1), p.stderr
+    files = list((e / ".xpp").rglob("*.xpp"))
+    assert len(files) > 100
+    for x in files:
+        assert x.read_bytes().startswith(b"application/vnd.puppet.pcore+msgpack;")
+        read_xpp(x.read_bytes())
+    assert not [x for x in (e / ".xpp").rglob("*") if x.name.endswith(".tmp")
+                and time.time() - x.stat().st_mtime > 600]
+    p = run_cli("--compile", str(e))
+    assert "compiled 0, up to date" in p.stdout and "removed 0" in p.stdout
+
+
+# ------------------------------------------------------------------------------------------------------
+# single file: --compile FILE.pp -o OUT.xpp
+
+def test_single_file(tmp_path, oracle):
+    src = tmp_path / "dir" / "x.pp"
+    write(tmp_path, {"dir/x.pp": "class x { notice('hi') }\n"})
+    for fmt in ("msgpack", "json"):
+        out = tmp_path / f"x.{fmt}.xpp"
+        p = run_cli("--compile", "dir/x.pp", "-o", str(out), "--format", fmt, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        data = out.read_bytes()
+        assert recorded_name(data) == "dir/x.pp"   # FILE as given
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        assert puppet_reads(oracle, data, src.read_text(), "dir/x.pp", fmt=fmt)["equal"] is True
+
+
+def test_single_file_errors(tmp_path):
+    write(tmp_path, {"bad.pp": "class {\n", "ok.pp": "$a = 1\n"})
+    p = run_cli("--compile", "bad.pp", "-o", "bad.xpp", cwd=tmp_path)
+    assert p.returncode == 1 and "Error: Syntax error" in p.stdout
+    program, diags = read_xpp((tmp_path / "bad.xpp").read_bytes())
+    assert program is None and diags[0]["file"] == "bad.pp"
+    assert run_cli("--compile", "missing.pp", "-o", "m.xpp", cwd=tmp_path).returncode == 2
+    assert run_cli("--compile", "ok.pp", "bad.pp", "-o", "m.xpp", cwd=tmp_path).returncode == 2
+    assert run_cli("--compile", "ok.pp", "-o", "/nonexistent-dir/x.xpp", cwd=tmp_path).returncode == 2
+    p = subprocess.run([sys.executable, "-m", "server.cli", "--compile", "ok.pp", "-o", "-"], cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True)
+    assert p.returncode == 0 and read_xpp(p.stdout)[0].locator.file == "ok.pp"
