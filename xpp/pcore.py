@@ -732,9 +732,10 @@ def _mp_tokens_py(data) -> list:
     return toks
 
 
-# Decoded extension tokens by (code, payload bytes), shared by all reads (tokens are immutable tuples).
-_EXT_MEMO: dict = {}
-_EXT_MEMO_MAX = 100_000
+# Decoded extension tokens by extension number, then payload bytes, shared by all reads (tokens are
+# immutable tuples).
+_EXT_MEMOS: list = [{} for _ in range(256)]
+_EXT_MEMO_MAX = 50_000
 
 
 def _mp_tokens(data) -> list:
@@ -743,40 +744,40 @@ def _mp_tokens(data) -> list:
     Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
     if _msgpack is None:
         return _mp_tokens_py(data)
-    memo = _EXT_MEMO
+    memos = _EXT_MEMOS
 
     def ext_hook(code, payload):
-        key = (code, payload)
-        tok = memo.get(key)
+        memo = memos[code]
+        tok = memo.get(payload)
         if tok is None:
             tok = _mp_ext_token(code, payload, 0, len(payload))
             if len(memo) < _EXT_MEMO_MAX:
-                memo[key] = tok
+                memo[payload] = tok
         return tok
 
-    # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  A never-used byte
-    # (0xc1) is appended: a complete stream ends with the unpacker failing on it exactly at len(data); a
-    # truncated last value swallows it instead (and the stream then ends without that failure).
+    # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
+    # the end of the last complete value; a truncated last value is still pending then (read_bytes refuses
+    # to run while an object is incomplete).
     n = len(data)
-    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=n + 1,
+    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(n, 1),
                                  max_array_len=0, max_map_len=0, max_bin_len=0,
                                  unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
-    toks: list = []
-    app = toks.append
     try:
         unpacker.feed(data)
-        unpacker.feed(b"\xc1")
-        for t in unpacker:
-            app(t)
+        toks = list(unpacker)
     except XppFormatError:
         raise
     except _msgpack.FormatError as e:
-        if unpacker.tell() == n:
-            return toks
         raise XppFormatError(f"invalid msgpack data at byte {unpacker.tell()}: {e}") from None
     except Exception as e:  # the extension's other errors: StackError, ValueError (limits), ...
         raise XppFormatError(f"invalid msgpack data: {e}") from None
-    raise XppFormatError("truncated msgpack data")
+    try:
+        rest = unpacker.read_bytes(1)
+    except ValueError:
+        rest = True
+    if rest:
+        raise XppFormatError("truncated msgpack data")
+    return toks
 
 
 class _ExtNo(int):
@@ -1317,10 +1318,10 @@ def _fast_source():
          "        if fn is None:",
          "            if not name.startswith('Pcore::'): raise Reject",
          "            fn = ptype",
-         "        m = fn(t[2], name)",
+         "        m = fn(st, t[2], name)",
          "        wapp(m)",
          "        return m",
-         "    def ptype(count, name):",
+         "    def ptype(st, count, name):",
          "        def rp():",
          "            o = PType(name); k = len(stab); sapp(PENDING)",
          "            o.values = [value(nxt()) for _ in range(count)]",
@@ -1340,6 +1341,15 @@ def _fast_source():
          "        stab[k] = o",
          "        return o",
          ]
+    L.append("    st = (nxt, value, stab, sapp, wtab, wapp)")
+    L.append("    def read():")
+    L.append("        v = value(nxt())")
+    L.append("        try: nxt()")
+    L.append("        except StopIteration: return v")
+    L.append("        raise Reject")
+    L.append("    return read")
+    # one module-level factory per class: called once per PCORE_OBJECT_START marker of a document, it
+    # returns the closure reading an instance (the reader state comes in as ``st``)
     names = []
     for info in _INFO.values():
         cls = info.cls
@@ -1347,21 +1357,22 @@ def _fast_source():
         env["C_" + cname] = cls
         fn = "m_" + cname
         names.append((info.name, fn))
-        L.append(f"    def {fn}(count, name):")
+        L.append(f"def {fn}(st, count, name):")
         if info.min == info.max:
-            L.append(f"        if count != {info.min}: raise Reject")
+            L.append(f"    if count != {info.min}: raise Reject")
         else:
-            L.append(f"        if not {info.min} <= count <= {info.max}: raise Reject")
-        L.append("        def r():")
-        L.append("            k = len(stab); sapp(PENDING)")
+            L.append(f"    if not {info.min} <= count <= {info.max}: raise Reject")
+        L.append("    nxt, value, stab, sapp, wtab, wapp = st")
+        L.append("    def r():")
+        L.append("        k = len(stab); sapp(PENDING)")
         checks = []
         for k, attr in enumerate(info.wire):
             tstr = cls._types[attr]
             cat = "enum" if tstr.startswith("Enum[") else cats.get(tstr, "value")
-            pad = "            "
+            pad = "        "
             if k >= info.min:
-                L.append(f"            if count > {k}:")
-                pad = "                "
+                L.append(f"        if count > {k}:")
+                pad = "            "
             if cat == "loc":
                 L.append(f"{pad}t = nxt()")
                 L.append(f"{pad}a{k} = stab[t[1]] if t.__class__ is tuple and t[0] == 1 else value(t)")
@@ -1385,28 +1396,22 @@ def _fast_source():
                 d = cls._defaults[attr]
                 L.append(f"{pad}x = a{k}")
                 L.append(f"{pad}if not ({expr}): raise Reject")
-                L.append("            else:")
-                L.append(f"                a{k} = {'[]' if isinstance(d, list) else repr(d)}")
+                L.append("        else:")
+                L.append(f"            a{k} = {'[]' if isinstance(d, list) else repr(d)}")
             else:
                 checks.append((k, expr))
         for k, expr in checks:
-            L.append(f"            x = a{k}")
-            L.append(f"            if not ({expr}): raise Reject")
-        L.append(f"            o = NEW(C_{cname})")
+            L.append(f"        x = a{k}")
+            L.append(f"        if not ({expr}): raise Reject")
+        L.append(f"        o = NEW(C_{cname})")
         for k, attr in enumerate(info.wire):
-            L.append(f"            o.{attr} = a{k}")
+            L.append(f"        o.{attr} = a{k}")
         if cname == "Locator":
-            L.append("            if a2 is None: o.line_index = make_locator(a0, a1).line_index")
-        L.append("            stab[k] = o")
-        L.append("            return o")
-        L.append("        return r")
-    L.append("    R = {" + ", ".join(f"{n!r}: {f}" for n, f in names) + "}")
-    L.append("    def read():")
-    L.append("        v = value(nxt())")
-    L.append("        try: nxt()")
-    L.append("        except StopIteration: return v")
-    L.append("        raise Reject")
-    L.append("    return read")
+            L.append("        if a2 is None: o.line_index = make_locator(a0, a1).line_index")
+        L.append("        stab[k] = o")
+        L.append("        return o")
+        L.append("    return r")
+    L.append("R = {" + ", ".join(f"{n!r}: {f}" for n, f in names) + "}")
     env.update({"PENDING": _PENDING, "Reject": _Reject, "MIN_INT": MIN_INT, "MAX_INT": MAX_INT,
                 "Regexp": _REGEXP, "PType": PType, "PObject": PObject, "object_params": _object_params,
                 "finish_pobject": _finish_pobject, "NEW": object.__new__, "make_locator": _ast.make_locator,
