@@ -736,6 +736,7 @@ def _mp_tokens_py(data) -> list:
 # immutable tuples).
 _EXT_MEMOS: list = [{} for _ in range(256)]
 _EXT_MEMO_MAX = 50_000
+_EXT_HOOK = None    # set below
 
 
 def _mp_tokens(data) -> list:
@@ -744,6 +745,38 @@ def _mp_tokens(data) -> list:
     Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
     if _msgpack is None:
         return _mp_tokens_py(data)
+    unpacker = _mp_unpacker(data, _EXT_HOOK)
+    try:
+        unpacker.feed(data)
+        toks = list(unpacker)
+    except XppFormatError:
+        raise
+    except _msgpack.FormatError as e:
+        raise XppFormatError(f"invalid msgpack data at byte {unpacker.tell()}: {e}") from None
+    except Exception as e:  # the extension's other errors: StackError, ValueError (limits), ...
+        raise XppFormatError(f"invalid msgpack data: {e}") from None
+    if _mp_pending(unpacker):
+        raise XppFormatError("truncated msgpack data")
+    return toks
+
+
+def _mp_unpacker(data, ext_hook):
+    # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
+    # the end of the last complete value; a truncated last value is still pending then (see _mp_pending).
+    return _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(len(data), 1),
+                             max_array_len=0, max_map_len=0, max_bin_len=0,
+                             unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
+
+
+def _mp_pending(unpacker) -> bool:
+    """Are there bytes the unpacker could not turn into a complete value?"""
+    try:
+        return bool(unpacker.read_bytes(1))
+    except ValueError:   # "Cannot switch unpacking methods while an object is incomplete"
+        return True
+
+
+def _mp_ext_hook():
     memos = _EXT_MEMOS
 
     def ext_hook(code, payload):
@@ -754,30 +787,10 @@ def _mp_tokens(data) -> list:
             if len(memo) < _EXT_MEMO_MAX:
                 memo[payload] = tok
         return tok
+    return ext_hook
 
-    # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
-    # the end of the last complete value; a truncated last value is still pending then (read_bytes refuses
-    # to run while an object is incomplete).
-    n = len(data)
-    unpacker = _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(n, 1),
-                                 max_array_len=0, max_map_len=0, max_bin_len=0,
-                                 unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
-    try:
-        unpacker.feed(data)
-        toks = list(unpacker)
-    except XppFormatError:
-        raise
-    except _msgpack.FormatError as e:
-        raise XppFormatError(f"invalid msgpack data at byte {unpacker.tell()}: {e}") from None
-    except Exception as e:  # the extension's other errors: StackError, ValueError (limits), ...
-        raise XppFormatError(f"invalid msgpack data: {e}") from None
-    try:
-        rest = unpacker.read_bytes(1)
-    except ValueError:
-        rest = True
-    if rest:
-        raise XppFormatError("truncated msgpack data")
-    return toks
+
+_EXT_HOOK = _mp_ext_hook()
 
 
 class _ExtNo(int):
