@@ -814,8 +814,59 @@ def _json_tokens(data) -> list:
     except ValueError as e:          # JSONDecodeError
         raise XppFormatError(f"invalid JSON: {e}") from None
     else:
-        flat = _json_flat_doc(doc)
+        try:
+            return _json_doc_tokens(doc)
+        except _Reject:     # an unusual shape (e.g. a payload running past its array): the general way
+            flat = _json_flat_doc(doc)
     return _json_group(flat)
+
+
+def _json_doc_tokens(doc) -> list:
+    """Tokens of a parsed JSON stream in one pass, for streams whose extension payloads lie inside their
+    array (what writers produce).  Gives the same tokens as flattening + grouping; raises _Reject for
+    anything else (the general way then decides)."""
+    if type(doc) is not list:
+        raise _Reject
+    toks: list = []
+    app = toks.append
+    int_payload = _INT_PAYLOAD
+    stack = [iter(doc)]
+    while stack:
+        for v in stack[-1]:
+            t = v.__class__
+            if t is list:
+                n = len(v)
+                code = v[0] if n else None
+                if code.__class__ is not int:
+                    raise _Reject
+                if code in int_payload:
+                    if n < 2:
+                        raise _Reject
+                    k = v[1]
+                    if k.__class__ is not int or k < 0 or (code == OBJECT_START and k < 1):
+                        raise _Reject
+                    app((code, k))
+                    if n > 2:
+                        stack.append(islice(v, 2, None))
+                        break
+                    continue
+                try:
+                    tok, k = _ext_token(code, v, 1, n, False)
+                except XppFormatError:
+                    raise _Reject from None
+                app(tok)
+                if k < n:
+                    stack.append(islice(v, k, None))
+                    break
+                continue
+            if t is dict or t is _ExtNo:
+                raise _Reject
+            if t is int and not (MIN_INT <= v <= MAX_INT):
+                raise _Reject
+            app(v)
+        else:
+            stack.pop()
+    return toks
 
 
 def _json_flat_doc(doc) -> list:
