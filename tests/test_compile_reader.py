@@ -81,3 +81,30 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
         except XppFormatError:
             pass
     assert accepted > 100
+
+
+def test_json_one_pass_tokens_equal_the_general_tokenizer(puppet_payloads):
+    """``_json_doc_tokens`` (used for every JSON load) gives the tokens of flatten + group, or declines."""
+    import json
+    rnd = random.Random(77)
+    docs = [d for fmt, d in puppet_payloads if fmt == "json"]
+    same = 0
+    for i in range(5000):
+        b = bytearray(rnd.choice(docs))
+        for _ in range(rnd.randint(0, 3)):
+            b[rnd.randrange(len(b))] = rnd.choice(b'[],0123456789"-')
+        try:
+            doc = json.loads(bytes(b).decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        try:
+            want = pcore._json_group(pcore._json_flat_doc(doc))
+        except XppFormatError:
+            want = None
+        try:
+            got = pcore._json_doc_tokens(doc)
+        except pcore._Reject:
+            continue
+        assert got == want
+        same += 1
+    assert same > 1000
