@@ -608,3 +608,27 @@ def test_single_file_errors(tmp_path):
     p = subprocess.run([sys.executable, "-m", "server.cli", "--compile", "ok.pp", "-o", "-"], cwd=tmp_path,
                        env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True)
     assert p.returncode == 0 and read_xpp(p.stdout)[0].locator.file == "ok.pp"
+
+
+def test_write_job_for_a_single_file(env, tmp_path):
+    """The single-file entry (used for .xpp-on-save) writes what --compile writes, with the same safety."""
+    from xpp.compile import CompileError, compile_file, detect_environment, plan, write_job
+    assert compile_(str(env))[0] == 0
+    want = xpps(env)
+    shutil.rmtree(env / ".xpp")
+    e = detect_environment(str(env))
+    jobs, _ = plan(e)
+    for job in jobs:
+        data, _rows = compile_file(job.src, job.recorded, tasks=job.tasks, modulepath=e.modulepath,
+                                   manifest=e.manifest)
+        assert write_job(e, job, data) is True
+        assert write_job(e, job, data) is False
+    assert xpps(env) == want
+    for p in (env / ".xpp").rglob("*"):
+        assert stat.S_IMODE(p.stat().st_mode) == (0o755 if p.is_dir() else 0o644)
+    shutil.rmtree(env / ".xpp/modules/apache")
+    (env / ".xpp/modules/apache").symlink_to(tmp_path)
+    job = next(j for j in jobs if j.module == "apache")
+    with pytest.raises(CompileError, match="symbolic link"):
+        write_job(e, job, b"x")
+    assert list(tmp_path.glob("*.xpp")) == []

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from xpp import layout
 
 __all__ = ["CompileError", "Options", "EnvLayout", "Job", "FileResult", "EnvResult", "detect_environment",
-           "plan", "compile_environment", "compile_file", "STATE_FILE", "MODULE_NAME"]
+           "plan", "compile_environment", "compile_file", "write_job", "STATE_FILE", "MODULE_NAME"]
 
 MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 SOURCE_DIRS = ("manifests", "functions", "types", "plans")
@@ -813,6 +813,26 @@ def _sweep(env: EnvLayout, expected: set, events) -> list:
             except OSError:
                 pass
     return removed
+
+
+def write_job(env: EnvLayout, job: Job, data: bytes, opts: Options | None = None) -> bool:
+    """Write ``data`` as the .xpp of ``job`` with the safety rules, modes and owner of
+    :func:`compile_environment` (for a single file, e.g. the language server's .xpp-on-save).  Returns
+    False when the file already holds these bytes (not rewritten).  Raises CompileError (a refused symbolic
+    link) or OSError."""
+    opts = opts or Options()
+    owner = _owner_for(env, opts)
+    tree = _Tree(env, opts, owner)
+    tree.check_root(_module_dirs(env))
+    tree.ensure_dir(os.path.dirname(job.out))
+    try:
+        with open(job.out, "rb") as f:
+            if f.read() == data:
+                return False
+    except OSError:
+        pass
+    layout.write_atomic(job.out, data, mode=opts.file_mode, owner=owner)
+    return True
 
 
 # ------------------------------------------------------------------------------------------------------
