@@ -57,6 +57,27 @@ _NEW_RECOVERY = hasattr(P, "_resume_points")
 _STARTERS = getattr(P, "STARTERS", None)
 
 
+try:
+    from grammar.lexer import _NO_REGEX
+except ImportError:  # pragma: no cover - be conservative: every DIV could have been a regex
+    _NO_REGEX = frozenset()
+
+
+def _regex_div(toks, i, n, before=None, before_n=0) -> bool:
+    """Is one of toks[i:n] a DIV lexed where a regex could start (the lexer found no closing `/`)?"""
+    for k in range(i, n):
+        if toks[k].type == "DIV":
+            if k > 0:
+                prev = toks[k - 1].type
+            elif before is not None and before_n > 0:
+                prev = before[before_n - 1].type
+            else:
+                prev = None
+            if prev not in _NO_REGEX:
+                return True
+    return False
+
+
 class _Item:
     """One raw top-level statement (before the call transform)."""
     __slots__ = ("lead", "node", "defs", "diags")
@@ -325,7 +346,21 @@ class IncrementalParser:
             if ls is not None and ls - delta >= de_old:
                 b_idx, b_line_new = idx, ls
                 break
+        # `/*` lexes as a comment only when a `*/` follows, anywhere later: a window that adds a `*/`
+        # after an earlier `/*`, or holds a `/*` with a `*/` after it, cannot be lexed on its own
+        win = data[a_line:b_line_new]
+        if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
+            raise _Restart()
+        if b_idx < n_old and b"/*" in win and data.find(b"*/", b_line_new) != -1:
+            b_idx, b_line_new = n_old, len(data)
+        # a `/` where a regex may start lexes as DIV only when no `/` follows anywhere later: a window
+        # holding a `/` after such a DIV, or such a DIV with a `/` after the window, is not local either
+        if b"/" in win and _regex_div(toks, 0, a_idx):
+            raise _Restart()
         new_toks, lex_diags = self._lex_window(a_line, b_line_new)
+        if new_toks is not None and b_idx < n_old and _regex_div(new_toks, 0, len(new_toks), toks, a_idx) \
+                and data.find(b"/", b_line_new) != -1:
+            new_toks = None
         if new_toks is None and b_idx < n_old:
             b_idx, b_line_new = n_old, len(data)
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
@@ -522,7 +557,8 @@ class IncrementalParser:
                             nf0 = len(b.definitions)
                             nd0 = len(b.diagnostics)
                             lead = i
-                            if old is not None and i >= changed_end and (i - dT) in old_mid:
+                            if old is not None and i >= changed_end and (i - dT) in old_mid \
+                                    and old[old_mid[i - dT][0]].depth == cur.depth:
                                 si, ii = old_mid[i - dT]
                                 reuse = ("mid", si, ii, i)
                                 break
@@ -543,6 +579,10 @@ class IncrementalParser:
                             break
                     else:
                         defaults = 0
+                        if act < 0 and at_boundary == i and len(stack) == 2:
+                            # `}` after a complete program: finishing it cannot shift this token either
+                            err = i
+                            break
                     if act >= 0:
                         stack.append(act)
                         values.append(tok)

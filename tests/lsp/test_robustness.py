@@ -1,0 +1,90 @@
+"""10,000 rapid edits through the real protocol: the server stays responsive, its memory stays
+bounded, and the diagnostics finally published are those of the final text (checked against a full
+parse + validation of that text)."""
+from __future__ import annotations
+
+import os
+import random
+import resource
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as L
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from server.analysis import DocConfig, LineIndex, full_analysis
+from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+BASE = open(os.path.join(REPO, "examples", "production", "modules", "base", "manifests", "init.pp"),
+            encoding="utf-8").read() * 3
+PIECES = ["{", "}", "(", ")", "'", '"', "\n", " ", "$x", ";", ",", "=>", "x", "1", "é", "#", "\n\n"]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}),
+                    scope="module")
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(L.InitializeParams(
+        capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0")))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _server_rss_mb(client) -> float | None:
+    pid = getattr(getattr(client, "_server", None), "pid", None)
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
+    path = str(tmp_path / "rapid.pp")
+    uri = await _open(client, path, BASE)
+    await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    rnd = random.Random(1234)
+    text = BASE
+    version = 1
+    rss = []
+    for k in range(10_000):
+        li = LineIndex(text.encode("utf-8"))
+        n = len(text)
+        a = rnd.randrange(n + 1)
+        b = min(n, a + rnd.choice((0, 0, 1, 2)))
+        piece = rnd.choice(PIECES)
+        (l0, c0), (l1, c1) = li.position(len(text[:a].encode())), li.position(len(text[:b].encode()))
+        text = text[:a] + piece + text[b:]
+        version += 1
+        client.text_document_did_change(L.DidChangeTextDocumentParams(
+            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[L.TextDocumentContentChangePartial(
+                range=L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1)),
+                text=piece)]))
+        if k % 1000 == 999:
+            # responsive: a request in the middle of the storm is answered promptly
+            res = await client.text_document_document_symbol_async(
+                L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+            assert res is not None
+            r = _server_rss_mb(client)
+            if r is not None:
+                rss.append(r)
+    # the final diagnostics are for the final version and equal a full analysis of the final text
+    while True:
+        p = await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if p.uri == uri and p.version == version:
+            break
+    res, vd = full_analysis(text, DocConfig(file=path))
+    li = LineIndex(text.encode("utf-8"))
+    want = sorted((li.position(d.offset or 0), d.code) for d in list(res.diagnostics) + vd if d.severity != "ignore")
+    got = sorted(((d.range.start.line, d.range.start.character), d.code) for d in p.diagnostics)
+    assert got == want
+    if len(rss) >= 3:
+        assert max(rss) < 400 and rss[-1] < rss[0] * 2 + 50, rss
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
