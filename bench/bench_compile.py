@@ -83,7 +83,6 @@ def main(argv=None) -> int:
             p, wall, cpu = timed(ours, env=pyenv)
             warm.append((wall, cpu))
             assert p.returncode in (0, 1), p.stderr
-            src = files[len(files) // 2]
             if not ns.no_puppet:
                 cmd = ["puppet", "parser", "validate", "--environmentpath", work, "--environment", "benchenv",
                        *files]

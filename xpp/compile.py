@@ -239,10 +239,11 @@ def _walk_pp(top: str, skip=()):
     while stack:
         d = stack.pop()
         try:
-            real = os.path.realpath(d)
-            if real in seen:
+            st = os.stat(d)
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
                 continue
-            seen.add(real)
+            seen.add(key)
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError as e:
             yield d, f"cannot read directory: {e.strerror}"
@@ -532,13 +533,18 @@ def _counts(rows):
     return e, w
 
 
-def _existing_is_current(out: str, text: str, recorded: str, fmt: str):
-    """The diagnostic rows of the existing .xpp at ``out`` when it holds exactly this source (the Locator
-    string), recorded name and encoding; else None."""
+def _read_existing(out: str):
     try:
         with open(out, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError:
+        return None
+
+
+def _existing_is_current(data, text: str, recorded: str, fmt: str):
+    """The diagnostic rows of the existing .xpp ``data`` when it holds exactly this source (the Locator
+    string), recorded name and encoding; else None."""
+    if data is None:
         return None
     from xpp.envelope import unwrap
     from xpp.result import XppFormatError, read_payload
@@ -574,8 +580,9 @@ def compile_job(job: Job) -> FileResult:
         return fr
     text = data.decode("utf-8", "surrogateescape")
     fr.src_stat = _stat_sig(st)
+    existing = _read_existing(job.out)
     if w.get("check"):
-        rows = _existing_is_current(job.out, text, job.recorded, w["fmt"])
+        rows = _existing_is_current(existing, text, job.recorded, w["fmt"])
         if rows is not None:
             fr.status = "up to date"
             fr.diagnostics = rows
@@ -592,12 +599,7 @@ def compile_job(job: Job) -> FileResult:
     fr.diagnostics = _diag_rows(info["diagnostics"], info["locator"])
     fr.errors, fr.warnings = _counts(fr.diagnostics)
     try:
-        with open(job.out, "rb") as f:
-            same = f.read() == out_bytes
-    except OSError:
-        same = False
-    try:
-        if same:   # identical bytes: not rewritten
+        if existing == out_bytes:   # identical bytes: not rewritten
             if _stat.S_IMODE(os.stat(job.out).st_mode) != w["file_mode"]:
                 os.chmod(job.out, w["file_mode"])
         else:

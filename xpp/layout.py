@@ -76,7 +76,8 @@ def write_atomic(path: str, data: bytes, mode: int | None = None, owner: tuple |
     """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure.
     ``mode`` (e.g. 0o644) and ``owner`` ((uid, gid)) are applied to the temporary file before the rename."""
     d = os.path.dirname(path) or "."
-    os.makedirs(d, exist_ok=True)
+    if not os.path.isdir(d):   # (a failing mkdir costs more than a stat)
+        os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
         with os.fdopen(fd, "wb") as f:
