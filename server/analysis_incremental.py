@@ -36,6 +36,8 @@ Public API (the language server's, and the one asked of the parser owner)::
 """
 from __future__ import annotations
 
+import bisect
+
 from grammar import ast as A
 from grammar import parser as P
 from grammar.build import Builder
@@ -76,6 +78,10 @@ def _regex_div(toks, i, n, before=None, before_n=0) -> bool:
             if prev not in _NO_REGEX:
                 return True
     return False
+
+
+def _start(t):
+    return t.start_pos
 
 
 class _Item:
@@ -316,34 +322,33 @@ class IncrementalParser:
         n_old = len(toks)
         ds_old, de_old = ds, de - delta
         syncs = self._sync_points()  # [(token index, kind, seg index, item index)]
-        in_string = self._string_context({sp[0] for sp in syncs})
-        # -- window start: last anchor whose line starts at or before ds
+        inside = self._inside_flags()
+        # -- window start: the last anchor (a token first on its line, outside strings) whose line
+        # starts at or before ds; any such line start is a clean lexer state
         a_idx = None
         a_line = 0
-        for idx, _k, _s, _i in syncs:
-            if idx >= n_old:
-                break
+        k0 = bisect.bisect_right(toks, ds_old, key=_start) - 1
+        for idx in range(min(k0, n_old - 1), max(-1, k0 - 2000), -1):
             t = toks[idx]
-            if t.start_pos > ds_old:
-                break
-            if idx in in_string:
+            if t.start_pos > ds_old or inside[idx]:
                 continue
             ls = self._anchor_line(idx, data, 0)
             if ls is not None and ls <= ds:
                 a_idx, a_line = idx, ls
+                break
         if a_idx is None:
             a_idx, a_line = 0, 0
-        # -- window end: first anchor after the damage (checked in the new text)
+        # -- window end: the first anchor after the damage (checked in the new text)
         b_idx = n_old
         b_line_new = len(data)
-        for idx, _k, _s, _i in syncs:
-            if idx <= a_idx or idx >= n_old:
-                continue
+        k1 = max(a_idx + 1, bisect.bisect_left(toks, de_old, key=_start))
+        for idx in range(k1, min(n_old, k1 + 2000)):
             t = toks[idx]
-            if t.start_pos < de_old or idx in in_string:
+            if t.start_pos < de_old or inside[idx]:
                 continue
             ls = self._anchor_line(idx, data, delta, False)
-            if ls is not None and ls - delta >= de_old:
+            # its line start (the newline before it) must lie after the damage: unchanged text
+            if ls is not None and ls - delta > de_old:
                 b_idx, b_line_new = idx, ls
                 break
         # `/*` lexes as a comment only when a `*/` follows, anywhere later: a window that adds a `*/`
@@ -377,6 +382,11 @@ class IncrementalParser:
                     or x.start_pos >= ds:
                 break
             c += 1
+        # only whitespace or comments changed: the same tokens, the later ones shifted
+        same_tokens = nw == len(old_win) and all(
+            x.type == y.type and x.value == y.value and x.end_pos - x.start_pos == y.end_pos - y.start_pos
+            and x.start_pos == (y.start_pos if y.start_pos < ds else y.start_pos + delta)
+            for x, y in zip(new_toks, old_win))
         # splice tokens, shift the rest
         b_old_line = b_line_new - delta
         toks[a_idx:b_idx] = new_toks
@@ -398,6 +408,12 @@ class IncrementalParser:
                 keep.append(d)
         keep.extend(lex_diags)
         self.lex_diags = keep
+        if same_tokens and all(seg.err is None for seg in self.segments):
+            # nothing to reparse (recovery, which depends on line layout, is not involved)
+            self._shift_after(ds, delta)
+            self.stats = {"mode": "shift", "tokens_lexed": nw, "window": (a_line, b_line_new), "tokens_parsed": 0}
+            self._assemble()
+            return
         # -- reparse from the last boundary before the first changed token
         start = None
         for sp in syncs:
@@ -412,6 +428,21 @@ class IncrementalParser:
         self.stats["tokens_parsed"] = parsed
         self.segments = segs
         self._assemble()
+
+    def _inside_flags(self) -> list:
+        """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?"""
+        out = []
+        level = 0
+        prev = None
+        for t in self.tokens:
+            ty = t.type
+            if ty == "DQPRE":
+                level += 1
+            out.append(level > 0 or prev == "HEREDOC")
+            if ty == "DQPOST" and level:
+                level -= 1
+            prev = ty
+        return out
 
     def _string_context(self, wanted) -> set:
         """Which of the token indices in `wanted` lie inside a string or heredoc text (the parser's
@@ -677,6 +708,48 @@ class IncrementalParser:
                 self._shift_segment(seg, dT, delta)
             segs.extend(rest)
         return segs, parsed
+
+    def _shift_after(self, ds, delta):
+        """Positions after ds move by delta; nodes spanning ds grow by delta (token indices unchanged)."""
+        if not delta:
+            return
+        for seg in self.segments:
+            items = list(seg.items) + ([seg.partial] if seg.partial is not None else [])
+            for it in items:
+                nodes = [it.node] if isinstance(it.node, Node) else [x for x in it.node if isinstance(x, Node)]
+                for root in nodes:
+                    if root.offset >= ds:
+                        _shift_tree(root, delta)
+                    else:
+                        if self._stretch(root, ds, delta):
+                            self._vcache.pop(id(root), None)
+                for d in it.diags:
+                    if d.offset is not None and d.offset >= ds:
+                        d.offset += delta
+            for d in seg.tail_diags:
+                if d.offset is not None and d.offset >= ds:
+                    d.offset += delta
+        # statements made by the call transform hold shifted nodes: revalidate them
+        self._vcache = {k: v for k, v in self._vcache.items() if v[0].offset < ds or v[1] >= ds}
+
+    @staticmethod
+    def _stretch(root, ds, delta) -> bool:
+        """Shift the nodes of root's subtree that start at/after ds, stretch those spanning it."""
+        touched = False
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            o = n.offset
+            if o >= ds:
+                _shift_tree(n, delta)
+                touched = True
+                continue
+            if o + n.length > ds:
+                n.length += delta
+                touched = True
+            for c in n.children():
+                stack.append(c)
+        return touched
 
     def _shift_item(self, it, dT, delta):
         it.lead += dT

@@ -79,7 +79,7 @@ def check_same(p: IncrementalParser, config: DocConfig):
 edit = st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(PIECES))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("PUPPET_XPP_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(edit, min_size=1, max_size=3), min_size=1, max_size=12))
 def test_random_edits_equal_full_parse(batches):
     config = DocConfig(file="/env/modules/demo/manifests/init.pp", modulepath=("/env/modules",))
