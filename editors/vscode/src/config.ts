@@ -1,0 +1,68 @@
+// Settings and command lines, kept free of the `vscode` module so that they can be tested with plain node.
+import * as os from 'os';
+import * as path from 'path';
+
+export const SECTION = 'puppetXpp';
+
+/** The settings the language server understands (initializationOptions / workspace/configuration). */
+export interface ServerSettings {
+  modulepath: string[];
+  strict: 'off' | 'warning' | 'error';
+  tasks: boolean;
+  xppOnSave: boolean;
+}
+
+/** What we need from a vscode.WorkspaceConfiguration. */
+export interface ConfigLike {
+  get<T>(key: string): T | undefined;
+}
+
+const STRICT = ['off', 'warning', 'error'];
+
+export function serverSettings(cfg: ConfigLike): ServerSettings {
+  const mp = cfg.get<unknown>('modulepath');
+  const strict = cfg.get<string>('strict');
+  const tasks = cfg.get<unknown>('tasks');
+  const xpp = cfg.get<unknown>('xppOnSave');
+  return {
+    modulepath: Array.isArray(mp) ? mp.filter((p): p is string => typeof p === 'string' && p !== '') : [],
+    strict: (strict && STRICT.includes(strict) ? strict : 'warning') as ServerSettings['strict'],
+    tasks: tasks === true,
+    xppOnSave: xpp !== false,
+  };
+}
+
+/** `~` and `${workspaceFolder}` in a configured path. */
+export function expandPath(p: string, workspaceFolder?: string): string {
+  let out = p;
+  if (workspaceFolder) out = out.split('${workspaceFolder}').join(workspaceFolder);
+  if (out === '~' || out.startsWith('~/')) out = path.join(os.homedir(), out.slice(1));
+  return out;
+}
+
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
+/** How the language server is started. */
+export function serverLaunch(cfg: ConfigLike, workspaceFolder?: string): Launch {
+  const serverPath = cfg.get<string>('serverPath') || 'puppet-xpp';
+  const args = cfg.get<unknown>('serverArgs');
+  return {
+    command: expandPath(serverPath, workspaceFolder),
+    args: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : ['--stdio'],
+  };
+}
+
+/** `puppet-xpp --compile ENV --strict LEVEL` (the environment's own module path is used, as on save). */
+export function compileArgs(envDir: string, settings: ServerSettings): string[] {
+  return ['--compile', envDir, '--strict', settings.strict];
+}
+
+export type DumpFormat = 'pn' | 'tree';
+
+/** `puppet-xpp --dump FILE --format pn --pretty` or `--format tree`. */
+export function dumpArgs(file: string, format: DumpFormat): string[] {
+  return format === 'tree' ? ['--dump', file, '--format', 'tree'] : ['--dump', file, '--format', 'pn', '--pretty'];
+}

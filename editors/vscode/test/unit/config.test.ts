@@ -1,0 +1,35 @@
+import { strict as assert } from 'assert';
+import * as os from 'os';
+import * as path from 'path';
+import { test } from 'node:test';
+
+import { compileArgs, dumpArgs, expandPath, serverLaunch, serverSettings } from '../../src/config';
+
+const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
+
+test('server settings: defaults match the server defaults', () => {
+  assert.deepEqual(serverSettings(cfg({})), { modulepath: [], strict: 'warning', tasks: false, xppOnSave: true });
+});
+
+test('server settings: values are passed through, bad ones fall back', () => {
+  assert.deepEqual(
+    serverSettings(cfg({ modulepath: ['/a', 3, '', 'b'], strict: 'error', tasks: true, xppOnSave: false })),
+    { modulepath: ['/a', 'b'], strict: 'error', tasks: true, xppOnSave: false });
+  assert.equal(serverSettings(cfg({ strict: 'loud' })).strict, 'warning');
+  assert.equal(serverSettings(cfg({ tasks: 'yes' })).tasks, false);
+});
+
+test('launch: default is puppet-xpp --stdio, paths are expanded', () => {
+  assert.deepEqual(serverLaunch(cfg({})), { command: 'puppet-xpp', args: ['--stdio'] });
+  assert.deepEqual(serverLaunch(cfg({ serverPath: '${workspaceFolder}/venv/bin/puppet-xpp', serverArgs: [] }), '/w'),
+    { command: '/w/venv/bin/puppet-xpp', args: [] });
+  assert.equal(expandPath('~/bin/x'), path.join(os.homedir(), 'bin/x'));
+});
+
+test('command lines', () => {
+  assert.deepEqual(compileArgs('/env', { modulepath: ['/m1'], strict: 'error', tasks: false, xppOnSave: true }),
+    ['--compile', '/env', '--strict', 'error']);
+  assert.deepEqual(dumpArgs('/e/.xpp/modules/m/manifests/init.xpp', 'pn'),
+    ['--dump', '/e/.xpp/modules/m/manifests/init.xpp', '--format', 'pn', '--pretty']);
+  assert.deepEqual(dumpArgs('/x.xpp', 'tree'), ['--dump', '/x.xpp', '--format', 'tree']);
+});
