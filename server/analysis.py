@@ -198,7 +198,8 @@ class Document:
 
     @property
     def text(self) -> str:
-        return self.parser.text
+        t = self.parser.text
+        return t if t is not None else self.parser.data.decode("utf-8", "surrogateescape")
 
     @property
     def data(self) -> bytes:

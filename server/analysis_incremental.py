@@ -194,7 +194,16 @@ class IncrementalParser:
     # ------------------------------------------------------------------------------------------ edits
 
     def line_starts(self) -> list:
-        return self.locator.line_index
+        if not self._dirty:
+            return self.locator.line_index
+        data = self.data
+        out = [0]
+        find = data.find
+        i = find(b"\n")
+        while i >= 0:
+            out.append(i + 1)
+            i = find(b"\n", i + 1)
+        return out
 
     def set_config(self, config):
         self.config = config
