@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,14 @@ def nvim_binaries() -> dict:
     if os.path.exists(new) and os.access(new, os.X_OK):
         out["0.11"] = new
     return out
+
+
+def server_wrapper(directory: Path) -> Path:
+    """``directory/puppet-xpp``: runs this checkout's ``server.cli`` with this Python, whatever
+    ``puppet-xpp`` on PATH may be. Editors start it exactly like the installed command."""
+    directory.mkdir(parents=True, exist_ok=True)
+    w = directory / "puppet-xpp"
+    w.write_text(f"#!/bin/sh\nPYTHONPATH={str(REPO)!r}${{PYTHONPATH:+:$PYTHONPATH}} "
+                 f"exec {sys.executable!r} -m server.cli \"$@\"\n")
+    w.chmod(0o755)
+    return w

@@ -79,7 +79,8 @@ local function main()
     result.commentstring[vim.bo.filetype] = vim.bo.commentstring
   end
 
-  require('puppet_xpp').setup({ cmd = spec.cmd, settings = spec.settings or {} })
+  local cmd = spec.cmd ~= vim.NIL and spec.cmd or nil
+  require('puppet_xpp').setup({ cmd = cmd, settings = spec.settings or {} })
 
   vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
   local buf = vim.api.nvim_get_current_buf()

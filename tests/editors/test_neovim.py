@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from xpp.result import read_xpp
-from tests.editors import editor_tool_missing, REPO, nvim_binaries
+from tests.editors import editor_tool_missing, REPO, nvim_binaries, server_wrapper
 
 PLUGIN = REPO / "editors" / "neovim"
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
@@ -33,11 +33,6 @@ class mymod {
 }
 """
 FIXED = BROKEN.replace("ensure  => ,", "ensure  => file,")
-
-
-def _server_cmd() -> list[str]:
-    # the checkout under test, whatever `puppet-xpp` on PATH may be
-    return [sys.executable, "-m", "server.cli", "--stdio"]
 
 
 def _environment(tmp_path: Path) -> dict:
@@ -66,7 +61,8 @@ def _run_nvim(nvim: str, tmp_path: Path, spec: dict, timeout: float = 180) -> di
     env = dict(os.environ)
     env.update({
         "PUPPET_XPP_NVIM_TEST": str(spec_file),
-        "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+        # `puppet-xpp` (the plugin's default command) is this checkout's server
+        "PATH": str(tmp_path / "bin") + os.pathsep + env.get("PATH", ""),
         "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
         "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
         "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
@@ -102,9 +98,11 @@ def test_neovim_diagnostics_and_xpp_on_save(version, tmp_path, oracle):
         editor_tool_missing(f"Neovim {version} (installed by .ci/editors)")
     t = _environment(tmp_path)
     xpp = t["env"] / ".xpp/modules/mymod/manifests/init.xpp"
+    wrapper = server_wrapper(tmp_path / "bin")
     spec = {
         "plugin_dir": str(PLUGIN),
-        "cmd": _server_cmd(),
+        # 0.7: setup() without cmd (the default `puppet-xpp --stdio` from PATH); 0.11: an explicit cmd
+        "cmd": None if version == "0.7" else [str(wrapper), "--stdio"],
         "settings": {"strict": "warning"},
         "manifest": str(t["manifest"]),
         "fixed_lines": FIXED.splitlines(),

@@ -32,6 +32,22 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
   };
 }
 
+/** The configuration sections the server asks for (it asks for "puppet"). */
+export const SERVER_SECTIONS = new Set(['puppet', SECTION, 'puppet-xpp']);
+
+/**
+ * Answers a workspace/configuration request: items for the server's sections get our settings (for the
+ * item's scope), others keep what VS Code answered (`fallback[i]`).
+ */
+export function answerConfiguration(
+  items: { section?: string; scopeUri?: string }[],
+  fallback: unknown[],
+  settingsFor: (scopeUri?: string) => ServerSettings,
+): unknown[] {
+  return items.map((item, i) =>
+    item.section !== undefined && !SERVER_SECTIONS.has(item.section) ? fallback[i] : settingsFor(item.scopeUri));
+}
+
 /** `~` and `${workspaceFolder}` in a configured path. */
 export function expandPath(p: string, workspaceFolder?: string): string {
   let out = p;

@@ -10,11 +10,12 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { compileArgs, DumpFormat, dumpArgs, SECTION, serverLaunch, serverSettings } from './config';
+import {
+  answerConfiguration, compileArgs, DumpFormat, dumpArgs, SECTION, serverLaunch, serverSettings,
+} from './config';
 import { environmentAt, Environment, findEnvironment, xppTarget } from './layout';
 
 const DUMP_SCHEME = 'puppet-xpp-dump';
-const SERVER_SECTIONS = new Set(['puppet', SECTION, 'puppet-xpp']);
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -53,11 +54,8 @@ function createClient(): LanguageClient {
         configuration: async (params, token, next) => {
           const rest = await next(params, token);
           if (!Array.isArray(rest)) return rest;
-          return params.items.map((item, i) => {
-            if (item.section !== undefined && !SERVER_SECTIONS.has(item.section)) return rest[i];
-            const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-            return serverSettings(config(scope));
-          });
+          return answerConfiguration(params.items, rest,
+            (scopeUri) => serverSettings(config(scopeUri ? vscode.Uri.parse(scopeUri) : undefined)));
         },
       },
     },

@@ -3,7 +3,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { test } from 'node:test';
 
-import { compileArgs, dumpArgs, expandPath, serverLaunch, serverSettings } from '../../src/config';
+import {
+  answerConfiguration, compileArgs, dumpArgs, expandPath, serverLaunch, serverSettings,
+} from '../../src/config';
 
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
 
@@ -32,4 +34,15 @@ test('command lines', () => {
   assert.deepEqual(dumpArgs('/e/.xpp/modules/m/manifests/init.xpp', 'pn'),
     ['--dump', '/e/.xpp/modules/m/manifests/init.xpp', '--format', 'pn', '--pretty']);
   assert.deepEqual(dumpArgs('/x.xpp', 'tree'), ['--dump', '/x.xpp', '--format', 'tree']);
+});
+
+test('workspace/configuration: the server sections get our settings, others what VS Code had', () => {
+  const ours = { modulepath: [], strict: 'error' as const, tasks: false, xppOnSave: true };
+  const seen: (string | undefined)[] = [];
+  const out = answerConfiguration(
+    [{ section: 'puppet', scopeUri: 'file:///e' }, { section: 'editor' }, {}, { section: 'puppetXpp' }],
+    ['a', 'b', 'c', 'd'],
+    (scope) => { seen.push(scope); return ours; });
+  assert.deepEqual(out, [ours, 'b', ours, ours]);
+  assert.deepEqual(seen, ['file:///e', undefined, undefined]);
 });
