@@ -527,18 +527,15 @@ def _write_xpp(ls: PuppetServer, st: DocState):
         env = C.detect_environment(ctx.env.root)
     except C.CompileError as e:
         return f"puppet-xpp: no .xpp for {path}: {e}"
-    jobs, _skipped = C.plan(env)
+    jobs, _skipped = C.plan(env)  # noqa: F841
     job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
     if job is None:
         return None  # not a file --compile writes (outside the module directories)
     data, _rows = C.compile_file(job.src, job.recorded, tasks=job.tasks, strict=ls.settings.strict,
                                  modulepath=env.modulepath, manifest=env.manifest)
-    try:
-        with open(job.out, "rb") as f:
-            same = f.read() == data
-    except OSError:
-        same = False
-    if not same:
+    if hasattr(C, "write_job"):  # --compile's safety rules (no symlinks in .xpp), modes and owner
+        C.write_job(env, job, data)
+    else:  # pragma: no cover - older xpp.compile
         layout.write_atomic(job.out, data, mode=C.Options().file_mode)
     try:
         ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(job.out)})
