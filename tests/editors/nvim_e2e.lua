@@ -79,8 +79,14 @@ local function main()
     result.commentstring[vim.bo.filetype] = vim.bo.commentstring
   end
 
-  local cmd = spec.cmd ~= vim.NIL and spec.cmd or nil
-  require('puppet_xpp').setup({ cmd = cmd, settings = spec.settings or {} })
+  local snippet = spec.snippet ~= vim.NIL and spec.snippet or nil
+  if snippet then
+    -- a configuration snippet from docs/editors.md instead of the plugin's setup()
+    assert(loadstring(snippet, 'docs snippet'))()
+  else
+    local cmd = spec.cmd ~= vim.NIL and spec.cmd or nil
+    require('puppet_xpp').setup({ cmd = cmd, settings = spec.settings or {} })
+  end
 
   vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
   local buf = vim.api.nvim_get_current_buf()
@@ -92,7 +98,8 @@ local function main()
       for _, c in pairs(cs) do
         if c.initialized then
           result.client = { name = c.name, root_dir = c.config.root_dir,
-            sync = c.server_capabilities and c.server_capabilities.textDocumentSync }
+            sync = c.server_capabilities and c.server_capabilities.textDocumentSync,
+            semantic_tokens = c.server_capabilities and c.server_capabilities.semanticTokensProvider ~= nil }
           return true
         end
       end
@@ -111,7 +118,7 @@ local function main()
   ok = step('xpp_written', function()
     return vim.wait(step_ms, function()
       local okv, v = pcall(vim.api.nvim_buf_get_var, buf, 'puppet_xpp_file')
-      return okv and v ~= nil and mtime(spec.xpp) ~= nil
+      return (snippet ~= nil or (okv and v ~= nil)) and mtime(spec.xpp) ~= nil
     end, 50)
   end)
   result.xpp_exists_after_first_save = mtime(spec.xpp) ~= nil
