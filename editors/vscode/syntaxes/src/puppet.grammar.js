@@ -178,6 +178,9 @@ const grammar = {
               },
             },
             { include: '#parameter-list' },
+            // `inherits` at the end of a line, the parent class on the next one
+            { match: kw(['inherits']), name: 'storage.modifier.inherits.puppet' },
+            { match: String.raw`(?<![\w$:])${NAME}(?![\w:])`, name: 'entity.other.inherited-class.puppet' },
           ],
         },
         {
@@ -505,7 +508,7 @@ const grammar = {
           patterns: [
             {
               // "${x}", "${x.y}", "${x[0]}", "${1}": the name is a variable
-              match: String.raw`\G\s*(${VARNAME})(?=\s*\}|[.\[])`,
+              match: String.raw`\G\s*(${VARNAME})(?=(?:\s|/\*.*?\*/)*\}|[.\[])`,
               captures: { 1: { name: 'variable.other.readwrite.puppet' } },
             },
             { include: '#braces' },

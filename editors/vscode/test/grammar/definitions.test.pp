@@ -126,3 +126,9 @@ $f = Class['x'] + Resource['file', '/x'] + ::Foo::Bar + Sensitive('s')
 #                 ^^^^^^^^ support.type.puppet
 #                                          ^^^^^^^^^^ entity.name.type.puppet
 #                                                       ^^^^^^^^^ support.type.puppet
+class ntp (
+  $x = 1,) inherits
+#          ^^^^^^^^ storage.modifier.inherits.puppet
+ntp::params {
+# <----------- entity.other.inherited-class.puppet
+}
