@@ -7,7 +7,8 @@ division), variables, numbers, strings, type references, heredoc openings and ke
 scopes, names are never keywords, comments are exactly the text Puppet skips, and the heredoc region
 (the ``@(`` line, the body and the end line) is ``meta.heredoc.puppet`` and nothing after it is.
 
-Inputs: the grammar test cases and every manifest of the Debian Puppet module corpus.
+Inputs: the grammar test cases and every manifest and template of the Debian Puppet module corpus. In
+EPP files, template text must not be scoped as Puppet code.
 """
 from __future__ import annotations
 
@@ -107,8 +108,12 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
     def in_regions(off, spans):
         return any(a <= off < b for a, b in spans)
 
+    text_spans = []  # EPP template text
     for typ, value, off, length, glob in tokens:
-        if typ == "SUBLOCATE":
+        if typ == "RENDER_STRING":
+            text_spans.append((off, off + length))
+            continue
+        if typ in ("SUBLOCATE", "EPP_START", "RENDER_EXPR"):
             continue
         o = glob[0] if glob else off
         n = glob[1] if glob else length
@@ -162,6 +167,11 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
             continue
         sc = sm.at(off)
         is_comment = _has(sc, "comment.")
+        if in_regions(off, text_spans):
+            if "source.puppet" in sc and not is_comment:
+                bad("epp-text", off, "template text; we have")
+            in_comment = False
+            continue
         if in_token(off):
             if is_comment and not several:
                 bad("comment", off, "text Puppet lexes as code; we have")
@@ -187,14 +197,15 @@ def _check(files: list[Path], oracle) -> tuple[int, list]:
 
 
 def test_grammar_cases_agree_with_puppets_lexer(oracle):
-    files = sorted((VSCODE / "test" / "grammar").glob("*.test.pp"))
+    files = sorted((VSCODE / "test" / "grammar").glob("*.test.pp")) + \
+        sorted((VSCODE / "test" / "grammar").glob("*.test.epp"))
     n, failures = _check(files, oracle)
-    assert n >= 6 and failures == [], json.dumps(failures, indent=1)
+    assert n >= 7 and failures == [], json.dumps(failures, indent=1)
 
 
 @pytest.mark.corpus
 def test_corpus_agrees_with_puppets_lexer(oracle):
-    files = [Path(f) for f in corpus_files("pp")]
+    files = [Path(f) for f in corpus_files("pp") + corpus_files("epp")]
     if not files:
         pytest.skip("the Debian Puppet module corpus is not installed")
     n, failures = _check(files, oracle)
