@@ -248,33 +248,26 @@ class _TooDeep(Exception):
         self.index = index
 
 
-def _depths(tokens):
-    """Nesting depth before each token (brackets of all kinds)."""
-    d = 0
-    out = []
-    for t in tokens:
+def next_resume(tokens, data, scan_from, depth, err, chunk_start):
+    """Where recovery resumes after a syntax error at token `err`: (token index, bracket depth before
+    it), or (None, None).  The candidates are tokens that start a statement, stand first on their line
+    and lie either outside all brackets or in the first column (top-level code is rarely indented); the
+    error token itself qualifies unless the parse started there.  Scanning starts at `scan_from`, a
+    token with `depth` open brackets before it (the language server resumes from a boundary too)."""
+    n = len(tokens)
+    d = depth
+    for k in range(scan_from, n):
+        t = tokens[k]
         ty = t.type
         if ty in CLOSERS:
             d = max(0, d - 1)
-        out.append(d)
+        if (k > err or (k == err and err > chunk_start)) and ty in STARTERS:
+            s = t.start_pos
+            if (k == 0 or b"\n" in data[tokens[k - 1].end_pos:s]) and (d == 0 or s == 0 or data[s - 1:s] == b"\n"):
+                return k, d
         if ty in OPENERS:
             d += 1
-    return out
-
-
-def _resume_points(tokens, data):
-    """Token indices where recovery may resume: the first token of a line that starts a statement
-    and is either outside all brackets or in the first column (top-level code is rarely indented)."""
-    out = []
-    depths = _depths(tokens)
-    prev_end = 0
-    for k, t in enumerate(tokens):
-        s = t.start_pos
-        if (k == 0 or b"\n" in data[prev_end:s]) and t.type in STARTERS:
-            if depths[k] == 0 or s == 0 or data[s - 1:s] == b"\n":
-                out.append(k)
-        prev_end = t.end_pos
-    return out
+    return None, None
 
 
 def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool = False):
@@ -292,9 +285,9 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
         return value
     # --- error recovery ---------------------------------------------------------------------------
     raw: list = []
-    resume = None
     report = True
     chunk_start = 0
+    scan_from, scan_depth = 0, 0  # the last resume point and the bracket depth before it
     while err is not None:
         kind, got = value
         tok = tokens[err] if err < n else _End(eof_pos)
@@ -314,12 +307,10 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
             raw.extend(builder.statements(got))
         if epp or err >= n:
             break
-        if resume is None:
-            resume = _resume_points(tokens, data)
-        # resume at the error token itself when it starts a statement (and is not where we started)
-        k = next((k for k in resume if k > err or (k == err and err > chunk_start)), None)
+        k, d = next_resume(tokens, data, scan_from, scan_depth, err, chunk_start)
         if k is None:
             break
+        scan_from, scan_depth = k, d
         chunk_start = k
         builder.namestack.clear()
         try:
@@ -343,10 +334,12 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
 
 
 def _top_statements(prog, builder) -> list:
-    """The top-level statements of a (partial) program."""
+    """The top-level statements of a (partial) program (none for an empty one)."""
     body = prog.body
     if id(body) in builder.top_blocks:
         return body.statements
+    if type(body) is A.TYPES["Nop"]:
+        return []
     return [body]
 
 

@@ -53,12 +53,6 @@ _NOT_ANCHOR = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX", "HEREDOC", "DQPRE
 _BLANK = b" \t\r\x0b\x0c"
 
 
-# grammar.parser's recovery rule: the newer one resumes only at statement starters (also at column 0
-# inside brackets) and does not report an error right at the resume point.
-_NEW_RECOVERY = hasattr(P, "_resume_points")
-_STARTERS = getattr(P, "STARTERS", None)
-
-
 try:
     from grammar.lexer import _NO_REGEX
 except ImportError:  # pragma: no cover - be conservative: every DIV could have been a regex
@@ -101,7 +95,7 @@ class _Segment:
 
     def __init__(self, start, depth=0):
         self.start = start       # token index where the segment starts (parser stack [start])
-        self.depth = depth       # bracket depth before its first token (grammar.parser._depths)
+        self.depth = depth       # bracket depth before its first token
         self.items: list = []    # completed statements
         self.err = None          # token index of the syntax error that ends it (None: end of input)
         self.err_diag = None
@@ -655,7 +649,7 @@ class IncrementalParser:
             # ---- a syntax error at token err: Puppet's recovery
             etok = toks[err] if err < n else end_tok
             cur.err = err
-            report = not _NEW_RECOVERY or cur.start == 0 or err > cur.start
+            report = cur.start == 0 or err > cur.start
             cur.err_diag = Diagnostic.make("SYNTAX_ERROR", etok.start_pos, etok.end_pos - etok.start_pos,
                                            {"where": P._where(etok)}, file=self.config.file) if report else None
             cur.partial = None
@@ -813,29 +807,9 @@ class IncrementalParser:
 
     @staticmethod
     def _resume(scan_from, depth, seg_start, err, toks, data):
-        """The token where recovery resumes after an error at err (grammar.parser.parse_tokens' rule),
-        with the bracket depth before it; scanning starts at a boundary whose depth is `depth`."""
-        n = len(toks)
-        d = depth
-        openers, closers = P.OPENERS, P.CLOSERS
-        starters = _STARTERS
-        new = _NEW_RECOVERY
-        for k in range(scan_from, n):
-            t = toks[k]
-            ty = t.type
-            if ty in closers:
-                d = max(0, d - 1)
-            if k > err or (new and k == err and err > seg_start):
-                s = t.start_pos
-                if k == 0 or b"\n" in data[toks[k - 1].end_pos:s]:
-                    if not new:
-                        if d == 0:
-                            return k, d
-                    elif ty in starters and (d == 0 or s == 0 or data[s - 1:s] == b"\n"):
-                        return k, d
-            if ty in openers:
-                d += 1
-        return None, None
+        """The token where recovery resumes after an error at err, with the bracket depth before it
+        (grammar.parser's rule); scanning starts at a boundary whose depth is `depth`."""
+        return P.next_resume(toks, data, scan_from, depth, err, seg_start)
 
     # ------------------------------------------------------------------------------------------ assembly
 
@@ -853,9 +827,8 @@ class IncrementalParser:
                 defs.extend(it.defs)
                 diags.extend(it.diags)
             if seg.partial is not None:
-                if seg.nop:  # the empty program's Nop sits at the end of the input
-                    seg.partial.node.offset = len(self.data)
-                raw.append(seg.partial.node)
+                if not seg.nop:  # an empty program's Nop is no statement
+                    raw.append(seg.partial.node)
                 defs.extend(seg.partial.defs)
                 diags.extend(seg.partial.diags)
             diags.extend(seg.tail_diags)
