@@ -10,6 +10,8 @@ a round so that machine load hits both alike):
 
 * parse + validate: ``grammar.parser.parse`` + ``grammar.validator.validate`` of the source text;
 * load: ``xpp.result.read_xpp`` of the .xpp bytes (envelope, Pcore payload, AST objects, diagnostics).
+  For msgpack, ``xpp.pcore.loads`` uses the C reader ``xpp._fastload`` when it is built (the line says which
+  reader ran); when it is, the Python reader is timed too, on a line of its own.
 
 Both sides start from bytes in memory (decoding the source text is counted on the parse side).  Printed:
 seconds per round, MB/s of source, the speed-up, and the sizes: the .xpp documents and the bare Program
@@ -76,15 +78,27 @@ def main(argv=None) -> int:
             if r.program is not None:
                 validate(r.program, file=path, modulepath=modulepath)
 
-    def loader(ds):
+    def loader(ds, python_only=False):
         def load():
-            for d in ds:
-                read_xpp(d)
+            saved = pcore._C_LOAD
+            if python_only:
+                pcore._C_LOAD = None
+            try:
+                for d in ds:
+                    read_xpp(d)
+            finally:
+                pcore._C_LOAD = saved
         return load
 
     sides = {"parse+validate .pp": parse_validate}
     for f in fmts:
-        sides[f"load .xpp ({f})"] = loader(docs[f])
+        if f == "msgpack":
+            which = "C" if pcore._C_LOAD is not None else "Python"
+            sides[f"load .xpp (msgpack, {which} reader)"] = loader(docs[f])
+            if pcore._C_LOAD is not None:
+                sides["load .xpp (msgpack, Python reader)"] = loader(docs[f], python_only=True)
+        else:
+            sides[f"load .xpp ({f}, Python reader)"] = loader(docs[f])
     best = {k: float("inf") for k in sides}
     for _ in range(ns.rounds):
         for name, fn in sides.items():
@@ -92,11 +106,12 @@ def main(argv=None) -> int:
             fn()
             best[name] = min(best[name], time.process_time() - t)
 
-    print(f"{len(files)} files, {src_bytes / 1e6:.2f} MB of source, best of {ns.rounds} rounds (CPU time)")
+    print(f"{len(files)} files, {src_bytes / 1e6:.2f} MB of source, best of {ns.rounds} rounds (CPU time); "
+          f"msgpack reader: {pcore.MSGPACK_LOADER}")
     base = best["parse+validate .pp"]
     for name, sec in best.items():
         speed = f"  {base / sec:5.1f}x faster" if name != "parse+validate .pp" else ""
-        print(f"  {name:<22} {sec:7.3f} s  {src_bytes / sec / 1e6:6.2f} MB/s{speed}")
+        print(f"  {name:<36} {sec:7.3f} s  {src_bytes / sec / 1e6:6.2f} MB/s{speed}")
     print("sizes (over the .pp/.epp sources):")
     for f in fmts:
         total = sum(len(d) for d in docs[f])
