@@ -198,6 +198,23 @@ def test_loads_uses_the_extension():
     assert calls == [data]
 
 
+def test_non_bytes_input_behaves_as_without_the_extension():
+    def outcome(x):
+        try:
+            return ("value", pcore.loads(x))
+        except Exception as e:
+            return (type(e).__name__, str(e))
+    for x in ("abc", b"\xc0", bytearray(b"\xa1a"), memoryview(b"\xc0\xc2")[::2], memoryview(b"\xc3"), 12, None):
+        with_c = outcome(x)
+        old = pcore._C_LOAD
+        pcore._C_LOAD = None
+        try:
+            without = outcome(x)
+        finally:
+            pcore._C_LOAD = old
+        assert with_c == without, x
+
+
 def test_pure_python_switch():
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from xpp import pcore\n"

@@ -976,7 +976,7 @@ static PyObject *fl_load(PyObject *self, PyObject *arg)
     }
     Py_buffer buf;
     if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
-        return NULL;
+        return declined_or_error();     /* not bytes-like: the Python reader says what it makes of it */
     Reader r;
     memset(&r, 0, sizeof r);
     r.p = buf.buf;

@@ -1590,8 +1590,13 @@ def _c_loader():
         classes.append((info.name, cls, info.wire, info.min,
                         tuple(None if d is _ast.REQ else d for d in info.defaults),
                         tuple(_fast_kind(cls._types[a]) for a in info.wire), is_locator))
-    _fastload.configure(tuple(classes), by_name, _C_DECLINED, _REGEXP, PType, PObject, _object_params,
-                        _finish_pobject, _line_index)
+    try:
+        _fastload.configure(tuple(classes), by_name, _C_DECLINED, _REGEXP, PType, PObject, _object_params,
+                            _finish_pobject, _line_index)
+    except Exception as e:  # e.g. a stale build of the extension: the Python reader does the work
+        import warnings
+        warnings.warn(f"xpp._fastload not used: {e}", RuntimeWarning, stacklevel=2)
+        return None
     return _fastload.load
 
 
