@@ -96,6 +96,7 @@ class Tables:
         self.start = table.start_states["start"]
         self.end = table.end_states["start"]
         self.goto_stmts = self.gotos[self.start].get("stmts")
+        self.goto_statements = self.gotos[self.start].get("statements")
 
 
 def _cache_path():
@@ -160,6 +161,7 @@ class Driver:
         gotos = self.t.gotos
         callbacks = self.callbacks
         default_reduce = self.t.default_reduce
+        goto_stmts = self.t.goto_stmts
         defaults = 0
         stack = [self.t.start]
         values = []
@@ -169,10 +171,12 @@ class Driver:
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
             if act is None:
-                act = default_reduce[stack[-1]]
+                # racc's default reduction, except between top-level statements, where it would only
+                # finish the program before the same error
+                act = default_reduce[stack[-1]] if stack[-1] != goto_stmts or len(stack) != 2 else None
                 defaults += 1
                 if act is None or defaults > 1000:
-                    return self._salvage(stack, values), i
+                    return self.salvage(stack, values), i
             else:
                 defaults = 0
             if act >= 0:
@@ -195,16 +199,25 @@ class Driver:
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
 
-    def _salvage(self, stack, values):
-        """Statements that were complete before the error (as a raw statement list)."""
-        # If the input so far is a complete program, finishing it gives every statement.
+    def salvage(self, stack, values):
+        """What is kept of the input before a syntax error (the parse stops there, as Puppet's does):
+        ``("stmts", raw statement list)`` -- when the input so far is a complete program, the statement
+        the error cut is completed and kept too; ``("statements", list)`` when the list was complete
+        (its call transform done); ``("nop", Nop)`` for an empty program; for a template
+        ``("program", Program)`` when complete, else ``("epp", (EPP_START token, params, raw statements))``;
+        or None."""
+        t = self.t
         if self._completes(stack):
-            actions, gotos = self.t.actions, self.t.gotos
+            actions, gotos, rules = t.actions, t.gotos, t.rules
             stack = list(stack)
             values = list(values)
             while True:
-                act = actions[stack[-1]]["$END"]
-                fn, size, origin = self.callbacks[-act - 1]
+                if len(stack) == 2 and stack[1] == t.goto_stmts:
+                    return ("stmts", values[0])
+                if len(stack) == 2 and stack[1] == t.goto_statements:  # the call transform has run
+                    return ("statements", values[0])
+                k = -actions[stack[-1]]["$END"] - 1
+                fn, size, origin = self.callbacks[k]
                 if size:
                     s = values[-size:]
                     del values[-size:]
@@ -214,17 +227,16 @@ class Driver:
                 v = fn(s)
                 stack.append(gotos[stack[-1]][origin])
                 values.append(v)
-                if stack[-1] == self.t.end:
-                    return ("program", v)
-        if len(stack) > 1 and stack[1] == self.t.goto_stmts and isinstance(values[0], list):
+                if stack[-1] == t.end:
+                    return ("nop", v.body) if rules[k][0] == "empty_program" else ("program", v)
+        if len(stack) > 1 and stack[1] == t.goto_stmts and isinstance(values[0], list):
             return ("stmts", values[0])
         if values and getattr(values[0], "type", None) == "EPP_START":
-            # a template: keep its parameters and the statements complete before the error
             params = values[1] if len(values) > 1 and (values[1] is None or isinstance(values[1], list)) else None
-            gs = self.t.gotos[stack[2]].get("stmts") if len(stack) > 3 else None
+            gs = t.gotos[stack[2]].get("stmts") if len(stack) > 3 else None
             stmts = values[2] if gs is not None and stack[3] == gs and isinstance(values[2], list) else []
             return ("epp", (values[0], params, stmts))
-        return ("stmts", [])
+        return None
 
     def _completes(self, stack) -> bool:
         """Would `$END` be accepted here? (simulated on states only, no actions run)"""
@@ -289,7 +301,7 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
     chunk_start = 0
     scan_from, scan_depth = 0, 0  # the last resume point and the bracket depth before it
     while err is not None:
-        kind, got = value
+        kind, got = value or (None, None)
         tok = tokens[err] if err < n else _End(eof_pos)
         if report:
             builder.diagnostics.append(Diagnostic.make(
@@ -299,12 +311,12 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
             tok0, params, stmts = got
             stmts = builder.statements(stmts)
             return builder.epp_program([tok0, params] + ([stmts] if stmts else []))
-        if kind == "program":
-            if epp:
-                return got
-            raw.extend(_top_statements(got, builder))
-        else:
+        if kind == "program":  # a complete template
+            return got
+        if kind == "stmts":
             raw.extend(builder.statements(got))
+        elif kind == "statements":
+            raw.extend(got)
         if epp or err >= n:
             break
         k, d = next_resume(tokens, data, scan_from, scan_depth, err, chunk_start)

@@ -524,7 +524,8 @@ class IncrementalParser:
         b = _TrackingBuilder(self.locator, self.config.file)
         t = self.tables
         actions, gotos, rules = t.actions, t.gotos, t.rules
-        callbacks = [(getattr(b, name), size, origin) for name, size, origin in rules]
+        drv = P.Driver(b)
+        callbacks = drv.callbacks
         S0, S_stmts, S_end = t.start, t.goto_stmts, t.end
         r_program, r_empty = self._rule_program, self._rule_empty
         default_reduce = getattr(t, "default_reduce", None)
@@ -653,7 +654,7 @@ class IncrementalParser:
             cur.err_diag = Diagnostic.make("SYNTAX_ERROR", etok.start_pos, etok.end_pos - etok.start_pos,
                                            {"where": P._where(etok)}, file=self.config.file) if report else None
             cur.partial = None
-            completed = self._salvage(stack, values, callbacks, S_stmts, S_end, r_program, r_empty)
+            completed = drv.salvage(stack, values)
             if completed is not None:
                 kind_c, val = completed
                 if kind_c == "stmts" and len(val) > len(cur.items):
@@ -772,38 +773,6 @@ class IncrementalParser:
             if seg.err_diag is not None:
                 seg.err_diag.offset += delta
             _shift_diags(seg.tail_diags, delta)
-
-    def _salvage(self, stack, values, callbacks, S_stmts, S_end, r_program, r_empty):
-        """Puppet keeps the statements complete before the error; if the input so far is a complete
-        program, the statement cut by the error is completed and kept too (grammar.parser's rule)."""
-        drv = P.Driver.__new__(P.Driver)
-        drv.t = self.tables
-        if drv._completes(stack):
-            actions, gotos = self.tables.actions, self.tables.gotos
-            stack = list(stack)
-            values = list(values)
-            while True:
-                if len(stack) == 2 and stack[1] == S_stmts:
-                    return "stmts", values[0]
-                act = actions[stack[-1]]["$END"]
-                k = -act - 1
-                fn, size, origin = callbacks[k]
-                if size:
-                    s = values[-size:]
-                    del values[-size:]
-                    del stack[-size:]
-                else:
-                    s = []
-                v = fn(s)
-                stack.append(gotos[stack[-1]][origin])
-                values.append(v)
-                if k == r_empty:
-                    return "nop", v.body
-                if stack[-1] == S_end:  # pragma: no cover
-                    return None
-        if len(stack) > 1 and stack[1] == S_stmts and isinstance(values[0], list):
-            return "stmts", values[0]
-        return None
 
     @staticmethod
     def _resume(scan_from, depth, seg_start, err, toks, data):

@@ -11,6 +11,8 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.lsp.publishes import mark, published, wait_publish
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "examples", "production")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -32,21 +34,23 @@ async def _open(client, path, text=None, version=1):
     if text is None:
         text = open(path, encoding="utf-8").read()
     uri = _uri(path)
+    client._puppet_xpp_mark = mark(client)
     client.text_document_did_open(L.DidOpenTextDocumentParams(text_document=L.TextDocumentItem(
         uri=uri, language_id="puppet", version=version, text=text)))
     return uri
 
 
 async def _wait_diags(client, uri, version=None):
-    for _ in range(50):
-        p = await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if p.uri == uri and (version is None or p.version == version):
-            return list(p.diagnostics)
-    raise AssertionError("no diagnostics")
+    """Diagnostics published for uri (and version) since the test's last _open/_change/_close."""
+    p = await wait_publish(client, uri, version, after=getattr(client, "_puppet_xpp_mark", 0))
+    client._puppet_xpp_mark = published(client).index(p) + 1
+    return list(p.diagnostics)
 
 
 def _change(client, uri, version, line, col, text, end=None):
     end = end or (line, col)
+    if not hasattr(client, "_puppet_xpp_mark"):
+        client._puppet_xpp_mark = mark(client)
     client.text_document_did_change(L.DidChangeTextDocumentParams(
         text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[L.TextDocumentContentChangePartial(
@@ -114,15 +118,10 @@ async def test_rapid_edits_publish_only_the_latest_version(client: LanguageClien
         _change(client, uri, v, 1, 0, "x")
         text += "x"
     _change(client, uri, 60, 1, 0, "$")  # '$xxx...' is a variable: valid
-    published = []
-    while True:
-        p = await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if p.uri != uri:
-            continue
-        published.append(p.version)
-        if p.version == 60:
-            break
-    assert published == sorted(published)
+    start = client._puppet_xpp_mark
+    await wait_publish(client, uri, 60, after=start)
+    versions = [p.version for p in published(client)[start:] if p.uri == uri]
+    assert versions == sorted(versions) and versions[-1] == 60
     assert client.diagnostics[uri] == [] or len(client.diagnostics[uri]) == 0
     client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
     await _wait_diags(client, uri)

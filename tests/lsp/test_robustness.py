@@ -13,6 +13,7 @@ from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from server.analysis import DocConfig, LineIndex, full_analysis
+from tests.lsp.publishes import mark, wait_publish
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
@@ -47,8 +48,9 @@ def _server_rss_mb(client) -> float | None:
 
 async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
     path = str(tmp_path / "rapid.pp")
+    m = mark(client)
     uri = await _open(client, path, BASE)
-    await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await wait_publish(client, uri, after=m)
     rnd = random.Random(1234)
     text = BASE
     version = 1
@@ -75,17 +77,15 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
             r = _server_rss_mb(client)
             if r is not None:
                 rss.append(r)
-    # one more (empty) change, awaited at once: its publish cannot slip past the wait below
+    # one more (empty) change; every publish is recorded, so the final one cannot slip past the wait
+    m = mark(client)
     version += 1
     client.text_document_did_change(L.DidChangeTextDocumentParams(
         text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[L.TextDocumentContentChangePartial(
             range=L.Range(start=L.Position(line=0, character=0), end=L.Position(line=0, character=0)), text="")]))
     # the final diagnostics are for the final version and equal a full analysis of the final text
-    while True:
-        p = await client.wait_for_notification(L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if p.uri == uri and p.version == version:
-            break
+    p = await wait_publish(client, uri, version, after=m, timeout=300)
     res, vd = full_analysis(text, DocConfig(file=path))
     li = LineIndex(text.encode("utf-8"))
     want = sorted((li.position(d.offset or 0), d.code) for d in list(res.diagnostics) + vd if d.severity != "ignore")
