@@ -128,6 +128,17 @@ def agree(data):
     return c
 
 
+def test_same_sees_sharing_and_exact_types():
+    loc = A.make_locator("$a", "x.pp")
+    a = T["Program"](loc, T["Nop"](loc, 0, 1), [])
+    b = T["Program"](loc, T["Nop"](A.make_locator("$a", "x.pp"), 0, 1), [])
+    assert a == b and same(a, a) and not same(a, b)
+    nan = float("nan")
+    assert not same([1], [True]) and not same([nan], [-nan]) and same([nan, nan], [nan, nan])
+    shared = []
+    assert not same([shared, shared], [[], []]) and not same({"a": 1, "b": 2}, {"b": 2, "a": 1})
+
+
 def check_identity(program):
     nodes = list(A.walk(program))
     assert all(n.locator is program.locator for n in nodes if isinstance(n, T["Positioned"]))
