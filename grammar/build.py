@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import ast as A
 from .issues import Diagnostic
 from .lexer import concat_end, name_start
+from .ruby import regexp_inspect
 
 N = A.TYPES
 QualifiedName = N["QualifiedName"]
@@ -837,25 +838,3 @@ def to_number(text: str):
     if len(text) > 1 and text[0] == "0":
         return int(text, 8), 8
     return int(text), 10
-
-
-def regexp_inspect(source: str) -> str:
-    """Ruby's Regexp#inspect for a regexp without flags: `/` + source with bare `/` escaped + `/`."""
-    if "/" not in source and "\n" not in source:
-        return "/" + source + "/"
-    out = []
-    escaped = False
-    for ch in source:
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            out.append(ch)
-            escaped = True
-        elif ch == "/":
-            out.append("\\/")
-        elif ch == "\n":
-            out.append("\\n")
-        else:
-            out.append(ch)
-    return "/" + "".join(out) + "/"

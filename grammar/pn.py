@@ -10,9 +10,9 @@ intended `{:splat true}` entry.
 from __future__ import annotations
 
 import json
-import math
 
 from . import ast as A
+from .ruby import float_to_s
 
 
 def lit(v):
@@ -280,33 +280,6 @@ def to_data(pn):
     return {"^": [pn[1]] + [to_data(x) for x in pn[2]]}
 
 
-def ruby_float(f: float) -> str:
-    """Ruby's Float#to_s."""
-    if math.isinf(f):
-        return "Infinity" if f > 0 else "-Infinity"
-    if math.isnan(f):
-        return "NaN"
-    if f == 0:
-        return "-0.0" if math.copysign(1, f) < 0 else "0.0"
-    r = repr(f)
-    sign = "-" if r.startswith("-") else ""
-    r = r.lstrip("-")
-    mant, _, exp = r.partition("e")
-    exp = int(exp) if exp else 0
-    intpart, _, frac = mant.partition(".")
-    digits = (intpart + frac).lstrip("0")
-    decpt = len(intpart) + exp if intpart != "0" else exp - (len(frac) - len(frac.lstrip("0")))
-    digits = digits.rstrip("0") or "0"
-    if -4 < decpt <= 15:
-        if decpt <= 0:
-            return f"{sign}0.{'0' * -decpt}{digits}"
-        if len(digits) <= decpt:
-            return f"{sign}{digits}{'0' * (decpt - len(digits))}.0"
-        return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
-    e = decpt - 1
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}e{'+' if e >= 0 else '-'}{abs(e):02d}"
-
-
 def _quote(s: str) -> str:
     out = ['"']
     for ch in s:
@@ -339,7 +312,7 @@ def _lit_text(v) -> str:
     if isinstance(v, str):
         return _quote(v)
     if isinstance(v, float):
-        return ruby_float(v)
+        return float_to_s(v)
     return str(v)
 
 
@@ -393,5 +366,5 @@ def to_json(data) -> str:
     if isinstance(data, list):
         return "[" + ",".join(to_json(x) for x in data) + "]"
     if isinstance(data, float):
-        return ruby_float(data)
+        return float_to_s(data)
     return json.dumps(data, ensure_ascii=False)

@@ -33,6 +33,7 @@ import sys
 
 from . import ast
 from .issues import ISSUES, Diagnostic
+from .ruby import escape_slash, float_to_s
 from .validator_labels import a_an, a_an_uc, label, the
 
 __all__ = ["validate", "namespace_for_file", "NO_NAMESPACE", "BAD_MODULE_FILE", "idem", "contents",
@@ -284,36 +285,6 @@ def literal_key(v):
     raise TypeError(type(v))
 
 
-def _ruby_float(f: float) -> str:
-    if f != f:
-        return "NaN"
-    if f in (float("inf"), float("-inf")):
-        return "Infinity" if f > 0 else "-Infinity"
-    r = repr(f)
-    if "e" in r:
-        mant, exp = r.split("e")
-        if "." not in mant:
-            mant += ".0"
-        sign = "-" if exp.startswith("-") else "+"
-        return f"{mant}e{sign}{exp.lstrip('+-').rjust(2, '0')}"
-    return r
-
-
-def _escape_slash(src: str) -> str:
-    out = []
-    i = 0
-    n = len(src)
-    while i < n:
-        c = src[i]
-        if c == "\\" and i + 1 < n:
-            out.append(src[i:i + 2])
-            i += 2
-            continue
-        out.append("\\/" if c == "/" else c)
-        i += 1
-    return "".join(out)
-
-
 _INSPECT_ESC = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f", "\v": "\\v", "\b": "\\b", "\a": "\\a",
                 "\x1b": "\\e", '"': '\\"', "\\": "\\\\"}
 
@@ -344,7 +315,7 @@ def ruby_inspect(v) -> str:
     if v is DEFAULT:
         return ":default"
     if isinstance(v, RubyRegexp):
-        return "/" + _escape_slash(v.source) + "/"
+        return "/" + escape_slash(v.source) + "/"
     if isinstance(v, list):
         return "[" + ", ".join(ruby_inspect(x) for x in v) + "]"
     if isinstance(v, RubyHash):
@@ -361,13 +332,13 @@ def ruby_to_s(v) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return _ruby_float(v)
+        return float_to_s(v)
     if v is None:
         return ""
     if v is DEFAULT:
         return "default"
     if isinstance(v, RubyRegexp):
-        return "(?-mix:" + _escape_slash(v.source) + ")"
+        return "(?-mix:" + escape_slash(v.source) + ")"
     return ruby_inspect(v)
 
 

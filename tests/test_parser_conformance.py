@@ -5,11 +5,14 @@ Two sets: a table of small cases covering every construct of language.md §1–�
 """
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from grammar import ast as A
 from grammar import pn
 from grammar.parser import parse
+from xpp import pcore
 from tests.conformance.corpus import corpus_files
 
 from tests.parser_cases import CASES, ERROR_CASES, TASK_CASES
@@ -32,11 +35,10 @@ def our_pn(program):
     return pn.to_data(pn.transform(program))
 
 
-def check_same(src, oracle, *, epp=False, tasks=False, path=None):
-    args = {"source": src, "epp": epp, "tasks": tasks}
-    if path:
-        args["path"] = path
-    res = parse(src, path or "", epp=epp, tasks=tasks)
+def check_same(src, oracle, *, epp=False, tasks=False, path=None, full_model=True):
+    path = path or ("case.epp" if epp else "case.pp")  # (the Locator's file is part of the full model)
+    args = {"source": src, "epp": epp, "tasks": tasks, "path": path}
+    res = parse(src, path, epp=epp, tasks=tasks)
     want = oracle.request("pn", **args)
     errors = [d for d in res.diagnostics if d.severity == "error"]
     if not want["ok"] and want.get("class") not in PARSE_ERRORS:
@@ -60,6 +62,10 @@ def check_same(src, oracle, *, epp=False, tasks=False, path=None):
     assert not errors, f"Puppet accepts but we report {errors}: {src!r}"
     assert our_pn(res.program) == want["result"], src
     assert our_positions(res.program) == oracle.call("positions", **args), src
+    if full_model:
+        # every attribute (regexp patterns, radixes, flags, forms...), through Puppet's own serializer
+        theirs = base64.b64decode(oracle.call("pcore_write", format="msgpack", **args)["bytes"])
+        assert pcore.dumps(res.program, "msgpack") == theirs, src
 
 
 @pytest.mark.parametrize("src", CASES)

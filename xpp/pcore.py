@@ -52,6 +52,7 @@ from itertools import islice
 from json.encoder import encode_basestring as _json_str
 
 from grammar import ast as _ast
+from grammar.ruby import float_to_s
 
 try:
     import msgpack as _msgpack
@@ -464,33 +465,10 @@ def _marker(name: str, n: int, wtab: dict) -> bytes:
 
 
 def ruby_float_repr(f: float) -> str:
-    """``Float#to_s`` of Ruby (what Puppet's JSON writer prints): shortest round-trip digits, fixed notation
-    when the decimal exponent is in -4 < e <= 15, else ``d.ddde+XX``."""
+    """``Float#to_s`` of Ruby (what Puppet's JSON writer prints); NaN and infinities have no JSON form."""
     if f != f or f in (math.inf, -math.inf):
         raise XppWriteError(f"{f} cannot be written as JSON")
-    if f == 0.0:
-        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
-    r = repr(abs(f))
-    if "e" in r:
-        mant, _, e = r.partition("e")
-        exp = int(e)
-    else:
-        mant, exp = r, 0
-    ip, _, fp = mant.partition(".")
-    digits = (ip + fp).lstrip("0")
-    decpt = len(ip) + exp - (len(ip + fp) - len((ip + fp).lstrip("0")))
-    digits = digits.rstrip("0") or "0"
-    sign = "-" if f < 0 else ""
-    if -4 < decpt <= 15:
-        if decpt <= 0:
-            s = "0." + "0" * (-decpt) + digits
-        elif decpt >= len(digits):
-            s = digits + "0" * (decpt - len(digits)) + ".0"
-        else:
-            s = digits[:decpt] + "." + digits[decpt:]
-    else:
-        s = digits[0] + "." + (digits[1:] or "0") + "e" + ("%+03d" % (decpt - 1))
-    return sign + s
+    return float_to_s(f)
 
 
 def _json_scalar(v) -> str:
