@@ -19,7 +19,7 @@ from lark.lexer import Lexer as _LarkLexer
 from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
-from .build import Builder, end
+from .build import Builder
 from .issues import Diagnostic
 
 GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
@@ -199,6 +199,21 @@ class Driver:
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
 
+    def reduce(self, stack, values, k):
+        """Reduce by rule k: pop its symbols, run its action, push the goto state; returns the value.
+        (Driver.run inlines this in its loop, the hot path.)"""
+        fn, size, origin = self.callbacks[k]
+        if size:
+            s = values[-size:]
+            del values[-size:]
+            del stack[-size:]
+        else:
+            s = []
+        v = fn(s)
+        stack.append(self.t.gotos[stack[-1]][origin])
+        values.append(v)
+        return v
+
     def salvage(self, stack, values):
         """What is kept of the input before a syntax error (the parse stops there, as Puppet's does):
         ``("stmts", raw statement list)`` -- when the input so far is a complete program, the statement
@@ -208,7 +223,7 @@ class Driver:
         or None."""
         t = self.t
         if self._completes(stack):
-            actions, gotos, rules = t.actions, t.gotos, t.rules
+            actions, rules = t.actions, t.rules
             stack = list(stack)
             values = list(values)
             while True:
@@ -217,16 +232,7 @@ class Driver:
                 if len(stack) == 2 and stack[1] == t.goto_statements:  # the call transform has run
                     return ("statements", values[0])
                 k = -actions[stack[-1]]["$END"] - 1
-                fn, size, origin = self.callbacks[k]
-                if size:
-                    s = values[-size:]
-                    del values[-size:]
-                    del stack[-size:]
-                else:
-                    s = []
-                v = fn(s)
-                stack.append(gotos[stack[-1]][origin])
-                values.append(v)
+                v = self.reduce(stack, values, k)
                 if stack[-1] == t.end:
                     return ("nop", v.body) if rules[k][0] == "empty_program" else ("program", v)
         if len(stack) > 1 and stack[1] == t.goto_stmts and isinstance(values[0], list):

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import bisect
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from grammar.issues import Diagnostic
 
 SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_HINT = 1, 2, 3, 4
 

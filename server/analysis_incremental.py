@@ -523,12 +523,11 @@ class IncrementalParser:
         old = self.segments if start is not None else None
         b = _TrackingBuilder(self.locator, self.config.file)
         t = self.tables
-        actions, gotos, rules = t.actions, t.gotos, t.rules
+        actions = t.actions
         drv = P.Driver(b)
-        callbacks = drv.callbacks
-        S0, S_stmts, S_end = t.start, t.goto_stmts, t.end
+        S0, S_stmts = t.start, t.goto_stmts
         r_program, r_empty = self._rule_program, self._rule_empty
-        default_reduce = getattr(t, "default_reduce", None)
+        default_reduce = t.default_reduce
         eof_pos = len(data)
         end_tok = P._End(eof_pos)
 
@@ -628,16 +627,7 @@ class IncrementalParser:
                     k = -act - 1
                     if k == r_program:
                         break  # (not reached: handled at the boundary above)
-                    fn, size, origin = callbacks[k]
-                    if size:
-                        s = values[-size:]
-                        del values[-size:]
-                        del stack[-size:]
-                    else:
-                        s = []
-                    v = fn(s)
-                    stack.append(gotos[stack[-1]][origin])
-                    values.append(v)
+                    drv.reduce(stack, values, k)
                     if k == r_empty:
                         break  # no tokens at all
             if reuse is not None:

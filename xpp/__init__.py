@@ -1,2 +1,4 @@
 """XPP (PRFC-23): Pcore serialization of Puppet parse results, the envelope, and the `.xpp` tree layout."""
-from xpp.pcore import XppError, XppFormatError, XppWriteError  # noqa: F401
+from xpp.pcore import XppError, XppFormatError, XppWriteError
+
+__all__ = ["XppError", "XppFormatError", "XppWriteError"]
