@@ -246,11 +246,6 @@ def pyname(attr: str) -> str:
     return attr + "_" if keyword.iskeyword(attr) else attr
 
 
-def pcore_attr(name: str) -> str:
-    """Pcore attribute name of a Python attribute name."""
-    return name[:-1] if name.endswith("_") else name
-
-
 def _build():
     own = {name: (parent, attrs, abstract) for name, parent, attrs, abstract in TABLE}
 

@@ -58,13 +58,6 @@ def end(x) -> int:
     return x.offset + x.length
 
 
-class ParseAbort(Exception):
-    """Raised by an action to report a parse error Puppet raises from inside the grammar."""
-
-    def __init__(self, diagnostic: Diagnostic):
-        self.diagnostic = diagnostic
-
-
 class Builder:
     """Reduce actions. One instance per parse (it carries the name stack and definitions)."""
 
