@@ -5,6 +5,7 @@
     puppet-xpp --validate PATH... [options]          see `puppet-xpp --validate --help`
     puppet-xpp --compile [ENVDIR... | FILE.pp -o OUT.xpp] [options]
     puppet-xpp --verify FILE.xpp...
+    puppet-xpp --version
 
 Exit codes: 0 clean, 1 problems in the sources, 2 usage or I/O failure.
 """
@@ -35,6 +36,13 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_verify.main(argv)
         if argv and argv[0] in ("-h", "--help"):
             print(__doc__.strip())
+            return 0
+        if argv and argv[0] == "--version":
+            from importlib.metadata import PackageNotFoundError, version
+            try:
+                print(f"puppet-xpp {version('puppet-xpp')}")
+            except PackageNotFoundError:
+                print("puppet-xpp (not installed)")
             return 0
         from . import lsp
         return lsp.main(argv)
