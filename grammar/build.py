@@ -69,6 +69,7 @@ class Builder:
         self.diagnostics: list[Diagnostic] = []
         self.unfolded: set[int] = set()  # ids of LiteralHash nodes made of bare `k => v` arguments
         self.top_blocks: set[int] = set()  # ids of BlockExpressions made of a program's statement list
+        self.had_errors = False  # a syntax error was recovered from inside a body
 
     # --- helpers --------------------------------------------------------------------------------
     def loc(self, node, s, e=None):

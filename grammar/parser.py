@@ -11,6 +11,7 @@ with the reduce actions of grammar/build.py.  Owning the driver loop gives us:
 """
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import dataclass, field
 
@@ -87,10 +88,12 @@ class Tables:
         # on any lookahead it has no entry for, and only then reports the error. Reductions have side
         # effects (Puppet raises some errors from rule actions), so we emulate them on errors.
         self.default_reduce = []
+        # Not for a statement list's end (`statements: stmts`): that would close the body (or the
+        # program) before the same error, and the recovery keeps the list open instead.
         for acts in self.actions:
             counts: dict = {}
             for v in acts.values():
-                if v < 0 and rules[-v - 1][2] != "start":
+                if v < 0 and rules[-v - 1][2] not in ("start", "statements"):
                     counts[v] = counts.get(v, 0) + 1
             self.default_reduce.append(max(counts, key=lambda k: (counts[k], k)) if counts else None)
         self.start = table.start_states["start"]
@@ -128,6 +131,7 @@ class ParseResult:
     diagnostics: list = field(default_factory=list)
     locator: object = None
     tokens: list = field(default_factory=list)
+    block_recovery: bool = False  # a syntax error was recovered from inside a body
 
     @property
     def errors(self):
@@ -149,10 +153,11 @@ def _where(tok) -> str:
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, nested: bool = True):
         t = tables()
         self.t = t
         self.b = builder
+        self.nested = nested  # recover from errors inside bodies (recover_in_block)
         self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
 
     def run(self, tokens, i, n, eof_pos):
@@ -161,8 +166,8 @@ class Driver:
         gotos = self.t.gotos
         callbacks = self.callbacks
         default_reduce = self.t.default_reduce
-        goto_stmts = self.t.goto_stmts
         defaults = 0
+        resumed = -1  # token index where block recovery last resumed
         stack = [self.t.start]
         values = []
         end_tok = _End(eof_pos)
@@ -171,12 +176,15 @@ class Driver:
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
             if act is None:
-                # racc's default reduction, except between top-level statements, where it would only
-                # finish the program before the same error
-                act = default_reduce[stack[-1]] if stack[-1] != goto_stmts or len(stack) != 2 else None
+                act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
                 defaults += 1
                 if act is None or defaults > 1000:
-                    return self.salvage(stack, values), i
+                    k = self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
+                    if k is None:
+                        return self.salvage(stack, values), i
+                    resumed = i = k
+                    defaults = 0
+                    continue
             else:
                 defaults = 0
             if act >= 0:
@@ -198,6 +206,32 @@ class Driver:
             values.append(v)
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
+
+    def recover_in_block(self, tokens, err, n, stack, values, resumed):
+        """Recovery from a syntax error inside a body (class, define, node, function, lambda, if, case,
+        block, template...): report it, drop the statement it cut, skip to the next statement start of
+        that body (or to the `}` closing it) and go on, so the rest of the body and of the file parse
+        as usual.  Returns the token index to continue at, or None (top level: the caller's recovery)."""
+        j = block_context(self.t, stack, values)
+        if j is None or err >= n:
+            return None
+        data = self.b.locator._bytes()
+        lbrace = bisect.bisect_left(tokens, values[j - 1].start_pos, key=_start_pos)  # the body's `{`
+        k = _resume_in_block(tokens, data, lbrace, err, n)
+        if k is None or k == resumed:
+            return None
+        if err != resumed:  # an error right where we resumed is a consequence of the previous one
+            tok = tokens[err]
+            self.b.diagnostics.append(Diagnostic.make(
+                "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)},
+                file=self.b.file))
+        gs = self.t.gotos[stack[j]].get("stmts")
+        keep = j + 2 if j + 1 < len(stack) and stack[j + 1] == gs else j + 1
+        del stack[keep:]
+        del values[keep - 1:]
+        self.b.namestack[:] = open_class_names(self.t, stack, values)
+        self.b.had_errors = True
+        return k
 
     def reduce(self, stack, values, k):
         """Reduce by rule k: pop its symbols, run its action, push the goto state; returns the value.
@@ -266,6 +300,64 @@ class _TooDeep(Exception):
         self.index = index
 
 
+def _start_pos(t):
+    return t.start_pos
+
+
+def block_context(t: Tables, stack, values):
+    """Index in the LR stack of the innermost body still open (a state that expects a statement list:
+    just after a body's `{`, with no `}` after it yet), or None when only the top level is open."""
+    gotos = t.gotos
+    for j in range(len(stack) - 1, 0, -1):
+        g = gotos[stack[j]]
+        if "stmts" in g:
+            if j + 1 < len(stack) and (stack[j + 1] == g.get("statements")
+                                       or getattr(values[j], "type", None) == "RBRACE"):
+                continue  # that body is complete: `{ … }`
+            return j
+    return None
+
+
+def open_class_names(t: Tables, stack, values):
+    """The class/plan name stack for an LR stack: the names of the open `class`/`plan` definitions."""
+    names = []
+    gotos = t.gotos
+    for p in range(len(values) - 1):
+        v = values[p]
+        if getattr(v, "type", None) in ("CLASS", "PLAN") and p + 2 < len(stack) \
+                and stack[p + 2] == gotos[stack[p + 1]].get("stacked_classname"):
+            names.append(values[p + 1].value)
+    return names
+
+
+_KIND = {"LBRACE": "{", "SELBRACE": "{", "RBRACE": "{", "LBRACK": "[", "LISTSTART": "[", "RBRACK": "[",
+         "LPAREN": "(", "WSLPAREN": "(", "RPAREN": "("}
+
+
+def _resume_in_block(tokens, data, lbrace, err, n):
+    """After an error at token err inside the body opened by the `{` at token index lbrace: the next
+    statement start of that body (first on its line, outside every bracket the cut statement opened;
+    the error token itself may be one), or the `}` that closes the body.  Brackets are matched by
+    kind, so a bracket the cut statement left open does not swallow the body's `}`."""
+    open_ = []
+    for k in range(lbrace + 1, n):
+        t = tokens[k]
+        ty = t.type
+        if ty in CLOSERS:
+            kind = _KIND[ty]
+            if kind in open_:
+                while open_.pop() != kind:
+                    pass
+            elif kind == "{" and k >= err and (not open_ or b"\n" in data[tokens[k - 1].end_pos:t.start_pos]):
+                return k  # the body's own `}` (with brackets left open, only when it begins a line)
+        elif not open_ and k >= err and ty in STARTERS:
+            if b"\n" in data[tokens[k - 1].end_pos:t.start_pos]:
+                return k
+        if ty in OPENERS:
+            open_.append(_KIND[ty])
+    return None
+
+
 def next_resume(tokens, data, scan_from, depth, err, chunk_start):
     """Where recovery resumes after a syntax error at token `err`: (token index, bracket depth before
     it), or (None, None).  The candidates are tokens that start a statement, stand first on their line
@@ -300,6 +392,9 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
                                                    {"limit": MAX_STACK}, file=builder.file))
         return None
     if err is None:
+        if builder.had_errors:  # recovered inside bodies: only the definitions that were kept
+            kept = set(id(x) for x in A.walk(value))
+            value.definitions = [d for d in builder.definitions if id(d) in kept]
         return value
     # --- error recovery ---------------------------------------------------------------------------
     raw: list = []
@@ -402,20 +497,25 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
         epp = file.endswith(".epp")
     locator = A.make_locator(text, file)
     lx = Lexer(text, epp=epp, tasks=tasks)
-    tokens = lx.tokens()
-    diagnostics = list(lx.diagnostics)
+    return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
+
+
+def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool = False) -> ParseResult:
+    """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
+    error).  The tokens are not modified."""
+    file = locator.file
+    diagnostics = list(lex_diagnostics)
     for d in diagnostics:
         d.file = file
     data = locator._bytes()
     builder = Builder(locator, file)
-    if lx.error is not None and not tokens:
+    if lex_error is not None and not tokens:
         return ParseResult(None, diagnostics, locator, tokens)
     program = parse_tokens(tokens, builder, len(data), data, epp=epp)
     diags = builder.diagnostics
-    if lx.error is not None:
+    if lex_error is not None:
         # Puppet stops at the lexer error; a syntax error at the end of the cut token list is its echo.
-        diags = [d for d in diags if not (d.code == "SYNTAX_ERROR" and d.offset >= lx.error.offset)]
-        diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < lx.error.offset]
+        diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < lex_error.offset]
     diagnostics.extend(diags)
     diagnostics.sort(key=lambda d: (d.severity != "error", d.offset if d.offset is not None else -1))
     if program is not None:
@@ -424,4 +524,4 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
             diagnostics.append(Diagnostic.make("PARSE_TOO_DEEP", deep.offset, deep.length, {"limit": MAX_DEPTH},
                                                file=file))
             program = None
-    return ParseResult(program, diagnostics, locator, tokens)
+    return ParseResult(program, diagnostics, locator, tokens, builder.had_errors)

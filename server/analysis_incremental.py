@@ -157,6 +157,10 @@ class _Restart(Exception):
     """The incremental path cannot be used: do a full parse."""
 
 
+class _BlockError(_Restart):
+    """A syntax error inside a body: grammar.parser.parse's recovery is needed (plain parse)."""
+
+
 class IncrementalParser:
     """Parse state of one document, kept up to date edit by edit."""
 
@@ -173,6 +177,7 @@ class IncrementalParser:
         self._vcache: dict = {}
         self._vdiags = None
         self._pending = None                 # (ds, de, delta): damaged range in new text coordinates
+        self.block_recovery = False          # the last plain parse recovered from an error inside a body
         self._dirty = True
         self.stats = {}
         self.tables = P.tables()
@@ -255,6 +260,8 @@ class IncrementalParser:
                 return
             try:
                 self._incremental(*pending)
+            except _BlockError:
+                self._plain_parse(relex=False)
             except _Restart:
                 self._full()
         except Exception as e:  # a parser bug must not take the server down
@@ -300,22 +307,29 @@ class IncrementalParser:
         self.stats["tokens_lexed"] = len(toks)
         try:
             segs, _ = self._parse_from(0, "seg", None, None, None, None)
+        except _BlockError:
+            return self._plain_parse(relex=False)
         except _Restart:
             return self._plain_parse()
         self.segments = segs
         self._assemble()
 
-    def _plain_parse(self):
-        """grammar.parser.parse itself (EPP, lexer errors, too deep nesting): no incremental state."""
+    def _plain_parse(self, relex=True):
+        """grammar.parser itself (EPP, lexer errors, too deep nesting, errors inside bodies): no
+        incremental state.  relex=False: the current tokens are those of the current text."""
         cfg = self.config
-        res = P.parse(self.text, cfg.file, epp=cfg.epp, tasks=cfg.tasks)
+        if relex:
+            res = P.parse(self.text, cfg.file, epp=cfg.epp, tasks=cfg.tasks)
+            self.locator = res.locator  # nodes point at the parse's own locator: make it ours
+        else:
+            res = P.parse_lexed(self.locator, self.tokens, self.lex_diags, epp=cfg.epp)
         self.segments = None
+        self.block_recovery = res.block_recovery
         self.tokens = res.tokens
         self.program = res.program
         self.full_diags = list(res.diagnostics)
-        # nodes point at the parse's own locator: make it ours
-        self.locator = res.locator
-        self.stats = {"mode": "plain", "tokens_lexed": len(res.tokens), "tokens_parsed": len(res.tokens)}
+        n = len(res.tokens) if relex else 0
+        self.stats = {"mode": "plain", "tokens_lexed": n, "tokens_parsed": len(res.tokens)}
 
     # -- incremental
 
@@ -637,7 +651,10 @@ class IncrementalParser:
                 cur.err = None
                 segs.append(cur)
                 break
-            # ---- a syntax error at token err: Puppet's recovery
+            # ---- a syntax error at token err
+            if err < n and P.block_context(self.tables, stack, values) is not None:
+                # inside a body: grammar.parser recovers there (recover_in_block); a plain parse does it
+                raise _BlockError()
             etok = toks[err] if err < n else end_tok
             cur.err = err
             report = cur.start == 0 or err > cur.start

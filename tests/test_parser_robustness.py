@@ -147,3 +147,31 @@ def test_each_independent_error_reported(oracle, plan):
     stmts = prog["^"][1:] if isinstance(prog, dict) and prog.get("^", [None])[0] == "block" else [prog]
     for g in good_pn:
         assert g in stmts, (src, g)
+
+
+# (`$d = [}` leaves a `[` open: recovery then skips to the body's `}`, by design)
+BAD_IN_BODY = [b for b in BAD if b != "$d = [}"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 8)), min_size=1, max_size=8))
+def test_each_independent_error_reported_inside_a_body(oracle, plan):
+    """The same inside a class body: every broken statement gets Puppet's error for it alone, and the
+    body keeps the valid statements."""
+    parts = [(BAD_IN_BODY if bad else GOOD)[i] for bad, i in plan]
+    src = "class wrap {\n" + "".join(f"  {p}\n" for p in parts) + "}\nnotice('after')\n"
+    res = parse(src, "")
+    ours = [(d.code, d.line_col(res.locator)) for d in res.errors]
+    expected = []
+    for line, (part, (bad, _)) in enumerate(zip(parts, plan), start=2):
+        if bad:
+            want = oracle.request("pn", source=part)
+            assert not want["ok"] and want.get("line") == 1, want
+            expected.append((want.get("issue_code"), (line, want["pos"] + 2)))
+    assert ours == expected, (src, ours, expected)
+    body = res.program.body
+    stmts = body.statements if body._name == "BlockExpression" else [body]
+    assert stmts[0]._name == "HostClassDefinition" and stmts[-1]._name == "CallNamedFunctionExpression"
+    kept = stmts[0].body.statements if stmts[0].body is not None else []
+    # every valid statement is kept (a broken one may leave a complete prefix, e.g. `foo(1)` of `foo(1))`)
+    assert len(kept) >= sum(1 for bad, _ in plan if not bad)
