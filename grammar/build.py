@@ -568,8 +568,8 @@ class Builder:
     def dq_string(self, c):
         pre = c[0]
         segs = [self.mk(LiteralString, pre, None, pre.value)] if pre.value else []
-        rest = c[1]
-        segs.extend(x for x in rest[:-1] if type(x) is not _EmptySeg)
+        rest = c[1]  # segments (None: an empty one, dropped as Puppet drops it), then the string's end
+        segs.extend(x for x in rest[:-1] if x is not None)
         o = pre.start_pos
         return N["ConcatenatedString"](self.locator, o, rest[-1] - o, segs)
 
@@ -577,8 +577,7 @@ class Builder:
         return self.bare(N["TextExpression"], interpolate(self, expr))
 
     def _segment(self, tok):
-        seg = self.mk(LiteralString, tok, None, tok.value)
-        return seg if tok.value else _EmptySeg(seg)
+        return self.mk(LiteralString, tok, None, tok.value) if tok.value else None
 
     def dq_last(self, c):
         # the list ends with where the string ends (for heredocs with a margin: Puppet's mapped end)
@@ -767,22 +766,6 @@ class Builder:
     def type_definition_inherits(self, c):
         d = self.mk(N["TypeDefinition"], c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
         return self.add_definition(d)
-
-
-class _EmptySeg:
-    """Marks the empty DQPOST segment: not kept as a segment but still ends the string's extent."""
-    __slots__ = ("node",)
-
-    def __init__(self, node):
-        self.node = node
-
-    @property
-    def offset(self):
-        return self.node.offset
-
-    @property
-    def length(self):
-        return self.node.length
 
 
 CollectExpression = N["CollectExpression"]
