@@ -15,6 +15,7 @@ same run (best of N rounds, default 3):
 
 Wall-clock seconds are printed, and the CPU seconds (user + sys) of each process.  Exit status 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,7 +61,7 @@ def main(argv=None) -> int:
         with open(os.path.join(env, "manifests", "site.pp"), "w") as f:
             f.write("node default {\n  include apache\n}\n")
         pyenv = dict(os.environ, PYTHONPATH=REPO)
-        ours = [sys.executable, "-m", "server.cli", "--compile", env, "-q"]
+        ours = [sys.executable, "-m", "puppet_xpp", "--compile", env, "-q"]
         if ns.jobs:
             ours += ["--jobs", str(ns.jobs)]
         report = os.path.join(work, "report.json")
@@ -84,8 +85,16 @@ def main(argv=None) -> int:
             warm.append((wall, cpu))
             assert p.returncode in (0, 1), p.stderr
             if not ns.no_puppet:
-                cmd = ["puppet", "parser", "validate", "--environmentpath", work, "--environment", "benchenv",
-                       *files]
+                cmd = [
+                    "puppet",
+                    "parser",
+                    "validate",
+                    "--environmentpath",
+                    work,
+                    "--environment",
+                    "benchenv",
+                    *files,
+                ]
                 p, wall, cpu = timed(cmd, cwd=work)
                 puppet.append((wall, cpu, p.returncode))
 
@@ -102,13 +111,17 @@ def main(argv=None) -> int:
             c = min(x[1] for x in xs)
             return f"{w:6.2f} s wall  {c:6.2f} s CPU"
 
-        print(f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {ns.modulepath}; "
-              f"{os.cpu_count()} cores; best of {ns.rounds}")
+        print(
+            f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {ns.modulepath}; "
+            f"{os.cpu_count()} cores; best of {ns.rounds}"
+        )
         print(f"  puppet-xpp --compile, cold          {best(cold)}")
         if puppet:
             print(f"  puppet parser validate (same files) {best(puppet)}   (exit {puppet[0][2]})")
-            print(f"  cold compile vs puppet parser validate: {min(x[0] for x in puppet) / min(x[0] for x in cold):.1f}x "
-                  "faster (wall)")
+            print(
+                f"  cold compile vs puppet parser validate: {min(x[0] for x in puppet) / min(x[0] for x in cold):.1f}x "
+                "faster (wall)"
+            )
         print(f"  puppet-xpp --compile, nothing changed {best(warm)}   (target <= 0.5 s)")
         print(f"  puppet-xpp --compile, one file changed {best(one)}")
     finally:

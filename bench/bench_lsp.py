@@ -11,6 +11,7 @@
 * resident memory after indexing the whole corpus as the workspace.
 Prints a human summary and one JSON line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,14 +26,19 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 DEFAULT_FILE = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
-SERVER = [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 
 
 class Client:
     def __init__(self, root=None):
         self.t_start = time.perf_counter()
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=REPO))
+        self.proc = subprocess.Popen(
+            SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=dict(os.environ, PYTHONPATH=REPO),
+        )
         self.lock = threading.Condition()
         self.msgs = []
         self.next_id = 0
@@ -54,7 +60,11 @@ class Client:
                 if not c:
                     return
                 header += c
-            n = int([h for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
+            n = int(
+                [h for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[
+                    1
+                ]
+            )
             msg = json.loads(f.read(n))
             msg["_t"] = time.perf_counter()
             if "id" in msg and "method" in msg:  # a request from the server: answer null
@@ -83,7 +93,7 @@ class Client:
             while True:
                 for i, m in enumerate(self.msgs):
                     if pred(m):
-                        del self.msgs[:i + 1]
+                        del self.msgs[: i + 1]
                         return m
                 left = deadline - time.time()
                 if left <= 0:
@@ -91,8 +101,14 @@ class Client:
                 self.lock.wait(left)
 
     def diags(self, uri, version, timeout=120):
-        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                         and m["params"]["uri"] == uri and m["params"].get("version") == version, timeout)
+        return self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            ),
+            timeout,
+        )
 
     def close(self):
         try:
@@ -121,12 +137,16 @@ def keystrokes(c, uri, text, positions, version):
     """One-character insert + delete at each (line, col); returns (latencies in ms, next version)."""
     lat = []
     for line, col in positions:
-        for change in ({"range": _r(line, col, line, col), "text": "x"},
-                       {"range": _r(line, col, line, col + 1), "text": ""}):
+        for change in (
+            {"range": _r(line, col, line, col), "text": "x"},
+            {"range": _r(line, col, line, col + 1), "text": ""},
+        ):
             version += 1
             t0 = time.perf_counter()
-            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                "contentChanges": [change]})
+            c.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
             m = c.diags(uri, version)
             lat.append((m["_t"] - t0) * 1000)
     return lat, version
@@ -148,8 +168,9 @@ def main(argv=None):
     out = {"file": a.file, "bytes": len(text.encode()), "lines": len(lines)}
 
     # full in-process reparse (+ validation), for comparison
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
     parse(text, a.file)
     ts = []
     for _ in range(10):
@@ -163,26 +184,37 @@ def main(argv=None):
     t0 = time.perf_counter()
     c = Client()
     uri = "file://" + a.file
-    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1,
-                                                         "text": text}})
+    c.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
+    )
     c.diags(uri, 1)
     out["start_to_first_diagnostics_ms"] = round((time.perf_counter() - t0) * 1000, 1)
 
     # keystrokes in the middle of the file (by bytes) ...
-    mid_line = len(text[:len(text) // 2].splitlines())
+    mid_line = len(text[: len(text) // 2].splitlines())
     pos_mid = [(mid_line + (k % 40) - 20, 0) for k in range(a.edits)]
     lat_mid, v = keystrokes(c, uri, text, pos_mid, 1)
     # ... and on code lines in the middle of the last top-level statement (the define's body)
     code_lines = [i for i, l in enumerate(lines) if l.strip() and not l.strip().startswith("#")]
     body = [i for i in code_lines if i > len(lines) - (len(lines) - code_lines[0]) and i < len(lines) - 1]
-    mid_body = body[len(body) // 2 - 20:len(body) // 2 + 20] or body
-    pos_code = [(mid_body[k % len(mid_body)], len(lines[mid_body[k % len(mid_body)]]) - len(
-        lines[mid_body[k % len(mid_body)]].lstrip())) for k in range(a.edits)]
+    mid_body = body[len(body) // 2 - 20 : len(body) // 2 + 20] or body
+    pos_code = [
+        (
+            mid_body[k % len(mid_body)],
+            len(lines[mid_body[k % len(mid_body)]]) - len(lines[mid_body[k % len(mid_body)]].lstrip()),
+        )
+        for k in range(a.edits)
+    ]
     lat_code, v = keystrokes(c, uri, text, pos_code, v)
     c.close()
     for name, lat in (("middle", lat_mid), ("code", lat_code)):
-        out[f"keystroke_{name}_ms"] = {"n": len(lat), "p50": round(pct(lat, 50), 2), "p95": round(pct(lat, 95), 2),
-                                       "max": round(max(lat), 2)}
+        out[f"keystroke_{name}_ms"] = {
+            "n": len(lat),
+            "p50": round(pct(lat, 50), 2),
+            "p95": round(pct(lat, 95), 2),
+            "max": round(max(lat), 2),
+        }
 
     if not a.no_memory and os.path.isdir(a.corpus):
         t0 = time.perf_counter()
@@ -190,8 +222,10 @@ def main(argv=None):
         c.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], 900)
         out["corpus_index_seconds"] = round(time.perf_counter() - t0, 1)
         out["corpus_rss_mb"] = round(c.rss_mb(), 1)
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1,
-                                                             "text": text}})
+        c.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
+        )
         c.diags(uri, 1)
         out["corpus_rss_mb_with_file_open"] = round(c.rss_mb(), 1)
         c.close()
@@ -203,8 +237,10 @@ def main(argv=None):
     print(f"  keystroke -> diagnostics, middle: p50 {km['p50']} ms, p95 {km['p95']} ms, max {km['max']} ms")
     print(f"  keystroke -> diagnostics, code:   p50 {kc['p50']} ms, p95 {kc['p95']} ms, max {kc['max']} ms")
     if "corpus_rss_mb" in out:
-        print(f"  corpus workspace: indexed in {out['corpus_index_seconds']} s, RSS {out['corpus_rss_mb']} MB "
-              f"({out['corpus_rss_mb_with_file_open']} MB with the file open)")
+        print(
+            f"  corpus workspace: indexed in {out['corpus_index_seconds']} s, RSS {out['corpus_rss_mb']} MB "
+            f"({out['corpus_rss_mb_with_file_open']} MB with the file open)"
+        )
     print(json.dumps(out))
     return 0
 

@@ -6,6 +6,7 @@ Prints one table: bytes, best wall time of N rounds, MB/s for each, the ratio ou
 memory (RSS high-water mark of this process). Puppet is measured in-process by bench/puppet_parse.rb
 (parser only, no validation), so process start-up is excluded on both sides.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from grammar.parser import parse, tables  # noqa: E402
+from puppet_xpp.grammar.parser import parse, tables  # noqa: E402
 from tests.conformance.corpus import corpus_files  # noqa: E402
 
 
@@ -46,8 +47,12 @@ def puppet(files, rounds):
     os.makedirs(os.path.dirname(listing), exist_ok=True)
     with open(listing, "w") as fh:
         fh.write("\n".join(files) + "\n")
-    out = subprocess.run(["ruby", os.path.join(ROOT, "bench", "puppet_parse.rb"), "--rounds", str(rounds),
-                          "@" + listing], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["ruby", os.path.join(ROOT, "bench", "puppet_parse.rb"), "--rounds", str(rounds), "@" + listing],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     data = json.loads(out.strip().splitlines()[-1])
     return data
 

@@ -9,6 +9,7 @@ timed; files either parser rejects are left out of both), then validate all mode
 best round counts. Puppet's side is bench/puppet_validate.rb (Checker4_0 in-process, a fresh acceptor per
 file). Prints one line per validator and the ratio ours/Puppet's throughput (>= 1.0: we are at least as fast).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,13 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from grammar.parser import parse  # noqa: E402
-from grammar.validator import validate  # noqa: E402
+from puppet_xpp.grammar.parser import parse  # noqa: E402
+from puppet_xpp.grammar.validator import validate  # noqa: E402
 
 
 def _files(paths):
-    from server.cmd_validate import collect_files
+    from puppet_xpp.server.cmd_validate import collect_files
+
     return collect_files(paths)
 
 
@@ -45,9 +47,13 @@ def main(argv=None) -> int:
         modulepath = [d for d in (ns.modulepath or "").split(os.pathsep) if d]
     else:
         from tests.conformance.corpus import corpus_files, corpus_modulepath
+
         files = corpus_files("pp") + corpus_files("epp")
-        modulepath = corpus_modulepath() if ns.modulepath is None else \
-            [d for d in ns.modulepath.split(os.pathsep) if d]
+        modulepath = (
+            corpus_modulepath()
+            if ns.modulepath is None
+            else [d for d in ns.modulepath.split(os.pathsep) if d]
+        )
     if not files:
         print("no files", file=sys.stderr)
         return 2
@@ -75,9 +81,16 @@ def main(argv=None) -> int:
             count += len(validate(prog, file=f, modulepath=modulepath))
         times.append(time.perf_counter() - t0)
     best = min(times)
-    ours = {"validator": "puppet-xpp", "files": len(models), "bytes": nbytes, "rounds": ns.rounds,
-            "diagnostics": count, "best_s": round(best, 6), "mean_s": round(sum(times) / len(times), 6),
-            "files_per_s": round(len(models) / best, 1)}
+    ours = {
+        "validator": "puppet-xpp",
+        "files": len(models),
+        "bytes": nbytes,
+        "rounds": ns.rounds,
+        "diagnostics": count,
+        "best_s": round(best, 6),
+        "mean_s": round(sum(times) / len(times), 6),
+        "files_per_s": round(len(models) / best, 1),
+    }
     print(json.dumps(ours))
 
     if ns.no_puppet:
@@ -85,8 +98,15 @@ def main(argv=None) -> int:
     with tempfile.NamedTemporaryFile("w", suffix=".lst", delete=False) as lst:
         lst.write("\n".join(kept) + "\n")
     try:
-        cmd = ["ruby", os.path.join(REPO, "bench", "puppet_validate.rb"), "--rounds", str(ns.rounds),
-               "--modulepath", os.pathsep.join(modulepath), "@" + lst.name]
+        cmd = [
+            "ruby",
+            os.path.join(REPO, "bench", "puppet_validate.rb"),
+            "--rounds",
+            str(ns.rounds),
+            "--modulepath",
+            os.pathsep.join(modulepath),
+            "@" + lst.name,
+        ]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
     finally:
         os.unlink(lst.name)
@@ -94,8 +114,15 @@ def main(argv=None) -> int:
     theirs = {"validator": "puppet 7 (Checker4_0)", **theirs}
     print(json.dumps(theirs))
     ratio = theirs["best_s"] / best if best else float("inf")
-    print(json.dumps({"ratio_ours_over_puppet": round(ratio, 3), "target": 1.0,
-                      "diagnostics_equal": ours["diagnostics"] == theirs["diagnostics"]}))
+    print(
+        json.dumps(
+            {
+                "ratio_ours_over_puppet": round(ratio, 3),
+                "target": 1.0,
+                "diagnostics_equal": ours["diagnostics"] == theirs["diagnostics"],
+            }
+        )
+    )
     return 0
 
 

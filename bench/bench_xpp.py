@@ -18,6 +18,7 @@ seconds per round, MB/s of source, the speed-up, and the sizes: the .xpp documen
 serializations (byte-identical to Puppet's own serializer output, see tests/test_pcore.py) over the sources.
 CPU time (``time.process_time``) is measured, not wall time, as the machine may be shared.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,10 +29,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from grammar.parser import parse  # noqa: E402
-from grammar.validator import validate  # noqa: E402
-from xpp import pcore  # noqa: E402
-from xpp.result import read_xpp, write_xpp  # noqa: E402
+from puppet_xpp.grammar.parser import parse  # noqa: E402
+from puppet_xpp.grammar.validator import validate  # noqa: E402
+from puppet_xpp.xpp import pcore  # noqa: E402
+from puppet_xpp.xpp.result import read_xpp, write_xpp  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,11 +43,13 @@ def main(argv=None) -> int:
     ap.add_argument("--modulepath", default=None)
     ns = ap.parse_args(argv)
     if ns.paths:
-        from server.cmd_validate import collect_files
+        from puppet_xpp.server.cmd_validate import collect_files
+
         files = collect_files(ns.paths)
         modulepath = [d for d in (ns.modulepath or "").split(os.pathsep) if d]
     else:
         from tests.conformance.corpus import corpus_files, corpus_modulepath
+
         files = corpus_files("pp") + corpus_files("epp")
         modulepath = corpus_modulepath()
     if not files:
@@ -88,6 +91,7 @@ def main(argv=None) -> int:
                     read_xpp(d)
             finally:
                 pcore._C_LOAD = saved
+
         return load
 
     sides = {"parse+validate .pp": parse_validate}
@@ -106,8 +110,10 @@ def main(argv=None) -> int:
             fn()
             best[name] = min(best[name], time.process_time() - t)
 
-    print(f"{len(files)} files, {src_bytes / 1e6:.2f} MB of source, best of {ns.rounds} rounds (CPU time); "
-          f"msgpack reader: {pcore.MSGPACK_LOADER}")
+    print(
+        f"{len(files)} files, {src_bytes / 1e6:.2f} MB of source, best of {ns.rounds} rounds (CPU time); "
+        f"msgpack reader: {pcore.MSGPACK_LOADER}"
+    )
     base = best["parse+validate .pp"]
     for name, sec in best.items():
         speed = f"  {base / sec:5.1f}x faster" if name != "parse+validate .pp" else ""
@@ -115,8 +121,10 @@ def main(argv=None) -> int:
     print("sizes (over the .pp/.epp sources):")
     for f in fmts:
         total = sum(len(d) for d in docs[f])
-        print(f"  .xpp {f:<8} {total / 1e6:6.2f} MB  {total / src_bytes:4.2f}x   bare Program "
-              f"(= Puppet's serializer) {bare[f] / src_bytes:4.2f}x")
+        print(
+            f"  .xpp {f:<8} {total / 1e6:6.2f} MB  {total / src_bytes:4.2f}x   bare Program "
+            f"(= Puppet's serializer) {bare[f] / src_bytes:4.2f}x"
+        )
     return 0
 
 

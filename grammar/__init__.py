@@ -1,4 +1,5 @@
 """Puppet 7 language front end: lexer, lark grammar, parser, AST model, validator."""
+
 import sys
 
 # The AST may be up to grammar.parser.MAX_DEPTH (2000) levels deep, as Puppet accepts; recursive consumers

@@ -10,6 +10,7 @@ Derived attributes are not listed (they are never serialized).  From this table 
 
 The serializer, the reader, the PN transform and the verifier all use these, never a list of their own.
 """
+
 from __future__ import annotations
 
 import keyword
@@ -22,11 +23,23 @@ AE = "Array[Expression]"
 
 # (type name, parent, ((attribute, pcore type, default), ...), abstract?)
 TABLE = (
-    ("Locator", None, (("string", "String", REQ), ("file", "String", REQ),
-                       ("line_index", "Optional[Array[Integer]]", None)), False),
+    (
+        "Locator",
+        None,
+        (
+            ("string", "String", REQ),
+            ("file", "String", REQ),
+            ("line_index", "Optional[Array[Integer]]", None),
+        ),
+        False,
+    ),
     ("PopsObject", None, (), True),
-    ("Positioned", "PopsObject", (("locator", "Locator", REQ), ("offset", "Integer", REQ),
-                                  ("length", "Integer", REQ)), True),
+    (
+        "Positioned",
+        "PopsObject",
+        (("locator", "Locator", REQ), ("offset", "Integer", REQ), ("length", "Integer", REQ)),
+        True,
+    ),
     ("Expression", "Positioned", (), True),
     ("Nop", "Expression", (), False),
     ("BinaryExpression", "Expression", (("left_expr", E, REQ), ("right_expr", E, REQ)), True),
@@ -36,12 +49,25 @@ TABLE = (
     ("UnaryMinusExpression", "UnaryExpression", (), False),
     ("UnfoldExpression", "UnaryExpression", (), False),
     ("AssignmentExpression", "BinaryExpression", (("operator", "Enum['+=', '-=', '=']", REQ),), False),
-    ("ArithmeticExpression", "BinaryExpression",
-     (("operator", "Enum['%', '*', '+', '-', '/', '<<', '>>']", REQ),), False),
-    ("RelationshipExpression", "BinaryExpression", (("operator", "Enum['->', '<-', '<~', '~>']", REQ),), False),
+    (
+        "ArithmeticExpression",
+        "BinaryExpression",
+        (("operator", "Enum['%', '*', '+', '-', '/', '<<', '>>']", REQ),),
+        False,
+    ),
+    (
+        "RelationshipExpression",
+        "BinaryExpression",
+        (("operator", "Enum['->', '<-', '<~', '~>']", REQ),),
+        False,
+    ),
     ("AccessExpression", "Expression", (("left_expr", E, REQ), ("keys", AE, [])), False),
-    ("ComparisonExpression", "BinaryExpression",
-     (("operator", "Enum['!=', '<', '<=', '==', '>', '>=']", REQ),), False),
+    (
+        "ComparisonExpression",
+        "BinaryExpression",
+        (("operator", "Enum['!=', '<', '<=', '==', '>', '>=']", REQ),),
+        False,
+    ),
     ("MatchExpression", "BinaryExpression", (("operator", "Enum['!~', '=~']", REQ),), False),
     ("InExpression", "BinaryExpression", (), False),
     ("BooleanExpression", "BinaryExpression", (), True),
@@ -58,34 +84,81 @@ TABLE = (
     ("ExportedQuery", "QueryExpression", (), False),
     ("VirtualQuery", "QueryExpression", (), False),
     ("AbstractAttributeOperation", "Positioned", (), True),
-    ("AttributeOperation", "AbstractAttributeOperation",
-     (("attribute_name", "String", REQ), ("operator", "Enum['+>', '=>']", REQ), ("value_expr", E, REQ)), False),
+    (
+        "AttributeOperation",
+        "AbstractAttributeOperation",
+        (("attribute_name", "String", REQ), ("operator", "Enum['+>', '=>']", REQ), ("value_expr", E, REQ)),
+        False,
+    ),
     ("AttributesOperation", "AbstractAttributeOperation", (("expr", E, REQ),), False),
-    ("CollectExpression", "Expression", (("type_expr", E, REQ), ("query", "QueryExpression", REQ),
-                                         ("operations", "Array[AbstractAttributeOperation]", [])), False),
-    ("Parameter", "Positioned", (("name", "String", REQ), ("value", OE, None), ("type_expr", OE, None),
-                                 ("captures_rest", "Optional[Boolean]", None)), False),
+    (
+        "CollectExpression",
+        "Expression",
+        (
+            ("type_expr", E, REQ),
+            ("query", "QueryExpression", REQ),
+            ("operations", "Array[AbstractAttributeOperation]", []),
+        ),
+        False,
+    ),
+    (
+        "Parameter",
+        "Positioned",
+        (
+            ("name", "String", REQ),
+            ("value", OE, None),
+            ("type_expr", OE, None),
+            ("captures_rest", "Optional[Boolean]", None),
+        ),
+        False,
+    ),
     ("Definition", "Expression", (), True),
-    ("NamedDefinition", "Definition", (("name", "String", REQ), ("parameters", "Array[Parameter]", []),
-                                       ("body", OE, None)), True),
+    (
+        "NamedDefinition",
+        "Definition",
+        (("name", "String", REQ), ("parameters", "Array[Parameter]", []), ("body", OE, None)),
+        True,
+    ),
     ("FunctionDefinition", "NamedDefinition", (("return_type", OE, None),), False),
     ("ResourceTypeDefinition", "NamedDefinition", (), False),
     ("QRefDefinition", "Definition", (("name", "String", REQ),), True),
     ("TypeAlias", "QRefDefinition", (("type_expr", OE, None),), False),
     ("TypeMapping", "Definition", (("type_expr", OE, None), ("mapping_expr", OE, None)), False),
     ("TypeDefinition", "QRefDefinition", (("parent", "Optional[String]", None), ("body", OE, None)), False),
-    ("NodeDefinition", "Definition", (("parent", OE, None), ("host_matches", "Array[Expression, 1]", REQ),
-                                      ("body", OE, None)), False),
+    (
+        "NodeDefinition",
+        "Definition",
+        (("parent", OE, None), ("host_matches", "Array[Expression, 1]", REQ), ("body", OE, None)),
+        False,
+    ),
     ("HeredocExpression", "Expression", (("syntax", "Optional[String]", None), ("text_expr", E, REQ)), False),
     ("HostClassDefinition", "NamedDefinition", (("parent_class", "Optional[String]", None),), False),
     ("PlanDefinition", "FunctionDefinition", (), False),
-    ("LambdaExpression", "Expression", (("parameters", "Array[Parameter]", []), ("body", OE, None),
-                                        ("return_type", OE, None)), False),
+    (
+        "LambdaExpression",
+        "Expression",
+        (("parameters", "Array[Parameter]", []), ("body", OE, None), ("return_type", OE, None)),
+        False,
+    ),
     ("ApplyExpression", "Expression", (("arguments", AE, []), ("body", OE, None)), False),
-    ("IfExpression", "Expression", (("test", E, REQ), ("then_expr", OE, None), ("else_expr", OE, None)), False),
+    (
+        "IfExpression",
+        "Expression",
+        (("test", E, REQ), ("then_expr", OE, None), ("else_expr", OE, None)),
+        False,
+    ),
     ("UnlessExpression", "IfExpression", (), False),
-    ("CallExpression", "Expression", (("rval_required", "Boolean", False), ("functor_expr", E, REQ),
-                                      ("arguments", AE, []), ("lambda", OE, None)), True),
+    (
+        "CallExpression",
+        "Expression",
+        (
+            ("rval_required", "Boolean", False),
+            ("functor_expr", E, REQ),
+            ("arguments", AE, []),
+            ("lambda", OE, None),
+        ),
+        True,
+    ),
     ("CallFunctionExpression", "CallExpression", (), False),
     ("CallNamedFunctionExpression", "CallExpression", (), False),
     ("CallMethodExpression", "CallExpression", (), False),
@@ -107,22 +180,58 @@ TABLE = (
     ("ReservedWord", "LiteralValue", (("word", "String", REQ), ("future", "Optional[Boolean]", None)), False),
     ("QualifiedReference", "LiteralValue", (("cased_value", "String", REQ),), False),
     ("VariableExpression", "UnaryExpression", (), False),
-    ("EppExpression", "Expression", (("parameters_specified", "Optional[Boolean]", None), ("body", OE, None)), False),
+    (
+        "EppExpression",
+        "Expression",
+        (("parameters_specified", "Optional[Boolean]", None), ("body", OE, None)),
+        False,
+    ),
     ("RenderStringExpression", "LiteralString", (), False),
     ("RenderExpression", "UnaryExpression", (), False),
-    ("ResourceBody", "Positioned", (("title", OE, None),
-                                    ("operations", "Array[AbstractAttributeOperation]", [])), False),
-    ("AbstractResource", "Expression", (("form", "Enum['exported', 'regular', 'virtual']", "regular"),), True),
-    ("ResourceExpression", "AbstractResource", (("type_name", E, REQ), ("bodies", "Array[ResourceBody]", [])), False),
-    ("ResourceDefaultsExpression", "AbstractResource", (("type_ref", OE, None),
-                                                        ("operations", "Array[AbstractAttributeOperation]", [])), False),
-    ("ResourceOverrideExpression", "AbstractResource", (("resources", E, REQ),
-                                                        ("operations", "Array[AbstractAttributeOperation]", [])), False),
+    (
+        "ResourceBody",
+        "Positioned",
+        (("title", OE, None), ("operations", "Array[AbstractAttributeOperation]", [])),
+        False,
+    ),
+    (
+        "AbstractResource",
+        "Expression",
+        (("form", "Enum['exported', 'regular', 'virtual']", "regular"),),
+        True,
+    ),
+    (
+        "ResourceExpression",
+        "AbstractResource",
+        (("type_name", E, REQ), ("bodies", "Array[ResourceBody]", [])),
+        False,
+    ),
+    (
+        "ResourceDefaultsExpression",
+        "AbstractResource",
+        (("type_ref", OE, None), ("operations", "Array[AbstractAttributeOperation]", [])),
+        False,
+    ),
+    (
+        "ResourceOverrideExpression",
+        "AbstractResource",
+        (("resources", E, REQ), ("operations", "Array[AbstractAttributeOperation]", [])),
+        False,
+    ),
     ("SelectorEntry", "Positioned", (("matching_expr", E, REQ), ("value_expr", E, REQ)), False),
-    ("SelectorExpression", "Expression", (("left_expr", E, REQ), ("selectors", "Array[SelectorEntry]", [])), False),
+    (
+        "SelectorExpression",
+        "Expression",
+        (("left_expr", E, REQ), ("selectors", "Array[SelectorEntry]", [])),
+        False,
+    ),
     ("NamedAccessExpression", "BinaryExpression", (), False),
-    ("Program", "PopsObject", (("body", OE, None), ("definitions", "Array[Definition]", []),
-                               ("locator", "Locator", REQ)), False),
+    (
+        "Program",
+        "PopsObject",
+        (("body", OE, None), ("definitions", "Array[Definition]", []), ("locator", "Locator", REQ)),
+        False,
+    ),
 )
 
 PCORE_PREFIX = "Puppet::AST::"
@@ -130,6 +239,7 @@ PCORE_PREFIX = "Puppet::AST::"
 
 class Regexp:
     """The value of a LiteralRegularExpression (Pcore Regexp): only its source is carried."""
+
     __slots__ = ("source",)
 
     def __init__(self, source: str):
@@ -147,6 +257,7 @@ class Regexp:
 
 class Node:
     """Base of all generated AST classes."""
+
     __slots__ = ()
     _name = "Node"
     _fields: tuple = ()
@@ -229,11 +340,20 @@ def _locator_methods(cls):
     cls._bytes = _bytes
 
 
-
 TYPES: dict[str, type] = {}
 
-_SCALAR_TYPES = ("String", "Integer", "Boolean", "Float", "Any", "Locator", "Enum[", "Optional[String]",
-                 "Optional[Boolean]", "Optional[Array[Integer]]")
+_SCALAR_TYPES = (
+    "String",
+    "Integer",
+    "Boolean",
+    "Float",
+    "Any",
+    "Locator",
+    "Enum[",
+    "Optional[String]",
+    "Optional[Boolean]",
+    "Optional[Array[Integer]]",
+)
 
 
 def _holds_nodes(pcore_type: str) -> bool:
@@ -262,12 +382,21 @@ def _build():
         defaults = {a: d for a, _, d in full if d is not REQ}
         types = {a: t for a, t, _ in full}
         # containment in declaration order: the order Puppet's model walks (and validates) children
-        child_fields = tuple(a for a in fields if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions"))
+        child_fields = tuple(
+            a for a in fields if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions")
+        )
         base = TYPES[parent] if parent else Node
         ns = {
             "__slots__": tuple(pyname(a) for a, _, _ in attrs) + (("_b",) if name == "Locator" else ()),
-            "_name": name, "_fields": fields, "_wire": wire, "_defaults": defaults, "_types": types,
-            "_min": len(required), "_abstract": abstract, "_child_fields": child_fields, "_pcore_name": PCORE_PREFIX + name,
+            "_name": name,
+            "_fields": fields,
+            "_wire": wire,
+            "_defaults": defaults,
+            "_types": types,
+            "_min": len(required),
+            "_abstract": abstract,
+            "_child_fields": child_fields,
+            "_pcore_name": PCORE_PREFIX + name,
         }
         # __init__ takes the attributes in wire order; optional ones may be omitted.
         params = ", ".join(list(required) + [f"{a}=_D" for a in optional])
@@ -280,7 +409,9 @@ def _build():
                 body.append(f"    self.{a} = {d!r} if {a} is _D else {a}")
             else:
                 body.append(f"    self.{a} = {a}")
-        src = f"def __init__(self{', ' if params else ''}{params}):\n" + ("\n".join(body) or "    pass") + "\n"
+        src = (
+            f"def __init__(self{', ' if params else ''}{params}):\n" + ("\n".join(body) or "    pass") + "\n"
+        )
         env = {"_D": _D}
         exec(src, env)
         ns["__init__"] = env["__init__"]
@@ -304,7 +435,7 @@ globals().update(TYPES)
 CONCRETE = {n: c for n, c in TYPES.items() if not c._abstract}
 
 
-def make_locator(text: str, file: str = "") -> "Locator":  # noqa: F821
+def make_locator(text: str, file: str = "") -> Locator:  # noqa: F821
     """One Locator per source: its line_index holds the byte offset of every line start."""
     data = text.encode("utf-8", "surrogateescape")
     idx = [0]

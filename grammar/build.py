@@ -8,6 +8,7 @@ resource shapes, unfolded-hash merging, block wrapping, the class name stack and
 A node built without a position gets its container's offset and length 0, as Puppet's factory does;
 grammar/parser.py applies that rule once the tree is complete (`offset is None` marks such nodes).
 """
+
 from __future__ import annotations
 
 from . import ast as A
@@ -25,25 +26,64 @@ CallNamedFunctionExpression = N["CallNamedFunctionExpression"]
 BlockExpression = N["BlockExpression"]
 AbstractResource = N["AbstractResource"]
 
-STATEMENT_CALLS = frozenset((
-    "require", "realize", "include", "contain", "tag", "debug", "info", "notice", "warning", "err", "fail",
-    "import", "break", "next", "return"))
+STATEMENT_CALLS = frozenset(
+    (
+        "require",
+        "realize",
+        "include",
+        "contain",
+        "tag",
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "err",
+        "fail",
+        "import",
+        "break",
+        "next",
+        "return",
+    )
+)
 
 # Binary operator precedence (higher binds tighter), from egrammar's precedence table; all left-assoc.
 PREC = {
-    "IN": 10, "MATCH": 9, "NOMATCH": 9, "TIMES": 8, "DIV": 8, "MODULO": 8, "MINUS": 7, "PLUS": 7,
-    "LSHIFT": 6, "RSHIFT": 6, "NOTEQUAL": 5, "ISEQUAL": 5,
-    "GREATEREQUAL": 4, "GREATERTHAN": 4, "LESSTHAN": 4, "LESSEQUAL": 4, "QMARK": 3, "AND": 2, "OR": 1,
+    "IN": 10,
+    "MATCH": 9,
+    "NOMATCH": 9,
+    "TIMES": 8,
+    "DIV": 8,
+    "MODULO": 8,
+    "MINUS": 7,
+    "PLUS": 7,
+    "LSHIFT": 6,
+    "RSHIFT": 6,
+    "NOTEQUAL": 5,
+    "ISEQUAL": 5,
+    "GREATEREQUAL": 4,
+    "GREATERTHAN": 4,
+    "LESSTHAN": 4,
+    "LESSEQUAL": 4,
+    "QMARK": 3,
+    "AND": 2,
+    "OR": 1,
 }
 ARITH = {"TIMES": "*", "DIV": "/", "MODULO": "%", "MINUS": "-", "PLUS": "+", "LSHIFT": "<<", "RSHIFT": ">>"}
-COMPARE = {"NOTEQUAL": "!=", "ISEQUAL": "==", "GREATEREQUAL": ">=", "GREATERTHAN": ">", "LESSTHAN": "<",
-           "LESSEQUAL": "<="}
+COMPARE = {
+    "NOTEQUAL": "!=",
+    "ISEQUAL": "==",
+    "GREATEREQUAL": ">=",
+    "GREATERTHAN": ">",
+    "LESSTHAN": "<",
+    "LESSEQUAL": "<=",
+}
 MATCH = {"MATCH": "=~", "NOMATCH": "!~"}
 UNARY = {"NOT": "NotExpression", "MINUS": "UnaryMinusExpression", "TIMES": "UnfoldExpression"}
 
 
 class CommaList(list):
     """A statement of the form `a, b, c` (only meaningful as the arguments of a paren-less call)."""
+
     __slots__ = ("commas",)
 
 
@@ -241,7 +281,9 @@ class Builder:
         return self.mk(N["ResourceExpression"], c[0], c[6], c[0], "regular", [first] + c[5])
 
     def class_resource(self, c):
-        return self.mk(N["ResourceExpression"], c[0], c[4], self.bare(QualifiedName, "class"), "regular", c[2])
+        return self.mk(
+            N["ResourceExpression"], c[0], c[4], self.bare(QualifiedName, "class"), "regular", c[2]
+        )
 
     def resource_untitled(self, c):
         left, lbrace, ops, rbrace = c[0], c[1], c[2], c[4]
@@ -600,7 +642,9 @@ class Builder:
 
     def render_block(self, c):
         stmts = c[2]
-        return self.mk(N["RenderExpression"], c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator))
+        return self.mk(
+            N["RenderExpression"], c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
+        )
 
     def epp_end(self, c):
         return c[0]
@@ -688,7 +732,9 @@ class Builder:
         return self.mk(N["ApplyExpression"], c[0], c[-1], c[2], blk)
 
     def function(self, c):
-        d = self.mk(N["FunctionDefinition"], c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3])
+        d = self.mk(
+            N["FunctionDefinition"], c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3]
+        )
         return self.add_definition(d)
 
     def node(self, c):

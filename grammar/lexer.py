@@ -39,20 +39,41 @@ Decisions where Puppet crashes instead of reporting an issue (each is a delibera
   each stray byte is an OTHER token, which the parser rejects.
 * deeper than MAX_DEPTH nested interpolations/heredocs: PARSE_TOO_DEEP (Puppet has no limit).
 """
+
 from __future__ import annotations
 
 import re
 
 from lark import Token
 
-from grammar.issues import Diagnostic
-from grammar.lexer_text import (
-    DQ_ESCAPES, LISTSTART_PREV, WS_CHARS, WS_RE, ByteMap, LexFail, SubLocator,
-    bad_number, encode, epp_text, find_all_end, find_dq_end, find_sq_end, find_uq_end,
-    find_uqne_end, followed_by, format_quote, heredoc_body, heredoc_spec, number_issue,
-    unescape, unescape_sq, utf8_len, byte_order_mark,
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.grammar.lexer_match import scanner_match
+from puppet_xpp.grammar.lexer_text import (
+    DQ_ESCAPES,
+    LISTSTART_PREV,
+    WS_CHARS,
+    WS_RE,
+    ByteMap,
+    LexFail,
+    SubLocator,
+    bad_number,
+    byte_order_mark,
+    encode,
+    epp_text,
+    find_all_end,
+    find_dq_end,
+    find_sq_end,
+    find_uq_end,
+    find_uqne_end,
+    followed_by,
+    format_quote,
+    heredoc_body,
+    heredoc_spec,
+    number_issue,
+    unescape,
+    unescape_sq,
+    utf8_len,
 )
-from grammar.lexer_match import scanner_match
 
 __all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_DEPTH"]
 
@@ -60,6 +81,7 @@ MAX_DEPTH = 100
 
 _new = getattr(Token, "_future_new", None)
 if _new is None:  # pragma: no cover - older/newer lark without the fast constructor
+
     def _new(type, value, start_pos, line, column, end_line, end_column, end_pos):  # noqa: A002
         return Token(type, value, start_pos=start_pos, end_pos=end_pos)
 
@@ -69,6 +91,7 @@ class MappedToken(Token):
     (heredoc with a margin): ``concat_end_pos`` on the DQPOST ending the heredoc's ConcatenatedString,
     ``name_start_pos`` on a ``$var`` VARIABLE at the very start of the text (where Puppet puts the
     QualifiedName inside it).  Unused slots are None.  Use :func:`concat_end` / :func:`name_start`."""
+
     __slots__ = ("concat_end_pos", "name_start_pos")
 
 
@@ -97,28 +120,93 @@ def _mapped(t: Token, start: int, end: int, concat_end_pos=None, name_start_pos=
 
 
 KEYWORDS = {
-    "case": "CASE", "class": "CLASS", "default": "DEFAULT", "define": "DEFINE", "if": "IF",
-    "elsif": "ELSIF", "else": "ELSE", "inherits": "INHERITS", "node": "NODE", "and": "AND",
-    "or": "OR", "undef": "UNDEF", "false": "BOOLEAN", "true": "BOOLEAN", "in": "IN",
-    "unless": "UNLESS", "function": "FUNCTION", "type": "TYPE", "attr": "ATTR", "private": "PRIVATE",
+    "case": "CASE",
+    "class": "CLASS",
+    "default": "DEFAULT",
+    "define": "DEFINE",
+    "if": "IF",
+    "elsif": "ELSIF",
+    "else": "ELSE",
+    "inherits": "INHERITS",
+    "node": "NODE",
+    "and": "AND",
+    "or": "OR",
+    "undef": "UNDEF",
+    "false": "BOOLEAN",
+    "true": "BOOLEAN",
+    "in": "IN",
+    "unless": "UNLESS",
+    "function": "FUNCTION",
+    "type": "TYPE",
+    "attr": "ATTR",
+    "private": "PRIVATE",
 }
 _TASK_KEYWORDS = {"plan": "PLAN", "apply": "APPLY"}
 # token types that "${x}" turns into a variable (Puppet: NUMBER NAME WORD and the keyword tokens,
 # but not PLAN/APPLY)
 _TO_VARIABLE = frozenset(["NUMBER", "NAME", "WORD"] + list(set(KEYWORDS.values())))
 # after these a '/' is division, otherwise it may start a regex
-_NO_REGEX = frozenset(["RPAREN", "RBRACK", "RRCOLLECT", "RCOLLECT", "NAME", "CLASSREF", "NUMBER",
-                       "STRING", "BOOLEAN", "DQPRE", "DQMID", "DQPOST", "HEREDOC", "REGEX",
-                       "VARIABLE", "WORD"])
+_NO_REGEX = frozenset(
+    [
+        "RPAREN",
+        "RBRACK",
+        "RRCOLLECT",
+        "RCOLLECT",
+        "NAME",
+        "CLASSREF",
+        "NUMBER",
+        "STRING",
+        "BOOLEAN",
+        "DQPRE",
+        "DQMID",
+        "DQPOST",
+        "HEREDOC",
+        "REGEX",
+        "VARIABLE",
+        "WORD",
+    ]
+)
 
 _OPS = {
-    "<<|": "LLCOLLECT", "|>>": "RRCOLLECT", "==": "ISEQUAL", "=>": "FARROW", "=~": "MATCH",
-    "+=": "APPENDS", "+>": "PARROW", "->": "IN_EDGE", "-=": "DELETES", "!=": "NOTEQUAL",
-    "!~": "NOMATCH", "~>": "IN_EDGE_SUB", "<<": "LSHIFT", "<=": "LESSEQUAL", "<|": "LCOLLECT",
-    "<-": "OUT_EDGE", "<~": "OUT_EDGE_SUB", ">>": "RSHIFT", ">=": "GREATEREQUAL", "|>": "RCOLLECT",
-    "@@": "ATAT", "=": "EQUALS", "+": "PLUS", "-": "MINUS", "!": "NOT", "~": "TILDE",
-    "<": "LESSTHAN", ">": "GREATERTHAN", "|": "PIPE", "%": "MODULO", ":": "COLON", ".": "DOT",
-    ",": "COMMA", ";": "SEMIC", "?": "QMARK", "*": "TIMES", "]": "RBRACK", ")": "RPAREN", "@": "AT",
+    "<<|": "LLCOLLECT",
+    "|>>": "RRCOLLECT",
+    "==": "ISEQUAL",
+    "=>": "FARROW",
+    "=~": "MATCH",
+    "+=": "APPENDS",
+    "+>": "PARROW",
+    "->": "IN_EDGE",
+    "-=": "DELETES",
+    "!=": "NOTEQUAL",
+    "!~": "NOMATCH",
+    "~>": "IN_EDGE_SUB",
+    "<<": "LSHIFT",
+    "<=": "LESSEQUAL",
+    "<|": "LCOLLECT",
+    "<-": "OUT_EDGE",
+    "<~": "OUT_EDGE_SUB",
+    ">>": "RSHIFT",
+    ">=": "GREATEREQUAL",
+    "|>": "RCOLLECT",
+    "@@": "ATAT",
+    "=": "EQUALS",
+    "+": "PLUS",
+    "-": "MINUS",
+    "!": "NOT",
+    "~": "TILDE",
+    "<": "LESSTHAN",
+    ">": "GREATERTHAN",
+    "|": "PIPE",
+    "%": "MODULO",
+    ":": "COLON",
+    ".": "DOT",
+    ",": "COMMA",
+    ";": "SEMIC",
+    "?": "QMARK",
+    "*": "TIMES",
+    "]": "RBRACK",
+    ")": "RPAREN",
+    "@": "AT",
 }
 
 _W = "[A-Za-z0-9_]"
@@ -129,8 +217,11 @@ _ALTS = [
     # most frequent first (Python's re tries the alternatives in order)
     ("VAR", r"\$(?:(?:::)?(?:" + _W + "+::)*" + _W + "+)?"),
     ("EPPEND", None),  # filled per mode; must precede OP
-    ("OP", r"[,;?*\].)]|=>|==|=~|=|\+=|\+>|\+|->|-=|-|!=|!~|!|~>|~|<<\||<<|<=|<\||<-|<~|<|>>|>=|>"
-           r"|\|>>|\|>|\||@@|@(?!\()|:(?!:)|%"),
+    (
+        "OP",
+        r"[,;?*\].)]|=>|==|=~|=|\+=|\+>|\+|->|-=|-|!=|!~|!|~>|~|<<\||<<|<=|<\||<-|<~|<|>>|>=|>"
+        r"|\|>>|\|>|\||@@|@(?!\()|:(?!:)|%",
+    ),
     ("WORD", _SEG + "(?:::" + _SEG + ")*"),
     ("SQ", r"'(?:[^'\\]|\\[\s\S])*'"),
     ("LBRACE", r"\{"),
@@ -180,8 +271,16 @@ class _Engine:
     self.preconv (heredoc text tokens, bytes of multi-byte OTHER characters) already hold byte
     offsets of this text.  finish() turns everything into byte offsets."""
 
-    def __init__(self, text: str, epp: bool, kw: dict, diags: list, depth: int = 0,
-                 parent: "_Engine | None" = None, loc: SubLocator | None = None):
+    def __init__(
+        self,
+        text: str,
+        epp: bool,
+        kw: dict,
+        diags: list,
+        depth: int = 0,
+        parent: _Engine | None = None,
+        loc: SubLocator | None = None,
+    ):
         self.text = text
         self.epp = epp
         self.kw = kw
@@ -191,8 +290,8 @@ class _Engine:
         self.loc = loc
         self.toks: list = []
         self.preconv: list = []
-        self.ov = None       # (len(toks), type): Puppet's "after" token when it is not toks[-1]
-        self.jump = None     # where the next newline jumps to (after heredoc bodies)
+        self.ov = None  # (len(toks), type): Puppet's "after" token when it is not toks[-1]
+        self.jump = None  # where the next newline jumps to (after heredoc bodies)
         self.slash_fail = None  # where the last regex search that found no end started
         self.bmap = None if text.isascii() else ByteMap(text)
         self.epp_mode = None
@@ -282,7 +381,7 @@ class _Engine:
             p = m.end(1)
             e = m.end()
             if g == G_VAR:
-                append(new("VARIABLE", text[p + 1:e], p, None, None, None, None, e))
+                append(new("VARIABLE", text[p + 1 : e], p, None, None, None, None, e))
             elif g == G_OP:
                 v = text[p:e]
                 append(new(ops[v], v, p, None, None, None, None, e))
@@ -293,13 +392,17 @@ class _Engine:
                     t = "WORD" if ("-" in v or v[0] == "_" or "::_" in v) else "NAME"
                 append(new(t, v, p, None, None, None, None, e))
             elif g == G_SQ:
-                if e - p == 2 and text[e:e + 1] in ("'", "\\"):
+                if e - p == 2 and text[e : e + 1] in ("'", "\\"):
                     pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
                     nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
                     continue
-                append(new("STRING", unescape_sq(text[p + 1:e - 1]), p, None, None, None, None, e))
+                append(new("STRING", unescape_sq(text[p + 1 : e - 1]), p, None, None, None, None, e))
             elif g == G_LBRACE:
-                append(new("SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, None, None, None, None, e))
+                append(
+                    new(
+                        "SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, None, None, None, None, e
+                    )
+                )
                 depth += 1
             elif g == G_RBRACE:
                 if interp:
@@ -322,7 +425,7 @@ class _Engine:
                 t = "WSLPAREN" if (k < 0 or text[k] == "\n") else "LPAREN"
                 append(new(t, "(", p, None, None, None, None, e))
             elif g == G_DQ:
-                append(new("STRING", text[p + 1:e - 1], p, None, None, None, None, e))
+                append(new("STRING", text[p + 1 : e - 1], p, None, None, None, None, e))
             elif g == G_NUMBER:
                 v = text[p:e]
                 if not (v.isdigit() and (v[0] != "0" or e - p == 1)):
@@ -358,8 +461,18 @@ class _Engine:
                     self.jump = None
                 elif g == G_EPPEND:
                     if self.epp_mode == "expr":
-                        append(new("EPP_END_TRIM" if e - p == 3 else "EPP_END", text[p:e], p,
-                                   None, None, None, None, e))
+                        append(
+                            new(
+                                "EPP_END_TRIM" if e - p == 3 else "EPP_END",
+                                text[p:e],
+                                p,
+                                None,
+                                None,
+                                None,
+                                None,
+                                e,
+                            )
+                        )
                     if e - p == 2:
                         self.epp_mode = "text"
                     pos = self.epp_text(e, e - p == 3)
@@ -398,10 +511,9 @@ class _Engine:
         text = self.text
         r = find_sq_end(text, p + 1)
         if r is None:
-            raise LexFail("UNCLOSED_QUOTE", p + 1,
-                          {"after": "\"'\"", "followed_by": followed_by(text, p + 1)})
+            raise LexFail("UNCLOSED_QUOTE", p + 1, {"after": '"\'"', "followed_by": followed_by(text, p + 1)})
         end = r[0]
-        self.toks.append(_new("STRING", unescape_sq(text[p + 1:end])[:-1], p, None, None, None, None, end))
+        self.toks.append(_new("STRING", unescape_sq(text[p + 1 : end])[:-1], p, None, None, None, None, end))
         return end
 
     def slash(self, p: int) -> int:
@@ -418,8 +530,9 @@ class _Engine:
                 while k > p + 1 and text[k - 1] == "\\":
                     k -= 1
                 if not (q - k) & 1:
-                    self.toks.append(_new("REGEX", text[p + 1:q].replace("\\/", "/"), p,
-                                          None, None, None, None, q + 1))
+                    self.toks.append(
+                        _new("REGEX", text[p + 1 : q].replace("\\/", "/"), p, None, None, None, None, q + 1)
+                    )
                     return q + 1
                 q = text.find("/", q + 1)
             if last == len(text):
@@ -439,7 +552,7 @@ class _Engine:
                 raise
             for code, args in warnings:
                 self.warn(code, args, end)
-        return raw[:len(raw) - len(term)] if term else raw
+        return raw[: len(raw) - len(term)] if term else raw
 
     def dq(self, p: int) -> int:
         return self.interpolated(p, p + 1, find_dq_end, DQ_ESCAPES, True, '"')
@@ -456,8 +569,14 @@ class _Engine:
             r = finder(text, q)
             if r is None:
                 if finder is find_dq_end:
-                    raise LexFail("UNCLOSED_QUOTE", q, {"after": format_quote(scanner_match(self, last)),
-                                                        "followed_by": followed_by(text, q)})
+                    raise LexFail(
+                        "UNCLOSED_QUOTE",
+                        q,
+                        {
+                            "after": format_quote(scanner_match(self, last)),
+                            "followed_by": followed_by(text, q),
+                        },
+                    )
                 r = (len(text), "")  # Puppet crashes here (see module doc)
             end, term = r
             acc += self.segment(q, end, term, escapes, warn_unknown)
@@ -623,8 +742,14 @@ class Lexer:
         text = self.text
         bom = byte_order_mark(text)
         if bom is not None:
-            self._fail(Diagnostic.make("ILLEGAL_BOM", None, 0, {"format_name": bom[0], "bytes": bom[1],
-                                                                "format": bom[0], "bom": bom[1]}))
+            self._fail(
+                Diagnostic.make(
+                    "ILLEGAL_BOM",
+                    None,
+                    0,
+                    {"format_name": bom[0], "bytes": bom[1], "format": bom[0], "bom": bom[1]},
+                )
+            )
             return []
         kw = dict(KEYWORDS, **_TASK_KEYWORDS) if self.tasks else KEYWORDS
         eng = _Engine(text, self.epp, kw, self.diagnostics)

@@ -3,20 +3,64 @@ after 'x'").  For a string cut off after an interpolation that is whatever the l
 '${...}' matched (a name, a variable, the end of a quoted string, some whitespace, or nothing);
 :func:`scanner_match` reconstructs it from the tokens lexed there.  Only used on that error path.
 """
+
 from __future__ import annotations
 
 import re
 
-from grammar.lexer_text import BLANKS, WS_CHARS, WS_RE
+from puppet_xpp.grammar.lexer_text import BLANKS, WS_CHARS, WS_RE
 
 _BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
 # token types Puppet scans with a regex of their own text
-_SCANNED = frozenset(["NUMBER", "NAME", "WORD", "CLASSREF", "CASE", "CLASS", "DEFAULT", "DEFINE", "IF", "ELSIF",
-                      "ELSE", "INHERITS", "NODE", "AND", "OR", "UNDEF", "BOOLEAN", "IN", "UNLESS", "FUNCTION",
-                      "TYPE", "ATTR", "PRIVATE", "PLAN", "APPLY"])
-_NO_REGEX = frozenset(["RPAREN", "RBRACK", "RRCOLLECT", "RCOLLECT", "NAME", "CLASSREF", "NUMBER",
-                       "STRING", "BOOLEAN", "DQPRE", "DQMID", "DQPOST", "HEREDOC", "REGEX",
-                       "VARIABLE", "WORD"])
+_SCANNED = frozenset(
+    [
+        "NUMBER",
+        "NAME",
+        "WORD",
+        "CLASSREF",
+        "CASE",
+        "CLASS",
+        "DEFAULT",
+        "DEFINE",
+        "IF",
+        "ELSIF",
+        "ELSE",
+        "INHERITS",
+        "NODE",
+        "AND",
+        "OR",
+        "UNDEF",
+        "BOOLEAN",
+        "IN",
+        "UNLESS",
+        "FUNCTION",
+        "TYPE",
+        "ATTR",
+        "PRIVATE",
+        "PLAN",
+        "APPLY",
+    ]
+)
+_NO_REGEX = frozenset(
+    [
+        "RPAREN",
+        "RBRACK",
+        "RRCOLLECT",
+        "RCOLLECT",
+        "NAME",
+        "CLASSREF",
+        "NUMBER",
+        "STRING",
+        "BOOLEAN",
+        "DQPRE",
+        "DQMID",
+        "DQPOST",
+        "HEREDOC",
+        "REGEX",
+        "VARIABLE",
+        "WORD",
+    ]
+)
 
 
 def scanner_match(self, last):
@@ -70,13 +114,13 @@ def scanner_match(self, last):
         elif typ == "STRING":
             matched = _quote_match(self, t.start_pos + 1, t.end_pos)
         elif typ == "REGEX":
-            raw = text[t.start_pos:t.end_pos]
+            raw = text[t.start_pos : t.end_pos]
             matched = "/" if "/" in raw[1:-1] else raw
         elif typ == "VARIABLE":
-            raw = text[t.start_pos:t.end_pos]
+            raw = text[t.start_pos : t.end_pos]
             matched = raw if raw != "$" else None
         elif typ in _SCANNED:
-            matched = text[t.start_pos:t.end_pos]
+            matched = text[t.start_pos : t.end_pos]
         elif typ == "OTHER":
             matched = None
         elif typ == "DIV":
@@ -85,6 +129,7 @@ def scanner_match(self, last):
                 matched = None
         i += 1
     return _gap(self, cur, close, matched)
+
 
 def _gap(self, a: int, b: int, matched):
     text = self.text
@@ -112,9 +157,10 @@ def _gap(self, a: int, b: int, matched):
             break
     return matched
 
+
 def _quote_match(self, s0: int, end: int) -> str:
     text = self.text
     j = end - 1
     while j > s0 and text[j - 1] == "\\":
         j -= 1
-    return text[j - 1 if j > s0 else s0:end]
+    return text[j - 1 if j > s0 else s0 : end]

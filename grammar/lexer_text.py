@@ -5,6 +5,7 @@ Everything here works on Python ``str`` and character indices; :mod:`grammar.lex
 those into UTF-8 byte offsets.  Behaviour follows Puppet 7's Lexer2 (see
 ``/work/shared/notes/language.md`` §1), including its quirks, which are noted where they occur.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,6 +37,7 @@ class LexFail(Exception):
 # scan position itself.  At that first position the [^\\] alternative is tried first, so it may
 # swallow a terminator character: '''  is the string "'", """ is the string '"'.  Emulated by an
 # anchored attempt at the scan position followed by an unanchored search from the next one.
+
 
 def _terminator_finder(term: str, anchored_extra: str = ""):
     anchored = re.compile(r"(?:[^\\]|)(?:\\\\)*(" + term + ")")
@@ -73,12 +75,12 @@ def followed_by(text: str, pos: int) -> str:
     """Puppet's 'followed by' excerpt: the next 5 characters + '...', or '<eof>'."""
     if pos >= len(text):
         return "<eof>"
-    return (text[pos:pos + 5] + "...").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return (text[pos : pos + 5] + "...").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def format_quote(q: str | None) -> str:
     if q == "'":
-        return "\"'\""
+        return '"\'"'
     return "'" + (q or "") + "'"
 
 
@@ -190,7 +192,8 @@ def bad_number(text: str, pos: int) -> LexFail:
 
 _HEREDOC_HEAD = re.compile(
     r"@\(([^:/\r\n)]+)(?::" + BLANK_CLASS + r"*([a-z][a-zA-Z0-9_+]+)" + BLANK_CLASS + r"*)?"
-    r"(?:/((?:[A-Za-z0-9_]|[$])*)" + BLANK_CLASS + r"*)?\)")
+    r"(?:/((?:[A-Za-z0-9_]|[$])*)" + BLANK_CLASS + r"*)?\)"
+)
 _RUBY_STRIP = " \t\n\v\f\r\x00"
 HEREDOC_ALL_ESCAPES = "trnsuL$"
 
@@ -203,7 +206,7 @@ class HeredocSpec:
         self.syntax = syntax
         self.interpolate = interpolate
         self.escapes = escapes  # frozenset of escape strings, as Puppet's resulting_escapes
-        self.end = end          # position after the closing ')'
+        self.end = end  # position after the closing ')'
 
 
 def heredoc_spec(text: str, pos: int) -> HeredocSpec:
@@ -241,8 +244,18 @@ def heredoc_spec(text: str, pos: int) -> HeredocSpec:
 
 
 def heredoc_endline_re(tag: str):
-    return re.compile("(" + BLANK_CLASS + "*)(?:(\\|)" + BLANK_CLASS + "*)?(?:(-)" + BLANK_CLASS + "*)?"
-                      + re.escape(tag) + BLANK_CLASS + "*\\r?(?:\\n|\\Z)")
+    return re.compile(
+        "("
+        + BLANK_CLASS
+        + "*)(?:(\\|)"
+        + BLANK_CLASS
+        + "*)?(?:(-)"
+        + BLANK_CLASS
+        + "*)?"
+        + re.escape(tag)
+        + BLANK_CLASS
+        + "*\\r?(?:\\n|\\Z)"
+    )
 
 
 def heredoc_body(text: str, start: int, tag: str):
@@ -290,6 +303,7 @@ def heredoc_body(text: str, start: int, tag: str):
 class SubLocator:
     """Maps byte offsets in a heredoc's processed text to byte offsets in the enclosing text,
     the way Puppet's SubLocator#to_global does (margins included, quirks included)."""
+
     __slots__ = ("lead", "acc", "line_index", "m1", "plain")
 
     def __init__(self, body_bytes: bytes, lead: int, has_margin: bool, margins: list):
@@ -350,10 +364,10 @@ def epp_text(text: str, pos: int, skip_leading: bool):
             part = text[pos:]
             pos = n
         else:
-            part = text[pos:i + 2]
+            part = text[pos : i + 2]
             pos = i + 2
         if skip_leading:
-            part = part[_EPP_SKIP_LEADING.match(part).end():]
+            part = part[_EPP_SKIP_LEADING.match(part).end() :]
             skip_leading = False
         part = part.replace("%%>", "%>")
         s += part
@@ -366,7 +380,7 @@ def epp_text(text: str, pos: int, skip_leading: bool):
             pos += 1
             m = _EPP_TRIM_TAG.search(s)
             if m:
-                s = s[:m.start()]
+                s = s[: m.start()]
             return s, "epp", pos, None
         if c == "%":
             pos += 1  # '<%%' is a literal '<%'
@@ -378,7 +392,7 @@ def epp_text(text: str, pos: int, skip_leading: bool):
             m = _EPP_COMMENT_END.search(text, pos)
             if m is None:
                 return s, "error", pos, "EPP_UNBALANCED_COMMENT"
-            part = text[pos:m.end()]
+            part = text[pos : m.end()]
             pos = m.end()
             if part[1:2] == "-":
                 s = s.rstrip(" \t")
@@ -411,6 +425,7 @@ def utf8_len(ch: str) -> int:
 
 class ByteMap:
     """char index -> byte offset for a text with non-ASCII characters."""
+
     __slots__ = ("pos", "cum")
 
     def __init__(self, text: str):
@@ -446,11 +461,16 @@ def encode(text: str) -> bytes:
 
 # Byte order marks Puppet rejects: (name, byte pattern (None = any byte), bytes shown)
 _BOMS = [
-    ("UTF-32", (0x00, 0x00, 0xFE, 0xFF), 4), ("UTF-32", (0xFF, 0xFE, 0x00, 0x00), 4),
-    ("GB-18030", (0x84, 0x31, 0x95, 0x33), 4), ("UTF-EBCDIC", (0xDD, 0x73, 0x66, 0x73), 4),
-    ("SCSU", (0x0E, 0xFE, 0xFF, None), 3), ("UTF-8", (0xEF, 0xBB, 0xBF, None), 3),
-    ("UTF-1", (0xF7, 0x64, 0x4C, None), 3), ("BOCU", (0xFB, 0xEE, 0x28, None), 3),
-    ("UTF-16", (0xFE, 0xFF, None, None), 2), ("UTF-16", (0xFF, 0xFE, None, None), 2),
+    ("UTF-32", (0x00, 0x00, 0xFE, 0xFF), 4),
+    ("UTF-32", (0xFF, 0xFE, 0x00, 0x00), 4),
+    ("GB-18030", (0x84, 0x31, 0x95, 0x33), 4),
+    ("UTF-EBCDIC", (0xDD, 0x73, 0x66, 0x73), 4),
+    ("SCSU", (0x0E, 0xFE, 0xFF, None), 3),
+    ("UTF-8", (0xEF, 0xBB, 0xBF, None), 3),
+    ("UTF-1", (0xF7, 0x64, 0x4C, None), 3),
+    ("BOCU", (0xFB, 0xEE, 0x28, None), 3),
+    ("UTF-16", (0xFE, 0xFF, None, None), 2),
+    ("UTF-16", (0xFF, 0xFE, None, None), 2),
 ]
 
 
@@ -462,5 +482,5 @@ def byte_order_mark(text: str):
     head += [-1] * (4 - len(head))
     for name, pattern, size in _BOMS:
         if all(b is None or b == h for b, h in zip(pattern, head)):
-            return name, "[" + " ".join("%X" % b for b in head[:size]) + "]"
+            return name, "[" + " ".join(f"{b:X}" for b in head[:size]) + "]"
     return None

@@ -9,6 +9,7 @@ with the reduce actions of grammar/build.py.  Owning the driver loop gives us:
   reported and the statements that parse are kept in the Program;
 * a region API for the language server: `parse_region` parses a run of top-level statements on its own.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -25,13 +26,44 @@ from .issues import Diagnostic
 
 GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
 MAX_STACK = 6000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead of exhausting later passes
-MAX_DEPTH = 2000  # AST nesting depth (e.g. a chain of 10,000 `+`); every consumer of the AST must cope with it
+MAX_DEPTH = (
+    2000  # AST nesting depth (e.g. a chain of 10,000 `+`); every consumer of the AST must cope with it
+)
 OPENERS = frozenset(("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"))
 # Tokens a statement plausibly starts with: where recovery may resume parsing.
-STARTERS = frozenset((
-    "NAME", "VARIABLE", "CLASSREF", "CLASS", "DEFINE", "NODE", "FUNCTION", "TYPE", "PLAN", "APPLY", "IF",
-    "UNLESS", "CASE", "AT", "ATAT", "STRING", "DQPRE", "WORD", "LISTSTART", "LBRACE", "WSLPAREN", "NOT",
-    "HEREDOC", "NUMBER", "BOOLEAN", "UNDEF", "DEFAULT", "MINUS", "REGEX"))
+STARTERS = frozenset(
+    (
+        "NAME",
+        "VARIABLE",
+        "CLASSREF",
+        "CLASS",
+        "DEFINE",
+        "NODE",
+        "FUNCTION",
+        "TYPE",
+        "PLAN",
+        "APPLY",
+        "IF",
+        "UNLESS",
+        "CASE",
+        "AT",
+        "ATAT",
+        "STRING",
+        "DQPRE",
+        "WORD",
+        "LISTSTART",
+        "LBRACE",
+        "WSLPAREN",
+        "NOT",
+        "HEREDOC",
+        "NUMBER",
+        "BOOLEAN",
+        "UNDEF",
+        "DEFAULT",
+        "MINUS",
+        "REGEX",
+    )
+)
 CLOSERS = frozenset(("RBRACE", "RBRACK", "RPAREN"))
 
 
@@ -45,6 +77,7 @@ class _NoLexer(_LarkLexer):
 
 class _End:
     """The end-of-input token."""
+
     __slots__ = ("start_pos", "end_pos", "value")
     type = "$END"
 
@@ -109,6 +142,7 @@ def _cache_path():
         os.makedirs(d, exist_ok=True)
         with open(GRAMMAR_FILE, "rb") as f:
             import hashlib
+
             h = hashlib.sha256(f.read()).hexdigest()[:16]
         return os.path.join(d, f"lark-{h}.cache")
     except OSError:
@@ -222,13 +256,19 @@ class Driver:
             return None
         if err != resumed:  # an error right where we resumed is a consequence of the previous one
             tok = tokens[err]
-            self.b.diagnostics.append(Diagnostic.make(
-                "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)},
-                file=self.b.file))
+            self.b.diagnostics.append(
+                Diagnostic.make(
+                    "SYNTAX_ERROR",
+                    tok.start_pos,
+                    tok.end_pos - tok.start_pos,
+                    {"where": _where(tok)},
+                    file=self.b.file,
+                )
+            )
         gs = self.t.gotos[stack[j]].get("stmts")
         keep = j + 2 if j + 1 < len(stack) and stack[j + 1] == gs else j + 1
         del stack[keep:]
-        del values[keep - 1:]
+        del values[keep - 1 :]
         self.b.namestack[:] = open_class_names(self.t, stack, values)
         self.b.had_errors = True
         return k
@@ -272,7 +312,9 @@ class Driver:
         if len(stack) > 1 and stack[1] == t.goto_stmts and isinstance(values[0], list):
             return ("stmts", values[0])
         if values and getattr(values[0], "type", None) == "EPP_START":
-            params = values[1] if len(values) > 1 and (values[1] is None or isinstance(values[1], list)) else None
+            params = (
+                values[1] if len(values) > 1 and (values[1] is None or isinstance(values[1], list)) else None
+            )
             gs = t.gotos[stack[2]].get("stmts") if len(stack) > 3 else None
             stmts = values[2] if gs is not None and stack[3] == gs and isinstance(values[2], list) else []
             return ("epp", (values[0], params, stmts))
@@ -311,8 +353,9 @@ def block_context(t: Tables, stack, values):
     for j in range(len(stack) - 1, 0, -1):
         g = gotos[stack[j]]
         if "stmts" in g:
-            if j + 1 < len(stack) and (stack[j + 1] == g.get("statements")
-                                       or getattr(values[j], "type", None) == "RBRACE"):
+            if j + 1 < len(stack) and (
+                stack[j + 1] == g.get("statements") or getattr(values[j], "type", None) == "RBRACE"
+            ):
                 continue  # that body is complete: `{ … }`
             return j
     return None
@@ -324,14 +367,26 @@ def open_class_names(t: Tables, stack, values):
     gotos = t.gotos
     for p in range(len(values) - 1):
         v = values[p]
-        if getattr(v, "type", None) in ("CLASS", "PLAN") and p + 2 < len(stack) \
-                and stack[p + 2] == gotos[stack[p + 1]].get("stacked_classname"):
+        if (
+            getattr(v, "type", None) in ("CLASS", "PLAN")
+            and p + 2 < len(stack)
+            and stack[p + 2] == gotos[stack[p + 1]].get("stacked_classname")
+        ):
             names.append(values[p + 1].value)
     return names
 
 
-_KIND = {"LBRACE": "{", "SELBRACE": "{", "RBRACE": "{", "LBRACK": "[", "LISTSTART": "[", "RBRACK": "[",
-         "LPAREN": "(", "WSLPAREN": "(", "RPAREN": "("}
+_KIND = {
+    "LBRACE": "{",
+    "SELBRACE": "{",
+    "RBRACE": "{",
+    "LBRACK": "[",
+    "LISTSTART": "[",
+    "RBRACK": "[",
+    "LPAREN": "(",
+    "WSLPAREN": "(",
+    "RPAREN": "(",
+}
 
 
 def _resume_in_block(tokens, data, lbrace, err, n):
@@ -348,10 +403,12 @@ def _resume_in_block(tokens, data, lbrace, err, n):
             if kind in open_:
                 while open_.pop() != kind:
                     pass
-            elif kind == "{" and k >= err and (not open_ or b"\n" in data[tokens[k - 1].end_pos:t.start_pos]):
+            elif (
+                kind == "{" and k >= err and (not open_ or b"\n" in data[tokens[k - 1].end_pos : t.start_pos])
+            ):
                 return k  # the body's own `}` (with brackets left open, only when it begins a line)
         elif not open_ and k >= err and ty in STARTERS:
-            if b"\n" in data[tokens[k - 1].end_pos:t.start_pos]:
+            if b"\n" in data[tokens[k - 1].end_pos : t.start_pos]:
                 return k
         if ty in OPENERS:
             open_.append(_KIND[ty])
@@ -373,7 +430,9 @@ def next_resume(tokens, data, scan_from, depth, err, chunk_start):
             d = max(0, d - 1)
         if (k > err or (k == err and err > chunk_start)) and ty in STARTERS:
             s = t.start_pos
-            if (k == 0 or b"\n" in data[tokens[k - 1].end_pos:s]) and (d == 0 or s == 0 or data[s - 1:s] == b"\n"):
+            if (k == 0 or b"\n" in data[tokens[k - 1].end_pos : s]) and (
+                d == 0 or s == 0 or data[s - 1 : s] == b"\n"
+            ):
                 return k, d
         if ty in OPENERS:
             d += 1
@@ -387,9 +446,15 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
     try:
         value, err = driver.run(tokens, 0, n, eof_pos)
     except _TooDeep as e:
-        builder.diagnostics.append(Diagnostic.make("PARSE_TOO_DEEP", tokens[e.index].start_pos,
-                                                   tokens[e.index].end_pos - tokens[e.index].start_pos,
-                                                   {"limit": MAX_STACK}, file=builder.file))
+        builder.diagnostics.append(
+            Diagnostic.make(
+                "PARSE_TOO_DEEP",
+                tokens[e.index].start_pos,
+                tokens[e.index].end_pos - tokens[e.index].start_pos,
+                {"limit": MAX_STACK},
+                file=builder.file,
+            )
+        )
         return None
     if err is None:
         if builder.had_errors:  # recovered inside bodies: only the definitions that were kept
@@ -405,9 +470,15 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
         kind, got = value or (None, None)
         tok = tokens[err] if err < n else _End(eof_pos)
         if report:
-            builder.diagnostics.append(Diagnostic.make(
-                "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)},
-                file=builder.file))
+            builder.diagnostics.append(
+                Diagnostic.make(
+                    "SYNTAX_ERROR",
+                    tok.start_pos,
+                    tok.end_pos - tok.start_pos,
+                    {"where": _where(tok)},
+                    file=builder.file,
+                )
+            )
         if kind == "epp":
             tok0, params, stmts = got
             stmts = builder.statements(stmts)
@@ -493,6 +564,7 @@ def fix_positions(root):
 def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
     """Parse Puppet source text. Never raises for bad input: problems are diagnostics."""
     from .lexer import Lexer
+
     if epp is None:
         epp = file.endswith(".epp")
     locator = A.make_locator(text, file)
@@ -521,7 +593,8 @@ def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool =
     if program is not None:
         deep = fix_positions(program)
         if deep is not None:
-            diagnostics.append(Diagnostic.make("PARSE_TOO_DEEP", deep.offset, deep.length, {"limit": MAX_DEPTH},
-                                               file=file))
+            diagnostics.append(
+                Diagnostic.make("PARSE_TOO_DEEP", deep.offset, deep.length, {"limit": MAX_DEPTH}, file=file)
+            )
             program = None
     return ParseResult(program, diagnostics, locator, tokens, builder.had_errors)

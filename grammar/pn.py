@@ -7,6 +7,7 @@ The transform is a table from AST type name to a function; PN values are small t
 Deliberate difference: Puppet 7.23 crashes dumping a captures-rest parameter (`*$x`); we print the
 intended `{:splat true}` entry.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,6 +73,7 @@ def _call_pn(r, nr):
         if e.lambda_ is not None:
             entries.append(("block", _t(e.lambda_)))
         return _as_call(r if e.rval_required else nr, mp(entries))
+
     return f
 
 
@@ -102,6 +104,7 @@ def _definition(kind, parent_attr=None, returns=False):
         if returns and e.return_type is not None:
             entries.append(("returns", _t(e.return_type)))
         return _as_call(kind, mp(entries))
+
     return f
 
 
@@ -113,6 +116,7 @@ def _if(name):
         if not _nop(e.else_expr):
             entries.append(_block_entry("else", e.else_expr))
         return _as_call(name, mp(entries))
+
     return f
 
 
@@ -235,11 +239,13 @@ _TRANSFORM = {
     "RenderExpression": lambda e: call("render", _t(e.expr)),
     "RenderStringExpression": lambda e: _as_call("render-s", lit(e.value)),
     "ReservedWord": lambda e: _as_call("reserved", lit(e.word)),
-    "ResourceDefaultsExpression": lambda e: _as_call("resource-defaults", mp(_form(
-        [("type", _t(e.type_ref)), ("ops", _t(e.operations))], e))),
+    "ResourceDefaultsExpression": lambda e: _as_call(
+        "resource-defaults", mp(_form([("type", _t(e.type_ref)), ("ops", _t(e.operations))], e))
+    ),
     "ResourceExpression": _resource,
-    "ResourceOverrideExpression": lambda e: _as_call("resource-override", mp(_form(
-        [("resources", _t(e.resources)), ("ops", _t(e.operations))], e))),
+    "ResourceOverrideExpression": lambda e: _as_call(
+        "resource-override", mp(_form([("resources", _t(e.resources)), ("ops", _t(e.operations))], e))
+    ),
     "ResourceTypeDefinition": _definition("define"),
     "SelectorEntry": lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
     "SelectorExpression": lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
@@ -253,8 +259,12 @@ _TRANSFORM = {
     "VariableExpression": _var,
     "VirtualQuery": _query("virtual-query"),
     "Parameter": lambda e: _params([e])[1][1][0][1],
-    "ResourceBody": lambda e: _as_call("resource_body", mp([("title", _t(e.title)), ("ops", _t(e.operations))])),
-    "ApplyExpression": lambda e: _as_call("apply", mp([("args", _t(e.arguments)), _block_entry("body", e.body)])),
+    "ResourceBody": lambda e: _as_call(
+        "resource_body", mp([("title", _t(e.title)), ("ops", _t(e.operations))])
+    ),
+    "ApplyExpression": lambda e: _as_call(
+        "apply", mp([("args", _t(e.arguments)), _block_entry("body", e.body)])
+    ),
 }
 _missing = set(A.CONCRETE) - set(_TRANSFORM) - {"Locator"}
 assert not _missing, _missing
@@ -295,7 +305,7 @@ def _quote(s: str) -> str:
         elif ch == "\\":
             out.append("\\\\")
         elif c < 0x20:
-            out.append("\\o%03o" % c)
+            out.append(f"\\o{c:03o}")
         else:
             out.append(ch)
     out.append('"')

@@ -1,4 +1,5 @@
 """Ruby's text forms of values, where Puppet's output depends on them (one implementation each)."""
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,7 @@ def float_to_s(f: float) -> str:
         else:
             s = digits[:decpt] + "." + digits[decpt:]
     else:
-        s = digits[0] + "." + (digits[1:] or "0") + "e" + ("%+03d" % (decpt - 1))
+        s = digits[0] + "." + (digits[1:] or "0") + "e" + f"{decpt - 1:+03d}"
     return sign + s
 
 
@@ -42,7 +43,7 @@ def escape_slash(source: str) -> str:
     while i < n:
         c = source[i]
         if c == "\\" and i + 1 < n:
-            out.append(source[i:i + 2])
+            out.append(source[i : i + 2])
             i += 2
             continue
         out.append("\\/" if c == "/" else c)

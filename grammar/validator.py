@@ -1,7 +1,7 @@
 """Static validation of a parsed Puppet program: Puppet 7's ``Checker4_0`` (and ``TasksChecker`` with
 ``tasks=True``), with Puppet's issue codes, severities, messages, positions and order.
 
-    from grammar.validator import validate
+    from puppet_xpp.grammar.validator import validate
     diagnostics = validate(program, strict="warning", tasks=False, file="x.pp",
                            modulepath=["/etc/puppetlabs/code/modules"], manifest=None)
 
@@ -25,6 +25,7 @@ Behaviour taken over from Puppet on purpose:
   (``1`` and ``1.0`` differ; type references, ``-1`` and other non-literals are never compared);
 * unreachable checks of Puppet (MISSING_INDEX, which names an issue that does not exist) are left out.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,19 @@ from .issues import ISSUES, Diagnostic
 from .ruby import escape_slash, float_to_s
 from .validator_labels import a_an, a_an_uc, label, the
 
-__all__ = ["validate", "namespace_for_file", "NO_NAMESPACE", "BAD_MODULE_FILE", "idem", "contents",
-           "literal_value", "literal_key", "ruby_to_s", "Checker", "TasksChecker"]
+__all__ = [
+    "validate",
+    "namespace_for_file",
+    "NO_NAMESPACE",
+    "BAD_MODULE_FILE",
+    "idem",
+    "contents",
+    "literal_value",
+    "literal_key",
+    "ruby_to_s",
+    "Checker",
+    "TasksChecker",
+]
 
 _T = ast.TYPES
 Program = _T["Program"]
@@ -83,8 +95,8 @@ RenderStringExpression = _T["RenderStringExpression"]
 AssignmentExpression = _T["AssignmentExpression"]
 VirtualQuery = _T["VirtualQuery"]
 
-MAX_INTEGER = 2 ** 63 - 1
-MIN_INTEGER = -(2 ** 63)
+MAX_INTEGER = 2**63 - 1
+MIN_INTEGER = -(2**63)
 
 # Puppet's name patterns (Ruby's \w is ASCII-only, hence re.ASCII); used with fullmatch (\A...\z).
 _CLASSREF_DECL = re.compile(r"[a-z]\w*(?:::[a-z]\w*)*", re.ASCII)
@@ -98,7 +110,8 @@ _ILLEGAL_HOSTNAME_CHARS = re.compile(r"[^-\w.]", re.ASCII)
 
 RESERVED_TYPE_NAMES = frozenset(
     "type any unit scalar boolean numeric integer float collection array hash tuple struct variant optional "
-    "enum regexp pattern runtime init object sensitive semver semverrange string timestamp timespan typeset".split())
+    "enum regexp pattern runtime init object sensitive semver semverrange string timestamp timespan typeset".split()
+)
 FUTURE_RESERVED_WORDS = frozenset({"plan"})
 RESERVED_PARAMETERS = frozenset({"name", "title"})
 
@@ -108,6 +121,7 @@ _MODULE_DIRS = frozenset({"manifests", "functions", "types", "plans"})
 
 
 # ----------------------------------------------------------------------------------------------- model walk
+
 
 def _containment(cls) -> tuple:
     """(attribute, is_list) of the contained attributes of a model class, in Puppet's content order."""
@@ -154,10 +168,12 @@ def _by_class(table: dict, default):
                     break
             cache[cls] = r
         return r
+
     return resolve
 
 
 # ----------------------------------------------------------------------------------------------- idem
+
 
 def _idem_block(o):
     return all(idem(s) for s in o.statements)
@@ -175,16 +191,32 @@ def _idem_case_option(o):
     return all(idem(v) for v in o.values) and idem(o.then_expr)
 
 
-_IDEM = _by_class({
-    "Nop": True, "Literal": True, "LiteralList": True, "LiteralHash": True, "AccessExpression": True,
-    "BinaryExpression": True, "MatchExpression": False, "RelationshipExpression": False,
-    "AssignmentExpression": False, "UnaryExpression": True,
-    "ParenthesizedExpression": lambda o: idem(o.expr),
-    "RenderExpression": False, "RenderStringExpression": False,
-    "BlockExpression": _idem_block, "ConcatenatedString": True, "HeredocExpression": True,
-    "SelectorExpression": True, "ApplyExpression": False, "IfExpression": _idem_if,
-    "CaseExpression": _idem_case, "CaseOption": _idem_case_option,
-}, False)
+_IDEM = _by_class(
+    {
+        "Nop": True,
+        "Literal": True,
+        "LiteralList": True,
+        "LiteralHash": True,
+        "AccessExpression": True,
+        "BinaryExpression": True,
+        "MatchExpression": False,
+        "RelationshipExpression": False,
+        "AssignmentExpression": False,
+        "UnaryExpression": True,
+        "ParenthesizedExpression": lambda o: idem(o.expr),
+        "RenderExpression": False,
+        "RenderStringExpression": False,
+        "BlockExpression": _idem_block,
+        "ConcatenatedString": True,
+        "HeredocExpression": True,
+        "SelectorExpression": True,
+        "ApplyExpression": False,
+        "IfExpression": _idem_if,
+        "CaseExpression": _idem_case,
+        "CaseOption": _idem_case_option,
+    },
+    False,
+)
 
 
 def idem(o) -> bool:
@@ -197,12 +229,14 @@ def idem(o) -> bool:
 
 # ----------------------------------------------------------------------------------------------- literal keys
 
+
 class _NotLiteral(Exception):
     pass
 
 
 class _DefaultValue:
     """Ruby's :default (the literal value of ``default``)."""
+
     __slots__ = ()
 
 
@@ -218,6 +252,7 @@ class RubyRegexp:
 
 class RubyHash:
     """A Ruby Hash built from literal entries: ordered (key, value) pairs, later values win."""
+
     __slots__ = ("pairs",)
 
     def __init__(self, pairs):
@@ -285,8 +320,18 @@ def literal_key(v):
     raise TypeError(type(v))
 
 
-_INSPECT_ESC = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f", "\v": "\\v", "\b": "\\b", "\a": "\\a",
-                "\x1b": "\\e", '"': '\\"', "\\": "\\\\"}
+_INSPECT_ESC = {
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\f": "\\f",
+    "\v": "\\v",
+    "\b": "\\b",
+    "\a": "\\a",
+    "\x1b": "\\e",
+    '"': '\\"',
+    "\\": "\\\\",
+}
 
 
 def _ruby_inspect_str(s: str) -> str:
@@ -344,6 +389,7 @@ def ruby_to_s(v) -> str:
 
 # ----------------------------------------------------------------------------------------------- module layout
 
+
 def _expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
@@ -369,7 +415,7 @@ def namespace_for_file(file, modulepath=(), manifest=None) -> str:
     for d in modulepath or ():
         parent = os.path.normpath(_expand(str(d))) + os.sep
         if path.startswith(parent):
-            rel = path[len(parent):]
+            rel = path[len(parent) :]
             break
     if rel is None:
         return NO_NAMESPACE
@@ -386,6 +432,7 @@ def namespace_for_file(file, modulepath=(), manifest=None) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- the checker
+
 
 class _Abort(Exception):
     """A heredoc syntax checker failed: Puppet raises it at once and validation stops."""
@@ -537,7 +584,9 @@ class Checker:
                 return
             if isinstance(o, BlockExpression):
                 c = self.container(idx)
-                if not isinstance(c, Program) and isinstance(definition, (FunctionDefinition, TypeAlias, TypeDefinition)):
+                if not isinstance(c, Program) and isinstance(
+                    definition, (FunctionDefinition, TypeAlias, TypeDefinition)
+                ):
                     self.accept("NOT_ABSOLUTE_TOP_LEVEL", definition, value=a_an_uc(definition))
                     return
                 continue
@@ -561,7 +610,9 @@ class Checker:
             for x in o.values:
                 self.assign(x)
         else:
-            self.accept("ILLEGAL_ASSIGNMENT_VIA_INDEX" if via_index else "ILLEGAL_ASSIGNMENT", o, value=a_an(o))
+            self.accept(
+                "ILLEGAL_ASSIGNMENT_VIA_INDEX" if via_index else "ILLEGAL_ASSIGNMENT", o, value=a_an(o)
+            )
 
     # -- rvalue / relation / query / hostname
 
@@ -609,8 +660,9 @@ class Checker:
             if _ILLEGAL_HOSTNAME_CHARS.search(text):
                 self.accept("ILLEGAL_HOSTNAME_CHARS", o, hostname=text)
         else:
-            self.accept("ILLEGAL_EXPRESSION", o, expression=a_an_uc(o), feature="hostname",
-                        container=a_an(semantic))
+            self.accept(
+                "ILLEGAL_EXPRESSION", o, expression=a_an_uc(o), feature="hostname", container=a_an(semantic)
+            )
 
     # -- internal checks shared by several definitions
 
@@ -621,8 +673,9 @@ class Checker:
         if isinstance(n, QualifiedReference):
             self.check_future_reserved_word(r, n.value)
         else:
-            self.accept("ILLEGAL_EXPRESSION", r, expression=a_an_uc(r), feature="a type reference",
-                        container=a_an(o))
+            self.accept(
+                "ILLEGAL_EXPRESSION", r, expression=a_an_uc(r), feature="a type reference", container=a_an(o)
+            )
 
     def check_return_type(self, o):
         if o.return_type is not None:
@@ -700,7 +753,7 @@ class Checker:
         body = prog.body
         if isinstance(body, Nop):
             return
-        for s in (body.statements if isinstance(body, BlockExpression) else (body,)):
+        for s in body.statements if isinstance(body, BlockExpression) else (body,):
             if not (isinstance(s, Definition) and not isinstance(s, NodeDefinition)):
                 self.accept("ILLEGAL_TOP_CONSTRUCT_LOCATION", s, value=label(s))
 
@@ -719,6 +772,7 @@ class Checker:
         while segments and segments[-1] == "":
             segments.pop()
         from .validator_syntax import CHECKERS
+
         checker = None
         while segments:
             checker = CHECKERS.get("+".join(segments))
@@ -732,8 +786,16 @@ class Checker:
         if problem is not None:
             code, detail = problem
             severity = ISSUES[code].severity
-            raise _Abort(Diagnostic.make(code, ref.offset, ref.length or 0,
-                                         {"syntax": syntax, "detail": detail}, severity, self.file or ""))
+            raise _Abort(
+                Diagnostic.make(
+                    code,
+                    ref.offset,
+                    ref.length or 0,
+                    {"syntax": syntax, "detail": detail},
+                    severity,
+                    self.file or "",
+                )
+            )
 
     # ------------------------------------------------------------------------------------------- checks
 
@@ -778,15 +840,17 @@ class Checker:
     def check_CallNamedFunctionExpression(self, o):
         f = o.functor_expr
         if isinstance(f, QualifiedReference) or (
-                isinstance(f, AccessExpression) and isinstance(f.left_expr, QualifiedReference)):
+            isinstance(f, AccessExpression) and isinstance(f.left_expr, QualifiedReference)
+        ):
             return
         if isinstance(f, QualifiedName):
             return
         if isinstance(f, RenderStringExpression):
             self.accept("ILLEGAL_EPP_PARAMETERS", o)
         else:
-            self.accept("ILLEGAL_EXPRESSION", f, expression=a_an_uc(f), feature="function name",
-                        container=a_an(o))
+            self.accept(
+                "ILLEGAL_EXPRESSION", f, expression=a_an_uc(f), feature="function name", container=a_an(o)
+            )
 
     def check_EppExpression(self, o):
         p = self.container()
@@ -815,14 +879,24 @@ class Checker:
 
     def check_CollectExpression(self, o):
         if not isinstance(o.type_expr, QualifiedReference):
-            self.accept("ILLEGAL_EXPRESSION", o.type_expr, expression=a_an_uc(o.type_expr), feature="type name",
-                        container=a_an(o))
+            self.accept(
+                "ILLEGAL_EXPRESSION",
+                o.type_expr,
+                expression=a_an_uc(o.type_expr),
+                feature="type name",
+                container=a_an(o),
+            )
 
     def check_NamedAccessExpression(self, o):
         name = o.right_expr
         if not isinstance(name, QualifiedName):
-            self.accept("ILLEGAL_EXPRESSION", name, expression=a_an_uc(name), feature="function name",
-                        container=a_an(self.container()))
+            self.accept(
+                "ILLEGAL_EXPRESSION",
+                name,
+                expression=a_an_uc(name),
+                feature="function name",
+                container=a_an(self.container()),
+            )
 
     def check_NamedDefinition(self, o):
         self.top(o)
@@ -902,7 +976,9 @@ class Checker:
         v = o.value
         if v < MIN_INTEGER or v > MAX_INTEGER:
             hexv = ("+" if v >= 0 else "-") + hex(abs(v))
-            self.accept("NUMERIC_OVERFLOW", o, expression=a_an_uc(o), bound="max" if v > 0 else "min", value=hexv)
+            self.accept(
+                "NUMERIC_OVERFLOW", o, expression=a_an_uc(o), bound="max" if v > 0 else "min", value=hexv
+            )
 
     def check_LiteralHash(self, o):
         seen = set()
@@ -1052,6 +1128,7 @@ class TasksChecker(Checker):
                 base(self, o)
             else:
                 self.illegal_tasks_expression(o)
+
         check.__name__ = name
         return check
 
@@ -1070,8 +1147,15 @@ class TasksChecker(Checker):
         return False
 
 
-def validate(program, *, strict: str = "warning", tasks: bool = False, file: str | None = None,
-             modulepath=(), manifest: str | None = None) -> list[Diagnostic]:
+def validate(
+    program,
+    *,
+    strict: str = "warning",
+    tasks: bool = False,
+    file: str | None = None,
+    modulepath=(),
+    manifest: str | None = None,
+) -> list[Diagnostic]:
     """Validate a parsed program; returns the diagnostics in Puppet's order.
 
     ``file`` defaults to the program's locator file; it names the file in diagnostics and drives the

@@ -4,6 +4,7 @@
 prefix an indefinite article, ``the`` / ``the_uc`` a definite one.  This is the only place that knows the
 label texts; the validator and any other message producer call these functions.
 """
+
 from __future__ import annotations
 
 from . import ast

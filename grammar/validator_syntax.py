@@ -9,6 +9,7 @@ parser accepts (any value at the top, ``/* */`` and ``//`` comments, no NaN/Infi
 commas); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
 parse (and validate) the text with our own parser.
 """
+
 from __future__ import annotations
 
 import re
@@ -89,9 +90,11 @@ class _Json:
                 if e == "u":
                     if not _HEX4.fullmatch(s, i + 2, i + 6):
                         raise _JsonError(start)
-                    code = int(s[i + 2:i + 6], 16)
+                    code = int(s[i + 2 : i + 6], 16)
                     i += 6
-                    if 0xD800 <= code <= 0xDBFF and not (s.startswith("\\u", i) and _HEX4.fullmatch(s, i + 2, i + 6)):
+                    if 0xD800 <= code <= 0xDBFF and not (
+                        s.startswith("\\u", i) and _HEX4.fullmatch(s, i + 2, i + 6)
+                    ):
                         raise _JsonError(start)
                     continue
                 if ord(e) < 0x20:
@@ -145,7 +148,7 @@ def _check_json(text):
     try:
         _Json(text).document()
     except _JsonError as e:
-        rest = text[e.pos:]
+        rest = text[e.pos :]
         msg = f"unexpected token at '{rest}'"
         msg = msg[:100].replace("\r\n", "\\n").replace("\n", "\\n")
         return "ILLEGAL_JSON", f'JSON syntax checker: Cannot parse invalid JSON string. "{msg}"'
@@ -179,8 +182,10 @@ def _check_base64(text):
     if (len(cleaned.encode("utf-8", "surrogateescape")) * 8) % 6 != 0:
         msg = "Base64 syntax checker: Cannot parse invalid Base64 string - padding is not correct"
     else:
-        msg = ("Base64 syntax checker: Cannot parse invalid Base64 string - contains letters outside strict "
-               "base 64 range (or whitespace)")
+        msg = (
+            "Base64 syntax checker: Cannot parse invalid Base64 string - contains letters outside strict "
+            "base 64 range (or whitespace)"
+        )
     return "ILLEGAL_BASE64", msg
 
 
@@ -196,6 +201,7 @@ class LoggedDiagnostic(Diagnostic):
     Its line and column are relative to the heredoc text (that is what Puppet reports), so it has no
     offset in the file; ``line_col`` returns the stored position whatever the locator.
     """
+
     at_line: int | None = None
     at_column: int | None = None
 
@@ -266,8 +272,10 @@ def _parse_and_validate(text, *, epp, strict, tasks):
     for e in errors[:MAX_ERRORS]:
         logged.append(_logged(e, loc, "error"))
     if warnings:
-        return (f"Language validation logged {len(errors)} errors, and {len(warnings)} warnings. Giving up",
-                logged)
+        return (
+            f"Language validation logged {len(errors)} errors, and {len(warnings)} warnings. Giving up",
+            logged,
+        )
     return f"Language validation logged {len(errors)} errors. Giving up", logged
 
 

@@ -9,17 +9,18 @@ or statement-list bodies an edit touches) and validation is cached per top-level
 Positions: the AST and the diagnostics use UTF-8 byte offsets; LSP uses 0-based lines and columns in
 UTF-16 code units (or UTF-8 / UTF-32 when negotiated).  :class:`LineIndex` converts both ways.
 """
+
 from __future__ import annotations
 
 import bisect
 import os
 from dataclasses import dataclass
 
-
 SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_HINT = 1, 2, 3, 4
 
 
 # ----------------------------------------------------------------------------------------------- positions
+
 
 class LineIndex:
     """Byte offsets <-> (line, column) for one text.  ``encoding``: 'utf-16' (LSP default), 'utf-8', 'utf-32'."""
@@ -99,9 +100,11 @@ def _utf16_len(s: str) -> int:
 
 # ----------------------------------------------------------------------------------------------- analysis
 
+
 @dataclass
 class Analysis:
     """One analysed version of a document."""
+
     version: int | None
     text: str
     data: bytes
@@ -122,6 +125,7 @@ class Analysis:
 @dataclass
 class LspDiagnostic:
     """A diagnostic in LSP terms (converted by lsp.py into lsprotocol objects)."""
+
     start: tuple
     end: tuple
     severity: int
@@ -142,7 +146,7 @@ def to_lsp_diagnostics(an: Analysis) -> list[LspDiagnostic]:
         ln = d.length or 0
         if ln <= 0:
             # a point: show it on the character there (or the token starting there)
-            ln = _token_len_at(an, off) or (1 if off < n and data[off:off + 1] not in (b"\n", b"") else 0)
+            ln = _token_len_at(an, off) or (1 if off < n and data[off : off + 1] not in (b"\n", b"") else 0)
         start, end = an.lines.range(off, min(ln, n - off))
         sev = SEVERITY_ERROR if d.severity == "error" else SEVERITY_WARNING
         out.append(LspDiagnostic(start, end, sev, d.code, d.message, d.severity == "deprecation"))
@@ -156,7 +160,7 @@ def _token_len_at(an: Analysis, off: int) -> int:
     i = bisect.bisect_left(toks, off, key=_start)
     if i < len(toks) and toks[i].start_pos == off:
         t = toks[i]
-        if t.end_pos > off and b"\n" not in an.data[off:t.end_pos]:
+        if t.end_pos > off and b"\n" not in an.data[off : t.end_pos]:
             return t.end_pos - off
     return 0
 
@@ -167,10 +171,12 @@ def _start(t):
 
 # ----------------------------------------------------------------------------------------------- documents
 
+
 @dataclass
 class DocConfig:
     """How one document is parsed and validated (from server.workspace.file_context + settings)."""
-    file: str = ""                 # the file name given to the parser (absolute path, or '' for untitled)
+
+    file: str = ""  # the file name given to the parser (absolute path, or '' for untitled)
     epp: bool = False
     tasks: bool = False
     strict: str = "warning"
@@ -185,6 +191,7 @@ class Document:
 
     def __init__(self, uri: str, text: str, version: int | None, config: DocConfig, encoding: str = "utf-16"):
         from .analysis_incremental import IncrementalParser
+
         self.uri = uri
         self.config = config
         self.encoding = encoding
@@ -234,28 +241,52 @@ class Document:
             p = self.parser
             p.update()
             self._analysis = Analysis(
-                self.version, p.text, p.data, p.program, p.tokens, p.locator, p.parse_diagnostics(),
-                p.validation_diagnostics(), self.line_index(), self.config.epp, self.config.tasks)
+                self.version,
+                p.text,
+                p.data,
+                p.program,
+                p.tokens,
+                p.locator,
+                p.parse_diagnostics(),
+                p.validation_diagnostics(),
+                self.line_index(),
+                self.config.epp,
+                self.config.tasks,
+            )
             self.edits_since_analysis = 0
         return self._analysis
 
 
 def doc_config_for(path: str | None, settings, roots=()) -> DocConfig:
     from .workspace import file_context
+
     ctx = file_context(path, settings, roots)
-    return DocConfig(file=path or "", epp=bool(path and path.endswith(".epp")), tasks=ctx.tasks,
-                     strict=settings.strict, modulepath=ctx.modulepath, manifest=ctx.manifest)
+    return DocConfig(
+        file=path or "",
+        epp=bool(path and path.endswith(".epp")),
+        tasks=ctx.tasks,
+        strict=settings.strict,
+        modulepath=ctx.modulepath,
+        manifest=ctx.manifest,
+    )
 
 
 def full_analysis(text: str, config: DocConfig):
     """(ParseResult, validation diagnostics) of a full parse: the reference the incremental path must equal."""
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
     res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
     vd = []
     if res.program is not None:
-        vd = validate(res.program, strict=config.strict, tasks=config.tasks, file=config.file or None,
-                      modulepath=config.modulepath, manifest=config.manifest)
+        vd = validate(
+            res.program,
+            strict=config.strict,
+            tasks=config.tasks,
+            file=config.file or None,
+            modulepath=config.modulepath,
+            manifest=config.manifest,
+        )
     return res, vd
 
 
@@ -269,6 +300,7 @@ def read_text(path: str) -> str | None:
 
 def path_of_uri(uri: str) -> str | None:
     from urllib.parse import unquote, urlparse
+
     u = urlparse(uri)
     if u.scheme != "file":
         return None
@@ -280,4 +312,5 @@ def path_of_uri(uri: str) -> str | None:
 
 def uri_of_path(path: str) -> str:
     from urllib.parse import quote
+
     return "file://" + quote(os.path.abspath(path))

@@ -4,27 +4,40 @@ Program the parser recovered, so the valid parts of a file with syntax errors ke
 
 Results are plain tuples/dicts in LSP shapes ((line, col) pairs), converted by server/lsp.py.
 """
+
 from __future__ import annotations
 
 import bisect
 import re
 
-from grammar import ast as A
+from puppet_xpp.grammar import ast as A
 
 from . import analysis_data as D
 
 T = A.TYPES
 Node = A.Node
-DEFINITIONS = (T["HostClassDefinition"], T["ResourceTypeDefinition"], T["FunctionDefinition"],
-               T["TypeAlias"], T["NodeDefinition"], T["TypeDefinition"])
+DEFINITIONS = (
+    T["HostClassDefinition"],
+    T["ResourceTypeDefinition"],
+    T["FunctionDefinition"],
+    T["TypeAlias"],
+    T["NodeDefinition"],
+    T["TypeDefinition"],
+)
 
 # LSP SymbolKind numbers
 SK_MODULE, SK_CLASS, SK_METHOD, SK_PROPERTY, SK_FIELD, SK_FUNCTION, SK_VARIABLE = 2, 5, 6, 7, 8, 12, 13
 SK_OBJECT, SK_STRUCT, SK_TYPEPARAM, SK_INTERFACE = 19, 23, 26, 11
 
-KIND_NAMES = {T["HostClassDefinition"]: "class", T["ResourceTypeDefinition"]: "define",
-              T["FunctionDefinition"]: "function", T["PlanDefinition"]: "plan", T["TypeAlias"]: "type",
-              T["NodeDefinition"]: "node", T["TypeDefinition"]: "type"}
+KIND_NAMES = {
+    T["HostClassDefinition"]: "class",
+    T["ResourceTypeDefinition"]: "define",
+    T["FunctionDefinition"]: "function",
+    T["PlanDefinition"]: "plan",
+    T["TypeAlias"]: "type",
+    T["NodeDefinition"]: "node",
+    T["TypeDefinition"]: "type",
+}
 
 
 def symbol_kind(node) -> int:
@@ -50,10 +63,11 @@ def kind_name(node) -> str:
 
 # ----------------------------------------------------------------------------------------------- helpers
 
+
 def src(an, node) -> str:
     if node is None or node.offset is None:
         return ""
-    return an.data[node.offset:node.offset + max(0, node.length)].decode("utf-8", "replace")
+    return an.data[node.offset : node.offset + max(0, node.length)].decode("utf-8", "replace")
 
 
 def name_span(an, node):
@@ -68,9 +82,11 @@ def name_span(an, node):
         t = toks[k]
         if t.start_pos >= end:
             break
-        if t.type in ("NAME", "WORD", "CLASSREF", "STRING") and (want is None or str(t.value).lower().lstrip(":") ==
-                                                                   str(want).lower().lstrip(":").split("::")[-1]
-                                                                   or str(t.value).lower().lstrip(":") == str(want).lower().lstrip(":")):
+        if t.type in ("NAME", "WORD", "CLASSREF", "STRING") and (
+            want is None
+            or str(t.value).lower().lstrip(":") == str(want).lower().lstrip(":").split("::")[-1]
+            or str(t.value).lower().lstrip(":") == str(want).lower().lstrip(":")
+        ):
             return t.start_pos, t.end_pos - t.start_pos
     return node.offset, 0
 
@@ -117,7 +133,7 @@ def summary_of(doc: str) -> str:
     for line in doc.splitlines():
         s = line.strip()
         if s.startswith("@summary"):
-            return s[len("@summary"):].strip()
+            return s[len("@summary") :].strip()
         if s.startswith("@"):
             break
         text.append(s)
@@ -203,6 +219,7 @@ def node_path(program, off: int) -> list:
 
 # ----------------------------------------------------------------------------------------------- symbols
 
+
 def document_symbols(an) -> list:
     """[{name, detail, kind, range:(off,len), selection:(off,len), children}]"""
     prog = an.program
@@ -225,25 +242,56 @@ def _symbols_of(an, s) -> list:
         kids = []
         for p in getattr(s, "parameters", []) or []:
             detail = src(an, p.type_expr) if p.type_expr is not None else ""
-            kids.append({"name": "$" + p.name, "detail": detail, "kind": SK_PROPERTY,
-                         "range": (p.offset, p.length), "selection": (p.offset, p.length), "children": []})
+            kids.append(
+                {
+                    "name": "$" + p.name,
+                    "detail": detail,
+                    "kind": SK_PROPERTY,
+                    "range": (p.offset, p.length),
+                    "selection": (p.offset, p.length),
+                    "children": [],
+                }
+            )
         kids.extend(_symbols_in(an, statements_of(getattr(s, "body", None))))
-        return [{"name": name, "detail": kind_name(s), "kind": symbol_kind(s), "range": (s.offset, s.length),
-                 "selection": name_span(an, s), "children": kids}]
+        return [
+            {
+                "name": name,
+                "detail": kind_name(s),
+                "kind": symbol_kind(s),
+                "range": (s.offset, s.length),
+                "selection": name_span(an, s),
+                "children": kids,
+            }
+        ]
     if t is T["ResourceExpression"]:
         tn = s.type_name
         tname = tn.value if hasattr(tn, "value") else src(an, tn)
         out = []
         for b in s.bodies:
             title = src(an, b.title) if b.title is not None else ""
-            out.append({"name": f"{tname} {title}".strip(), "detail": "resource", "kind": SK_OBJECT,
-                        "range": (s.offset, s.length), "selection": (tn.offset, tn.length), "children": []})
+            out.append(
+                {
+                    "name": f"{tname} {title}".strip(),
+                    "detail": "resource",
+                    "kind": SK_OBJECT,
+                    "range": (s.offset, s.length),
+                    "selection": (tn.offset, tn.length),
+                    "children": [],
+                }
+            )
         return out
     if t is T["AssignmentExpression"] and type(s.left_expr) is T["VariableExpression"]:
         v = s.left_expr
-        return [{"name": "$" + getattr(v.expr, "value", ""), "detail": "variable", "kind": SK_VARIABLE,
-                 "range": (v.offset, max(v.length, s.offset + s.length - v.offset)),
-                 "selection": (v.offset, v.length), "children": []}]
+        return [
+            {
+                "name": "$" + getattr(v.expr, "value", ""),
+                "detail": "variable",
+                "kind": SK_VARIABLE,
+                "range": (v.offset, max(v.length, s.offset + s.length - v.offset)),
+                "selection": (v.offset, v.length),
+                "children": [],
+            }
+        ]
     out = []
     if t in (T["IfExpression"], T["UnlessExpression"]):
         out.extend(_symbols_in(an, statements_of(s.then_expr)))
@@ -259,6 +307,7 @@ def _symbols_of(an, s) -> list:
 
 
 # ----------------------------------------------------------------------------------------------- folding
+
 
 def folding_ranges(an) -> list:
     """[(start_line, end_line, kind)] kind: None | 'comment' | 'region'."""
@@ -309,12 +358,47 @@ def folding_ranges(an) -> list:
 
 # ----------------------------------------------------------------------------------------------- semantic tokens
 
-TOKEN_TYPES = ["keyword", "variable", "string", "number", "regexp", "comment", "type", "class", "function",
-               "property", "parameter", "operator"]
+TOKEN_TYPES = [
+    "keyword",
+    "variable",
+    "string",
+    "number",
+    "regexp",
+    "comment",
+    "type",
+    "class",
+    "function",
+    "property",
+    "parameter",
+    "operator",
+]
 TOKEN_MODIFIERS = ["declaration", "defaultLibrary"]
 _TT = {n: i for i, n in enumerate(TOKEN_TYPES)}
-_KW = frozenset(("IF", "ELSE", "ELSIF", "UNLESS", "CASE", "DEFAULT", "UNDEF", "CLASS", "DEFINE", "INHERITS",
-                 "NODE", "FUNCTION", "TYPE", "ATTR", "PRIVATE", "PLAN", "APPLY", "AND", "OR", "IN", "BOOLEAN"))
+_KW = frozenset(
+    (
+        "IF",
+        "ELSE",
+        "ELSIF",
+        "UNLESS",
+        "CASE",
+        "DEFAULT",
+        "UNDEF",
+        "CLASS",
+        "DEFINE",
+        "INHERITS",
+        "NODE",
+        "FUNCTION",
+        "TYPE",
+        "ATTR",
+        "PRIVATE",
+        "PLAN",
+        "APPLY",
+        "AND",
+        "OR",
+        "IN",
+        "BOOLEAN",
+    )
+)
 _COMMENT = re.compile(rb"#[^\n]*|/\*[\s\S]*?\*/")
 
 
@@ -404,6 +488,7 @@ def _inside_token(toks, off) -> bool:
 
 # ----------------------------------------------------------------------------------------------- scopes
 
+
 def _var_name(v) -> str | None:
     e = getattr(v, "expr", None)
     return getattr(e, "value", None) if e is not None else None
@@ -411,7 +496,9 @@ def _var_name(v) -> str | None:
 
 def scope_chain(path) -> list:
     """Scope-opening nodes on a node path (innermost last)."""
-    return [n for n in path if isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"]))]
+    return [
+        n for n in path if isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"]))
+    ]
 
 
 def visible_variables(an, off: int) -> dict:
@@ -452,12 +539,18 @@ def _collect_assignments(s, out, off, top=False):
             stack.append(n.right_expr)
         elif isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"])):
             continue  # own scope
-        elif t in (T["BlockExpression"], T["IfExpression"], T["UnlessExpression"], T["CaseExpression"],
-                   T["CaseOption"]):
+        elif t in (
+            T["BlockExpression"],
+            T["IfExpression"],
+            T["UnlessExpression"],
+            T["CaseExpression"],
+            T["CaseOption"],
+        ):
             stack.extend(n.children())
 
 
 # ----------------------------------------------------------------------------------------------- references
+
 
 def reference_at(an, off: int):
     """What the identifier at `off` refers to: (kind, name, node) with kind in
@@ -498,8 +591,11 @@ def reference_at(an, off: int):
                 if getattr(anc.functor_expr, "value", "") in ("include", "contain", "require"):
                     return ("class", node.value.lstrip(":"), node)
                 break
-            if type(anc) is T["AccessExpression"] and type(anc.left_expr) is T["QualifiedReference"] \
-                    and anc.left_expr.cased_value.lower() == "class":
+            if (
+                type(anc) is T["AccessExpression"]
+                and type(anc.left_expr) is T["QualifiedReference"]
+                and anc.left_expr.cased_value.lower() == "class"
+            ):
                 return ("class", node.value.lstrip(":"), node)
         return None
     if t is T["QualifiedReference"]:
@@ -544,9 +640,9 @@ def _enclosing_resource_type(data: bytes, off: int):
     in_str = None
     limit = max(0, off - 20000)
     while i >= limit:
-        c = data[i:i + 1]
+        c = data[i : i + 1]
         if in_str:
-            if c == in_str and data[i - 1:i] != b"\\":
+            if c == in_str and data[i - 1 : i] != b"\\":
                 in_str = None
         elif c in (b"'", b'"'):
             in_str = c
@@ -560,7 +656,7 @@ def _enclosing_resource_type(data: bytes, off: int):
             if depth == 0:
                 if not seen_colon:
                     return None
-                m = re.search(rb"((?:::)?[a-z][\w:]*|[A-Z][\w:]*)\s*$", data[max(0, i - 200):i])
+                m = re.search(rb"((?:::)?[a-z][\w:]*|[A-Z][\w:]*)\s*$", data[max(0, i - 200) : i])
                 if m:
                     name = m.group(1).decode()
                     if name in ("if", "else", "elsif", "unless", "case", "node", "class") and name != "class":
@@ -568,7 +664,7 @@ def _enclosing_resource_type(data: bytes, off: int):
                     return name.lower().lstrip(":")
                 return None
             depth -= 1
-        elif c == b":" and depth == 0 and data[i - 1:i] != b":" and data[i + 1:i + 2] != b":":
+        elif c == b":" and depth == 0 and data[i - 1 : i] != b":" and data[i + 1 : i + 2] != b":":
             seen_colon = True
         elif c == b";" and depth == 0:
             seen_colon = True

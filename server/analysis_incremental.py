@@ -34,15 +34,16 @@ Public API (the language server's, and the one asked of the parser owner)::
 
     parse_region(tokens, i, n, data, locator, file)   # statements of tokens[i:n] (a statement run)
 """
+
 from __future__ import annotations
 
 import bisect
 
-from grammar import ast as A
-from grammar import parser as P
-from grammar.build import Builder
-from grammar.issues import Diagnostic
-from grammar.lexer import Lexer
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import parser as P
+from puppet_xpp.grammar.build import Builder
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.grammar.lexer import Lexer
 
 Program = A.TYPES["Program"]
 Nop = A.TYPES["Nop"]
@@ -54,7 +55,7 @@ _BLANK = b" \t\r\x0b\x0c"
 
 
 try:
-    from grammar.lexer import _NO_REGEX
+    from puppet_xpp.grammar.lexer import _NO_REGEX
 except ImportError:  # pragma: no cover - be conservative: every DIV could have been a regex
     _NO_REGEX = frozenset()
 
@@ -80,26 +81,28 @@ def _start(t):
 
 class _Item:
     """One raw top-level statement (before the call transform)."""
+
     __slots__ = ("lead", "node", "defs", "diags")
 
     def __init__(self, lead, node, defs, diags):
-        self.lead = lead      # token index of the boundary before it (its first token, or the ';' before it)
-        self.node = node      # the raw statement value (a Node, or a CommaList of Nodes)
-        self.defs = defs      # definitions reduced while parsing it
-        self.diags = diags    # parser diagnostics emitted while parsing it
+        self.lead = lead  # token index of the boundary before it (its first token, or the ';' before it)
+        self.node = node  # the raw statement value (a Node, or a CommaList of Nodes)
+        self.defs = defs  # definitions reduced while parsing it
+        self.diags = diags  # parser diagnostics emitted while parsing it
 
 
 class _Segment:
     """A run of statements parsed in one go: the whole file, or the part between two syntax errors."""
+
     __slots__ = ("start", "depth", "items", "err", "err_diag", "partial", "tail_diags", "tail_defs", "nop")
 
     def __init__(self, start, depth=0):
-        self.start = start       # token index where the segment starts (parser stack [start])
-        self.depth = depth       # bracket depth before its first token
-        self.items: list = []    # completed statements
-        self.err = None          # token index of the syntax error that ends it (None: end of input)
+        self.start = start  # token index where the segment starts (parser stack [start])
+        self.depth = depth  # bracket depth before its first token
+        self.items: list = []  # completed statements
+        self.err = None  # token index of the syntax error that ends it (None: end of input)
         self.err_diag = None
-        self.partial = None      # _Item completed by the salvage at the error (Puppet keeps it), or None
+        self.partial = None  # _Item completed by the salvage at the error (Puppet keeps it), or None
         self.tail_diags: list = []  # diagnostics of the statement cut by the error
         self.tail_defs: list = []
         self.nop = False
@@ -170,14 +173,14 @@ class IncrementalParser:
         self.data = text.encode("utf-8", "surrogateescape")
         self.locator = A.make_locator(text, config.file)
         self.tokens: list = []
-        self.segments: list | None = None    # None: no incremental state (EPP, lexer error, too deep)
+        self.segments: list | None = None  # None: no incremental state (EPP, lexer error, too deep)
         self.lex_diags: list = []
-        self.full_diags: list = []           # diagnostics when segments is None
+        self.full_diags: list = []  # diagnostics when segments is None
         self.program = None
         self._vcache: dict = {}
         self._vdiags = None
-        self._pending = None                 # (ds, de, delta): damaged range in new text coordinates
-        self.block_recovery = False          # the last plain parse recovered from an error inside a body
+        self._pending = None  # (ds, de, delta): damaged range in new text coordinates
+        self.block_recovery = False  # the last plain parse recovered from an error inside a body
         self._dirty = True
         self.stats = {}
         self.tables = P.tables()
@@ -240,6 +243,7 @@ class IncrementalParser:
                 if x <= b:
                     return a + n
                 return x + d
+
             self._pending = (min(ds, a), max(fwd(de), a + n), delta + d)
         self._dirty = True
 
@@ -269,6 +273,7 @@ class IncrementalParser:
 
     def _crashed(self, e):
         import traceback
+
         try:
             self._plain_parse()
             return
@@ -278,8 +283,11 @@ class IncrementalParser:
         self.program = None
         self.tokens = []
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
-        self.full_diags = [Diagnostic("INTERNAL_ERROR", f"Internal error in the parser: {tb}", 0, 0, "error", {},
-                                      self.config.file)]
+        self.full_diags = [
+            Diagnostic(
+                "INTERNAL_ERROR", f"Internal error in the parser: {tb}", 0, 0, "error", {}, self.config.file
+            )
+        ]
         self.stats = {"mode": "crashed"}
 
     def _set_locator(self):
@@ -380,8 +388,12 @@ class IncrementalParser:
         if b"/" in win and _regex_div(toks, 0, a_idx):
             raise _Restart()
         new_toks, lex_diags = self._lex_window(a_line, b_line_new)
-        if new_toks is not None and b_idx < n_old and _regex_div(new_toks, 0, len(new_toks), toks, a_idx) \
-                and data.find(b"/", b_line_new) != -1:
+        if (
+            new_toks is not None
+            and b_idx < n_old
+            and _regex_div(new_toks, 0, len(new_toks), toks, a_idx)
+            and data.find(b"/", b_line_new) != -1
+        ):
             new_toks = None
         if new_toks is None and b_idx < n_old:
             b_idx, b_line_new = n_old, len(data)
@@ -395,20 +407,28 @@ class IncrementalParser:
         old_win = toks[a_idx:b_idx]
         for k in range(min(nw, len(old_win))):
             x, y = new_toks[k], old_win[k]
-            if x.type != y.type or x.value != y.value or x.start_pos != y.start_pos or x.end_pos != y.end_pos \
-                    or x.start_pos >= ds:
+            if (
+                x.type != y.type
+                or x.value != y.value
+                or x.start_pos != y.start_pos
+                or x.end_pos != y.end_pos
+                or x.start_pos >= ds
+            ):
                 break
             c += 1
         # only whitespace or comments changed: the same tokens, the later ones shifted
         same_tokens = nw == len(old_win) and all(
-            x.type == y.type and x.value == y.value and x.end_pos - x.start_pos == y.end_pos - y.start_pos
+            x.type == y.type
+            and x.value == y.value
+            and x.end_pos - x.start_pos == y.end_pos - y.start_pos
             and x.start_pos == (y.start_pos if y.start_pos < ds else y.start_pos + delta)
-            for x, y in zip(new_toks, old_win))
+            for x, y in zip(new_toks, old_win)
+        )
         # splice tokens, shift the rest
         b_old_line = b_line_new - delta
         toks[a_idx:b_idx] = new_toks
         if delta:
-            for t in toks[a_idx + nw:]:
+            for t in toks[a_idx + nw :]:
                 t.start_pos += delta
                 t.end_pos += delta
                 ce = getattr(t, "concat_end_pos", None)
@@ -428,7 +448,12 @@ class IncrementalParser:
         if same_tokens and all(seg.err is None for seg in self.segments):
             # nothing to reparse (recovery, which depends on line layout, is not involved)
             self._shift_after(ds, delta)
-            self.stats = {"mode": "shift", "tokens_lexed": nw, "window": (a_line, b_line_new), "tokens_parsed": 0}
+            self.stats = {
+                "mode": "shift",
+                "tokens_lexed": nw,
+                "window": (a_line, b_line_new),
+                "tokens_parsed": 0,
+            }
             self._assemble()
             return
         # -- reparse from the last boundary before the first changed token
@@ -565,7 +590,7 @@ class IncrementalParser:
             segs = old[:si0]
             if kind == "mid":
                 cur = _Segment(old[si0].start, old[si0].depth)
-                cur.items = old[si0].items[:start[3]]
+                cur.items = old[si0].items[: start[3]]
             else:
                 cur = _Segment(i, old[si0].depth if si0 < len(old) else 0)
         else:
@@ -605,8 +630,12 @@ class IncrementalParser:
                             nf0 = len(b.definitions)
                             nd0 = len(b.diagnostics)
                             lead = i
-                            if old is not None and i >= changed_end and (i - dT) in old_mid \
-                                    and old[old_mid[i - dT][0]].depth == cur.depth:
+                            if (
+                                old is not None
+                                and i >= changed_end
+                                and (i - dT) in old_mid
+                                and old[old_mid[i - dT][0]].depth == cur.depth
+                            ):
                                 si, ii = old_mid[i - dT]
                                 reuse = ("mid", si, ii, i)
                                 break
@@ -658,8 +687,17 @@ class IncrementalParser:
             etok = toks[err] if err < n else end_tok
             cur.err = err
             report = cur.start == 0 or err > cur.start
-            cur.err_diag = Diagnostic.make("SYNTAX_ERROR", etok.start_pos, etok.end_pos - etok.start_pos,
-                                           {"where": P._where(etok)}, file=self.config.file) if report else None
+            cur.err_diag = (
+                Diagnostic.make(
+                    "SYNTAX_ERROR",
+                    etok.start_pos,
+                    etok.end_pos - etok.start_pos,
+                    {"where": P._where(etok)},
+                    file=self.config.file,
+                )
+                if report
+                else None
+            )
             cur.partial = None
             completed = drv.salvage(stack, values)
             if completed is not None:
@@ -684,7 +722,12 @@ class IncrementalParser:
             k, kd = self._resume(scan_from, cur.depth, cur.start, err, toks, data)
             if k is None:
                 break
-            if old is not None and k >= changed_end and (k - dT) in old_seg and old[old_seg[k - dT]].depth == kd:
+            if (
+                old is not None
+                and k >= changed_end
+                and (k - dT) in old_seg
+                and old[old_seg[k - dT]].depth == kd
+            ):
                 reuse = ("seg", old_seg[k - dT], k)
                 break
             i = k
@@ -711,7 +754,7 @@ class IncrementalParser:
                 _shift_diags(cur.tail_diags, delta)
                 cur.tail_defs = o.tail_defs
                 segs.append(cur)
-                rest = old[si + 1:]
+                rest = old[si + 1 :]
             else:
                 _, si, j = reuse
                 rest = old[si:]
@@ -727,7 +770,9 @@ class IncrementalParser:
         for seg in self.segments:
             items = list(seg.items) + ([seg.partial] if seg.partial is not None else [])
             for it in items:
-                nodes = [it.node] if isinstance(it.node, Node) else [x for x in it.node if isinstance(x, Node)]
+                nodes = (
+                    [it.node] if isinstance(it.node, Node) else [x for x in it.node if isinstance(x, Node)]
+                )
                 for root in nodes:
                     if root.offset >= ds:
                         _shift_tree(root, delta)
@@ -841,7 +886,8 @@ class IncrementalParser:
         return list(self._vdiags)
 
     def _validate(self) -> list:
-        from grammar import validator as V
+        from puppet_xpp.grammar import validator as V
+
         prog = self.program
         if prog is None:
             return []

@@ -1,13 +1,14 @@
 """The workspace index (no pygls imports): every class, defined type, function, plan, type alias and
 node of the workspace's ``.pp`` files, with locations, docs and parameters.  Open documents replace
 their file's entries with those of their current analysis."""
+
 from __future__ import annotations
 
 import os
 import threading
 from dataclasses import dataclass, field
 
-from grammar import ast as A
+from puppet_xpp.grammar import ast as A
 
 from . import analysis_features as F
 from .analysis import LineIndex
@@ -25,10 +26,10 @@ class Param:
 
 @dataclass
 class Sym:
-    name: str            # as written (lower case for classes/defines/functions)
-    kind: str            # class | define | function | plan | type | node
+    name: str  # as written (lower case for classes/defines/functions)
+    kind: str  # class | define | function | plan | type | node
     path: str
-    range: tuple         # ((line, col), (line, col))
+    range: tuple  # ((line, col), (line, col))
     selection: tuple
     doc: str = ""
     params: list = field(default_factory=list)
@@ -53,12 +54,16 @@ def symbols_of(an, path: str) -> list:
             name = getattr(d, "name", "")
         doc = F.leading_comment(an.data, d.offset)
         pdocs = F.param_docs(doc)
-        params = [Param(p.name, F.src(an, p.type_expr), F.src(an, p.value), pdocs.get(p.name, ""))
-                  for p in (getattr(d, "parameters", None) or [])]
+        params = [
+            Param(p.name, F.src(an, p.type_expr), F.src(an, p.value), pdocs.get(p.name, ""))
+            for p in (getattr(d, "parameters", None) or [])
+        ]
         so, sl = F.name_span(an, d)
         kind = F.kind_name(d)
         sig = _signature(an, d, kind, name, params)
-        out.append(Sym(name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig))
+        out.append(
+            Sym(name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig)
+        )
     return out
 
 
@@ -128,8 +133,10 @@ class WorkspaceIndex:
 
 def index_file(path: str, tasks: bool | None = None):
     """Parse one file from disk and return its index entries ([] when unreadable)."""
-    from grammar.parser import parse
+    from puppet_xpp.grammar.parser import parse
+
     from .workspace import in_plans_dir
+
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -147,6 +154,7 @@ def index_file(path: str, tasks: bool | None = None):
 
     class _An:
         pass
+
     an = _An()
     an.program = res.program
     an.tokens = res.tokens
@@ -166,7 +174,9 @@ def workspace_files(roots, limit: int = 20000) -> list:
                 dirnames[:] = []
                 continue
             seen.add(real)
-            dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures", "vendor"))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures", "vendor")
+            )
             for f in sorted(filenames):
                 if f.endswith(".pp"):
                     out.append(os.path.join(dirpath, f))

@@ -9,6 +9,7 @@
 
 Exit codes: 0 clean, 1 problems in the sources, 2 usage or I/O failure.
 """
+
 from __future__ import annotations
 
 import sys
@@ -24,27 +25,30 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if mode == "--dump":
             from . import cmd_dump
+
             return cmd_dump.main(argv)
         if mode == "--validate":
             from . import cmd_validate
+
             return cmd_validate.main(argv)
         if mode == "--compile":
             from . import cmd_compile
+
             return cmd_compile.main(argv)
         if mode == "--verify":
             from . import cmd_verify
+
             return cmd_verify.main(argv)
         if argv and argv[0] in ("-h", "--help"):
             print(__doc__.strip())
             return 0
         if argv and argv[0] == "--version":
-            from importlib.metadata import PackageNotFoundError, version
-            try:
-                print(f"puppet-xpp {version('puppet-xpp')}")
-            except PackageNotFoundError:
-                print("puppet-xpp (not installed)")
+            from puppet_xpp import __version__
+
+            print(f"puppet-xpp {__version__}")
             return 0
         from . import lsp
+
         return lsp.main(argv)
     except KeyboardInterrupt:
         return 130

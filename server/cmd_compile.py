@@ -17,6 +17,7 @@ one summary line per environment::
 Exit status: 0 clean, 1 errors in sources (an ``.xpp`` holding only the diagnostics is still written),
 2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,30 +34,62 @@ class _UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="puppet-xpp --compile", description=__doc__.split("\n\n")[0],
-                                epilog="See docs/compile.md.")
-    p.add_argument("paths", metavar="ENVDIR|FILE", nargs="*",
-                   help="environment directories (default: the current directory), or one FILE.pp with -o")
+    p = argparse.ArgumentParser(
+        prog="puppet-xpp --compile", description=__doc__.split("\n\n")[0], epilog="See docs/compile.md."
+    )
+    p.add_argument(
+        "paths",
+        metavar="ENVDIR|FILE",
+        nargs="*",
+        help="environment directories (default: the current directory), or one FILE.pp with -o",
+    )
     p.add_argument("-o", "--output", metavar="OUT.xpp", help="compile one file to OUT.xpp ('-': stdout)")
-    p.add_argument("--format", choices=("msgpack", "json"), default="msgpack",
-                   help="Pcore base encoding of the .xpp files (default msgpack)")
+    p.add_argument(
+        "--format",
+        choices=("msgpack", "json"),
+        default="msgpack",
+        help="Pcore base encoding of the .xpp files (default msgpack)",
+    )
     p.add_argument("--force", action="store_true", help="rebuild every .xpp, even when up to date")
-    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
-                   help="parallel worker processes (default: number of cores)")
-    p.add_argument("--mode", default="0644", metavar="FILE[,DIR]",
-                   help="octal permissions of the .xpp files (default 0644) and directories (default: the file "
-                        "mode with x added where r is set, 0755 for 0644)")
-    p.add_argument("--runtime-root", metavar="DIR",
-                   help="the path ENVDIR will have at run time (when compiling a staging copy): recorded "
-                        "file names become DIR/<path in the environment>")
-    p.add_argument("--basemodulepath", metavar="DIRS",
-                   help=f"what $basemodulepath expands to in the modulepath ('{os.pathsep}'-separated)")
-    p.add_argument("--modulepath", metavar="DIRS",
-                   help="use this modulepath instead of the environment's ($basemodulepath is expanded; "
-                        "relative entries are relative to the current directory)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="parallel worker processes (default: number of cores)",
+    )
+    p.add_argument(
+        "--mode",
+        default="0644",
+        metavar="FILE[,DIR]",
+        help="octal permissions of the .xpp files (default 0644) and directories (default: the file "
+        "mode with x added where r is set, 0755 for 0644)",
+    )
+    p.add_argument(
+        "--runtime-root",
+        metavar="DIR",
+        help="the path ENVDIR will have at run time (when compiling a staging copy): recorded "
+        "file names become DIR/<path in the environment>",
+    )
+    p.add_argument(
+        "--basemodulepath",
+        metavar="DIRS",
+        help=f"what $basemodulepath expands to in the modulepath ('{os.pathsep}'-separated)",
+    )
+    p.add_argument(
+        "--modulepath",
+        metavar="DIRS",
+        help="use this modulepath instead of the environment's ($basemodulepath is expanded; "
+        "relative entries are relative to the current directory)",
+    )
     p.add_argument("--manifest", metavar="PATH", help="single-file mode: the main manifest (location rules)")
-    p.add_argument("--strict", choices=STRICT_LEVELS, default="warning",
-                   help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error")
+    p.add_argument(
+        "--strict",
+        choices=STRICT_LEVELS,
+        default="warning",
+        help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error",
+    )
     p.add_argument("--tasks", action="store_true", help="single-file mode: compile in tasks (Bolt plan) mode")
     p.add_argument("--report", metavar="FILE.json", help="write the per-file results as JSON")
     g = p.add_mutually_exclusive_group()
@@ -83,8 +116,10 @@ def parse_mode(text: str) -> tuple[int, int]:
 # ------------------------------------------------------------------------------------------------------
 # output
 
+
 def _diag_lines(display: str, rows) -> list:
-    from server.cmd_validate import _location
+    from puppet_xpp.server.cmd_validate import _location
+
     out = []
     for kind, sev in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
         for severity, _code, message, line, col, logged in rows:
@@ -142,7 +177,9 @@ class Display:
         if result.status == "failed":
             lines.append(f"Error: {result.message}")
         if self.verbose and result.status != "up to date":
-            same = " (same bytes: not rewritten)" if result.status == "compiled" and not result.written else ""
+            same = (
+                " (same bytes: not rewritten)" if result.status == "compiled" and not result.written else ""
+            )
             self._err(f"{result.status}: {result.job.display}{same}")
         if lines:
             self._clear()
@@ -180,27 +217,51 @@ def _env_name(env) -> str:
 
 
 def _summary(r) -> str:
-    return (f"{_env_name(r.env)}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
-            f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)")
+    return (
+        f"{_env_name(r.env)}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
+        f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)"
+    )
 
 
 def _rows_json(rows):
-    return [{"severity": s, "code": c, "message": m, "line": ln, "column": col} for s, c, m, ln, col, _l in rows]
+    return [
+        {"severity": s, "code": c, "message": m, "line": ln, "column": col} for s, c, m, ln, col, _l in rows
+    ]
 
 
 def _env_report(r) -> dict:
     env = r.env
     return {
-        "environment": env.display, "root": env.root, "modulepath": list(env.modulepath),
-        "manifest": env.manifest, "seconds": round(r.seconds, 3),
-        "counts": {"files": len(r.files), "compiled": r.count("compiled"), "up_to_date": r.count("up to date"),
-                   "removed": len(r.removed), "with_errors": r.with_errors,
-                   "failed": r.count("failed") + r.count("unreadable")},
-        "files": [{"source": f.job.display, "path": f.job.src, "xpp": f.job.out, "recorded": f.job.recorded,
-                   "module": f.job.module, "tasks": f.job.tasks, "status": f.status, "written": f.written,
-                   "errors": f.errors,
-                   "warnings": f.warnings, "message": f.message or None,
-                   "diagnostics": _rows_json(f.diagnostics)} for f in r.files],
+        "environment": env.display,
+        "root": env.root,
+        "modulepath": list(env.modulepath),
+        "manifest": env.manifest,
+        "seconds": round(r.seconds, 3),
+        "counts": {
+            "files": len(r.files),
+            "compiled": r.count("compiled"),
+            "up_to_date": r.count("up to date"),
+            "removed": len(r.removed),
+            "with_errors": r.with_errors,
+            "failed": r.count("failed") + r.count("unreadable"),
+        },
+        "files": [
+            {
+                "source": f.job.display,
+                "path": f.job.src,
+                "xpp": f.job.out,
+                "recorded": f.job.recorded,
+                "module": f.job.module,
+                "tasks": f.job.tasks,
+                "status": f.status,
+                "written": f.written,
+                "errors": f.errors,
+                "warnings": f.warnings,
+                "message": f.message or None,
+                "diagnostics": _rows_json(f.diagnostics),
+            }
+            for f in r.files
+        ],
         "skipped": [{"path": p, "reason": why} for p, why in r.skipped],
         "removed": r.removed,
         "io_errors": r.io_errors,
@@ -210,13 +271,22 @@ def _env_report(r) -> dict:
 # ------------------------------------------------------------------------------------------------------
 # modes
 
+
 def _compile_envs(a, disp: Display) -> tuple[int, dict]:
-    from xpp.compile import CompileError, Options, compile_environment, detect_environment
+    from puppet_xpp.xpp.compile import CompileError, Options, compile_environment, detect_environment
 
     fmode, dmode = parse_mode(a.mode)
-    opts = Options(fmt=a.format, force=a.force, jobs=a.jobs, file_mode=fmode, dir_mode=dmode,
-                   runtime_root=a.runtime_root, strict=a.strict, basemodulepath=a.basemodulepath,
-                   modulepath=a.modulepath)
+    opts = Options(
+        fmt=a.format,
+        force=a.force,
+        jobs=a.jobs,
+        file_mode=fmode,
+        dir_mode=dmode,
+        runtime_root=a.runtime_root,
+        strict=a.strict,
+        basemodulepath=a.basemodulepath,
+        modulepath=a.modulepath,
+    )
     if a.runtime_root and not os.path.isabs(a.runtime_root):
         raise _UsageError("--runtime-root must be an absolute path")
     if a.jobs < 0:
@@ -238,7 +308,7 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
             continue
         for path, why in r.skipped:
             disp.note("warning", f"{path}: {why}")
-        for msg in r.io_errors[len([f for f in r.files if f.status == "failed"]):]:
+        for msg in r.io_errors[len([f for f in r.files if f.status == "failed"]) :]:
             disp.note("error", msg)
         disp.summary(_summary(r))
         rep = _env_report(r)
@@ -254,9 +324,9 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
 
 
 def _compile_one(a, disp: Display) -> tuple[int, dict]:
-    from server.workspace import Settings, file_context, in_plans_dir
-    from xpp.compile import _expand_modulepath, _split_path, compile_file
-    from xpp.layout import write_atomic
+    from puppet_xpp.server.workspace import Settings, file_context, in_plans_dir
+    from puppet_xpp.xpp.compile import _expand_modulepath, _split_path, compile_file
+    from puppet_xpp.xpp.layout import write_atomic
 
     if len(a.paths) != 1:
         raise _UsageError("-o needs exactly one FILE.pp")
@@ -274,8 +344,9 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
         mp, manifest, tasks = list(ctx.modulepath), a.manifest or ctx.manifest, ctx.tasks
     t0 = time.monotonic()
     try:
-        data, rows = compile_file(src, src, fmt=a.format, tasks=tasks, strict=a.strict, modulepath=mp,
-                                  manifest=manifest)
+        data, rows = compile_file(
+            src, src, fmt=a.format, tasks=tasks, strict=a.strict, modulepath=mp, manifest=manifest
+        )
     except OSError as e:
         disp.note("error", f"Could not read file '{src}': {e.strerror or e}")
         return 2, {"version": 1, "file": src, "error": e.strerror or str(e)}
@@ -298,9 +369,16 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
         disp.note("error", f"cannot write {a.output}: {e.strerror or e}")
         return 2, {"version": 1, "file": src, "error": f"cannot write {a.output}: {e.strerror or e}"}
     errors = sum(1 for r in rows if r[0] == "error")
-    rep = {"version": 1, "file": src, "xpp": a.output, "recorded": src, "errors": errors,
-           "warnings": sum(1 for r in rows if r[0] in ("warning", "deprecation")),
-           "diagnostics": _rows_json(rows), "seconds": round(time.monotonic() - t0, 3)}
+    rep = {
+        "version": 1,
+        "file": src,
+        "xpp": a.output,
+        "recorded": src,
+        "errors": errors,
+        "warnings": sum(1 for r in rows if r[0] in ("warning", "deprecation")),
+        "diagnostics": _rows_json(rows),
+        "seconds": round(time.monotonic() - t0, 3),
+    }
     return (1 if errors else 0), rep
 
 

@@ -6,20 +6,22 @@ Formats:
   jsonl  one JSON line per file: {"file", "pn", "diagnostics": [...]}
   tree   an indented tree of AST nodes with their positions (line:column, byte offset+length)
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
-from grammar import pn
-from grammar.parser import parse
-from xpp import XppFormatError
+from puppet_xpp.grammar import pn
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.xpp import XppFormatError
 
 
 def _args(argv):
-    ap = argparse.ArgumentParser(prog="puppet-xpp --dump", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="puppet-xpp --dump", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("files", nargs="+", metavar="FILE")
     ap.add_argument("--format", choices=("json", "pn", "jsonl", "tree"), default="json")
     ap.add_argument("--pretty", action="store_true", help="indent pn/json output")
@@ -30,15 +32,27 @@ def _args(argv):
 def load(path: str, tasks: bool):
     """(program, diagnostics, locator) of a source file or of an .xpp file."""
     if path.endswith(".xpp"):
-        from grammar.ast import make_locator
-        from grammar.validator_syntax import LoggedDiagnostic
-        from xpp.result import read_xpp
+        from puppet_xpp.grammar.ast import make_locator
+        from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
+        from puppet_xpp.xpp.result import read_xpp
+
         with open(path, "rb") as f:
             program, records = read_xpp(f.read())
         locator = program.locator if program is not None else make_locator("", path)
-        diags = [LoggedDiagnostic(r.get("issue_code") or "", r.get("message") or "", r.get("offset"),
-                                  r.get("length") or 0, r.get("severity") or "error", dict(r.get("arguments") or {}),
-                                  r.get("file") or "", r.get("line"), r.get("pos")) for r in records]
+        diags = [
+            LoggedDiagnostic(
+                r.get("issue_code") or "",
+                r.get("message") or "",
+                r.get("offset"),
+                r.get("length") or 0,
+                r.get("severity") or "error",
+                dict(r.get("arguments") or {}),
+                r.get("file") or "",
+                r.get("line"),
+                r.get("pos"),
+            )
+            for r in records
+        ]
         return program, diags, locator
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", "surrogateescape")
@@ -47,14 +61,20 @@ def load(path: str, tasks: bool):
 
 
 def tree_lines(node, locator, depth=0, out=None, label=""):
-    from grammar import ast as A
+    from puppet_xpp.grammar import ast as A
+
     out = [] if out is None else out
     pad = "  " * depth
     if isinstance(node, A.Node) and node._name != "Program":
         line, col = locator.line_for_offset(node.offset), locator.pos_on_line(node.offset)
-        scal = [f"{f}={getattr(node, f)!r}" for f in node._wire
-                if f not in ("locator", "offset", "length") and f not in node._child_fields]
-        out.append(f"{pad}{label}{node._name} @{line}:{col} [{node.offset}+{node.length}] {' '.join(scal)}".rstrip())
+        scal = [
+            f"{f}={getattr(node, f)!r}"
+            for f in node._wire
+            if f not in ("locator", "offset", "length") and f not in node._child_fields
+        ]
+        out.append(
+            f"{pad}{label}{node._name} @{line}:{col} [{node.offset}+{node.length}] {' '.join(scal)}".rstrip()
+        )
     else:
         out.append(f"{pad}{label}Program file={locator.file!r}")
     for f in node._child_fields:

@@ -18,6 +18,7 @@ Text output follows ``puppet parser validate``: per file, warnings first, then e
 Entry points: ``main(argv)`` / ``run(argv)`` (argv without the program name; a leading ``--validate`` is
 accepted), or ``add_arguments(parser)`` + ``run_args(namespace)`` to embed the options in another parser.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,21 +32,40 @@ STRICT_LEVELS = ("off", "warning", "error")
 def add_arguments(parser: argparse.ArgumentParser, *, with_paths: bool = True) -> None:
     """Add the validate options to ``parser`` (``--validate PATH...`` plus the settings)."""
     if with_paths:
-        parser.add_argument("--validate", dest="validate", metavar="PATH", nargs="+", action="extend",
-                            help="validate these files / directories (recursively: *.pp, *.epp)")
-    parser.add_argument("--modulepath", metavar="DIRS", default=None,
-                        help=f"module path ('{os.pathsep}'-separated) for the module-location checks")
-    parser.add_argument("--manifest", metavar="PATH", default=None,
-                        help="the environment's main manifest (file or directory): exempt from location checks")
-    parser.add_argument("--strict", choices=STRICT_LEVELS, default="warning",
-                        help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error")
+        parser.add_argument(
+            "--validate",
+            dest="validate",
+            metavar="PATH",
+            nargs="+",
+            action="extend",
+            help="validate these files / directories (recursively: *.pp, *.epp)",
+        )
+    parser.add_argument(
+        "--modulepath",
+        metavar="DIRS",
+        default=None,
+        help=f"module path ('{os.pathsep}'-separated) for the module-location checks",
+    )
+    parser.add_argument(
+        "--manifest",
+        metavar="PATH",
+        default=None,
+        help="the environment's main manifest (file or directory): exempt from location checks",
+    )
+    parser.add_argument(
+        "--strict",
+        choices=STRICT_LEVELS,
+        default="warning",
+        help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error",
+    )
     parser.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="puppet-xpp --validate",
-                                description="Syntax check and static validation (Puppet 7 rules).")
+    p = argparse.ArgumentParser(
+        prog="puppet-xpp --validate", description="Syntax check and static validation (Puppet 7 rules)."
+    )
     p.add_argument("paths", metavar="PATH", nargs="*", help="files or directories")
     add_arguments(p)
     return p
@@ -81,9 +101,9 @@ def _in_plans_dir(path: str) -> bool:
 
 def validate_file(path: str, *, strict="warning", tasks=False, modulepath=(), manifest=None):
     """Parse and validate one file: (diagnostics, locator or None). Unreadable files give one error."""
-    from grammar.issues import Diagnostic
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.issues import Diagnostic
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
 
     try:
         with open(path, "rb") as f:
@@ -91,16 +111,22 @@ def validate_file(path: str, *, strict="warning", tasks=False, modulepath=(), ma
     except FileNotFoundError:
         return [Diagnostic.make("NO_SUCH_FILE_OR_DIRECTORY", None, 0, {"file": path}, file=path)], None
     except OSError as e:
-        return [Diagnostic.make("UNREADABLE_FILE", None, 0, {"file": path, "reason": e.strerror or str(e)},
-                                file=path)], None
+        return [
+            Diagnostic.make(
+                "UNREADABLE_FILE", None, 0, {"file": path, "reason": e.strerror or str(e)}, file=path
+            )
+        ], None
     text = data.decode("utf-8", "surrogateescape")
     epp = path.endswith(".epp")
     tasks = tasks or _in_plans_dir(path)
     res = parse(text, file=path, epp=epp, tasks=tasks)
     diags = list(res.diagnostics)
     if res.program is not None:
-        diags.extend(validate(res.program, strict=strict, tasks=tasks, file=path,
-                              modulepath=modulepath, manifest=manifest))
+        diags.extend(
+            validate(
+                res.program, strict=strict, tasks=tasks, file=path, modulepath=modulepath, manifest=manifest
+            )
+        )
     return diags, res.locator
 
 
@@ -121,7 +147,7 @@ def _line_col(d, locator):
 
 
 def run_args(ns, out=None) -> int:
-    from grammar.validator_syntax import LoggedDiagnostic
+    from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
 
     out = out or sys.stdout
     paths = list(getattr(ns, "paths", None) or []) + list(getattr(ns, "validate", None) or [])
@@ -131,16 +157,26 @@ def run_args(ns, out=None) -> int:
     modulepath = [d for d in (ns.modulepath or "").split(os.pathsep) if d]
     any_error = False
     for path in collect_files(paths):
-        diags, locator = validate_file(path, strict=ns.strict, tasks=ns.tasks, modulepath=modulepath,
-                                       manifest=ns.manifest)
+        diags, locator = validate_file(
+            path, strict=ns.strict, tasks=ns.tasks, modulepath=modulepath, manifest=ns.manifest
+        )
         if any(d.severity == "error" for d in diags):
             any_error = True
         if ns.format == "json":
             items = []
             for d in diags:
                 line, col = _line_col(d, locator)
-                items.append({"severity": d.severity, "code": d.code, "message": d.message, "line": line,
-                              "column": col, "offset": d.offset, "length": d.length})
+                items.append(
+                    {
+                        "severity": d.severity,
+                        "code": d.code,
+                        "message": d.message,
+                        "line": line,
+                        "column": col,
+                        "offset": d.offset,
+                        "length": d.length,
+                    }
+                )
             out.write(json.dumps({"file": path, "diagnostics": items}, ensure_ascii=False) + "\n")
         else:
             warnings = [d for d in diags if d.severity in ("warning", "deprecation")]

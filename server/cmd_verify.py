@@ -8,6 +8,7 @@ definitions pointing into the body; the diagnostics.  A directory argument is se
 Output: one line per file, ``FILE: OK (...)`` or ``FILE: error: PROBLEM`` for each problem (``--quiet``:
 problems only).  Exit status: 0 all well formed, 1 a problem in some file, 2 usage error or unreadable file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ def _files(paths):
 
 
 def main(argv=None, out=None) -> int:
-    from xpp.verify import Summary, verify_file
+    from puppet_xpp.xpp.verify import Summary, verify_file
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "--verify":

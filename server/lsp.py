@@ -8,6 +8,7 @@ queues edits and answers.  After a change, diagnostics are computed at once if t
 edits that arrive while it works are coalesced into the next run.  Diagnostics carry the document
 version and are never published for a version that is no longer current.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,11 +34,11 @@ log = logging.getLogger("puppet-xpp.lsp")
 class DocState:
     def __init__(self, uri, doc):
         self.uri = uri
-        self.doc = doc                 # owned by the worker thread
-        self.pending: list = []        # [(range or None, text)] not yet applied (guarded by lock)
-        self.version = doc.version     # latest version received
+        self.doc = doc  # owned by the worker thread
+        self.pending: list = []  # [(range or None, text)] not yet applied (guarded by lock)
+        self.version = doc.version  # latest version received
         self.lock = threading.Lock()
-        self.job = None                # asyncio task computing diagnostics
+        self.job = None  # asyncio task computing diagnostics
         self.published = None
 
 
@@ -63,7 +64,7 @@ class PuppetServer(LanguageServer):
 
     def _workspace_ready(self) -> bool:
         try:
-            self.workspace
+            _ = self.workspace
             return True
         except Exception:
             return False
@@ -134,8 +135,9 @@ def create_server() -> PuppetServer:
             if p:
                 roots.append(p)
         ls.roots = roots
-        ls.settings = Settings.from_dict(params.initialization_options or {}, ls.settings,
-                                         roots[0] if roots else None)
+        ls.settings = Settings.from_dict(
+            params.initialization_options or {}, ls.settings, roots[0] if roots else None
+        )
 
     @ls.feature(L.INITIALIZED)
     async def initialized(ls: PuppetServer, params):
@@ -210,17 +212,19 @@ def create_server() -> PuppetServer:
     async def folding_range(ls: PuppetServer, params: L.FoldingRangeParams):
         return await _with_analysis(ls, params.text_document.uri, _folding, None)
 
-    @ls.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
-                L.SemanticTokensLegend(token_types=F.TOKEN_TYPES, token_modifiers=F.TOKEN_MODIFIERS))
+    @ls.feature(
+        L.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+        L.SemanticTokensLegend(token_types=F.TOKEN_TYPES, token_modifiers=F.TOKEN_MODIFIERS),
+    )
     async def semantic_tokens(ls: PuppetServer, params: L.SemanticTokensParams):
-        return await _with_analysis(ls, params.text_document.uri,
-                                    lambda an: L.SemanticTokens(data=F.semantic_tokens(an)), None)
+        return await _with_analysis(
+            ls, params.text_document.uri, lambda an: L.SemanticTokens(data=F.semantic_tokens(an)), None
+        )
 
     @ls.feature(L.TEXT_DOCUMENT_HOVER)
     async def hover(ls: PuppetServer, params: L.HoverParams):
         pos = params.position
-        return await _with_analysis(ls, params.text_document.uri,
-                                    lambda an: _hover(ls, an, pos), None)
+        return await _with_analysis(ls, params.text_document.uri, lambda an: _hover(ls, an, pos), None)
 
     @ls.feature(L.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: PuppetServer, params: L.DefinitionParams):
@@ -232,9 +236,14 @@ def create_server() -> PuppetServer:
     async def workspace_symbol(ls: PuppetServer, params: L.WorkspaceSymbolParams):
         out = []
         for s in ls.index.search(params.query):
-            out.append(L.WorkspaceSymbol(
-                name=s.name, kind=_kind_of(s.kind), container_name=s.kind,
-                location=L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))))
+            out.append(
+                L.WorkspaceSymbol(
+                    name=s.name,
+                    kind=_kind_of(s.kind),
+                    container_name=s.kind,
+                    location=L.Location(uri=uri_of_path(s.path), range=_prange(s.selection)),
+                )
+            )
         return out
 
     @ls.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=["$", ":", ">"]))
@@ -246,6 +255,7 @@ def create_server() -> PuppetServer:
 
 
 # ----------------------------------------------------------------------------------------------- diagnostics
+
 
 def _schedule(ls: PuppetServer, uri: str):
     st = ls.docs.get(uri)
@@ -268,8 +278,9 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
         if version == st.version:
             ls.timings.append(time.perf_counter() - t0)
             del ls.timings[:-1000]
-            ls.text_document_publish_diagnostics(L.PublishDiagnosticsParams(
-                uri=st.uri, version=version, diagnostics=[_diag(d) for d in diags]))
+            ls.text_document_publish_diagnostics(
+                L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=[_diag(d) for d in diags])
+            )
             st.published = version
             return
         # edits arrived while we worked: go again with all of them (never publish a stale version)
@@ -277,10 +288,16 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
 
 def _diag(d):
     return L.Diagnostic(
-        range=L.Range(start=L.Position(line=d.start[0], character=d.start[1]),
-                      end=L.Position(line=d.end[0], character=d.end[1])),
-        severity=L.DiagnosticSeverity(d.severity), code=d.code, source="puppet-xpp", message=d.message,
-        tags=[L.DiagnosticTag.Deprecated] if d.deprecated else None)
+        range=L.Range(
+            start=L.Position(line=d.start[0], character=d.start[1]),
+            end=L.Position(line=d.end[0], character=d.end[1]),
+        ),
+        severity=L.DiagnosticSeverity(d.severity),
+        code=d.code,
+        source="puppet-xpp",
+        message=d.message,
+        tags=[L.DiagnosticTag.Deprecated] if d.deprecated else None,
+    )
 
 
 async def _with_analysis(ls, uri, fn, default):
@@ -291,6 +308,7 @@ async def _with_analysis(ls, uri, fn, default):
     def run():
         _sync_state(st)
         return fn(st.doc.analysis())
+
     try:
         return await ls.on_worker(run)
     except Exception as e:
@@ -300,10 +318,16 @@ async def _with_analysis(ls, uri, fn, default):
 
 # ----------------------------------------------------------------------------------------------- features
 
+
 def _kind_of(kind: str):
-    return {"class": L.SymbolKind.Class, "define": L.SymbolKind.Struct, "function": L.SymbolKind.Function,
-            "plan": L.SymbolKind.Method, "type": L.SymbolKind.TypeParameter,
-            "node": L.SymbolKind.Module}.get(kind, L.SymbolKind.Object)
+    return {
+        "class": L.SymbolKind.Class,
+        "define": L.SymbolKind.Struct,
+        "function": L.SymbolKind.Function,
+        "plan": L.SymbolKind.Method,
+        "type": L.SymbolKind.TypeParameter,
+        "node": L.SymbolKind.Module,
+    }.get(kind, L.SymbolKind.Object)
 
 
 def _document_symbols(an):
@@ -312,14 +336,23 @@ def _document_symbols(an):
         sel = _range(an.lines, *s["selection"])
         if not _within(sel, rng):
             sel = rng
-        return L.DocumentSymbol(name=s["name"] or "?", detail=s["detail"] or None, kind=L.SymbolKind(s["kind"]),
-                                range=rng, selection_range=sel, children=[conv(c) for c in s["children"]])
+        return L.DocumentSymbol(
+            name=s["name"] or "?",
+            detail=s["detail"] or None,
+            kind=L.SymbolKind(s["kind"]),
+            range=rng,
+            selection_range=sel,
+            children=[conv(c) for c in s["children"]],
+        )
+
     return [conv(s) for s in F.document_symbols(an)]
 
 
 def _within(a, b):
-    return (b.start.line, b.start.character) <= (a.start.line, a.start.character) and \
-        (a.end.line, a.end.character) <= (b.end.line, b.end.character)
+    return (b.start.line, b.start.character) <= (a.start.line, a.start.character) and (
+        a.end.line,
+        a.end.character,
+    ) <= (b.end.line, b.end.character)
 
 
 def _folding(an):
@@ -353,15 +386,19 @@ def _hover(ls, an, pos):
                 if pd:
                     text += "\n\n" + pd
         elif d is not None:
-            text = f"```puppet\n${name}\n```\n(variable, assigned at line {an.lines.position(d.offset)[0] + 1})"
+            text = (
+                f"```puppet\n${name}\n```\n(variable, assigned at line {an.lines.position(d.offset)[0] + 1})"
+            )
         elif "::" in name:
             cls, _, var = name.lstrip(":").rpartition("::")
             for s in ls.index.lookup(cls, ("class",)):
                 for p in s.params:
                     if p.name == var:
-                        text = f"```puppet\n{p.type + ' ' if p.type else ''}${name}" \
-                               f"{' = ' + p.default if p.default else ''}\n```\n(parameter of class {s.name})" + \
-                               (f"\n\n{p.doc}" if p.doc else "")
+                        text = (
+                            f"```puppet\n{p.type + ' ' if p.type else ''}${name}"
+                            f"{' = ' + p.default if p.default else ''}\n```\n(parameter of class {s.name})"
+                            + (f"\n\n{p.doc}" if p.doc else "")
+                        )
     elif kind == "function" and name in F.D.FUNCTIONS and not ls.index.lookup(name, ("function",)):
         text = f"```puppet\n{F.D.FUNCTIONS[name]}\n```\n(built-in function)"
     else:
@@ -387,7 +424,7 @@ def _doc_markdown(doc: str) -> str:
     for line in doc.splitlines():
         s = line.strip()
         if s.startswith("@summary"):
-            out.append(s[len("@summary"):].strip())
+            out.append(s[len("@summary") :].strip())
         elif s.startswith("@param"):
             parts = s.split(None, 2)
             out.append(f"- `{parts[1] if len(parts) > 1 else ''}` {parts[2] if len(parts) > 2 else ''}")
@@ -404,8 +441,13 @@ def _owner_doc(an, param):
 
 
 def _lookup(ls, kind, name):
-    kinds = {"class": ("class",), "define": ("define",), "class_or_define": ("class", "define"),
-             "function": ("function", "plan"), "type": ("type", "define", "class")}.get(kind)
+    kinds = {
+        "class": ("class",),
+        "define": ("define",),
+        "class_or_define": ("class", "define"),
+        "function": ("function", "plan"),
+        "type": ("type", "define", "class"),
+    }.get(kind)
     syms = ls.index.lookup(name, kinds)
     if not syms and kind == "type":
         syms = ls.index.lookup(name, ("type", "define", "class"))
@@ -424,23 +466,30 @@ def _definition(ls, uri, an, pos):
             return [L.Location(uri=uri, range=_range(an.lines, d.offset, d.length))]
         if "::" in name:
             cls = name.lstrip(":").rpartition("::")[0]
-            return [L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
-                    for s in ls.index.lookup(cls, ("class",))] or None
+            return [
+                L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
+                for s in ls.index.lookup(cls, ("class",))
+            ] or None
         return None
     # the current document first (it may not be saved yet)
     locs = []
     if an.program is not None:
         for d in an.program.definitions:
-            if getattr(d, "name", "").lower().lstrip(":") == name.lower() and \
-                    (kind in ("class_or_define", "type") or F.kind_name(d) == kind or
-                     (kind == "function" and F.kind_name(d) == "plan")):
+            if getattr(d, "name", "").lower().lstrip(":") == name.lower() and (
+                kind in ("class_or_define", "type")
+                or F.kind_name(d) == kind
+                or (kind == "function" and F.kind_name(d) == "plan")
+            ):
                 so, sl = F.name_span(an, d)
                 locs.append(L.Location(uri=uri, range=_range(an.lines, so, sl)))
     if locs:
         return locs
     path = path_of_uri(uri)
-    return [L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
-            for s in _lookup(ls, kind, name) if s.path != path] or None
+    return [
+        L.Location(uri=uri_of_path(s.path), range=_prange(s.selection))
+        for s in _lookup(ls, kind, name)
+        if s.path != path
+    ] or None
 
 
 def _completion(ls, an, pos):
@@ -452,19 +501,40 @@ def _completion(ls, an, pos):
         seen = set()
         for name, node in F.visible_variables(an, off).items():
             seen.add(name)
-            items.append(L.CompletionItem(label="$" + name, insert_text=name, filter_text=name, kind=CK.Variable,
-                                          detail="parameter" if type(node) is F.T["Parameter"] else "variable"))
+            items.append(
+                L.CompletionItem(
+                    label="$" + name,
+                    insert_text=name,
+                    filter_text=name,
+                    kind=CK.Variable,
+                    detail="parameter" if type(node) is F.T["Parameter"] else "variable",
+                )
+            )
         for name in ("facts", "trusted", "server_facts", "title", "name", "module_name", "environment"):
             if name not in seen:
-                items.append(L.CompletionItem(label="$" + name, insert_text=name, filter_text=name,
-                                              kind=CK.Variable, detail="built-in"))
+                items.append(
+                    L.CompletionItem(
+                        label="$" + name,
+                        insert_text=name,
+                        filter_text=name,
+                        kind=CK.Variable,
+                        detail="built-in",
+                    )
+                )
         if "::" in prefix:
             cls = prefix.lstrip(":").rpartition("::")[0]
             for s in ls.index.lookup(cls, ("class",)):
                 for p in s.params:
                     full = f"{cls}::{p.name}"
-                    items.append(L.CompletionItem(label="$" + full, insert_text=full, filter_text=full,
-                                                  kind=CK.Field, detail=p.type or "parameter"))
+                    items.append(
+                        L.CompletionItem(
+                            label="$" + full,
+                            insert_text=full,
+                            filter_text=full,
+                            kind=CK.Field,
+                            detail=p.type or "parameter",
+                        )
+                    )
         return L.CompletionList(is_incomplete=False, items=items)
     if ctx == "attribute":
         attrs = []
@@ -475,11 +545,21 @@ def _completion(ls, an, pos):
                 attrs = [(p.name, (p.type + " " if p.type else "") + (p.doc or "")) for p in s.params]
                 break
         for a, detail in attrs:
-            items.append(L.CompletionItem(label=a, kind=CK.Property, detail=detail.strip() or None,
-                                          insert_text=f"{a} => "))
+            items.append(
+                L.CompletionItem(
+                    label=a, kind=CK.Property, detail=detail.strip() or None, insert_text=f"{a} => "
+                )
+            )
         for a in F.D.META_PARAMETERS:
-            items.append(L.CompletionItem(label=a, kind=CK.Property, detail="metaparameter",
-                                          insert_text=f"{a} => ", sort_text="~" + a))
+            items.append(
+                L.CompletionItem(
+                    label=a,
+                    kind=CK.Property,
+                    detail="metaparameter",
+                    insert_text=f"{a} => ",
+                    sort_text="~" + a,
+                )
+            )
         return L.CompletionList(is_incomplete=False, items=items)
     for k in F.D.KEYWORDS:
         items.append(L.CompletionItem(label=k, kind=CK.Keyword))
@@ -495,10 +575,18 @@ def _completion(ls, an, pos):
         if key in seen or s.kind == "node":
             continue
         seen.add(key)
-        kind = {"class": CK.Class, "define": CK.Struct, "function": CK.Function, "plan": CK.Method,
-                "type": CK.TypeParameter}.get(s.kind, CK.Text)
-        items.append(L.CompletionItem(label=s.name, kind=kind, detail=s.kind,
-                                      documentation=F.summary_of(s.doc) or None))
+        kind = {
+            "class": CK.Class,
+            "define": CK.Struct,
+            "function": CK.Function,
+            "plan": CK.Method,
+            "type": CK.TypeParameter,
+        }.get(s.kind, CK.Text)
+        items.append(
+            L.CompletionItem(
+                label=s.name, kind=kind, detail=s.kind, documentation=F.summary_of(s.doc) or None
+            )
+        )
     return L.CompletionList(is_incomplete=False, items=items)
 
 
@@ -511,11 +599,13 @@ def _local_syms(an):
 
 # ----------------------------------------------------------------------------------------------- .xpp on save
 
+
 def _write_xpp(ls: PuppetServer, st: DocState):
     """Worker: write the saved file's .xpp into its environment's .xpp tree, exactly as
     ``puppet-xpp --compile ENVDIR`` does (its planning decides whether and where); returns a log line."""
-    from xpp import compile as C
-    from xpp import layout
+    from puppet_xpp.xpp import compile as C
+    from puppet_xpp.xpp import layout
+
     _sync_state(st)
     path = path_of_uri(st.uri)
     if not path or not path.endswith(".pp"):
@@ -531,8 +621,14 @@ def _write_xpp(ls: PuppetServer, st: DocState):
     job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
     if job is None:
         return None  # not a file --compile writes (outside the module directories)
-    data, _rows = C.compile_file(job.src, job.recorded, tasks=job.tasks, strict=ls.settings.strict,
-                                 modulepath=env.modulepath, manifest=env.manifest)
+    data, _rows = C.compile_file(
+        job.src,
+        job.recorded,
+        tasks=job.tasks,
+        strict=ls.settings.strict,
+        modulepath=env.modulepath,
+        manifest=env.manifest,
+    )
     if hasattr(C, "write_job"):  # --compile's safety rules (no symlinks in .xpp), modes and owner
         C.write_job(env, job, data)
     else:  # pragma: no cover - older xpp.compile
@@ -546,14 +642,19 @@ def _write_xpp(ls: PuppetServer, st: DocState):
 
 # ----------------------------------------------------------------------------------------------- settings, index
 
+
 async def _pull_configuration(ls: PuppetServer) -> bool:
     caps = ls.client_caps
     ws = getattr(caps, "workspace", None) if caps is not None else None
     if not getattr(ws, "configuration", False):
         return False
     try:
-        res = await asyncio.wait_for(ls.workspace_configuration_async(
-            L.ConfigurationParams(items=[L.ConfigurationItem(section="puppet")])), 5)
+        res = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                L.ConfigurationParams(items=[L.ConfigurationItem(section="puppet")])
+            ),
+            5,
+        )
     except Exception:
         return False
     if res and isinstance(res[0], dict):
@@ -587,8 +688,15 @@ async def _index_workspace(ls: PuppetServer):
         token = f"puppet-xpp-index-{id(ls)}"
         try:
             await ls.work_done_progress.create_async(token)
-            ls.work_done_progress.begin(token, L.WorkDoneProgressBegin(
-                title="Indexing Puppet workspace", message=f"0/{len(files)} files", percentage=0, cancellable=False))
+            ls.work_done_progress.begin(
+                token,
+                L.WorkDoneProgressBegin(
+                    title="Indexing Puppet workspace",
+                    message=f"0/{len(files)} files",
+                    percentage=0,
+                    cancellable=False,
+                ),
+            )
         except Exception:
             token = None
     t0 = time.perf_counter()
@@ -601,15 +709,22 @@ async def _index_workspace(ls: PuppetServer):
         now = time.perf_counter()
         if token and now - last > 0.2:
             last = now
-            ls.work_done_progress.report(token, L.WorkDoneProgressReport(
-                message=f"{k + 1}/{len(files)} files", percentage=int(100 * (k + 1) / max(1, len(files)))))
+            ls.work_done_progress.report(
+                token,
+                L.WorkDoneProgressReport(
+                    message=f"{k + 1}/{len(files)} files", percentage=int(100 * (k + 1) / max(1, len(files)))
+                ),
+            )
     if token:
-        ls.work_done_progress.end(token, L.WorkDoneProgressEnd(
-            message=f"Indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"))
+        ls.work_done_progress.end(
+            token,
+            L.WorkDoneProgressEnd(message=f"Indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"),
+        )
     ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
 
 
 # ----------------------------------------------------------------------------------------------- main
+
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -632,7 +747,10 @@ def main(argv=None) -> int:
         elif a in ("-v", "--verbose"):
             logging.basicConfig(level=logging.DEBUG)
         else:
-            print(f"puppet-xpp: unknown option {a!r} (language server: --stdio | --tcp HOST:PORT)", file=sys.stderr)
+            print(
+                f"puppet-xpp: unknown option {a!r} (language server: --stdio | --tcp HOST:PORT)",
+                file=sys.stderr,
+            )
             return 2
         i += 1
     global server

@@ -12,6 +12,7 @@ path, so that the module-location rules still apply.
 
 No pygls imports here.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,13 +25,14 @@ MODULE_DIRS = ("manifests", "functions", "types", "plans")
 @dataclass
 class Settings:
     """User settings (``initializationOptions`` / ``workspace/configuration`` section ``puppet``)."""
-    modulepath: tuple = ()          # extra module directories (absolute, or relative to the workspace root)
-    strict: str = "warning"         # severity of DUPLICATE_KEY: off | warning | error
-    tasks: bool = False             # parse every file in tasks (Bolt plan) mode
-    xpp_on_save: bool = True        # write the .xpp of a saved file into its environment's .xpp tree
+
+    modulepath: tuple = ()  # extra module directories (absolute, or relative to the workspace root)
+    strict: str = "warning"  # severity of DUPLICATE_KEY: off | warning | error
+    tasks: bool = False  # parse every file in tasks (Bolt plan) mode
+    xpp_on_save: bool = True  # write the .xpp of a saved file into its environment's .xpp tree
 
     @classmethod
-    def from_dict(cls, d, base: "Settings | None" = None, root: str | None = None) -> "Settings":
+    def from_dict(cls, d, base: Settings | None = None, root: str | None = None) -> Settings:
         """Settings from a client dict (camelCase or snake_case keys; unknown keys ignored)."""
         s = Settings(**vars(base)) if base is not None else Settings()
         if not isinstance(d, dict):
@@ -63,10 +65,10 @@ class Settings:
 
 @dataclass
 class Environment:
-    root: str                       # absolute directory
-    modulepath: tuple = ()          # absolute module directories, in order
-    manifest: str | None = None     # absolute main manifest (file or directory)
-    conf: bool = False              # found through environment.conf
+    root: str  # absolute directory
+    modulepath: tuple = ()  # absolute module directories, in order
+    manifest: str | None = None  # absolute main manifest (file or directory)
+    conf: bool = False  # found through environment.conf
 
     def module_of(self, path: str):
         """(module dir in the module path, module name, path inside the module) or None."""
@@ -74,7 +76,7 @@ class Environment:
         for d in self.modulepath:
             prefix = d.rstrip(os.sep) + os.sep
             if path.startswith(prefix):
-                rest = path[len(prefix):].split(os.sep)
+                rest = path[len(prefix) :].split(os.sep)
                 if len(rest) >= 2:
                     return d, rest[0], os.sep.join(rest[1:])
         return None
@@ -114,13 +116,20 @@ def environment_at(root: str) -> Environment | None:
     conf_file = os.path.join(root, "environment.conf")
     if os.path.isfile(conf_file):
         conf = _parse_conf(conf_file)
-        mp = _resolve(root, conf["modulepath"]) if "modulepath" in conf else \
-            [os.path.join(root, d) for d in ("site-modules", "modules")]
+        mp = (
+            _resolve(root, conf["modulepath"])
+            if "modulepath" in conf
+            else [os.path.join(root, d) for d in ("site-modules", "modules")]
+        )
         man = conf.get("manifest")
         manifest = _resolve(root, man)[0] if man and _resolve(root, man) else os.path.join(root, "manifests")
         return Environment(root, tuple(mp), manifest, True)
     has_manifests = os.path.isdir(os.path.join(root, "manifests"))
-    mods = [os.path.join(root, d) for d in ("site-modules", "site", "modules") if os.path.isdir(os.path.join(root, d))]
+    mods = [
+        os.path.join(root, d)
+        for d in ("site-modules", "site", "modules")
+        if os.path.isdir(os.path.join(root, d))
+    ]
     if has_manifests and mods and not _is_module_dir(root):
         return Environment(root, tuple(mods), os.path.join(root, "manifests"), False)
     return None
@@ -171,6 +180,7 @@ def find_module_root(path: str):
 @dataclass
 class FileContext:
     """What the server needs to parse, validate and compile one file."""
+
     path: str | None
     epp: bool = False
     tasks: bool = False

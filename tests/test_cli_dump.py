@@ -1,4 +1,5 @@
 """`puppet-xpp --dump` prints what `puppet parser dump` prints (whole processes, byte for byte)."""
+
 from __future__ import annotations
 
 import json
@@ -21,19 +22,31 @@ def _files():
 
 
 def ours(*args):
-    return subprocess.run([sys.executable, "-m", "server.cli", "--dump", *args], cwd=ROOT,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--dump", *args], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def puppet_dump(*args, tmp):
     env = dict(os.environ)
-    cmd = ["puppet", "parser", "dump", "--confdir", str(tmp / "c"), "--vardir", str(tmp / "v"),
-           "--codedir", str(tmp / "code"), *args]
+    cmd = [
+        "puppet",
+        "parser",
+        "dump",
+        "--confdir",
+        str(tmp / "c"),
+        "--vardir",
+        str(tmp / "v"),
+        "--codedir",
+        str(tmp / "code"),
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
-needs_puppet = pytest.mark.skipif(shutil.which("puppet") is None and not os.environ.get("CI"),
-                                  reason="puppet not installed")
+needs_puppet = pytest.mark.skipif(
+    shutil.which("puppet") is None and not os.environ.get("CI"), reason="puppet not installed"
+)
 
 
 @needs_puppet

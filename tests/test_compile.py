@@ -6,6 +6,7 @@ reserved module `environment`, first module of a name wins, nothing written outs
 Puppet's own parse of the source (oracle op `pcore_read`), and printed diagnostics equal Puppet's
 (oracle op `validate`).
 """
+
 from __future__ import annotations
 
 import base64
@@ -24,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from server import cmd_compile
-from xpp import layout
-from xpp.result import read_xpp
+from puppet_xpp.server import cmd_compile
+from puppet_xpp.xpp import layout
+from puppet_xpp.xpp.result import read_xpp
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -53,14 +54,24 @@ def compile_(*argv, cwd=None):
 
 def run_cli(*argv, cwd=None, **kw):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "server.cli", *argv], cwd=cwd or ROOT, env=env,
-                          capture_output=True, text=True, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", *argv],
+        cwd=cwd or ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        **kw,
+    )
 
 
 def xpps(env) -> dict:
     """{path relative to ENVDIR/.xpp/modules: bytes} of every .xpp file."""
     base = Path(env) / ".xpp" / "modules"
-    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*.xpp"))} if base.is_dir() else {}
+    return (
+        {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*.xpp"))}
+        if base.is_dir()
+        else {}
+    )
 
 
 def snapshot(env) -> dict:
@@ -70,7 +81,7 @@ def snapshot(env) -> dict:
 
 MODULE_FILES = {
     "modules/apache/manifests/init.pp": "class apache($port = 80) {\n  apache::vhost { 'x': port => $port }\n}\n",
-    "modules/apache/manifests/vhost.pp": "define apache::vhost(Integer $port) {\n  notice(\"${title}:${port}\")\n}\n",
+    "modules/apache/manifests/vhost.pp": 'define apache::vhost(Integer $port) {\n  notice("${title}:${port}")\n}\n',
     "modules/apache/manifests/mod/ssl.pp": "class apache::mod::ssl { include apache }\n",
     "modules/apache/functions/port.pp": "function apache::port() >> Integer { 443 }\n",
     "modules/apache/types/port.pp": "type Apache::Port = Integer[1, 65535]\n",
@@ -118,12 +129,20 @@ def recorded_name(data: bytes):
 
 
 def puppet_reads(oracle, data: bytes, source: str, path: str, fmt="msgpack", tasks=False):
-    return oracle.call("pcore_read", data=base64.b64encode(data).decode(), format=fmt, envelope=True,
-                       source=source, path=path, tasks=tasks)
+    return oracle.call(
+        "pcore_read",
+        data=base64.b64encode(data).decode(),
+        format=fmt,
+        envelope=True,
+        source=source,
+        path=path,
+        tasks=tasks,
+    )
 
 
 # ------------------------------------------------------------------------------------------------------
 # layout, recorded names, Puppet reads the files
+
 
 def test_environment_layout_and_recorded_names(env, oracle):
     rc, out, err = compile_(str(env))
@@ -141,7 +160,9 @@ def test_environment_layout_and_recorded_names(env, oracle):
     assert type(program.body).__name__ == "PlanDefinition"
     # nothing written anywhere else
     written = {str(p.relative_to(env)) for p in env.rglob("*") if p.is_file()}
-    assert written - set(MODULE_FILES) == {f".xpp/modules/{r}" for r in EXPECTED} | {".xpp/compile-state.json"}
+    assert written - set(MODULE_FILES) == {f".xpp/modules/{r}" for r in EXPECTED} | {
+        ".xpp/compile-state.json"
+    }
     assert "compiled 12, up to date 0, removed 0, with errors 0" in out
 
 
@@ -160,17 +181,22 @@ def test_default_directory_is_cwd_and_json_format(env, oracle):
 
 def test_duplicate_module_first_wins(tmp_path):
     e = tmp_path / "env"
-    write(e, {"environment.conf": "modulepath = modules:other\n",
-              "modules/apache/manifests/init.pp": "class apache { }\n",
-              "other/apache/manifests/init.pp": "class apache { notice(2) }\n",
-              "other/apache/manifests/extra.pp": "class apache::extra { }\n",
-              "other/stdlib/manifests/init.pp": "class stdlib { }\n"})
+    write(
+        e,
+        {
+            "environment.conf": "modulepath = modules:other\n",
+            "modules/apache/manifests/init.pp": "class apache { }\n",
+            "other/apache/manifests/init.pp": "class apache { notice(2) }\n",
+            "other/apache/manifests/extra.pp": "class apache::extra { }\n",
+            "other/stdlib/manifests/init.pp": "class stdlib { }\n",
+        },
+    )
     rc, out, err = compile_(str(e), "--report", str(tmp_path / "r.json"))
     assert rc == 0
     got = xpps(e)
     assert sorted(got) == ["apache/manifests/init.xpp", "stdlib/manifests/init.xpp"]
     assert recorded_name(got["apache/manifests/init.xpp"]) == "modules/apache/manifests/init.pp"
-    assert f"duplicate module 'apache'" in err and str(e / "other" / "apache") in err
+    assert "duplicate module 'apache'" in err and str(e / "other" / "apache") in err
     rep = json.loads((tmp_path / "r.json").read_text())
     skipped = rep["environments"][0]["skipped"]
     assert [s["path"] for s in skipped] == [str(e / "other" / "apache")]
@@ -179,10 +205,20 @@ def test_duplicate_module_first_wins(tmp_path):
 def test_module_outside_the_environment_is_recorded_absolute(tmp_path, oracle):
     e = tmp_path / "env"
     base = tmp_path / "base"
-    write(e, {"environment.conf": "modulepath = modules:$basemodulepath\n",
-              "modules/apache/manifests/init.pp": "class apache { }\n"})
-    write(base, {"stdlib/manifests/init.pp": "class stdlib { }\n",
-                 "stdlib/functions/f.pp": "function stdlib::f() { 1 }\n"})
+    write(
+        e,
+        {
+            "environment.conf": "modulepath = modules:$basemodulepath\n",
+            "modules/apache/manifests/init.pp": "class apache { }\n",
+        },
+    )
+    write(
+        base,
+        {
+            "stdlib/manifests/init.pp": "class stdlib { }\n",
+            "stdlib/functions/f.pp": "function stdlib::f() { 1 }\n",
+        },
+    )
     rc, out, err = compile_(str(e), "--basemodulepath", str(base))
     assert rc == 0, err
     got = xpps(e)
@@ -190,7 +226,7 @@ def test_module_outside_the_environment_is_recorded_absolute(tmp_path, oracle):
     src = str(base / "stdlib" / "manifests" / "init.pp")
     assert recorded_name(got["stdlib/manifests/init.xpp"]) == src
     assert puppet_reads(oracle, got["stdlib/manifests/init.xpp"], Path(src).read_text(), src)["equal"] is True
-    assert not list(base.rglob("*.xpp")) and not (base / ".xpp").exists()   # nothing written in modules
+    assert not list(base.rglob("*.xpp")) and not (base / ".xpp").exists()  # nothing written in modules
     # without --basemodulepath the base modules are not compiled (and removed), with a notice
     rc, out, err = compile_(str(e))
     assert sorted(xpps(e)) == ["apache/manifests/init.xpp"]
@@ -199,9 +235,15 @@ def test_module_outside_the_environment_is_recorded_absolute(tmp_path, oracle):
 
 def test_modulepath_override_and_default_modulepath(tmp_path):
     e = tmp_path / "env"
-    write(e, {"modules/a/manifests/init.pp": "class a { }\n", "mods2/b/manifests/init.pp": "class b { }\n",
-              "manifests/site.pp": "include a\n"})
-    rc, _, _ = compile_(str(e))   # no environment.conf: modulepath = modules (+ $basemodulepath)
+    write(
+        e,
+        {
+            "modules/a/manifests/init.pp": "class a { }\n",
+            "mods2/b/manifests/init.pp": "class b { }\n",
+            "manifests/site.pp": "include a\n",
+        },
+    )
+    rc, _, _ = compile_(str(e))  # no environment.conf: modulepath = modules (+ $basemodulepath)
     assert rc == 0 and sorted(xpps(e)) == ["a/manifests/init.xpp", "environment/manifests/site.xpp"]
     rc, _, _ = compile_(str(e), "--modulepath", str(e / "mods2"))
     assert rc == 0 and sorted(xpps(e)) == ["b/manifests/init.xpp", "environment/manifests/site.xpp"]
@@ -211,8 +253,14 @@ def test_manifest_setting_file_and_outside(tmp_path):
     e = tmp_path / "env"
     outside = tmp_path / "main.pp"
     outside.write_text("node default { }\n")
-    write(e, {"environment.conf": f"manifest = {outside}\n", "manifests/ignored.pp": "$x = 1\n",
-              "modules/a/manifests/init.pp": "class a { }\n"})
+    write(
+        e,
+        {
+            "environment.conf": f"manifest = {outside}\n",
+            "manifests/ignored.pp": "$x = 1\n",
+            "modules/a/manifests/init.pp": "class a { }\n",
+        },
+    )
     rc, _, err = compile_(str(e))
     assert rc == 0, err
     got = xpps(e)
@@ -224,16 +272,23 @@ def test_runtime_root(env):
     rc, _, err = compile_(str(env), "--runtime-root", "/etc/puppetlabs/code/environments/production")
     assert rc == 0, err
     got = xpps(env)
-    assert recorded_name(got["apache/manifests/init.xpp"]) == \
-        "/etc/puppetlabs/code/environments/production/modules/apache/manifests/init.pp"
+    assert (
+        recorded_name(got["apache/manifests/init.xpp"])
+        == "/etc/puppetlabs/code/environments/production/modules/apache/manifests/init.pp"
+    )
     assert compile_(str(env), "--runtime-root", "relative/dir")[0] == 2
 
 
 def test_reserved_module_name_and_invalid_module_names(tmp_path):
     e = tmp_path / "env"
-    write(e, {"modules/environment/manifests/init.pp": "class environment { }\n",
-              "modules/Bad-Name/manifests/init.pp": "class bad { }\n",
-              "modules/ok/manifests/init.pp": "class ok { }\n"})
+    write(
+        e,
+        {
+            "modules/environment/manifests/init.pp": "class environment { }\n",
+            "modules/Bad-Name/manifests/init.pp": "class bad { }\n",
+            "modules/ok/manifests/init.pp": "class ok { }\n",
+        },
+    )
     rc, _, err = compile_(str(e))
     assert rc == 0
     assert sorted(xpps(e)) == ["ok/manifests/init.xpp"]
@@ -242,6 +297,7 @@ def test_reserved_module_name_and_invalid_module_names(tmp_path):
 
 # ------------------------------------------------------------------------------------------------------
 # errors in sources, diagnostics, report, exit status
+
 
 def test_errors_give_diagnostics_only_xpp_and_exit_1(env, oracle):
     bad = env / "modules/apache/manifests/broken.pp"
@@ -256,9 +312,16 @@ def test_errors_give_diagnostics_only_xpp_and_exit_1(env, oracle):
     assert ans["program"] is None and ans["diagnostics"] == diags
     # printed diagnostics: the --validate text format, with Puppet's message and position
     display = str(bad)
-    for f, rel in ((bad, "modules/apache/manifests/broken.pp"), (env / "site/profile/manifests/web.pp", None)):
-        want = oracle.call("validate", file=str(f), modulepath=[str(env / "site"), str(env / "modules")],
-                           manifest=str(env / "manifests"))
+    for f, _rel in (
+        (bad, "modules/apache/manifests/broken.pp"),
+        (env / "site/profile/manifests/web.pp", None),
+    ):
+        want = oracle.call(
+            "validate",
+            file=str(f),
+            modulepath=[str(env / "site"), str(env / "modules")],
+            manifest=str(env / "manifests"),
+        )
         assert want
         for d in want:
             kind = "Error" if d["severity"] == "error" else "Warning"
@@ -273,12 +336,14 @@ def test_errors_give_diagnostics_only_xpp_and_exit_1(env, oracle):
     # an unchanged error file stays an error on the next (incremental) run, with its diagnostics
     rc2, out2, _ = compile_(str(env))
     assert rc2 == 1 and "compiled 0," in out2 and "with errors 1" in out2
-    assert [x for x in out2.splitlines() if x.startswith("Error")] == \
-        [x for x in out.splitlines() if x.startswith("Error")]
+    assert [x for x in out2.splitlines() if x.startswith("Error")] == [
+        x for x in out.splitlines() if x.startswith("Error")
+    ]
 
 
-@pytest.mark.parametrize("args", [["--bogus"], ["/nonexistent/dir"], ["--mode", "999"], ["--jobs", "-1"],
-                                  ["--format", "yaml"]])
+@pytest.mark.parametrize(
+    "args", [["--bogus"], ["/nonexistent/dir"], ["--mode", "999"], ["--jobs", "-1"], ["--format", "yaml"]]
+)
 def test_usage_errors_exit_2(args, tmp_path):
     assert compile_(*args, cwd=tmp_path)[0] == 2
 
@@ -297,11 +362,12 @@ def test_summary_and_plain_progress_lines(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-1].startswith(f"{e}: compiled 60, up to date 0, removed 0, with errors 0 (")
     assert f"{e}: 60 files, 60 to check or compile" in p.stderr and "(50%)" in p.stderr
-    assert "\r" not in p.stderr   # no progress bar when stderr is not a terminal
+    assert "\r" not in p.stderr  # no progress bar when stderr is not a terminal
 
 
 # ------------------------------------------------------------------------------------------------------
 # incremental
+
 
 def test_incremental(env):
     assert compile_(str(env))[0] == 0
@@ -363,7 +429,7 @@ def test_corrupt_xpp_is_rebuilt(env):
 def test_settings_change_recompiles(env):
     assert compile_(str(env))[0] == 0
     rc, out, _ = compile_(str(env), "--strict", "error")
-    assert rc == 1 and "compiled 12," in out   # DUPLICATE_KEY in profile::web is now an error
+    assert rc == 1 and "compiled 12," in out  # DUPLICATE_KEY in profile::web is now an error
     program, diags = read_xpp(xpps(env)["profile/manifests/web.xpp"])
     assert program is None and diags[0]["issue_code"] == "DUPLICATE_KEY"
 
@@ -377,14 +443,16 @@ def test_leftover_temporary_files_are_removed(env):
     new.write_bytes(b"partial")
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     compile_(str(env))
-    assert not old.exists() and new.exists()   # a recent one may belong to a running writer
+    assert not old.exists() and new.exists()  # a recent one may belong to a running writer
 
 
 # ------------------------------------------------------------------------------------------------------
 # the language server's .xpp-on-save writes the same bytes
 
+
 def test_byte_identical_to_language_server_on_save(env):
-    from server.workspace import Settings, file_context
+    from puppet_xpp.server.workspace import Settings, file_context
+
     assert compile_(str(env))[0] == 0
     got = xpps(env)
     n = 0
@@ -394,8 +462,14 @@ def test_byte_identical_to_language_server_on_save(env):
         target = layout.xpp_target(ctx.env.root, ctx.modulepath, path)
         assert target.out_path == str(env / ".xpp/modules" / rel)
         text = Path(path).read_text()
-        data = layout.compile_source(text, target.recorded, abs_path=path, tasks=ctx.tasks,
-                                     modulepath=ctx.modulepath, manifest=ctx.manifest)
+        data = layout.compile_source(
+            text,
+            target.recorded,
+            abs_path=path,
+            tasks=ctx.tasks,
+            modulepath=ctx.modulepath,
+            manifest=ctx.manifest,
+        )
         assert data == got[rel], rel
         n += 1
     assert n == len(EXPECTED)
@@ -403,6 +477,7 @@ def test_byte_identical_to_language_server_on_save(env):
 
 # ------------------------------------------------------------------------------------------------------
 # files: modes, owner, symlinks, unreadable files
+
 
 def test_modes(env):
     old = os.umask(0o077)
@@ -434,9 +509,9 @@ def test_symlinks_in_the_sources(tmp_path, oracle):
     outside = tmp_path / "outside"
     write(e, {"modules/a/manifests/init.pp": "class a { }\n", "shared/x.pp": "class a::x { }\n"})
     write(outside, {"ext/manifests/init.pp": "class ext { }\n"})
-    (e / "modules/a/manifests/x.pp").symlink_to("../../../shared/x.pp")          # file link, in the tree
-    (e / "modules/ext").symlink_to(outside / "ext")                             # module dir link, outside
-    (e / "modules/a/manifests/loop").symlink_to("..")                           # a cycle
+    (e / "modules/a/manifests/x.pp").symlink_to("../../../shared/x.pp")  # file link, in the tree
+    (e / "modules/ext").symlink_to(outside / "ext")  # module dir link, outside
+    (e / "modules/a/manifests/loop").symlink_to("..")  # a cycle
     (e / "modules/a/manifests/dangling.pp").symlink_to("nowhere.pp")
     rc, out, err = compile_(str(e))
     got = xpps(e)
@@ -463,7 +538,7 @@ def test_symlinks_escaping_the_xpp_tree_are_refused(tmp_path, where):
     assert rc == 2
     assert "symbolic link" in err + out and str(link) in err + out
     assert list(target.rglob("*")) == []
-    if where == ".xpp/modules/a":   # other modules are still compiled
+    if where == ".xpp/modules/a":  # other modules are still compiled
         assert (e / ".xpp/modules/b/manifests/init.xpp").is_file()
 
 
@@ -479,7 +554,7 @@ def test_xpp_tree_inside_a_module_is_refused(tmp_path):
 def _run_restricted(argv):
     """Run the CLI so that file permissions apply (as root: without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH)."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    cmd = [sys.executable, "-m", "server.cli", *argv]
+    cmd = [sys.executable, "-m", "puppet_xpp", *argv]
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("running as root without setpriv: permissions cannot be tested")
@@ -493,8 +568,14 @@ def test_unreadable_files_and_directories():
     try:
         os.chmod(base, 0o755)
         e = Path(base) / "env"
-        write(e, {"modules/a/manifests/init.pp": "class a { }\n", "modules/a/manifests/secret.pp": "class a::secret { }\n",
-                  "modules/a/manifests/locked/inner.pp": "class a::locked::inner { }\n"})
+        write(
+            e,
+            {
+                "modules/a/manifests/init.pp": "class a { }\n",
+                "modules/a/manifests/secret.pp": "class a::secret { }\n",
+                "modules/a/manifests/locked/inner.pp": "class a::locked::inner { }\n",
+            },
+        )
         # a previous .xpp of the unreadable file must not survive (it cannot be checked)
         assert _run_restricted(["--compile", str(e)]).returncode == 0
         assert (e / ".xpp/modules/a/manifests/secret.xpp").exists()
@@ -502,12 +583,14 @@ def test_unreadable_files_and_directories():
         os.chmod(e / "modules/a/manifests/locked", 0)
         p = _run_restricted(["--compile", str(e)])
         assert p.returncode == 1, p.stdout + p.stderr
-        assert f"Error: Could not read file '{e}/modules/a/manifests/secret.pp': Permission denied" in p.stdout
+        assert (
+            f"Error: Could not read file '{e}/modules/a/manifests/secret.pp': Permission denied" in p.stdout
+        )
         assert "locked: cannot read directory: Permission denied" in p.stderr
         assert not (e / ".xpp/modules/a/manifests/secret.xpp").exists()
         assert (e / ".xpp/modules/a/manifests/init.xpp").exists()
     finally:
-        for dirpath, dirs, files in os.walk(base):
+        for dirpath, dirs, _files in os.walk(base):
             for d in dirs:
                 os.chmod(os.path.join(dirpath, d), 0o755)
         shutil.rmtree(base, ignore_errors=True)
@@ -532,15 +615,19 @@ def test_unwritable_output_is_an_io_failure():
 # ------------------------------------------------------------------------------------------------------
 # killed mid-run
 
+
 def _kill_env(tmp_path):
     from tests.conformance.corpus import corpus_modulepath
+
     e = tmp_path / "env"
     mp = corpus_modulepath()
     if mp:
         write(e, {"environment.conf": f"modulepath = {mp[0]}\n", "manifests/site.pp": "node default { }\n"})
-    else:   # a synthetic environment of the same order of size
+    else:  # a synthetic environment of the same order of size
         files = {}
-        body = "".join(f"  file {{ '/tmp/f{i}': ensure => file, content => \"${{x}} {i}\" }}\n" for i in range(40))
+        body = "".join(
+            f"  file {{ '/tmp/f{i}': ensure => file, content => \"${{x}} {i}\" }}\n" for i in range(40)
+        )
         for m in range(20):
             for c in range(40):
                 files[f"modules/m{m}/manifests/c{c}.pp"] = f"class m{m}::c{c}($x = 1) {{\n{body}}}\n"
@@ -551,19 +638,26 @@ def _kill_env(tmp_path):
 def test_sigkill_mid_run_leaves_only_complete_files(tmp_path):
     """SIGKILL a compile at random moments: only complete .xpp files exist, no worker survives, and a rerun
     completes.  The format alternates so that every run rewrites every file."""
-    from xpp.verify import verify_bytes
+    from puppet_xpp.xpp.verify import verify_bytes
+
     e = _kill_env(tmp_path)
     rnd = random.Random(1234)
     env = dict(os.environ, PYTHONPATH=ROOT)
     for k in range(5):
         fmt = ("json", "msgpack")[k % 2]
-        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--compile", str(e), "-j", "2", "-q",
-                                 "--format", fmt], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "puppet_xpp", "--compile", str(e), "-j", "2", "-q", "--format", fmt],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rnd.uniform(0.4, 1.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        time.sleep(0.3)   # the workers die with their parent (PR_SET_PDEATHSIG)
-        leftover = subprocess.run(["pgrep", "-f", "--", f"--compile {e}"], capture_output=True, text=True).stdout
+        time.sleep(0.3)  # the workers die with their parent (PR_SET_PDEATHSIG)
+        leftover = subprocess.run(
+            ["pgrep", "-f", "--", f"--compile {e}"], capture_output=True, text=True
+        ).stdout
         assert leftover.strip() == ""
         for p in (e / ".xpp").rglob("*.xpp"):
             assert verify_bytes(p.read_bytes()) == [], p
@@ -574,14 +668,18 @@ def test_sigkill_mid_run_leaves_only_complete_files(tmp_path):
     for x in files:
         assert x.read_bytes().startswith(b"application/vnd.puppet.pcore+msgpack;")
         read_xpp(x.read_bytes())
-    assert not [x for x in (e / ".xpp").rglob("*") if x.name.endswith(".tmp")
-                and time.time() - x.stat().st_mtime > 600]
+    assert not [
+        x
+        for x in (e / ".xpp").rglob("*")
+        if x.name.endswith(".tmp") and time.time() - x.stat().st_mtime > 600
+    ]
     p = run_cli("--compile", str(e))
     assert "compiled 0, up to date" in p.stdout and "removed 0" in p.stdout
 
 
 # ------------------------------------------------------------------------------------------------------
 # single file: --compile FILE.pp -o OUT.xpp
+
 
 def test_single_file(tmp_path, oracle):
     src = tmp_path / "dir" / "x.pp"
@@ -591,7 +689,7 @@ def test_single_file(tmp_path, oracle):
         p = run_cli("--compile", "dir/x.pp", "-o", str(out), "--format", fmt, cwd=tmp_path)
         assert p.returncode == 0, p.stderr
         data = out.read_bytes()
-        assert recorded_name(data) == "dir/x.pp"   # FILE as given
+        assert recorded_name(data) == "dir/x.pp"  # FILE as given
         assert stat.S_IMODE(out.stat().st_mode) == 0o644
         assert puppet_reads(oracle, data, src.read_text(), "dir/x.pp", fmt=fmt)["equal"] is True
 
@@ -605,22 +703,28 @@ def test_single_file_errors(tmp_path):
     assert run_cli("--compile", "missing.pp", "-o", "m.xpp", cwd=tmp_path).returncode == 2
     assert run_cli("--compile", "ok.pp", "bad.pp", "-o", "m.xpp", cwd=tmp_path).returncode == 2
     assert run_cli("--compile", "ok.pp", "-o", "/nonexistent-dir/x.xpp", cwd=tmp_path).returncode == 2
-    p = subprocess.run([sys.executable, "-m", "server.cli", "--compile", "ok.pp", "-o", "-"], cwd=tmp_path,
-                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--compile", "ok.pp", "-o", "-"],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        capture_output=True,
+    )
     assert p.returncode == 0 and read_xpp(p.stdout)[0].locator.file == "ok.pp"
 
 
 def test_write_job_for_a_single_file(env, tmp_path):
     """The single-file entry (used for .xpp-on-save) writes what --compile writes, with the same safety."""
-    from xpp.compile import CompileError, compile_file, detect_environment, plan, write_job
+    from puppet_xpp.xpp.compile import CompileError, compile_file, detect_environment, plan, write_job
+
     assert compile_(str(env))[0] == 0
     want = xpps(env)
     shutil.rmtree(env / ".xpp")
     e = detect_environment(str(env))
     jobs, _ = plan(e)
     for job in jobs:
-        data, _rows = compile_file(job.src, job.recorded, tasks=job.tasks, modulepath=e.modulepath,
-                                   manifest=e.manifest)
+        data, _rows = compile_file(
+            job.src, job.recorded, tasks=job.tasks, modulepath=e.modulepath, manifest=e.manifest
+        )
         assert write_job(e, job, data) is True
         assert write_job(e, job, data) is False
     assert xpps(env) == want

@@ -9,6 +9,7 @@
 
 Requests are batched with ``oracle.call_many`` (and cached on disk by the oracle).
 """
+
 from __future__ import annotations
 
 import base64
@@ -16,10 +17,10 @@ import os
 
 import pytest
 
+from puppet_xpp.xpp.result import read_xpp, write_xpp
+from puppet_xpp.xpp.verify import verify_bytes
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
-from xpp.result import read_xpp, write_xpp
-from xpp.verify import verify_bytes
 
 pytestmark = pytest.mark.corpus
 
@@ -33,8 +34,9 @@ def _files():
 
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])
 def test_puppet_reads_every_corpus_file_we_write(oracle, fmt):
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
     mp = corpus_modulepath()
     reqs, records = [], []
     for f in _files():
@@ -52,8 +54,13 @@ def test_puppet_reads_every_corpus_file_we_write(oracle, fmt):
     for req, recs, ans in zip(reqs, records, answers):
         if isinstance(ans, OracleError):
             bad.append((req["file"], str(ans)))
-        elif not (ans["equal"] is True and ans["locator_shared"] and ans["definitions_in_body"]
-                  and ans["type"] == "Xpp::ParseResult" and ans["diagnostics"] == recs):
+        elif not (
+            ans["equal"] is True
+            and ans["locator_shared"]
+            and ans["definitions_in_body"]
+            and ans["type"] == "Xpp::ParseResult"
+            and ans["diagnostics"] == recs
+        ):
             bad.append((req["file"], "not equal"))
     assert bad == []
     assert len(reqs) > 900
@@ -61,7 +68,8 @@ def test_puppet_reads_every_corpus_file_we_write(oracle, fmt):
 
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])
 def test_puppet_reads_the_compiled_corpus_environment(oracle, tmp_path, fmt):
-    from xpp.compile import Options, compile_environment, detect_environment
+    from puppet_xpp.xpp.compile import Options, compile_environment, detect_environment
+
     mp = corpus_modulepath()
     if not mp:
         pytest.skip("corpus not installed")
@@ -79,10 +87,24 @@ def test_puppet_reads_the_compiled_corpus_environment(oracle, tmp_path, fmt):
         assert verify_bytes(data) == [], fr.job.out
         with open(fr.job.src, encoding="utf-8", errors="surrogateescape") as fh:
             text = fh.read()
-        reads.append({"data": base64.b64encode(data).decode(), "format": fmt, "envelope": True,
-                      "source": text, "path": fr.job.recorded, "tasks": fr.job.tasks})
-        validations.append({"file": fr.job.src, "modulepath": list(env.modulepath), "manifest": env.manifest,
-                            "tasks": fr.job.tasks})
+        reads.append(
+            {
+                "data": base64.b64encode(data).decode(),
+                "format": fmt,
+                "envelope": True,
+                "source": text,
+                "path": fr.job.recorded,
+                "tasks": fr.job.tasks,
+            }
+        )
+        validations.append(
+            {
+                "file": fr.job.src,
+                "modulepath": list(env.modulepath),
+                "manifest": env.manifest,
+                "tasks": fr.job.tasks,
+            }
+        )
     got = oracle.call_many("pcore_read", reads)
     want = oracle.call_many("validate", validations)
     bad = []

@@ -3,6 +3,7 @@ iterative reader (``_build``): on valid documents (Puppet's own bytes for corpus
 values, and on damaged ones the fast path never accepts what the complete reader rejects, nor gives a
 different value.  ``loads`` raises only XppFormatError either way.
 """
+
 from __future__ import annotations
 
 import base64
@@ -10,10 +11,10 @@ import random
 
 import pytest
 
+from puppet_xpp.xpp import pcore
+from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
-from xpp import pcore
-from xpp.pcore import XppFormatError
 
 
 def _tokens(data, fmt):
@@ -28,9 +29,18 @@ def puppet_payloads(oracle):
     out = []
     for fmt in ("msgpack", "json"):
         for what in ("program", "parse_result"):
-            answers = oracle.call_many("pcore_write", [{"file": f, "format": fmt, "what": what,
-                                                        "diagnostics": [{"severity": "warning", "message": "m"}]}
-                                                       for f in files])
+            answers = oracle.call_many(
+                "pcore_write",
+                [
+                    {
+                        "file": f,
+                        "format": fmt,
+                        "what": what,
+                        "diagnostics": [{"severity": "warning", "message": "m"}],
+                    }
+                    for f in files
+                ],
+            )
             out.extend((fmt, base64.b64decode(a["bytes"])) for a in answers if not isinstance(a, OracleError))
     return out
 
@@ -51,13 +61,13 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
         b = bytearray(data)
         kind = i % 4
         if kind == 0:
-            b = b[:rnd.randrange(len(b))]
+            b = b[: rnd.randrange(len(b))]
         elif kind == 1:
             for _ in range(rnd.randint(1, 3)):
                 b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
         elif kind == 2:
             _, other = rnd.choice([p for p in puppet_payloads if p[0] == fmt])
-            b = b[:rnd.randrange(len(b))] + other[rnd.randrange(len(other)):]
+            b = b[: rnd.randrange(len(b))] + other[rnd.randrange(len(other)) :]
         else:
             b[rnd.randrange(len(b))] = rnd.randrange(256)
         b = bytes(b)
@@ -74,7 +84,7 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
             ok = True
         if ok:
             accepted += 1
-            full = pcore._build(toks)   # must not raise
+            full = pcore._build(toks)  # must not raise
             assert full == [fast]
         try:
             pcore.loads(b, fmt)
@@ -86,10 +96,11 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
 def test_json_one_pass_tokens_equal_the_general_tokenizer(puppet_payloads):
     """``_json_doc_tokens`` (used for every JSON load) gives the tokens of flatten + group, or declines."""
     import json
+
     rnd = random.Random(77)
     docs = [d for fmt, d in puppet_payloads if fmt == "json"]
     same = 0
-    for i in range(5000):
+    for _i in range(5000):
         b = bytearray(rnd.choice(docs))
         for _ in range(rnd.randint(0, 3)):
             b[rnd.randrange(len(b))] = rnd.choice(b'[],0123456789"-')

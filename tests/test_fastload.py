@@ -13,6 +13,7 @@ Python reader (``xpp.pcore._build`` over ``_mp_tokens``), which is the reference
   included object types, maps, UTF-8 errors, deep nesting, huge counts), no leak on repeated loads,
   PUPPET_XPP_PURE_PYTHON=1 turns it off.
 """
+
 from __future__ import annotations
 
 import base64
@@ -25,29 +26,32 @@ import tracemalloc
 
 import pytest
 
-from grammar import ast as A
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.xpp import pcore, result
+from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
-from xpp import pcore, result
-from xpp.pcore import XppFormatError
 
 T = A.TYPES
 REJECT = "<rejected>"
 
 try:
-    from xpp import _fastload
+    from puppet_xpp.xpp import _fastload
 except ImportError:  # pragma: no cover - depends on the build
     _fastload = None
 
 if _fastload is None or pcore._C_LOAD is None:
     if os.environ.get("CI"):
-        pytest.fail("xpp._fastload is not built/configured (pip install -e . builds it with a C compiler)",
-                    pytrace=False)
+        pytest.fail(
+            "xpp._fastload is not built/configured (pip install -e . builds it with a C compiler)",
+            pytrace=False,
+        )
     pytest.skip("xpp._fastload is not built", allow_module_level=True)
 
 
 # ------------------------------------------------------------------------------------------------------
 # helpers
+
 
 def c_load(data):
     v = _fastload.load(data)
@@ -121,8 +125,11 @@ def agree(data):
     c = c_load(data)
     ref = complete(data)
     if c is REJECT or ref is REJECT:
-        assert c is REJECT and ref is REJECT, (data[:80], c if c is REJECT else "C accepted",
-                                               ref if ref is REJECT else "Python accepted")
+        assert c is REJECT and ref is REJECT, (
+            data[:80],
+            c if c is REJECT else "C accepted",
+            ref if ref is REJECT else "Python accepted",
+        )
     else:
         assert same(c, ref), data[:80]
     return c
@@ -184,11 +191,14 @@ def i(n):
 
 
 def locator(text="a", file="f.pp", line_index=b"\xd4\x10\x01\x00"):
-    return marker(["Puppet", "AST", "Locator"], 3 if line_index else 2) + s(text) + s(file) + (line_index or b"")
+    return (
+        marker(["Puppet", "AST", "Locator"], 3 if line_index else 2) + s(text) + s(file) + (line_index or b"")
+    )
 
 
 # ------------------------------------------------------------------------------------------------------
 # the extension is what loads() uses
+
 
 def test_loads_uses_the_extension():
     assert pcore.MSGPACK_LOADER.startswith("C")
@@ -200,6 +210,7 @@ def test_loads_uses_the_extension():
     def spy(d):
         calls.append(d)
         return real(d)
+
     old = pcore._C_LOAD
     pcore._C_LOAD = spy
     try:
@@ -215,7 +226,16 @@ def test_non_bytes_input_behaves_as_without_the_extension():
             return ("value", pcore.loads(x))
         except Exception as e:
             return (type(e).__name__, str(e))
-    for x in ("abc", b"\xc0", bytearray(b"\xa1a"), memoryview(b"\xc0\xc2")[::2], memoryview(b"\xc3"), 12, None):
+
+    for x in (
+        "abc",
+        b"\xc0",
+        bytearray(b"\xa1a"),
+        memoryview(b"\xc0\xc2")[::2],
+        memoryview(b"\xc3"),
+        12,
+        None,
+    ):
         with_c = outcome(x)
         old = pcore._C_LOAD
         pcore._C_LOAD = None
@@ -227,12 +247,13 @@ def test_non_bytes_input_behaves_as_without_the_extension():
 
 
 def test_pure_python_switch():
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from xpp import pcore\n"
-            "from grammar import ast as A\n"
-            "p = A.TYPES['Program'](A.make_locator('$a', 'x.pp'), None, [])\n"
-            "assert pcore.loads(pcore.dumps(p)) == p\n"
-            "print(pcore.MSGPACK_LOADER, pcore._C_LOAD)" % os.path.dirname(os.path.dirname(__file__)))
+    code = (
+        "from puppet_xpp.xpp import pcore\n"
+        "from puppet_xpp.grammar import ast as A\n"
+        "p = A.TYPES['Program'](A.make_locator('$a', 'x.pp'), None, [])\n"
+        "assert pcore.loads(pcore.dumps(p)) == p\n"
+        "print(pcore.MSGPACK_LOADER, pcore._C_LOAD)"
+    )
     for env, want in (({"PUPPET_XPP_PURE_PYTHON": "1"}, "Python None"), ({}, "C (xpp._fastload)")):
         e = {k: v for k, v in os.environ.items() if k != "PUPPET_XPP_PURE_PYTHON"}
         e.update(env)
@@ -243,10 +264,12 @@ def test_pure_python_switch():
 # ------------------------------------------------------------------------------------------------------
 # corpus round trip and Puppet's bytes
 
+
 @pytest.fixture(scope="module")
 def corpus_docs():
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
     files = corpus_files("pp") + corpus_files("epp")
     if not files:
         pytest.skip("corpus not installed")
@@ -268,7 +291,7 @@ def test_corpus_round_trip(corpus_docs):
     programs = 0
     for path, r, diags in corpus_docs:
         doc = result.write_xpp(r.program, diags, "msgpack", locator=r.locator)
-        payload = doc[doc.index(b"\n\n") + 2:]
+        payload = doc[doc.index(b"\n\n") + 2 :]
         value = c_load(payload)
         assert value is not REJECT, path
         assert isinstance(value, pcore.PObject) and value.type_name == result.TYPE_NAME
@@ -295,10 +318,20 @@ def puppet_payloads(oracle):
         pytest.skip("corpus not installed")
     out = []
     for what in ("program", "parse_result"):
-        answers = oracle.call_many("pcore_write", [
-            {"file": f, "format": "msgpack", "what": what,
-             "diagnostics": [{"severity": "warning", "message": "m", "arguments": {"a": [1, 2.5, None]}}]}
-            for f in files])
+        answers = oracle.call_many(
+            "pcore_write",
+            [
+                {
+                    "file": f,
+                    "format": "msgpack",
+                    "what": what,
+                    "diagnostics": [
+                        {"severity": "warning", "message": "m", "arguments": {"a": [1, 2.5, None]}}
+                    ],
+                }
+                for f in files
+            ],
+        )
         out.extend(base64.b64decode(a["bytes"]) for a in answers if not isinstance(a, OracleError))
     return out
 
@@ -316,13 +349,49 @@ def test_puppet_bytes(puppet_payloads):
 # ------------------------------------------------------------------------------------------------------
 # type checks: the same as the Python reader's, attribute by attribute
 
+
 def _sample_values():
     loc = A.make_locator("x", "f.pp")
     nodes = [cls.__new__(cls) for cls in A.CONCRETE.values()]
-    vals = [None, True, False, 0, 1, -5, 1 << 40, 1.5, float("nan"), "", "x", "=", "+=", "regular",
-            "virtual", "exported", "=>", "+>", "!~", "<<", "%", "->", "Integer", A.Regexp("a"), loc,
-            pcore.PType("Pcore::AnyType"), pcore.PObject("X", {}, {}), {}, {"a": 1}, [], [None], [1, 2],
-            [True], ["a"], [1.5], [loc], [A.Regexp("a")]]
+    vals = [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -5,
+        1 << 40,
+        1.5,
+        float("nan"),
+        "",
+        "x",
+        "=",
+        "+=",
+        "regular",
+        "virtual",
+        "exported",
+        "=>",
+        "+>",
+        "!~",
+        "<<",
+        "%",
+        "->",
+        "Integer",
+        A.Regexp("a"),
+        loc,
+        pcore.PType("Pcore::AnyType"),
+        pcore.PObject("X", {}, {}),
+        {},
+        {"a": 1},
+        [],
+        [None],
+        [1, 2],
+        [True],
+        ["a"],
+        [1.5],
+        [loc],
+        [A.Regexp("a")],
+    ]
     vals += nodes
     vals += [[n] for n in nodes]
     vals += [[n, n] for n in nodes[:10]] + [[nodes[0], None], [nodes[3], 1]]
@@ -346,7 +415,9 @@ def test_type_checks_match_the_python_reader():
 # ------------------------------------------------------------------------------------------------------
 # hand-made streams: every rule, C and Python agree
 
-def _nop(loc_ref=tab(1), off=0, ln=0):
+
+def _nop(loc_ref=None, off=0, ln=0):
+    loc_ref = tab(1) if loc_ref is None else loc_ref
     return marker(["Puppet", "AST", "Nop"], 3) + loc_ref + i(off) + i(ln)
 
 
@@ -359,18 +430,32 @@ def test_streams_agree():
         "locator nil line index": marker(P + ["Program"], 1) + locator("a\nb", line_index=b"\xc0"),
         "locator bad line index": marker(P + ["Program"], 1) + locator("a", line_index=array(1) + s("x")),
         "program with body": prog + locator() + _nop() + array(0),
-        "definitions are references": (prog + locator() + marker(P + ["TypeMapping"], 3) + tab(1) + i(0)
-                                       + i(1) + array(1) + tab(3)),
+        "definitions are references": (
+            prog + locator() + marker(P + ["TypeMapping"], 3) + tab(1) + i(0) + i(1) + array(1) + tab(3)
+        ),
         "definition not a Definition": prog + locator() + _nop() + array(1) + tab(1),
         "reference to an open object": prog + locator() + _nop() + array(1) + tab(2),
-        "marker again by INNER_TABULATION": (prog + locator() + marker(P + ["BlockExpression"], 4) + tab(1)
-                                             + i(0) + i(1) + array(2) + _nop() + inner(17) + tab(1) + i(1)
-                                             + i(0) + array(0)),
+        "marker again by INNER_TABULATION": (
+            prog
+            + locator()
+            + marker(P + ["BlockExpression"], 4)
+            + tab(1)
+            + i(0)
+            + i(1)
+            + array(2)
+            + _nop()
+            + inner(17)
+            + tab(1)
+            + i(1)
+            + i(0)
+            + array(0)
+        ),
         "segments as ints": (prog + locator() + marker([0, 1, "Nop"], 3) + tab(1) + i(0) + i(0) + array(0)),
         "segment index to a marker": prog + locator() + marker([3, 1, "Nop"], 3) + tab(1) + i(0) + i(0),
         "segment index out of range": prog + locator() + marker([0, 99, "Nop"], 3),
-        "segment refers to a value string": (array(2) + s("Puppet") + marker([0, "AST", "Program"], 1)
-                                             + locator()),
+        "segment refers to a value string": (
+            array(2) + s("Puppet") + marker([0, "AST", "Program"], 1) + locator()
+        ),
         "count too small": marker(P + ["Program"], 0),
         "count too large": marker(P + ["Nop"], 4) + tab(0) + i(0) + i(0) + i(0),
         "unknown type": marker(P + ["Nope"], 0),
@@ -381,10 +466,28 @@ def test_streams_agree():
         "regexp": array(3) + ext(0x30, s("a.b")) + inner(0) + tab(1),
         "regexp int source": ext(0x30, i(3)),
         "regexp extra payload": ext(0x30, s("a") + s("b")),
-        "literal regexp": (prog + locator() + marker(P + ["LiteralRegularExpression"], 5) + tab(1) + i(0) + i(3)
-                           + ext(0x30, s("x")) + s("/x/") + array(0)),
-        "literal regexp string value": (prog + locator() + marker(P + ["LiteralRegularExpression"], 5) + tab(1)
-                                        + i(0) + i(3) + s("x") + s("/x/") + array(0)),
+        "literal regexp": (
+            prog
+            + locator()
+            + marker(P + ["LiteralRegularExpression"], 5)
+            + tab(1)
+            + i(0)
+            + i(3)
+            + ext(0x30, s("x"))
+            + s("/x/")
+            + array(0)
+        ),
+        "literal regexp string value": (
+            prog
+            + locator()
+            + marker(P + ["LiteralRegularExpression"], 5)
+            + tab(1)
+            + i(0)
+            + i(3)
+            + s("x")
+            + s("/x/")
+            + array(0)
+        ),
         "map": hmap(3) + s("a") + i(1) + i(1) + s("b") + ext(0x30, s("r")) + array(0),
         "map duplicate keys": hmap(3) + s("a") + i(1) + s("a") + i(2) + s("b") + i(3),
         "map True and 1": hmap(2) + b"\xc3" + i(1) + i(1) + i(2),
@@ -394,13 +497,24 @@ def test_streams_agree():
         "map truncated": hmap(2) + s("a") + i(1) + s("b"),
         "array in itself": array(1) + tab(0),
         "array shared": array(3) + array(1) + i(5) + tab(1) + tab(1),
-        "float32": array(3) + b"\xca" + struct.pack(">f", 1.5) + b"\xca\x7f\xc0\x00\x01" + b"\xca\xff\x80\x00\x00",
-        "float64 nan": b"\xcb" + struct.pack(">Q", 0x7ff8000000000abc),
-        "ints": array(8) + b"\xd0\x05\xd1\xff\xfe\xd2\x80\x00\x00\x00\xd3" + (1 << 63).to_bytes(8, "big")
+        "float32": array(3)
+        + b"\xca"
+        + struct.pack(">f", 1.5)
+        + b"\xca\x7f\xc0\x00\x01"
+        + b"\xca\xff\x80\x00\x00",
+        "float64 nan": b"\xcb" + struct.pack(">Q", 0x7FF8000000000ABC),
+        "ints": array(8)
+        + b"\xd0\x05\xd1\xff\xfe\xd2\x80\x00\x00\x00\xd3"
+        + (1 << 63).to_bytes(8, "big")
         + b"\xcf\x7f\xff\xff\xff\xff\xff\xff\xff\xcc\xff\xcd\xff\xff\xce\xff\xff\xff\xff",
         "uint64 over int64": b"\xcf\x80" + b"\x00" * 7,
-        "non-canonical payload ints": (array(4) + s("x") + ext(0x00, b"\xd0\x00") + array(0)
-                                       + ext(0x01, b"\xd3" + (1).to_bytes(8, "big"))),
+        "non-canonical payload ints": (
+            array(4)
+            + s("x")
+            + ext(0x00, b"\xd0\x00")
+            + array(0)
+            + ext(0x01, b"\xd3" + (1).to_bytes(8, "big"))
+        ),
         "negative payload": ext(0x10, b"\xff"),
         "bool payload": ext(0x10, b"\xc3"),
         "float payload": ext(0x10, b"\xcb" + struct.pack(">d", 1.0)),
@@ -411,7 +525,11 @@ def test_streams_agree():
         "DEFAULT": ext(0x20, b"\x00"),
         "ext -1": b"\xd6\xff\x00\x00\x00\x00",
         "ext 0x80": b"\xd4\x80\x00",
-        "utf-8 errors": array(4) + b"\xa2\xff\xfe" + b"\xa3\xed\xa0\x80" + b"\xa2\xc3\xa9" + b"\xd9\x02\xe2\x82",
+        "utf-8 errors": array(4)
+        + b"\xa2\xff\xfe"
+        + b"\xa3\xed\xa0\x80"
+        + b"\xa2\xc3\xa9"
+        + b"\xd9\x02\xe2\x82",
         "utf-8 error in a segment": marker(["Pcore", "\udcff"], 0),
         "long strings": array(3) + s("x" * 40) + s("y" * 300) + s("é" * 70000),
         "str8 for a short string": b"\xd9\x01a",
@@ -433,39 +551,102 @@ def test_streams_agree():
         "segment count too small": ext(0x12, u(1) + s("Pcore") + s("AnyType") + u(0)),
     }
     # included object types (what Xpp::ParseResult uses)
-    otype = (ext(0x13, u(3)) + marker(["Pcore", "ObjectType"], 1) + hmap(2) + s("name") + s("X::T")
-             + s("attributes") + hmap(2) + s("a") + hmap(1) + s("type") + marker(["Pcore", "AnyType"], 0)
-             + s("b") + hmap(2) + s("type") + marker(["Pcore", "AnyType"], 0) + s("value") + i(7))
-    cases.update({
-        "object": otype + i(1) + i(2),
-        "object with default": ext(0x13, u(2)) + otype[len(ext(0x13, u(3))):] + i(1),
-        "object missing a value": ext(0x13, u(1)) + otype[len(ext(0x13, u(3))):],
-        "object with too many values": ext(0x13, u(4)) + otype[len(ext(0x13, u(3))):] + i(1) + i(2) + i(3),
-        "object type not an ObjectType": ext(0x13, u(1)) + marker(["Pcore", "AnyType"], 0),
-        "object type by reference": (array(2) + marker(["Pcore", "ObjectType"], 1) + hmap(1) + s("name")
-                                     + s("Y") + ext(0x13, u(1)) + tab(1)),
-        "object value by reference": otype + i(1) + tab(4),
-        "object reference to the object": otype + i(1) + tab(7),
-        "object start again": array(2) + ext(0x13, u(1)) + marker(["Pcore", "ObjectType"], 1) + hmap(1)
-        + s("name") + s("Y") + inner(0) + tab(1),
-        "object type without name": ext(0x13, u(1)) + marker(["Pcore", "ObjectType"], 1) + hmap(0),
-        "object start zero": ext(0x13, u(0)),
-        "parse result": result.parse_result_payload(None, [{"severity": "error", "arguments": {"x": [1.5]}}]),
-    })
+    otype = (
+        ext(0x13, u(3))
+        + marker(["Pcore", "ObjectType"], 1)
+        + hmap(2)
+        + s("name")
+        + s("X::T")
+        + s("attributes")
+        + hmap(2)
+        + s("a")
+        + hmap(1)
+        + s("type")
+        + marker(["Pcore", "AnyType"], 0)
+        + s("b")
+        + hmap(2)
+        + s("type")
+        + marker(["Pcore", "AnyType"], 0)
+        + s("value")
+        + i(7)
+    )
+    cases.update(
+        {
+            "object": otype + i(1) + i(2),
+            "object with default": ext(0x13, u(2)) + otype[len(ext(0x13, u(3))) :] + i(1),
+            "object missing a value": ext(0x13, u(1)) + otype[len(ext(0x13, u(3))) :],
+            "object with too many values": ext(0x13, u(4))
+            + otype[len(ext(0x13, u(3))) :]
+            + i(1)
+            + i(2)
+            + i(3),
+            "object type not an ObjectType": ext(0x13, u(1)) + marker(["Pcore", "AnyType"], 0),
+            "object type by reference": (
+                array(2)
+                + marker(["Pcore", "ObjectType"], 1)
+                + hmap(1)
+                + s("name")
+                + s("Y")
+                + ext(0x13, u(1))
+                + tab(1)
+            ),
+            "object value by reference": otype + i(1) + tab(4),
+            "object reference to the object": otype + i(1) + tab(7),
+            "object start again": array(2)
+            + ext(0x13, u(1))
+            + marker(["Pcore", "ObjectType"], 1)
+            + hmap(1)
+            + s("name")
+            + s("Y")
+            + inner(0)
+            + tab(1),
+            "object type without name": ext(0x13, u(1)) + marker(["Pcore", "ObjectType"], 1) + hmap(0),
+            "object start zero": ext(0x13, u(0)),
+            "parse result": result.parse_result_payload(
+                None, [{"severity": "error", "arguments": {"x": [1.5]}}]
+            ),
+        }
+    )
     for name, data in cases.items():
         try:
             agree(data)
         except AssertionError as e:
             raise AssertionError(f"{name}: {e}") from None
     accepted = [n for n, d in cases.items() if c_load(d) is not REJECT]
-    assert {"bare program", "locator without line index", "locator nil line index", "program with body",
-            "definitions are references", "marker again by INNER_TABULATION", "segments as ints",
-            "segment refers to a value string", "Pcore type", "Pcore type with values", "Pcore type again",
-            "regexp", "literal regexp", "map", "map duplicate keys", "map True and 1", "map PType key",
-            "array shared", "float32", "float64 nan", "ints", "non-canonical payload ints", "utf-8 errors",
-            "utf-8 error in a segment", "long strings", "str8 for a short string", "object",
-            "object with default", "object type by reference", "object value by reference",
-            "object start again", "parse result"} == set(accepted)
+    assert {
+        "bare program",
+        "locator without line index",
+        "locator nil line index",
+        "program with body",
+        "definitions are references",
+        "marker again by INNER_TABULATION",
+        "segments as ints",
+        "segment refers to a value string",
+        "Pcore type",
+        "Pcore type with values",
+        "Pcore type again",
+        "regexp",
+        "literal regexp",
+        "map",
+        "map duplicate keys",
+        "map True and 1",
+        "map PType key",
+        "array shared",
+        "float32",
+        "float64 nan",
+        "ints",
+        "non-canonical payload ints",
+        "utf-8 errors",
+        "utf-8 error in a segment",
+        "long strings",
+        "str8 for a short string",
+        "object",
+        "object with default",
+        "object type by reference",
+        "object value by reference",
+        "object start again",
+        "parse result",
+    } == set(accepted)
     assert c_load(cases["locator without line index"]).locator.line_index == [0, 2, 4]
     v = c_load(cases["regexp"])
     assert v[0] is not v[1] and v[0] is v[2] and v[0] == v[1]
@@ -482,8 +663,12 @@ def test_deep_nesting_and_huge_counts():
     # counts far beyond the data allocate nothing up front
     tracemalloc.start()
     try:
-        for data in (array((1 << 63) - 1) + b"\xc0", hmap((1 << 63) - 1), marker(["Pcore", "X"], (1 << 63) - 1),
-                     ext(0x13, u((1 << 63) - 1))):
+        for data in (
+            array((1 << 63) - 1) + b"\xc0",
+            hmap((1 << 63) - 1),
+            marker(["Pcore", "X"], (1 << 63) - 1),
+            ext(0x13, u((1 << 63) - 1)),
+        ):
             assert c_load(data) is REJECT
         assert tracemalloc.get_traced_memory()[1] < 1 << 20
     finally:
@@ -493,8 +678,12 @@ def test_deep_nesting_and_huge_counts():
 def test_every_node_class_with_and_without_defaults():
     """A Program with every concrete class, optional attributes all given / all defaulted."""
     loc = A.make_locator("x\ny\n", "/srv/z.pp")
-    picks = {"Expression": "Nop", "Definition": "TypeMapping", "QueryExpression": "ExportedQuery",
-             "AbstractAttributeOperation": "AttributesOperation"}
+    picks = {
+        "Expression": "Nop",
+        "Definition": "TypeMapping",
+        "QueryExpression": "ExportedQuery",
+        "AbstractAttributeOperation": "AttributesOperation",
+    }
     counter = iter(range(1 << 20))
 
     def value(t, given):
@@ -506,8 +695,7 @@ def test_every_node_class_with_and_without_defaults():
             return [value(inner_t, given)]
         if t.startswith("Enum["):
             return t[5:-1].split(",")[0].strip().strip("'")
-        simple = {"String": "s", "Integer": 3, "Boolean": True, "Float": 0.25,
-                  "Any": None}
+        simple = {"String": "s", "Integer": 3, "Boolean": True, "Float": 0.25, "Any": None}
         if t in simple:
             return A.Regexp(f"r{next(counter)}") if t == "Any" else simple[t]
         if t == "AbstractAttributeOperation" and given:
@@ -525,12 +713,24 @@ def test_every_node_class_with_and_without_defaults():
                 vals.append(value(cls._types[attr], given))
         return cls(*vals)
 
-    stmts = [make(cls, g) for g in (True, False) for _, cls in sorted(A.CONCRETE.items())
-             if issubclass(cls, T["Expression"])]
-    stmts.append(T["ResourceOverrideExpression"](loc, 0, 1, T["Nop"](loc, 0, 0), operations=[
-        T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))]))
-    program = T["Program"](loc, T["BlockExpression"](loc, 0, 1, stmts),
-                           [x for x in stmts if isinstance(x, T["Definition"])])
+    stmts = [
+        make(cls, g)
+        for g in (True, False)
+        for _, cls in sorted(A.CONCRETE.items())
+        if issubclass(cls, T["Expression"])
+    ]
+    stmts.append(
+        T["ResourceOverrideExpression"](
+            loc,
+            0,
+            1,
+            T["Nop"](loc, 0, 0),
+            operations=[T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))],
+        )
+    )
+    program = T["Program"](
+        loc, T["BlockExpression"](loc, 0, 1, stmts), [x for x in stmts if isinstance(x, T["Definition"])]
+    )
     seen = {n._name for n in A.walk(program)} | {"Program", "Locator"}
     assert seen == set(A.CONCRETE)
     data = pcore.dumps(program)
@@ -542,6 +742,7 @@ def test_every_node_class_with_and_without_defaults():
 # ------------------------------------------------------------------------------------------------------
 # differential fuzz
 
+
 def _items(data: bytes) -> list:
     """(start, end) of each top-level msgpack item of a well-formed stream."""
     out = []
@@ -549,24 +750,24 @@ def _items(data: bytes) -> list:
     while p < n:
         b = data[p]
         q = p + 1
-        if b < 0x80 or b >= 0xe0 or b in (0xc0, 0xc2, 0xc3):
+        if b < 0x80 or b >= 0xE0 or b in (0xC0, 0xC2, 0xC3):
             pass
-        elif 0xa0 <= b <= 0xbf:
-            q += b & 0x1f
-        elif 0xcc <= b <= 0xd3:
-            q += (1, 2, 4, 8)[(b - 0xcc) % 4]
-        elif b == 0xca:
+        elif 0xA0 <= b <= 0xBF:
+            q += b & 0x1F
+        elif 0xCC <= b <= 0xD3:
+            q += (1, 2, 4, 8)[(b - 0xCC) % 4]
+        elif b == 0xCA:
             q += 4
-        elif b == 0xcb:
+        elif b == 0xCB:
             q += 8
-        elif 0xd9 <= b <= 0xdb:
-            k = (1, 2, 4)[b - 0xd9]
-            q += k + int.from_bytes(data[q:q + k], "big")
-        elif 0xd4 <= b <= 0xd8:
-            q += 1 + (1, 2, 4, 8, 16)[b - 0xd4]
-        elif 0xc7 <= b <= 0xc9:
-            k = (1, 2, 4)[b - 0xc7]
-            q += k + 1 + int.from_bytes(data[q:q + k], "big")
+        elif 0xD9 <= b <= 0xDB:
+            k = (1, 2, 4)[b - 0xD9]
+            q += k + int.from_bytes(data[q : q + k], "big")
+        elif 0xD4 <= b <= 0xD8:
+            q += 1 + (1, 2, 4, 8, 16)[b - 0xD4]
+        elif 0xC7 <= b <= 0xC9:
+            k = (1, 2, 4)[b - 0xC7]
+            q += k + 1 + int.from_bytes(data[q : q + k], "big")
         else:
             raise ValueError(f"unexpected byte {b:#x}")
         out.append((p, q))
@@ -574,35 +775,61 @@ def _items(data: bytes) -> list:
     return out
 
 
-_INSERTS = [b"\xc0", b"\xc2", b"\xc3", b"\x00", b"\x7f", b"\xff", b"\xa0", b"\xa1=", b"\xcb" + struct.pack(">d", 0.5),
-            b"\xd4\x10\x00", b"\xd4\x10\x01", b"\xd4\x11\x00", b"\xd4\x01\x00", b"\xd4\x01\x01", b"\xd4\x00\x00",
-            b"\xd4\x00\x03", b"\xd4\x13\x01", b"\xd4\x30\xa0", b"\xcf\xff", b"\xdb\xff\xff\xff\xff",
-            b"\xc7\xff\x12", marker(["Pcore", "AnyType"], 0), marker([0, 1, "Nop"], 3), marker([0, 1, 2], 1)]
+_INSERTS = [
+    b"\xc0",
+    b"\xc2",
+    b"\xc3",
+    b"\x00",
+    b"\x7f",
+    b"\xff",
+    b"\xa0",
+    b"\xa1=",
+    b"\xcb" + struct.pack(">d", 0.5),
+    b"\xd4\x10\x00",
+    b"\xd4\x10\x01",
+    b"\xd4\x11\x00",
+    b"\xd4\x01\x00",
+    b"\xd4\x01\x01",
+    b"\xd4\x00\x00",
+    b"\xd4\x00\x03",
+    b"\xd4\x13\x01",
+    b"\xd4\x30\xa0",
+    b"\xcf\xff",
+    b"\xdb\xff\xff\xff\xff",
+    b"\xc7\xff\x12",
+    marker(["Pcore", "AnyType"], 0),
+    marker([0, 1, "Nop"], 3),
+    marker([0, 1, 2], 1),
+]
 
 
 def _mutate(rng: random.Random, data: bytes, pool: list) -> bytes:
     b = bytearray(data)
     op = rng.randrange(13)
-    if op == 0 and b:                                       # truncation
-        return bytes(b[:rng.randrange(len(b))])
-    if op == 1 and b:                                       # bit flips
+    if op == 0 and b:  # truncation
+        return bytes(b[: rng.randrange(len(b))])
+    if op == 1 and b:  # bit flips
         for _ in range(rng.randint(1, 3)):
             k = rng.randrange(len(b))
             b[k] ^= 1 << rng.randrange(8)
         return bytes(b)
-    if op == 2 and b:                                       # bytes overwritten
+    if op == 2 and b:  # bytes overwritten
         for _ in range(rng.randint(1, 3)):
             b[rng.randrange(len(b))] = rng.randrange(256)
         return bytes(b)
-    if op == 3:                                             # splice with another document
+    if op == 3:  # splice with another document
         other = rng.choice(pool)
         k, j = rng.randrange(len(b) + 1), rng.randrange(len(other) + 1)
-        return bytes(b[:k]) + other[j:rng.randrange(j, len(other) + 1)] + bytes(b[rng.randrange(k, len(b) + 1):])
-    if op == 4 and b:                                       # delete / duplicate a byte range
+        return (
+            bytes(b[:k])
+            + other[j : rng.randrange(j, len(other) + 1)]
+            + bytes(b[rng.randrange(k, len(b) + 1) :])
+        )
+    if op == 4 and b:  # delete / duplicate a byte range
         k = rng.randrange(len(b))
         j = min(len(b), k + rng.randint(1, 24))
         return bytes(b[:k] + b[j:]) if rng.random() < 0.5 else bytes(b[:j] + b[k:j] + b[j:])
-    if op == 5:                                             # insert an interesting item
+    if op == 5:  # insert an interesting item
         k = rng.randrange(len(b) + 1)
         return bytes(b[:k]) + rng.choice(_INSERTS) + bytes(b[k:])
     # item-level edits (on the item boundaries of a well-formed stream)
@@ -613,13 +840,13 @@ def _mutate(rng: random.Random, data: bytes, pool: list) -> bytes:
     if len(items) < 2:
         return bytes(b[:-1])
     (s1, e1), (s2, e2) = sorted(rng.sample(items, 2))
-    if op == 6:                                             # delete an item
+    if op == 6:  # delete an item
         return data[:s1] + data[e1:]
-    if op == 7:                                             # duplicate an item
+    if op == 7:  # duplicate an item
         return data[:e1] + data[s1:e1] + data[e1:]
-    if op == 8:                                             # swap two items
+    if op == 8:  # swap two items
         return data[:s1] + data[s2:e2] + data[e1:s2] + data[s1:e1] + data[e2:]
-    if op == 9:                                             # an item from another document
+    if op == 9:  # an item from another document
         other = rng.choice(pool)
         try:
             oi = _items(other)
@@ -627,18 +854,26 @@ def _mutate(rng: random.Random, data: bytes, pool: list) -> bytes:
             return data
         a, z = rng.choice(oi)
         return data[:s1] + other[a:z] + data[e1:]
-    if op == 10:                                            # a tabulation/count payload changed
-        exts = [(p, q) for p, q in items if data[p] == 0xd4]
+    if op == 10:  # a tabulation/count payload changed
+        exts = [(p, q) for p, q in items if data[p] == 0xD4]
         if not exts:
             return data
         p, q = rng.choice(exts)
-        return data[:p + 2] + bytes([rng.choice((0, 1, 2, 3, 5, 8, 13, 40, 0x7f, rng.randrange(256)))]) + data[q:]
-    if op == 11:                                            # an integer item replaced
-        ints = [(p, q) for p, q in items if data[p] < 0x80 or data[p] >= 0xe0 or 0xcc <= data[p] <= 0xd3]
+        return (
+            data[: p + 2]
+            + bytes([rng.choice((0, 1, 2, 3, 5, 8, 13, 40, 0x7F, rng.randrange(256)))])
+            + data[q:]
+        )
+    if op == 11:  # an integer item replaced
+        ints = [(p, q) for p, q in items if data[p] < 0x80 or data[p] >= 0xE0 or 0xCC <= data[p] <= 0xD3]
         p, q = rng.choice(ints or items)
-        return data[:p] + i(rng.choice((0, 1, -1, 2, 127, 128, -33, 1 << 31, (1 << 63) - 1, -(1 << 63)))) + data[q:]
+        return (
+            data[:p]
+            + i(rng.choice((0, 1, -1, 2, 127, 128, -33, 1 << 31, (1 << 63) - 1, -(1 << 63))))
+            + data[q:]
+        )
     # a string item replaced
-    strs = [(p, q) for p, q in items if 0xa0 <= data[p] <= 0xbf or 0xd9 <= data[p] <= 0xdb]
+    strs = [(p, q) for p, q in items if 0xA0 <= data[p] <= 0xBF or 0xD9 <= data[p] <= 0xDB]
     p, q = rng.choice(strs or items)
     return data[:p] + s(rng.choice(("", "=", "x", "regular", "+>", "Nop", "\udcff\xe9", "a" * 40))) + data[q:]
 
@@ -647,10 +882,10 @@ def _seeds(corpus_docs) -> list:
     pool = []
     rng = random.Random(5)
     small = [x for x in corpus_docs if x[1].program is not None and len(x[1].locator.string) < 1500]
-    for path, r, diags in rng.sample(small, min(120, len(small))):
+    for _path, r, diags in rng.sample(small, min(120, len(small))):
         pool.append(result.parse_result_payload(r.program, diags, "msgpack", locator=r.locator))
         pool.append(pcore.dumps(r.program))
-    for path, r, diags in corpus_docs:
+    for _path, r, diags in corpus_docs:
         if r.program is None and len(pool) < 260:
             pool.append(result.parse_result_payload(None, diags, "msgpack", locator=r.locator))
     return pool
@@ -670,7 +905,7 @@ def test_differential_fuzz(corpus_docs):
         if v is not REJECT:
             accepted += 1
             if rng.random() < 0.05:
-                pool.append(data)      # mutate accepted mutants further
+                pool.append(data)  # mutate accepted mutants further
         try:
             pcore.loads(data)
         except XppFormatError:
@@ -685,6 +920,7 @@ def test_differential_fuzz(corpus_docs):
 # ------------------------------------------------------------------------------------------------------
 # references are not leaked
 
+
 def test_no_leak_on_repeated_loads(corpus_docs):
     rng = random.Random(3)
     pool = _seeds(corpus_docs)[:40]
@@ -694,6 +930,7 @@ def test_no_leak_on_repeated_loads(corpus_docs):
     def run():
         for d in docs:
             _fastload.load(d)
+
     run()
     tracemalloc.start()
     try:

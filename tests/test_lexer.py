@@ -5,6 +5,7 @@ relative to its SubLocator; the ``lex`` op maps them with ``SubLocator#to_global
 Puppet's parser applies to the nodes built from them), and those global spans are what our tokens
 must carry.  Puppet's internal SUBLOCATE token has no counterpart in our stream.
 """
+
 from __future__ import annotations
 
 import random
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grammar.lexer import MAX_DEPTH, Lexer, concat_end, name_start
+from puppet_xpp.grammar.lexer import MAX_DEPTH, Lexer, concat_end, name_start
 from tests.conformance.corpus import corpus_files
 
 # --------------------------------------------------------------------------------------------------
@@ -32,8 +33,11 @@ def _ours(src: str, epp: bool, tasks: bool):
 
 
 def _theirs(result):
-    return [(t[0], t[1], t[4][0], t[4][0] + t[4][1]) if t[4] else (t[0], t[1], t[2], t[2] + t[3])
-            for t in result["tokens"] if t[0] != "SUBLOCATE"]
+    return [
+        (t[0], t[1], t[4][0], t[4][0] + t[4][1]) if t[4] else (t[0], t[1], t[2], t[2] + t[3])
+        for t in result["tokens"]
+        if t[0] != "SUBLOCATE"
+    ]
 
 
 def compare(src: str, result: dict, epp: bool = False, tasks: bool = False) -> list[str]:
@@ -64,10 +68,11 @@ def compare(src: str, result: dict, epp: bool = False, tasks: bool = False) -> l
             if mine != want:
                 problems.append(f"error: ours {mine} Puppet {want}")
         # Puppet yields tokens lazily; ours are computed eagerly, so Puppet's are a prefix of ours
-        if ours[:len(theirs)] != theirs:
-            problems.append(f"tokens before the error differ: ours {ours[:len(theirs)]} Puppet {theirs}")
-    warnings = [(d.code, *_linecol(data, d.offset), d.message) for d in lx.diagnostics
-                if d.severity == "warning"]
+        if ours[: len(theirs)] != theirs:
+            problems.append(f"tokens before the error differ: ours {ours[: len(theirs)]} Puppet {theirs}")
+    warnings = [
+        (d.code, *_linecol(data, d.offset), d.message) for d in lx.diagnostics if d.severity == "warning"
+    ]
     want_w = [tuple(w) for w in result["warnings"]]
     if warnings != want_w:
         problems.append(f"warnings: ours {warnings} Puppet {want_w}")
@@ -77,101 +82,494 @@ def compare(src: str, result: dict, epp: bool = False, tasks: bool = False) -> l
 # --------------------------------------------------------------------------------------------------
 # the case table: (source, epp, tasks); expectations come from Puppet
 
-OPS = ("a == b => c =~ d = e += f +> g + h -> i -= j - k != l !~ m ! n ~> o ~ p <<| q << r <= s <| t <- u <~ v"
-       " < w >> x >= y > z |>> aa |> bb | cc || dd @@ ee @ ff % gg : hh . ii , jj ; kk ? ll * mm } ] )")
-KW = ("and or in case default if elsif else unless class define inherits node undef true false function type"
-      " attr private plan apply application site consumes produces")
+OPS = (
+    "a == b => c =~ d = e += f +> g + h -> i -= j - k != l !~ m ! n ~> o ~ p <<| q << r <= s <| t <- u <~ v"
+    " < w >> x >= y > z |>> aa |> bb | cc || dd @@ ee @ ff % gg : hh . ii , jj ; kk ? ll * mm } ] )"
+)
+KW = (
+    "and or in case default if elsif else unless class define inherits node undef true false function type"
+    " attr private plan apply application site consumes produces"
+)
 
 PP = [
     # operators and punctuation, maximal munch
-    OPS, "$a<-1", "$a<~1", "$x=-1", "1.e5", "0.5.foo", "1.2.3", "a|||b", "<<<|", "==>", "=>>", "!==", "-->",
-    "$a+=1 $b-=2", "@@@", "@@(", "x%y", "a:b", "a::b:c",
+    OPS,
+    "$a<-1",
+    "$a<~1",
+    "$x=-1",
+    "1.e5",
+    "0.5.foo",
+    "1.2.3",
+    "a|||b",
+    "<<<|",
+    "==>",
+    "=>>",
+    "!==",
+    "-->",
+    "$a+=1 $b-=2",
+    "@@@",
+    "@@(",
+    "x%y",
+    "a:b",
+    "a::b:c",
     # keywords, names, words, class references
-    KW, "a::b::c", "::a", "::a::b", "a-b", "a-", "a-b-", "_x", "x::_y", "a_-b", "a-b::c", "a::b-c", "a::b::C",
-    "if::x", "x::if", "::if", "undef-x", "if_x", "aB9", "a1_b2", "_", "__", "a--b", "::_x", "::a-b",
-    "Foo", "Foo::Bar", "::Foo", "::Foo::Bar", "Foo_bar9", "A::b", "A::3", "A::", "Foo::bar", "::A::b",
-    "a::B::c", ":: ", "::3", "a::3", "a::$", "A", "Abc::Def::Ghi",
+    KW,
+    "a::b::c",
+    "::a",
+    "::a::b",
+    "a-b",
+    "a-",
+    "a-b-",
+    "_x",
+    "x::_y",
+    "a_-b",
+    "a-b::c",
+    "a::b-c",
+    "a::b::C",
+    "if::x",
+    "x::if",
+    "::if",
+    "undef-x",
+    "if_x",
+    "aB9",
+    "a1_b2",
+    "_",
+    "__",
+    "a--b",
+    "::_x",
+    "::a-b",
+    "Foo",
+    "Foo::Bar",
+    "::Foo",
+    "::Foo::Bar",
+    "Foo_bar9",
+    "A::b",
+    "A::3",
+    "A::",
+    "Foo::bar",
+    "::A::b",
+    "a::B::c",
+    ":: ",
+    "::3",
+    "a::3",
+    "a::$",
+    "A",
+    "Abc::Def::Ghi",
     # numbers
-    "0", "00", "0777", "0x0", "0XAB", "0xab", "0.0", "10e23", "10e-23", "1.234e23", "2982383139", ".5", "1.",
-    "+1", "08", "00.5", "038", "0x3g", "0x", "3g", "1_000", "12abc", "1e+5", "1.5e", "4.3g", "1e", "1é",
-    "a1.5e", "1.2e5x", "0xG", "1E5", "0.5e-3", "9" * 30, "12.", "x 1.5e", "0.08", "01.5", "0e1", "5.5.5x",
+    "0",
+    "00",
+    "0777",
+    "0x0",
+    "0XAB",
+    "0xab",
+    "0.0",
+    "10e23",
+    "10e-23",
+    "1.234e23",
+    "2982383139",
+    ".5",
+    "1.",
+    "+1",
+    "08",
+    "00.5",
+    "038",
+    "0x3g",
+    "0x",
+    "3g",
+    "1_000",
+    "12abc",
+    "1e+5",
+    "1.5e",
+    "4.3g",
+    "1e",
+    "1é",
+    "a1.5e",
+    "1.2e5x",
+    "0xG",
+    "1E5",
+    "0.5e-3",
+    "9" * 30,
+    "12.",
+    "x 1.5e",
+    "0.08",
+    "01.5",
+    "0e1",
+    "5.5.5x",
     # variables
-    "$x", "$::x", "$x::y", "$Abc", "$0x1", "$0080", "$a::_b", "$1abc", "$a-b", "$", "$ = 1", "$-x",
-    "$a::b::c", "$_", "$x[1]", "$x.y", "$::x::y",
+    "$x",
+    "$::x",
+    "$x::y",
+    "$Abc",
+    "$0x1",
+    "$0080",
+    "$a::_b",
+    "$1abc",
+    "$a-b",
+    "$",
+    "$ = 1",
+    "$-x",
+    "$a::b::c",
+    "$_",
+    "$x[1]",
+    "$x.y",
+    "$::x::y",
     # single-quoted strings
-    "'abc'", "'a\\'b'", "'a\\\\b'", "'a\\nb'", "'a\nb'", "''", "'''", "''''", "'abc", "'\t\n\rabcdef",
-    "'\\\\'", "'\\\\\\''", "'a' 'b'", "''\\\\'x'", "'é'", "'\\u0041'",
+    "'abc'",
+    "'a\\'b'",
+    "'a\\\\b'",
+    "'a\\nb'",
+    "'a\nb'",
+    "''",
+    "'''",
+    "''''",
+    "'abc",
+    "'\t\n\rabcdef",
+    "'\\\\'",
+    "'\\\\\\''",
+    "'a' 'b'",
+    "''\\\\'x'",
+    "'é'",
+    "'\\u0041'",
     # double-quoted strings and escapes
-    '"abc"', '"a\\nb\\tc\\sd\\re"', '"\\$x"', '"\\""', "\"\\'\"", '"\\q"', '"\\u0041"', '"\\u{1F600}"',
-    '"\\u{41}\\u0042"', '"\\\\u0041"', '"\\u00"', '"\\u{}"', '"\\u{1234567}"', '"a\\\nb"', '"a\\\r\nb"',
-    '"a\\\rb"', '"\\u005Cn"', '"\\u005C"', '"""', '""$x', '"$"', '"a$%b"', '"a$$"', '"$$x"', '"$${x}"',
-    '"abc', '"abc\\\n', '"a\\q\\w\\e"', '"é\\q"', '"\\\\"', '"\\\\\\"', '"x\\', '"\\u{10FFFF}"',
-    '"a\nb"', '"\\\n"', '"\\u0041\\u0042\\u0043"', '"\\u{5C}u0041"', '"$x\\q"',
+    '"abc"',
+    '"a\\nb\\tc\\sd\\re"',
+    '"\\$x"',
+    '"\\""',
+    '"\\\'"',
+    '"\\q"',
+    '"\\u0041"',
+    '"\\u{1F600}"',
+    '"\\u{41}\\u0042"',
+    '"\\\\u0041"',
+    '"\\u00"',
+    '"\\u{}"',
+    '"\\u{1234567}"',
+    '"a\\\nb"',
+    '"a\\\r\nb"',
+    '"a\\\rb"',
+    '"\\u005Cn"',
+    '"\\u005C"',
+    '"""',
+    '""$x',
+    '"$"',
+    '"a$%b"',
+    '"a$$"',
+    '"$$x"',
+    '"$${x}"',
+    '"abc',
+    '"abc\\\n',
+    '"a\\q\\w\\e"',
+    '"é\\q"',
+    '"\\\\"',
+    '"\\\\\\"',
+    '"x\\',
+    '"\\u{10FFFF}"',
+    '"a\nb"',
+    '"\\\n"',
+    '"\\u0041\\u0042\\u0043"',
+    '"\\u{5C}u0041"',
+    '"$x\\q"',
     # interpolation
-    '"$x"', '"a${b}c"', '"${x}"', '"${1}"', '"${0x10}"', '"${a-b}"', '"${case}"', '"${X}"', '"${x.foo}"',
-    '"${x[1]}"', "\"${facts['os']}\"", '"${x.map |$v| { $v }}"', '"${x [1]}"', '"${x + 1}"',
-    '"${x.foo.bar}"', '"$x[1]"', '"$x.y"', '"$x::y::"', '"${}"', '"a${ }b"', "\"${ {a => 1}['a'] }\"",
-    '"${ $x ? { 1 => 2 } }"', '"${"${x}"}"', '"${ /x/ }"', '"${x} / 2"', '"${ # c\n x }"', '"${ /* c */ x }"',
-    '"${x}${y}"', '"$x$y"', '"${x}$y${z}"', '"${"a"}"', '"${\'a\'}"', '"${x}" /a/', '"a" /b/',
-    '"${ "$x" / 2 }"', '"${$x}"', '"${::x}"', '"${x::y}"', '"${x}}"', '"${{}}"', '"${undef}"', '"${1.5}"',
-    '"${_x}"', '"${x-}"', '"${x.y}[1]"', '"${x[1][2]}"', '"${x(1)}"', '"${x.type}"', '"${type}"',
-    '"${plan}"', '"${ x }"', '"${\nx\n}"', '"${x',
-    '"${x\n  ', '"${x }', "\"${ 'abc' }", "\"${ 'abc'", '"${x+', '"${/* c */ ', '"$x', '"a$', '"${x}',
-    '"${x}a', '"a$x b', '"${ "a"', '"${ "a" ', '"${ $y', '"${ 12 ', '"${ Foo', '"${ /r/', '"${x} ${y',
+    '"$x"',
+    '"a${b}c"',
+    '"${x}"',
+    '"${1}"',
+    '"${0x10}"',
+    '"${a-b}"',
+    '"${case}"',
+    '"${X}"',
+    '"${x.foo}"',
+    '"${x[1]}"',
+    "\"${facts['os']}\"",
+    '"${x.map |$v| { $v }}"',
+    '"${x [1]}"',
+    '"${x + 1}"',
+    '"${x.foo.bar}"',
+    '"$x[1]"',
+    '"$x.y"',
+    '"$x::y::"',
+    '"${}"',
+    '"a${ }b"',
+    "\"${ {a => 1}['a'] }\"",
+    '"${ $x ? { 1 => 2 } }"',
+    '"${"${x}"}"',
+    '"${ /x/ }"',
+    '"${x} / 2"',
+    '"${ # c\n x }"',
+    '"${ /* c */ x }"',
+    '"${x}${y}"',
+    '"$x$y"',
+    '"${x}$y${z}"',
+    '"${"a"}"',
+    "\"${'a'}\"",
+    '"${x}" /a/',
+    '"a" /b/',
+    '"${ "$x" / 2 }"',
+    '"${$x}"',
+    '"${::x}"',
+    '"${x::y}"',
+    '"${x}}"',
+    '"${{}}"',
+    '"${undef}"',
+    '"${1.5}"',
+    '"${_x}"',
+    '"${x-}"',
+    '"${x.y}[1]"',
+    '"${x[1][2]}"',
+    '"${x(1)}"',
+    '"${x.type}"',
+    '"${type}"',
+    '"${plan}"',
+    '"${ x }"',
+    '"${\nx\n}"',
+    '"${x',
+    '"${x\n  ',
+    '"${x }',
+    "\"${ 'abc' }",
+    "\"${ 'abc'",
+    '"${x+',
+    '"${/* c */ ',
+    '"$x',
+    '"a$',
+    '"${x}',
+    '"${x}a',
+    '"a$x b',
+    '"${ "a"',
+    '"${ "a" ',
+    '"${ $y',
+    '"${ 12 ',
+    '"${ Foo',
+    '"${ /r/',
+    '"${x} ${y',
     # regex vs division
-    "$a = 10 / 2 / 3", "} / 2 / 3", "$x = $y\n/a/", "/\\//", "/\\/", "if /x/ {}", "case $x { /a/: {} }",
-    "$a =~ /a\nb/", "/a\\\\/ / /b/", "x / y", "[1] / 2", ") /a/", '"s" /a/', "/* c */ /a/", "$x = 1 # c\n/a/",
-    "1 / 2", "Foo /a/", "true /a/", "undef /a/", "x- /a/", "{ /a/ }", "$x =~ /\\d+/", "/a/ /b/", "a=>/x/",
-    "x and /y/", "/", "/x", "//", "$x / /y/", "/a\\\\\\/b/", "/\\/\\//",
+    "$a = 10 / 2 / 3",
+    "} / 2 / 3",
+    "$x = $y\n/a/",
+    "/\\//",
+    "/\\/",
+    "if /x/ {}",
+    "case $x { /a/: {} }",
+    "$a =~ /a\nb/",
+    "/a\\\\/ / /b/",
+    "x / y",
+    "[1] / 2",
+    ") /a/",
+    '"s" /a/',
+    "/* c */ /a/",
+    "$x = 1 # c\n/a/",
+    "1 / 2",
+    "Foo /a/",
+    "true /a/",
+    "undef /a/",
+    "x- /a/",
+    "{ /a/ }",
+    "$x =~ /\\d+/",
+    "/a/ /b/",
+    "a=>/x/",
+    "x and /y/",
+    "/",
+    "/x",
+    "//",
+    "$x / /y/",
+    "/a\\\\\\/b/",
+    "/\\/\\//",
     # [ ( { in context
-    "$a[1]", "$a [1]", "[1]", "x\n[1]", "x\t[1]", "x\r[1]", "/* */[1]", "x\u00a0[1]", "é[1]",
-    "foo (1)", "foo(1)", "foo\n(1)", "foo\n  (1)", "x\n/* c */ (1)", "notice 42.type\n(detailed)", "\t(1)",
-    "a\r(1)", "(1)", "x\u3000(1)", "# c\n(1)", "x /* a\n*/\n(1)", "x\n \t\r(1)",
-    "$x ? { 1 => 2 }", "$x ?{", "$x ? /* c */ {", "{", "$a = {}", "$x ? # c\n{",
+    "$a[1]",
+    "$a [1]",
+    "[1]",
+    "x\n[1]",
+    "x\t[1]",
+    "x\r[1]",
+    "/* */[1]",
+    "x\u00a0[1]",
+    "é[1]",
+    "foo (1)",
+    "foo(1)",
+    "foo\n(1)",
+    "foo\n  (1)",
+    "x\n/* c */ (1)",
+    "notice 42.type\n(detailed)",
+    "\t(1)",
+    "a\r(1)",
+    "(1)",
+    "x\u3000(1)",
+    "# c\n(1)",
+    "x /* a\n*/\n(1)",
+    "x\n \t\r(1)",
+    "$x ? { 1 => 2 }",
+    "$x ?{",
+    "$x ? /* c */ {",
+    "{",
+    "$a = {}",
+    "$x ? # c\n{",
     # comments and whitespace
-    "# c", "# c\n$x", "/* c */", "/* a\nb */ x", "/* unclosed", "/* a */ /* b */", "x # c\r\ny", "#", "/**/",
-    "/*/", "x/**/y", "\u00a0x", "x\u3000y", "\f", "\v", "\\", "`", "é", "x\u2028y", "\x00", "x\u2003y",
-    "\r\n\r\n$x", "", "   ", "\n", "a\u200bb", "日本",
+    "# c",
+    "# c\n$x",
+    "/* c */",
+    "/* a\nb */ x",
+    "/* unclosed",
+    "/* a */ /* b */",
+    "x # c\r\ny",
+    "#",
+    "/**/",
+    "/*/",
+    "x/**/y",
+    "\u00a0x",
+    "x\u3000y",
+    "\f",
+    "\v",
+    "\\",
+    "`",
+    "é",
+    "x\u2028y",
+    "\x00",
+    "x\u2003y",
+    "\r\n\r\n$x",
+    "",
+    "   ",
+    "\n",
+    "a\u200bb",
+    "日本",
     # heredocs
-    "$a = @(END)\nhello\nEND\n", "@(END)\n  hello\n  | END\n", "@(END)\nhello\n- END\n",
-    "@(END)\n  hello\n  |- END\n", '@("END")\nhi $x ${y}\nEND\n', "@(END:json)\n{}\nEND\n",
-    "@(END:json/t)\na\\tb\nEND\n", "@(END/)\n\\t\\n\\$x\\u0041\\\\\nEND\n", "@(END/L)\na\\\nb\nEND\n",
-    "@(END/$)\n\\$x\nEND\n", '@("END"/$)\n\\$x $y\nEND\n', '@("END")\n\\$x\nEND\n',
-    "@(Verse 8 of The Raven)\nx\nVerse 8 of The Raven\n", "@( END )\nx\nEND\n", '@(" END ")\n$x\nEND\n',
-    "notice({ @(foo) => @(bar) })\nhello\n-foo\nworld\n-bar\n", "$x = [1, @(A), @(B)]\na\nA\nb\nB\n$y = 1 [2]",
-    "@(END)\nxEND\n", "@(END)\n  x | END\n", "@(END)\n    a\n  b\n   c\n  | END\n",
-    '@("END")\n    a${x}\n  b$y\n   c ${z}\n  |- END\n', '@("END")\n  ab${x}cd\n  ef $y gh\n  | END\n',
-    '@("END")\n  ${x}\n  | END\n', '@("END")\n  $x\n  | END\n', '@("END")\n  a\n  ${x}\n  | END\n',
-    "$a = @(END) + 1\nx\nEND\n$b", "@(END)\r\nx\r\nEND\r\n", '@("END")\n${[1]} ${(1)}\nEND\n',
-    "@(END)\nEND", "@(END)\n\nEND\n", "@(END:yaml+json/n)\na\nEND\n", '@("END")\n  é ${x}\n  | END\n',
-    '@("END")\n  a\n\t| END\n', "@(END)\n  a\n  |END\n", "@(END)\n|END\n", "@(END)\n a\n |-END\n",
-    "@(END)\n  a\r\n  |- END\r\n", '@("END")\n  x ${"y"} z\n  | END\n', '@("END")\n${x}${y}\nEND\n',
-    '@("END"/u)\n\\u{41}\nEND\n', "@(END/s)\na\\sb\nEND\n", "@(END/r)\na\\rb\\n\nEND\n",
+    "$a = @(END)\nhello\nEND\n",
+    "@(END)\n  hello\n  | END\n",
+    "@(END)\nhello\n- END\n",
+    "@(END)\n  hello\n  |- END\n",
+    '@("END")\nhi $x ${y}\nEND\n',
+    "@(END:json)\n{}\nEND\n",
+    "@(END:json/t)\na\\tb\nEND\n",
+    "@(END/)\n\\t\\n\\$x\\u0041\\\\\nEND\n",
+    "@(END/L)\na\\\nb\nEND\n",
+    "@(END/$)\n\\$x\nEND\n",
+    '@("END"/$)\n\\$x $y\nEND\n',
+    '@("END")\n\\$x\nEND\n',
+    "@(Verse 8 of The Raven)\nx\nVerse 8 of The Raven\n",
+    "@( END )\nx\nEND\n",
+    '@(" END ")\n$x\nEND\n',
+    "notice({ @(foo) => @(bar) })\nhello\n-foo\nworld\n-bar\n",
+    "$x = [1, @(A), @(B)]\na\nA\nb\nB\n$y = 1 [2]",
+    "@(END)\nxEND\n",
+    "@(END)\n  x | END\n",
+    "@(END)\n    a\n  b\n   c\n  | END\n",
+    '@("END")\n    a${x}\n  b$y\n   c ${z}\n  |- END\n',
+    '@("END")\n  ab${x}cd\n  ef $y gh\n  | END\n',
+    '@("END")\n  ${x}\n  | END\n',
+    '@("END")\n  $x\n  | END\n',
+    '@("END")\n  a\n  ${x}\n  | END\n',
+    "$a = @(END) + 1\nx\nEND\n$b",
+    "@(END)\r\nx\r\nEND\r\n",
+    '@("END")\n${[1]} ${(1)}\nEND\n',
+    "@(END)\nEND",
+    "@(END)\n\nEND\n",
+    "@(END:yaml+json/n)\na\nEND\n",
+    '@("END")\n  é ${x}\n  | END\n',
+    '@("END")\n  a\n\t| END\n',
+    "@(END)\n  a\n  |END\n",
+    "@(END)\n|END\n",
+    "@(END)\n a\n |-END\n",
+    "@(END)\n  a\r\n  |- END\r\n",
+    '@("END")\n  x ${"y"} z\n  | END\n',
+    '@("END")\n${x}${y}\nEND\n',
+    '@("END"/u)\n\\u{41}\nEND\n',
+    "@(END/s)\na\\sb\nEND\n",
+    "@(END/r)\na\\rb\\n\nEND\n",
     '@("END")\n  a$x\n  b\n  | END\n$z = 1',
-    "@(END) @(END)\na\nEND\nb\nEND\n", "foo(@(A), \"x\n\")\na\nA\n",
-    "@(END", "@(END:x)", "@(END/q)", "@(END/tt)", '@("")', "@()", "@(END)", "@(END)\nabc\n",
-    "@(END/t:json)\nEND\n", "@(END:Json)\nEND\n", "@(:json)\nEND\n", "@(END)\n", "@(END/é)\nEND\n",
-    "@(a\n@(b)\nx\nb\n", '@(")\nx\n"\n', "@(END)\n  a\n  | END", "@(END:json)\nEND\n",
+    "@(END) @(END)\na\nEND\nb\nEND\n",
+    'foo(@(A), "x\n")\na\nA\n',
+    "@(END",
+    "@(END:x)",
+    "@(END/q)",
+    "@(END/tt)",
+    '@("")',
+    "@()",
+    "@(END)",
+    "@(END)\nabc\n",
+    "@(END/t:json)\nEND\n",
+    "@(END:Json)\nEND\n",
+    "@(:json)\nEND\n",
+    "@(END)\n",
+    "@(END/é)\nEND\n",
+    "@(a\n@(b)\nx\nb\n",
+    '@(")\nx\n"\n',
+    "@(END)\n  a\n  | END",
+    "@(END:json)\nEND\n",
     # where the heredoc text starts and where the line after @(...) continues
-    '"${@(E)}\nx\nE\n"', '$a = "${@(E)}\nx\nE\n" 1', "@(E) # comment\nx\nE\n$y", "@(E) /* multi\nline */\nx\nE\n$y",
-    "@(E) 'a\nb'\nx\nE\n$y", "@(E) 'a\nE\n' $z\n$y", "@(E)\nx\nE\n@(F)\ny\nF\n", "@(E) @(F)\nx\nE\n\ny\nF\n$q",
-    "[@(E)]\nE\n(1)", "@(E) (1)\nE\n(1)", '"a\n${@(E)}" (1)\nq\nE\n(2)', '$a = @("E")\n\u3000ab${x}\n\u3000| E\n',
-    "$a = @(E)\n\u00a0\u00a0x\n\u00a0\u00a0| E\n", '@("E")\n  \u65e5${x}\u672c\n  |-E\n', '"\U0001F600$x"',
+    '"${@(E)}\nx\nE\n"',
+    '$a = "${@(E)}\nx\nE\n" 1',
+    "@(E) # comment\nx\nE\n$y",
+    "@(E) /* multi\nline */\nx\nE\n$y",
+    "@(E) 'a\nb'\nx\nE\n$y",
+    "@(E) 'a\nE\n' $z\n$y",
+    "@(E)\nx\nE\n@(F)\ny\nF\n",
+    "@(E) @(F)\nx\nE\n\ny\nF\n$q",
+    "[@(E)]\nE\n(1)",
+    "@(E) (1)\nE\n(1)",
+    '"a\n${@(E)}" (1)\nq\nE\n(2)',
+    '$a = @("E")\n\u3000ab${x}\n\u3000| E\n',
+    "$a = @(E)\n\u00a0\u00a0x\n\u00a0\u00a0| E\n",
+    '@("E")\n  \u65e5${x}\u672c\n  |-E\n',
+    '"\U0001f600$x"',
     # misc
-    "class a::b inherits c { }", "define foo($x = 1) { notify { 'x': message => \"${x}\" } }",
-    "node /a\\.b/ { }", "Foo <| title == 'x' |>", "Foo <<| tag == 'x' |>>", "a -> b ~> c <- d <~ e",
-    "$x = $y ? { default => 1 }", "unless $x { } elsif", "$h = { 'a' => 1, b => [2, 3] }",
-    "function f(Integer $x) >> Integer { $x }", "type T = Integer[1, 2]", "@foo { 'x': } @@bar { 'y': }",
+    "class a::b inherits c { }",
+    "define foo($x = 1) { notify { 'x': message => \"${x}\" } }",
+    "node /a\\.b/ { }",
+    "Foo <| title == 'x' |>",
+    "Foo <<| tag == 'x' |>>",
+    "a -> b ~> c <- d <~ e",
+    "$x = $y ? { default => 1 }",
+    "unless $x { } elsif",
+    "$h = { 'a' => 1, b => [2, 3] }",
+    "function f(Integer $x) >> Integer { $x }",
+    "type T = Integer[1, 2]",
+    "@foo { 'x': } @@bar { 'y': }",
 ]
 PP_TASKS = [KW, '"${plan}"', '"${apply}"', "plan foo() { }", "apply($x) { }", "$plan"]
 EPP = [
-    "a <% $x = 1 %> b", "<%= $x %>", "<%- $x -%>\n", "<%# c %>x", "a <%# c %>", "a <%%", "<%% %%>", "<%| $a |%>",
-    " <%| $a |%>", "<%# x", "a <%", "<% $x = 1", "<%= 1 -%>  \n  b", "  <%#- c -%>  \nx", '<%= "${x}" %>',
-    "<%- if $x { -%>\n  y\n<%- } -%>\n", "x%>y", "<%= $a % 2 %>", "<%-| $a |-%>\n", "a <% $x = 1 %> b <%- $y -%>  \n c <%= $z -%>\nd",
-    "a %%> <%% b", "", "text only\n", "<%=$x%>", "<%= $x -%>", "<%# a -%>\nb", "<%#%>x", "<% %>", "<%%>",
-    "<%= [1] %>", "<%= (1) %>", "<%=\n(1) %>", "<% if true { %>a<% } %>", "<%= @(END) %>\nx\nEND\n",
-    "  <%- $x %>", "\t<%-= $x %>", "a\n<%- -%>\n\nb", "<%= 'a' -%>\r\nb", "<%= $x %> <%# c -%> \n  d",
-    "<% $x = /a/ %>", "<%= 1 %%>", "<% $x %> %> x", "<%= $x - %>", "<%= $x -%%>", "<%= $x %",
+    "a <% $x = 1 %> b",
+    "<%= $x %>",
+    "<%- $x -%>\n",
+    "<%# c %>x",
+    "a <%# c %>",
+    "a <%%",
+    "<%% %%>",
+    "<%| $a |%>",
+    " <%| $a |%>",
+    "<%# x",
+    "a <%",
+    "<% $x = 1",
+    "<%= 1 -%>  \n  b",
+    "  <%#- c -%>  \nx",
+    '<%= "${x}" %>',
+    "<%- if $x { -%>\n  y\n<%- } -%>\n",
+    "x%>y",
+    "<%= $a % 2 %>",
+    "<%-| $a |-%>\n",
+    "a <% $x = 1 %> b <%- $y -%>  \n c <%= $z -%>\nd",
+    "a %%> <%% b",
+    "",
+    "text only\n",
+    "<%=$x%>",
+    "<%= $x -%>",
+    "<%# a -%>\nb",
+    "<%#%>x",
+    "<% %>",
+    "<%%>",
+    "<%= [1] %>",
+    "<%= (1) %>",
+    "<%=\n(1) %>",
+    "<% if true { %>a<% } %>",
+    "<%= @(END) %>\nx\nEND\n",
+    "  <%- $x %>",
+    "\t<%-= $x %>",
+    "a\n<%- -%>\n\nb",
+    "<%= 'a' -%>\r\nb",
+    "<%= $x %> <%# c -%> \n  d",
+    "<% $x = /a/ %>",
+    "<%= 1 %%>",
+    "<% $x %> %> x",
+    "<%= $x - %>",
+    "<%= $x -%%>",
+    "<%= $x %",
 ]
 
 
@@ -191,8 +589,11 @@ def lexed(oracle):
     return dict(zip([(s, e, t) for s, e, t in CASES], oracle.call_many("lex", args)))
 
 
-@pytest.mark.parametrize("src,epp,tasks", CASES, ids=[repr(c[0])[:60] + ("-epp" if c[1] else "") +
-                                                       ("-tasks" if c[2] else "") for c in CASES])
+@pytest.mark.parametrize(
+    "src,epp,tasks",
+    CASES,
+    ids=[repr(c[0])[:60] + ("-epp" if c[1] else "") + ("-tasks" if c[2] else "") for c in CASES],
+)
 def test_case(lexed, src, epp, tasks):
     result = lexed[(src, epp, tasks)]
     assert isinstance(result, dict), result
@@ -202,11 +603,25 @@ def test_case(lexed, src, epp, tasks):
 
 
 LEXER_CODES = {
-    "UNCLOSED_MLCOMMENT", "UNCLOSED_QUOTE", "ILLEGAL_CLASS_REFERENCE", "ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE",
-    "ILLEGAL_FULLY_QUALIFIED_NAME", "ILLEGAL_NUMBER", "INVALID_HEX_NUMBER", "INVALID_OCTAL_NUMBER",
-    "INVALID_DECIMAL_NUMBER", "HEREDOC_UNCLOSED_PARENTHESIS", "HEREDOC_INVALID_SYNTAX", "HEREDOC_EMPTY_ENDTAG",
-    "HEREDOC_INVALID_ESCAPE", "HEREDOC_MULTIPLE_AT_ESCAPES", "HEREDOC_WITHOUT_TEXT",
-    "HEREDOC_WITHOUT_END_TAGGED_LINE", "EPP_UNBALANCED_TAG", "EPP_UNBALANCED_COMMENT", "EPP_UNBALANCED_EXPRESSION",
+    "UNCLOSED_MLCOMMENT",
+    "UNCLOSED_QUOTE",
+    "ILLEGAL_CLASS_REFERENCE",
+    "ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE",
+    "ILLEGAL_FULLY_QUALIFIED_NAME",
+    "ILLEGAL_NUMBER",
+    "INVALID_HEX_NUMBER",
+    "INVALID_OCTAL_NUMBER",
+    "INVALID_DECIMAL_NUMBER",
+    "HEREDOC_UNCLOSED_PARENTHESIS",
+    "HEREDOC_INVALID_SYNTAX",
+    "HEREDOC_EMPTY_ENDTAG",
+    "HEREDOC_INVALID_ESCAPE",
+    "HEREDOC_MULTIPLE_AT_ESCAPES",
+    "HEREDOC_WITHOUT_TEXT",
+    "HEREDOC_WITHOUT_END_TAGGED_LINE",
+    "EPP_UNBALANCED_TAG",
+    "EPP_UNBALANCED_COMMENT",
+    "EPP_UNBALANCED_EXPRESSION",
 }
 # Not in the table: ILLEGAL_BOM (test_bom), NO_INPUT_TO_LEXER and EPP_INTERNAL_ERROR (API misuse / internal
 # states our Lexer cannot reach), ILLEGAL_NAME_OR_BARE_WORD and HEREDOC_DIRTY_MARGIN (Puppet never raises them).
@@ -219,12 +634,14 @@ def test_table_covers_every_lexer_issue(lexed):
     assert {"ILLEGAL_UNICODE_ESCAPE", "UNRECOGNIZED_ESCAPE"} <= warnings
 
 
-TOKEN_TYPES = set("""STRING WORD NAME CLASSREF VARIABLE NUMBER REGEX BOOLEAN DQPRE DQMID DQPOST HEREDOC EPP_START
+TOKEN_TYPES = set(
+    """STRING WORD NAME CLASSREF VARIABLE NUMBER REGEX BOOLEAN DQPRE DQMID DQPOST HEREDOC EPP_START
 RENDER_STRING RENDER_EXPR EPP_END EPP_END_TRIM OTHER AND OR IN CASE DEFAULT IF ELSIF ELSE UNLESS CLASS DEFINE INHERITS
 NODE UNDEF FUNCTION TYPE ATTR PRIVATE PLAN APPLY ISEQUAL FARROW MATCH EQUALS APPENDS PARROW PLUS IN_EDGE DELETES
 MINUS NOTEQUAL NOMATCH NOT IN_EDGE_SUB TILDE LLCOLLECT LSHIFT LESSEQUAL LCOLLECT OUT_EDGE OUT_EDGE_SUB LESSTHAN
 RSHIFT GREATEREQUAL GREATERTHAN RRCOLLECT RCOLLECT PIPE ATAT AT MODULO DIV COLON LISTSTART LBRACK WSLPAREN LPAREN
-SELBRACE LBRACE RBRACE RBRACK RPAREN DOT COMMA SEMIC QMARK TIMES""".split())
+SELBRACE LBRACE RBRACE RBRACK RPAREN DOT COMMA SEMIC QMARK TIMES""".split()
+)
 
 
 def test_table_covers_every_token_type(lexed):
@@ -282,7 +699,9 @@ def test_crash_case_positions():
     # a warning inside a heredoc is placed at the mapped global offset of the end of its text part
     lx = Lexer("@(END/u)\n  ab\\uZZ\n  | END\n")
     lx.tokens()
-    assert [(d.code, d.offset, d.severity) for d in lx.diagnostics] == [("ILLEGAL_UNICODE_ESCAPE", 18, "warning")]
+    assert [(d.code, d.offset, d.severity) for d in lx.diagnostics] == [
+        ("ILLEGAL_UNICODE_ESCAPE", 18, "warning")
+    ]
     lx = Lexer('$a = "${true}" "${false.x}"')
     assert [(t.type, t.value) for t in lx.tokens()][3:4] == [("VARIABLE", "true")]
     assert [(t.type, t.value) for t in lx.tokens()][6:7] == [("VARIABLE", "false")]
@@ -297,14 +716,29 @@ def test_float_overflow(oracle):
     lx = Lexer("$a = 1e400")
     lx.tokens()
     assert (lx.error.code, lx.error.offset, lx.error.message) == (
-        "INVALID_DECIMAL_NUMBER", 5, "Not a valid decimal number 1e400")
+        "INVALID_DECIMAL_NUMBER",
+        5,
+        "Not a valid decimal number 1e400",
+    )
 
 
 # --------------------------------------------------------------------------------------------------
 # byte order marks (raw bytes, so through files)
 
-BOMS = [b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe", b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00", b"\xf7\x64\x4c",
-        b"\xdd\x73\x66\x73", b"\x0e\xfe\xff", b"\xfb\xee\x28", b"\x84\x31\x95\x33", b"\xef\xbb", b"\xfe"]
+BOMS = [
+    b"\xef\xbb\xbf",
+    b"\xfe\xff",
+    b"\xff\xfe",
+    b"\x00\x00\xfe\xff",
+    b"\xff\xfe\x00\x00",
+    b"\xf7\x64\x4c",
+    b"\xdd\x73\x66\x73",
+    b"\x0e\xfe\xff",
+    b"\xfb\xee\x28",
+    b"\x84\x31\x95\x33",
+    b"\xef\xbb",
+    b"\xfe",
+]
 
 
 @pytest.mark.parametrize("bom", BOMS, ids=[b.hex() for b in BOMS])
@@ -347,7 +781,7 @@ def test_deep_nesting_is_capped():
 
 
 def test_deep_heredoc_nesting_is_capped():
-    src = "".join('@("E%d")\n${' % i for i in range(300))
+    src = "".join(f'@("E{i}")\n${{' for i in range(300))
     lx = Lexer(src)
     lx.tokens()
     assert lx.error is not None
@@ -372,9 +806,48 @@ def test_random_bytes_never_raise():
 def test_random_fragments_match_puppet(oracle):
     """Random splices of Puppet fragments, checked against Puppet (seeded, so repeatable)."""
     rnd = random.Random(99)
-    parts = ['"', "'", "${", "}", "{", "$x", "$", "\\", "\\n", "/", "/*", "*/", "#", "\n", " ", "@(E)", "E",
-             "| E", "-", "%>", "<%", "<%=", "a", "A", "::", "1", "0x", ".", "[", "(", "?", "=>", "é", "\t",
-             "\\u0041", "\\u{", "@(\"E\")", "|", "e5", "->"]
+    parts = [
+        '"',
+        "'",
+        "${",
+        "}",
+        "{",
+        "$x",
+        "$",
+        "\\",
+        "\\n",
+        "/",
+        "/*",
+        "*/",
+        "#",
+        "\n",
+        " ",
+        "@(E)",
+        "E",
+        "| E",
+        "-",
+        "%>",
+        "<%",
+        "<%=",
+        "a",
+        "A",
+        "::",
+        "1",
+        "0x",
+        ".",
+        "[",
+        "(",
+        "?",
+        "=>",
+        "é",
+        "\t",
+        "\\u0041",
+        "\\u{",
+        '@("E")',
+        "|",
+        "e5",
+        "->",
+    ]
     srcs = ["".join(rnd.choice(parts) for _ in range(rnd.randrange(1, 12))) for _ in range(400)]
     cases = [(s, e) for s in srcs for e in (False, True)]
     results = oracle.call_many("lex", [{"source": s, "epp": e} for s, e in cases])
@@ -391,38 +864,96 @@ def test_random_fragments_match_puppet(oracle):
 
 
 def _heredoc_source(rnd):
-    heads = ['@(E)', '@("E")', '@(E/)', '@("E"/)', '@(E/L)', '@("E"/$)', '@(E:json)', '@("E":x+y/tn)', '@( E )',
-             '@(E/u)']
-    body = ['a', '${x}', '$y', ' ', '  ', '\t', '\\n', '\\$', '\\\\', '\\u0041', '\\', '${"q"}', '${[1]}',
-            '${ (1) }', '\u00e9', '\r', '$', '${x.y}', '${/r/}', '${1}', '-', '|', "'", '"', '#', '/*c*/',
-            '${ {a=>1} }']
-    ends = ['E', '|E', '| E', '-E', '|-E', ' | E', '  |  -  E  ', '\t| E', 'xE', 'E  ', 'E\r']
+    heads = [
+        "@(E)",
+        '@("E")',
+        "@(E/)",
+        '@("E"/)',
+        "@(E/L)",
+        '@("E"/$)',
+        "@(E:json)",
+        '@("E":x+y/tn)',
+        "@( E )",
+        "@(E/u)",
+    ]
+    body = [
+        "a",
+        "${x}",
+        "$y",
+        " ",
+        "  ",
+        "\t",
+        "\\n",
+        "\\$",
+        "\\\\",
+        "\\u0041",
+        "\\",
+        '${"q"}',
+        "${[1]}",
+        "${ (1) }",
+        "\u00e9",
+        "\r",
+        "$",
+        "${x.y}",
+        "${/r/}",
+        "${1}",
+        "-",
+        "|",
+        "'",
+        '"',
+        "#",
+        "/*c*/",
+        "${ {a=>1} }",
+    ]
+    ends = ["E", "|E", "| E", "-E", "|-E", " | E", "  |  -  E  ", "\t| E", "xE", "E  ", "E\r"]
     hs = [rnd.choice(heads) for _ in range(rnd.randrange(1, 3))]
-    out = ['$a = [' + ', '.join(hs) + rnd.choice(['', ' + 1', ' "${z}"', ' [1]', ' (2)', ' /r/']) + ']\n']
+    out = ["$a = [" + ", ".join(hs) + rnd.choice(["", " + 1", ' "${z}"', " [1]", " (2)", " /r/"]) + "]\n"]
     for _ in hs:
-        margin = rnd.choice(['', ' ', '  ', '\t', '    '])
+        margin = rnd.choice(["", " ", "  ", "\t", "    "])
         for _ in range(rnd.randrange(0, 4)):
-            out.append(rnd.choice([margin, margin, '', ' ']) + ''.join(rnd.choice(body) for _ in range(rnd.randrange(0, 6)))
-                       + rnd.choice(['\n', '\r\n']))
-        out.append(margin + rnd.choice(ends) + rnd.choice(['\n', '', '\r\n']))
-    out.append(rnd.choice(['', '$b = 1', '(1)', '[1]', '"${x}"']))
-    return ''.join(out)
+            out.append(
+                rnd.choice([margin, margin, "", " "])
+                + "".join(rnd.choice(body) for _ in range(rnd.randrange(0, 6)))
+                + rnd.choice(["\n", "\r\n"])
+            )
+        out.append(margin + rnd.choice(ends) + rnd.choice(["\n", "", "\r\n"]))
+    out.append(rnd.choice(["", "$b = 1", "(1)", "[1]", '"${x}"']))
+    return "".join(out)
 
 
 def _epp_source(rnd):
-    text = ['a', ' ', '  ', '\t', '\n', '\r\n', '%>', '%%>', '<%%', '%', '<', '\u00e9', '-', '#']
-    opens = ['<%', '<%=', '<%-', '<%#', '<%#-', '<%|', '<%-|', '<%%']
-    code = ['$x', ' ', '\n', '1', '+', '"${y}"', "'s'", '{', '}', '|', '[1]', '(1)', '/r/', '# c\n', '/* c */', '-', '%',
-            'if', '@(E)\nx\nE\n']
-    closes = ['%>', '-%>', '%%>', ' -%>', '|%>', '|-%>', '']
+    text = ["a", " ", "  ", "\t", "\n", "\r\n", "%>", "%%>", "<%%", "%", "<", "\u00e9", "-", "#"]
+    opens = ["<%", "<%=", "<%-", "<%#", "<%#-", "<%|", "<%-|", "<%%"]
+    code = [
+        "$x",
+        " ",
+        "\n",
+        "1",
+        "+",
+        '"${y}"',
+        "'s'",
+        "{",
+        "}",
+        "|",
+        "[1]",
+        "(1)",
+        "/r/",
+        "# c\n",
+        "/* c */",
+        "-",
+        "%",
+        "if",
+        "@(E)\nx\nE\n",
+    ]
+    closes = ["%>", "-%>", "%%>", " -%>", "|%>", "|-%>", ""]
     out = []
     for _ in range(rnd.randrange(1, 5)):
-        out.append(''.join(rnd.choice(text) for _ in range(rnd.randrange(0, 4))))
+        out.append("".join(rnd.choice(text) for _ in range(rnd.randrange(0, 4))))
         out.append(rnd.choice(opens))
-        out.append(''.join(rnd.choice(code) for _ in range(rnd.randrange(0, 4))))
+        out.append("".join(rnd.choice(code) for _ in range(rnd.randrange(0, 4))))
         out.append(rnd.choice(closes))
-    out.append(''.join(rnd.choice(text) for _ in range(rnd.randrange(0, 4))))
-    return ''.join(out)
+    out.append("".join(rnd.choice(text) for _ in range(rnd.randrange(0, 4))))
+    return "".join(out)
 
 
 @pytest.mark.parametrize("kind", ["heredoc", "epp"])
@@ -521,5 +1052,7 @@ def test_corpus(corpus_lexed):
         tokens += len(res["tokens"])
         if p:
             bad[path] = p
-    print(f"\ncorpus: {len(corpus_lexed) - len(bad)}/{len(corpus_lexed)} files identical, {tokens} Puppet tokens")
+    print(
+        f"\ncorpus: {len(corpus_lexed) - len(bad)}/{len(corpus_lexed)} files identical, {tokens} Puppet tokens"
+    )
     assert bad == {}

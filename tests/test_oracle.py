@@ -94,7 +94,10 @@ def test_validate_collects_all_diagnostics_with_lexer_warnings_first(oracle):
 
 def test_validate_strict_controls_duplicate_key(oracle):
     src = "$a = {a => 1, a => 2}"
-    sev = {s: [d["severity"] for d in oracle.call("validate", source=src, strict=s)] for s in ("off", "warning", "error")}
+    sev = {
+        s: [d["severity"] for d in oracle.call("validate", source=src, strict=s)]
+        for s in ("off", "warning", "error")
+    }
     assert sev == {"off": [], "warning": ["warning"], "error": ["error"]}
 
 
@@ -137,8 +140,17 @@ def _puppet_cli(tmp_path, *args):
     import subprocess
 
     d = tmp_path / "puppet-cli"
-    cmd = ["puppet", *args[:2], "--confdir", str(d / "c"), "--vardir", str(d / "v"), "--codedir", str(d / "code"),
-           *args[2:]]
+    cmd = [
+        "puppet",
+        *args[:2],
+        "--confdir",
+        str(d / "c"),
+        "--vardir",
+        str(d / "v"),
+        "--codedir",
+        str(d / "code"),
+        *args[2:],
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -146,9 +158,11 @@ def test_pn_equals_puppet_parser_dump_and_epp_dump(oracle, tmp_path):
     import json
 
     pp = tmp_path / "x.pp"
-    pp.write_text('class a::b(Integer $x = 0x1F) {\n  notice("v=${x[0]}")\n  File <<| tag == "t" |>> { mode => "0644" }\n}\n')
+    pp.write_text(
+        'class a::b(Integer $x = 0x1F) {\n  notice("v=${x[0]}")\n  File <<| tag == "t" |>> { mode => "0644" }\n}\n'
+    )
     epp = tmp_path / "t.epp"
-    epp.write_text('<%- | String $n, $m = 2 | -%>\nHello <%= $n %><% if $m > 1 { %>!<% } %>\n')
+    epp.write_text("<%- | String $n, $m = 2 | -%>\nHello <%= $n %><% if $m > 1 { %>!<% } %>\n")
     for cli, f in ((("parser", "dump"), pp), (("epp", "dump"), epp)):
         done = _puppet_cli(tmp_path, *cli, "--format", "json", str(f))
         assert done.returncode == 0 and done.stderr == "", done.stderr

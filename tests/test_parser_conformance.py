@@ -3,20 +3,19 @@
 Expected answers come from real Puppet through the project's oracle (tests/conformance/ruby/oracle.rb).
 Two sets: a table of small cases covering every construct of language.md §1–§2, and every corpus manifest.
 """
+
 from __future__ import annotations
 
 import base64
 
 import pytest
 
-from grammar import ast as A
-from grammar import pn
-from grammar.parser import parse
-from xpp import pcore
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import pn
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.xpp import pcore
 from tests.conformance.corpus import corpus_files
-
 from tests.parser_cases import CASES, ERROR_CASES, TASK_CASES
-
 
 PARSE_ERRORS = ("Puppet::ParseErrorWithIssue", "Puppet::ParseError")
 

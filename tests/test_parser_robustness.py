@@ -3,6 +3,7 @@
 Expected answers come from Puppet: the first error of a damaged file must be Puppet's, and in a file
 made of independent statements, each broken statement must get the error Puppet reports for it alone.
 """
+
 from __future__ import annotations
 
 import random
@@ -11,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grammar import pn
-from grammar.parser import parse
+from puppet_xpp.grammar import pn
+from puppet_xpp.grammar.parser import parse
 from tests.conformance.corpus import corpus_files
 
 
@@ -30,8 +31,22 @@ def test_random_bytes(data):
     assert res.program is not None or res.errors
 
 
-PUPPETISH = list("${}[]()\"'\\/|@<>-=+*!?:;,.~%#\n \t") + ["class", "if", "$x", "@(E)", "E", "notice", "=>",
-                                                         "<|", "|>", "${", "default", "node", "1", "0x"]
+PUPPETISH = list("${}[]()\"'\\/|@<>-=+*!?:;,.~%#\n \t") + [
+    "class",
+    "if",
+    "$x",
+    "@(E)",
+    "E",
+    "notice",
+    "=>",
+    "<|",
+    "|>",
+    "${",
+    "default",
+    "node",
+    "1",
+    "0x",
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -50,7 +65,7 @@ DEEP = [
     "$x = " + "!" * 10000 + "true",
     "{a => " * 10000 + "1" + "}" * 10000,
     "if $x { " * 10000 + "}" * 10000,
-    "\"${" * 3000 + "x" + "}\"" * 3000,
+    '"${' * 3000 + "x" + '}"' * 3000,
     "$x = " + " + ".join(["1"] * 20000),
     "foo(" * 10000 + ")" * 10000,
     "$x = " + " and ".join(["true"] * 400),
@@ -64,8 +79,9 @@ def test_deep_nesting_gives_a_diagnostic(shape):
         assert all(d.offset is not None for d in res.errors)
     else:  # what we accept, every consumer must handle without recursion errors
         pn.to_data(pn.transform(res.program))
-        from xpp.result import write_xpp, read_xpp
-        from grammar.validator import validate
+        from puppet_xpp.grammar.validator import validate
+        from puppet_xpp.xpp.result import read_xpp, write_xpp
+
         validate(res.program, file="deep.pp")
         read_xpp(write_xpp(res.program, res.diagnostics))
 
@@ -91,7 +107,9 @@ def _damaged_corpus_cases(n=150, seed=7):
         else:  # delete one token
             t = rnd.choice(toks)
             b = src.encode()
-            cases.append(pytest.param((b[:t.start_pos] + b[t.end_pos:]).decode("utf-8", "replace"), id=f"del-{i}"))
+            cases.append(
+                pytest.param((b[: t.start_pos] + b[t.end_pos :]).decode("utf-8", "replace"), id=f"del-{i}")
+            )
     return cases
 
 
@@ -116,12 +134,31 @@ def test_damaged_corpus_first_error_is_puppets(src, oracle):
 
 
 # --- every independent error, and the valid statements kept ----------------------------------------
-GOOD = ["notice(1)", "$a = [1, 2]", "class k { file { '/tmp/x': ensure => file } }", "define d($x) { }",
-        "if $x { notice($x) } else { $y = 2 }", "node default { include k }", "File { mode => '0644' }",
-        "function f() >> Integer { 1 }", "$h = { 'a' => 1 }", "case $z { 1: { } default: { } }"]
+GOOD = [
+    "notice(1)",
+    "$a = [1, 2]",
+    "class k { file { '/tmp/x': ensure => file } }",
+    "define d($x) { }",
+    "if $x { notice($x) } else { $y = 2 }",
+    "node default { include k }",
+    "File { mode => '0644' }",
+    "function f() >> Integer { 1 }",
+    "$h = { 'a' => 1 }",
+    "case $z { 1: { } default: { } }",
+]
 # each fails inside itself (an error at its own end would be completed by the next line)
-BAD = ["$b = )", "notice(1,,)", "class { }", "$c = [1 2 3 =]", "if $x { 1 } elsif ) { }", "file { 'a': => 1 }",
-       "$x = 1 + * ]", "foo(1))", "$d = [}", "unless $x { } elsif $y { }"]
+BAD = [
+    "$b = )",
+    "notice(1,,)",
+    "class { }",
+    "$c = [1 2 3 =]",
+    "if $x { 1 } elsif ) { }",
+    "file { 'a': => 1 }",
+    "$x = 1 + * ]",
+    "foo(1))",
+    "$d = [}",
+    "unless $x { } elsif $y { }",
+]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -8,6 +8,7 @@
 * with our parser (skipped while grammar.parser cannot be imported): our bytes for the corpus == Puppet's;
 * the envelope accept/reject table; malformed input of any kind raises only XppFormatError (fuzz).
 """
+
 from __future__ import annotations
 
 import base64
@@ -18,12 +19,12 @@ import time
 
 import pytest
 
-from grammar import ast as A
-from grammar.issues import Diagnostic
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.xpp import envelope, pcore, result
+from puppet_xpp.xpp.pcore import XppFormatError, XppWriteError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
-from xpp import envelope, pcore, result
-from xpp.pcore import XppFormatError, XppWriteError
 
 T = A.TYPES
 FILE = "/srv/xpp/init.pp"
@@ -32,6 +33,7 @@ FORMATS = ("msgpack", "json")
 
 # ------------------------------------------------------------------------------------------------------
 # hand-built ASTs (positions as Puppet 7.23 reports them)
+
 
 def _var(loc, off, name):
     return T["VariableExpression"](loc, off, len(name) + 1, T["QualifiedName"](loc, off + 1, len(name), name))
@@ -65,12 +67,19 @@ def build_class():
     src = "class foo(Integer $x = 1, $y) { notice($x) }"
     loc = A.make_locator(src, FILE)
     params = [
-        T["Parameter"](loc, 18, 2, "x", value=T["LiteralInteger"](loc, 23, 1, 1),
-                       type_expr=T["QualifiedReference"](loc, 10, 7, "Integer")),
+        T["Parameter"](
+            loc,
+            18,
+            2,
+            "x",
+            value=T["LiteralInteger"](loc, 23, 1, 1),
+            type_expr=T["QualifiedReference"](loc, 10, 7, "Integer"),
+        ),
         T["Parameter"](loc, 26, 2, "y"),
     ]
-    call = T["CallNamedFunctionExpression"](loc, 32, 10, T["QualifiedName"](loc, 32, 6, "notice"), False,
-                                            [_var(loc, 39, "x")])
+    call = T["CallNamedFunctionExpression"](
+        loc, 32, 10, T["QualifiedName"](loc, 32, 6, "notice"), False, [_var(loc, 39, "x")]
+    )
     cls = T["HostClassDefinition"](loc, 0, 44, "foo", params, T["BlockExpression"](loc, 0, 0, [call]))
     return src, _program(src, cls, [cls])
 
@@ -108,9 +117,13 @@ def build_floats():
 def build_interpolation():
     src = '$s = "hé${x}llo"'
     loc = A.make_locator(src, FILE)
-    segs = [T["LiteralString"](loc, 5, 6, "hé"),
-            T["TextExpression"](loc, 5, 0, T["VariableExpression"](loc, 11, 1, T["QualifiedName"](loc, 12, 0, "x"))),
-            T["LiteralString"](loc, 13, 4, "llo")]
+    segs = [
+        T["LiteralString"](loc, 5, 6, "hé"),
+        T["TextExpression"](
+            loc, 5, 0, T["VariableExpression"](loc, 11, 1, T["QualifiedName"](loc, 12, 0, "x"))
+        ),
+        T["LiteralString"](loc, 13, 4, "llo"),
+    ]
     return src, _program(src, _assign(loc, 0, "s", T["ConcatenatedString"](loc, 5, 12, segs)))
 
 
@@ -145,9 +158,22 @@ def build_many():
     return src, _program(src, T["BlockExpression"](loc, start, stmts[-1].offset + 1 - start, stmts))
 
 
-CASES = {f.__name__[6:]: f for f in (build_assign, build_two, build_class, build_regexp, build_hex,
-                                      build_heredoc, build_floats, build_interpolation, build_big_int,
-                                      build_strings, build_many)}
+CASES = {
+    f.__name__[6:]: f
+    for f in (
+        build_assign,
+        build_two,
+        build_class,
+        build_regexp,
+        build_hex,
+        build_heredoc,
+        build_floats,
+        build_interpolation,
+        build_big_int,
+        build_strings,
+        build_many,
+    )
+}
 
 
 def puppet_bytes(oracle, src, fmt, **kw):
@@ -164,6 +190,7 @@ def check_identity(program):
 
 # ------------------------------------------------------------------------------------------------------
 # byte identity and reading Puppet's bytes
+
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -194,11 +221,28 @@ def test_definitions_are_references(oracle):
 # Puppet reads our documents
 
 DIAGS = [
-    {"severity": "warning", "issue_code": "UNRECOGNIZED_ESCAPE", "message": "Unrecognized escape sequence '\\q'",
-     "arguments": {"ch": "q"}, "file": FILE, "offset": 3, "length": 2, "line": 1, "pos": 4},
-    {"severity": "error", "issue_code": "SYNTAX_ERROR", "message": "Syntax error at 'x'",
-     "arguments": {"where": "'x'", "nested": [1, 2.5, None, True, {"k": "v"}]}, "file": FILE,
-     "offset": None, "length": 0, "line": None, "pos": None},
+    {
+        "severity": "warning",
+        "issue_code": "UNRECOGNIZED_ESCAPE",
+        "message": "Unrecognized escape sequence '\\q'",
+        "arguments": {"ch": "q"},
+        "file": FILE,
+        "offset": 3,
+        "length": 2,
+        "line": 1,
+        "pos": 4,
+    },
+    {
+        "severity": "error",
+        "issue_code": "SYNTAX_ERROR",
+        "message": "Syntax error at 'x'",
+        "arguments": {"where": "'x'", "nested": [1, 2.5, None, True, {"k": "v"}]},
+        "file": FILE,
+        "offset": None,
+        "length": 0,
+        "line": None,
+        "pos": None,
+    },
 ]
 
 
@@ -207,8 +251,9 @@ DIAGS = [
 def test_puppet_reads_our_parse_result(oracle, case, fmt):
     src, program = CASES[case]()
     doc = result.write_xpp(program, DIAGS, fmt)
-    got = oracle.call("pcore_read", data=base64.b64encode(doc).decode(), format=fmt, envelope=True,
-                      source=src, path=FILE)
+    got = oracle.call(
+        "pcore_read", data=base64.b64encode(doc).decode(), format=fmt, envelope=True, source=src, path=FILE
+    )
     assert got["type"] == "Xpp::ParseResult"
     assert got["program_class"] == "Puppet::Pops::Model::Program"
     assert got["equal"] is True
@@ -242,8 +287,13 @@ def test_puppet_reads_parse_result_without_program(oracle, fmt):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_puppet_reads_bare_program(oracle, fmt):
     src, program = build_class()
-    got = oracle.call("pcore_read", data=base64.b64encode(pcore.dumps(program, fmt)).decode(), format=fmt,
-                      source=src, path=FILE)
+    got = oracle.call(
+        "pcore_read",
+        data=base64.b64encode(pcore.dumps(program, fmt)).decode(),
+        format=fmt,
+        source=src,
+        path=FILE,
+    )
     assert got["type"] == "Puppet::AST::Program" and got["equal"] is True and got["diagnostics"] is None
 
 
@@ -256,9 +306,19 @@ def test_read_xpp_round_trip(fmt):
     prog, diags = result.read_xpp(doc)
     assert prog == program
     check_identity(prog)
-    assert diags == [{"severity": "error", "issue_code": "SYNTAX_ERROR", "message": "Syntax error at 'Integer'",
-                      "arguments": {"where": "'Integer'"}, "file": FILE, "offset": 10, "length": 7,
-                      "line": 1, "pos": 11}]
+    assert diags == [
+        {
+            "severity": "error",
+            "issue_code": "SYNTAX_ERROR",
+            "message": "Syntax error at 'Integer'",
+            "arguments": {"where": "'Integer'"},
+            "file": FILE,
+            "offset": 10,
+            "length": 7,
+            "line": 1,
+            "pos": 11,
+        }
+    ]
     back = result.to_diagnostic(diags[0])
     assert (back.code, back.offset, back.length, back.args) == ("SYNTAX_ERROR", 10, 7, {"where": "'Integer'"})
     # a bare Program payload (option A) is accepted too
@@ -302,12 +362,20 @@ def _every_node_type_program():
                 vals.append(fill(cls._types[a], full))
         return cls(*vals)
 
-    stmts = [build(cls, full) for full in (True, False) for _, cls in sorted(A.CONCRETE.items())
-             if issubclass(cls, T["Expression"])]
-    stmts.append(T["ResourceDefaultsExpression"](loc, 0, 1, "virtual", None,
-                                                 [T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))]))
-    return T["Program"](loc, T["BlockExpression"](loc, 0, 3, stmts),
-                        [s for s in stmts if isinstance(s, T["Definition"])])
+    stmts = [
+        build(cls, full)
+        for full in (True, False)
+        for _, cls in sorted(A.CONCRETE.items())
+        if issubclass(cls, T["Expression"])
+    ]
+    stmts.append(
+        T["ResourceDefaultsExpression"](
+            loc, 0, 1, "virtual", None, [T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))]
+        )
+    )
+    return T["Program"](
+        loc, T["BlockExpression"](loc, 0, 3, stmts), [s for s in stmts if isinstance(s, T["Definition"])]
+    )
 
 
 def test_every_node_type_program_covers_the_model():
@@ -345,21 +413,23 @@ ZOO = [  # constructs the corpus lacks, and a few mixed ones; (source, tasks)
     ("$a = -0x10 + 077 * 1.5e3 - (2)", False),
     ("function f(Integer *$rest) >> Integer { 1 }", False),
     ("node /web/, 'db' inherits default { }", False),
-    ("$x = @(\"E\":json/t)\n  {\"a\": \"${b}\\t\"}\n  | E\n", False),
+    ('$x = @("E":json/t)\n  {"a": "${b}\\t"}\n  | E\n', False),
 ]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_zoo_round_trip_is_byte_identical(oracle, fmt):
     for src, tasks in ZOO:
-        theirs = base64.b64decode(oracle.call("pcore_write", source=src, path=FILE, format=fmt,
-                                              tasks=tasks)["bytes"])
+        theirs = base64.b64decode(
+            oracle.call("pcore_write", source=src, path=FILE, format=fmt, tasks=tasks)["bytes"]
+        )
         program = pcore.loads(theirs, fmt)
         check_identity(program)
         assert pcore.dumps(program, fmt) == theirs, src
     src = "<%- | String $x = 'a' | -%>\nHello <%= $x %>!\n<%# comment %><% if $x { -%>yes<% } %>\n"
-    theirs = base64.b64decode(oracle.call("pcore_write", source=src, path="/srv/t.epp", format=fmt,
-                                          epp=True)["bytes"])
+    theirs = base64.b64decode(
+        oracle.call("pcore_write", source=src, path="/srv/t.epp", format=fmt, epp=True)["bytes"]
+    )
     program = pcore.loads(theirs, fmt)
     assert isinstance(program.body, T["LambdaExpression"])
     assert pcore.dumps(program, fmt) == theirs
@@ -367,6 +437,7 @@ def test_zoo_round_trip_is_byte_identical(oracle, fmt):
 
 # ------------------------------------------------------------------------------------------------------
 # corpus: Puppet's bytes -> our reader -> our writer == Puppet's bytes (no dependency on our parser)
+
 
 def _corpus():
     return corpus_files("pp") + corpus_files("epp")
@@ -415,9 +486,11 @@ def test_puppet_reads_our_corpus_documents(oracle, fmt):
 # ------------------------------------------------------------------------------------------------------
 # with our parser (grammar.parser): skipped only while it cannot be imported
 
+
 def _our_parse():
     try:
-        from grammar.parser import parse
+        from puppet_xpp.grammar.parser import parse
+
         parse("$a = 1", FILE)
     except ImportError as e:
         pytest.skip(f"grammar.parser not available yet: {e}")
@@ -465,8 +538,9 @@ def test_parser_zoo_bytes_identical(oracle, fmt):
     bad = []
     for src, tasks in ZOO:
         r = parse(src, FILE, tasks=tasks)
-        theirs = base64.b64decode(oracle.call("pcore_write", source=src, path=FILE, format=fmt,
-                                              tasks=tasks)["bytes"])
+        theirs = base64.b64decode(
+            oracle.call("pcore_write", source=src, path=FILE, format=fmt, tasks=tasks)["bytes"]
+        )
         if r.program is None or r.errors or pcore.dumps(r.program, fmt) != theirs:
             bad.append(src)
     assert bad == []
@@ -478,13 +552,20 @@ def test_puppet_reads_parser_parse_result(oracle):
         src, _ = CASES[case]()
         r = parse(src, FILE)
         doc = result.write_xpp(r.program, r.diagnostics, "msgpack")
-        got = oracle.call("pcore_read", data=base64.b64encode(doc).decode(), format="msgpack", envelope=True,
-                          source=src, path=FILE)
+        got = oracle.call(
+            "pcore_read",
+            data=base64.b64encode(doc).decode(),
+            format="msgpack",
+            envelope=True,
+            source=src,
+            path=FILE,
+        )
         assert got["equal"] is True, case
 
 
 # ------------------------------------------------------------------------------------------------------
 # writer errors and limits
+
 
 def test_integer_range():
     src, program = build_big_int()
@@ -500,15 +581,38 @@ def test_integer_range():
 
 
 def test_integer_encodings_round_trip():
-    values = [0, 1, 127, 128, 255, 256, 65535, 65536, (1 << 32) - 1, 1 << 32, (1 << 63) - 1,
-              -1, -32, -33, -128, -129, -32768, -32769, -(1 << 31), -(1 << 31) - 1, -(1 << 63)]
+    values = [
+        0,
+        1,
+        127,
+        128,
+        255,
+        256,
+        65535,
+        65536,
+        (1 << 32) - 1,
+        1 << 32,
+        (1 << 63) - 1,
+        -1,
+        -32,
+        -33,
+        -128,
+        -129,
+        -32768,
+        -32769,
+        -(1 << 31),
+        -(1 << 31) - 1,
+        -(1 << 63),
+    ]
     for fmt in FORMATS:
         assert pcore.loads(pcore.dumps(values, fmt), fmt) == values
 
 
 def test_json_floats_and_strings():
-    assert pcore.dumps([1e20, 1e-5, 0.0001, -0.0, 1e15, 123456789012345.0], "json") == \
-        b'[[16,6,1.0e+20,1.0e-05,0.0001,-0.0,1.0e+15,123456789012345.0]]'
+    assert (
+        pcore.dumps([1e20, 1e-5, 0.0001, -0.0, 1e15, 123456789012345.0], "json")
+        == b"[[16,6,1.0e+20,1.0e-05,0.0001,-0.0,1.0e+15,123456789012345.0]]"
+    )
     for bad in (math.nan, math.inf, -math.inf):
         with pytest.raises(XppWriteError):
             pcore.dumps([bad], "json")
@@ -528,20 +632,20 @@ def test_writer_rejects_unknown_values():
 def test_writer_asserts_attribute_types():
     """What Puppet's reader would reject is refused when writing (unless check=False)."""
     breakages = [
-        lambda p: setattr(p.body.right_expr, "value", "1"),           # Integer
-        lambda p: setattr(p.body, "operator", "=="),                  # Enum['+=', '-=', '=']
-        lambda p: setattr(p.body, "right_expr", "text"),              # Expression
-        lambda p: setattr(p.body, "left_expr", p.locator),            # Expression, got a Locator
-        lambda p: setattr(p.locator, "file", None),                   # String (Puppet: "got Undef")
-        lambda p: setattr(p, "definitions", [p.body]),                # Array[Definition]
-        lambda p: setattr(p.body.right_expr, "radix", True),          # Integer, got a Boolean
+        lambda p: setattr(p.body.right_expr, "value", "1"),  # Integer
+        lambda p: setattr(p.body, "operator", "=="),  # Enum['+=', '-=', '=']
+        lambda p: setattr(p.body, "right_expr", "text"),  # Expression
+        lambda p: setattr(p.body, "left_expr", p.locator),  # Expression, got a Locator
+        lambda p: setattr(p.locator, "file", None),  # String (Puppet: "got Undef")
+        lambda p: setattr(p, "definitions", [p.body]),  # Array[Definition]
+        lambda p: setattr(p.body.right_expr, "radix", True),  # Integer, got a Boolean
     ]
     for brk in breakages:
         _, program = build_assign()
         brk(program)
         with pytest.raises(XppWriteError):
             pcore.dumps(program)
-        with pytest.raises(XppFormatError):   # and our reader refuses it like Puppet's
+        with pytest.raises(XppFormatError):  # and our reader refuses it like Puppet's
             pcore.loads(pcore.dumps(program, check=False))
 
 
@@ -589,10 +693,35 @@ def test_iterative_json_scanner_agrees_with_json_module():
             return "error"
 
     rng = random.Random(99)
-    parts = ["[", "]", ",", "1", "16", '"a"', "true", "{", "}", ":", " ", "1.5", "-0", "01", '"\\u00e9"',
-             "null", '"\\x"', "1e5", "[16,", '[18,1,"a",0]', "\n", "NaN", "9" * 30]
-    texts = ["[" + "".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) + rng.choice(["]", "", "]]"])
-             for _ in range(20000)]
+    parts = [
+        "[",
+        "]",
+        ",",
+        "1",
+        "16",
+        '"a"',
+        "true",
+        "{",
+        "}",
+        ":",
+        " ",
+        "1.5",
+        "-0",
+        "01",
+        '"\\u00e9"',
+        "null",
+        '"\\x"',
+        "1e5",
+        "[16,",
+        '[18,1,"a",0]',
+        "\n",
+        "NaN",
+        "9" * 30,
+    ]
+    texts = [
+        "[" + "".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) + rng.choice(["]", "", "]]"])
+        for _ in range(20000)
+    ]
     texts += [pcore.dumps(CASES[c]()[1], "json").decode() for c in sorted(CASES)]
     accepted = 0
     for text in texts:
@@ -638,7 +767,7 @@ REJECT = [
     b"application/vnd.puppet.pcore+msgpack; document-type=xpp; version\n\n",
     b"application/vnd.puppet.pcore+msgpack; document-type=xpp; version=\n\n",
     b"application/vnd.puppet.pcore+msgpack; document-type=xpp; version=1.0\n\n",
-    b"application/vnd.puppet.pcore+msgpack; document-type=\"xpp\"; version=1\n\n",
+    b'application/vnd.puppet.pcore+msgpack; document-type="xpp"; version=1\n\n',
     b"application/vnd.puppet.pcore+msgpack, document-type=xpp, version=1\n\n",
     b"application/vnd.puppet.pcore+json; document-type=xpp; version=1\n\n",  # header ok, payload is msgpack
 ]
@@ -657,46 +786,66 @@ def test_envelope_rejects(head):
 
 
 def test_envelope_writer():
-    assert envelope.header("msgpack") == b"application/vnd.puppet.pcore+msgpack; document-type=xpp; version=1\n\n"
+    assert (
+        envelope.header("msgpack")
+        == b"application/vnd.puppet.pcore+msgpack; document-type=xpp; version=1\n\n"
+    )
     assert envelope.header("json") == b"application/vnd.puppet.pcore+json; document-type=xpp; version=1\n\n"
     assert envelope.unwrap(envelope.wrap(b"[]", "json")) == (
-        "json", {"document-type": "xpp", "version": "1"}, b"[]")
+        "json",
+        {"document-type": "xpp", "version": "1"},
+        b"[]",
+    )
     assert envelope.looks_like_xpp(envelope.header()) and not envelope.looks_like_xpp(b"class a {}")
 
 
 # ------------------------------------------------------------------------------------------------------
 # malformed input: only XppFormatError, no hang, bounded memory
 
+
 def test_specific_malformed_inputs():
     cases = [
-        b"\xd4\x10\x7f",                         # array of 127 with nothing after it
-        b"\xc7\x09\x10\xcf" + (1 << 62).to_bytes(8, "big"),    # huge array count
-        b"\xc7\x09\x11\xcf" + (1 << 62).to_bytes(8, "big"),    # huge map count
-        b"\xd4\x01\x05",                         # tabulation out of range
-        b"\xd4\x00\x05",                         # inner tabulation out of range
-        b"\xd4\x10\x01\xd4\x01\x00",             # array containing itself
-        b"\xc7\x0b\x12\x03\xa6Puppet\xa3AST\xa3Foo\x00",        # unknown type (payload too short, too)
-        b"\x91\x01",                             # native msgpack array
-        b"\xc4\x01a",                            # bin
-        b"\xc1",                                 # never-used byte
-        b"\xd4\x20\x00",                         # DEFAULT with a payload byte
-        b"\xd5\x33\x01\x02",                     # TIME: unsupported
-        b"\xd4\x30\x01",                         # regexp with an int source
-        b"\xc0\xc0",                             # trailing data
-        b"",                                     # empty
+        b"\xd4\x10\x7f",  # array of 127 with nothing after it
+        b"\xc7\x09\x10\xcf" + (1 << 62).to_bytes(8, "big"),  # huge array count
+        b"\xc7\x09\x11\xcf" + (1 << 62).to_bytes(8, "big"),  # huge map count
+        b"\xd4\x01\x05",  # tabulation out of range
+        b"\xd4\x00\x05",  # inner tabulation out of range
+        b"\xd4\x10\x01\xd4\x01\x00",  # array containing itself
+        b"\xc7\x0b\x12\x03\xa6Puppet\xa3AST\xa3Foo\x00",  # unknown type (payload too short, too)
+        b"\x91\x01",  # native msgpack array
+        b"\xc4\x01a",  # bin
+        b"\xc1",  # never-used byte
+        b"\xd4\x20\x00",  # DEFAULT with a payload byte
+        b"\xd5\x33\x01\x02",  # TIME: unsupported
+        b"\xd4\x30\x01",  # regexp with an int source
+        b"\xc0\xc0",  # trailing data
+        b"",  # empty
         b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff",  # uint64 beyond int64
-        b"\xdd\xff\xff\xff\xff\xc0",             # native array32 claiming 4G elements
-        b"\xdf\xff\xff\xff\xff\xc0",             # native map32 claiming 4G entries
-        b"\xdb\xff\xff\xff\xffabc",              # str32 claiming 4 GB
-        b"\xc9\xff\xff\xff\xff\x10\x01",         # ext32 claiming 4 GB
-        b"\xc7\x02\x10\x01\x01",                 # ARRAY_START with two payload values
-        b"\xd4\xff\x00",                         # ext -1 (msgpack timestamp)
+        b"\xdd\xff\xff\xff\xff\xc0",  # native array32 claiming 4G elements
+        b"\xdf\xff\xff\xff\xff\xc0",  # native map32 claiming 4G entries
+        b"\xdb\xff\xff\xff\xffabc",  # str32 claiming 4 GB
+        b"\xc9\xff\xff\xff\xff\x10\x01",  # ext32 claiming 4 GB
+        b"\xc7\x02\x10\x01\x01",  # ARRAY_START with two payload values
+        b"\xd4\xff\x00",  # ext -1 (msgpack timestamp)
     ]
     for data in cases:
         with pytest.raises(XppFormatError):
             pcore.loads(data)
-    for text in (b"", b"{}", b"[", b"[[]]", b"[[99]]", b"[[16,2,1]]", b"[NaN]", b"[{\"a\":1}]",
-                 b"[[18,1,2,0]]", b"[[1,0]]", b"[99999999999999999999]", b"\xff", b"[" * 100000):
+    for text in (
+        b"",
+        b"{}",
+        b"[",
+        b"[[]]",
+        b"[[99]]",
+        b"[[16,2,1]]",
+        b"[NaN]",
+        b'[{"a":1}]',
+        b"[[18,1,2,0]]",
+        b"[[1,0]]",
+        b"[99999999999999999999]",
+        b"\xff",
+        b"[" * 100000,
+    ):
         with pytest.raises(XppFormatError):
             pcore.loads(text, "json")
 
@@ -704,33 +853,48 @@ def test_specific_malformed_inputs():
 def _mutate(rng: random.Random, data: bytes, pool: list) -> bytes:
     b = bytearray(data)
     op = rng.randrange(8)
-    if op == 0 and b:                                       # truncation
-        return bytes(b[:rng.randrange(len(b))])
-    if op == 1 and b:                                       # bit flips
+    if op == 0 and b:  # truncation
+        return bytes(b[: rng.randrange(len(b))])
+    if op == 1 and b:  # bit flips
         for _ in range(rng.randint(1, 4)):
             i = rng.randrange(len(b))
             b[i] ^= 1 << rng.randrange(8)
         return bytes(b)
-    if op == 2 and b:                                       # random bytes overwritten
+    if op == 2 and b:  # random bytes overwritten
         for _ in range(rng.randint(1, 4)):
             b[rng.randrange(len(b))] = rng.randrange(256)
         return bytes(b)
-    if op == 3:                                             # splice from another document
+    if op == 3:  # splice from another document
         other = rng.choice(pool)
         i, j = rng.randrange(len(b) + 1), rng.randrange(len(other) + 1)
         k = rng.randrange(j, len(other) + 1)
-        return bytes(b[:i]) + other[j:k] + bytes(b[rng.randrange(i, len(b) + 1):])
-    if op == 4 and b:                                       # delete a range
+        return bytes(b[:i]) + other[j:k] + bytes(b[rng.randrange(i, len(b) + 1) :])
+    if op == 4 and b:  # delete a range
         i = rng.randrange(len(b))
-        return bytes(b[:i] + b[i + rng.randint(1, 16):])
-    if op == 5 and b:                                       # duplicate a range
+        return bytes(b[:i] + b[i + rng.randint(1, 16) :])
+    if op == 5 and b:  # duplicate a range
         i = rng.randrange(len(b))
         j = min(len(b), i + rng.randint(1, 32))
         return bytes(b[:j] + b[i:j] + b[j:])
-    if op == 6:                                             # insert interesting bytes
+    if op == 6:  # insert interesting bytes
         i = rng.randrange(len(b) + 1)
-        ins = rng.choice([b"\xd4\x01\x00", b"\xd4\x00\x00", b"\xd4\x10\x7f", b"\xcf\xff", b"]", b"[", b",",
-                          b"[16,", b"[1,0]", b"\n\n", b"\xc7\xff\x12", b"\xdb\xff\xff\xff\xff", b"\x00"])
+        ins = rng.choice(
+            [
+                b"\xd4\x01\x00",
+                b"\xd4\x00\x00",
+                b"\xd4\x10\x7f",
+                b"\xcf\xff",
+                b"]",
+                b"[",
+                b",",
+                b"[16,",
+                b"[1,0]",
+                b"\n\n",
+                b"\xc7\xff\x12",
+                b"\xdb\xff\xff\xff\xff",
+                b"\x00",
+            ]
+        )
         return bytes(b[:i]) + ins + bytes(b[i:])
     return bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))
 
@@ -771,7 +935,7 @@ def test_fuzz_only_format_errors():
         if rng.random() < 0.5 and envelope.looks_like_xpp(data):
             # also feed the bare payload to the JSON / msgpack reader
             cut = data.find(b"\n\n")
-            data = data[cut + 2:] if cut >= 0 else data
+            data = data[cut + 2 :] if cut >= 0 else data
         t = time.perf_counter()
         try:
             got = _read_any(data)
@@ -797,8 +961,12 @@ def test_fuzz_only_format_errors():
 def test_fuzz_random_token_streams():
     """Structure-aware fuzz: random sequences of extension tokens and primitives, encoded both ways."""
     rng = random.Random(7)
-    names = ["Puppet::AST::" + n for n in sorted(A.CONCRETE)] + ["Pcore::ObjectType", "Pcore::AnyType",
-                                                                  "Xpp::ParseResult", "Puppet::AST::Nope"]
+    names = ["Puppet::AST::" + n for n in sorted(A.CONCRETE)] + [
+        "Pcore::ObjectType",
+        "Pcore::AnyType",
+        "Xpp::ParseResult",
+        "Puppet::AST::Nope",
+    ]
 
     def token():
         r = rng.random()
@@ -837,7 +1005,8 @@ def _encode_tokens(toks, fmt):
             code = t[0]
             if code == 0x12:
                 payload = pcore._mp_uint_body(len(t[1])) + b"".join(
-                    pcore._mp_uint_body(s) if type(s) is int else pcore._mp_str(s) for s in t[1])
+                    pcore._mp_uint_body(s) if type(s) is int else pcore._mp_str(s) for s in t[1]
+                )
                 payload += pcore._mp_uint_body(t[2])
             elif code == 0x30:
                 payload = pcore._mp_str(t[1])
@@ -851,7 +1020,7 @@ def _encode_tokens(toks, fmt):
         elif type(t) is int:
             out += pcore._mp_int(t)
         elif type(t) is float:
-            out += pcore._PACK_DOUBLE(0xcb, t)
+            out += pcore._PACK_DOUBLE(0xCB, t)
         else:
             out += pcore._mp_str(t)
     data = bytes(out)

@@ -1,4 +1,5 @@
 """xpp.runtime.load_or_parse: PRFC-23's rule (use the .xpp when it loads, else log why and parse)."""
+
 from __future__ import annotations
 
 import logging
@@ -9,8 +10,8 @@ import sys
 
 import pytest
 
-from grammar.parser import parse
-from xpp.runtime import load_or_parse
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.xpp.runtime import load_or_parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,8 +21,9 @@ def env(tmp_path):
     d = tmp_path / "production"
     shutil.copytree(os.path.join(ROOT, "examples", "production"), d, ignore=shutil.ignore_patterns(".xpp"))
     (d / "modules" / "base" / "manifests" / "broken.pp").write_text("class base::broken {\n  $x = [1, 2\n}\n")
-    out = subprocess.run([sys.executable, "-m", "server.cli", "--compile", str(d)], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--compile", str(d)], cwd=ROOT, capture_output=True, text=True
+    )
     assert out.returncode == 1, out.stderr  # the broken manifest
     return d
 

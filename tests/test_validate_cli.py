@@ -1,5 +1,6 @@
 """`puppet-xpp --validate` (server/cmd_validate.py): files and directories, settings, output formats and exit
 status; diagnostics compared with Puppet's (the oracle's `validate` op and `puppet parser validate`)."""
+
 from __future__ import annotations
 
 import io
@@ -11,7 +12,7 @@ import subprocess
 
 import pytest
 
-from server import cmd_validate
+from puppet_xpp.server import cmd_validate
 
 
 def run(*argv):
@@ -60,7 +61,10 @@ def test_json_output_equals_puppet_per_file(tree, oracle):
         assert [d["message"] for d in item["diagnostics"]] == [d["message"] for d in want], f
     by_file = {os.path.relpath(x["file"], tree): [d["code"] for d in x["diagnostics"]] for x in lines}
     assert by_file["modules/aaa/manifests/bad.pp"] == [
-        "ILLEGAL_TOP_CONSTRUCT_LOCATION", "ILLEGAL_DEFINITION_LOCATION", "IDEM_NOT_ALLOWED_LAST"]
+        "ILLEGAL_TOP_CONSTRUCT_LOCATION",
+        "ILLEGAL_DEFINITION_LOCATION",
+        "IDEM_NOT_ALLOWED_LAST",
+    ]
     assert by_file["modules/aaa/plans/deploy.pp"] == ["EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING"]
     assert by_file["modules/aaa/templates/t.epp"] == ["DUPLICATE_PARAMETER"]
     assert by_file["manifests/site.pp"] == []
@@ -71,9 +75,17 @@ def test_json_fields(tree, oracle):
     rc, [item] = jrun(f)
     assert rc == 0 and item["file"] == f
     [want] = oracle.call("validate", file=f)
-    assert item["diagnostics"] == [{"severity": want["severity"], "code": want["code"], "message": want["message"],
-                                    "line": want["line"], "column": want["pos"], "offset": want["offset"],
-                                    "length": want["length"]}]
+    assert item["diagnostics"] == [
+        {
+            "severity": want["severity"],
+            "code": want["code"],
+            "message": want["message"],
+            "line": want["line"],
+            "column": want["pos"],
+            "offset": want["offset"],
+            "length": want["length"],
+        }
+    ]
     assert want["code"] == "DUPLICATE_KEY" and want["severity"] == "warning"
 
 
@@ -100,8 +112,10 @@ def test_text_output_warnings_first_then_errors(tmp_path):
     f.write_text("class a { 1 }\n$x = {a=>1, a=>2}\nclass b { 2 }\n")
     rc, text = run(str(f))
     assert rc == 1
-    msg = ("This Literal Integer has no effect. A Host Class Definition can not end with a value-producing "
-           "expression without other effect")
+    msg = (
+        "This Literal Integer has no effect. A Host Class Definition can not end with a value-producing "
+        "expression without other effect"
+    )
     assert text.splitlines() == [
         f"Warning: The key 'a' is declared more than once (file: {f}, line: 2, column: 14)",
         f"Error: {msg} (file: {f}, line: 1, column: 11)",
@@ -113,8 +127,12 @@ def test_text_output_warnings_first_then_errors(tmp_path):
 def test_text_lines_are_puppet_parser_validate_lines(tmp_path):
     f = tmp_path / "x.pp"
     f.write_text("class a { 1 }\n$x = {a=>1, a=>2}\nclass plan { 2 }\n")
-    proc = subprocess.run(["puppet", "parser", "validate", str(f)], capture_output=True, text=True,
-                          env=dict(os.environ, HOME=str(tmp_path)))
+    proc = subprocess.run(
+        ["puppet", "parser", "validate", str(f)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HOME=str(tmp_path)),
+    )
     theirs = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in (proc.stdout + proc.stderr).splitlines()]
     theirs = [line for line in theirs if line.startswith(("Warning:", "Error:")) and "Giving up" not in line]
     rc, text = run(str(f))
@@ -126,8 +144,12 @@ def test_text_lines_are_puppet_parser_validate_lines(tmp_path):
 def test_heredoc_checker_logs_like_puppet_parser_validate(tmp_path):
     f = tmp_path / "h.pp"
     f.write_text("notice(@(END:pp))\n$a = {a=>1, a=>2}\nclass plan {}\nEND\n$b = {a=>1, a=>2}\n")
-    proc = subprocess.run(["puppet", "parser", "validate", str(f)], capture_output=True, text=True,
-                          env=dict(os.environ, HOME=str(tmp_path)))
+    proc = subprocess.run(
+        ["puppet", "parser", "validate", str(f)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HOME=str(tmp_path)),
+    )
     theirs = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in (proc.stdout + proc.stderr).splitlines()]
     theirs = [line for line in theirs if line.startswith(("Warning:", "Error:"))]
     rc, text = run(str(f))
@@ -177,6 +199,7 @@ def test_no_path_is_a_usage_error():
 
 def test_add_arguments_embeds_in_another_parser(tree):
     import argparse
+
     p = argparse.ArgumentParser()
     cmd_validate.add_arguments(p)
     ns = p.parse_args(["--validate", str(tree / "manifests/site.pp"), "--strict", "error"])

@@ -7,6 +7,7 @@ cases also assert that Puppet reports the expected code (or nothing), so each is
 can raise has at least one negative case whose expectation comes from Puppet.  Issue codes that no source
 text can reach are checked on hand-built models against the message texts of Puppet's issues.rb.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from grammar import ast as A
-from grammar.issues import ISSUES
-from grammar.parser import parse
-from grammar.validator import Checker, validate
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar.issues import ISSUES
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.grammar.validator import Checker, validate
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
-
 from tests.validator_cases import CASES, UNREACHABLE
 
 # messages that embed texts of Ruby libraries (JSON parser, Puppet's parser) we do not reproduce verbatim
@@ -47,13 +47,28 @@ def ours(src, opts):
     if errors:
         diags.append(errors[0])
     elif res.program is not None:
-        diags += validate(res.program, strict=opts.get("strict", "warning"), tasks=tasks, file=path,
-                          modulepath=opts.get("modulepath", ()), manifest=opts.get("manifest"))
+        diags += validate(
+            res.program,
+            strict=opts.get("strict", "warning"),
+            tasks=tasks,
+            file=path,
+            modulepath=opts.get("modulepath", ()),
+            manifest=opts.get("manifest"),
+        )
     out = []
     for d in diags:
         line, col = d.line_col(res.locator)
-        out.append({"severity": d.severity, "code": d.code, "message": d.message, "line": line, "pos": col,
-                    "offset": d.offset, "length": d.length})
+        out.append(
+            {
+                "severity": d.severity,
+                "code": d.code,
+                "message": d.message,
+                "line": line,
+                "pos": col,
+                "offset": d.offset,
+                "length": d.length,
+            }
+        )
     return out
 
 
@@ -129,6 +144,7 @@ def test_every_validator_code_has_a_negative_case():
 
 # ------------------------------------------------------------------------------------------------ settings
 
+
 def test_strict_setting_sets_duplicate_key_severity():
     res = parse("$a = {a => 1, a => 2}")
     assert [d.severity for d in validate(res.program)] == ["warning"]
@@ -152,6 +168,7 @@ def test_no_program_no_diagnostics():
 
 # ------------------------------------------------------------------------------------------------ unreachable codes
 # Puppet's grammar never produces these models; the expected texts are those of Puppet's issues.rb.
+
 
 def _loc(text="x"):
     return A.make_locator(text, "")
@@ -178,18 +195,27 @@ def _n(name, **kw):
 
 
 def test_unsupported_assignment_operator():
-    a = _n("AssignmentExpression", operator="*=", left_expr=_n("VariableExpression", expr=_n("QualifiedName", value="a")),
-           right_expr=_n("LiteralInteger", value=1))
+    a = _n(
+        "AssignmentExpression",
+        operator="*=",
+        left_expr=_n("VariableExpression", expr=_n("QualifiedName", value="a")),
+        right_expr=_n("LiteralInteger", value=1),
+    )
     d = validate(_make_program(a, _loc()))
-    assert [(x.code, x.message) for x in d] == [("UNSUPPORTED_OPERATOR", "The operator '*=' is not supported.")]
+    assert [(x.code, x.message) for x in d] == [
+        ("UNSUPPORTED_OPERATOR", "The operator '*=' is not supported.")
+    ]
 
 
 def test_illegal_assignment_via_index():
     c = Checker()
     c.assign(_n("LiteralInteger", value=1), True)
     assert [(x.code, x.message) for x in c.diagnostics] == [
-        ("ILLEGAL_ASSIGNMENT_VIA_INDEX",
-         "Illegal attempt to assign to a Literal Integer via [index/key]. Not an assignable reference")]
+        (
+            "ILLEGAL_ASSIGNMENT_VIA_INDEX",
+            "Illegal attempt to assign to a Literal Integer via [index/key]. Not an assignable reference",
+        )
+    ]
 
 
 def test_unfold_operator_outside_a_resource():
@@ -198,16 +224,22 @@ def test_unfold_operator_outside_a_resource():
     block = _n("BlockExpression", statements=[body])
     d = validate(_make_program(block, _loc()))
     assert [(x.code, x.message) for x in d] == [
-        ("UNSUPPORTED_OPERATOR_IN_CONTEXT", "The operator '* =>' in a Block Expression is not supported.")]
+        ("UNSUPPORTED_OPERATOR_IN_CONTEXT", "The operator '* =>' in a Block Expression is not supported.")
+    ]
 
 
 def test_illegal_class_reference():
     d = validate(_make_program(_n("QualifiedReference", cased_value="foo"), _loc()))
     assert [(x.code, x.message) for x in d] == [
-        ("ILLEGAL_CLASSREF", "Illegal type reference. The given name 'foo' does not conform to the naming rule")]
+        (
+            "ILLEGAL_CLASSREF",
+            "Illegal type reference. The given name 'foo' does not conform to the naming rule",
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ corpus
+
 
 def _corpus():
     files = corpus_files("pp") + corpus_files("epp")
@@ -239,10 +271,27 @@ def test_corpus(path, corpus_answers):
 # lambdas, apply, values, parameter defaults, interpolation). Snippets that become syntax errors in a context
 # are skipped (Puppet does not validate them); all others must agree with Puppet.
 
-WRAPS = ["class w { %s }", "define w { %s }", "if $c { %s }", "if $c { $q = 1 %s }", "unless $c { %s } else { %s }",
-         "foo() |$z| { %s }", "node n { %s }", "function f() { %s }", "case $c { 1: { %s } default: { %s } }",
-         "$v = [%s]", "%s\n%s", "apply(t) { %s }", "plan p() { %s }", "$v = $c ? { default => %s }",
-         "notice(%s)", "$h = { k => %s }", "[%s] -> [%s]", "class w($p = %s) { }", "\"${%s}\""]
+WRAPS = [
+    "class w { %s }",
+    "define w { %s }",
+    "if $c { %s }",
+    "if $c { $q = 1 %s }",
+    "unless $c { %s } else { %s }",
+    "foo() |$z| { %s }",
+    "node n { %s }",
+    "function f() { %s }",
+    "case $c { 1: { %s } default: { %s } }",
+    "$v = [%s]",
+    "%s\n%s",
+    "apply(t) { %s }",
+    "plan p() { %s }",
+    "$v = $c ? { default => %s }",
+    "notice(%s)",
+    "$h = { k => %s }",
+    "[%s] -> [%s]",
+    "class w($p = %s) { }",
+    '"${%s}"',
+]
 
 
 def _wrapped(wrap):
@@ -313,8 +362,11 @@ def test_random_combinations(oracle):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("settings", [{"tasks": True}, {"strict": "error"}, {"tasks": True, "strict": "off"}],
-                         ids=["tasks", "strict-error", "tasks-strict-off"])
+@pytest.mark.parametrize(
+    "settings",
+    [{"tasks": True}, {"strict": "error"}, {"tasks": True, "strict": "off"}],
+    ids=["tasks", "strict-error", "tasks-strict-off"],
+)
 def test_corpus_with_settings(settings, oracle):
     files = corpus_files("pp") + corpus_files("epp")
     if not files:
@@ -325,4 +377,6 @@ def test_corpus_with_settings(settings, oracle):
         assert not isinstance(theirs, OracleError), (path, theirs)
         with open(path, encoding="utf-8") as f:
             src = f.read()
-        assert_same(ours(src, dict(path=path, modulepath=mp, epp=path.endswith(".epp"), **settings)), theirs, path)
+        assert_same(
+            ours(src, dict(path=path, modulepath=mp, epp=path.endswith(".epp"), **settings)), theirs, path
+        )

@@ -1,4 +1,5 @@
 """XPP (PRFC-23): Pcore serialization of Puppet parse results, the envelope, and the `.xpp` tree layout."""
-from xpp.pcore import XppError, XppFormatError, XppWriteError
+
+from puppet_xpp.xpp.pcore import XppError, XppFormatError, XppWriteError
 
 __all__ = ["XppError", "XppFormatError", "XppWriteError"]

@@ -971,7 +971,7 @@ static PyObject *declined_or_error(void)
 static PyObject *fl_load(PyObject *self, PyObject *arg)
 {
     if (g_infos == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "xpp._fastload is not configured");
+        PyErr_SetString(PyExc_RuntimeError, "puppet_xpp.xpp._fastload is not configured");
         return NULL;
     }
     Py_buffer buf;
@@ -1072,7 +1072,7 @@ static PyObject *fl_configure(PyObject *self, PyObject *args)
                           &finish_pobject, &line_index))
         return NULL;
     if (g_config != NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "xpp._fastload is already configured");
+        PyErr_SetString(PyExc_RuntimeError, "puppet_xpp.xpp._fastload is already configured");
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(classes);
@@ -1153,7 +1153,7 @@ static PyObject *fl_check(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "UiO:check", &name, &k, &value))
         return NULL;
     if (g_infos == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "xpp._fastload is not configured");
+        PyErr_SetString(PyExc_RuntimeError, "puppet_xpp.xpp._fastload is not configured");
         return NULL;
     }
     PyObject *idx = PyDict_GetItemWithError(g_by_name, name);
@@ -1185,7 +1185,7 @@ static PyMethodDef fl_methods[] = {
 };
 
 static struct PyModuleDef fl_module = {
-    PyModuleDef_HEAD_INIT, "xpp._fastload",
+    PyModuleDef_HEAD_INIT, "puppet_xpp.xpp._fastload",
     "C reader for Pcore msgpack streams of Puppet ASTs (optional accelerator of xpp.pcore.loads).",
     -1, fl_methods,
 };

@@ -34,6 +34,7 @@ equal means up to date (the source is the authority, not the time stamps).  A re
 bytes equal the existing ``.xpp`` is not rewritten.  ``.xpp`` files that no source maps to any more are
 removed (and directories left empty), as are temporary files left by a killed run (after 10 minutes).
 """
+
 from __future__ import annotations
 
 import glob
@@ -46,17 +47,30 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from xpp import layout
+from puppet_xpp.xpp import layout
 
-__all__ = ["CompileError", "Options", "EnvLayout", "Job", "FileResult", "EnvResult", "detect_environment",
-           "plan", "compile_environment", "compile_file", "write_job", "STATE_FILE", "MODULE_NAME"]
+__all__ = [
+    "CompileError",
+    "Options",
+    "EnvLayout",
+    "Job",
+    "FileResult",
+    "EnvResult",
+    "detect_environment",
+    "plan",
+    "compile_environment",
+    "compile_file",
+    "write_job",
+    "STATE_FILE",
+    "MODULE_NAME",
+]
 
 MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 SOURCE_DIRS = ("manifests", "functions", "types", "plans")
 ENV_DIRS = ("functions", "types", "plans")
 STATE_FILE = "compile-state.json"
 STATE_VERSION = 1
-TMP_MAX_AGE = 600.0          # seconds: leftover temporary files older than this are removed
+TMP_MAX_AGE = 600.0  # seconds: leftover temporary files older than this are removed
 _TMP_NAME = re.compile(r"\..+\.xpp\..+\.tmp\Z")
 
 
@@ -68,24 +82,24 @@ class CompileError(Exception):
 class Options:
     fmt: str = "msgpack"
     force: bool = False
-    jobs: int = 0                    # 0: number of cores
+    jobs: int = 0  # 0: number of cores
     file_mode: int = 0o644
     dir_mode: int = 0o755
     runtime_root: str | None = None  # where ENVDIR lives at run time (recorded names become absolute)
     strict: str = "warning"
     basemodulepath: str | None = None
-    modulepath: str | None = None    # replaces the environment's modulepath
-    chown: bool | None = None        # None: when running as root
+    modulepath: str | None = None  # replaces the environment's modulepath
+    chown: bool | None = None  # None: when running as root
 
 
 @dataclass
 class EnvLayout:
-    root: str                        # absolute path of ENVDIR (not resolved: symlinked environments stay)
-    display: str                     # ENVDIR as given (for messages)
-    modulepath: tuple                # absolute directories, in order
-    manifest: str                    # absolute path of the main manifest (file or directory)
-    conf: str | None = None          # environment.conf path when present
-    notes: list = field(default_factory=list)   # (level, message) found while reading the environment
+    root: str  # absolute path of ENVDIR (not resolved: symlinked environments stay)
+    display: str  # ENVDIR as given (for messages)
+    modulepath: tuple  # absolute directories, in order
+    manifest: str  # absolute path of the main manifest (file or directory)
+    conf: str | None = None  # environment.conf path when present
+    notes: list = field(default_factory=list)  # (level, message) found while reading the environment
 
     @property
     def xpp_root(self) -> str:
@@ -98,11 +112,11 @@ class EnvLayout:
 
 @dataclass
 class Job:
-    src: str            # absolute path of the source, as reached (symlinks not resolved)
-    display: str        # the source path for messages (below ENVDIR as given, else absolute)
-    out: str            # absolute path of the .xpp
-    rel: str            # out path relative to .xpp/modules, '/'-separated
-    recorded: str       # the file name recorded in the .xpp
+    src: str  # absolute path of the source, as reached (symlinks not resolved)
+    display: str  # the source path for messages (below ENVDIR as given, else absolute)
+    out: str  # absolute path of the .xpp
+    rel: str  # out path relative to .xpp/modules, '/'-separated
+    recorded: str  # the file name recorded in the .xpp
     module: str
     tasks: bool
 
@@ -110,23 +124,23 @@ class Job:
 @dataclass
 class FileResult:
     job: Job
-    status: str                     # compiled | up to date | failed (I/O) | unreadable
+    status: str  # compiled | up to date | failed (I/O) | unreadable
     errors: int = 0
     warnings: int = 0
     diagnostics: list = field(default_factory=list)  # [severity, code, message, line, column, logged]
-    message: str = ""               # I/O problem
+    message: str = ""  # I/O problem
     src_stat: list | None = None
     xpp_stat: list | None = None
-    written: bool = False           # the .xpp was (re)written (a compile giving the same bytes is not)
+    written: bool = False  # the .xpp was (re)written (a compile giving the same bytes is not)
 
 
 @dataclass
 class EnvResult:
     env: EnvLayout
-    files: list = field(default_factory=list)        # FileResult, in plan order
-    skipped: list = field(default_factory=list)      # (path, reason)
-    removed: list = field(default_factory=list)      # removed .xpp paths
-    io_errors: list = field(default_factory=list)    # messages (exit status 2)
+    files: list = field(default_factory=list)  # FileResult, in plan order
+    skipped: list = field(default_factory=list)  # (path, reason)
+    removed: list = field(default_factory=list)  # removed .xpp paths
+    io_errors: list = field(default_factory=list)  # messages (exit status 2)
     seconds: float = 0.0
 
     def count(self, status):
@@ -139,6 +153,7 @@ class EnvResult:
 
 # ------------------------------------------------------------------------------------------------------
 # environment
+
 
 def _parse_conf(path: str) -> dict:
     """``environment.conf``: ``key = value`` lines of the main part (``[main]`` or no section)."""
@@ -173,8 +188,13 @@ def _expand_modulepath(entries, base: str, env_name: str, basemodulepath, notes)
     for e in entries:
         if e in ("$basemodulepath", "${basemodulepath}"):
             if basemodulepath is None:
-                notes.append(("notice", "the modulepath includes $basemodulepath but no --basemodulepath was "
-                                        "given: base modules are not compiled"))
+                notes.append(
+                    (
+                        "notice",
+                        "the modulepath includes $basemodulepath but no --basemodulepath was "
+                        "given: base modules are not compiled",
+                    )
+                )
                 continue
             out.extend(os.path.abspath(os.path.expanduser(b)) for b in _split_path(basemodulepath))
             continue
@@ -191,18 +211,25 @@ def _expand_modulepath(entries, base: str, env_name: str, basemodulepath, notes)
     return list(dict.fromkeys(out))
 
 
-def detect_environment(envdir: str, *, basemodulepath: str | None = None,
-                       modulepath: str | None = None) -> EnvLayout:
+def detect_environment(
+    envdir: str, *, basemodulepath: str | None = None, modulepath: str | None = None
+) -> EnvLayout:
     """The environment at ``envdir``.  Raises :class:`CompileError` when it is not an environment."""
     root = os.path.abspath(envdir)
     if not os.path.isdir(root):
-        raise CompileError(f"{envdir}: not a directory" if os.path.exists(root) else
-                           f"{envdir}: no such directory")
+        raise CompileError(
+            f"{envdir}: not a directory" if os.path.exists(root) else f"{envdir}: no such directory"
+        )
     conf_path = os.path.join(root, "environment.conf")
     has_conf = os.path.isfile(conf_path)
-    if not (has_conf or os.path.isdir(os.path.join(root, "manifests"))
-            or os.path.isdir(os.path.join(root, "modules"))):
-        raise CompileError(f"{envdir}: not a Puppet environment (no environment.conf, manifests/ or modules/)")
+    if not (
+        has_conf
+        or os.path.isdir(os.path.join(root, "manifests"))
+        or os.path.isdir(os.path.join(root, "modules"))
+    ):
+        raise CompileError(
+            f"{envdir}: not a Puppet environment (no environment.conf, manifests/ or modules/)"
+        )
     notes: list = []
     conf = {}
     if has_conf:
@@ -216,8 +243,13 @@ def detect_environment(envdir: str, *, basemodulepath: str | None = None,
     elif "modulepath" in conf:
         mp = _expand_modulepath(_split_path(conf["modulepath"]), root, name, basemodulepath, notes)
     else:
-        mp = _expand_modulepath(["modules", "$basemodulepath"] if basemodulepath is not None else ["modules"],
-                                root, name, basemodulepath, notes)
+        mp = _expand_modulepath(
+            ["modules", "$basemodulepath"] if basemodulepath is not None else ["modules"],
+            root,
+            name,
+            basemodulepath,
+            notes,
+        )
     man = conf.get("manifest")
     if man and not man.startswith("$"):
         manifest = os.path.normpath(os.path.join(root, os.path.expanduser(man)))
@@ -230,6 +262,7 @@ def detect_environment(envdir: str, *, basemodulepath: str | None = None,
 
 # ------------------------------------------------------------------------------------------------------
 # planning
+
 
 def _walk_pp(top: str, skip=()):
     """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
@@ -270,7 +303,7 @@ def _walk_pp(top: str, skip=()):
 
 def _display(env: EnvLayout, src: str) -> str:
     if src.startswith(env.root + os.sep):
-        rel = src[len(env.root) + 1:]
+        rel = src[len(env.root) + 1 :]
         return rel if env.display in (".", "./") else os.path.join(env.display, rel)
     return src
 
@@ -292,7 +325,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
         t = layout.xpp_target(env.root, modulepath, src)
         if t is not None and t.module == module:
             out, recorded = t.out_path, t.recorded
-        else:   # the main manifest outside the environment: environment/manifests/...
+        else:  # the main manifest outside the environment: environment/manifests/...
             out = os.path.join(env.out_base, module, layout._xpp_name(fallback_rel))
             recorded = layout._recorded(env.root, src)
         out = os.path.normpath(out)
@@ -304,8 +337,9 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             return
         seen_out[out] = src
         rel = os.path.relpath(out, env.out_base).replace(os.sep, "/")
-        jobs.append(Job(src, _display(env, src), out, rel, _recorded(env, src, recorded, runtime_root),
-                        module, tasks))
+        jobs.append(
+            Job(src, _display(env, src), out, rel, _recorded(env, src, recorded, runtime_root), module, tasks)
+        )
 
     def walk(top, module, tasks=False, fallback_base=None):
         for p, problem in _walk_pp(top, skip=env.modulepath):
@@ -345,14 +379,16 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
         for name in names:
             mdir = os.path.join(d, name)
             if not MODULE_NAME.match(name):
-                continue   # Puppet ignores directories that are not module names
+                continue  # Puppet ignores directories that are not module names
             if name == layout.ENV_MODULE:
-                skipped.append((mdir, f"module name '{name}' is reserved for the environment's own files; "
-                                      "skipped"))
+                skipped.append(
+                    (mdir, f"module name '{name}' is reserved for the environment's own files; skipped")
+                )
                 continue
             if name in first:
-                skipped.append((mdir, f"duplicate module '{name}': {first[name]} comes first on the "
-                                      "modulepath; skipped"))
+                skipped.append(
+                    (mdir, f"duplicate module '{name}': {first[name]} comes first on the modulepath; skipped")
+                )
                 continue
             first[name] = mdir
             for sub in SOURCE_DIRS:
@@ -364,6 +400,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
 
 # ------------------------------------------------------------------------------------------------------
 # output tree safety
+
 
 def _is_within(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
@@ -381,8 +418,10 @@ class _Tree:
     def check_root(self, module_dirs) -> None:
         root = self.env.xpp_root
         if os.path.islink(root):
-            raise CompileError(f"refusing to write: {root} is a symbolic link (to {os.readlink(root)}); the "
-                               ".xpp tree must be a real directory of the environment")
+            raise CompileError(
+                f"refusing to write: {root} is a symbolic link (to {os.readlink(root)}); the "
+                ".xpp tree must be a real directory of the environment"
+            )
         if os.path.lexists(root) and not os.path.isdir(root):
             raise CompileError(f"refusing to write: {root} exists and is not a directory")
         real_env = os.path.realpath(self.env.root)
@@ -420,10 +459,11 @@ class _Tree:
                 if _stat.S_ISDIR(st.st_mode):
                     if self.owner is not None:
                         os.chown(cur, *self.owner)
-                    os.chmod(cur, self.dir_mode)   # not subject to the umask
+                    os.chmod(cur, self.dir_mode)  # not subject to the umask
             if _stat.S_ISLNK(st.st_mode):
-                raise CompileError(f"refusing to write below {cur}: it is a symbolic link (to "
-                                   f"{os.readlink(cur)})")
+                raise CompileError(
+                    f"refusing to write below {cur}: it is a symbolic link (to {os.readlink(cur)})"
+                )
             if not _stat.S_ISDIR(st.st_mode):
                 raise CompileError(f"refusing to write below {cur}: not a directory")
             self.ok.add(cur)
@@ -431,6 +471,7 @@ class _Tree:
 
 # ------------------------------------------------------------------------------------------------------
 # state (incremental compile)
+
 
 def _stat_sig(st) -> list:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
@@ -466,9 +507,17 @@ def code_fingerprint() -> str:
 
 
 def settings_fingerprint(env: EnvLayout, opts: Options) -> str:
-    blob = json.dumps({"code": code_fingerprint(), "fmt": opts.fmt, "strict": opts.strict,
-                       "modulepath": list(env.modulepath), "manifest": env.manifest,
-                       "runtime_root": opts.runtime_root}, sort_keys=True)
+    blob = json.dumps(
+        {
+            "code": code_fingerprint(),
+            "fmt": opts.fmt,
+            "strict": opts.strict,
+            "modulepath": list(env.modulepath),
+            "manifest": env.manifest,
+            "runtime_root": opts.runtime_root,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -486,7 +535,7 @@ def _load_state(path: str) -> dict:
 # ------------------------------------------------------------------------------------------------------
 # one file (runs in a worker process)
 
-_W: dict = {}   # worker settings: fmt, strict, modulepath, manifest, file_mode, owner, check
+_W: dict = {}  # worker settings: fmt, strict, modulepath, manifest, file_mode, owner, check
 
 
 def _init_worker(settings: dict) -> None:
@@ -503,14 +552,16 @@ def _die_with_parent() -> None:
     try:
         import ctypes
         import signal
+
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)    # PR_SET_PDEATHSIG
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except Exception:  # pragma: no cover - best effort
         pass
 
 
 def _diag_rows(diags, locator) -> list:
-    from grammar.validator_syntax import LoggedDiagnostic
+    from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
+
     rows = []
     for d in diags:
         line, col = d.line_col(locator) if locator is not None else (None, None)
@@ -522,8 +573,16 @@ def _record_rows(records) -> list:
     rows = []
     for r in records:
         logged = r.get("offset") is None and r.get("line") is not None
-        rows.append([r.get("severity") or "error", r.get("issue_code") or "", r.get("message") or "",
-                     r.get("line"), r.get("pos"), logged])
+        rows.append(
+            [
+                r.get("severity") or "error",
+                r.get("issue_code") or "",
+                r.get("message") or "",
+                r.get("line"),
+                r.get("pos"),
+                logged,
+            ]
+        )
     return rows
 
 
@@ -546,8 +605,9 @@ def _existing_is_current(data, text: str, recorded: str, fmt: str):
     string), recorded name and encoding; else None."""
     if data is None:
         return None
-    from xpp.envelope import unwrap
-    from xpp.result import XppFormatError, read_payload
+    from puppet_xpp.xpp.envelope import unwrap
+    from puppet_xpp.xpp.result import XppFormatError, read_payload
+
     try:
         got_fmt, _params, payload = unwrap(data)
         if got_fmt != fmt:
@@ -556,7 +616,7 @@ def _existing_is_current(data, text: str, recorded: str, fmt: str):
     except XppFormatError:
         return None
     if program is None:
-        return None    # diagnostics only: no embedded source to compare with
+        return None  # diagnostics only: no embedded source to compare with
     loc = program.locator
     if loc.string != text or loc.file != recorded:
         return None
@@ -574,9 +634,17 @@ def compile_job(job: Job) -> FileResult:
     except OSError as e:
         fr.status = "unreadable"
         fr.errors = 1
-        fr.diagnostics = [["error", "UNREADABLE_FILE",
-                           f"Could not read file '{job.display}': {e.strerror or e}", None, None, False]]
-        _remove_quietly(job.out)   # whatever it holds cannot be checked against the source
+        fr.diagnostics = [
+            [
+                "error",
+                "UNREADABLE_FILE",
+                f"Could not read file '{job.display}': {e.strerror or e}",
+                None,
+                None,
+                False,
+            ]
+        ]
+        _remove_quietly(job.out)  # whatever it holds cannot be checked against the source
         return fr
     text = data.decode("utf-8", "surrogateescape")
     fr.src_stat = _stat_sig(st)
@@ -593,13 +661,22 @@ def compile_job(job: Job) -> FileResult:
                 fr.xpp_stat = None
             return fr
     info: dict = {}
-    out_bytes = layout.compile_source(text, job.recorded, abs_path=job.src, epp=False, tasks=job.tasks,
-                                      strict=w["strict"], modulepath=w["modulepath"], manifest=w["manifest"],
-                                      fmt=w["fmt"], info=info)
+    out_bytes = layout.compile_source(
+        text,
+        job.recorded,
+        abs_path=job.src,
+        epp=False,
+        tasks=job.tasks,
+        strict=w["strict"],
+        modulepath=w["modulepath"],
+        manifest=w["manifest"],
+        fmt=w["fmt"],
+        info=info,
+    )
     fr.diagnostics = _diag_rows(info["diagnostics"], info["locator"])
     fr.errors, fr.warnings = _counts(fr.diagnostics)
     try:
-        if existing == out_bytes:   # identical bytes: not rewritten
+        if existing == out_bytes:  # identical bytes: not rewritten
             if _stat.S_IMODE(os.stat(job.out).st_mode) != w["file_mode"]:
                 os.chmod(job.out, w["file_mode"])
         else:
@@ -615,8 +692,16 @@ def compile_job(job: Job) -> FileResult:
 def _work(item):
     i, job = item
     fr = compile_job(job)
-    return i, (fr.status, fr.errors, fr.warnings, fr.diagnostics, fr.message, fr.src_stat, fr.xpp_stat,
-               fr.written)
+    return i, (
+        fr.status,
+        fr.errors,
+        fr.warnings,
+        fr.diagnostics,
+        fr.message,
+        fr.src_stat,
+        fr.xpp_stat,
+        fr.written,
+    )
 
 
 def _remove_quietly(path: str) -> None:
@@ -628,6 +713,7 @@ def _remove_quietly(path: str) -> None:
 
 # ------------------------------------------------------------------------------------------------------
 # the environment
+
 
 def _owner_for(env: EnvLayout, opts: Options):
     chown = opts.chown if opts.chown is not None else (hasattr(os, "geteuid") and os.geteuid() == 0)
@@ -713,14 +799,21 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
         except CompileError as e:
             results[i] = FileResult(job, "failed", message=str(e))
         except OSError as e:
-            results[i] = FileResult(job, "failed", message=f"cannot create {os.path.dirname(job.out)}: "
-                                                           f"{e.strerror or e}")
+            results[i] = FileResult(
+                job, "failed", message=f"cannot create {os.path.dirname(job.out)}: {e.strerror or e}"
+            )
 
     # an existing .xpp is trusted when its embedded source is this source, unless the settings changed
     # since the last run (or --force): then it is recompiled (identical bytes are not rewritten)
-    settings = {"fmt": opts.fmt, "strict": opts.strict, "modulepath": tuple(env.modulepath),
-                "manifest": env.manifest, "file_mode": opts.file_mode, "owner": owner,
-                "check": not opts.force and (same_settings or state.get("fingerprint") is None)}
+    settings = {
+        "fmt": opts.fmt,
+        "strict": opts.strict,
+        "modulepath": tuple(env.modulepath),
+        "manifest": env.manifest,
+        "file_mode": opts.file_mode,
+        "owner": owner,
+        "check": not opts.force and (same_settings or state.get("fingerprint") is None),
+    }
     reported = 0
 
     def flush():
@@ -745,14 +838,23 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
     files = {}
     for fr in results:
         if fr.status in ("compiled", "up to date") and fr.src_stat and fr.xpp_stat:
-            files[fr.job.rel] = {"src": fr.job.src, "recorded": fr.job.recorded, "s": fr.src_stat,
-                                 "x": fr.xpp_stat, "diags": fr.diagnostics}
+            files[fr.job.rel] = {
+                "src": fr.job.src,
+                "recorded": fr.job.recorded,
+                "s": fr.src_stat,
+                "x": fr.xpp_stat,
+                "diags": fr.diagnostics,
+            }
     new_state = {"version": STATE_VERSION, "fingerprint": fp, "files": files}
     if new_state != state:
         try:
             tree.ensure_dir(env.xpp_root)
-            layout.write_atomic(state_path, json.dumps(new_state, separators=(",", ":")).encode(),
-                                mode=opts.file_mode, owner=owner)
+            layout.write_atomic(
+                state_path,
+                json.dumps(new_state, separators=(",", ":")).encode(),
+                mode=opts.file_mode,
+                owner=owner,
+            )
         except CompileError as e:
             res.io_errors.append(str(e))
         except OSError as e:
@@ -768,10 +870,11 @@ def _run(jobs, idx, settings, opts):
     n = opts.jobs or os.cpu_count() or 1
     n = max(1, min(n, len(idx)))
     # import and load the parser before forking: the workers share it
-    import grammar.parser
-    import grammar.validator  # noqa: F401
-    import xpp.result  # noqa: F401
-    grammar.parser.tables()
+    import puppet_xpp.grammar.validator  # noqa: F401
+    import puppet_xpp.xpp.result  # noqa: F401
+    from puppet_xpp.grammar.parser import tables
+
+    tables()
     items = [(i, jobs[i]) for i in idx]
     if n == 1 or len(idx) < 4:
         _init_worker(dict(settings))
@@ -779,6 +882,7 @@ def _run(jobs, idx, settings, opts):
             yield _work(item)
         return
     import multiprocessing as mp
+
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     chunk = max(1, min(8, len(items) // (n * 8)))
     with ctx.Pool(n, initializer=_init_worker, initargs=(dict(settings, pdeathsig=True),)) as pool:
@@ -791,7 +895,7 @@ def _sweep(env: EnvLayout, expected: set, events) -> list:
     if not os.path.isdir(base) or os.path.islink(base):
         return removed
     now = time.time()
-    for d, dirs, files in os.walk(base, topdown=False):
+    for d, _dirs, files in os.walk(base, topdown=False):
         for f in files:
             p = os.path.join(d, f)
             if f.endswith(".xpp"):
@@ -840,12 +944,31 @@ def write_job(env: EnvLayout, job: Job, data: bytes, opts: Options | None = None
 # ------------------------------------------------------------------------------------------------------
 # one file, outside an environment (``--compile FILE.pp -o OUT.xpp``)
 
-def compile_file(src: str, recorded: str, *, fmt: str = "msgpack", tasks: bool = False, strict: str = "warning",
-                 modulepath=(), manifest=None):
+
+def compile_file(
+    src: str,
+    recorded: str,
+    *,
+    fmt: str = "msgpack",
+    tasks: bool = False,
+    strict: str = "warning",
+    modulepath=(),
+    manifest=None,
+):
     """(xpp bytes, diagnostic rows) of one file; OSError when it cannot be read."""
     with open(src, "rb") as f:
         text = f.read().decode("utf-8", "surrogateescape")
     info: dict = {}
-    data = layout.compile_source(text, recorded, abs_path=os.path.abspath(src), epp=False, tasks=tasks,
-                                 strict=strict, modulepath=modulepath, manifest=manifest, fmt=fmt, info=info)
+    data = layout.compile_source(
+        text,
+        recorded,
+        abs_path=os.path.abspath(src),
+        epp=False,
+        tasks=tasks,
+        strict=strict,
+        modulepath=modulepath,
+        manifest=manifest,
+        fmt=fmt,
+        info=info,
+    )
     return data, _diag_rows(info["diagnostics"], info["locator"])

@@ -19,19 +19,24 @@ are matched exactly (case-sensitive), as the grammar writes them.
 API: ``header(fmt) -> bytes``, ``wrap(payload, fmt) -> bytes``, ``unwrap(data) -> (fmt, params, payload)``,
 ``looks_like_xpp(data) -> bool``.
 """
+
 from __future__ import annotations
 
 import re
 
-from xpp.pcore import FORMATS, XppFormatError
+from puppet_xpp.xpp.pcore import FORMATS, XppFormatError
 
 __all__ = ["MIME_PREFIX", "header", "wrap", "unwrap", "looks_like_xpp", "XppFormatError"]
 
 MIME_PREFIX = b"application/vnd.puppet.pcore+"
 DOCUMENT_TYPE = "xpp"
 VERSION = "1"
-_HEADERS = {fmt: (f"application/vnd.puppet.pcore+{fmt}; document-type={DOCUMENT_TYPE}; "
-                  f"version={VERSION}\n\n").encode("ascii") for fmt in FORMATS}
+_HEADERS = {
+    fmt: (f"application/vnd.puppet.pcore+{fmt}; document-type={DOCUMENT_TYPE}; version={VERSION}\n\n").encode(
+        "ascii"
+    )
+    for fmt in FORMATS
+}
 
 _BLANK = re.compile(rb"\r?\n\r?\n")
 _WS = rb"[ \t\r\n]*"
@@ -56,7 +61,7 @@ def wrap(payload: bytes, fmt: str = "msgpack") -> bytes:
 
 def looks_like_xpp(data: bytes) -> bool:
     """Cheap check: does ``data`` start like a Pcore envelope?"""
-    return bytes(data[:len(MIME_PREFIX)]) == MIME_PREFIX
+    return bytes(data[: len(MIME_PREFIX)]) == MIME_PREFIX
 
 
 def unwrap(data) -> tuple[str, dict, bytes]:
@@ -70,11 +75,12 @@ def unwrap(data) -> tuple[str, dict, bytes]:
         if not looks_like_xpp(data):
             raise XppFormatError("not an XPP document (no 'application/vnd.puppet.pcore+' envelope)")
         raise XppFormatError("XPP envelope is not terminated by a blank line")
-    head = data[:m.start()]
+    head = data[: m.start()]
     t = _TYPE.match(head)
     if t is None:
-        raise XppFormatError("not an XPP document: envelope must start with "
-                             "'application/vnd.puppet.pcore+msgpack' or '+json'")
+        raise XppFormatError(
+            "not an XPP document: envelope must start with 'application/vnd.puppet.pcore+msgpack' or '+json'"
+        )
     fmt = t.group(1).decode("ascii")
     params: dict = {}
     pos = t.end()
@@ -88,11 +94,10 @@ def unwrap(data) -> tuple[str, dict, bytes]:
         params[name] = value
         pos = p.end()
     if _TAIL.match(head, pos) is None:
-        bad = head[pos:pos + 20]
+        bad = head[pos : pos + 20]
         raise XppFormatError(f"malformed XPP envelope near {bad!r}")
     if params.get("document-type") != DOCUMENT_TYPE:
-        raise XppFormatError("XPP envelope needs document-type=xpp, got "
-                             f"{params.get('document-type')!r}")
+        raise XppFormatError(f"XPP envelope needs document-type=xpp, got {params.get('document-type')!r}")
     if params.get("version") != VERSION:
         raise XppFormatError(f"unsupported XPP version {params.get('version')!r} (expected version=1)")
-    return fmt, params, data[m.end():]
+    return fmt, params, data[m.end() :]

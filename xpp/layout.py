@@ -19,6 +19,7 @@ Writing is atomic: a temporary file in the target directory, then ``os.replace``
     data = compile_source(text, target.recorded, ...)      # the .xpp bytes
     write_atomic(target.out_path, data)
 """
+
 from __future__ import annotations
 
 import os
@@ -31,9 +32,9 @@ ENV_MODULE = "environment"
 
 @dataclass(frozen=True)
 class XppTarget:
-    out_path: str       # absolute path of the .xpp file
-    recorded: str       # the source path recorded in the .xpp (relative to the environment, '/' separated)
-    module: str         # module name (or 'environment')
+    out_path: str  # absolute path of the .xpp file
+    recorded: str  # the source path recorded in the .xpp (relative to the environment, '/' separated)
+    module: str  # module name (or 'environment')
 
 
 def _xpp_name(rel: str) -> str:
@@ -53,7 +54,7 @@ def xpp_target(env_root: str, modulepath, src: str) -> XppTarget | None:
     for d in modulepath or ():
         prefix = os.path.abspath(d).rstrip(os.sep) + os.sep
         if src.startswith(prefix):
-            parts = src[len(prefix):].split(os.sep)
+            parts = src[len(prefix) :].split(os.sep)
             if len(parts) < 2:
                 continue
             module, inner = parts[0], os.path.join(*parts[1:])
@@ -61,7 +62,9 @@ def xpp_target(env_root: str, modulepath, src: str) -> XppTarget | None:
             return XppTarget(out, _recorded(env_root, src), module)
     if src.startswith(env_root + os.sep):
         rel = os.path.relpath(src, env_root)
-        return XppTarget(os.path.join(out_base, ENV_MODULE, _xpp_name(rel)), _recorded(env_root, src), ENV_MODULE)
+        return XppTarget(
+            os.path.join(out_base, ENV_MODULE, _xpp_name(rel)), _recorded(env_root, src), ENV_MODULE
+        )
     return None
 
 
@@ -76,7 +79,7 @@ def write_atomic(path: str, data: bytes, mode: int | None = None, owner: tuple |
     """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure.
     ``mode`` (e.g. 0o644) and ``owner`` ((uid, gid)) are applied to the temporary file before the rename."""
     d = os.path.dirname(path) or "."
-    if not os.path.isdir(d):   # (a failing mkdir costs more than a stat)
+    if not os.path.isdir(d):  # (a failing mkdir costs more than a stat)
         os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
@@ -95,25 +98,40 @@ def write_atomic(path: str, data: bytes, mode: int | None = None, owner: tuple |
         raise
 
 
-def compile_source(text: str, recorded: str, *, abs_path: str | None = None, epp: bool | None = None,
-                   tasks: bool = False, strict: str = "warning", modulepath=(), manifest=None,
-                   fmt: str = "msgpack", info: dict | None = None) -> bytes:
+def compile_source(
+    text: str,
+    recorded: str,
+    *,
+    abs_path: str | None = None,
+    epp: bool | None = None,
+    tasks: bool = False,
+    strict: str = "warning",
+    modulepath=(),
+    manifest=None,
+    fmt: str = "msgpack",
+    info: dict | None = None,
+) -> bytes:
     """Parse + validate ``text`` and return the .xpp document.
 
     The program's locator and every diagnostic record ``recorded`` as file name; the module-location
     rules are evaluated on ``abs_path`` (the real location) against ``modulepath``/``manifest``.
     ``info`` (a dict), when given, receives the ``diagnostics`` and the ``locator``."""
-    from grammar.parser import parse
-    from grammar.validator import validate
-    from xpp.result import write_xpp
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
 
     if epp is None:
         epp = recorded.endswith(".epp")
     res = parse(text, recorded, epp=epp, tasks=tasks)
     diags = list(res.diagnostics)
     if res.program is not None:
-        vd = validate(res.program, strict=strict, tasks=tasks, file=abs_path or recorded,
-                      modulepath=modulepath, manifest=manifest)
+        vd = validate(
+            res.program,
+            strict=strict,
+            tasks=tasks,
+            file=abs_path or recorded,
+            modulepath=modulepath,
+            manifest=manifest,
+        )
         diags.extend(vd)
     # PRFC-23: a manifest with errors gets an XPP holding only its diagnostics
     program = None if any(d.severity == "error" for d in diags) else res.program
@@ -124,7 +142,8 @@ def compile_source(text: str, recorded: str, *, abs_path: str | None = None, epp
 
 def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgpack") -> bytes:
     """The .xpp bytes of an already parsed program (diagnostics re-labelled with ``recorded``)."""
-    from xpp.result import write_xpp
+    from puppet_xpp.xpp.result import write_xpp
+
     ds = []
     for d in diagnostics:
         if getattr(d, "file", recorded) != recorded:
@@ -135,4 +154,5 @@ def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgp
 
 def _relabel(d, recorded):
     import dataclasses
+
     return dataclasses.replace(d, file=recorded)

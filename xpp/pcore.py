@@ -41,6 +41,7 @@ native msgpack arrays/maps/bin, DEFAULT, SENSITIVE and the runtime extensions (t
 rejected; cyclic references and trailing data after the value are rejected; ``Locator.line_index`` given as
 nil is recomputed from the text.
 """
+
 from __future__ import annotations
 
 import gc as _gc
@@ -51,16 +52,26 @@ import struct
 from itertools import islice
 from json.encoder import encode_basestring as _json_str
 
-from grammar import ast as _ast
-from grammar.ruby import float_to_s
+from puppet_xpp.grammar import ast as _ast
+from puppet_xpp.grammar.ruby import float_to_s
 
 try:
     import msgpack as _msgpack
 except ImportError:  # pragma: no cover - msgpack is a declared dependency
     _msgpack = None
 
-__all__ = ["XppError", "XppFormatError", "XppWriteError", "dumps", "loads", "PType", "PObject",
-           "IncludedObject", "FORMATS", "ruby_float_repr"]
+__all__ = [
+    "XppError",
+    "XppFormatError",
+    "XppWriteError",
+    "dumps",
+    "loads",
+    "PType",
+    "PObject",
+    "IncludedObject",
+    "FORMATS",
+    "ruby_float_repr",
+]
 
 FORMATS = ("msgpack", "json")
 
@@ -76,11 +87,27 @@ DEFAULT = 0x20
 COMMENT = 0x21
 REGEXP = 0x30
 
-_EXT_NAMES = {0x00: "INNER_TABULATION", 0x01: "TABULATION", 0x10: "ARRAY_START", 0x11: "MAP_START",
-              0x12: "PCORE_OBJECT_START", 0x13: "OBJECT_START", 0x14: "SENSITIVE_START", 0x20: "DEFAULT",
-              0x21: "COMMENT", 0x30: "REGEXP", 0x31: "TYPE_REFERENCE", 0x32: "SYMBOL", 0x33: "TIME",
-              0x34: "TIMESPAN", 0x35: "VERSION", 0x36: "VERSION_RANGE", 0x37: "BINARY", 0x38: "BASE64",
-              0x39: "URI"}
+_EXT_NAMES = {
+    0x00: "INNER_TABULATION",
+    0x01: "TABULATION",
+    0x10: "ARRAY_START",
+    0x11: "MAP_START",
+    0x12: "PCORE_OBJECT_START",
+    0x13: "OBJECT_START",
+    0x14: "SENSITIVE_START",
+    0x20: "DEFAULT",
+    0x21: "COMMENT",
+    0x30: "REGEXP",
+    0x31: "TYPE_REFERENCE",
+    0x32: "SYMBOL",
+    0x33: "TIME",
+    0x34: "TIMESPAN",
+    0x35: "VERSION",
+    0x36: "VERSION_RANGE",
+    0x37: "BINARY",
+    0x38: "BASE64",
+    0x39: "URI",
+}
 
 MAX_INT = (1 << 63) - 1
 MIN_INT = -(1 << 63)
@@ -101,10 +128,12 @@ class XppWriteError(XppError):
 # ---------------------------------------------------------------------------------------------------------
 # generic Pcore objects
 
+
 class PType:
     """A ``Pcore::*`` object written by reference, e.g. ``PType("Pcore::AnyType")`` or
     ``PType("Pcore::ObjectType", [init_hash])``: ``values`` are the written attribute values in wire order
     (trailing defaults already left out)."""
+
     __slots__ = ("name", "values")
 
     def __init__(self, name: str, values=()):
@@ -123,6 +152,7 @@ class PType:
 class IncludedObject:
     """An instance of a non-``Pcore::`` object type written with its type *included*:
     OBJECT_START(n + 1), the type value (a ``PType("Pcore::ObjectType", [init_hash])``), then n values."""
+
     __slots__ = ("type", "values")
 
     def __init__(self, type_: PType, values=()):
@@ -133,6 +163,7 @@ class IncludedObject:
 class PObject:
     """What the reader returns for an instance of an included object type: its type name, the attribute
     values by name (defaults filled in) and the type's init hash."""
+
     __slots__ = ("type_name", "attrs", "init_hash")
 
     def __init__(self, type_name: str, attrs: dict, init_hash: dict):
@@ -152,14 +183,16 @@ class PObject:
 # ---------------------------------------------------------------------------------------------------------
 # per-class tables derived from grammar.ast
 
+
 class _NodeInfo:
     __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks", "wchecks", "positioned")
 
 
 def _node_infos() -> dict:
     import operator
+
     infos = {}
-    for name, cls in _ast.CONCRETE.items():
+    for _name, cls in _ast.CONCRETE.items():
         i = _NodeInfo()
         i.cls = cls
         i.name = cls._pcore_name
@@ -183,6 +216,7 @@ _NODE = _ast.Node
 
 # ---------------------------------------------------------------------------------------------------------
 # msgpack primitives
+
 
 def _mp_uint_body(n: int) -> bytes:
     """msgpack encoding of a non-negative int."""
@@ -225,7 +259,7 @@ def _mp_str(s: str) -> bytes:
         raise XppWriteError(f"string is not valid Unicode: {e}") from None
     n = len(b)
     if n < 32:
-        return bytes((0xa0 | n,)) + b
+        return bytes((0xA0 | n,)) + b
     if n < 0x100:
         return b"\xd9" + bytes((n,)) + b
     if n < 0x10000:
@@ -235,7 +269,7 @@ def _mp_str(s: str) -> bytes:
     raise XppWriteError("string too long")
 
 
-_FIXEXT = {1: 0xd4, 2: 0xd5, 4: 0xd6, 8: 0xd7, 16: 0xd8}
+_FIXEXT = {1: 0xD4, 2: 0xD5, 4: 0xD6, 8: 0xD7, 16: 0xD8}
 
 
 def _mp_ext(code: int, payload: bytes) -> bytes:
@@ -244,7 +278,7 @@ def _mp_ext(code: int, payload: bytes) -> bytes:
     if f is not None:
         return bytes((f, code)) + payload
     if n < 0x100:
-        return bytes((0xc7, n, code)) + payload
+        return bytes((0xC7, n, code)) + payload
     if n < 0x10000:
         return b"\xc8" + n.to_bytes(2, "big") + bytes((code,)) + payload
     return b"\xc9" + n.to_bytes(4, "big") + bytes((code,)) + payload
@@ -253,6 +287,7 @@ def _mp_ext(code: int, payload: bytes) -> bytes:
 class _ExtIntCache:
     """Encoded extensions whose payload is one non-negative int (tabulations, array/map starts).  The
     cache only ever maps i to the same bytes, so concurrent writers can share it."""
+
     __slots__ = ("code", "small", "big")
 
     def __init__(self, code):
@@ -284,8 +319,10 @@ _PACK_DOUBLE = struct.Struct(">Bd").pack
 # ---------------------------------------------------------------------------------------------------------
 # writer (msgpack); JSON is produced by transcoding the msgpack stream (same tabulation by construction)
 
+
 class _ObjEnd:
     """Stack marker: end of an IncludedObject's type value; the instance takes its index now."""
+
     __slots__ = ("obj",)
 
     def __init__(self, obj):
@@ -294,8 +331,8 @@ class _ObjEnd:
 
 def _dumps_msgpack(value, check: bool = True) -> bytes:
     out = bytearray()
-    wtab: dict = {}     # writer-level table: value key -> index
-    stab: dict = {}     # serializer-level table: id(object) -> index
+    wtab: dict = {}  # writer-level table: value key -> index
+    stab: dict = {}  # serializer-level table: id(object) -> index
     stack = [value]
     pop = stack.pop
     push = stack.append
@@ -305,7 +342,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
     tab_get = _X_TAB.get
     array_get = _X_ARRAY.get
     info_of = _INFO.get
-    mrows: dict = {}    # per class: encoded INNER_TABULATION of its marker, by attribute count
+    mrows: dict = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
     while stack:
         v = pop()
         t = type(v)
@@ -313,7 +350,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
             out += small[v] if 0 <= v < 4096 else _mp_int(v)
             continue
         info = info_of(t)
-        if info is not None:                      # an AST node, by type name
+        if info is not None:  # an AST node, by type name
             k = stab.get(id(v))
             if k is not None:
                 out += tab_get(k)
@@ -324,8 +361,10 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
                 k = info.wchecks(vals)
                 if k >= 0:
                     attr = info.wire[k]
-                    raise XppWriteError(f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, "
-                                        f"got {_describe(vals[k])}")
+                    raise XppWriteError(
+                        f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, "
+                        f"got {_describe(vals[k])}"
+                    )
             n = len(vals)
             if n > info.min:
                 d = info.defaults
@@ -354,10 +393,10 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
                     out += small[o] if 0 <= o < 4096 else _mp_int(o)
                     out += small[ln] if 0 <= ln < 4096 else _mp_int(ln)
                     if n > 3:
-                        extend(vals[n - 1:2:-1])
+                        extend(vals[n - 1 : 2 : -1])
                     continue
             if n:
-                extend(vals[n - 1::-1])
+                extend(vals[n - 1 :: -1])
             continue
         if t is str:
             k = wtab.get(v)
@@ -379,7 +418,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
         elif t is bool:
             out += b"\xc3" if v else b"\xc2"
         elif t is float:
-            out += _PACK_DOUBLE(0xcb, v)
+            out += _PACK_DOUBLE(0xCB, v)
         elif t is dict:
             k = stab.get(id(v))
             if k is not None:
@@ -425,7 +464,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
             if not isinstance(v.type, PType) or v.type.name != "Pcore::ObjectType":
                 raise XppWriteError("an IncludedObject's type must be a PType('Pcore::ObjectType', ...)")
             n = len(v.values) + 1
-            key = (None, n)                       # OBJECT_START markers are equal by count
+            key = (None, n)  # OBJECT_START markers are equal by count
             k = wtab.get(key)
             if k is None:
                 wtab[key] = len(wtab)
@@ -439,7 +478,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
             stab[id(v.obj)] = len(stab)
         elif isinstance(v, _NODE):
             raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
-        elif isinstance(v, str):              # str subclasses (e.g. a lexer token) are written as strings
+        elif isinstance(v, str):  # str subclasses (e.g. a lexer token) are written as strings
             push(str(v))
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             push(int(v) if isinstance(v, int) else float(v))
@@ -491,7 +530,7 @@ def _tokens_to_json(toks: list) -> bytes:
     extension is ``[number, payload...`` and a sequence start with count > 0 stays open for that many values."""
     out = ["["]
     app = out.append
-    stack: list = []    # remaining element counts of open sequence arrays
+    stack: list = []  # remaining element counts of open sequence arrays
 
     def delim():
         while stack and stack[-1] == 1:
@@ -521,7 +560,7 @@ def _tokens_to_json(toks: list) -> bytes:
             app("]")
             delim()
     if len(out) > 1:
-        out.pop()       # the last ","
+        out.pop()  # the last ","
     app("]")
     text = "".join(out)
     try:
@@ -564,62 +603,62 @@ def _mp_prims(data, i: int, end: int, out: list, in_payload: bool) -> int:
         i += 1
         if b < 0x80:
             app(b)
-        elif b >= 0xe0:
+        elif b >= 0xE0:
             app(b - 256)
-        elif 0xa0 <= b <= 0xbf:
-            n = b & 0x1f
+        elif 0xA0 <= b <= 0xBF:
+            n = b & 0x1F
             j = i + n
             if j > end:
                 _fail("truncated string")
             app(data[i:j].decode("utf-8", "surrogateescape"))
             i = j
-        elif b == 0xc0:
+        elif b == 0xC0:
             app(None)
-        elif b == 0xc2:
+        elif b == 0xC2:
             app(False)
-        elif b == 0xc3:
+        elif b == 0xC3:
             app(True)
-        elif 0xcc <= b <= 0xd3:
-            size = (1, 2, 4, 8, 1, 2, 4, 8)[b - 0xcc]
+        elif 0xCC <= b <= 0xD3:
+            size = (1, 2, 4, 8, 1, 2, 4, 8)[b - 0xCC]
             j = i + size
             if j > end:
                 _fail("truncated integer")
-            v = int.from_bytes(data[i:j], "big", signed=b >= 0xd0)
+            v = int.from_bytes(data[i:j], "big", signed=b >= 0xD0)
             if v > MAX_INT:
                 _fail("integer out of 64-bit signed range")
             app(v)
             i = j
-        elif b == 0xcb:
+        elif b == 0xCB:
             if i + 8 > end:
                 _fail("truncated float")
             app(_UNPACK_F64(data, i)[0])
             i += 8
-        elif b == 0xca:
+        elif b == 0xCA:
             if i + 4 > end:
                 _fail("truncated float")
             app(_UNPACK_F32(data, i)[0])
             i += 4
-        elif 0xd9 <= b <= 0xdb:
-            size = (1, 2, 4)[b - 0xd9]
+        elif 0xD9 <= b <= 0xDB:
+            size = (1, 2, 4)[b - 0xD9]
             if i + size > end:
                 _fail("truncated string header")
-            n = int.from_bytes(data[i:i + size], "big")
+            n = int.from_bytes(data[i : i + size], "big")
             i += size
             j = i + n
             if j > end:
                 _fail("truncated string")
             app(data[i:j].decode("utf-8", "surrogateescape"))
             i = j
-        elif 0xd4 <= b <= 0xd8 or 0xc7 <= b <= 0xc9:
+        elif 0xD4 <= b <= 0xD8 or 0xC7 <= b <= 0xC9:
             if in_payload:
                 _fail("extension inside an extension payload")
-            if b >= 0xd4:
-                n = (1, 2, 4, 8, 16)[b - 0xd4]
+            if b >= 0xD4:
+                n = (1, 2, 4, 8, 16)[b - 0xD4]
             else:
-                size = (1, 2, 4)[b - 0xc7]
+                size = (1, 2, 4)[b - 0xC7]
                 if i + size > end:
                     _fail("truncated extension header")
-                n = int.from_bytes(data[i:i + size], "big")
+                n = int.from_bytes(data[i : i + size], "big")
                 i += size
             if i + 1 + n > end:
                 _fail("truncated extension")
@@ -634,9 +673,9 @@ def _mp_prims(data, i: int, end: int, out: list, in_payload: bool) -> int:
             else:
                 app(_mp_ext_token(code, data, i, j))
             i = j
-        elif 0x80 <= b <= 0x9f or 0xdc <= b <= 0xdf:
+        elif 0x80 <= b <= 0x9F or 0xDC <= b <= 0xDF:
             _fail("native msgpack array/map (Pcore writes arrays and maps as extensions)")
-        elif 0xc4 <= b <= 0xc6:
+        elif 0xC4 <= b <= 0xC6:
             _fail("msgpack bin value (not used by Pcore text serialization)")
         else:
             _fail(f"invalid msgpack byte 0x{b:02x}")
@@ -714,7 +753,7 @@ def _mp_tokens_py(data) -> list:
 # immutable tuples).
 _EXT_MEMOS: list = [{} for _ in range(256)]
 _EXT_MEMO_MAX = 50_000
-_EXT_HOOK = None    # set below
+_EXT_HOOK = None  # set below
 
 
 def _mp_tokens(data) -> list:
@@ -741,16 +780,25 @@ def _mp_tokens(data) -> list:
 def _mp_unpacker(data, ext_hook):
     # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
     # the end of the last complete value; a truncated last value is still pending then (see _mp_pending).
-    return _msgpack.Unpacker(None, raw=False, ext_hook=ext_hook, max_buffer_size=max(len(data), 1),
-                             max_array_len=0, max_map_len=0, max_bin_len=0,
-                             unicode_errors="surrogateescape", strict_map_key=False, use_list=True)
+    return _msgpack.Unpacker(
+        None,
+        raw=False,
+        ext_hook=ext_hook,
+        max_buffer_size=max(len(data), 1),
+        max_array_len=0,
+        max_map_len=0,
+        max_bin_len=0,
+        unicode_errors="surrogateescape",
+        strict_map_key=False,
+        use_list=True,
+    )
 
 
 def _mp_pending(unpacker) -> bool:
     """Are there bytes the unpacker could not turn into a complete value?"""
     try:
         return bool(unpacker.read_bytes(1))
-    except ValueError:   # "Cannot switch unpacking methods while an object is incomplete"
+    except ValueError:  # "Cannot switch unpacking methods while an object is incomplete"
         return True
 
 
@@ -765,6 +813,7 @@ def _mp_ext_hook():
             if len(memo) < _EXT_MEMO_MAX:
                 memo[payload] = tok
         return tok
+
     return ext_hook
 
 
@@ -773,6 +822,7 @@ _EXT_HOOK = _mp_ext_hook()
 
 class _ExtNo(int):
     """An extension number (first element of a JSON array) in the flattened JSON stream."""
+
     __slots__ = ()
 
 
@@ -787,14 +837,14 @@ def _json_tokens(data) -> list:
         raise XppFormatError(f"JSON payload is not UTF-8: {e}") from None
     try:
         doc = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:           # deeper than the json module goes: scan it iteratively
+    except RecursionError:  # deeper than the json module goes: scan it iteratively
         flat = _json_flat_scan(text)
-    except ValueError as e:          # JSONDecodeError
+    except ValueError as e:  # JSONDecodeError
         raise XppFormatError(f"invalid JSON: {e}") from None
     else:
         try:
             return _json_doc_tokens(doc)
-        except _Reject:     # an unusual shape (e.g. a payload running past its array): the general way
+        except _Reject:  # an unusual shape (e.g. a payload running past its array): the general way
             flat = _json_flat_doc(doc)
     return _json_group(flat)
 
@@ -876,8 +926,10 @@ def _json_flat_doc(doc) -> list:
     return flat
 
 
-_JSON_TOKEN = re.compile(r'[ \t\n\r]*(?:(?P<p>[\[\],])|(?P<s>")|(?P<n>-?(?:0|[1-9][0-9]*)(?P<f>(?:\.[0-9]+)?'
-                         r'(?:[eE][+-]?[0-9]+)?))|(?P<l>true|false|null))')
+_JSON_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:(?P<p>[\[\],])|(?P<s>")|(?P<n>-?(?:0|[1-9][0-9]*)(?P<f>(?:\.[0-9]+)?'
+    r"(?:[eE][+-]?[0-9]+)?))|(?P<l>true|false|null))"
+)
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _LITERALS = {"true": True, "false": False, "null": None}
 
@@ -889,11 +941,11 @@ def _json_flat_scan(text: str) -> list:
     flat: list = []
     app = flat.append
     i = _JSON_WS.match(text, 0).end()
-    if text[i:i + 1] != "[":
+    if text[i : i + 1] != "[":
         raise XppFormatError("JSON stream is not an array")
     i += 1
     depth = 1
-    need = "first"        # "first": a value or "]"; "value": a value; "sep": "," or "]"
+    need = "first"  # "first": a value or "]"; "value": a value; "sep": "," or "]"
     match = _JSON_TOKEN.match
     n = len(text)
     while True:
@@ -974,13 +1026,14 @@ def _json_group(flat: list) -> list:
 # ---------------------------------------------------------------------------------------------------------
 # reader, step 2: tokens -> values (iterative, so nesting depth is not limited by Python's stack)
 
+
 def _check_expr(tstr: str, env: dict, lenient: bool = False) -> str:
     """A Python expression testing ``x`` against a Pcore type string of the AST table (names it needs are
     put into ``env``)."""
     tstr = tstr.strip()
     simple = {"String": "str", "Integer": "int", "Float": "float", "Boolean": "bool"}
     if tstr in simple:
-        if lenient and tstr == "Integer":       # the writer accepts subclasses (it writes them as the base)
+        if lenient and tstr == "Integer":  # the writer accepts subclasses (it writes them as the base)
             return "(isinstance(x, int) and type(x) is not bool)"
         if lenient and tstr != "Boolean":
             return f"isinstance(x, {simple[tstr]})"
@@ -1063,7 +1116,9 @@ def _finish_node(f: _Frame):
     k = info.checks(vals)
     if k >= 0:
         attr = info.wire[k]
-        _fail(f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, got {_describe(vals[k])}")
+        _fail(
+            f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, got {_describe(vals[k])}"
+        )
     obj = f.obj
     info.cls.__init__(obj, *vals)
     if info.cls is _LOCATOR and obj.line_index is None:
@@ -1096,9 +1151,9 @@ def _object_params(init_hash):
 
 
 def _build(toks: list):
-    wtab: list = []         # writer-level table
-    stab: list = []         # serializer-level table
-    opened: set = set()     # stab indexes of objects whose values are being read (a reference is a cycle)
+    wtab: list = []  # writer-level table
+    stab: list = []  # serializer-level table
+    opened: set = set()  # stab indexes of objects whose values are being read (a reference is a cycle)
     stack: list = []
     results: list = []
     ntok = len(toks)
@@ -1122,8 +1177,10 @@ def _build(toks: list):
                 if t > MAX_INT or t < MIN_INT:
                     _fail("integer out of 64-bit signed range")
             elif not (t is None or tt is bool or tt is float):
-                _fail(f"unexpected {tt.__name__} value (Pcore writes arrays and maps as extensions, "
-                      "and no binary values)")
+                _fail(
+                    f"unexpected {tt.__name__} value (Pcore writes arrays and maps as extensions, "
+                    "and no binary values)"
+                )
             v = t
         else:
             code = t[0]
@@ -1153,8 +1210,10 @@ def _build(toks: list):
                 info = _INFO_BY_NAME.get(name)
                 if info is not None:
                     if not info.min <= count <= info.max:
-                        _fail(f"Feature count mismatch for {name}. Expected {info.min} - {info.max}, "
-                              f"actual {count}")
+                        _fail(
+                            f"Feature count mismatch for {name}. Expected {info.min} - {info.max}, "
+                            f"actual {count}"
+                        )
                     obj = info.cls.__new__(info.cls)
                     f = _Frame(_K_NODE, obj, count, [], info, len(stab))
                     stab.append(obj)
@@ -1232,8 +1291,10 @@ def _build(toks: list):
                 names, required, defaults = _object_params(v.values[0])
                 n = f.extra
                 if not required <= n <= len(names):
-                    _fail(f"Feature count mismatch for {v.values[0]['name']}. Expected {required} - "
-                          f"{len(names)}, actual {n}")
+                    _fail(
+                        f"Feature count mismatch for {v.values[0]['name']}. Expected {required} - "
+                        f"{len(names)}, actual {n}"
+                    )
                 obj = PObject(v.values[0]["name"], {}, v.values[0])
                 stab.append(obj)
                 stack.pop()
@@ -1264,7 +1325,7 @@ def _build(toks: list):
 
 def _finish_pobject(obj: PObject, vals: list, names: list, defaults: dict):
     attrs = dict(zip(names, vals))
-    for name in names[len(vals):]:
+    for name in names[len(vals) :]:
         attrs[name] = defaults[name]
     obj.attrs = attrs
 
@@ -1275,114 +1336,122 @@ def _finish_pobject(obj: PObject, vals: list, names: list, defaults: dict):
 # plus no nesting beyond Python's recursion limit); on *any* exception loads() falls back to _build, which
 # then gives the result or the canonical error message.
 
+
 class _Reject(Exception):
     pass
 
 
-_PENDING = object()     # serializer-table slot of an object whose attributes are being read
+_PENDING = object()  # serializer-table slot of an object whose attributes are being read
 
 
 def _fast_source():
     env: dict = {}
-    cats = {"Integer": "int", "Boolean": "raw", "Float": "raw", "String": "str", "Optional[String]": "str",
-            "Locator": "loc"}
+    cats = {
+        "Integer": "int",
+        "Boolean": "raw",
+        "Float": "raw",
+        "String": "str",
+        "Optional[String]": "str",
+        "Locator": "loc",
+    }
     # A resolved PCORE_OBJECT_START marker is stored in the writer table as a closure reading that many
     # attributes (so a repeated marker, INNER_TABULATION(k), is read by calling wtab[k]).
-    L = ["def make(nxt):",
-         "    wtab = []; wapp = wtab.append; stab = []; sapp = stab.append",
-         "    def value(t):",
-         "        c = t.__class__",
-         "        if c is tuple:",
-         "            code = t[0]",
-         "            if code == 0:",
-         "                w = wtab[t[1]]",
-         "                c = w.__class__",
-         "                if c is FN: return w()",
-         "                if c is str: return w",
-         "                return special(w)",
-         "            if code == 1:",
-         "                v = stab[t[1]]",
-         "                if v is PENDING: raise Reject",
-         "                return v",
-         "            if code == 18: return fresh(t)()",
-         "            if code == 16:",
-         "                k = len(stab); sapp(PENDING); lst = []; app = lst.append",
-         "                for _ in range(t[1]):",
-         "                    x = nxt()",
-         "                    c = x.__class__",
-         "                    if c is tuple and x[0] == 0:",
-         "                        w = wtab[x[1]]",
-         "                        app(w() if w.__class__ is FN else value(x))",
-         "                    elif c is int and MIN_INT <= x <= MAX_INT: app(x)",
-         "                    else: app(value(x))",
-         "                stab[k] = lst",
-         "                return lst",
-         "            if code == 17:",
-         "                k = len(stab); sapp(PENDING); d = {}",
-         "                for _ in range(t[1]):",
-         "                    key = value(nxt())",
-         "                    d[key] = value(nxt())",
-         "                stab[k] = d",
-         "                return d",
-         "            if code == 19:",
-         "                wapp(t)",
-         "                return objstart(t[1])",
-         "            if code == 48:",
-         "                wapp(t); r = Regexp(t[1]); sapp(r)",
-         "                return r",
-         "            raise Reject",
-         "        if c is str:",
-         "            wapp(t)",
-         "            return t",
-         "        if c is int:",
-         "            if MIN_INT <= t <= MAX_INT: return t",
-         "            raise Reject",
-         "        if t is None or c is bool or c is float: return t",
-         "        raise Reject",
-         "    def special(w):",
-         "        code = w[0]",
-         "        if code == 48:",
-         "            r = Regexp(w[1]); sapp(r)",
-         "            return r",
-         "        if code == 19: return objstart(w[1])",
-         "        raise Reject",
-         "    def fresh(t):",
-         "        segs = []",
-         "        for s in t[1]:",
-         "            if s.__class__ is int:",
-         "                x = wtab[s]",
-         "                if x.__class__ is not str: raise Reject",
-         "                segs.append(x)",
-         "            else:",
-         "                wapp(s); segs.append(s)",
-         "        name = '::'.join(segs)",
-         "        fn = R.get(name)",
-         "        if fn is None:",
-         "            if not name.startswith('Pcore::'): raise Reject",
-         "            fn = ptype",
-         "        m = fn(st, t[2], name)",
-         "        wapp(m)",
-         "        return m",
-         "    def ptype(st, count, name):",
-         "        def rp():",
-         "            o = PType(name); k = len(stab); sapp(PENDING)",
-         "            o.values = [value(nxt()) for _ in range(count)]",
-         "            stab[k] = o",
-         "            return o",
-         "        return rp",
-         "    def objstart(n):",
-         "        tv = value(nxt())",
-         "        if not (tv.__class__ is PType and tv.name == 'Pcore::ObjectType' and len(tv.values) == 1):",
-         "            raise Reject",
-         "        names, required, defaults = object_params(tv.values[0])",
-         "        m = n - 1",
-         "        if not required <= m <= len(names): raise Reject",
-         "        o = PObject(tv.values[0]['name'], {}, tv.values[0]); k = len(stab); sapp(PENDING)",
-         "        vals = [value(nxt()) for _ in range(m)]",
-         "        finish_pobject(o, vals, names, defaults)",
-         "        stab[k] = o",
-         "        return o",
-         ]
+    L = [
+        "def make(nxt):",
+        "    wtab = []; wapp = wtab.append; stab = []; sapp = stab.append",
+        "    def value(t):",
+        "        c = t.__class__",
+        "        if c is tuple:",
+        "            code = t[0]",
+        "            if code == 0:",
+        "                w = wtab[t[1]]",
+        "                c = w.__class__",
+        "                if c is FN: return w()",
+        "                if c is str: return w",
+        "                return special(w)",
+        "            if code == 1:",
+        "                v = stab[t[1]]",
+        "                if v is PENDING: raise Reject",
+        "                return v",
+        "            if code == 18: return fresh(t)()",
+        "            if code == 16:",
+        "                k = len(stab); sapp(PENDING); lst = []; app = lst.append",
+        "                for _ in range(t[1]):",
+        "                    x = nxt()",
+        "                    c = x.__class__",
+        "                    if c is tuple and x[0] == 0:",
+        "                        w = wtab[x[1]]",
+        "                        app(w() if w.__class__ is FN else value(x))",
+        "                    elif c is int and MIN_INT <= x <= MAX_INT: app(x)",
+        "                    else: app(value(x))",
+        "                stab[k] = lst",
+        "                return lst",
+        "            if code == 17:",
+        "                k = len(stab); sapp(PENDING); d = {}",
+        "                for _ in range(t[1]):",
+        "                    key = value(nxt())",
+        "                    d[key] = value(nxt())",
+        "                stab[k] = d",
+        "                return d",
+        "            if code == 19:",
+        "                wapp(t)",
+        "                return objstart(t[1])",
+        "            if code == 48:",
+        "                wapp(t); r = Regexp(t[1]); sapp(r)",
+        "                return r",
+        "            raise Reject",
+        "        if c is str:",
+        "            wapp(t)",
+        "            return t",
+        "        if c is int:",
+        "            if MIN_INT <= t <= MAX_INT: return t",
+        "            raise Reject",
+        "        if t is None or c is bool or c is float: return t",
+        "        raise Reject",
+        "    def special(w):",
+        "        code = w[0]",
+        "        if code == 48:",
+        "            r = Regexp(w[1]); sapp(r)",
+        "            return r",
+        "        if code == 19: return objstart(w[1])",
+        "        raise Reject",
+        "    def fresh(t):",
+        "        segs = []",
+        "        for s in t[1]:",
+        "            if s.__class__ is int:",
+        "                x = wtab[s]",
+        "                if x.__class__ is not str: raise Reject",
+        "                segs.append(x)",
+        "            else:",
+        "                wapp(s); segs.append(s)",
+        "        name = '::'.join(segs)",
+        "        fn = R.get(name)",
+        "        if fn is None:",
+        "            if not name.startswith('Pcore::'): raise Reject",
+        "            fn = ptype",
+        "        m = fn(st, t[2], name)",
+        "        wapp(m)",
+        "        return m",
+        "    def ptype(st, count, name):",
+        "        def rp():",
+        "            o = PType(name); k = len(stab); sapp(PENDING)",
+        "            o.values = [value(nxt()) for _ in range(count)]",
+        "            stab[k] = o",
+        "            return o",
+        "        return rp",
+        "    def objstart(n):",
+        "        tv = value(nxt())",
+        "        if not (tv.__class__ is PType and tv.name == 'Pcore::ObjectType' and len(tv.values) == 1):",
+        "            raise Reject",
+        "        names, required, defaults = object_params(tv.values[0])",
+        "        m = n - 1",
+        "        if not required <= m <= len(names): raise Reject",
+        "        o = PObject(tv.values[0]['name'], {}, tv.values[0]); k = len(stab); sapp(PENDING)",
+        "        vals = [value(nxt()) for _ in range(m)]",
+        "        finish_pobject(o, vals, names, defaults)",
+        "        stab[k] = o",
+        "        return o",
+    ]
     L.append("    st = (nxt, value, stab, sapp, wtab, wapp)")
     L.append("    def read():")
     L.append("        v = value(nxt())")
@@ -1454,10 +1523,22 @@ def _fast_source():
         L.append("        return o")
         L.append("    return r")
     L.append("R = {" + ", ".join(f"{n!r}: {f}" for n, f in names) + "}")
-    env.update({"PENDING": _PENDING, "Reject": _Reject, "MIN_INT": MIN_INT, "MAX_INT": MAX_INT,
-                "Regexp": _REGEXP, "PType": PType, "PObject": PObject, "object_params": _object_params,
-                "finish_pobject": _finish_pobject, "NEW": object.__new__, "make_locator": _ast.make_locator,
-                "FN": type(lambda: None)})
+    env.update(
+        {
+            "PENDING": _PENDING,
+            "Reject": _Reject,
+            "MIN_INT": MIN_INT,
+            "MAX_INT": MAX_INT,
+            "Regexp": _REGEXP,
+            "PType": PType,
+            "PObject": PObject,
+            "object_params": _object_params,
+            "finish_pobject": _finish_pobject,
+            "NEW": object.__new__,
+            "make_locator": _ast.make_locator,
+            "FN": type(lambda: None),
+        }
+    )
     return "\n".join(L), env
 
 
@@ -1500,7 +1581,7 @@ def _loads(data, fmt):
     toks = _mp_tokens(data) if fmt == "msgpack" else _json_tokens(data)
     try:
         return _fast_build(toks)
-    except Exception:   # malformed, or beyond the fast path: the complete reader decides
+    except Exception:  # malformed, or beyond the fast path: the complete reader decides
         pass
     values = _build(toks)
     if len(values) != 1:
@@ -1552,10 +1633,11 @@ def _c_loader():
     """``xpp._fastload.load`` configured with the AST description, or None (not built, disabled, or the
     description is beyond it)."""
     import os
+
     if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
         return None
     try:
-        from xpp import _fastload
+        from puppet_xpp.xpp import _fastload
     except ImportError:
         return None
     classes, by_name = [], {}
@@ -1565,14 +1647,32 @@ def _c_loader():
         if is_locator and info.wire[:3] != ("string", "file", "line_index"):
             return None
         by_name[info.name] = len(classes)
-        classes.append((info.name, cls, info.wire, info.min,
-                        tuple(None if d is _ast.REQ else d for d in info.defaults),
-                        tuple(_fast_kind(cls._types[a]) for a in info.wire), is_locator))
+        classes.append(
+            (
+                info.name,
+                cls,
+                info.wire,
+                info.min,
+                tuple(None if d is _ast.REQ else d for d in info.defaults),
+                tuple(_fast_kind(cls._types[a]) for a in info.wire),
+                is_locator,
+            )
+        )
     try:
-        _fastload.configure(tuple(classes), by_name, _C_DECLINED, _REGEXP, PType, PObject, _object_params,
-                            _finish_pobject, _line_index)
+        _fastload.configure(
+            tuple(classes),
+            by_name,
+            _C_DECLINED,
+            _REGEXP,
+            PType,
+            PObject,
+            _object_params,
+            _finish_pobject,
+            _line_index,
+        )
     except Exception as e:  # e.g. a stale build of the extension: the Python reader does the work
         import warnings
+
         warnings.warn(f"xpp._fastload not used: {e}", RuntimeWarning, stacklevel=2)
         return None
     return _fastload.load

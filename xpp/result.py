@@ -38,14 +38,25 @@ Python API
 ``parse_result_payload(program, diagnostics, fmt)`` / ``read_payload(payload, fmt)``: the same without
 the envelope.
 """
+
 from __future__ import annotations
 
-from grammar import ast as _ast
-from xpp import envelope as _env
-from xpp.pcore import (IncludedObject, PObject, PType, XppFormatError, XppWriteError, dumps, loads)
+from puppet_xpp.grammar import ast as _ast
+from puppet_xpp.xpp import envelope as _env
+from puppet_xpp.xpp.pcore import IncludedObject, PObject, PType, XppFormatError, XppWriteError, dumps, loads
 
-__all__ = ["TYPE_NAME", "RECORD_KEYS", "write_xpp", "read_xpp", "parse_result_payload", "read_payload",
-           "diagnostic_record", "to_diagnostic", "XppFormatError", "XppWriteError"]
+__all__ = [
+    "TYPE_NAME",
+    "RECORD_KEYS",
+    "write_xpp",
+    "read_xpp",
+    "parse_result_payload",
+    "read_payload",
+    "diagnostic_record",
+    "to_diagnostic",
+    "XppFormatError",
+    "XppWriteError",
+]
 
 TYPE_NAME = "Xpp::ParseResult"
 RECORD_KEYS = ("severity", "issue_code", "message", "arguments", "file", "offset", "length", "line", "pos")
@@ -53,16 +64,23 @@ _PROGRAM = _ast.TYPES["Program"]
 
 
 def _type_value() -> PType:
-    return PType("Pcore::ObjectType", [{
-        "name": TYPE_NAME,
-        "attributes": {
-            "program": {"type": PType("Pcore::AnyType"), "value": None},
-            "diagnostics": {
-                "type": PType("Pcore::ArrayType", [PType("Pcore::HashType", [PType("Pcore::StringType")])]),
-                "value": [],
-            },
-        },
-    }])
+    return PType(
+        "Pcore::ObjectType",
+        [
+            {
+                "name": TYPE_NAME,
+                "attributes": {
+                    "program": {"type": PType("Pcore::AnyType"), "value": None},
+                    "diagnostics": {
+                        "type": PType(
+                            "Pcore::ArrayType", [PType("Pcore::HashType", [PType("Pcore::StringType")])]
+                        ),
+                        "value": [],
+                    },
+                },
+            }
+        ],
+    )
 
 
 def _data(v, where: str):
@@ -109,11 +127,17 @@ def diagnostic_record(d, locator=None) -> dict:
 def to_diagnostic(rec: dict):
     """A :class:`grammar.issues.Diagnostic` for a record dict (line/pos are not kept: they derive from
     the offset and the Locator)."""
-    from grammar.issues import Diagnostic
-    return Diagnostic(code=rec.get("issue_code") or "", message=rec.get("message") or "",
-                      offset=rec.get("offset"), length=rec.get("length") or 0,
-                      severity=rec.get("severity") or "error", args=dict(rec.get("arguments") or {}),
-                      file=rec.get("file") or "")
+    from puppet_xpp.grammar.issues import Diagnostic
+
+    return Diagnostic(
+        code=rec.get("issue_code") or "",
+        message=rec.get("message") or "",
+        offset=rec.get("offset"),
+        length=rec.get("length") or 0,
+        severity=rec.get("severity") or "error",
+        args=dict(rec.get("arguments") or {}),
+        file=rec.get("file") or "",
+    )
 
 
 def parse_result_payload(program, diagnostics=(), fmt: str = "msgpack", *, locator=None) -> bytes:

@@ -9,31 +9,33 @@ The `.xpp` is found in the environment's tree exactly where `--compile` writes i
 a stale `.xpp` would otherwise serve old code.  Anything wrong with the `.xpp` (missing, unreadable,
 malformed, stale) is logged and the `.pp` is parsed and validated instead; nothing raises for it.
 """
+
 from __future__ import annotations
 
 import logging
 import os
 from dataclasses import dataclass, field
 
-from xpp.pcore import XppFormatError
-from xpp.result import read_xpp, to_diagnostic
+from puppet_xpp.xpp.pcore import XppFormatError
+from puppet_xpp.xpp.result import read_xpp, to_diagnostic
 
 log = logging.getLogger("puppet-xpp.runtime")
 
 
 @dataclass
 class Loaded:
-    program: object | None            # grammar.ast Program, or None when the source has no AST
+    program: object | None  # grammar.ast Program, or None when the source has no AST
     diagnostics: list = field(default_factory=list)  # grammar.issues.Diagnostic
-    origin: str = "pp"                # "xpp": read from the .xpp; "pp": parsed from the source
-    reason: str | None = None         # why the .xpp was not used (None when it was)
+    origin: str = "pp"  # "xpp": read from the .xpp; "pp": parsed from the source
+    reason: str | None = None  # why the .xpp was not used (None when it was)
     xpp_path: str | None = None
 
 
 def xpp_path_for(pp_path: str, env_dir: str) -> str | None:
     """Where `--compile` puts the `.xpp` of `pp_path` in the environment at `env_dir` (None: outside it)."""
-    from xpp import layout
-    from xpp.compile import CompileError, detect_environment
+    from puppet_xpp.xpp import layout
+    from puppet_xpp.xpp.compile import CompileError, detect_environment
+
     try:
         env = detect_environment(env_dir)
     except CompileError:
@@ -42,8 +44,15 @@ def xpp_path_for(pp_path: str, env_dir: str) -> str | None:
     return t.out_path if t is not None else None
 
 
-def load_or_parse(pp_path: str, *, env_dir: str | None = None, xpp_path: str | None = None,
-                  tasks: bool | None = None, strict: str = "warning", logger=None) -> Loaded:
+def load_or_parse(
+    pp_path: str,
+    *,
+    env_dir: str | None = None,
+    xpp_path: str | None = None,
+    tasks: bool | None = None,
+    strict: str = "warning",
+    logger=None,
+) -> Loaded:
     """The parse result of `pp_path`: from its `.xpp` (given, or found in `env_dir`'s tree) when that
     loads and is current, else parsed and validated from the source (the reason is logged)."""
     logger = logger or log
@@ -80,11 +89,13 @@ def _try_reason(xpp_path):
 
 
 def _parse(source, pp_path, env_dir, tasks, strict):
-    from grammar.parser import parse
-    from grammar.validator import validate
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
     modulepath, manifest = (), None
     if env_dir is not None:
-        from xpp.compile import CompileError, detect_environment
+        from puppet_xpp.xpp.compile import CompileError, detect_environment
+
         try:
             env = detect_environment(env_dir)
             modulepath, manifest = env.modulepath, env.manifest
@@ -95,6 +106,7 @@ def _parse(source, pp_path, env_dir, tasks, strict):
     res = parse(source, pp_path, tasks=tasks)
     diags = list(res.diagnostics)
     if res.program is not None:
-        diags += validate(res.program, strict=strict, tasks=tasks, file=pp_path, modulepath=modulepath,
-                          manifest=manifest)
+        diags += validate(
+            res.program, strict=strict, tasks=tasks, file=pp_path, modulepath=modulepath, manifest=manifest
+        )
     return res.program, diags

@@ -15,9 +15,10 @@
 
 :func:`verify_file` reads a file first.  Neither raises for bad input.
 """
+
 from __future__ import annotations
 
-from grammar import ast as A
+from puppet_xpp.grammar import ast as A
 
 __all__ = ["verify_bytes", "verify_file", "Summary"]
 
@@ -54,9 +55,9 @@ def verify_file(path: str, summary: Summary | None = None) -> list[str]:
 
 
 def verify_bytes(data, summary: Summary | None = None) -> list[str]:
-    from xpp.envelope import unwrap
-    from xpp.pcore import XppFormatError
-    from xpp.result import read_payload
+    from puppet_xpp.xpp.envelope import unwrap
+    from puppet_xpp.xpp.pcore import XppFormatError
+    from puppet_xpp.xpp.result import read_payload
 
     summary = summary if summary is not None else Summary()
     try:
@@ -100,10 +101,14 @@ def _check_program(program, problems, summary) -> None:
     size = len(data)
     expect = A.make_locator(loc.string, loc.file).line_index
     if loc.line_index != expect:
-        first = next((i for i, (a, b) in enumerate(zip(loc.line_index, expect)) if a != b),
-                     min(len(loc.line_index), len(expect)))
-        problems.append(f"Locator.line_index is inconsistent with the source text ({len(loc.line_index)} "
-                        f"entries, the text has {len(expect)} lines; first difference at entry {first})")
+        first = next(
+            (i for i, (a, b) in enumerate(zip(loc.line_index, expect)) if a != b),
+            min(len(loc.line_index), len(expect)),
+        )
+        problems.append(
+            f"Locator.line_index is inconsistent with the source text ({len(loc.line_index)} "
+            f"entries, the text has {len(expect)} lines; first difference at entry {first})"
+        )
     seen: set = set()
     stack = [program.body] if program.body is not None else []
     nodes = 0
@@ -130,11 +135,14 @@ def _check_program(program, problems, summary) -> None:
     summary.definitions = len(program.definitions)
     for k, d in enumerate(program.definitions):
         if id(d) not in seen:
-            problems.append(f"Program.definitions[{k}] ({d._name} {getattr(d, 'name', '')!s}) is not a node of "
-                            "the body")
+            problems.append(
+                f"Program.definitions[{k}] ({d._name} {getattr(d, 'name', '')!s}) is not a node of the body"
+            )
 
 
-_KEYS = frozenset(("severity", "issue_code", "message", "arguments", "file", "offset", "length", "line", "pos"))
+_KEYS = frozenset(
+    ("severity", "issue_code", "message", "arguments", "file", "offset", "length", "line", "pos")
+)
 
 
 def _check_diagnostics(records, loc, problems) -> None:
@@ -173,5 +181,7 @@ def _check_diagnostics(records, loc, problems) -> None:
             elif ints["line"] is not None:
                 line, pos = loc.line_for_offset(off), loc.pos_on_line(off)
                 if (ints["line"], ints["pos"]) != (line, pos):
-                    problems.append(f"{what}: line/pos {ints['line']}:{ints['pos']} do not match offset {off} "
-                                    f"({line}:{pos})")
+                    problems.append(
+                        f"{what}: line/pos {ints['line']}:{ints['pos']} do not match offset {off} "
+                        f"({line}:{pos})"
+                    )

@@ -10,13 +10,13 @@ module-relative checks see the module path. The list is empty when the corpus is
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 CORPUS_ROOT = Path(os.environ.get("PUPPET_XPP_CORPUS", "/usr/share/puppet/modules"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _scan(root: str) -> dict[str, tuple[str, ...]]:
     by_real: dict[str, str] = {}
     seen_dirs: set[str] = set()

@@ -27,8 +27,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 RUBY_DIR = Path(__file__).resolve().parent / "ruby"
@@ -122,12 +123,12 @@ def _default_cache_root() -> Path | None:
 class Oracle:
     """One Ruby oracle process (started lazily) plus the disk cache."""
 
-    _instance: "Oracle | None" = None
+    _instance: Oracle | None = None
     _instance_pid: int | None = None
     _instance_lock = threading.Lock()
 
     @classmethod
-    def get(cls) -> "Oracle":
+    def get(cls) -> Oracle:
         """The process-wide oracle (a new one after a fork)."""
         with cls._instance_lock:
             if cls._instance is None or cls._instance_pid != os.getpid():
@@ -136,8 +137,11 @@ class Oracle:
             return cls._instance
 
     def __init__(self, cache_root: Path | None | str = "default", timeout: float = DEFAULT_TIMEOUT):
-        self.cache = _Cache(_default_cache_root() if cache_root == "default" else
-                            (Path(cache_root) if cache_root is not None else None))
+        self.cache = _Cache(
+            _default_cache_root()
+            if cache_root == "default"
+            else (Path(cache_root) if cache_root is not None else None)
+        )
         self.timeout = timeout
         self._lock = threading.RLock()
         self._proc: subprocess.Popen | None = None
@@ -189,11 +193,16 @@ class Oracle:
         for name in ("file", "files"):
             if name in args and args[name] is not None:
                 v = args[name]
-                files[name] = [_file_digest(x) for x in v] if isinstance(v, (list, tuple)) else _file_digest(v)
+                files[name] = (
+                    [_file_digest(x) for x in v] if isinstance(v, (list, tuple)) else _file_digest(v)
+                )
         rel = any(isinstance(v, str) and not os.path.isabs(v) for v in _paths(args))
-        blob = json.dumps({"v": self._version, "op": op, "args": args, "files": files,
-                           "cwd": os.getcwd() if rel else None},
-                          sort_keys=True, ensure_ascii=True, default=str)
+        blob = json.dumps(
+            {"v": self._version, "op": op, "args": args, "files": files, "cwd": os.getcwd() if rel else None},
+            sort_keys=True,
+            ensure_ascii=True,
+            default=str,
+        )
         return _sha(blob.encode())
 
     # ------------------------------------------------------------------ process
@@ -203,8 +212,13 @@ class Oracle:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                ["ruby", str(ORACLE_RB)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr, cwd=str(REPO), bufsize=0)
+                ["ruby", str(ORACLE_RB)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                cwd=str(REPO),
+                bufsize=0,
+            )
         except OSError as e:
             raise OracleUnavailable(f"cannot start the Ruby oracle: {e}") from e
         self._buf = b""
@@ -252,7 +266,8 @@ class Oracle:
                 except _Timeout as e:
                     self._kill()
                     return e.partial + [_failure("OracleTimeout", f"no answer within {self.timeout}s")] * (
-                        len(requests) - len(e.partial))
+                        len(requests) - len(e.partial)
+                    )
             raise AssertionError("unreachable")
 
     def _kill(self) -> None:
@@ -312,7 +327,7 @@ class Oracle:
         while True:
             nl = self._buf.find(b"\n")
             if nl >= 0:
-                line, self._buf = self._buf[:nl], self._buf[nl + 1:]
+                line, self._buf = self._buf[:nl], self._buf[nl + 1 :]
                 return line
             left = deadline - time.monotonic()
             if left <= 0:
@@ -354,4 +369,5 @@ def ruby_available() -> bool:
 
 def _which(name: str) -> bool:
     from shutil import which
+
     return which(name) is not None

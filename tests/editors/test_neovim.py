@@ -6,20 +6,19 @@ with a syntax error in a temporary environment; the diagnostic must arrive at th
 reports, ``:w`` must write the ``.xpp`` into the environment's ``.xpp`` tree, and fixing the error
 must clear the diagnostic (a second ``:w`` rewrites the ``.xpp``).
 """
+
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from xpp.result import read_xpp
-from tests.editors import editor_tool_missing, REPO, nvim_binaries, server_wrapper
+from puppet_xpp.xpp.result import read_xpp
+from tests.editors import REPO, editor_tool_missing, nvim_binaries, server_wrapper
 
 PLUGIN = REPO / "editors" / "neovim"
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
@@ -50,29 +49,42 @@ def _environment(tmp_path: Path) -> dict:
         p = env / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    return {"env": env, "manifest": env / "modules/mymod/manifests/init.pp",
-            "extra": [env / "modules/mymod/functions/double.pp", env / "modules/mymod/types/port.pp",
-                      env / "modules/mymod/templates/motd.epp"]}
+    return {
+        "env": env,
+        "manifest": env / "modules/mymod/manifests/init.pp",
+        "extra": [
+            env / "modules/mymod/functions/double.pp",
+            env / "modules/mymod/types/port.pp",
+            env / "modules/mymod/templates/motd.epp",
+        ],
+    }
 
 
 def _run_nvim(nvim: str, tmp_path: Path, spec: dict, timeout: float = 180) -> dict:
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec))
     env = dict(os.environ)
-    env.update({
-        "PUPPET_XPP_NVIM_TEST": str(spec_file),
-        # `puppet-xpp` (the plugin's default command) is this checkout's server
-        "PATH": str(tmp_path / "bin") + os.pathsep + env.get("PATH", ""),
-        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-        "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-    })
+    env.update(
+        {
+            "PUPPET_XPP_NVIM_TEST": str(spec_file),
+            # `puppet-xpp` (the plugin's default command) is this checkout's server
+            "PATH": str(tmp_path / "bin") + os.pathsep + env.get("PATH", ""),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+            "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        }
+    )
     env.pop("VIMINIT", None)
     proc = subprocess.Popen(
         [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -85,7 +97,9 @@ def _run_nvim(nvim: str, tmp_path: Path, spec: dict, timeout: float = 180) -> di
         except ProcessLookupError:
             pass
     res_file = Path(spec["result"])
-    assert res_file.exists(), f"no result from {nvim} (exit {proc.returncode}):\n{out.decode(errors='replace')[-4000:]}"
+    assert res_file.exists(), (
+        f"no result from {nvim} (exit {proc.returncode}):\n{out.decode(errors='replace')[-4000:]}"
+    )
     res = json.loads(res_file.read_text())
     res["_output"] = out.decode(errors="replace")
     return res
@@ -110,8 +124,11 @@ def _check_session(res: dict, t: dict, xpp: Path, oracle, client_name: str, ctx:
     assert "error" not in res, ctx
     # filetype detection: every .pp is Puppet (not Pascal), .epp is EPP; comment settings from our ftplugin
     assert res["filetype"] == "puppet", ctx
-    assert {Path(f).name: ft for f, ft in res["filetypes"].items()} == \
-        {"double.pp": "puppet", "port.pp": "puppet", "motd.epp": "epuppet"}, ctx
+    assert {Path(f).name: ft for f, ft in res["filetypes"].items()} == {
+        "double.pp": "puppet",
+        "port.pp": "puppet",
+        "motd.epp": "epuppet",
+    }, ctx
     assert res["commentstring"] == {"puppet": "# %s", "epuppet": "<%# %s %>"}, ctx
     assert res["client"]["name"] == client_name and res["client"]["root_dir"] == str(t["env"]), ctx
 
@@ -130,8 +147,9 @@ def _check_session(res: dict, t: dict, xpp: Path, oracle, client_name: str, ctx:
     assert xpp.is_file(), ctx
     # the .xpp of the broken file records the syntax error (and no program)
     program, recorded = read_xpp(Path(str(xpp) + ".first").read_bytes())
-    assert [(d.get("severity"), d.get("line")) for d in recorded if d.get("severity") == "error"] == \
-        [("error", perr[0]["line"])], recorded
+    assert [(d.get("severity"), d.get("line")) for d in recorded if d.get("severity") == "error"] == [
+        ("error", perr[0]["line"])
+    ], recorded
 
     # fixing the error clears the diagnostic; saving again rewrites the .xpp
     assert res["steps"]["diagnostic_cleared"]["ok"], ctx
@@ -143,7 +161,9 @@ def _check_session(res: dict, t: dict, xpp: Path, oracle, client_name: str, ctx:
 
 
 def _context(res: dict) -> str:
-    return json.dumps({k: v for k, v in res.items() if k != "_output"}, indent=1) + "\n" + res["_output"][-3000:]
+    return (
+        json.dumps({k: v for k, v in res.items() if k != "_output"}, indent=1) + "\n" + res["_output"][-3000:]
+    )
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
@@ -165,14 +185,16 @@ def test_neovim_diagnostics_and_xpp_on_save(version, tmp_path, oracle):
     _check_session(res, t, xpp, oracle, "puppet-xpp", ctx)
     # the plugin records the server's puppet/xppWritten notification in b:puppet_xpp_file
     assert res["b_puppet_xpp_file"] == str(xpp), ctx
-    print(f"neovim {res['nvim']}: {elapsed:.1f}s total; steps (ms): "
-          + ", ".join(f"{k}={v['ms']}" for k, v in res["steps"].items()))
+    print(
+        f"neovim {res['nvim']}: {elapsed:.1f}s total; steps (ms): "
+        + ", ".join(f"{k}={v['ms']}" for k, v in res["steps"].items())
+    )
 
 
 def _docs_snippet(marker: str) -> str:
     text = (REPO / "docs" / "editors.md").read_text()
-    block = text[text.index(marker):]
-    return block[:block.index("```")]
+    block = text[text.index(marker) :]
+    return block[: block.index("```")]
 
 
 def test_neovim_011_docs_snippet(tmp_path, oracle):

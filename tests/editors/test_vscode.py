@@ -3,6 +3,7 @@ extension's launch/settings/commands against the real server and CLI.
 
 Needs node + the extension's npm packages (``bash .ci/editors`` runs ``npm ci`` in editors/vscode).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -12,14 +13,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.editors import VSCODE, REPO, editor_tool_missing, server_wrapper
+from tests.editors import VSCODE, editor_tool_missing, server_wrapper
 
 BIN = VSCODE / "node_modules" / ".bin"
 TIMEOUT = 300
@@ -37,8 +37,9 @@ DUPKEY = "$h = { 'a' => 1, 'a' => 2 }\nnotice($h)\n"
 
 def _run(cmd, *, cwd=VSCODE, timeout=TIMEOUT, env=None, check=True) -> subprocess.CompletedProcess:
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"{cmd} did not finish in {timeout}s: {e.stdout!r} {e.stderr!r}")
     if check:
@@ -48,8 +49,14 @@ def _run(cmd, *, cwd=VSCODE, timeout=TIMEOUT, env=None, check=True) -> subproces
 
 def _sources_digest() -> str:
     h = hashlib.sha256()
-    for p in sorted([*VSCODE.glob("src/**/*.ts"), *VSCODE.glob("test/**/*.ts"), VSCODE / "tsconfig.json",
-                     VSCODE / "package-lock.json"]):
+    for p in sorted(
+        [
+            *VSCODE.glob("src/**/*.ts"),
+            *VSCODE.glob("test/**/*.ts"),
+            VSCODE / "tsconfig.json",
+            VSCODE / "package-lock.json",
+        ]
+    ):
         h.update(str(p.relative_to(VSCODE)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -85,8 +92,17 @@ def test_textmate_grammar_cases():
         editor_tool_missing("vscode-tmgrammar-test (npm packages of editors/vscode)")
     cases = sorted((VSCODE / "test" / "grammar").glob("*.test.*"))
     assert len(cases) >= 7
-    p = _run([str(BIN / "vscode-tmgrammar-test"), "-g", "syntaxes/puppet.tmLanguage.json",
-              "-g", "syntaxes/epp.tmLanguage.json"] + [str(c.relative_to(VSCODE)) for c in cases], timeout=120)
+    p = _run(
+        [
+            str(BIN / "vscode-tmgrammar-test"),
+            "-g",
+            "syntaxes/puppet.tmLanguage.json",
+            "-g",
+            "syntaxes/epp.tmLanguage.json",
+        ]
+        + [str(c.relative_to(VSCODE)) for c in cases],
+        timeout=120,
+    )
     ok = re.findall(r"^✓ (\S+) run successfuly", p.stdout, re.M)
     assert sorted(ok) == sorted(str(c.relative_to(VSCODE)) for c in cases), p.stdout
     # each case file makes many assertions
@@ -111,14 +127,32 @@ def test_vsix_package(built, tmp_path):
     with zipfile.ZipFile(out) as z:
         names = set(z.namelist())
         manifest = json.loads(z.read("extension/package.json"))
-    for need in ("extension/out/src/extension.js", "extension/out/src/config.js", "extension/out/src/layout.js",
-                 "extension/syntaxes/puppet.tmLanguage.json", "extension/syntaxes/epp.tmLanguage.json",
-                 "extension/language-configuration.json", "extension/epp-language-configuration.json",
-                 "extension/LICENSE.txt", "extension/node_modules/vscode-languageclient/node.js"):
+    for need in (
+        "extension/out/src/extension.js",
+        "extension/out/src/config.js",
+        "extension/out/src/layout.js",
+        "extension/syntaxes/puppet.tmLanguage.json",
+        "extension/syntaxes/epp.tmLanguage.json",
+        "extension/language-configuration.json",
+        "extension/epp-language-configuration.json",
+        "extension/LICENSE.txt",
+        "extension/node_modules/vscode-languageclient/node.js",
+    ):
         assert need in names, need
-    bad = [n for n in names if n.startswith(("extension/src/", "extension/test/", "extension/out/test/",
-                                              "extension/node_modules/typescript/", "extension/node_modules/@vscode/vsce"))
-           or n.endswith(".ts")]
+    bad = [
+        n
+        for n in names
+        if n.startswith(
+            (
+                "extension/src/",
+                "extension/test/",
+                "extension/out/test/",
+                "extension/node_modules/typescript/",
+                "extension/node_modules/@vscode/vsce",
+            )
+        )
+        or n.endswith(".ts")
+    ]
     assert bad == []
     assert manifest["main"] == "./out/src/extension.js" and manifest["version"]
     # every module the extension requires at run time is inside the .vsix (`vscode` itself is stubbed)
@@ -135,15 +169,21 @@ const ext = require(process.argv[1]);
 if (typeof ext.activate !== 'function' || typeof ext.deactivate !== 'function') process.exit(3);
 console.log('loaded');
 """
-    p = _run(["node", "-e", probe, str(root / "extension" / "out" / "src" / "extension.js")], cwd=tmp_path,
-             env={**os.environ, "NODE_PATH": ""})
+    p = _run(
+        ["node", "-e", probe, str(root / "extension" / "out" / "src" / "extension.js")],
+        cwd=tmp_path,
+        env={**os.environ, "NODE_PATH": ""},
+    )
     assert p.stdout.strip() == "loaded"
 
 
 def test_extension_launch_settings_and_commands_against_server(built, tmp_path, oracle):
     env_dir = tmp_path / "production"
-    for rel, text in {"environment.conf": "modulepath = modules\n", "manifests/site.pp": "include mymod\n",
-                      "modules/mymod/manifests/init.pp": BROKEN}.items():
+    for rel, text in {
+        "environment.conf": "modulepath = modules\n",
+        "manifests/site.pp": "include mymod\n",
+        "modules/mymod/manifests/init.pp": BROKEN,
+    }.items():
         (env_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         (env_dir / rel).write_text(text)
     perr = [d for d in oracle.call("validate", source=BROKEN, path="init.pp") if d["severity"] == "error"]
@@ -152,17 +192,28 @@ def test_extension_launch_settings_and_commands_against_server(built, tmp_path, 
     assert [(d["code"], d["severity"]) for d in dup] == [("DUPLICATE_KEY", "error")], dup
     spec = {
         # the extension starts `serverPath serverArgs` and runs `serverPath --compile/--dump ...`
-        "serverPath": str(server_wrapper(tmp_path / "bin")), "serverArgs": ["--stdio"],
-        "env": str(env_dir), "broken": BROKEN, "fixed": FIXED, "dupkey": DUPKEY,
+        "serverPath": str(server_wrapper(tmp_path / "bin")),
+        "serverArgs": ["--stdio"],
+        "env": str(env_dir),
+        "broken": BROKEN,
+        "fixed": FIXED,
+        "dupkey": DUPKEY,
         "expect": {"line": perr[0]["line"], "column": perr[0]["pos"]},
         "result": str(tmp_path / "result.json"),
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     env = {**os.environ, "PUPPET_XPP_E2E": str(tmp_path / "spec.json")}
     t0 = time.monotonic()
-    p = subprocess.Popen(["node", str(VSCODE / "out/test/e2e/server.e2e.js")], cwd=tmp_path, env=env,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        ["node", str(VSCODE / "out/test/e2e/server.e2e.js")],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = p.communicate(timeout=240)
     except subprocess.TimeoutExpired:

@@ -4,6 +4,7 @@
 two publishes read from the server in one chunk resolve at most one waiter: the other is lost and the
 test would wait forever.  Here every publish is recorded as it arrives, and waiting scans the record.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,6 +24,7 @@ def published(client) -> list:
         def on_publish(params, *args):
             rec.append(params)
             return default(params, *args)
+
         features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
     return rec
 

@@ -1,12 +1,13 @@
 """Unit tests of the language server's core (no protocol): positions, settings, environments."""
+
 from __future__ import annotations
 
 import os
 
-from server.analysis import DocConfig, Document, LineIndex
-from server.analysis_features import completion_context, document_symbols, folding_ranges
-from server.workspace import Settings, file_context, find_environment
-from xpp.layout import xpp_target
+from puppet_xpp.server.analysis import DocConfig, Document, LineIndex
+from puppet_xpp.server.analysis_features import completion_context, document_symbols, folding_ranges
+from puppet_xpp.server.workspace import Settings, file_context, find_environment
+from puppet_xpp.xpp.layout import xpp_target
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENV = os.path.join(REPO, "examples", "production")
@@ -34,8 +35,10 @@ def test_document_applies_utf16_ranges():
 
 
 def test_settings_from_client_dict():
-    s = Settings.from_dict({"puppet": {"modulepath": ["mods", "/abs"], "strict": "error", "tasks": True,
-                                       "xppOnSave": False}}, root="/ws")
+    s = Settings.from_dict(
+        {"puppet": {"modulepath": ["mods", "/abs"], "strict": "error", "tasks": True, "xppOnSave": False}},
+        root="/ws",
+    )
     assert s.modulepath == ("/ws/mods", "/abs") and s.strict == "error" and s.tasks and not s.xpp_on_save
     assert Settings.from_dict({"strict": "bogus"}).strict == "warning"
 

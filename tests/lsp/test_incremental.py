@@ -1,6 +1,7 @@
 """The incremental parser (server/analysis_incremental.py) must give exactly what a full parse gives:
 same Program (PN, every node position, the definitions list), same parse diagnostics, same validation
 diagnostics -- after any sequence of edits.  The reference is grammar.parser.parse + grammar.validator."""
+
 from __future__ import annotations
 
 import os
@@ -10,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grammar import ast as A
-from grammar import pn
-from server.analysis import DocConfig, full_analysis
-from server.analysis_incremental import IncrementalParser
+from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import pn
+from puppet_xpp.server.analysis import DocConfig, full_analysis
+from puppet_xpp.server.analysis_incremental import IncrementalParser
 
-BASE = '''# @summary a class
+BASE = """# @summary a class
 class demo (
   String $a = 'x',
   Integer $b = 2,
@@ -44,19 +45,58 @@ node default {
 $top = [1, 2, 3].map |$v| { $v * 2 }
 function demo::f(Integer $i) >> Integer { $i + 1 }
 type Demo::T = Variant[String, Integer]
-'''
+"""
 
-PIECES = ["{", "}", "(", ")", "[", "]", '"', "'", "\n", " ", "$x", "include bar", ";", ",", "=>", "->",
-          "@(END)\ntext\nEND\n", "/*", "*/", "# c\n", "class c {", "if $a {", "}\n", "x", "=", "?", ":",
-          "/", "1", "\t", "::", "notice 1, 2", "é", "😀", "<| |>", "case $a { default: {} }", "\n\n"]
+PIECES = [
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    "'",
+    "\n",
+    " ",
+    "$x",
+    "include bar",
+    ";",
+    ",",
+    "=>",
+    "->",
+    "@(END)\ntext\nEND\n",
+    "/*",
+    "*/",
+    "# c\n",
+    "class c {",
+    "if $a {",
+    "}\n",
+    "x",
+    "=",
+    "?",
+    ":",
+    "/",
+    "1",
+    "\t",
+    "::",
+    "notice 1, 2",
+    "é",
+    "😀",
+    "<| |>",
+    "case $a { default: {} }",
+    "\n\n",
+]
 
 
 def signature(program):
     if program is None:
         return None
     nodes = [(n._name, getattr(n, "offset", None), getattr(n, "length", None)) for n in A.walk(program)]
-    return (pn.to_data(pn.transform(program)), nodes,
-            [(d._name, d.offset, d.length) for d in program.definitions])
+    return (
+        pn.to_data(pn.transform(program)),
+        nodes,
+        [(d._name, d.offset, d.length) for d in program.definitions],
+    )
 
 
 def dsig(ds):
@@ -79,7 +119,11 @@ def check_same(p: IncrementalParser, config: DocConfig):
 edit = st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(PIECES))
 
 
-@settings(max_examples=int(os.environ.get("PUPPET_XPP_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PUPPET_XPP_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.lists(st.lists(edit, min_size=1, max_size=3), min_size=1, max_size=12))
 def test_random_edits_equal_full_parse(batches):
     config = DocConfig(file="/env/modules/demo/manifests/init.pp", modulepath=("/env/modules",))

@@ -1,5 +1,6 @@
 """End-to-end tests of the language server with a real LSP client (pytest-lsp), in the Neovim 0.7
 and VS Code capability profiles: diagnostics while typing, .xpp on save, navigation features."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,7 @@ from tests.lsp.publishes import mark, published, wait_publish
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "examples", "production")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-SERVER = [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +37,11 @@ async def _open(client, path, text=None, version=1):
         text = open(path, encoding="utf-8").read()
     uri = _uri(path)
     client._puppet_xpp_mark = mark(client)
-    client.text_document_did_open(L.DidOpenTextDocumentParams(text_document=L.TextDocumentItem(
-        uri=uri, language_id="puppet", version=version, text=text)))
+    client.text_document_did_open(
+        L.DidOpenTextDocumentParams(
+            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=version, text=text)
+        )
+    )
     return uri
 
 
@@ -52,24 +56,38 @@ def _change(client, uri, version, line, col, text, end=None):
     end = end or (line, col)
     if not hasattr(client, "_puppet_xpp_mark"):
         client._puppet_xpp_mark = mark(client)
-    client.text_document_did_change(L.DidChangeTextDocumentParams(
-        text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[L.TextDocumentContentChangePartial(
-            range=L.Range(start=L.Position(line=line, character=col),
-                          end=L.Position(line=end[0], character=end[1])), text=text)]))
+    client.text_document_did_change(
+        L.DidChangeTextDocumentParams(
+            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                L.TextDocumentContentChangePartial(
+                    range=L.Range(
+                        start=L.Position(line=line, character=col),
+                        end=L.Position(line=end[0], character=end[1]),
+                    ),
+                    text=text,
+                )
+            ],
+        )
+    )
 
 
 def make_fixture(profile):
-    @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}),
-                        scope="module")
+    @pytest_lsp.fixture(
+        config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+    )
     async def client(lsp_client: LanguageClient, env_dir):
-        await lsp_client.initialize_session(L.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities(profile),
-            root_uri=_uri(env_dir),
-            workspace_folders=[L.WorkspaceFolder(uri=_uri(env_dir), name="production")],
-            initialization_options={"puppet": {"strict": "warning"}}))
+        await lsp_client.initialize_session(
+            L.InitializeParams(
+                capabilities=pytest_lsp.client_capabilities(profile),
+                root_uri=_uri(env_dir),
+                workspace_folders=[L.WorkspaceFolder(uri=_uri(env_dir), name="production")],
+                initialization_options={"puppet": {"strict": "warning"}},
+            )
+        )
         yield
         await lsp_client.shutdown_session()
+
     return client
 
 
@@ -91,7 +109,9 @@ async def test_syntax_error_appears_and_clears(client: LanguageClient, env_dir):
     _change(client, uri, 3, 1, 0, "$x = 1\n$x = 2\nclass a { class b {} }\ndefine c { class d {} }\n")
     diags = await _wait_diags(client, uri, 3)
     assert "NOT_TOP_LEVEL" in [d.code for d in diags]
-    client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     diags = await _wait_diags(client, uri)
     assert diags == []
 
@@ -104,9 +124,15 @@ async def test_several_errors_and_utf16_positions(client: LanguageClient, env_di
     errs = [d for d in diags if d.code == "SYNTAX_ERROR"]
     assert len(errs) == 2  # every error, not just the first
     # '=>' follows a string holding an astral character: 2 UTF-16 units for 😀
-    assert (errs[0].range.start.line, errs[0].range.start.character, errs[0].range.end.character) == (0, 11, 13)
+    assert (errs[0].range.start.line, errs[0].range.start.character, errs[0].range.end.character) == (
+        0,
+        11,
+        13,
+    )
     assert (errs[1].range.start.line, errs[1].range.start.character) == (2, 7)
-    client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     await _wait_diags(client, uri)
 
 
@@ -124,7 +150,9 @@ async def test_rapid_edits_publish_only_the_latest_version(client: LanguageClien
     versions = [p.version for p in published(client)[start:] if p.uri == uri]
     assert versions == sorted(versions) and versions[-1] == 60
     assert client.diagnostics[uri] == [] or len(client.diagnostics[uri]) == 0
-    client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     await _wait_diags(client, uri)
 
 
@@ -132,7 +160,9 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "modules", "base", "manifests", "init.pp")
     uri = await _open(client, path)
     await _wait_diags(client, uri, 1)
-    client.text_document_did_save(L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_save(
+        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     out = os.path.join(env_dir, ".xpp", "modules", "base", "manifests", "init.xpp")
     for _ in range(600):  # poll: a notification can be missed by wait_for_notification (publishes.py)
         if os.path.exists(out):
@@ -141,22 +171,27 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     assert os.path.exists(out)
     data = open(out, "rb").read()
     assert data.startswith(b"application/vnd.puppet.pcore+msgpack")
-    from xpp.result import read_xpp
+    from puppet_xpp.xpp.result import read_xpp
+
     prog, diags = read_xpp(data)
     assert prog is not None and prog.locator.file == "modules/base/manifests/init.pp"
     # byte-identical to what `puppet-xpp --compile ENVDIR` writes
     import subprocess
+
     other = os.path.join(os.path.dirname(env_dir), "copy")
     shutil.copytree(env_dir, other, ignore=shutil.ignore_patterns(".xpp"))
-    subprocess.run(SERVER + ["--compile", other], env=dict(os.environ, PYTHONPATH=REPO), check=False,
-                   capture_output=True)
+    subprocess.run(
+        SERVER + ["--compile", other], env=dict(os.environ, PYTHONPATH=REPO), check=False, capture_output=True
+    )
     ref = open(os.path.join(other, ".xpp", "modules", "base", "manifests", "init.xpp"), "rb").read()
     assert data.replace(b"", b"") == ref
     # the environment's own manifest goes to the reserved module 'environment'
     site = os.path.join(env_dir, "manifests", "site.pp")
     suri = await _open(client, site)
     await _wait_diags(client, suri, 1)
-    client.text_document_did_save(L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=suri)))
+    client.text_document_did_save(
+        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=suri))
+    )
     out2 = os.path.join(env_dir, ".xpp", "modules", "environment", "manifests", "site.xpp")
     for _ in range(600):
         if os.path.exists(out2):
@@ -169,7 +204,8 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     path = os.path.join(env_dir, "modules", "base", "manifests", "init.pp")
     uri = await _open(client, path, version=1)
     syms = await client.text_document_document_symbol_async(
-        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     assert syms and syms[0].name == "base" and syms[0].kind == L.SymbolKind.Class
     names = [c.name for c in syms[0].children]
     assert "$admins" in names and "$motd" in names
@@ -179,19 +215,28 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     # hover on $motd in the body: the parameter with its type, default and @param doc
     ln = next(i for i, l in enumerate(lines) if "$banner = $motd" in l)
     col = lines[ln].index("$motd") + 2
-    h = await client.text_document_hover_async(L.HoverParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)))
+    h = await client.text_document_hover_async(
+        L.HoverParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)
+        )
+    )
     assert h is not None and "Optional[String[1]]" in h.contents.value and "/etc/motd" in h.contents.value
     # definition of the variable: its parameter
-    d = await client.text_document_definition_async(L.DefinitionParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)))
+    d = await client.text_document_definition_async(
+        L.DefinitionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)
+        )
+    )
     assert d and d[0].range.start.line == next(i for i, l in enumerate(lines) if "$motd   = undef" in l)
     # definition across files: base::user (a define in another file of the workspace, from the index)
     ln2 = next(i for i, l in enumerate(lines) if "base::user {" in l)
     col2 = lines[ln2].index("base::user") + 3
     for _ in range(600):
-        d2 = await client.text_document_definition_async(L.DefinitionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln2, character=col2)))
+        d2 = await client.text_document_definition_async(
+            L.DefinitionParams(
+                text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln2, character=col2)
+            )
+        )
         if d2:
             break
         await asyncio.sleep(0.05)
@@ -199,13 +244,19 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     # type alias across files: Base::Username
     ln3 = next(i for i, l in enumerate(lines) if "Array[Base::Username]" in l)
     col3 = lines[ln3].index("Base::Username") + 2
-    d3 = await client.text_document_definition_async(L.DefinitionParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln3, character=col3)))
+    d3 = await client.text_document_definition_async(
+        L.DefinitionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln3, character=col3)
+        )
+    )
     assert d3 and d3[0].uri.endswith("modules/base/types/username.pp")
     # hover on a core resource type
     ln4 = next(i for i, l in enumerate(lines) if "file { '/etc/motd'" in l)
-    h4 = await client.text_document_hover_async(L.HoverParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln4, character=3)))
+    h4 = await client.text_document_hover_async(
+        L.HoverParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln4, character=3)
+        )
+    )
     assert h4 is not None and "core resource type" in h4.contents.value
     # workspace symbols
     ws = await client.workspace_symbol_async(L.WorkspaceSymbolParams(query="webapp"))
@@ -217,19 +268,30 @@ async def test_completion(client: LanguageClient, env_dir):
     text = "class c(String $param_one) {\n  $local_var = 1\n  notice($)\n  file { '/x':\n    \n  }\n}\n"
     uri = await _open(client, path, text)
     await _wait_diags(client, uri, 1)
-    res = await client.text_document_completion_async(L.CompletionParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=2, character=10)))
+    res = await client.text_document_completion_async(
+        L.CompletionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=2, character=10)
+        )
+    )
     labels = {i.label for i in res.items}
     assert {"$param_one", "$local_var", "$facts"} <= labels
-    res = await client.text_document_completion_async(L.CompletionParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=4, character=4)))
+    res = await client.text_document_completion_async(
+        L.CompletionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=4, character=4)
+        )
+    )
     labels = {i.label for i in res.items}
     assert {"ensure", "owner", "mode", "content", "notify"} <= labels
-    res = await client.text_document_completion_async(L.CompletionParams(
-        text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=6, character=1)))
+    res = await client.text_document_completion_async(
+        L.CompletionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=6, character=1)
+        )
+    )
     labels = {i.label for i in res.items}
     assert {"class", "define", "package", "notice", "base::user"} <= labels or {"class", "package"} <= labels
-    client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     await _wait_diags(client, uri)
 
 
@@ -240,9 +302,12 @@ async def test_features_survive_a_syntax_error(client: LanguageClient, env_dir):
     diags = await _wait_diags(client, uri, 1)
     assert [d.code for d in diags] == ["SYNTAX_ERROR"] and diags[0].range.start.line == 4
     syms = await client.text_document_document_symbol_async(
-        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     assert [s.name for s in syms] == ["one", "two"]
-    client.text_document_did_close(L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     await _wait_diags(client, uri)
 
 

@@ -1,11 +1,11 @@
 """The server with the VS Code capability profile: semantic tokens and folding ranges (which Neovim 0.7
 does not ask for), settings pulled through workspace/configuration, TCP serving."""
+
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
@@ -18,18 +18,22 @@ from tests.lsp.test_lsp_e2e import REPO, SERVER, _open, _wait_diags
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}),
-                    scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = str(tmp_path_factory.mktemp("vsc"))
     lsp_client.set_configuration({"strict": "error"}, section="puppet")
-    await lsp_client.initialize_session(L.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri="file://" + root))
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri="file://" + root
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
 
-TEXT = '''# a comment
+TEXT = """# a comment
 # more
 class demo(
   String $a = "x${b}y",
@@ -39,7 +43,7 @@ class demo(
     ensure => file,
   }
 }
-'''
+"""
 
 
 async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
@@ -51,24 +55,27 @@ async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
             break
     assert [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", L.DiagnosticSeverity.Error)]
     res = await client.text_document_semantic_tokens_full_async(
-        L.SemanticTokensParams(text_document=L.TextDocumentIdentifier(uri=uri)))
-    from server.analysis_features import TOKEN_TYPES
+        L.SemanticTokensParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
+    from puppet_xpp.server.analysis_features import TOKEN_TYPES
+
     data = res.data
     assert len(data) % 5 == 0
     toks = []
     line = col = 0
     lines = TEXT.splitlines()
     for i in range(0, len(data), 5):
-        dl, dc, ln, tt, _m = data[i:i + 5]
+        dl, dc, ln, tt, _m = data[i : i + 5]
         line += dl
         col = dc if dl else col + dc
-        toks.append((lines[line][col:col + ln], TOKEN_TYPES[tt]))
+        toks.append((lines[line][col : col + ln], TOKEN_TYPES[tt]))
     assert ("# a comment", "comment") in toks
     assert ("class", "keyword") in toks and ("demo", "class") in toks
     assert ("$a", "variable") in toks and ("String", "type") in toks
     assert ("ensure", "property") in toks and ("'/tmp/x'", "string") in toks
     folds = await client.text_document_folding_range_async(
-        L.FoldingRangeParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+        L.FoldingRangeParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
     spans = {(f.start_line, f.end_line, f.kind) for f in folds}
     assert (0, 1, L.FoldingRangeKind.Comment) in spans
     assert (4, 8, None) in spans  # the class body
@@ -79,8 +86,12 @@ def test_tcp_serving():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen(SERVER + ["--tcp", f"127.0.0.1:{port}"], env=dict(os.environ, PYTHONPATH=REPO),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        SERVER + ["--tcp", f"127.0.0.1:{port}"],
+        env=dict(os.environ, PYTHONPATH=REPO),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(100):
             try:

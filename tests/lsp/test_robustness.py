@@ -1,6 +1,7 @@
 """10,000 rapid edits through the real protocol: the server stays responsive, its memory stays
 bounded, and the diagnostics finally published are those of the final text (checked against a full
 parse + validation of that text)."""
+
 from __future__ import annotations
 
 import os
@@ -12,22 +13,29 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from server.analysis import DocConfig, LineIndex, full_analysis
+from puppet_xpp.server.analysis import DocConfig, LineIndex, full_analysis
 from tests.lsp.publishes import mark, wait_publish
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
-BASE = open(os.path.join(REPO, "examples", "production", "modules", "base", "manifests", "init.pp"),
-            encoding="utf-8").read() * 3
+BASE = (
+    open(
+        os.path.join(REPO, "examples", "production", "modules", "base", "manifests", "init.pp"),
+        encoding="utf-8",
+    ).read()
+    * 3
+)
 PIECES = ["{", "}", "(", ")", "'", '"', "\n", " ", "$x", ";", ",", "=>", "x", "1", "é", "#", "\n\n"]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}),
-                    scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(L.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0")))
+    await lsp_client.initialize_session(
+        L.InitializeParams(capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"))
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -64,15 +72,24 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
         (l0, c0), (l1, c1) = li.position(len(text[:a].encode())), li.position(len(text[:b].encode()))
         text = text[:a] + piece + text[b:]
         version += 1
-        client.text_document_did_change(L.DidChangeTextDocumentParams(
-            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[L.TextDocumentContentChangePartial(
-                range=L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1)),
-                text=piece)]))
+        client.text_document_did_change(
+            L.DidChangeTextDocumentParams(
+                text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    L.TextDocumentContentChangePartial(
+                        range=L.Range(
+                            start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1)
+                        ),
+                        text=piece,
+                    )
+                ],
+            )
+        )
         if k % 1000 == 999:
             # responsive: a request in the middle of the storm is answered promptly
             res = await client.text_document_document_symbol_async(
-                L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri)))
+                L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+            )
             assert res is not None
             r = _server_rss_mb(client)
             if r is not None:
@@ -80,15 +97,24 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
     # one more (empty) change; every publish is recorded, so the final one cannot slip past the wait
     m = mark(client)
     version += 1
-    client.text_document_did_change(L.DidChangeTextDocumentParams(
-        text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[L.TextDocumentContentChangePartial(
-            range=L.Range(start=L.Position(line=0, character=0), end=L.Position(line=0, character=0)), text="")]))
+    client.text_document_did_change(
+        L.DidChangeTextDocumentParams(
+            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                L.TextDocumentContentChangePartial(
+                    range=L.Range(start=L.Position(line=0, character=0), end=L.Position(line=0, character=0)),
+                    text="",
+                )
+            ],
+        )
+    )
     # the final diagnostics are for the final version and equal a full analysis of the final text
     p = await wait_publish(client, uri, version, after=m, timeout=300)
     res, vd = full_analysis(text, DocConfig(file=path))
     li = LineIndex(text.encode("utf-8"))
-    want = sorted((li.position(d.offset or 0), d.code) for d in list(res.diagnostics) + vd if d.severity != "ignore")
+    want = sorted(
+        (li.position(d.offset or 0), d.code) for d in list(res.diagnostics) + vd if d.severity != "ignore"
+    )
     got = sorted(((d.range.start.line, d.range.start.character), d.code) for d in p.diagnostics)
     assert got == want
     if len(rss) >= 3:
