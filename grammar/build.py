@@ -107,8 +107,10 @@ class Builder:
         self.namestack: list[str] = []
         self.definitions: list = []
         self.diagnostics: list[Diagnostic] = []
-        self.unfolded: set[int] = set()  # ids of LiteralHash nodes made of bare `k => v` arguments
-        self.top_blocks: set[int] = set()  # ids of BlockExpressions made of a program's statement list
+        # Nodes remembered by id(): each dict holds the node itself as the value, so it stays alive for the
+        # whole parse and its id cannot be reused by another object (error recovery frees many nodes).
+        self.unfolded: dict[int, A.LiteralHash] = {}  # LiteralHash nodes made of bare `k => v` arguments
+        self.top_blocks: dict[int, A.BlockExpression] = {}  # blocks made of a program's statement list
         self.had_errors = False  # a syntax error was recovered from inside a body
 
     # --- helpers --------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ class Builder:
         stmts = c[0]
         body = self.block_or_expression(stmts, loc=self.locator)
         if len(stmts) > 1:
-            self.top_blocks.add(id(body))
+            self.top_blocks[id(body)] = body
         return N["Program"](self.locator, body, self.definitions)
 
     def empty_program(self, c):
@@ -515,7 +517,7 @@ class Builder:
     def unfolded_hash(self, c):
         e = c[0]
         h = LiteralHash(self.locator, e.offset, e.length, [e])
-        self.unfolded.add(id(h))
+        self.unfolded[id(h)] = h
         return h
 
     def lambda_expr(self, c):
