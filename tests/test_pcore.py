@@ -563,6 +563,39 @@ def test_puppet_reads_parser_parse_result(oracle):
         assert got["equal"] is True, case
 
 
+# Equal regular expressions are separate objects in Puppet's model: the serializer gives each its own
+# table index and the writer repeats the value as INNER_TABULATION (never a TABULATION back-reference).
+REGEXP_CASES = [
+    "$x =~ /.+/\n$y =~ /.+/\n",
+    "$x =~ /.+/\nif $x =~ /.+/ { notice(1) }\n",
+    "node /a/ {}\nnode /a/, /a/ {}\n",
+    "$a = $x ? { /a/ => 1, /a/ => 2 }\n",
+    "type A = Pattern[/a/, /a/]\n",
+    "$x = [/a/, /a/, /b/, /a/]\n$y = { /a/ => /a/ }\n",
+    "class c { $x =~ /.+/ }\nclass d { $x =~ /.+/ }\n",
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("src", REGEXP_CASES)
+def test_equal_regexps_written_as_puppet_writes_them(oracle, src, fmt):
+    theirs = puppet_bytes(oracle, src, fmt)
+    r = _our_parse()(src, FILE)
+    assert r.program is not None and not r.errors
+    assert pcore.dumps(r.program, fmt) == theirs
+    # both readers keep them separate objects: what they read writes Puppet's bytes again
+    old = pcore._C_LOAD
+    try:
+        for c_load in {old, None}:
+            pcore._C_LOAD = c_load
+            got = pcore.loads(theirs, fmt)
+            regexps = [n.value for n in A.walk(got) if type(n) is T["LiteralRegularExpression"]]
+            assert len({id(v) for v in regexps}) == len(regexps) > 1
+            assert pcore.dumps(got, fmt) == theirs
+    finally:
+        pcore._C_LOAD = old
+
+
 # ------------------------------------------------------------------------------------------------------
 # writer errors and limits
 
