@@ -221,6 +221,18 @@ issue(
 issue("DUPLICATE_PARAMETER", "The parameter '%{param_name}' is declared more than once in the parameter list")
 # Severity follows the `strict` setting (off: not reported; warning: Puppet 7's default; error).
 issue("DUPLICATE_KEY", "The key '%{key}' is declared more than once", severity="warning", hard=False)
+issue(
+    "ILLEGAL_NONLITERAL_PARAMETER_TYPE",
+    "The parameter '$%{name}' must be a literal type, not %{type_class}",
+    severity="deprecation",
+    hard=False,
+)
+# ours: Puppet 7.29+/8's literal evaluation of `-x` raises a Ruby NoMethodError for such values
+issue(
+    "LITERAL_NEGATION_FAILS",
+    "Unary minus cannot be applied to %{value} (a Ruby %{ruby_class}): %{puppet} stops validating "
+    "this manifest with a Ruby error here",
+)
 issue("DUPLICATE_DEFAULT", "This %{container} already has a 'default' entry - this is a duplicate")
 issue("RESERVED_PARAMETER", "The parameter $%{param_name} redefines a built in parameter in %{container}")
 issue(
@@ -246,6 +258,10 @@ issue("ILLEGAL_EPP", "Invalid produced text having syntax: '%{syntax}'. %{detail
 # Reading input files (puppet-xpp --validate); not raised by Puppet's validator.
 issue("NO_SUCH_FILE_OR_DIRECTORY", "No such file or directory: %{file}")
 issue("UNREADABLE_FILE", "Could not read file '%{file}': %{reason}")
+# puppet-xpp's own: a file Puppet's reader rejects with Ruby's ArgumentError (message is Ruby's), and a
+# failure inside puppet-xpp itself on one file (reported for that file; the batch goes on, exit status 2).
+issue("INVALID_ENCODING", "invalid byte sequence in UTF-8")
+issue("INTERNAL_ERROR", "Internal error (%{type}): %{reason}")
 # --- end validator ---
 
 _ARG = re.compile(r"%\{(\w+)\}")

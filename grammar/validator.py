@@ -10,8 +10,9 @@ program itself and the module top-construct check, so the diagnostics come out i
 element gets the ``check_<Class>`` method of its nearest class in the model hierarchy that has one; the
 ancestors of the element are in ``self.path`` (``path[-1]`` is the parent).
 
-Settings: ``strict`` (``off`` | ``warning`` | ``error``) gives the severity of DUPLICATE_KEY (``off``
-drops it); ``tasks`` selects the tasks checker.  ``modulepath`` and ``manifest`` drive the module-location
+Settings: ``level`` (``8`` | ``7`` | ``7.23``, see :mod:`grammar.levels`) selects Puppet 8's newer checker
+or Puppet 7.23's; ``strict`` (``off`` | ``warning`` | ``error``, default: the level's) gives the severity
+of DUPLICATE_KEY (``off`` drops it); ``tasks`` selects the tasks checker.  ``modulepath`` and ``manifest`` drive the module-location
 checks (ILLEGAL_DEFINITION_LOCATION, ILLEGAL_TOP_CONSTRUCT_LOCATION), see :func:`namespace_for_file`.
 
 Behaviour taken over from Puppet on purpose:
@@ -21,8 +22,11 @@ Behaviour taken over from Puppet on purpose:
 * the pp/epp heredoc checkers parse and validate the heredoc text the way Puppet does, and Puppet *logs*
   what that finds (warnings; errors when there are several) with positions relative to the heredoc text:
   those come first in the result, as ``validator_syntax.LoggedDiagnostic`` (no file offset);
-* DUPLICATE_KEY compares keys with Ruby's ``eql?`` semantics as Puppet 7.23's literal evaluator does
-  (``1`` and ``1.0`` differ; type references, ``-1`` and other non-literals are never compared);
+* DUPLICATE_KEY compares keys with Ruby's ``eql?`` semantics as Puppet's literal evaluator does
+  (``1`` and ``1.0`` differ; at level 7.23 type references, ``-1`` and other non-literals are never
+  compared; the newer checker compares type references, ``X[...]`` and negated literals too);
+* where the newer checker's evaluation makes Puppet fail with a Ruby error (``{-true => 1}``: no unary
+  minus for ``true``), Puppet reports nothing usable; we report LITERAL_NEGATION_FAILS there and go on;
 * unreachable checks of Puppet (MISSING_INDEX, which names an issue that does not exist) are left out.
 """
 
@@ -32,10 +36,10 @@ import os
 import re
 import sys
 
-from . import ast
+from . import ast, levels
 from .issues import ISSUES, Diagnostic
 from .ruby import escape_slash, float_to_s
-from .validator_labels import a_an, a_an_uc, label, the
+from .validator_labels import a_an, a_an_uc, article, label, the
 
 __all__ = [
     "validate",
@@ -88,6 +92,7 @@ ResourceOverrideExpression = _T["ResourceOverrideExpression"]
 AbstractResource = _T["AbstractResource"]
 AttributesOperation = _T["AttributesOperation"]
 UnaryExpression = _T["UnaryExpression"]
+UnaryMinusExpression = _T["UnaryMinusExpression"]
 ParenthesizedExpression = _T["ParenthesizedExpression"]
 ComparisonExpression = _T["ComparisonExpression"]
 BooleanExpression = _T["BooleanExpression"]
@@ -234,6 +239,10 @@ class _NotLiteral(Exception):
     pass
 
 
+class _LiteralFailed(_NotLiteral):
+    """Not literal because Puppet's own evaluation fails (already reported as LITERAL_NEGATION_FAILS)."""
+
+
 class _DefaultValue:
     """Ruby's :default (the literal value of ``default``)."""
 
@@ -259,12 +268,34 @@ class RubyHash:
         self.pairs = pairs
 
 
-def literal_value(o):
-    """The literal value of an expression as Puppet 7.23's LiteralEvaluator computes it.
+class RubyError(Exception):
+    """The newer checker's literal evaluation calls a Ruby method the value lacks (``-true``): Puppet 8
+    fails with a Ruby ``NoMethodError`` there, so no Puppet diagnostic exists for it."""
+
+    def __init__(self, node, value):
+        super().__init__(value)
+        self.node = node
+        self.value = value
+
+
+def _negate(node, v):
+    """Ruby's unary minus of a literal value: numbers negate, strings stay (``String#-@``), the rest fail."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return -v
+    if isinstance(v, str):
+        return v
+    raise RubyError(node, v)
+
+
+def literal_value(o, newer: bool = False):
+    """The literal value of an expression as Puppet's LiteralEvaluator computes it.
 
     Strings (and names, and double-quoted strings without interpolation) → str, numbers → int/float,
     booleans → bool, undef → None, default → DEFAULT, regexes → RubyRegexp, arrays → list, hashes →
-    RubyHash.  Anything else (type references included) raises _NotLiteral.
+    RubyHash.  Puppet 7.23 (``newer`` False) raises _NotLiteral for anything else; the newer checker
+    (Puppet 7.29+, 8) also evaluates type references (their downcased name), ``X[...]`` (the list of its
+    literal keys, whatever ``X`` is, except a single list key) and unary minus (RubyError where Ruby has
+    no such method).
     """
     if isinstance(o, (LiteralString, QualifiedName)):
         return o.value
@@ -285,15 +316,24 @@ def literal_value(o):
             return segs[0].value
         raise _NotLiteral
     if isinstance(o, LiteralList):
-        return [literal_value(v) for v in o.values]
+        return [literal_value(v, newer) for v in o.values]
     if isinstance(o, LiteralHash):
         out: dict = {}
         for e in o.entries:
-            k = literal_value(e.key)
-            v = literal_value(e.value)
+            k = literal_value(e.key, newer)
+            v = literal_value(e.value, newer)
             ek = literal_key(k)
             out[ek] = (out[ek][0], v) if ek in out else (k, v)
         return RubyHash(list(out.values()))
+    if newer:
+        if isinstance(o, QualifiedReference):
+            return o.value
+        if isinstance(o, AccessExpression):
+            if len(o.keys) == 1 and isinstance(o.keys[0], LiteralList):
+                raise _NotLiteral
+            return [literal_value(k, newer) for k in o.keys]
+        if isinstance(o, UnaryMinusExpression):
+            return _negate(o, literal_value(o.expr, newer))
     raise _NotLiteral
 
 
@@ -387,6 +427,32 @@ def ruby_to_s(v) -> str:
     return ruby_inspect(v)
 
 
+_RUBY_CLASS = {True: "TrueClass", False: "FalseClass"}
+
+
+def _ruby_class(v) -> str:
+    """The Ruby class of a literal value (for the LITERAL_NEGATION_FAILS message)."""
+    if isinstance(v, bool):
+        return _RUBY_CLASS[v]
+    if v is None:
+        return "NilClass"
+    if v is DEFAULT:
+        return "Symbol"
+    if isinstance(v, RubyRegexp):
+        return "Regexp"
+    if isinstance(v, list):
+        return "Array"
+    if isinstance(v, RubyHash):
+        return "Hash"
+    return type(v).__name__
+
+
+def _ruby_model_class(o) -> str:
+    """``a_an`` of the Ruby class of a model object, as Puppet's label provider gives it for a Class."""
+    name = f"Puppet::Pops::Model::{o._name}"
+    return f"{article(name)} {name}"
+
+
 # ----------------------------------------------------------------------------------------------- module layout
 
 
@@ -446,10 +512,11 @@ class Checker:
 
     tasks = False
 
-    def __init__(self, *, strict="warning", file=None, modulepath=(), manifest=None):
-        if strict not in ("off", "warning", "error"):
-            raise ValueError(f"strict must be off, warning or error, not {strict!r}")
-        self.strict = strict
+    def __init__(self, *, strict=None, file=None, modulepath=(), manifest=None, level=None):
+        lv = levels.level(level)
+        self.level = lv.name
+        self.newer = lv.newer_checker
+        self.strict = levels.resolve_strict(lv.name, strict)
         self.file = file
         self.modulepath = tuple(modulepath or ())
         self.manifest = manifest
@@ -949,13 +1016,33 @@ class Checker:
         self.check_parameter_name_uniqueness(o)
 
     def check_HostClassDefinition(self, o):
+        self.check_ResourceTypeDefinition(o)
+        if self.newer:
+            self.check_parameter_type_literal(o)
+
+    def check_ResourceTypeDefinition(self, o):
         self.check_NamedDefinition(o)
         self.check_no_capture(o)
         self.check_parameter_name_uniqueness(o)
         self.check_reserved_params(o)
         self.check_no_idem_last(o)
 
-    check_ResourceTypeDefinition = check_HostClassDefinition
+    def check_parameter_type_literal(self, o):
+        """The newer checker: a class parameter's type must be a literal (Puppet 7.29+, a deprecation)."""
+        for p in o.parameters:
+            t = p.type_expr
+            if t is None:
+                continue
+            try:
+                value = self.literal(t)
+            except _LiteralFailed:
+                continue  # Puppet stops with a Ruby error here, reported as such
+            except _NotLiteral:
+                value = None
+            if value is None:
+                self.accept(
+                    "ILLEGAL_NONLITERAL_PARAMETER_TYPE", p, name=p.name, type_class=_ruby_model_class(t)
+                )
 
     def check_IfExpression(self, o):
         self.rvalue(o.test)
@@ -980,11 +1067,27 @@ class Checker:
                 "NUMERIC_OVERFLOW", o, expression=a_an_uc(o), bound="max" if v > 0 else "min", value=hexv
             )
 
+    def literal(self, o):
+        """literal_value at this checker's level; a Ruby failure of Puppet's evaluation is reported here
+        (Puppet itself stops validating with a Ruby error) and treated as not literal."""
+        try:
+            return literal_value(o, self.newer)
+        except RubyError as e:
+            v = e.value
+            self.accept(
+                "LITERAL_NEGATION_FAILS",
+                e.node,
+                value=ruby_inspect(v),
+                ruby_class=_ruby_class(v),
+                puppet=levels.level(self.level).puppets,
+            )
+            raise _LiteralFailed from None
+
     def check_LiteralHash(self, o):
         seen = set()
         for entry in o.entries:
             try:
-                v = literal_value(entry.key)
+                v = self.literal(entry.key)
             except _NotLiteral:
                 continue
             k = literal_key(v)
@@ -1150,13 +1253,17 @@ class TasksChecker(Checker):
 def validate(
     program,
     *,
-    strict: str = "warning",
+    strict: str | None = None,
     tasks: bool = False,
     file: str | None = None,
     modulepath=(),
     manifest: str | None = None,
+    level: str | None = None,
 ) -> list[Diagnostic]:
     """Validate a parsed program; returns the diagnostics in Puppet's order.
+
+    ``level`` is the language level (:mod:`grammar.levels`: ``8`` by default, ``7``, ``7.23``): it selects
+    the checker and, when ``strict`` is None, the severity of DUPLICATE_KEY.
 
     ``file`` defaults to the program's locator file; it names the file in diagnostics and drives the
     module-location checks together with ``modulepath`` (directories) and ``manifest`` (the environment's
@@ -1168,4 +1275,5 @@ def validate(
         loc = getattr(program, "locator", None)
         file = getattr(loc, "file", None) or None
     cls = TasksChecker if tasks else Checker
-    return cls(strict=strict, file=file, modulepath=modulepath, manifest=manifest).validate(program)
+    checker = cls(strict=strict, file=file, modulepath=modulepath, manifest=manifest, level=level)
+    return checker.validate(program)

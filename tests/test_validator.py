@@ -1,4 +1,6 @@
-"""Static validation conformance: our diagnostics against Puppet 7's validator (through the oracle).
+"""Static validation conformance: our diagnostics against Puppet's validator (through the oracle), at every
+language level: 7.23 against Puppet 7.23, 8 against OpenVox 8.28.1 with its default strict=error, 7 (the
+newer checker with strict=warning) against OpenVox with strict=warning.
 
 For every snippet of tests/validator_cases.py and every corpus file, the list of (severity, code, line,
 column) must equal Puppet's, and so must the message and the offset/length of every validator diagnostic
@@ -16,26 +18,40 @@ from pathlib import Path
 import pytest
 
 from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.issues import ISSUES
 from puppet_xpp.grammar.parser import parse
 from puppet_xpp.grammar.validator import Checker, validate
 from tests.conformance.corpus import corpus_files, corpus_modulepath
-from tests.conformance.oracle import OracleError
-from tests.validator_cases import CASES, UNREACHABLE
+from tests.conformance.oracle import OracleError, oracle_for
+from tests.validator_cases import CASES, NEWER_CASES, RUBY_ERROR_CASES, UNREACHABLE
 
 # messages that embed texts of Ruby libraries (JSON parser, Puppet's parser) we do not reproduce verbatim
 FOREIGN_DETAIL = {"ILLEGAL_JSON", "ILLEGAL_BASE64", "ILLEGAL_PP", "ILLEGAL_EPP"}
 # codes of the validator section of the issue table that only the CLI raises (reading files)
-CLI_ONLY = {"NO_SUCH_FILE_OR_DIRECTORY", "UNREADABLE_FILE"}
+# (and the per-file failures of the batch modes: an internal error, a source that is not UTF-8)
+CLI_ONLY = {"NO_SUCH_FILE_OR_DIRECTORY", "UNREADABLE_FILE", "INTERNAL_ERROR", "INVALID_ENCODING"}
 
 
-def _request(src, opts):
+# the Puppet that answers for each language level (level 7 = OpenVox's checker with strict=warning)
+LEVEL_PUPPET = {"7.23": "7.23", "7": "8", "8": "8"}
+NEWER = ("8", "7")
+
+
+def _request(src, opts, level="7.23"):
+    """The oracle request for a source at a level: the level's default strict made explicit (the op's own
+    default is warning, so 7.23's requests stay as they were)."""
     r = {"source": src}
     r.update(opts)
+    strict = levels.resolve_strict(level, opts.get("strict"))
+    if strict != "warning":
+        r["strict"] = strict
+    else:
+        r.pop("strict", None)
     return r
 
 
-def ours(src, opts):
+def ours(src, opts, level="7.23"):
     """Our diagnostics for a source, as Puppet's `validate` op lists them (lexer warnings, then the first
     syntax error or the validator's diagnostics)."""
     path = opts.get("path")
@@ -49,7 +65,8 @@ def ours(src, opts):
     elif res.program is not None:
         diags += validate(
             res.program,
-            strict=opts.get("strict", "warning"),
+            strict=opts.get("strict"),
+            level=level,
             tasks=tasks,
             file=path,
             modulepath=opts.get("modulepath", ()),
@@ -96,8 +113,8 @@ def _variants():
     return out
 
 
-def _opts(i, variant):
-    src, code, opts = CASES[i]
+def _opts(i, variant, table=CASES):
+    src, code, opts = table[i]
     opts = dict(opts)
     if variant == "tasks":
         opts["tasks"] = True
@@ -108,26 +125,85 @@ def _opts(i, variant):
     return src, code, opts
 
 
-@pytest.fixture(scope="module")
-def puppet_answers(oracle):
-    """All table answers in one pipelined batch (then cached on disk)."""
-    params = [p.values for p in _variants()]
-    reqs = [_request(*_opts(i, v)[::2]) for i, v in params]
-    answers = oracle.call_many("validate", reqs)
-    return dict(zip(params, answers))
+_ANSWERS: dict = {}
 
 
+def _table_answers(level, table=CASES, variants=_variants):
+    """All answers of a table at a level in one pipelined batch (then cached on disk)."""
+    key = (level, id(table))
+    if key not in _ANSWERS:
+        oracle = oracle_for(LEVEL_PUPPET[level])
+        params = [p.values for p in variants()]
+        reqs = [_request(src, opts, level) for src, _c, opts in (_opts(i, v, table) for i, v in params)]
+        _ANSWERS[key] = dict(zip(params, oracle.call_many("validate", reqs)))
+    return _ANSWERS[key]
+
+
+@pytest.mark.parametrize("level", list(levels.LEVELS))
 @pytest.mark.parametrize("i,variant", [p for p in _variants()])
-def test_case(i, variant, puppet_answers):
+def test_case(level, i, variant):
     src, code, opts = _opts(i, variant)
-    theirs = puppet_answers[(i, variant)]
+    theirs = _table_answers(level)[(i, variant)]
     if isinstance(theirs, OracleError):
         pytest.fail(f"oracle failed: {theirs}")
-    if variant == "base":
+    if variant == "base" and level == "7.23":
         codes = [d["code"] for d in theirs]
         # the table's own claim, checked against Puppet
         assert (code in codes) if code else codes == [], (src, theirs)
-    assert_same(ours(src, opts), theirs, (src, opts))
+    assert_same(ours(src, opts, level), theirs, (src, opts, level))
+
+
+def _newer_variants():
+    return [
+        pytest.param(i, v, id=f"{i}-{c or 'ok'}-{v}")
+        for i, (_s, c, _o) in enumerate(NEWER_CASES)
+        for v in ("base", "tasks")
+    ]
+
+
+@pytest.mark.parametrize("level", list(levels.LEVELS))
+@pytest.mark.parametrize("i,variant", _newer_variants())
+def test_newer_checker_case(level, i, variant):
+    """The newer checker's table: its claims hold for OpenVox 8; every level equals its Puppet."""
+    src, code, opts = _opts(i, variant, NEWER_CASES)
+    theirs = _table_answers(level, NEWER_CASES, _newer_variants)[(i, variant)]
+    if isinstance(theirs, OracleError):
+        pytest.fail(f"oracle failed: {theirs}")
+    if variant == "base" and level == "8":
+        codes = [d["code"] for d in theirs]
+        assert (code in codes) if code else codes == [], (src, theirs)
+    assert_same(ours(src, opts, level), theirs, (src, opts, level))
+
+
+@pytest.mark.parametrize("level", list(levels.LEVELS))
+@pytest.mark.parametrize("src,ruby_class", RUBY_ERROR_CASES)
+def test_ruby_error_of_puppet_is_our_diagnostic(level, src, ruby_class):
+    """Where the newer checker makes Puppet fail with a Ruby NoMethodError, we report LITERAL_NEGATION_FAILS
+    at the negation (naming the Ruby class Ruby names) and still validate the rest; 7.23 equals Puppet."""
+    oracle = oracle_for(LEVEL_PUPPET[level])
+    theirs = oracle.request("validate", **_request(src, {}, level))
+    mine = ours(src, {}, level)
+    if level == "7.23":
+        assert theirs.get("ok"), theirs
+        assert_same(mine, theirs["result"], src)
+        return
+    assert not theirs.get("ok") and theirs["class"] == "NoMethodError", theirs
+    assert f":{ruby_class}" in theirs["error"], theirs["error"]
+    fails = [d for d in mine if d["code"] == "LITERAL_NEGATION_FAILS"]
+    assert len(fails) == 1 and fails[0]["severity"] == "error" and ruby_class in fails[0]["message"], mine
+    res = parse(src)
+    minus = next(n for n in _nodes(res.program) if n._name == "UnaryMinusExpression")
+    assert fails[0]["offset"] == minus.offset and fails[0]["length"] == minus.length
+    if "b => 3" in src:  # the rest of the hash is still checked
+        assert [d["code"] for d in mine].count("DUPLICATE_KEY") == 1
+
+
+def _nodes(node):
+    yield node
+    for f in node._child_fields:
+        v = getattr(node, f)
+        for x in v if isinstance(v, list) else [v] if v is not None else []:
+            yield from _nodes(x)
 
 
 def _validator_codes():
@@ -137,7 +213,7 @@ def _validator_codes():
 
 
 def test_every_validator_code_has_a_negative_case():
-    covered = {code for _, code, _ in CASES if code}
+    covered = {code for _, code, _ in CASES + NEWER_CASES if code} | {"LITERAL_NEGATION_FAILS"}
     missing = _validator_codes() - covered - UNREACHABLE - CLI_ONLY
     assert not missing, f"issue codes without a Puppet-checked negative case: {sorted(missing)}"
 
@@ -147,11 +223,17 @@ def test_every_validator_code_has_a_negative_case():
 
 def test_strict_setting_sets_duplicate_key_severity():
     res = parse("$a = {a => 1, a => 2}")
-    assert [d.severity for d in validate(res.program)] == ["warning"]
-    assert [d.severity for d in validate(res.program, strict="error")] == ["error"]
+    # the default level is 8 (strict error); 7 and 7.23 default to warning; an explicit strict wins
+    assert [d.severity for d in validate(res.program)] == ["error"]
+    assert [d.severity for d in validate(res.program, level="7")] == ["warning"]
+    assert [d.severity for d in validate(res.program, level="7.23")] == ["warning"]
+    assert [d.severity for d in validate(res.program, strict="warning")] == ["warning"]
+    assert [d.severity for d in validate(res.program, level="7.23", strict="error")] == ["error"]
     assert validate(res.program, strict="off") == []
     with pytest.raises(ValueError):
         validate(res.program, strict="loud")
+    with pytest.raises(ValueError):
+        validate(res.program, level="6")
 
 
 def test_location_file_defaults_to_the_locator_file():
@@ -304,30 +386,32 @@ def _wrapped(wrap):
     return out
 
 
-def _assert_all_like_puppet(oracle, cases):
+def _assert_all_like_puppet(oracle, cases, level="7.23"):
     """Our diagnostics equal Puppet's for each (source, options) Puppet parses; most must compare."""
-    answers = oracle.call_many("validate", [_request(src, opts) for src, opts in cases])
+    answers = oracle.call_many("validate", [_request(src, opts, level) for src, opts in cases])
     compared = 0
     for (src, opts), theirs in zip(cases, answers):
         assert not isinstance(theirs, OracleError), (src, theirs)
         if any(d["code"] in (None, "SYNTAX_ERROR") for d in theirs):
             continue
-        assert_same(ours(src, opts), theirs, (src, opts))
+        assert_same(ours(src, opts, level), theirs, (src, opts, level))
         compared += 1
     assert compared > len(cases) // 2
 
 
+@pytest.mark.parametrize("level", list(levels.LEVELS))
 @pytest.mark.parametrize("wrap", WRAPS)
-def test_case_in_context(wrap, oracle):
-    _assert_all_like_puppet(oracle, _wrapped(wrap))
+def test_case_in_context(wrap, level):
+    _assert_all_like_puppet(oracle_for(LEVEL_PUPPET[level]), _wrapped(wrap), level)
 
 
-def test_parser_case_table_validates_like_puppet(oracle):
+@pytest.mark.parametrize("level", list(levels.LEVELS))
+def test_parser_case_table_validates_like_puppet(level):
     """The parser's construct table (tests/parser_cases.py), validated: no syntax errors there, so every
     diagnostic is the validator's."""
     parser_cases = pytest.importorskip("tests.parser_cases")
     cases = [(s, {}) for s in parser_cases.CASES] + [(s, {"tasks": True}) for s in parser_cases.TASK_CASES]
-    _assert_all_like_puppet(oracle, cases)
+    _assert_all_like_puppet(oracle_for(LEVEL_PUPPET[level]), cases, level)
 
 
 def test_deep_nesting_falls_back_to_the_iterative_walk(oracle):
@@ -337,7 +421,8 @@ def test_deep_nesting_falls_back_to_the_iterative_walk(oracle):
     assert_same(ours(src, {}), theirs, "deep")
 
 
-def test_random_combinations(oracle):
+@pytest.mark.parametrize("level", list(levels.LEVELS))
+def test_random_combinations(level):
     """Table snippets combined and nested at random (fixed seed), with random strict/tasks settings."""
     import random
 
@@ -351,12 +436,13 @@ def test_random_combinations(oracle):
             src = rnd.choice(WRAPS).replace("%s", extra)
         tasks = rnd.random() < 0.3 or "apply" in src or "plan" in src
         cases.append((src, {"tasks": tasks, "strict": rnd.choice(["off", "warning", "error"])}))
-    answers = oracle.call_many("validate", [_request(src, opts) for src, opts in cases])
+    oracle = oracle_for(LEVEL_PUPPET[level])
+    answers = oracle.call_many("validate", [_request(src, opts, level) for src, opts in cases])
     compared = 0
     for (src, opts), theirs in zip(cases, answers):
         if isinstance(theirs, OracleError) or any(d["code"] in (None, "SYNTAX_ERROR") for d in theirs):
             continue
-        assert_same(ours(src, opts), theirs, (src, opts))
+        assert_same(ours(src, opts, level), theirs, (src, opts, level))
         compared += 1
     assert compared > 300
 
@@ -380,3 +466,30 @@ def test_corpus_with_settings(settings, oracle):
         assert_same(
             ours(src, dict(path=path, modulepath=mp, epp=path.endswith(".epp"), **settings)), theirs, path
         )
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("level", NEWER)
+@pytest.mark.parametrize(
+    "settings", [{}, {"tasks": True}, {"strict": "off"}], ids=["default", "tasks", "strict-off"]
+)
+def test_corpus_at_newer_level(level, settings):
+    """Every corpus manifest and template at levels 8 and 7 against OpenVox 8 (with the level's strict)."""
+    files = corpus_files("pp") + corpus_files("epp")
+    if not files:
+        pytest.skip("corpus not installed")
+    oracle = oracle_for(LEVEL_PUPPET[level])
+    mp = corpus_modulepath()
+    reqs = [dict(file=f, modulepath=mp, **settings) for f in files]
+    for r in reqs:
+        strict = levels.resolve_strict(level, r.get("strict"))
+        r.pop("strict", None)
+        if strict != "warning":
+            r["strict"] = strict
+    answers = oracle.call_many("validate", reqs)
+    for path, theirs in zip(files, answers):
+        assert not isinstance(theirs, OracleError), (path, theirs)
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        opts = dict(path=path, modulepath=mp, epp=path.endswith(".epp"), **settings)
+        assert_same(ours(src, opts, level), theirs, (path, level))

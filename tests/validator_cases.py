@@ -412,3 +412,44 @@ UNREACHABLE = {
     "UNSUPPORTED_OPERATOR_IN_CONTEXT",
     "ILLEGAL_CLASSREF",
 }
+
+# The newer checker (levels 8 and 7: Puppet 7.29+, OpenVox 8): ``code`` is what OpenVox 8 reports (checked
+# against it); at level 7.23 the same sources must equal Puppet 7.23's answer (no claim).
+NEWER_CASES: list[tuple[str, str | None, dict]] = [
+    ("class a(Integer[$x] $p) {}", "ILLEGAL_NONLITERAL_PARAMETER_TYPE", {}),
+    ("class a(Optional[[String]] $p = undef) {}", "ILLEGAL_NONLITERAL_PARAMETER_TYPE", {}),
+    ("class a(Integer[1, $max] $p, String $q) {}", "ILLEGAL_NONLITERAL_PARAMETER_TYPE", {}),
+    ("class a(Variant[String, Integer[0, default]] $p, Struct[{a => Foo::Bar}] $q) {}", None, {}),
+    ("class a(Pattern[/x/] $p, Enum['a', \"b\"] $q, Integer[-1] $r, Foo $s) {}", None, {}),
+    ("define a(Integer[$x] $p) {}", None, {}),
+    ("function a(Integer[$x] $p) {}", None, {}),
+    ("$a = {String => 1, string => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {Foo::Bar => 1, 'foo::bar' => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {Foo[1] => 1, Bar[1] => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {Foo[1, 'a'] => 1, [1, a] => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {Foo[[1]] => 1, Foo[[1]] => 2}", None, {}),
+    ("$a = {-1 => 1, -1 => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {- -2 => 1, 2 => 2, -2.0 => 3, -2.0 => 4}", "DUPLICATE_KEY", {}),
+    ("$a = {-'a' => 1, a => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {-Foo => 1, foo => 2}", "DUPLICATE_KEY", {}),
+    ("$a = {-$x => 1, -$x => 2}", None, {}),
+    ("$a = {Foo[$x] => 1, Foo[$x] => 2}", None, {}),
+    ("$a = {1 => 1, 1.0 => 2, -1 => 3}", None, {}),
+    ("$a = {Foo[1] => 1, Foo[1] => 2}", "DUPLICATE_KEY", {"strict": "warning"}),
+    ("$a = {Foo[1] => 1, Foo[1] => 2}", None, {"strict": "off"}),
+]
+
+# Sources on which Puppet 7.29+/8's validator fails with a Ruby NoMethodError (unary minus of a value that
+# has none): we report LITERAL_NEGATION_FAILS at that expression instead and validate the rest; the Ruby
+# class in our message must be the one in Ruby's error. Puppet 7.23 answers normally.
+RUBY_ERROR_CASES: list[tuple[str, str]] = [
+    ("$a = {-true => 1, b => 2, b => 3}", "TrueClass"),
+    ("$a = {-false => 1}", "FalseClass"),
+    ("$a = {-[1] => 1}", "Array"),
+    ("$a = {-default => 1}", "Symbol"),
+    ("$a = {-undef => 1}", "NilClass"),
+    ("$a = {-{a => 1} => 1}", "Hash"),
+    ("$a = {-/re/ => 1}", "Regexp"),
+    ("$a = {Foo[-true] => 1}", "TrueClass"),
+    ("class a(Integer[-true] $x) {}", "TrueClass"),
+]

@@ -5,7 +5,7 @@ pytest-xdist worker has its own). It is started lazily on the first request that
 restarted if it dies, and shared by all threads (requests are serialised by a lock).
 
     from tests.conformance.oracle import Oracle, OracleError
-    oracle = Oracle.get()
+    oracle = Oracle.get()                        # Puppet 7.23; Oracle.get("8"): OpenVox 8 (tests/conformance/puppets.py)
     oracle.call("pn", source="$a = 1")          # -> {"^": ["=", {"^": ["var", "a"]}, 1]}
     oracle.call("pn", file="/path/x.pp")         # file read by Ruby as UTF-8
     oracle.request("pn", source="$a =")          # -> the whole answer: {"ok": False, "error": ..., ...}
@@ -13,7 +13,8 @@ restarted if it dies, and shared by all threads (requests are serialised by a lo
 
 Answers are cached on disk under ``$PUPPET_XPP_ORACLE_CACHE`` (default ``<repo>/.cache/oracle``; set it to
 ``off`` to disable). The key hashes the op, its arguments, the contents of any ``file``/``files`` argument,
-the oracle's Ruby sources and Puppet's version file, so a change to any of them misses the cache.
+the oracle's Ruby sources, which Puppet answers (``7.23`` or ``8``) and that Puppet's version file, so a change
+to any of them misses the cache (and the two Puppets never share an answer).
 Answers that report a failure of the oracle itself (timeout, crash) are never cached.
 """
 
@@ -64,13 +65,26 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _code_version() -> str:
+def _version_file(puppet: str) -> Path | None:
+    """The ``puppet/version.rb`` of the given Puppet (None when it is not available)."""
+    if puppet == "7.23":
+        return PUPPET_VERSION_FILE
+    from tests.conformance.puppets import openvox_lib
+
+    lib = openvox_lib()
+    return lib / "puppet" / "version.rb" if lib is not None else None
+
+
+def _code_version(puppet: str = "7.23") -> str:
     h = hashlib.sha256()
     for p in sorted(RUBY_DIR.rglob("*.rb")):
         h.update(str(p.relative_to(RUBY_DIR)).encode())
         h.update(p.read_bytes())
+    if puppet != "7.23":  # (7.23's keys stay as they were: its cached answers remain valid)
+        h.update(f"puppet={puppet};".encode())
+    vf = _version_file(puppet)
     try:
-        h.update(PUPPET_VERSION_FILE.read_bytes())
+        h.update(vf.read_bytes() if vf is not None else b"(absent)")
     except OSError:
         pass
     return h.hexdigest()
@@ -123,20 +137,28 @@ def _default_cache_root() -> Path | None:
 class Oracle:
     """One Ruby oracle process (started lazily) plus the disk cache."""
 
-    _instance: Oracle | None = None
+    _instances: dict[str, Oracle] = {}
     _instance_pid: int | None = None
     _instance_lock = threading.Lock()
 
     @classmethod
-    def get(cls) -> Oracle:
-        """The process-wide oracle (a new one after a fork)."""
+    def get(cls, puppet: str = "7.23") -> Oracle:
+        """The process-wide oracle of the given Puppet (``"7.23"`` or ``"8"``; new ones after a fork)."""
         with cls._instance_lock:
-            if cls._instance is None or cls._instance_pid != os.getpid():
-                cls._instance = cls()
+            if cls._instance_pid != os.getpid():
+                cls._instances = {}
                 cls._instance_pid = os.getpid()
-            return cls._instance
+            if puppet not in cls._instances:
+                cls._instances[puppet] = cls(puppet=puppet)
+            return cls._instances[puppet]
 
-    def __init__(self, cache_root: Path | None | str = "default", timeout: float = DEFAULT_TIMEOUT):
+    def __init__(
+        self,
+        cache_root: Path | None | str = "default",
+        timeout: float = DEFAULT_TIMEOUT,
+        puppet: str = "7.23",
+    ):
+        self.puppet = puppet
         self.cache = _Cache(
             _default_cache_root()
             if cache_root == "default"
@@ -188,7 +210,7 @@ class Oracle:
 
     def _key(self, op: str, args: dict) -> str:
         if self._version is None:
-            self._version = _code_version()
+            self._version = _code_version(self.puppet)
         files: dict[str, Any] = {}
         for name in ("file", "files"):
             if name in args and args[name] is not None:
@@ -209,10 +231,16 @@ class Oracle:
 
     def _start(self) -> None:
         self._stop()
+        from tests.conformance.puppets import ruby_command
+
+        try:
+            command = ruby_command(self.puppet) + [str(ORACLE_RB)]
+        except RuntimeError as e:
+            raise OracleUnavailable(str(e)) from e
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                ["ruby", str(ORACLE_RB)],
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
@@ -371,3 +399,24 @@ def _which(name: str) -> bool:
     from shutil import which
 
     return which(name) is not None
+
+
+def oracle_for(puppet: str) -> Oracle:
+    """The oracle of the given Puppet for a test: skips (with the reason) when that Puppet is absent.
+
+    Under CI a missing Puppet 7.23 fails the test; a missing OpenVox tarball skips everywhere (it is test
+    data that may not be shipped), but a tarball that is present and does not answer fails."""
+    import pytest
+
+    from tests.conformance.puppets import missing_reason
+
+    why = missing_reason(puppet) if ruby_available() else "Ruby/Puppet oracle not available"
+    if why is not None:
+        if os.environ.get("CI") and (puppet == "7.23" or "tarball" not in why):
+            pytest.fail(why)
+        pytest.skip(f"Puppet {puppet} oracle: {why}")
+    o = Oracle.get(puppet)
+    ping = o.request("ping")
+    if not ping.get("ok"):
+        pytest.fail(f"the Puppet {puppet} oracle does not answer: {ping.get('error')}")
+    return o
