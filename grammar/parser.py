@@ -249,8 +249,11 @@ class Driver:
         j = block_context(self.t, stack, values)
         if j is None or err >= n:
             return None
+        opener = values[j - 1]
+        if getattr(opener, "type", None) != "LBRACE":
+            return None  # a template's own statement list (after its parameters): the top level's recovery
         data = self.b.locator._bytes()
-        lbrace = bisect.bisect_left(tokens, values[j - 1].start_pos, key=_start_pos)  # the body's `{`
+        lbrace = bisect.bisect_left(tokens, opener.start_pos, key=_start_pos)  # the body's `{`
         k = _resume_in_block(tokens, data, lbrace, err, n)
         if k is None or k == resumed:
             return None
@@ -572,6 +575,26 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
     return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
 
 
+def _failed_unit_start(tokens) -> int:
+    """Where the lexing unit that a hard lexer error cut begins.  Puppet stops at the lexer error, so a
+    syntax error at or after it is an echo: Puppet scans a heredoc's text with its tag and a
+    double-quoted string with all of its interpolations before the parser sees any of their tokens."""
+    if not tokens:
+        return 0
+    if tokens[-1].type == "HEREDOC":
+        return int(tokens[-1].start_pos)
+    depth = 0
+    start = None
+    for t in tokens:
+        if t.type == "DQPRE":
+            if depth == 0:
+                start = t.start_pos
+            depth += 1
+        elif t.type == "DQPOST" and depth:
+            depth -= 1
+    return int(start) if depth and start is not None else int(tokens[-1].end_pos) + 1
+
+
 def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool = False) -> ParseResult:
     """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
     error).  The tokens are not modified."""
@@ -586,8 +609,8 @@ def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool =
     program = parse_tokens(tokens, builder, len(data), data, epp=epp)
     diags = builder.diagnostics
     if lex_error is not None:
-        # Puppet stops at the lexer error; a syntax error at the end of the cut token list is its echo.
-        diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < lex_error.offset]
+        limit = min(lex_error.offset, _failed_unit_start(tokens))
+        diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < limit]
     diagnostics.extend(diags)
     diagnostics.sort(key=lambda d: (d.severity != "error", d.offset if d.offset is not None else -1))
     if program is not None:

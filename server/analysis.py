@@ -3,7 +3,7 @@
 A :class:`Document` holds the text of one open file and its current :class:`Analysis` (tokens, the
 Program, parse and validation diagnostics).  Edits arrive as LSP content changes (ranges in the
 client's position encoding, UTF-16 by default) and are applied to the document's text; the analysis
-is brought up to date by :mod:`server.analysis_incremental` (reparsing only the top-level statements
+is brought up to date by :mod:`grammar.incremental` (reparsing only the top-level statements
 or statement-list bodies an edit touches) and validation is cached per top-level statement.
 
 Positions: the AST and the diagnostics use UTF-8 byte offsets; LSP uses 0-based lines and columns in
@@ -190,7 +190,7 @@ class Document:
     Thread-safety: a Document is used by one thread at a time (the server's analysis worker)."""
 
     def __init__(self, uri: str, text: str, version: int | None, config: DocConfig, encoding: str = "utf-16"):
-        from .analysis_incremental import IncrementalParser
+        from puppet_xpp.grammar.incremental import IncrementalParser
 
         self.uri = uri
         self.config = config

@@ -212,3 +212,164 @@ def test_each_independent_error_reported_inside_a_body(oracle, plan):
     kept = stmts[0].body.statements if stmts[0].body is not None else []
     # every valid statement is kept (a broken one may leave a complete prefix, e.g. `foo(1)` of `foo(1))`)
     assert len(kept) >= sum(1 for bad, _ in plan if not bad)
+
+
+# --- syntax errors at a template's top level (issue 10: recovery used to crash there) ----------------
+EPP_BROKEN = [
+    "<% ) %>",
+    "<%= 1 + %>",
+    "<%= %>",
+    "<% } %>",
+    "<%:",
+    "Hello <%= $name ) %>",
+    "<%- | $name | -%>\nHello <%= $name ) %>\n",
+    "<%- | $name | -%>\n<% } %>",
+    "<%- | String $name | -%>\n<%= 1 + %>\ntext\n",
+    "a <% if $x { %> b <% ) %> <% } %>\n<%= $y ) %>",
+]
+
+
+@pytest.mark.parametrize("src", EPP_BROKEN)
+def test_template_top_level_syntax_error_is_puppets(src, oracle):
+    from puppet_xpp.grammar.validator import validate
+
+    res = parse(src, "t.epp")
+    want = oracle.request("parse", source=src, epp=True)
+    assert not want["ok"], want
+    first = _first_error(res)
+    assert first is not None
+    assert (first.code, first.message) == (want["issue_code"], want["error"])
+    assert first.line_col(res.locator) == (want["line"], want["pos"])
+    if res.program is not None:
+        validate(res.program, file="t.epp")
+
+
+def test_epp_heredoc_with_a_syntax_error_is_puppets(oracle):
+    """`puppet parser validate` checks an `@(END:epp)` heredoc by parsing it as a template."""
+    from puppet_xpp.grammar.validator import validate
+
+    src = "$t = @(END:epp)\n<% $x ==== 42 %>\nEND\nnotice($t)\n"
+    res = parse(src, "h.pp")
+    assert not res.errors
+    ours = [(d.code, d.message, d.line_col(res.locator)) for d in validate(res.program, file="h.pp")]
+    want = oracle.request("validate", source=src)
+    assert want["ok"], want
+    assert ours == [(d["code"], d["message"], (d["line"], d["pos"])) for d in want["result"]]
+
+
+# --- differential mutation campaign on damaged corpus files (issue 10) -------------------------------
+# Seeded and bounded in time; PUPPET_XPP_MUTATION_SECONDS / PUPPET_XPP_MUTATIONS make a larger run.
+MUTATION_PIECES = [
+    "{", "}", "[", "]", "(", ")", '"', "'", "<%", "%>", "<%=", "-%>", "<%#", "@(END)", "@(\"END\")",
+    "\nEND\n", "|", "${", "$", "=>", ",", ";", "\n", "/", "/*", "*/", "#", "\\", ":", "@(END:epp)",
+]  # fmt: skip
+
+
+def mutate(src: str, rnd: random.Random) -> str:
+    """One random damage: a deletion, an insertion of a bracket/quote/tag/heredoc marker, a truncation
+    or an ASCII byte replaced by another (the text stays valid UTF-8: invalid bytes are another check)."""
+    b = src.encode("utf-8")
+    n = len(b)
+    op = rnd.randrange(4)
+    at = rnd.randrange(n + 1)
+    while 0 < at < n and (b[at] & 0xC0) == 0x80:  # on a character boundary
+        at -= 1
+    if op == 0:
+        end = min(n, at + rnd.choice((1, 1, 2, 5, 20)))
+        while end < n and (b[end] & 0xC0) == 0x80:
+            end += 1
+        out = b[:at] + b[end:]
+    elif op == 1:
+        out = b[:at] + rnd.choice(MUTATION_PIECES).encode() + b[at:]
+    elif op == 2:
+        out = b[:at]
+    else:
+        ascii_at = [k for k in range(max(0, at - 40), min(n, at + 40)) if b[k] < 0x80]
+        if not ascii_at:
+            return b[:at].decode("utf-8")
+        k = rnd.choice(ascii_at)
+        out = b[:k] + bytes([rnd.randrange(0x20, 0x7F)]) + b[k + 1 :]
+    return out.decode("utf-8")
+
+
+def _mutation_inputs(seed: int, count: int):
+    files = [(p, False) for p in corpus_files("pp")] + [(p, True) for p in corpus_files("epp")]
+    rnd = random.Random(seed)
+    for _ in range(count):
+        path, epp = rnd.choice(files)
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        if src:
+            yield path, epp, src, mutate(src, rnd)
+
+
+def _check_no_crash(path: str, epp: bool, src: str, damaged: str):
+    """parse, validate and the incremental parser (the damage applied as an edit) never raise."""
+    from puppet_xpp.grammar.incremental import IncrementalParser
+    from puppet_xpp.grammar.validator import validate
+    from puppet_xpp.server.analysis import DocConfig
+
+    res = parse(damaged, path, epp=epp)
+    if res.program is not None:
+        validate(res.program, file=path)
+    p = IncrementalParser(src, DocConfig(file=path, epp=epp))
+    p.update()
+    old, new = src.encode(), damaged.encode()
+    a = 0
+    while a < min(len(old), len(new)) and old[a] == new[a]:
+        a += 1
+    e = 0
+    while e < min(len(old), len(new)) - a and old[-1 - e] == new[-1 - e]:
+        e += 1
+    p.edit(a, len(old) - e, new[a : len(new) - e].decode("utf-8", "surrogateescape"))
+    p.update()
+    assert p.stats.get("mode") != "crashed", (path, p.parse_diagnostics())
+    p.validation_diagnostics()
+    return res
+
+
+@pytest.mark.corpus
+def test_mutation_campaign(oracle):
+    import os
+    import time
+
+    if not corpus_files("pp"):
+        pytest.skip("corpus not installed")
+    seconds = float(os.environ.get("PUPPET_XPP_MUTATION_SECONDS", "40"))
+    count = int(os.environ.get("PUPPET_XPP_MUTATIONS", "400"))
+    seed = int(os.environ.get("PUPPET_XPP_MUTATION_SEED", "10"))
+    deadline = time.monotonic() + seconds
+    batch: list = []
+    done = compared = 0
+    failures: list = []
+
+    def flush():
+        nonlocal compared
+        answers = oracle.request_many("parse", [{"source": d, "epp": epp} for _p, epp, d, _r in batch])
+        for (path, epp, damaged, res), want in zip(batch, answers):
+            if want.get("ok") or want.get("class") not in (
+                "Puppet::ParseErrorWithIssue",
+                "Puppet::ParseError",
+            ):
+                continue  # accepted (validation is another test's) or Puppet itself crashed
+            compared += 1
+            first = _first_error(res)
+            got = None if first is None else (first.message, first.line_col(res.locator))
+            exp = (want["error"], (want.get("line"), want.get("pos")))
+            if want.get("line") is None and got is not None:
+                got = (got[0], exp[1])
+            if got != exp:
+                failures.append((path, epp, damaged, got, exp))
+        batch.clear()
+
+    for path, epp, src, damaged in _mutation_inputs(seed, count):
+        res = _check_no_crash(path, epp, src, damaged)
+        batch.append((path, epp, damaged, res))
+        done += 1
+        if len(batch) >= 50:
+            flush()
+        if time.monotonic() > deadline:
+            break
+    flush()
+    print(f"mutation campaign: {done} inputs, {compared} compared with Puppet, {len(failures)} differ")
+    assert not failures, failures[:5]

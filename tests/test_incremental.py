@@ -1,4 +1,4 @@
-"""The incremental parser (server/analysis_incremental.py) must give exactly what a full parse gives:
+"""The incremental parser (grammar/incremental.py) must give exactly what a full parse gives:
 same Program (PN, every node position, the definitions list), same parse diagnostics, same validation
 diagnostics -- after any sequence of edits.  The reference is grammar.parser.parse + grammar.validator."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import pn
 from puppet_xpp.server.analysis import DocConfig, full_analysis
-from puppet_xpp.server.analysis_incremental import IncrementalParser
+from puppet_xpp.grammar.incremental import IncrementalParser
 
 BASE = """# @summary a class
 class demo (
