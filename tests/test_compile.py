@@ -170,7 +170,7 @@ def test_default_directory_is_cwd_and_json_format(env, oracle):
     rc, out, err = compile_("--format", "json", cwd=env)
     assert rc == 0, err
     data = xpps(env)["apache/manifests/init.xpp"]
-    assert data.startswith(b"application/vnd.puppet.pcore+json; document-type=xpp; version=1\n\n")
+    assert data.startswith(b"application/vnd.puppet.pcore+json; document-type=xpp; version=1;")
     src = "modules/apache/manifests/init.pp"
     assert puppet_reads(oracle, data, (env / src).read_text(), src, fmt="json")["equal"] is True
     # switching the format recompiles everything

@@ -302,7 +302,7 @@ def test_read_xpp_round_trip(fmt):
     src, program = build_class()
     diag = Diagnostic.make("SYNTAX_ERROR", 10, 7, {"where": "'Integer'"})
     doc = result.write_xpp(program, [diag], fmt)
-    assert doc.startswith(f"application/vnd.puppet.pcore+{fmt}; document-type=xpp; version=1\n\n".encode())
+    assert doc.startswith(f"application/vnd.puppet.pcore+{fmt}; document-type=xpp; version=1;".encode())
     prog, diags = result.read_xpp(doc)
     assert prog == program
     check_identity(prog)

@@ -16,17 +16,24 @@ for JSON).  The reader splits at the first blank line and accepts what the gramm
 encoding, a repeated parameter, no blank line, stray characters) with :class:`XppFormatError`.  Literals
 are matched exactly (case-sensitive), as the grammar writes them.
 
-API: ``header(fmt) -> bytes``, ``wrap(payload, fmt) -> bytes``, ``unwrap(data) -> (fmt, params, payload)``,
-``looks_like_xpp(data) -> bool``.
+Integrity (this project's extension, see docs/xpp-format.md): the writer adds the parameter
+``checksum=sha256-<64 lowercase hex digits>``, the SHA-256 of the payload bytes.  A reader that finds it
+verifies it and rejects the document on a mismatch (a flipped bit or a truncation can otherwise leave a
+well-formed but different AST); a document without it (any other PRFC-23 writer) is read unchecked.  A
+``checksum`` with another algorithm is rejected (it cannot be verified).
+
+API: ``header(fmt, checksum=None, params=None)``, ``wrap(payload, fmt, checksum=False, params=None)``,
+``unwrap(data) -> (fmt, params, payload)``, ``looks_like_xpp(data) -> bool``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from puppet_xpp.xpp.pcore import FORMATS, XppFormatError
 
-__all__ = ["MIME_PREFIX", "header", "wrap", "unwrap", "looks_like_xpp", "XppFormatError"]
+__all__ = ["MIME_PREFIX", "header", "wrap", "unwrap", "looks_like_xpp", "payload_checksum", "XppFormatError"]
 
 MIME_PREFIX = b"application/vnd.puppet.pcore+"
 DOCUMENT_TYPE = "xpp"
@@ -38,6 +45,11 @@ _HEADERS = {
     for fmt in FORMATS
 }
 
+CHECKSUM_PARAM = "checksum"
+CHECKSUM_ALGO = "sha256"
+_CHECKSUM = re.compile(r"sha256-([0-9a-f]{64})\Z")
+
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+\Z")
 _BLANK = re.compile(rb"\r?\n\r?\n")
 _WS = rb"[ \t\r\n]*"
 _TYPE = re.compile(rb"application/vnd\.puppet\.pcore\+(msgpack|json)(?=[ \t\r\n;]|\Z)")
@@ -47,16 +59,32 @@ _TAIL = re.compile(_WS + rb"\Z")
 MAX_HEADER = 4096
 
 
-def header(fmt: str = "msgpack") -> bytes:
+def header(fmt: str = "msgpack", checksum: str | None = None, params: dict | None = None) -> bytes:
+    """The envelope line + blank line.  ``params`` (name -> value, both ``[A-Za-z0-9_-]+``) follow
+    ``version``; ``checksum`` (a ``sha256-<hex>`` value) comes last."""
     try:
-        return _HEADERS[fmt]
+        h = _HEADERS[fmt]
     except KeyError:
         raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})") from None
+    extra = dict(params or {})
+    if checksum is not None:
+        extra[CHECKSUM_PARAM] = checksum
+    if not extra:
+        return h
+    for k, v in extra.items():
+        if k in ("document-type", "version") or not (_TOKEN.match(k) and _TOKEN.match(v)):
+            raise ValueError(f"bad envelope parameter {k}={v!r}")
+    return h[:-2] + "".join(f"; {k}={v}" for k, v in extra.items()).encode("ascii") + b"\n\n"
 
 
-def wrap(payload: bytes, fmt: str = "msgpack") -> bytes:
-    """The envelope for ``fmt`` followed by ``payload``."""
-    return header(fmt) + payload
+def payload_checksum(payload: bytes) -> str:
+    """The ``checksum`` parameter value of ``payload``."""
+    return f"{CHECKSUM_ALGO}-{hashlib.sha256(payload).hexdigest()}"
+
+
+def wrap(payload: bytes, fmt: str = "msgpack", checksum: bool = False, params: dict | None = None) -> bytes:
+    """The envelope for ``fmt`` (extra ``params``; the payload's checksum when ``checksum``) + ``payload``."""
+    return header(fmt, payload_checksum(payload) if checksum else None, params) + payload
 
 
 def looks_like_xpp(data: bytes) -> bool:
@@ -100,4 +128,12 @@ def unwrap(data) -> tuple[str, dict, bytes]:
         raise XppFormatError(f"XPP envelope needs document-type=xpp, got {params.get('document-type')!r}")
     if params.get("version") != VERSION:
         raise XppFormatError(f"unsupported XPP version {params.get('version')!r} (expected version=1)")
-    return fmt, params, data[m.end() :]
+    payload = data[m.end() :]
+    want = params.get(CHECKSUM_PARAM)
+    if want is not None:
+        c = _CHECKSUM.match(want)
+        if c is None:
+            raise XppFormatError(f"unsupported XPP checksum {want[:24]!r} (expected sha256-<64 hex digits>)")
+        if hashlib.sha256(payload).hexdigest() != c.group(1):
+            raise XppFormatError("XPP payload does not match its checksum (damaged or truncated file)")
+    return fmt, params, payload

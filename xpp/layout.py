@@ -10,8 +10,9 @@ to the environment directory: ``<env>/manifests/site.pp`` -> ``<env>/.xpp/module
 
 The file name recorded inside the ``.xpp`` (the Locator's ``file``, the diagnostics' ``file``) is the
 source path relative to the environment directory, with ``/`` separators (absolute for a file outside
-the environment, e.g. in a base module directory).  A source with errors gets an ``.xpp`` holding only
-its diagnostics (no Program).
+the environment, e.g. in a base module directory).  An ``.xpp`` holds the Program whenever the parser made
+one (also when validation found errors) plus every diagnostic; after a syntax error, the diagnostics only.
+The envelope records the settings the file was validated under (:mod:`xpp.result`).
 
 Writing is atomic: a temporary file in the target directory, then ``os.replace``.
 
@@ -110,6 +111,7 @@ def compile_source(
     manifest=None,
     fmt: str = "msgpack",
     info: dict | None = None,
+    puppet_version: str = "7.23",
 ) -> bytes:
     """Parse + validate ``text`` and return the .xpp document.
 
@@ -133,14 +135,19 @@ def compile_source(
             manifest=manifest,
         )
         diags.extend(vd)
-    # PRFC-23: a manifest with errors gets an XPP holding only its diagnostics
-    program = None if any(d.severity == "error" for d in diags) else res.program
+    # PRFC-23: the AST (when the parser made one, also if validation failed) plus every diagnostic; a
+    # runtime raises the recorded errors as Puppet would.  After a syntax error: the diagnostics only.
+    syntax_ok = not any(d.severity == "error" for d in res.diagnostics)
+    program = res.program if syntax_ok else None
     if info is not None:
         info["diagnostics"], info["locator"] = diags, res.locator
-    return write_program(program, diags, res.locator, recorded, fmt=fmt)
+    settings = {"puppet_version": puppet_version, "strict": strict, "tasks": tasks}
+    return write_program(program, diags, res.locator, recorded, fmt=fmt, settings=settings, source=text)
 
 
-def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgpack") -> bytes:
+def write_program(
+    program, diagnostics, locator, recorded: str, fmt: str = "msgpack", *, settings=None, source=None
+) -> bytes:
     """The .xpp bytes of an already parsed program (diagnostics re-labelled with ``recorded``)."""
     from puppet_xpp.xpp.result import write_xpp
 
@@ -149,7 +156,7 @@ def write_program(program, diagnostics, locator, recorded: str, fmt: str = "msgp
         if getattr(d, "file", recorded) != recorded:
             d = _relabel(d, recorded)
         ds.append(d)
-    return write_xpp(program, ds, fmt, locator=locator)
+    return write_xpp(program, ds, fmt, locator=locator, settings=settings, source=source)
 
 
 def _relabel(d, recorded):

@@ -9,6 +9,24 @@ Layout of the payload (after the envelope of :mod:`xpp.envelope`)::
       program        a Puppet::AST::Program written by type name, or nil when there is no AST
       diagnostics    an array of hashes (trailing defaults dropped: no diagnostics -> not written)
 
+``program`` is kept whenever the parser produced one, also when validation found errors (PRFC-23: "an AST
+plus any warnings or errors"); it is nil only when parsing failed (a syntax error, invalid UTF-8).  A
+runtime must still refuse a result holding an error diagnostic the way Puppet does (log the warnings,
+raise the recorded error), so an AST is never evaluated when Puppet would have refused the source.
+
+Envelope parameters written with every document (the payload stays exactly Puppet's serialization, so
+this project's additions live in the envelope layer, :mod:`xpp.envelope`)::
+
+    puppet-version  8 | 7 | 7_23   the language level the file was validated at ("7.23" -> 7_23: the
+                                   PRFC-23 grammar allows no '.' in a value)
+    strict          off | warning | error    Puppet's ``strict`` setting in effect
+    tasks           true | false   Puppet's ``tasks`` mode (plans are validated in tasks mode)
+    source-sha256   hex SHA-256 of the source bytes (a stale .xpp without a program is detectable)
+    checksum        sha256-<hex> of the payload (verified by every reader)
+
+Each is optional when reading (absent = not recorded, not checked).  A runtime whose settings differ from
+the recorded ones parses the source instead: the validation result could differ.
+
 The type is *included*, so a stock Puppet 7 reads the document without any Ruby code of ours: its
 Deserializer creates the ``Xpp::ParseResult`` type (and a dynamic class) from the stream, and the Program
 inside is a real ``Puppet::Pops::Model::Program`` (verified by the oracle ops in
@@ -28,11 +46,14 @@ line, pos      1-based line and character column (nil when unknown)
 
 Python API
 ----------
-``write_xpp(program, diagnostics=(), fmt="msgpack", *, locator=None) -> bytes``
-    the whole .xpp document (envelope + payload).  ``diagnostics`` items are
+``write_xpp(program, diagnostics=(), fmt="msgpack", *, locator=None, settings=None, source=None) -> bytes``
+    the whole .xpp document (envelope + payload).  ``settings``: ``{"puppet_version": "8"|"7"|"7.23",
+    "strict": "off"|"warning"|"error", "tasks": bool}`` (any key may be left out: not recorded);
+    ``source``: the source text or bytes whose SHA-256 is recorded (default: the Locator's string).  ``diagnostics`` items are
     :class:`grammar.issues.Diagnostic` objects (line/pos computed from ``locator`` or ``program.locator``)
     or record dicts as above.
-``read_xpp(data) -> (Program | None, list[dict])``
+``read_xpp(data) -> (Program | None, list[dict])``; ``read_document(data) -> XppDocument`` adds the
+    recorded ``settings`` (same keys as for writing), ``source_sha256`` and the envelope ``params``;
     diagnostics come back as record dicts (lossless); :func:`to_diagnostic` turns one into a
     :class:`grammar.issues.Diagnostic`.  Any malformed input raises :class:`xpp.pcore.XppFormatError`.
 ``parse_result_payload(program, diagnostics, fmt)`` / ``read_payload(payload, fmt)``: the same without
@@ -40,6 +61,9 @@ the envelope.
 """
 
 from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
 
 from puppet_xpp.grammar import ast as _ast
 from puppet_xpp.xpp import envelope as _env
@@ -54,6 +78,10 @@ __all__ = [
     "read_payload",
     "diagnostic_record",
     "to_diagnostic",
+    "read_document",
+    "XppDocument",
+    "settings_params",
+    "source_digest",
     "XppFormatError",
     "XppWriteError",
 ]
@@ -156,9 +184,66 @@ def parse_result_payload(program, diagnostics=(), fmt: str = "msgpack", *, locat
     return dumps(IncludedObject(_type_value(), values), fmt)
 
 
-def write_xpp(program, diagnostics=(), fmt: str = "msgpack", *, locator=None) -> bytes:
-    """The .xpp document: envelope + Xpp::ParseResult payload."""
-    return _env.wrap(parse_result_payload(program, diagnostics, fmt, locator=locator), fmt)
+# settings key -> (envelope parameter, Python value -> parameter value)
+_SETTINGS = {
+    "puppet_version": ("puppet-version", lambda v: v.replace(".", "_") if v in ("8", "7", "7.23") else None),
+    "strict": ("strict", lambda v: v if v in ("off", "warning", "error") else None),
+    "tasks": ("tasks", lambda v: ("true" if v else "false") if type(v) is bool else None),
+}
+SOURCE_PARAM = "source-sha256"
+
+
+def settings_params(settings: dict | None) -> dict:
+    """The envelope parameters recording ``settings`` (see the module docstring)."""
+    out = {}
+    for k, v in (settings or {}).items():
+        if v is None:
+            continue
+        if k not in _SETTINGS:
+            raise XppWriteError(f"unknown setting {k!r} (expected {', '.join(_SETTINGS)})")
+        name, conv = _SETTINGS[k]
+        pv = conv(v)
+        if pv is None:
+            raise XppWriteError(f"bad value for setting {k!r}: {v!r}")
+        out[name] = pv
+    return out
+
+
+def _settings_from(params: dict) -> dict:
+    """The settings recorded in envelope ``params`` (inverse of :func:`settings_params`)."""
+    out: dict = {}
+    for k, (name, _conv) in _SETTINGS.items():
+        v = params.get(name)
+        if v is None:
+            continue
+        if k == "tasks":
+            if v not in ("true", "false"):
+                raise XppFormatError(f"XPP envelope: tasks={v} (expected true or false)")
+            out[k] = v == "true"
+        else:
+            out[k] = v.replace("_", ".") if k == "puppet_version" else v
+    return out
+
+
+def source_digest(source) -> str:
+    """Hex SHA-256 of the source bytes (text is encoded as the parser read it: UTF-8, surrogateescape)."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(source).hexdigest()
+
+
+def write_xpp(
+    program, diagnostics=(), fmt: str = "msgpack", *, locator=None, settings=None, source=None
+) -> bytes:
+    """The .xpp document: envelope (recorded settings, source digest, payload checksum) + payload."""
+    params = settings_params(settings)
+    if source is None:
+        loc = locator if locator is not None else getattr(program, "locator", None)
+        source = loc.string if loc is not None else None
+    if source is not None:
+        params[SOURCE_PARAM] = source_digest(source)
+    payload = parse_result_payload(program, diagnostics, fmt, locator=locator)
+    return _env.wrap(payload, fmt, checksum=True, params=params)
 
 
 def _check_data(v):
@@ -202,7 +287,23 @@ def read_payload(payload, fmt: str = "msgpack"):
     return program, diagnostics
 
 
+@dataclass
+class XppDocument:
+    program: object | None  # grammar.ast Program
+    diagnostics: list  # record dicts
+    settings: dict = field(default_factory=dict)  # as recorded: puppet_version, strict, tasks
+    source_sha256: str | None = None
+    params: dict = field(default_factory=dict)  # every envelope parameter
+
+
 def read_xpp(data) -> tuple:
     """(Program | None, list of diagnostic record dicts) from an .xpp document."""
     fmt, _params, payload = _env.unwrap(data)
     return read_payload(payload, fmt)
+
+
+def read_document(data) -> XppDocument:
+    """Everything an .xpp document holds; raises XppFormatError on any malformed input."""
+    fmt, params, payload = _env.unwrap(data)
+    program, diagnostics = read_payload(payload, fmt)
+    return XppDocument(program, diagnostics, _settings_from(params), params.get(SOURCE_PARAM), params)

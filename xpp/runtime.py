@@ -3,11 +3,24 @@
     res = load_or_parse("/etc/puppetlabs/code/environments/production/modules/apache/manifests/init.pp",
                         env_dir="/etc/puppetlabs/code/environments/production")
     res.program, res.diagnostics, res.origin ("xpp" | "pp"), res.reason (why the .xpp was not used)
+    res.refused        True when the result holds an error: Puppet would not evaluate this file
+    res.raise_errors() raises ParseRefused (the first error, as Puppet raises it) when refused
 
-The `.xpp` is found in the environment's tree exactly where `--compile` writes it.  Beyond the PRFC
-(which planned no freshness check) the source text embedded in the `.xpp` must equal the `.pp` on disk:
-a stale `.xpp` would otherwise serve old code.  Anything wrong with the `.xpp` (missing, unreadable,
-malformed, stale) is logged and the `.pp` is parsed and validated instead; nothing raises for it.
+The `.xpp` is found in the environment's tree exactly where `--compile` writes it.  It is used only when
+
+* it loads (envelope, checksum, payload: any damage is an XppFormatError),
+* it was made from the current source: the source text embedded in the Program (or, for a result without
+  a Program, the recorded ``source-sha256``) equals the `.pp` on disk (the PRFC planned no freshness
+  check; a stale `.xpp` would otherwise serve old code),
+* it was validated under the settings asked for here (language level, ``strict``, tasks mode) when it
+  records them: other settings can give other diagnostics.
+
+Otherwise the reason is logged and the `.pp` is parsed and validated instead; nothing raises for it.
+
+An `.xpp` can hold a Program *and* errors (validation failed, PRFC-23 keeps the AST).  Such a result is
+``refused``: Puppet raises the (first) error instead of evaluating the file, so a caller that evaluates
+must call :meth:`Loaded.raise_errors` (or check ``refused``) before using ``program``.  The Ruby runtime
+(runtime/xpp) does the same through Puppet's own IssueReporter.
 """
 
 from __future__ import annotations
@@ -17,9 +30,17 @@ import os
 from dataclasses import dataclass, field
 
 from puppet_xpp.xpp.pcore import XppFormatError
-from puppet_xpp.xpp.result import read_xpp, to_diagnostic
+from puppet_xpp.xpp.result import read_document, source_digest, to_diagnostic
 
 log = logging.getLogger("puppet-xpp.runtime")
+
+
+class ParseRefused(Exception):
+    """Puppet would refuse this file: its first error diagnostic (``.diagnostic``)."""
+
+    def __init__(self, diagnostic):
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.message)
 
 
 @dataclass
@@ -29,6 +50,16 @@ class Loaded:
     origin: str = "pp"  # "xpp": read from the .xpp; "pp": parsed from the source
     reason: str | None = None  # why the .xpp was not used (None when it was)
     xpp_path: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        """Puppet would raise instead of evaluating: an error was found (parse or validation)."""
+        return any(d.severity == "error" for d in self.diagnostics)
+
+    def raise_errors(self) -> None:
+        for d in self.diagnostics:
+            if d.severity == "error":
+                raise ParseRefused(d)
 
 
 def xpp_path_for(pp_path: str, env_dir: str) -> str | None:
@@ -51,31 +82,44 @@ def load_or_parse(
     xpp_path: str | None = None,
     tasks: bool | None = None,
     strict: str = "warning",
+    puppet_version: str | None = None,
     logger=None,
 ) -> Loaded:
     """The parse result of `pp_path`: from its `.xpp` (given, or found in `env_dir`'s tree) when that
-    loads and is current, else parsed and validated from the source (the reason is logged)."""
+    loads, is current and was validated under these settings, else parsed and validated from the source
+    (the reason is logged).  ``puppet_version`` None: any recorded level is accepted."""
     logger = logger or log
     if xpp_path is None and env_dir is not None:
         xpp_path = xpp_path_for(pp_path, env_dir)
     with open(pp_path, "rb") as f:
-        source = f.read().decode("utf-8", "surrogateescape")
+        raw = f.read()
+    source = raw.decode("utf-8", "surrogateescape")
+    if tasks is None:
+        tasks = f"{os.sep}plans{os.sep}" in os.path.abspath(pp_path)
     reason = _try_reason(xpp_path)
     if reason is None:
         try:
             with open(xpp_path, "rb") as f:
-                program, records = read_xpp(f.read())
+                doc = read_document(f.read())
         except OSError as e:
             reason = f"cannot read {xpp_path}: {e.strerror}"
         except XppFormatError as e:
             reason = f"{xpp_path} is not a valid .xpp: {e}"
         else:
-            if program is not None and program.locator.string != source:
+            want = {"puppet_version": puppet_version, "strict": strict, "tasks": tasks}
+            bad = [k for k, v in doc.settings.items() if want.get(k) is not None and want[k] != v]
+            if doc.program is not None and doc.program.locator.string != source:
                 reason = f"{xpp_path} is stale: its source differs from {pp_path}"
-            elif program is None and not records:
+            elif doc.program is None and doc.source_sha256 not in (None, source_digest(raw)):
+                reason = f"{xpp_path} is stale: its source digest differs from {pp_path}"
+            elif doc.program is None and not doc.diagnostics:
                 reason = f"{xpp_path} holds neither a program nor diagnostics"
+            elif bad:
+                got = ", ".join(f"{k}={doc.settings[k]} (running: {want[k]})" for k in bad)
+                reason = f"{xpp_path} was validated under other settings: {got}"
             else:
-                return Loaded(program, [to_diagnostic(r) for r in records], "xpp", None, xpp_path)
+                diags = [to_diagnostic(r) for r in doc.diagnostics]
+                return Loaded(doc.program, diags, "xpp", None, xpp_path)
     logger.warning("puppet-xpp: parsing %s instead of loading its .xpp: %s", pp_path, reason)
     return Loaded(*_parse(source, pp_path, env_dir, tasks, strict), "pp", reason, xpp_path)
 
@@ -101,12 +145,11 @@ def _parse(source, pp_path, env_dir, tasks, strict):
             modulepath, manifest = env.modulepath, env.manifest
         except CompileError:
             pass
-    if tasks is None:
-        tasks = f"{os.sep}plans{os.sep}" in os.path.abspath(pp_path)
     res = parse(source, pp_path, tasks=tasks)
     diags = list(res.diagnostics)
-    if res.program is not None:
+    if res.program is not None and not any(d.severity == "error" for d in diags):
         diags += validate(
             res.program, strict=strict, tasks=tasks, file=pp_path, modulepath=modulepath, manifest=manifest
         )
-    return res.program, diags
+    program = res.program if not any(d.severity == "error" for d in res.diagnostics) else None
+    return program, diags
