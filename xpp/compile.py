@@ -3,18 +3,16 @@
 This is the engine behind ``puppet-xpp --compile [ENVDIR...]`` (the command line, progress display and
 report are in :mod:`server.cmd_compile`).
 
-Environment (:func:`detect_environment`), as Puppet 7 reads a directory environment:
+Environment (:func:`detect_environment`): the one model in :mod:`xpp.environment` (``environment.conf``,
+``modulepath`` with ``$basemodulepath``, ``manifest``, the plan rule), as Puppet reads a directory
+environment.  A ``modulepath`` given by the caller replaces the environment's.
 
-* ``environment.conf`` (optional): ``modulepath`` (default ``modules:$basemodulepath``) and ``manifest``
-  (default ``manifests``).  Relative entries are relative to the environment; ``$basemodulepath`` expands
-  to the ``basemodulepath`` given by the caller; ``$environment`` to the directory name; glob patterns are
-  expanded.  A ``modulepath`` given by the caller replaces the environment's.
 * modules: the directories of each modulepath entry whose name is a valid module name
   (``[a-z][a-z0-9_]*``).  When a name occurs more than once only the first is compiled; later ones are
   reported and skipped, as is a module named ``environment`` (reserved).
 
 What is compiled (:func:`plan`): every ``.pp`` below each module's ``manifests/``, ``functions/``,
-``types/`` and ``plans/`` (plans in tasks mode), and the environment's own manifest (file or directory)
+``types/`` and ``plans/`` (plans in tasks mode, by :func:`xpp.environment.is_plan_file`), and the environment's own manifest (file or directory)
 and its ``functions/``, ``types/``, ``plans/`` as the reserved module ``environment``.  Output paths and
 recorded file names come from :func:`xpp.layout.xpp_target`, the bytes from
 :func:`xpp.layout.compile_source` (both shared with the language server's ``.xpp``-on-save, so the bytes
@@ -37,7 +35,6 @@ removed (and directories left empty), as are temporary files left by a killed ru
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -48,6 +45,17 @@ import time
 from dataclasses import dataclass, field
 
 from puppet_xpp.xpp import layout
+from puppet_xpp.xpp.environment import (
+    MODULE_NAME,
+    SOURCE_DIRS,
+    Environment,
+    NotAnEnvironment,
+    expand_modulepath,
+    is_plan_file,
+    load_environment,
+    parse_conf,
+    split_path,
+)
 
 __all__ = [
     "CompileError",
@@ -65,8 +73,6 @@ __all__ = [
     "MODULE_NAME",
 ]
 
-MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
-SOURCE_DIRS = ("manifests", "functions", "types", "plans")
 ENV_DIRS = ("functions", "types", "plans")
 STATE_FILE = "compile-state.json"
 STATE_VERSION = 1
@@ -90,24 +96,6 @@ class Options:
     basemodulepath: str | None = None
     modulepath: str | None = None  # replaces the environment's modulepath
     chown: bool | None = None  # None: when running as root
-
-
-@dataclass
-class EnvLayout:
-    root: str  # absolute path of ENVDIR (not resolved: symlinked environments stay)
-    display: str  # ENVDIR as given (for messages)
-    modulepath: tuple  # absolute directories, in order
-    manifest: str  # absolute path of the main manifest (file or directory)
-    conf: str | None = None  # environment.conf path when present
-    notes: list = field(default_factory=list)  # (level, message) found while reading the environment
-
-    @property
-    def xpp_root(self) -> str:
-        return os.path.join(self.root, layout.XPP_DIR)
-
-    @property
-    def out_base(self) -> str:
-        return os.path.join(self.root, layout.XPP_DIR, "modules")
 
 
 @dataclass
@@ -155,109 +143,22 @@ class EnvResult:
 # environment
 
 
-def _parse_conf(path: str) -> dict:
-    """``environment.conf``: ``key = value`` lines of the main part (``[main]`` or no section)."""
-    out = {}
-    section = "main"
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line or line[0] in "#;":
-                continue
-            if line.startswith("[") and line.endswith("]"):
-                section = line[1:-1].strip()
-                continue
-            if section != "main" or "=" not in line:
-                continue
-            k, v = line.split("=", 1)
-            v = v.strip()
-            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-                v = v[1:-1]
-            out[k.strip()] = v
-    return out
-
-
-def _split_path(value: str) -> list:
-    return [e.strip() for e in value.split(os.pathsep) if e.strip()]
-
-
-def _expand_modulepath(entries, base: str, env_name: str, basemodulepath, notes) -> list:
-    """Absolute directories of a modulepath (``$basemodulepath`` expanded, relative entries against ``base``,
-    globs expanded)."""
-    out: list = []
-    for e in entries:
-        if e in ("$basemodulepath", "${basemodulepath}"):
-            if basemodulepath is None:
-                notes.append(
-                    (
-                        "notice",
-                        "the modulepath includes $basemodulepath but no --basemodulepath was "
-                        "given: base modules are not compiled",
-                    )
-                )
-                continue
-            out.extend(os.path.abspath(os.path.expanduser(b)) for b in _split_path(basemodulepath))
-            continue
-        e = e.replace("${environment}", env_name).replace("$environment", env_name)
-        if e.startswith("$"):
-            notes.append(("warning", f"modulepath entry {e!r} cannot be expanded here; ignored"))
-            continue
-        e = os.path.expanduser(e)
-        p = os.path.normpath(os.path.join(base, e))
-        if any(c in p for c in "*?["):
-            out.extend(sorted(g for g in glob.glob(p) if os.path.isdir(g)))
-        else:
-            out.append(p)
-    return list(dict.fromkeys(out))
+# The model of an environment is xpp.environment's (shared with --validate, --dump, --compile FILE and
+# the language server); these names stay for the callers of this module.
+EnvLayout = Environment
+_parse_conf = parse_conf
+_split_path = split_path
+_expand_modulepath = expand_modulepath
 
 
 def detect_environment(
     envdir: str, *, basemodulepath: str | None = None, modulepath: str | None = None
 ) -> EnvLayout:
     """The environment at ``envdir``.  Raises :class:`CompileError` when it is not an environment."""
-    root = os.path.abspath(envdir)
-    if not os.path.isdir(root):
-        raise CompileError(
-            f"{envdir}: not a directory" if os.path.exists(root) else f"{envdir}: no such directory"
-        )
-    conf_path = os.path.join(root, "environment.conf")
-    has_conf = os.path.isfile(conf_path)
-    if not (
-        has_conf
-        or os.path.isdir(os.path.join(root, "manifests"))
-        or os.path.isdir(os.path.join(root, "modules"))
-    ):
-        raise CompileError(
-            f"{envdir}: not a Puppet environment (no environment.conf, manifests/ or modules/)"
-        )
-    notes: list = []
-    conf = {}
-    if has_conf:
-        try:
-            conf = _parse_conf(conf_path)
-        except OSError as e:
-            raise CompileError(f"{conf_path}: cannot read: {e.strerror}") from None
-    name = os.path.basename(root)
-    if modulepath is not None:
-        mp = _expand_modulepath(_split_path(modulepath), os.getcwd(), name, basemodulepath, notes)
-    elif "modulepath" in conf:
-        mp = _expand_modulepath(_split_path(conf["modulepath"]), root, name, basemodulepath, notes)
-    else:
-        mp = _expand_modulepath(
-            ["modules", "$basemodulepath"] if basemodulepath is not None else ["modules"],
-            root,
-            name,
-            basemodulepath,
-            notes,
-        )
-    man = conf.get("manifest")
-    if man and not man.startswith("$"):
-        manifest = os.path.normpath(os.path.join(root, os.path.expanduser(man)))
-    else:
-        if man:
-            notes.append(("warning", f"manifest setting {man!r} cannot be expanded here; using manifests/"))
-        manifest = os.path.join(root, "manifests")
-    return EnvLayout(root, envdir, tuple(mp), manifest, conf_path if has_conf else None, notes)
+    try:
+        return load_environment(envdir, basemodulepath=basemodulepath, modulepath=modulepath)
+    except NotAnEnvironment as e:
+        raise CompileError(str(e)) from None
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -321,7 +222,8 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
     seen_out: dict = {}
     modulepath = list(env.modulepath)
 
-    def add(src, module, fallback_rel, tasks):
+    def add(src, module, fallback_rel):
+        tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
         t = layout.xpp_target(env.root, modulepath, src)
         if t is not None and t.module == module:
             out, recorded = t.out_path, t.recorded
@@ -341,13 +243,13 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             Job(src, _display(env, src), out, rel, _recorded(env, src, recorded, runtime_root), module, tasks)
         )
 
-    def walk(top, module, tasks=False, fallback_base=None):
+    def walk(top, module, fallback_base=None):
         for p, problem in _walk_pp(top, skip=env.modulepath):
             if problem is not None:
                 skipped.append((p, problem))
                 continue
             fallback = os.path.join("manifests", os.path.relpath(p, fallback_base)) if fallback_base else None
-            add(p, module, fallback, tasks)
+            add(p, module, fallback)
 
     # the environment's own files: the main manifest (file or directory), functions/, types/, plans/
     man = env.manifest
@@ -355,13 +257,13 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
         walk(man, layout.ENV_MODULE, fallback_base=man)
     elif os.path.isfile(man):
         if man.endswith(".pp"):
-            add(man, layout.ENV_MODULE, os.path.join("manifests", os.path.basename(man)), False)
+            add(man, layout.ENV_MODULE, os.path.join("manifests", os.path.basename(man)))
     elif os.path.lexists(man):
         skipped.append((man, "the manifest is not a file or directory"))
     for d in ENV_DIRS:
         p = os.path.join(env.root, d)
         if os.path.isdir(p) and p != man:
-            walk(p, layout.ENV_MODULE, tasks=(d == "plans"))
+            walk(p, layout.ENV_MODULE)
 
     # modules: the first occurrence of a name wins
     first: dict = {}
@@ -394,7 +296,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             for sub in SOURCE_DIRS:
                 p = os.path.join(mdir, sub)
                 if os.path.isdir(p):
-                    walk(p, name, tasks=(sub == "plans"))
+                    walk(p, name)
     return jobs, skipped
 
 

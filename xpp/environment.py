@@ -1,0 +1,324 @@
+"""The one model of a Puppet environment, and the one rule for which files are Bolt plans.
+
+Every entry point asks this module: ``--validate``, ``--dump``, ``--compile ENVDIR`` and ``--compile FILE``,
+the language server and its ``.xpp`` on save.  It follows Puppet's own rules for a directory environment
+(``puppet/settings/environment_conf.rb``, ``puppet/node/environment.rb``):
+
+* ``environment.conf`` is optional; only its main section counts (``key = value``; ``#``/``;`` comments).
+* ``modulepath`` defaults to ``modules:$basemodulepath``.  Entries are split on the path separator;
+  relative ones are relative to the environment; ``$basemodulepath`` expands to what the caller gives (else
+  it is dropped with a notice), ``$environment`` to the directory's name; globs are expanded.  A
+  ``site-modules/`` directory is part of the module path only when ``modulepath`` names it (Puppet knows
+  no such default; control repositories list it in their ``environment.conf``).
+* ``manifest`` defaults to ``manifests`` (file or directory, relative to the environment).
+
+Finding the environment of a file (:func:`find_environment`): the nearest ancestor directory holding
+``environment.conf``, or a ``modules/`` directory while not being a module itself (no ``metadata.json``).
+A file no environment claims belongs, for the module-location rules, to the module inferred from its
+location (:func:`infer_module`): the nearest directory with ``metadata.json``, else the parent of the
+nearest ``manifests/``, else of the nearest ``functions/``, ``types/`` or ``plans/``.
+
+The plan rule (:func:`is_plan_file`): a file is parsed and validated in tasks mode when it lies in the
+``plans/`` directory of its module -- a module of the environment's module path, the environment's own
+``plans/``, or for a file outside every module of its environment, the module inferred from its location.
+So ``modules/m/manifests/plans/x.pp`` is not a plan, ``site-modules/deploy/plans/app.pp`` is.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+
+from puppet_xpp.xpp.layout import XPP_DIR
+
+__all__ = [
+    "Environment",
+    "NotAnEnvironment",
+    "FileContext",
+    "XPP_DIR",
+    "MODULE_NAME",
+    "SOURCE_DIRS",
+    "load_environment",
+    "find_environment",
+    "infer_module",
+    "is_plan_file",
+    "file_context",
+    "parse_conf",
+    "split_path",
+    "expand_modulepath",
+]
+
+MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")  # directories of a modulepath entry that are modules
+SOURCE_DIRS = ("manifests", "functions", "types", "plans")  # a module's Puppet-language directories
+_MAX_DEPTH = 64
+
+
+class NotAnEnvironment(Exception):
+    """The directory given is not a usable Puppet environment (message says why)."""
+
+
+@dataclass
+class Environment:
+    root: str  # absolute path (not resolved: a symlinked environment stays as given)
+    display: str  # the directory as the user gave it (for messages)
+    modulepath: tuple[str, ...]  # absolute directories, in order
+    manifest: str  # absolute path of the main manifest (file or directory)
+    conf: str | None = None  # environment.conf path when present
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (level, message) found while reading
+
+    @property
+    def xpp_root(self) -> str:
+        return os.path.join(self.root, XPP_DIR)
+
+    @property
+    def out_base(self) -> str:
+        return os.path.join(self.root, XPP_DIR, "modules")
+
+    def module_of(self, path: str) -> tuple[str, str, str] | None:
+        """(modulepath directory, module name, path inside the module) of a file, or None."""
+        path = os.path.abspath(path)
+        for d in self.modulepath:
+            prefix = d.rstrip(os.sep) + os.sep
+            if path.startswith(prefix):
+                rest = path[len(prefix) :].split(os.sep)
+                if len(rest) >= 2:
+                    return d, rest[0], os.sep.join(rest[1:])
+        return None
+
+    def owns(self, path: str) -> bool:
+        """The file is in one of the environment's modules or in its own directory tree."""
+        p = os.path.abspath(path)
+        return self.module_of(p) is not None or p.startswith(self.root.rstrip(os.sep) + os.sep)
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+def parse_conf(path: str) -> dict[str, str]:
+    """``environment.conf``: ``key = value`` lines of the main part (``[main]`` or no section); OSError."""
+    out: dict[str, str] = {}
+    section = "main"
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#;":
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1].strip()
+                continue
+            if section != "main" or "=" not in line:
+                continue
+            k, v = line.split("=", 1)
+            v = v.strip()
+            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+                v = v[1:-1]
+            out[k.strip()] = v
+    return out
+
+
+def split_path(value: str) -> list[str]:
+    return [e.strip() for e in value.split(os.pathsep) if e.strip()]
+
+
+def expand_modulepath(
+    entries: list[str], base: str, env_name: str, basemodulepath: str | None, notes: list[tuple[str, str]]
+) -> list[str]:
+    """Absolute directories of a modulepath (``$basemodulepath`` expanded, relative entries against
+    ``base``, globs expanded); what cannot be expanded is dropped with a note."""
+    out: list[str] = []
+    for e in entries:
+        if e in ("$basemodulepath", "${basemodulepath}"):
+            if basemodulepath is None:
+                notes.append(
+                    (
+                        "notice",
+                        "the modulepath includes $basemodulepath but no --basemodulepath was "
+                        "given: base modules are not compiled",
+                    )
+                )
+                continue
+            out.extend(os.path.abspath(os.path.expanduser(b)) for b in split_path(basemodulepath))
+            continue
+        e = e.replace("${environment}", env_name).replace("$environment", env_name)
+        if e.startswith("$"):
+            notes.append(("warning", f"modulepath entry {e!r} cannot be expanded here; ignored"))
+            continue
+        p = os.path.normpath(os.path.join(base, os.path.expanduser(e)))
+        if any(c in p for c in "*?["):
+            out.extend(sorted(g for g in glob.glob(p) if os.path.isdir(g)))
+        else:
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def load_environment(
+    envdir: str, *, basemodulepath: str | None = None, modulepath: str | None = None
+) -> Environment:
+    """The environment at ``envdir`` (``modulepath`` given: it replaces the environment's, relative
+    entries against the current directory).  Raises NotAnEnvironment."""
+    root = os.path.abspath(envdir)
+    if not os.path.isdir(root):
+        raise NotAnEnvironment(
+            f"{envdir}: not a directory" if os.path.exists(root) else f"{envdir}: no such directory"
+        )
+    conf_path = os.path.join(root, "environment.conf")
+    has_conf = os.path.isfile(conf_path)
+    if not (
+        has_conf
+        or os.path.isdir(os.path.join(root, "manifests"))
+        or os.path.isdir(os.path.join(root, "modules"))
+    ):
+        raise NotAnEnvironment(
+            f"{envdir}: not a Puppet environment (no environment.conf, manifests/ or modules/)"
+        )
+    notes: list[tuple[str, str]] = []
+    conf: dict[str, str] = {}
+    if has_conf:
+        try:
+            conf = parse_conf(conf_path)
+        except OSError as e:
+            raise NotAnEnvironment(f"{conf_path}: cannot read: {e.strerror}") from None
+    name = os.path.basename(root)
+    if modulepath is not None:
+        mp = expand_modulepath(split_path(modulepath), os.getcwd(), name, basemodulepath, notes)
+    else:
+        entries = split_path(conf["modulepath"]) if "modulepath" in conf else ["modules", "$basemodulepath"]
+        if "modulepath" not in conf and basemodulepath is None:
+            entries = ["modules"]  # Puppet's default; the base modules are simply not known here
+        mp = expand_modulepath(entries, root, name, basemodulepath, notes)
+    man = conf.get("manifest")
+    if man and not man.startswith("$"):
+        manifest = os.path.normpath(os.path.join(root, os.path.expanduser(man)))
+    else:
+        if man:
+            notes.append(("warning", f"manifest setting {man!r} cannot be expanded here; using manifests/"))
+        manifest = os.path.join(root, "manifests")
+    return Environment(root, envdir, tuple(mp), manifest, conf_path if has_conf else None, notes)
+
+
+def _is_module_dir(d: str) -> bool:
+    return os.path.isfile(os.path.join(d, "metadata.json"))
+
+
+def _is_environment_root(d: str) -> bool:
+    if os.path.isfile(os.path.join(d, "environment.conf")):
+        return True
+    return os.path.isdir(os.path.join(d, "modules")) and not _is_module_dir(d)
+
+
+def find_environment(path: str, *, basemodulepath: str | None = None) -> Environment | None:
+    """The environment containing ``path`` (the nearest qualifying ancestor), or None."""
+    d = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path))
+    for _ in range(_MAX_DEPTH):
+        if _is_environment_root(d):
+            try:
+                return load_environment(d, basemodulepath=basemodulepath)
+            except NotAnEnvironment:
+                return None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return None
+
+
+def infer_module(path: str) -> tuple[str, str] | None:
+    """(directory holding the module, module directory name) for a file inside a module no environment
+    names: the nearest ancestor with ``metadata.json``, else the parent of the nearest ``manifests/``,
+    else of the nearest ``functions/``, ``types/`` or ``plans/``."""
+    ancestors = []
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(_MAX_DEPTH):
+        ancestors.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    for d in ancestors:
+        if _is_module_dir(d):
+            return os.path.dirname(d), os.path.basename(d)
+    for names in (("manifests",), SOURCE_DIRS[1:]):
+        for d in ancestors:
+            if os.path.basename(d) in names:
+                mod = os.path.dirname(d)
+                return os.path.dirname(mod), os.path.basename(mod)
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ one file
+
+
+def _first_dir(rest: str) -> str:
+    return rest.split(os.sep, 1)[0]
+
+
+def is_plan_file(path: str, env: Environment | None = None) -> bool:
+    """The plan rule: the file lies in its module's ``plans/`` directory (see the module docstring)."""
+    p = os.path.abspath(path)
+    if env is not None:
+        m = env.module_of(p)
+        if m is not None:
+            return _first_dir(m[2]) == "plans"
+        plans = os.path.join(env.root, "plans") + os.sep
+        if p.startswith(plans):
+            return True
+    inferred = infer_module(p)
+    if inferred is None:
+        return False
+    mod = os.path.join(*inferred) + os.sep
+    return p.startswith(mod) and _first_dir(p[len(mod) :]) == "plans"
+
+
+@dataclass
+class FileContext:
+    """How one file is parsed and validated: its environment, module path, main manifest and modes."""
+
+    path: str | None
+    epp: bool = False
+    tasks: bool = False
+    modulepath: tuple[str, ...] = ()
+    manifest: str | None = None
+    env: Environment | None = None
+
+
+def file_context(
+    path: str | None,
+    *,
+    tasks: bool = False,
+    modulepath: list[str] | tuple[str, ...] | None = None,
+    manifest: str | None = None,
+    extra_modulepath: list[str] | tuple[str, ...] = (),
+) -> FileContext:
+    """The context of one file for every single-file entry point (``path`` None: an unsaved buffer).
+
+    ``tasks`` forces tasks mode; else the plan rule decides.  ``modulepath`` (when not None) replaces the
+    module path found from the file's environment or module; ``manifest`` replaces the environment's;
+    ``extra_modulepath`` (the language server's setting) is appended."""
+    if not path:
+        return FileContext(
+            None, tasks=tasks, modulepath=tuple(modulepath or extra_modulepath), manifest=manifest
+        )
+    path = os.path.abspath(path)
+    env = find_environment(path)
+    mp: list[str] = []
+    man = None
+    if env is not None:
+        mp.extend(env.modulepath)
+        man = env.manifest
+    else:
+        inferred = infer_module(path)
+        if inferred is not None:
+            mp.append(inferred[0])
+    if modulepath is not None:
+        mp = [os.path.abspath(os.path.expanduser(d)) for d in modulepath]
+    mp.extend(os.path.abspath(os.path.expanduser(d)) for d in extra_modulepath)
+    return FileContext(
+        path,
+        epp=path.endswith(".epp"),
+        tasks=tasks or is_plan_file(path, env),
+        modulepath=tuple(dict.fromkeys(os.path.normpath(d) for d in mp)),
+        manifest=manifest if manifest is not None else man,
+        env=env,
+    )
