@@ -236,6 +236,11 @@ TABLE = (
 
 PCORE_PREFIX = "Puppet::AST::"
 
+# Reference attributes (not containment): their values are nodes contained elsewhere in the same tree.
+# With the one Locator, these are the only objects Puppet's model shares, so the only ones a Pcore
+# stream may write as a back-reference (TABULATION).
+REFERENCES = frozenset({("Program", "definitions")})
+
 
 class Regexp:
     """The value of a LiteralRegularExpression (Pcore Regexp): only its source is carried."""
@@ -267,6 +272,7 @@ class Node:
     _min = 0
     _abstract = True
     _child_fields: tuple = ()
+    _ref_fields: tuple = ()
 
     def __eq__(self, other):
         if type(self) is not type(other):
@@ -382,9 +388,8 @@ def _build():
         defaults = {a: d for a, _, d in full if d is not REQ}
         types = {a: t for a, t, _ in full}
         # containment in declaration order: the order Puppet's model walks (and validates) children
-        child_fields = tuple(
-            a for a in fields if _holds_nodes(types[a]) and not (name == "Program" and a == "definitions")
-        )
+        ref_fields = tuple(a for a in fields if (name, a) in REFERENCES)
+        child_fields = tuple(a for a in fields if _holds_nodes(types[a]) and a not in ref_fields)
         base = TYPES[parent] if parent else Node
         ns = {
             "__slots__": tuple(pyname(a) for a, _, _ in attrs) + (("_b",) if name == "Locator" else ()),
@@ -396,6 +401,7 @@ def _build():
             "_min": len(required),
             "_abstract": abstract,
             "_child_fields": child_fields,
+            "_ref_fields": ref_fields,
             "_pcore_name": PCORE_PREFIX + name,
         }
         # __init__ takes the attributes in wire order; optional ones may be omitted.

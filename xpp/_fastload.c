@@ -49,6 +49,8 @@ typedef struct {
     PyObject **defaults;    /* NULL: required; a list: a new empty list per object */
     Kind *kinds;
     int is_locator;
+    int locslot;            /* wire slot of the Locator attribute (-1: none) */
+    int refslot;            /* wire slot of the reference list, e.g. Program.definitions (-1: none) */
 } NodeInfo;
 
 static PyObject *g_config = NULL;      /* keeps every borrowed reference below alive */
@@ -57,6 +59,7 @@ static int g_ninfos = 0;
 static PyObject *g_by_name = NULL;     /* Pcore name -> index into g_infos */
 static PyObject *g_declined = NULL;
 static PyTypeObject *g_regexp = NULL;
+static PyTypeObject *g_locator = NULL;
 static PyTypeObject *g_ptype = NULL;
 static PyObject *g_pobject = NULL;
 static PyObject *g_object_params = NULL;
@@ -88,6 +91,8 @@ typedef struct {
     Py_ssize_t count;       /* values in all (F_OTYPE: the OBJECT_START count) */
     Py_ssize_t base;        /* first value on the value stack */
     Py_ssize_t sidx;        /* serializer-table slot (-1: none) */
+    Py_ssize_t refafter;    /* F_ARRAY of a reference attribute: elements must be TABULATIONs to slots
+                               after this one (the node's own), each once; -1: an ordinary array */
     PyObject *obj;          /* F_PTYPE: name (borrowed from wtab); F_POBJ: the PObject (owned) */
     PyObject *names;        /* F_POBJ (owned) */
     PyObject *defaults;     /* F_POBJ (owned) */
@@ -97,6 +102,7 @@ typedef struct {
     const unsigned char *p, *end;
     WEntry *w; Py_ssize_t wn, wcap;
     PyObject **s; Py_ssize_t sn, scap;      /* NULL: an object still being read (a reference is a cycle) */
+    unsigned char *sref; Py_ssize_t srcap;  /* per slot: already the target of a reference-list entry */
     PyObject **v; Py_ssize_t vn, vcap;
     Frame *f; Py_ssize_t fn, fcap;
     PyObject *result;
@@ -126,6 +132,12 @@ static int w_push(Reader *r, int kind, PyObject *obj, int info, Py_ssize_t count
 static int s_push(Reader *r, PyObject *obj)   /* obj: borrowed (or NULL) */
 {
     GROW(r->s, r->sn, r->scap, PyObject *);
+    if (r->sn >= r->srcap) {
+        unsigned char *np = PyMem_Realloc(r->sref, (size_t)r->scap);
+        if (np == NULL) { PyErr_NoMemory(); return -1; }
+        memset(np + r->srcap, 0, (size_t)(r->scap - r->srcap));
+        r->sref = np; r->srcap = r->scap;
+    }
     Py_XINCREF(obj);
     r->s[r->sn++] = obj;
     return 0;
@@ -158,6 +170,7 @@ static Frame *f_push(Reader *r, int kind, Py_ssize_t left)
     f->count = left;
     f->base = r->vn;
     f->sidx = -1;
+    f->refafter = -1;
     f->obj = f->names = f->defaults = NULL;
     return f;
 }
@@ -180,6 +193,7 @@ static void reader_free(Reader *r)
     }
     PyMem_Free(r->w);
     PyMem_Free(r->s);
+    PyMem_Free(r->sref);
     PyMem_Free(r->v);
     PyMem_Free(r->f);
     Py_XDECREF(r->result);
@@ -770,7 +784,22 @@ static int extension(Reader *r, int code, const unsigned char *p, const unsigned
             return -1;
         }
         if (code == 0x01) {                 /* TABULATION */
-            if (k >= r->sn || r->s[k] == NULL)
+            if (k >= r->sn || r->s[k] == NULL || r->fn == 0)
+                return -1;
+            /* only where Puppet's model shares an object (else the tree becomes a DAG): a node's
+             * Locator attribute, or an entry of a reference list (Program.definitions) */
+            Frame *top = &r->f[r->fn - 1];
+            if (top->kind == F_NODE) {
+                NodeInfo *ni = &g_infos[top->info];
+                if (ni->locslot != top->count - top->left || Py_TYPE(r->s[k]) != g_locator)
+                    return -1;
+            }
+            else if (top->kind == F_ARRAY && top->refafter >= 0) {
+                if (k <= top->refafter || r->sref[k])
+                    return -1;
+                r->sref[k] = 1;
+            }
+            else
                 return -1;
             Py_INCREF(r->s[k]);
             return deliver(r, r->s[k]);
@@ -788,10 +817,17 @@ static int extension(Reader *r, int code, const unsigned char *p, const unsigned
             }
             if (s_push(r, NULL) < 0)
                 return -1;
+            Py_ssize_t refafter = -1;
+            if (code == 0x10 && r->fn > 0) {
+                Frame *top = &r->f[r->fn - 1];
+                if (top->kind == F_NODE && g_infos[top->info].refslot == top->count - top->left)
+                    refafter = top->sidx;
+            }
             Frame *f = f_push(r, code == 0x10 ? F_ARRAY : F_MAP, code == 0x10 ? (Py_ssize_t)k : 2 * (Py_ssize_t)k);
             if (f == NULL)
                 return -1;
             f->sidx = r->sn - 1;
+            f->refafter = refafter;
             return 0;
         }
         /* OBJECT_START */
@@ -1062,8 +1098,9 @@ static Py_ssize_t slot_offset(PyTypeObject *cls, PyObject *attr)
 }
 
 /* configure(classes, by_name, declined, Regexp, PType, PObject, object_params, finish_pobject, line_index)
- * classes: a tuple of (pcore_name, cls, wire_names, min, defaults, kinds, is_locator); defaults holds
- * None for required attributes (they are never defaulted: min covers them). */
+ * classes: a tuple of (pcore_name, cls, wire_names, min, defaults, kinds, is_locator, locslot, refslot);
+ * defaults holds None for required attributes (they are never defaulted: min covers them); locslot and
+ * refslot: the wire slots of the Locator attribute and of the reference list (-1: none). */
 static PyObject *fl_configure(PyObject *self, PyObject *args)
 {
     PyObject *classes, *by_name, *declined, *regexp, *ptype, *pobject, *object_params, *finish_pobject, *line_index;
@@ -1077,19 +1114,21 @@ static PyObject *fl_configure(PyObject *self, PyObject *args)
     }
     Py_ssize_t n = PyTuple_GET_SIZE(classes);
     NodeInfo *infos = PyMem_Calloc((size_t)n + 1, sizeof(NodeInfo));
+    PyTypeObject *locator = NULL;
     if (infos == NULL)
         return PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *c = PyTuple_GET_ITEM(classes, i);
         PyObject *pname, *cls, *wire, *defaults, *kinds;
-        int min, is_locator;
-        if (!PyArg_ParseTuple(c, "UO!O!iO!O!p", &pname, &PyType_Type, &cls, &PyTuple_Type, &wire, &min,
-                              &PyTuple_Type, &defaults, &PyTuple_Type, &kinds, &is_locator))
+        int min, is_locator, locslot, refslot;
+        if (!PyArg_ParseTuple(c, "UO!O!iO!O!pii", &pname, &PyType_Type, &cls, &PyTuple_Type, &wire, &min,
+                              &PyTuple_Type, &defaults, &PyTuple_Type, &kinds, &is_locator, &locslot,
+                              &refslot))
             goto fail;
         NodeInfo *ni = &infos[i];
         Py_ssize_t na = PyTuple_GET_SIZE(wire);
         if (PyTuple_GET_SIZE(defaults) != na || PyTuple_GET_SIZE(kinds) != na || min < 0 || min > na ||
-            (is_locator && na < 3)) {
+            (is_locator && na < 3) || locslot < -1 || locslot >= na || refslot < -1 || refslot >= na) {
             PyErr_SetString(PyExc_ValueError, "inconsistent class description");
             goto fail;
         }
@@ -1098,6 +1137,10 @@ static PyObject *fl_configure(PyObject *self, PyObject *args)
         ni->nattr = (int)na;
         ni->min = min;
         ni->is_locator = is_locator;
+        ni->locslot = locslot;
+        ni->refslot = refslot;
+        if (is_locator)
+            locator = (PyTypeObject *)cls;
         ni->offsets = PyMem_Calloc((size_t)na + 1, sizeof(Py_ssize_t));
         ni->defaults = PyMem_Calloc((size_t)na + 1, sizeof(PyObject *));
         ni->kinds = PyMem_Calloc((size_t)na + 1, sizeof(Kind));
@@ -1118,6 +1161,10 @@ static PyObject *fl_configure(PyObject *self, PyObject *args)
             goto fail;
         }
     }
+    if (locator == NULL) {
+        PyErr_SetString(PyExc_ValueError, "no Locator class");
+        goto fail;
+    }
     g_config = Py_BuildValue("(OOOOOOOOO)", classes, by_name, declined, regexp, ptype, pobject,
                              object_params, finish_pobject, line_index);
     if (g_config == NULL)
@@ -1127,6 +1174,7 @@ static PyObject *fl_configure(PyObject *self, PyObject *args)
     g_by_name = by_name;
     g_declined = declined;
     g_regexp = (PyTypeObject *)regexp;
+    g_locator = locator;
     g_ptype = (PyTypeObject *)ptype;
     g_pobject = pobject;
     g_object_params = object_params;

@@ -38,8 +38,12 @@ every value is type-checked against the attribute's Pcore type (``cls._types``),
 their defaults, and object identity (one Locator, definitions shared with the body) is kept.  Documented
 strictness beyond Puppet's: ``LiteralRegularExpression.value`` must be a Regexp; integers must fit 64 bits;
 native msgpack arrays/maps/bin, DEFAULT, SENSITIVE and the runtime extensions (time, version, ...) are
-rejected; cyclic references and trailing data after the value are rejected; ``Locator.line_index`` given as
-nil is recomputed from the text.
+rejected; trailing data after the value is rejected; ``Locator.line_index`` given as nil is recomputed from
+the text.  A back-reference (TABULATION) is accepted only where Puppet's model shares an object: a node's
+``locator`` attribute referring to a Locator, and each entry of ``Program.definitions`` referring (once) to
+a node read since that Program started.  Any other repeated or cyclic reference is malformed: the value
+read is then always a tree (plus those two kinds of sharing), so anything that walks it is linear in the
+size of the input.
 """
 
 from __future__ import annotations
@@ -185,7 +189,20 @@ class PObject:
 
 
 class _NodeInfo:
-    __slots__ = ("cls", "name", "wire", "getter", "defaults", "min", "max", "checks", "wchecks", "positioned")
+    __slots__ = (
+        "cls",
+        "name",
+        "wire",
+        "getter",
+        "defaults",
+        "min",
+        "max",
+        "checks",
+        "wchecks",
+        "positioned",
+        "locslot",
+        "refslot",
+    )
 
 
 def _node_infos() -> dict:
@@ -204,6 +221,12 @@ def _node_infos() -> dict:
         i.max = len(i.wire)
         i.checks = None  # compiled below
         i.positioned = i.wire[:3] == ("locator", "offset", "length")
+        # the wire slots that may hold a back-reference: the Locator, and one list of references
+        i.locslot = i.wire.index("locator") if "locator" in i.wire else -1
+        refs = [i.wire.index(a) for a in cls._ref_fields]
+        if len(refs) > 1:
+            raise ValueError(f"{cls._name}: more than one reference attribute")
+        i.refslot = refs[0] if refs else -1
         infos[cls] = i
     return infos
 
@@ -1191,6 +1214,7 @@ def _build(toks: list):
                 if k in opened:
                     _fail("cyclic reference")
                 v = stab[k]
+                _check_reference(stack[-1] if stack else None, k, v)
             elif code == PCORE_OBJECT_START:
                 if fresh:
                     segs = []
@@ -1236,7 +1260,7 @@ def _build(toks: list):
                     if n > ntok - i:
                         _fail(f"array size {n} exceeds the remaining data")
                     opened.add(len(stab) - 1)
-                    stack.append(_Frame(_K_ARRAY, v, n, None, None, len(stab) - 1))
+                    stack.append(_Frame(_K_ARRAY, v, n, None, _refs_of(stack), len(stab) - 1))
                     continue
             elif code == MAP_START:
                 n = t[1]
@@ -1323,6 +1347,45 @@ def _build(toks: list):
     return results
 
 
+class _Refs:
+    """An array being read as a node's reference attribute (Program.definitions): each element must be a
+    back-reference to a node read since that node started (i.e. inside its body), each at most once."""
+
+    __slots__ = ("after", "seen")
+
+    def __init__(self, after: int):
+        self.after = after
+        self.seen: set = set()
+
+
+def _refs_of(stack: list):
+    """The _Refs of an array starting now, or None when it is not a reference attribute's value."""
+    if stack:
+        f = stack[-1]
+        if f.kind == _K_NODE and f.info.refslot == len(f.vals):
+            return _Refs(f.extra)
+    return None
+
+
+def _check_reference(f, k: int, v) -> None:
+    """A TABULATION(k) read inside frame ``f``: accepted only where Puppet's model shares an object (the
+    Locator of a node, an entry of Program.definitions); any other repeated reference would turn the tree
+    into a DAG whose walk is exponential in the size of the file, so it is malformed."""
+    if f is not None:
+        if f.kind == _K_NODE:
+            if f.info.locslot == len(f.vals) and type(v) is _LOCATOR:
+                return
+        elif f.kind == _K_ARRAY and f.info is not None:
+            refs = f.info
+            if k > refs.after and k not in refs.seen and isinstance(v, _NODE):
+                refs.seen.add(k)
+                return
+    _fail(
+        f"TABULATION {k}: a repeated reference to an already read object (Puppet's model shares only the "
+        "Locator and the nodes of Program.definitions)"
+    )
+
+
 def _finish_pobject(obj: PObject, vals: list, names: list, defaults: dict):
     attrs = dict(zip(names, vals))
     for name in names[len(vals) :]:
@@ -1369,10 +1432,7 @@ def _fast_source():
         "                if c is FN: return w()",
         "                if c is str: return w",
         "                return special(w)",
-        "            if code == 1:",
-        "                v = stab[t[1]]",
-        "                if v is PENDING: raise Reject",
-        "                return v",
+        "            if code == 1: raise Reject",
         "            if code == 18: return fresh(t)()",
         "            if code == 16:",
         "                k = len(stab); sapp(PENDING); lst = []; app = lst.append",
@@ -1484,7 +1544,19 @@ def _fast_source():
             if k >= info.min:
                 L.append(f"        if count > {k}:")
                 pad = "            "
-            if cat == "loc":
+            if k == info.refslot:
+                # only back-references to nodes read since this node started, each once
+                L.append(f"{pad}t = nxt()")
+                L.append(f"{pad}if t.__class__ is not tuple or t[0] != 16: raise Reject")
+                L.append(f"{pad}k2 = len(stab); sapp(PENDING); a{k} = []; seen = set()")
+                L.append(f"{pad}for _ in range(t[1]):")
+                L.append(f"{pad}    x = nxt()")
+                L.append(f"{pad}    if x.__class__ is not tuple or x[0] != 1: raise Reject")
+                L.append(f"{pad}    j = x[1]")
+                L.append(f"{pad}    if j <= k or j in seen or j >= len(stab): raise Reject")
+                L.append(f"{pad}    seen.add(j); a{k}.append(stab[j])")
+                L.append(f"{pad}stab[k2] = a{k}")
+            elif cat == "loc":
                 L.append(f"{pad}t = nxt()")
                 L.append(f"{pad}a{k} = stab[t[1]] if t.__class__ is tuple and t[0] == 1 else value(t)")
             elif cat in ("int", "raw"):
@@ -1656,6 +1728,8 @@ def _c_loader():
                 tuple(None if d is _ast.REQ else d for d in info.defaults),
                 tuple(_fast_kind(cls._types[a]) for a in info.wire),
                 is_locator,
+                info.locslot,
+                info.refslot,
             )
         )
     try:

@@ -147,8 +147,13 @@ _KEYS = frozenset(
 
 def _check_diagnostics(records, loc, problems) -> None:
     size = len(loc._bytes()) if loc is not None else None
+    seen: set[int] = set()  # the reader admits no shared records; checked anyway, in one pass
     for k, r in enumerate(records):
         what = f"diagnostic {k}"
+        if id(r) in seen:
+            problems.append(f"{what} is the same object as an earlier diagnostic")
+            continue
+        seen.add(id(r))
         extra = set(r) - _KEYS
         if extra:
             problems.append(f"{what}: unknown keys {sorted(extra)}")

@@ -1,0 +1,219 @@
+# frozen_string_literal: true
+
+# The PRFC-23 runtime hook: with the Puppet setting `xpp` on, every Puppet-language file Puppet parses
+# (main manifests, autoloaded classes and defines, functions, type aliases, plans) is taken from the
+# environment's `.xpp` tree when that file is usable, else parsed as Puppet always does.
+#
+# Where: `<env>/.xpp/modules/<module>/<path in the module, .pp -> .xpp>` for a file of a module on the
+# environment's module path, `<env>/.xpp/modules/environment/<path in the environment>` for the
+# environment's own files (the layout `puppet-xpp --compile` writes).
+#
+# Usable: it loads (envelope, checksum, payload), was made from the current source (the source embedded in
+# the Program, or the recorded source-sha256, equals the file), and was validated under the running
+# Puppet's settings (language level, `strict`, `tasks`) when it records them.  Otherwise one warning names
+# the .xpp, the reason and the .pp that is parsed instead.
+#
+# A usable .xpp replays what Puppet's parse + validate would do: the lexer's warnings are logged, a syntax
+# error is raised, validation diagnostics go through Puppet's own IssueReporter (warnings logged, errors
+# raised with the same message, file, line and column).
+require 'puppet_x/xpp/loader'
+
+module PuppetX
+  module Xpp
+    module Runtime
+      LEXER_ISSUES = %w[UNRECOGNIZED_ESCAPE ILLEGAL_UNICODE_ESCAPE].freeze
+      Stats = Struct.new(:served, :parsed, :seconds)
+      # An Issue-like object that renders the recorded message (the record carries Puppet's rendering).
+      RecordedIssue = Struct.new(:issue_code, :message) do
+        def format(_args = nil)
+          message
+        end
+
+        def demotable?
+          false
+        end
+      end
+      SourcePos = Struct.new(:offset, :length, :line, :pos, :file)
+
+      class << self
+        def install
+          Puppet.settings.define_settings(:main, xpp: {
+            default: false,
+            type: :boolean,
+            desc: 'Load Puppet-language files from the environment\'s .xpp tree (PRFC-23) when a usable ' \
+                  'one exists (see the xpp module\'s README).',
+          }) unless Puppet.settings.setting(:xpp)
+          Puppet::Pops::Parser::EvaluatingParser.prepend(ParserHook)
+          Puppet::Parser::Compiler.singleton_class.prepend(CompilerHook)
+        end
+
+        def enabled?
+          Puppet[:xpp] == true
+        rescue StandardError
+          false
+        end
+
+        def stats
+          Thread.current[:puppet_x_xpp_stats] ||= Stats.new(0, 0, 0.0)
+        end
+
+        def reset_stats
+          Thread.current[:puppet_x_xpp_stats] = Stats.new(0, 0, 0.0)
+        end
+
+        # The language level of the running Puppet, as puppet-xpp names it: 8, 7 (7.29+) or 7.23.
+        def level
+          @level ||= begin
+            major, minor = Puppet.version.split('.').map(&:to_i)
+            if major >= 8 then '8'
+            elsif major == 7 && minor >= 29 then '7'
+            else '7.23'
+            end
+          end
+        end
+
+        # The .xpp of source `file` in the current environment, or nil when it lies outside its layout.
+        def xpp_path_for(file)
+          env = Puppet.lookup(:current_environment) { nil }
+          return nil unless env
+          envdir = env.configuration.path_to_env rescue nil
+          return nil unless envdir
+          envdir = File.expand_path(envdir)
+          file = File.expand_path(file)
+          base = File.join(envdir, '.xpp', 'modules')
+          env.full_modulepath.each do |dir|
+            prefix = File.expand_path(dir) + '/'
+            next unless file.start_with?(prefix)
+            mod, inner = file[prefix.size..].split('/', 2)
+            return File.join(base, mod, xpp_name(inner)) if inner
+          end
+          prefix = envdir + '/'
+          return File.join(base, 'environment', xpp_name(file[prefix.size..])) if file.start_with?(prefix)
+          nil
+        end
+
+        def xpp_name(rel)
+          rel.end_with?('.pp') ? rel[0...-3] + '.xpp' : rel + '.xpp'
+        end
+
+        # The Program of `file` from its .xpp, or what the block (Puppet's own parse) returns.
+        def load(file, source)
+          t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          st = stats
+          xpp = xpp_path_for(file)
+          doc = nil
+          reason =
+            if xpp.nil?
+              'the file lies outside the environment\'s .xpp layout'
+            elsif !File.exist?(xpp)
+              'it does not exist'
+            else
+              begin
+                source ||= File.binread(file)
+                doc = Loader.load_file(xpp, file)
+                unusable(doc, source)
+              rescue FormatError => e
+                e.message
+              end
+            end
+          if reason
+            st.parsed += 1
+            Puppet.warning("xpp: not using #{xpp || "an .xpp for #{file}"}: #{reason}; parsing #{file} instead")
+            return yield
+          end
+          st.served += 1
+          replay(doc, file)
+        ensure
+          st.seconds += Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0 if st
+        end
+
+        # Why `doc` cannot stand for `source` under the running settings (nil: it can).
+        def unusable(doc, source)
+          p = doc.params
+          v = p['puppet-version']
+          return "it was validated at language level #{v.tr('_', '.')}, this Puppet is #{level}" if v && v.tr('_', '.') != level
+          s = p['strict']
+          return "it was validated with strict=#{s}, running with strict=#{Puppet[:strict]}" if s && s != Puppet[:strict].to_s
+          t = p['tasks']
+          return "it was validated with tasks=#{t}, running with tasks=#{!!Puppet[:tasks]}" if t && (t == 'true') != !!Puppet[:tasks]
+          if doc.program
+            return 'it is stale (its source differs from the file)' unless doc.program.locator.string.b == source.b
+          else
+            d = p['source-sha256']
+            return 'it holds neither a program nor diagnostics' if doc.diagnostics.empty?
+            return 'it is stale (its source digest differs from the file)' if d && d != Digest::SHA256.hexdigest(source.b)
+          end
+          nil
+        end
+
+        # Puppet's parse + validate outcome from the recorded diagnostics; returns the Program.
+        def replay(doc, file)
+          recs = doc.diagnostics
+          lexer, rest = recs.partition { |r| LEXER_ISSUES.include?(r['issue_code']) }
+          lexer.each { |r| log(:warning, r, file) }
+          if doc.program.nil?
+            err = rest.find { |r| r['severity'] == 'error' } || { 'message' => 'unknown error', 'issue_code' => 'SYNTAX_ERROR' }
+            raise Puppet::ParseErrorWithIssue.new(err['message'], file, err['line'], err['pos'], nil,
+                                                  err['issue_code'].to_s.to_sym, symbolize(err['arguments']))
+          end
+          acceptor = Puppet::Pops::Validation::Acceptor.new
+          rest.each do |r|
+            if r['offset'].nil? && !r['line'].nil? # logged by a heredoc syntax checker
+              log(r['severity'] == 'error' ? :err : :warning, r, nil)
+              next
+            end
+            sev = r['severity'].to_s.to_sym
+            pos = SourcePos.new(r['offset'], r['length'], r['line'], r['pos'], file)
+            issue = RecordedIssue.new(r['issue_code'].to_s.to_sym, r['message'].to_s)
+            acceptor.accept(Puppet::Pops::Validation::Diagnostic.new(sev, issue, file, pos, symbolize(r['arguments'])))
+          end
+          Puppet::Pops::IssueReporter.assert_and_report(acceptor, emit_warnings: true)
+          doc.program
+        end
+
+        def log(level, r, file)
+          Puppet::Util::Log.create(level: level, message: r['message'], issue_code: r['issue_code'].to_s.to_sym,
+                                   file: file, line: r['line'], pos: r['pos'])
+        end
+
+        def symbolize(h)
+          h.is_a?(Hash) ? h.each_with_object({}) { |(k, v), o| o[k.to_sym] = v } : {}
+        end
+      end
+
+      # Prepended to Puppet::Pops::Parser::EvaluatingParser (not its EPP subclass: templates are not loaded
+      # from .xpp).
+      module ParserHook
+        def parse_string(s, file_source = nil)
+          return super unless Runtime.applies?(self, file_source)
+          Runtime.load(file_source, s) { super }
+        end
+
+        def parse_file(file)
+          return super unless Runtime.applies?(self, file)
+          Runtime.load(file, nil) { super }
+        end
+      end
+
+      def self.applies?(parser, file)
+        file.is_a?(String) && file.end_with?('.pp') && enabled? &&
+          !parser.is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser) && File.absolute_path?(file)
+      end
+
+      # Prepended to Puppet::Parser::Compiler's class: one summary line per compile.
+      module CompilerHook
+        def compile(node, *args, **kw)
+          return super unless Runtime.enabled?
+          Runtime.reset_stats
+          begin
+            super
+          ensure
+            st = Runtime.stats
+            Puppet.info(format('xpp: %d manifests loaded from .xpp, %d parsed instead (fell back), %.1f ms loading, node %s',
+                               st.served, st.parsed, st.seconds * 1000, node.name))
+          end
+        end
+      end
+    end
+  end
+end
