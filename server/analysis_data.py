@@ -1,7 +1,9 @@
-"""Static data for completion and hover (our own table, written for this project): Puppet's keywords,
-its core resource types with their common attributes, and its built-in functions."""
+"""Static data for completion and hover: Puppet's keywords and data types (our own tables), its core
+resource types and built-in functions (from the generated data, see server/builtins.py)."""
 
 from __future__ import annotations
+
+from . import builtins as _builtins
 
 KEYWORDS = (
     "and",
@@ -47,156 +49,24 @@ _META = (
     "tag",
 )
 
-# type -> (one-line description, attributes)
-RESOURCE_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "exec": (
-        "Executes external commands.",
-        (
-            "command",
-            "creates",
-            "cwd",
-            "environment",
-            "group",
-            "logoutput",
-            "onlyif",
-            "path",
-            "refresh",
-            "refreshonly",
-            "returns",
-            "timeout",
-            "tries",
-            "try_sleep",
-            "umask",
-            "unless",
-            "user",
-        ),
-    ),
-    "file": (
-        "Manages files, directories and symlinks.",
-        (
-            "ensure",
-            "path",
-            "backup",
-            "checksum",
-            "content",
-            "force",
-            "group",
-            "ignore",
-            "links",
-            "mode",
-            "owner",
-            "purge",
-            "recurse",
-            "recurselimit",
-            "replace",
-            "selinux_ignore_defaults",
-            "show_diff",
-            "source",
-            "sourceselect",
-            "target",
-            "validate_cmd",
-            "validate_replacement",
-        ),
-    ),
-    "filebucket": (
-        "A repository for storing and retrieving file content.",
-        ("name", "path", "port", "server"),
-    ),
-    "group": (
-        "Manages groups.",
-        (
-            "ensure",
-            "name",
-            "allowdupe",
-            "auth_membership",
-            "forcelocal",
-            "gid",
-            "members",
-            "provider",
-            "system",
-        ),
-    ),
-    "notify": ("Sends an arbitrary message to the agent run-time log.", ("message", "name", "withpath")),
-    "package": (
-        "Manages packages.",
-        (
-            "ensure",
-            "name",
-            "adminfile",
-            "allow_virtual",
-            "allowcdrom",
-            "category",
-            "configfiles",
-            "description",
-            "install_options",
-            "instance",
-            "mark",
-            "provider",
-            "responsefile",
-            "root",
-            "source",
-            "uninstall_options",
-            "vendor",
-        ),
-    ),
-    "resources": (
-        "Controls which resources of a type are purged.",
-        ("name", "purge", "unless_system_user", "unless_uid"),
-    ),
-    "schedule": (
-        "Defines when Puppet may apply resources.",
-        ("name", "period", "periodmatch", "range", "repeat", "weekday"),
-    ),
-    "service": (
-        "Manages running services.",
-        (
-            "ensure",
-            "name",
-            "binary",
-            "control",
-            "enable",
-            "flags",
-            "hasrestart",
-            "hasstatus",
-            "manifest",
-            "path",
-            "pattern",
-            "provider",
-            "restart",
-            "start",
-            "status",
-            "stop",
-            "timeout",
-        ),
-    ),
-    "stage": ("A resource type for creating new run stages.", ("name",)),
-    "tidy": (
-        "Removes unwanted files based on specific criteria.",
-        ("path", "age", "backup", "matches", "recurse", "rmdirs", "size", "type"),
-    ),
-    "user": (
-        "Manages users.",
-        (
-            "ensure",
-            "name",
-            "allowdupe",
-            "comment",
-            "expiry",
-            "forcelocal",
-            "gid",
-            "groups",
-            "home",
-            "managehome",
-            "membership",
-            "password",
-            "password_max_age",
-            "password_min_age",
-            "purge_ssh_keys",
-            "shell",
-            "system",
-            "uid",
-        ),
-    ),
+# one-line descriptions (our own words) of the core resource types, and of the types Puppet 7 ships
+# as vendored modules (cron_core, host_core, mount_core, sshkeys_core, augeas_core) with their
+# attributes; the core types' attributes come from the generated data (server/builtins.py)
+_DESCRIPTIONS = {
+    "exec": "Executes external commands.",
+    "file": "Manages files, directories and symlinks.",
+    "filebucket": "A repository for storing and retrieving file content.",
+    "group": "Manages groups.",
+    "notify": "Sends an arbitrary message to the agent run-time log.",
+    "package": "Manages packages.",
+    "resources": "Controls which resources of a type are purged.",
+    "schedule": "Defines when Puppet may apply resources.",
+    "service": "Manages running services.",
+    "stage": "A resource type for creating new run stages.",
+    "tidy": "Removes unwanted files based on specific criteria.",
+    "user": "Manages users.",
+}
+_VENDORED = {
     "cron": (
         "Installs and manages cron jobs.",
         (
@@ -228,67 +98,20 @@ RESOURCE_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("changes", "context", "incl", "lens", "onlyif", "returns"),
     ),
 }
-META_PARAMETERS = _META
 
-# function name -> signature shown in hover/completion
+# type -> (one-line description, attributes)
+RESOURCE_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    name: (_DESCRIPTIONS.get(name, "Core resource type."), tuple(a.name for a in sym.attrs))
+    for name, sym in _builtins.types().items()
+}
+for _name, _entry in _VENDORED.items():
+    RESOURCE_TYPES.setdefault(_name, _entry)
+META_PARAMETERS = _builtins.metaparameters() or _META
+
+# function name -> signature shown in hover/completion (the first of its signatures)
 FUNCTIONS: dict[str, str] = {
-    "alert": "alert(Any *$values)",
-    "crit": "crit(Any *$values)",
-    "debug": "debug(Any *$values)",
-    "emerg": "emerg(Any *$values)",
-    "err": "err(Any *$values)",
-    "info": "info(Any *$values)",
-    "notice": "notice(Any *$values)",
-    "warning": "warning(Any *$values)",
-    "fail": "fail(Any *$message)",
-    "include": "include(Any *$names)",
-    "contain": "contain(Any *$names)",
-    "require": "require(Any *$names)",
-    "realize": "realize(Any *$refs)",
-    "tag": "tag(Any *$tags)",
-    "tagged": "tagged(Any *$tags) >> Boolean",
-    "defined": "defined(Any *$vals) >> Boolean",
-    "template": "template(String *$paths) >> String",
-    "inline_template": "inline_template(String *$templates) >> String",
-    "epp": "epp(String $path, Optional[Hash] $parameters) >> String",
-    "inline_epp": "inline_epp(String $template, Optional[Hash] $parameters) >> String",
-    "file": "file(String *$paths) >> String",
-    "lookup": "lookup(String $name, Optional[Type] $value_type, ...)",
-    "each": "each(Iterable $x) |$value| { ... }",
-    "map": "map(Iterable $x) |$value| { ... } >> Array",
-    "filter": "filter(Iterable $x) |$value| { ... }",
-    "reduce": "reduce(Iterable $x, Any $memo) |$memo, $value| { ... }",
-    "with": "with(Any *$args) |*$args| { ... }",
-    "split": "split(String $str, Variant[String, Regexp] $pattern) >> Array",
-    "join": "join(Array $arg, String $delimiter) >> String",
-    "sprintf": "sprintf(String $format, Any *$args) >> String",
-    "versioncmp": "versioncmp(String $a, String $b) >> Integer",
-    "type": "type(Any $value) >> Type",
-    "assert_type": "assert_type(Type $type, Any $value) >> Any",
-    "new": "new(Type $type, Any *$args)",
-    "dig": "dig(Optional[Collection] $data, Any *$keys) >> Any",
-    "empty": "empty(Any $x) >> Boolean",
-    "length": "length(Collection $x) >> Integer",
-    "keys": "keys(Hash $hsh) >> Array",
-    "values": "values(Hash $hsh) >> Array",
-    "regsubst": "regsubst(Variant[String, Array] $target, Variant[String, Regexp] $pattern, String $replacement)",
-    "sha256": "sha256(String $string) >> String",
-    "md5": "md5(String $string) >> String",
-    "generate": "generate(String *$command) >> String",
-    "hiera": "hiera(String $key, ...)",
-    "create_resources": "create_resources(String $type, Hash $resources, Optional[Hash] $defaults)",
-    "ensure_resource": "ensure_resource(String $type, Variant[String, Array] $title, Hash $params)",
-    "step": "step(Iterable $x, Integer $n) >> Iterable",
-    "slice": "slice(Collection $x, Integer $n)",
-    "unique": "unique(Collection $x)",
-    "flatten": "flatten(Any *$args) >> Array",
-    "sort": "sort(Array $x) >> Array",
-    "strftime": "strftime(Timestamp $time, String $format) >> String",
-    "upcase": "upcase(String $s) >> String",
-    "downcase": "downcase(String $s) >> String",
-    "capitalize": "capitalize(String $s) >> String",
-    "strip": "strip(String $s) >> String",
-    "size": "size(Collection $x) >> Integer",
+    name: (sym.signatures[0].label(name) if sym.signatures else f"{name}(...)")
+    for name, sym in _builtins.functions().items()
 }
 
 DATA_TYPES = (

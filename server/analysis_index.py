@@ -6,38 +6,14 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
 
 from puppet_xpp.grammar import ast as A
 
 from . import analysis_features as F
 from .analysis import LineIndex
+from .symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
 
 T = A.TYPES
-
-
-@dataclass
-class Param:
-    name: str
-    type: str = ""
-    default: str = ""
-    doc: str = ""
-
-
-@dataclass
-class Sym:
-    name: str  # as written (lower case for classes/defines/functions)
-    kind: str  # class | define | function | plan | type | node
-    path: str
-    range: tuple  # ((line, col), (line, col))
-    selection: tuple
-    doc: str = ""
-    params: list = field(default_factory=list)
-    signature: str = ""
-
-    @property
-    def key(self) -> str:
-        return self.name.lower().lstrip(":")
 
 
 def symbols_of(an, path: str) -> list:
@@ -132,8 +108,14 @@ class WorkspaceIndex:
 
 
 def index_file(path: str, tasks: bool | None = None):
-    """Parse one file from disk and return its index entries ([] when unreadable)."""
+    """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
+    definitions, or what a module's Ruby file defines (server/ruby_index.py)."""
     from puppet_xpp.grammar.parser import parse
+
+    if path.endswith(".rb"):
+        from .ruby_index import index_ruby_file
+
+        return index_ruby_file(path)
 
     from .workspace import in_plans_dir
 
@@ -164,7 +146,10 @@ def index_file(path: str, tasks: bool | None = None):
 
 
 def workspace_files(roots, limit: int = 20000) -> list:
-    """The .pp files under the workspace roots (symlinks followed once; .xpp, .git, spec fixtures skipped)."""
+    """The .pp files and the Ruby files of Puppet's extension APIs (functions, types, facts) under the
+    workspace roots and module directories (symlinks followed once; .xpp, .git, spec fixtures skipped)."""
+    from .ruby_index import kind_of_path
+
     out = []
     seen = set()
     for root in roots:
@@ -175,10 +160,10 @@ def workspace_files(roots, limit: int = 20000) -> list:
                 continue
             seen.add(real)
             dirnames[:] = sorted(
-                d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures", "vendor")
+                d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures", "vendor", "spec")
             )
             for f in sorted(filenames):
-                if f.endswith(".pp"):
+                if f.endswith(".pp") or (f.endswith(".rb") and kind_of_path(os.path.join(dirpath, f))):
                     out.append(os.path.join(dirpath, f))
                     if len(out) >= limit:
                         return out

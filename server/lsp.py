@@ -23,6 +23,7 @@ from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
 
 from . import analysis_features as F
+from . import lsp_world as W  # Ruby/built-in/Hiera knowledge
 from .analysis import Document, doc_config_for, path_of_uri, to_lsp_diagnostics, uri_of_path
 from .analysis_index import WorkspaceIndex, index_file, symbols_of, workspace_files
 from .workspace import Settings, file_context
@@ -143,7 +144,8 @@ def create_server() -> PuppetServer:
     async def initialized(ls: PuppetServer, params):
         if await _pull_configuration(ls):
             await _reconfigure_documents(ls)
-        if ls.roots:
+        await W.after_initialized(ls)
+        if W.index_roots(ls):
             ls.indexing = asyncio.ensure_future(_index_workspace(ls))
 
     @ls.feature(L.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -224,13 +226,18 @@ def create_server() -> PuppetServer:
     @ls.feature(L.TEXT_DOCUMENT_HOVER)
     async def hover(ls: PuppetServer, params: L.HoverParams):
         pos = params.position
-        return await _with_analysis(ls, params.text_document.uri, lambda an: _hover(ls, an, pos), None)
+        uri = params.text_document.uri
+        return await _with_analysis(
+            ls, uri, lambda an: W.hover(ls, uri, an, pos) or _hover(ls, an, pos), None
+        )
 
     @ls.feature(L.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: PuppetServer, params: L.DefinitionParams):
         pos = params.position
         uri = params.text_document.uri
-        return await _with_analysis(ls, uri, lambda an: _definition(ls, uri, an, pos), None)
+        return await _with_analysis(
+            ls, uri, lambda an: W.definition(ls, uri, an, pos) or _definition(ls, uri, an, pos), None
+        )
 
     @ls.feature(L.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: PuppetServer, params: L.WorkspaceSymbolParams):
@@ -249,8 +256,11 @@ def create_server() -> PuppetServer:
     @ls.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=["$", ":", ">"]))
     async def completion(ls: PuppetServer, params: L.CompletionParams):
         pos = params.position
-        return await _with_analysis(ls, params.text_document.uri, lambda an: _completion(ls, an, pos), None)
+        return await _with_analysis(
+            ls, params.text_document.uri, lambda an: W.completion(ls, an, pos, _completion), None
+        )
 
+    W.register(ls, _with_analysis)
     return ls
 
 
@@ -680,7 +690,7 @@ async def _reindex_file(ls, path):
 
 async def _index_workspace(ls: PuppetServer):
     loop = asyncio.get_running_loop()
-    files = await loop.run_in_executor(None, workspace_files, ls.roots)
+    files = await loop.run_in_executor(None, workspace_files, W.index_roots(ls))
     token = None
     caps = ls.client_caps
     window = getattr(caps, "window", None) if caps is not None else None

@@ -1,0 +1,139 @@
+"""Puppet's own built-ins as the language server knows them: every built-in function with its
+signatures, every core resource type with its attributes, allowed values and namevars, the
+metaparameters, and Facter's core fact names.
+
+The facts come from ``data/builtins.json``, generated at development time from the installed Puppet
+and Facter by ``server/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference
+text is read at run time from an installed Puppet when there is one (:func:`reference_doc`), with
+the same static Ruby reader as modules' functions.  No pygls imports here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+from .symbols import Attr, Param, Signature, Sym
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "builtins.json")
+
+# where an installed Puppet's Ruby library may live (Debian, AIO agent, gems via RUBYLIB)
+_PUPPET_LIBS = ("/usr/lib/ruby/vendor_ruby", "/opt/puppetlabs/puppet/lib/ruby/vendor_ruby")
+
+
+@functools.cache
+def data() -> dict:
+    try:
+        with open(DATA, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"functions": {}, "types": {}, "metaparameters": [], "facts": {}}
+
+
+def _sig(s: dict) -> Signature:
+    return Signature(
+        [Param(p["name"], p.get("type") or "", "", "", p.get("kind", "required")) for p in s["params"]],
+        s.get("return_type") or "",
+    )
+
+
+@functools.cache
+def functions() -> dict:
+    """name -> Sym (origin 'builtin'; path: the installed Puppet's file when present, else '')."""
+    out = {}
+    for name, f in data()["functions"].items():
+        sigs = [_sig(s) for s in f.get("signatures", ())]
+        if not sigs and f.get("api") == "3.x":
+            ar = f.get("arity", -1)
+            ps = [Param(f"arg{i + 1}", "Any") for i in range(ar if ar >= 0 else -ar - 1)]
+            if ar < 0:
+                ps.append(Param("args", "Any", "", "", "repeated"))
+            sigs = [Signature(ps, "Any" if f.get("rvalue") else "")]
+        src = _installed(name, f.get("api", "4.x"), "function")
+        out[name] = Sym(
+            name, "function", src or "", ((0, 0), (0, 0)), ((0, 0), (0, 0)), "", [], "", sigs, [], "builtin"
+        )
+    return out
+
+
+@functools.cache
+def types() -> dict:
+    """name -> Sym (kind 'resource_type', origin 'builtin') of the core resource types."""
+    out = {}
+    for name, t in data()["types"].items():
+        attrs = [
+            Attr(a, v.get("kind", "param"), bool(v.get("namevar")), tuple(v.get("values", ())))
+            for a, v in t["attributes"].items()
+        ]
+        src = _installed(name, "", "type")
+        out[name] = Sym(
+            name,
+            "resource_type",
+            src or "",
+            ((0, 0), (0, 0)),
+            ((0, 0), (0, 0)),
+            "",
+            [],
+            "",
+            [],
+            attrs,
+            "builtin",
+        )
+    return out
+
+
+def metaparameters() -> tuple:
+    return tuple(data().get("metaparameters", ()))
+
+
+@functools.cache
+def facts() -> dict:
+    """Core fact name -> True when it is a legacy (top-scope variable) name.  Structured names are
+    dotted (``os.family``)."""
+    return {k: bool(v.get("legacy")) for k, v in data().get("facts", {}).items()}
+
+
+def _puppet_lib() -> str | None:
+    dirs = [d for d in os.environ.get("RUBYLIB", "").split(os.pathsep) if d] + list(_PUPPET_LIBS)
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, "puppet", "functions.rb")):
+            return d
+    return None
+
+
+def _installed(name: str, api: str, what: str) -> str | None:
+    lib = _PUPPET_LIB
+    if lib is None:
+        return None
+    if what == "type":
+        p = os.path.join(lib, "puppet", "type", name + ".rb")
+        return p if os.path.isfile(p) else None
+    for sub in (("functions",), ("parser", "functions")) if api != "3.x" else (("parser", "functions"),):
+        p = os.path.join(lib, "puppet", *sub, name + ".rb")
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+_PUPPET_LIB = _puppet_lib()
+
+
+@functools.lru_cache(maxsize=256)
+def reference(path: str, name: str):
+    """The Sym read from an installed Puppet's own Ruby file (docs, definition line), or None."""
+    if not path:
+        return None
+    from .ruby_index import index_ruby_source
+
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    p = path.replace(os.sep, "/")
+    kind = "ruby3" if "/puppet/parser/functions/" in p else "ruby4" if "/puppet/functions/" in p else "type"
+    for s in index_ruby_source(text, path, kind):
+        if s.name == name:
+            return s
+    return None

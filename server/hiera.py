@@ -1,0 +1,208 @@
+"""Hiera 5 as the language server sees it: the environment layer (``<env>/hiera.yaml``) and module
+layers (``<module>/hiera.yaml``, consulted only for keys in the module's namespace), each layer's
+``datadir`` and hierarchy levels (``path``/``paths``/``glob``/``globs``, with ``%{…}`` interpolations
+taken as wildcards since facts are unknown while editing), and where a key is set in the YAML/JSON
+data files (line and value text, for definition and hover).
+
+Keys are found by scanning the data files' top-level lines (positions are the point; values are shown
+as written).  No pygls imports here.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import threading
+from dataclasses import dataclass
+
+_CACHE: dict = {}
+_LOCK = threading.Lock()
+
+
+@dataclass
+class Layer:
+    name: str  # 'environment' or the module's name
+    root: str  # the directory holding hiera.yaml
+    globs: list  # absolute glob patterns of data files, hierarchy order
+    module: str | None = None  # keys must start with "<module>::" (module layers)
+
+
+def invalidate():
+    with _LOCK:
+        _CACHE.clear()
+
+
+_INTERP = re.compile(r"%\{[^}]*\}")
+
+
+def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
+    """The layer of ``root/hiera.yaml`` (None: absent, not version 5, or not YAML)."""
+    try:
+        import yaml
+
+        with open(os.path.join(root, "hiera.yaml"), encoding="utf-8") as f:
+            conf = yaml.safe_load(f)
+    except Exception:  # absent or malformed: no layer (validation is not this module's job)
+        return None
+    if not isinstance(conf, dict) or conf.get("version") != 5:
+        return None
+    defaults = conf.get("defaults") if isinstance(conf.get("defaults"), dict) else {}
+    out = []
+    for level in conf.get("hierarchy") or []:
+        if not isinstance(level, dict):
+            continue
+        datadir = level.get("datadir", defaults.get("datadir", "data"))
+        if not isinstance(datadir, str):
+            continue
+        base = os.path.join(root, datadir)
+        pats = []
+        for k in ("path", "glob"):
+            if isinstance(level.get(k), str):
+                pats.append(level[k])
+        for k in ("paths", "globs"):
+            if isinstance(level.get(k), list):
+                pats.extend(p for p in level[k] if isinstance(p, str))
+        for p in pats:
+            out.append(os.path.join(base, _INTERP.sub("*", p)))
+    if not conf.get("hierarchy"):
+        out.append(os.path.join(root, "data", "common.yaml"))
+    return Layer(name, root, out, module)
+
+
+def layers_for(env_root: str | None, module_roots, file_path: str | None = None) -> list:
+    """The environment layer then the module layers of every module under `module_roots`."""
+    key = (env_root, tuple(module_roots))
+    with _LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    layers = []
+    if env_root:
+        lay = read_layer(env_root, "environment")
+        if lay is not None:
+            layers.append(lay)
+    seen = set()
+    for mr in module_roots:
+        try:
+            names = sorted(os.listdir(mr))
+        except OSError:
+            continue
+        cands = [(mr, os.path.basename(mr))] + [(os.path.join(mr, n), n) for n in names]
+        for d, n in cands:
+            if d in seen or d == env_root or not os.path.isfile(os.path.join(d, "hiera.yaml")):
+                continue
+            seen.add(d)
+            mod = _module_name(d, n)
+            lay = read_layer(d, mod, mod)
+            if lay is not None:
+                layers.append(lay)
+    with _LOCK:
+        _CACHE[key] = layers
+    return layers
+
+
+def _module_name(d: str, fallback: str) -> str:
+    """A module's name: metadata.json's ``name`` after its author prefix, else the directory name."""
+    try:
+        import json
+
+        with open(os.path.join(d, "metadata.json"), encoding="utf-8") as f:
+            n = json.load(f).get("name", "")
+        if isinstance(n, str) and n:
+            return re.split(r"[-/]", n, maxsplit=1)[-1]
+    except (OSError, ValueError, AttributeError):
+        pass
+    return fallback.split("-")[-1]
+
+
+def _files(layer: Layer) -> list:
+    out = []
+    for pat in layer.globs:
+        for p in sorted(glob.glob(pat, recursive=True)):
+            if p not in out and os.path.isfile(p):
+                out.append(p)
+    return out
+
+
+def find(layers, key: str) -> list:
+    """Where `key` is set: [(path, line, col start, col end, value text)] in lookup order."""
+    key = key.lstrip(":")
+    rx = re.compile(r"^(['\"]?)(::)?" + re.escape(key) + r"\1\s*:(?=\s|$)(.*)$")
+    out = []
+    for lay in layers:
+        if lay.module is not None and not key.startswith(lay.module + "::"):
+            continue
+        for path in _files(lay):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                continue
+            for i, line in enumerate(lines):
+                m = rx.match(line) if line[:1] not in (" ", "\t", "#", "-") else None
+                if m is None:
+                    continue
+                val = m.group(3).strip()
+                j = i + 1
+                while not val and j < len(lines) and j < i + 12 and lines[j][:1] in (" ", "\t", "-"):
+                    val += ("\n" if val else "") + lines[j]
+                    j += 1
+                if not val:
+                    more = []
+                    while j < len(lines) and len(more) < 10 and lines[j][:1] in (" ", "\t", "-"):
+                        more.append(lines[j])
+                        j += 1
+                    val = "\n".join(more)
+                end = 2 * len(m.group(1)) + len(m.group(2) or "") + len(key)
+                out.append((path, i, 0, end, val))
+    return out
+
+
+def hover_markdown(layers, key: str) -> str | None:
+    hits = find(layers, key)
+    if not hits:
+        return None
+    parts = [f"**{key}** (Hiera)"]
+    for path, line, _a, _b, val in hits[:8]:
+        where = f"{os.path.basename(os.path.dirname(path))}/{os.path.basename(path)}:{line + 1}"
+        if "\n" in val:
+            parts.append(f"- `{where}`:\n```yaml\n{val}\n```")
+        else:
+            parts.append(f"- `{where}`: `{val}`")
+    return "\n".join(parts)
+
+
+_LOOKUP = re.compile(rb"(?:lookup|hiera|hiera_array|hiera_hash|hiera_include)\s*\(\s*$")
+
+
+def key_at(an, off: int):
+    """(key, start, end) when `off` is on the key of ``lookup('key')``/``hiera('key')`` or on a class
+    parameter's name (automatic parameter lookup ``class::param``), else None."""
+    data = an.data
+    ls = data.rfind(b"\n", 0, off) + 1
+    le = data.find(b"\n", off)
+    le = len(data) if le < 0 else le
+    line = data[ls:le]
+    rel = off - ls
+    for m in re.finditer(rb"(['\"])([\w:.-]+)\1", line):
+        if m.start() <= rel <= m.end() and _LOOKUP.search(data[max(0, ls - 200) : ls + m.start()]):
+            return m.group(2).decode(), ls + m.start(2), ls + m.end(2)
+    # a class parameter's $name
+    for m in re.finditer(rb"\$([a-z_]\w*)", line):
+        if m.start() <= rel <= m.end():
+            name = m.group(1).decode()
+            from . import analysis_features as F
+
+            prog = an.program
+            for d in prog.definitions if prog is not None else ():
+                if type(d) is not F.T["HostClassDefinition"]:
+                    continue
+                for p in d.parameters or []:
+                    if (
+                        p.name == name
+                        and p.offset is not None
+                        and p.offset <= ls + m.start() < p.offset + max(p.length, 1)
+                    ):
+                        return f"{d.name.lstrip(':')}::{name}", ls + m.start(), ls + m.end()
+    return None

@@ -1,0 +1,544 @@
+"""What a module's Ruby code defines, read statically with tree-sitter's Ruby grammar (Ruby is never
+run: the language server must not execute a module's code, and needs no Ruby at run time).
+
+* ``lib/puppet/functions/**/*.rb``: 4.x ``create_function`` with each ``dispatch`` and its
+  ``param``/``optional_param``/``repeated_param``/``block_param``/``return_type`` (no dispatch: the
+  method named like the function gives the signature, as Puppet infers it);
+* ``lib/puppet/parser/functions/*.rb``: legacy 3.x ``newfunction`` (``:arity``, ``:type``, ``:doc``);
+* ``lib/puppet/type/*.rb``: ``Puppet::Type.newtype`` (``newparam``/``newproperty``, namevar,
+  ``newvalues``/``defaultto``, ``desc``, ``ensurable``) and ``Puppet::ResourceApi.register_type``;
+* ``lib/facter/*.rb``: custom fact names (``Facter.add``).
+
+A parse error leaves the rest of the file usable (tree-sitter recovers); an unreadable file gives [].
+No pygls imports here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .symbols import Attr, Param, Signature, Sym
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_ruby
+        from tree_sitter import Language, Parser
+
+        _PARSER = Parser(Language(tree_sitter_ruby.language()))
+    return _PARSER
+
+
+def kind_of_path(path: str) -> str | None:
+    """Which Ruby API a file under a module's lib/ follows, from its location (None: not indexed)."""
+    p = path.replace(os.sep, "/")
+    if not p.endswith(".rb"):
+        return None
+    if "/lib/puppet/functions/" in p:
+        return "ruby4"
+    if "/lib/puppet/parser/functions/" in p:
+        return "ruby3"
+    if "/lib/puppet/type/" in p:
+        return "type"
+    if "/lib/facter/" in p:
+        return "fact"
+    return None
+
+
+def index_ruby_file(path: str) -> list:
+    """Index entries of one Ruby file ([] when unreadable or not an API file)."""
+    kind = kind_of_path(path)
+    if kind is None:
+        return []
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    return index_ruby_source(data, path, kind)
+
+
+def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list:
+    kind = kind or kind_of_path(path)
+    try:
+        tree = _parser().parse(data)
+    except Exception:  # never let one file stop the indexing
+        return []
+    r = _Reader(data, path)
+    out: list = []
+    for call in _calls(tree.root_node):
+        m = _method(call)
+        if m == "create_function" and kind == "ruby4":
+            out.append(r.function4(call))
+        elif m == "newfunction" and kind == "ruby3":
+            out.append(r.function3(call))
+        elif m == "newtype" and kind == "type":
+            out.append(r.native_type(call))
+        elif m == "register_type" and kind == "type":
+            out.append(r.resource_api_type(call))
+        elif m == "add" and kind == "fact" and _text(call.child_by_field_name("receiver")) == "Facter":
+            out.append(r.fact(call))
+    return [s for s in out if s is not None]
+
+
+# ----------------------------------------------------------------------------------------------- tree helpers
+
+
+def _text(n) -> str:
+    return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else ""
+
+
+def _method(call) -> str:
+    m = call.child_by_field_name("method")
+    return _text(m)
+
+
+def _calls(root):
+    """Every call node (and bare identifiers used as calls, e.g. ``ensurable``), document order."""
+    stack = [root]
+    out = []
+    while stack:
+        n = stack.pop()
+        if n.type == "call":
+            out.append(n)
+        stack.extend(reversed(n.named_children))
+    return out
+
+
+def _args(call) -> list:
+    a = call.child_by_field_name("arguments")
+    return list(a.named_children) if a is not None else []
+
+
+def _body(call):
+    """Statements of a call's do/brace block."""
+    b = call.child_by_field_name("block")
+    if b is None:
+        return []
+    for c in b.named_children:
+        if c.type in ("body_statement", "block_body"):
+            return list(c.named_children)
+    return []
+
+
+def _name_of(n) -> str | None:
+    """The value of a symbol or plain string literal (None for anything computed)."""
+    if n is None:
+        return None
+    t = n.type
+    if t == "simple_symbol":
+        return _text(n)[1:]
+    if t == "hash_key_symbol":
+        return _text(n)
+    if t in ("delimited_symbol", "string"):
+        parts = [c for c in n.named_children]
+        if all(c.type in ("string_content", "escape_sequence") for c in parts):
+            return "".join(_text(c) for c in parts)
+        return None
+    if t == "chained_string":
+        vals = [_name_of(c) for c in n.named_children]
+        return None if any(v is None for v in vals) else "".join(v for v in vals if v)
+    if t == "identifier" or t == "constant":
+        return _text(n)
+    if t in ("true", "false", "nil", "integer"):
+        return _text(n)
+    if t == "unary" and n.named_children and n.named_children[0].type == "integer":
+        return _text(n).replace(" ", "")
+    return None
+
+
+def _comment_before(n) -> str:
+    """The contiguous ``#`` comment block right above `n` (YARD docs)."""
+    lines = []
+    prev = n.prev_named_sibling
+    row = n.start_point[0]
+    while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
+        lines.append(_text(prev))
+        row = prev.start_point[0]
+        prev = prev.prev_named_sibling
+    # a do-block's first statement: comments are children of the block, before the body
+    if not lines and n.parent is not None and n.parent.type in ("body_statement", "block_body"):
+        prev = n.parent.prev_named_sibling
+        row = n.start_point[0]
+        while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
+            lines.append(_text(prev))
+            row = prev.start_point[0]
+            prev = prev.prev_named_sibling
+    lines.reverse()
+    out = []
+    for x in lines:
+        x = x[1:] if x.startswith("#") else x
+        out.append(x[1:] if x.startswith(" ") else x)
+    return "\n".join(out).strip()
+
+
+def _dedent(text: str) -> str:
+    lines = text.strip("\n").splitlines()
+    ind = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    return "\n".join(x[ind:] for x in lines).strip()
+
+
+def _pairs(n) -> dict:
+    """key -> value node of a hash or of an argument list's trailing hash."""
+    out = {}
+    if n is None:
+        return out
+    kids = n.named_children if n.type in ("hash", "argument_list") else []
+    for c in kids:
+        if c.type == "pair":
+            k = _name_of(c.child_by_field_name("key"))
+            if k is not None:
+                out[k] = c.child_by_field_name("value")
+    return out
+
+
+_ENUM = re.compile(r"^\s*Enum\[(.*)\]\s*$", re.S)
+
+
+class _Reader:
+    def __init__(self, data: bytes, path: str):
+        self.data = data
+        self.path = path
+        self._heredocs: list | None = None
+
+    # -- positions and strings ----------------------------------------------------------------------
+
+    def pos(self, node) -> tuple:
+        """(line, UTF-16 column) of a node's start."""
+        row, col = node.start_point
+        ls = node.start_byte - col
+        return row, len(self.data[ls : node.start_byte].decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+    def span(self, node) -> tuple:
+        a = self.pos(node)
+        row, col = node.end_point
+        if row != node.start_point[0]:
+            return a, (a[0], a[1] + 1)
+        return a, (row, a[1] + len(self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")))
+
+    def string(self, n) -> str | None:
+        """A string literal's text: plain/chained strings, heredocs (dedented), `+` concatenations."""
+        if n is None:
+            return None
+        if n.type == "heredoc_beginning":
+            return self._heredoc(n)
+        if n.type == "binary" and n.child_by_field_name("operator") is not None:
+            if _text(n.child_by_field_name("operator")) == "+":
+                a = self.string(n.child_by_field_name("left"))
+                b = self.string(n.child_by_field_name("right"))
+                if a is not None and b is not None:
+                    return a + b
+            return None
+        if n.type == "parenthesized_statements" and n.named_child_count == 1:
+            return self.string(n.named_children[0])
+        if n.type in ("string", "chained_string"):
+            return "".join(_text(c) for c in _walk_strings(n))
+        return _name_of(n)
+
+    def _heredoc(self, beginning) -> str | None:
+        if self._heredocs is None:
+            self._heredocs = []
+            stack = [beginning.tree.root_node] if hasattr(beginning, "tree") else []
+            root = beginning
+            while root.parent is not None:
+                root = root.parent
+            stack = [root]
+            begs, bodies = [], []
+            while stack:
+                x = stack.pop()
+                if x.type == "heredoc_beginning":
+                    begs.append(x)
+                elif x.type == "heredoc_body":
+                    bodies.append(x)
+                stack.extend(reversed(x.named_children))
+            begs.sort(key=lambda x: x.start_byte)
+            bodies.sort(key=lambda x: x.start_byte)
+            self._heredocs = list(zip([b.start_byte for b in begs], bodies))
+        for start, body in self._heredocs:
+            if start == beginning.start_byte:
+                parts = [
+                    _text(c) for c in body.named_children if c.type in ("heredoc_content", "escape_sequence")
+                ]
+                return _dedent("".join(parts))
+        return None
+
+    def sym(self, kind, name, node, doc="", **kw) -> Sym:
+        rng = self.span(node)
+        return Sym(name, kind, self.path, rng, rng, doc, **kw)
+
+    # -- functions ----------------------------------------------------------------------------------
+
+    def path_function_name(self, api: str) -> str:
+        p = self.path.replace(os.sep, "/")
+        marker = "/lib/puppet/functions/" if api == "ruby4" else "/lib/puppet/parser/functions/"
+        rest = p.split(marker, 1)[-1]
+        return rest[:-3].replace("/", "::") if rest.endswith(".rb") else rest
+
+    def function4(self, call) -> Sym | None:
+        args = _args(call)
+        name = _name_of(args[0]) if args else None
+        name = name or self.path_function_name("ruby4")
+        stmt = _statement_of(call)
+        doc = _comment_before(stmt)
+        sigs = []
+        body = _body(call)
+        for st in body:
+            if st.type == "call" and _method(st) == "dispatch":
+                sigs.append(self.dispatch(st))
+        if not sigs:  # no dispatch: Puppet dispatches to the method named like the function
+            short = name.rsplit("::", 1)[-1]
+            for st in body:
+                if st.type == "method" and _text(st.child_by_field_name("name")) == short:
+                    sigs.append(self.method_signature(st))
+                    break
+        pdocs = _yard_params(doc)
+        for sg in sigs:
+            for p in sg.params:
+                if not p.doc:
+                    p.doc = pdocs.get(p.name, "")
+        anchor = call.child_by_field_name("method") or call
+        return self.sym("function", name, anchor, doc, signatures=sigs, origin="ruby4")
+
+    def dispatch(self, call) -> Signature:
+        params = []
+        ret = ""
+        pdocs = _yard_params(_comment_before(call))
+        for st in _body(call):
+            if st.type == "identifier":
+                continue
+            if st.type != "call":
+                continue
+            m = _method(st)
+            a = _args(st)
+            if m == "return_type":
+                ret = self.string(a[0]) or "" if a else ""
+                continue
+            kinds = {
+                "param": "required",
+                "required_param": "required",
+                "optional_param": "optional",
+                "repeated_param": "repeated",
+                "optional_repeated_param": "repeated",
+                "required_repeated_param": "repeated",
+                "block_param": "block",
+                "required_block_param": "block",
+                "optional_block_param": "optional_block",
+            }
+            if m not in kinds:
+                continue
+            typ, nm = "", None
+            if m.endswith("block_param"):
+                if len(a) >= 2:
+                    typ, nm = self.string(a[0]) or "", _name_of(a[1])
+                elif len(a) == 1:
+                    nm = _name_of(a[0])
+                    if nm is not None and a[0].type == "string":  # block_param 'Callable' (no name)
+                        typ, nm = nm, "block"
+                typ = typ or "Callable"
+                nm = nm or "block"
+            elif len(a) >= 2:
+                typ, nm = self.string(a[0]) or "", _name_of(a[1])
+            if nm is None:
+                continue
+            params.append(Param(nm, typ, "", pdocs.get(nm, ""), kinds[m]))
+        return Signature(params, ret, call.start_point[0])
+
+    def method_signature(self, meth) -> Signature:
+        params = []
+        ps = meth.child_by_field_name("parameters")
+        for p in ps.named_children if ps is not None else ():
+            if p.type == "identifier":
+                params.append(Param(_text(p), "Any"))
+            elif p.type == "optional_parameter":
+                params.append(Param(_text(p.child_by_field_name("name")), "Any", "", "", "optional"))
+            elif p.type == "splat_parameter":
+                params.append(
+                    Param(_text(p.child_by_field_name("name")) or "args", "Any", "", "", "repeated")
+                )
+            elif p.type == "block_parameter":
+                params.append(
+                    Param(
+                        _text(p.child_by_field_name("name")) or "block", "Callable", "", "", "optional_block"
+                    )
+                )
+        return Signature(params, "", meth.start_point[0])
+
+    def function3(self, call) -> Sym | None:
+        args = _args(call)
+        if not args:
+            return None
+        name = _name_of(args[0]) or self.path_function_name("ruby3")
+        opts = _pairs(call.child_by_field_name("arguments"))
+        doc = self.string(opts.get("doc")) or _comment_before(_statement_of(call))
+        arity_s = _name_of(opts.get("arity")) if opts.get("arity") is not None else None
+        try:
+            arity = int(arity_s) if arity_s is not None else -1
+        except ValueError:
+            arity = -1
+        rvalue = _name_of(opts.get("type")) == "rvalue"
+        if arity >= 0:
+            params = [Param(f"arg{i + 1}", "Any") for i in range(arity)]
+        else:
+            params = [Param(f"arg{i + 1}", "Any") for i in range(-arity - 1)]
+            params.append(Param("args", "Any", "", "", "repeated"))
+        sig = Signature(params, "Any" if rvalue else "", call.start_point[0])
+        anchor = call.child_by_field_name("method") or call
+        return self.sym("function", name, anchor, doc, signatures=[sig], origin="ruby3")
+
+    # -- resource types -----------------------------------------------------------------------------
+
+    def native_type(self, call) -> Sym | None:
+        args = _args(call)
+        name = _name_of(args[0]) if args else None
+        if not name:
+            return None
+        doc = ""
+        attrs: list = []
+        for st in _body(call):
+            if st.type == "identifier" and _text(st) == "ensurable":
+                attrs.append(Attr("ensure", "property", values=("present", "absent"), line=st.start_point[0]))
+                continue
+            if st.type == "assignment" and _text(st.child_by_field_name("left")) == "@doc":
+                doc = self.string(st.child_by_field_name("right")) or doc
+                continue
+            if st.type != "call":
+                continue
+            m = _method(st)
+            a = _args(st)
+            if m == "desc" and a:
+                doc = self.string(a[0]) or doc
+            elif m == "ensurable":
+                vals = self._values(_body(st)) or ("present", "absent")
+                attrs.append(Attr("ensure", "property", values=vals, line=st.start_point[0]))
+            elif m in ("newparam", "newproperty") and a:
+                an = _name_of(a[0])
+                if an:
+                    attrs.append(self._attr(st, an, "param" if m == "newparam" else "property"))
+        if attrs and not any(x.namevar for x in attrs):
+            for x in attrs:
+                if x.name == "name" and x.kind == "param":
+                    x.namevar = True
+        anchor = call.child_by_field_name("method") or call
+        return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="native")
+
+    def _attr(self, call, name, kind) -> Attr:
+        opts = _pairs(call.child_by_field_name("arguments"))
+        namevar = _name_of(opts.get("namevar")) == "true" if opts.get("namevar") is not None else False
+        at = Attr(name, kind, namevar, line=call.start_point[0])
+        body = _body(call)
+        for st in body:
+            if st.type == "identifier" and _text(st) == "isnamevar":
+                at.namevar = True
+            elif st.type == "call":
+                m = _method(st)
+                a = _args(st)
+                if m == "desc" and a:
+                    at.doc = self.string(a[0]) or ""
+                elif m == "isnamevar":
+                    at.namevar = True
+                elif m == "defaultto" and a:
+                    at.default = _value_text(a[0])
+        at.values = self._values(body)
+        return at
+
+    def _values(self, body) -> tuple:
+        vals: list = []
+        for st in body:
+            if st.type == "call" and _method(st) in ("newvalues", "newvalue"):
+                a = _args(st)
+                if _method(st) == "newvalue":
+                    a = a[:1]
+                for v in a:
+                    if v.type == "pair":
+                        continue
+                    t = _value_text(v)
+                    if t and t not in vals:
+                        vals.append(t)
+        return tuple(vals)
+
+    def resource_api_type(self, call) -> Sym | None:
+        opts = _pairs(call.child_by_field_name("arguments"))
+        if not opts:
+            args = _args(call)
+            if args and args[0].type == "hash":
+                opts = _pairs(args[0])
+        name = self.string(opts.get("name"))
+        if not name:
+            return None
+        doc = self.string(opts.get("docs")) or self.string(opts.get("desc")) or ""
+        attrs = []
+        for k, v in _pairs(opts.get("attributes")).items():
+            o = _pairs(v)
+            typ = self.string(o.get("type")) or ""
+            behaviour = _name_of(o.get("behaviour")) or ""
+            m = _ENUM.match(typ)
+            vals = tuple(x.strip().strip("'\"") for x in m.group(1).split(",")) if m else ()
+            if not vals and typ == "Boolean":
+                vals = ("true", "false")
+            d = o.get("default")
+            attrs.append(
+                Attr(
+                    k,
+                    "param"
+                    if behaviour in ("namevar", "parameter", "init_only", "read_only")
+                    else "property",
+                    behaviour == "namevar",
+                    vals,
+                    _value_text(d) if d is not None else "",
+                    typ,
+                    self.string(o.get("desc")) or "",
+                    v.start_point[0],
+                )
+            )
+        anchor = call.child_by_field_name("method") or call
+        return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="resource_api")
+
+    def fact(self, call) -> Sym | None:
+        args = _args(call)
+        name = _name_of(args[0]) if args else None
+        if not name:
+            return None
+        return self.sym("fact", name, call, "")
+
+
+def _walk_strings(n):
+    for c in n.named_children:
+        if c.type in ("string_content", "escape_sequence"):
+            yield c
+        elif c.type == "string":
+            yield from _walk_strings(c)
+
+
+def _value_text(n) -> str:
+    if n.type == "regex":
+        return _text(n)
+    v = _name_of(n)
+    return v if v is not None else _text(n)
+
+
+def _statement_of(call):
+    """The statement holding `call` (YARD comments sit above it, e.g. ``Puppet::Functions.create_function``)."""
+    n = call
+    while n.parent is not None and n.parent.type not in ("program", "body_statement", "block_body"):
+        n = n.parent
+    return n
+
+
+def _yard_params(doc: str) -> dict:
+    """@param NAME text (YARD), continuation lines included."""
+    out: dict = {}
+    cur = None
+    for line in doc.splitlines():
+        m = re.match(r"\s*@param\s+(?:\[[^\]]*\]\s*)?(\w+)\s*(?:\[[^\]]*\]\s*)?(.*)", line)
+        if m:
+            cur = m.group(1)
+            out[cur] = m.group(2).strip()
+        elif cur and line.strip() and not line.strip().startswith("@"):
+            out[cur] = (out[cur] + " " + line.strip()).strip()
+        else:
+            cur = None
+    return out

@@ -1,0 +1,67 @@
+"""The entries of the workspace index (plain dataclasses, no imports of the analysis): what a
+definition is called, where it is, its docs, parameters, signatures and attributes.  Shared by the
+Puppet-language indexer (server/analysis_index.py), the Ruby reader (server/ruby_index.py) and the
+built-ins (server/builtins.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Param:
+    name: str
+    type: str = ""
+    default: str = ""
+    doc: str = ""
+    # required | optional | repeated | block | optional_block (a Ruby dispatch's param kinds)
+    kind: str = "required"
+
+
+@dataclass(slots=True)
+class Signature:
+    """One way to call a function (a Ruby dispatch, or a Puppet-language function's parameter list)."""
+
+    params: list  # [Param]
+    return_type: str = ""
+    line: int = -1  # 0-based line of the dispatch in its file (-1: none)
+
+    def label(self, name: str) -> str:
+        ps = []
+        for p in self.params:
+            star = "*" if p.kind == "repeated" else "&" if p.kind in ("block", "optional_block") else ""
+            ps.append(f"{p.type + ' ' if p.type else ''}{star}${p.name}")
+        return f"{name}({', '.join(ps)})" + (f" >> {self.return_type}" if self.return_type else "")
+
+
+@dataclass(slots=True)
+class Attr:
+    """A resource type's parameter or property (Ruby-defined and core types)."""
+
+    name: str
+    kind: str = "param"  # param | property
+    namevar: bool = False
+    values: tuple = ()  # allowed values as written (symbols without ':', regexps as /.../)
+    default: str = ""
+    type: str = ""  # Resource API attributes
+    doc: str = ""
+    line: int = -1
+
+
+@dataclass(slots=True)
+class Sym:
+    name: str  # as written (lower case for classes/defines/functions)
+    kind: str  # class | define | function | plan | type | node | resource_type | fact
+    path: str
+    range: tuple  # ((line, col), (line, col))
+    selection: tuple
+    doc: str = ""
+    params: list = field(default_factory=list)
+    signature: str = ""
+    signatures: list = field(default_factory=list)  # [Signature] (functions)
+    attrs: list = field(default_factory=list)  # [Attr] (resource types)
+    origin: str = "puppet"  # puppet | ruby4 | ruby3 | native | resource_api | builtin
+
+    @property
+    def key(self) -> str:
+        return self.name.lower().lstrip(":")
