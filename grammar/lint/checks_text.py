@@ -1,0 +1,452 @@
+"""Checks on comments, documentation, strings, variables and whitespace (puppet-lint's check_comments,
+check_documentation, check_strings, check_variables, check_whitespace groups), with their fixes."""
+
+from __future__ import annotations
+
+import re
+
+from puppet_xpp.grammar.lint.core import (
+    NoFix,
+    Problem,
+    check,
+    delete,
+    fixer,
+    index_of,
+    insert,
+    problem,
+    remove,
+)
+from puppet_xpp.grammar.lint.data import Manifest, prev_of
+from puppet_xpp.grammar.lint.tokens import Tok, tokenise_fragment
+
+
+@check("slash_comments")
+def slash_comments(m: Manifest) -> list[Problem]:
+    return [
+        problem("slash_comments", "warning", "// comment found", t)
+        for t in m.tokens
+        if t.type == "SLASH_COMMENT"
+    ]
+
+
+@fixer("slash_comments")
+def _fix_slash_comments(m: Manifest, p: Problem) -> None:
+    p.data["token"].type = "COMMENT"
+
+
+@check("star_comments")
+def star_comments(m: Manifest) -> list[Problem]:
+    return [
+        problem("star_comments", "warning", "/* */ comment found", t)
+        for t in m.tokens
+        if t.type == "MLCOMMENT"
+    ]
+
+
+@fixer("star_comments")
+def _fix_star_comments(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    lines = [s.strip() for s in _ruby_lines(tok.value.strip())]
+    first = lines.pop(0) if lines else None
+    tok.type = "COMMENT"
+    tok.value = f" {first or ''}"
+    toks = m.tokens
+    i = index_of(toks, tok.next)
+    index = 1 if i is None else i
+    for line in reversed(lines):
+        indent = None if tok.prev is None else tok.prev.value
+        insert(toks, index, Tok("COMMENT", f" {line}"))
+        if indent is not None:
+            insert(toks, index, Tok("INDENT", indent))
+        insert(toks, index, Tok("NEWLINE", "\n"))
+
+
+def _ruby_lines(s: str) -> list[str]:
+    """``str.split("\\n")`` as Ruby does it (trailing empty pieces dropped)."""
+    parts = s.split("\n")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+_WS_TYPES = ("WHITESPACE", "NEWLINE", "INDENT")
+_COMMENT_TYPES = ("COMMENT", "MLCOMMENT", "SLASH_COMMENT")
+
+
+@check("documentation")
+def documentation(m: Manifest) -> list[Problem]:
+    out = []
+    for d in m.classes + m.defines:
+        first = d.tokens[0]
+        newlines = 0
+        prev = first.prev
+        while prev is not None and prev.type in _WS_TYPES:
+            if prev.type == "NEWLINE":
+                newlines += 1
+            if newlines > 1:
+                break
+            prev = prev.prev
+        if prev is not None and prev.type in _COMMENT_TYPES:
+            continue
+        word = "class" if first.type == "CLASS" else "defined type"
+        out.append(problem("documentation", "warning", f"{word} not documented", first))
+    return out
+
+
+_ESCAPES = re.compile(r"(\\\$|\\\"|\\'|'|\r|\t|\\t|\\s|\n|\\n|\\\\)")
+
+
+@check("double_quoted_strings")
+def double_quoted_strings(m: Manifest) -> list[Problem]:
+    return [
+        problem("double_quoted_strings", "warning", "double quoted string containing no variables", t)
+        for t in m.tokens
+        if t.type == "STRING" and not _ESCAPES.search(t.value.replace(" " * t.column, "\n"))
+    ]
+
+
+@fixer("double_quoted_strings")
+def _fix_double_quoted_strings(m: Manifest, p: Problem) -> None:
+    p.data["token"].type = "SSTRING"
+
+
+@check("only_variable_string")
+def only_variable_string(m: Manifest) -> list[Problem]:
+    toks = m.tokens
+    out = []
+    for i, start in enumerate(toks):
+        if start.type != "DQPRE" or start.value != "":
+            continue
+        var = start.next
+        if var is None or var.type not in ("VARIABLE", "UNENC_VARIABLE"):
+            continue
+        k = i + 2
+        while k < len(toks):
+            eos = toks[k]
+            if eos.type == "LBRACK":
+                k += 3
+                continue
+            if eos.type == "DQPOST" and eos.value == "":
+                if eos.next_code is not None and eos.next_code.type == "FARROW":
+                    break
+                out.append(
+                    problem(
+                        "only_variable_string",
+                        "warning",
+                        "string containing only a variable",
+                        var,
+                        start_token=start,
+                        end_token=eos,
+                    )
+                )
+            break
+    return out
+
+
+@fixer("only_variable_string")
+def _fix_only_variable_string(m: Manifest, p: Problem) -> None:
+    delete(m.tokens, p.data["start_token"])
+    delete(m.tokens, p.data["end_token"])
+    p.data["token"].type = "VARIABLE"
+
+
+_URL_PATH = re.compile(r"puppet://.*?/(.+)")
+
+
+@check("puppet_url_without_modules")
+def puppet_url_without_modules(m: Manifest) -> list[Problem]:
+    out = []
+    for t in m.tokens:
+        if t.type not in ("SSTRING", "STRING", "DQPRE") or not t.value.startswith("puppet://"):
+            continue
+        mt = _URL_PATH.search(t.value)
+        if mt and mt.group(1).startswith("modules/"):
+            continue
+        out.append(
+            problem("puppet_url_without_modules", "warning", "puppet:// URL without modules/ found", t)
+        )
+    return out
+
+
+@fixer("puppet_url_without_modules")
+def _fix_puppet_url_without_modules(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    tok.value = re.sub(r"(puppet://.*?/)", r"\1modules/", tok.value)
+
+
+@check("quoted_booleans", enabled=False)
+def quoted_booleans(m: Manifest) -> list[Problem]:
+    return [
+        problem("quoted_booleans", "warning", "quoted boolean value found", t)
+        for t in m.tokens
+        if t.type in ("STRING", "SSTRING") and t.value in ("true", "false")
+    ]
+
+
+@fixer("quoted_booleans")
+def _fix_quoted_booleans(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    tok.type = tok.value.upper()
+
+
+@check("single_quote_string_with_variables")
+def single_quote_string_with_variables(m: Manifest) -> list[Problem]:
+    out = []
+    for t in m.tokens:
+        if t.type != "SSTRING" or "${" not in t.value:
+            continue
+        before = t.prev.prev if t.prev is not None else None
+        if before is not None and re.search(r"inline_(epp|template)", before.value):
+            continue
+        out.append(
+            problem(
+                "single_quote_string_with_variables",
+                "error",
+                "single quoted string containing a variable found",
+                t,
+            )
+        )
+    return out
+
+
+@check("variables_not_enclosed")
+def variables_not_enclosed(m: Manifest) -> list[Problem]:
+    return [
+        problem("variables_not_enclosed", "warning", "variable not enclosed in {}", t)
+        for t in m.tokens
+        if t.type == "UNENC_VARIABLE"
+    ]
+
+
+@fixer("variables_not_enclosed")
+def _fix_variables_not_enclosed(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    tok.type = "VARIABLE"
+    s = tok.next
+    if (
+        s is not None
+        and s.type in ("DQMID", "DQPOST", "HEREDOC_MID", "HEREDOC_POST")
+        and s.value.startswith("[")
+    ):
+        ref, rest = _split_ref(s.value)
+        i = index_of(m.tokens, s)
+        assert i is not None
+        try:
+            new = tokenise_fragment(ref)
+        except ValueError:
+            raise NoFix from None
+        for k, t in enumerate(new):
+            insert(m.tokens, i + k, t)
+        s.value = rest
+    if "-" in tok.value:
+        name, _, text = tok.value.partition("-")
+        tok.value = name
+        after = tok.next
+        if after is not None:
+            after.value = f"-{text}{after.value}"
+
+
+def _split_ref(value: str) -> tuple[str, str]:
+    """``[a][b]rest`` -> (``[a][b]``, ``rest``): the brackets right after an unenclosed variable."""
+    depth = 0
+    for i, c in enumerate(value):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+        if depth == 0 and value[i + 1 : i + 2] != "[":
+            return value[: i + 1], value[i + 1 :]
+    return value, ""
+
+
+_BRACKETS = re.compile(r"\[.+?\]")
+
+
+@check("variable_contains_dash")
+def variable_contains_dash(m: Manifest) -> list[Problem]:
+    return [
+        problem("variable_contains_dash", "warning", "variable contains a dash", t)
+        for t in m.tokens
+        if t.type in ("VARIABLE", "UNENC_VARIABLE") and "-" in _BRACKETS.sub("", t.value)
+    ]
+
+
+@check("variable_is_lowercase")
+def variable_is_lowercase(m: Manifest) -> list[Problem]:
+    return [
+        problem("variable_is_lowercase", "warning", "variable contains an uppercase letter", t)
+        for t in m.tokens
+        if t.type in ("VARIABLE", "UNENC_VARIABLE") and re.search("[A-Z]", _BRACKETS.sub("", t.value))
+    ]
+
+
+def _line_length(name: str, m: Manifest, limit: int) -> list[Problem]:
+    return [
+        problem(name, "warning", f"line has more than {limit} characters", line=n, column=limit)
+        for n, line in enumerate(m.lines, 1)
+        if "://" not in line and "template(" not in line and len(line) > limit
+    ]
+
+
+@check("140chars")
+def chars140(m: Manifest) -> list[Problem]:
+    return _line_length("140chars", m, 140)
+
+
+@check("2sp_soft_tabs")
+def soft_tabs(m: Manifest) -> list[Problem]:
+    return [
+        problem("2sp_soft_tabs", "error", "two-space soft tabs not used", t)
+        for t in m.tokens
+        if t.type == "INDENT" and len(t.value) % 2
+    ]
+
+
+@check("80chars", enabled=False)
+def chars80(m: Manifest) -> list[Problem]:
+    return _line_length("80chars", m, 80)
+
+
+def _param_length(tok: Tok) -> tuple[int, Tok]:
+    """Rendered length of the parameter name before an arrow, and its first token."""
+    if tok.type != "DQPOST":
+        return len(tok.render()), tok
+    n = 0
+    it: Tok | None = tok
+    while it is not None and it.type != "DQPRE":
+        n += len(it.render())
+        it = it.prev
+    if it is None:
+        return n, tok
+    return n + len(it.render()), it
+
+
+@check("arrow_alignment")
+def arrow_alignment(m: Manifest) -> list[Problem]:
+    out = []
+    for r in m.resources:
+        rtoks = [t for t in r.tokens if t.type not in _COMMENT_TYPES]
+        arrows = [t for t in rtoks if t.type == "FARROW"]
+        if not arrows or arrows[0].line == arrows[-1].line:
+            continue
+        arrow_col = [0]
+        param_col: list[int | None] = [None]
+        level_toks: dict[int, list[Tok]] = {}
+        level = 0
+        for t in rtoks:
+            if t.type == "FARROW":
+                param = t.prev_code
+                assert param is not None
+                plen, first = _param_length(param)
+                if param_col[level] is None:
+                    param_col[level] = first.column
+                mine = level_toks.setdefault(level, [])
+                if any(a.line == t.line for a in mine):
+                    pc = param_col[level]
+                    assert pc is not None
+                    col = pc + plen + 1
+                else:
+                    col = param.column + len(param.render()) + 1
+                arrow_col[level] = max(arrow_col[level], col)
+                mine.append(t)
+            elif t.type == "LBRACE":
+                level += 1
+                arrow_col.append(0)
+                level_toks.setdefault(level, [])
+                param_col.append(None)
+            elif t.type in ("RBRACE", "SEMIC"):
+                mine = level_toks.setdefault(level, [])
+                if len({a.line for a in mine}) > 1:
+                    for a in mine:
+                        if a.column == arrow_col[level] or len(mine) == 1:
+                            continue
+                        same_line = [b for b in mine if b.line == a.line]
+                        pc = param_col[level]
+                        out.append(
+                            problem(
+                                "arrow_alignment",
+                                "warning",
+                                "indentation of => is not properly aligned "
+                                f"(expected in column {arrow_col[level]}, but found it in column {a.column})",
+                                a,
+                                arrow_column=arrow_col[level],
+                                newline=same_line[0] is not a,
+                                newline_indent=(pc or 1) - 1,
+                            )
+                        )
+                arrow_col[level] = 0
+                mine.clear()
+                param_col[level] = None
+                level -= 1
+    return out
+
+
+@fixer("arrow_alignment")
+def _fix_arrow_alignment(m: Manifest, p: Problem) -> None:
+    toks = m.tokens
+    arrow: Tok = p.data["token"]
+    param = arrow.prev_code
+    if param is None:
+        raise NoFix
+    if p.data["newline"]:
+        before = param.prev
+        i = index_of(toks, before)
+        if before is None or i is None:
+            raise NoFix
+        toks.insert(i, Tok("NEWLINE", "\n"))  # list only, as puppet-lint does
+        before.type = "INDENT"
+        before.value = " " * p.data["newline_indent"]
+        end = index_of(toks, param)
+        start = index_of(toks, prev_of(arrow, ("INDENT", "NEWLINE")))
+        if end is None or start is None:
+            raise NoFix
+        width = sum(len(t.render()) for t in toks[start : end + 1]) + 1
+        new_len = p.data["arrow_column"] - width
+    else:
+        prev = arrow.prev
+        new_len = len(prev.render()) if prev is not None and prev.type == "WHITESPACE" else 0
+        new_len += p.data["arrow_column"] - arrow.column
+    if new_len < 0:
+        raise NoFix
+    prev = arrow.prev
+    if prev is not None and prev.type == "WHITESPACE":
+        prev.value = " " * new_len
+    else:
+        i = index_of(toks, prev)
+        if i is None:
+            raise NoFix
+        toks.insert(i + 1, Tok("WHITESPACE", " " * new_len))
+
+
+@check("hard_tabs")
+def hard_tabs(m: Manifest) -> list[Problem]:
+    return [
+        problem("hard_tabs", "error", "tab character found", t)
+        for t in m.tokens
+        if t.type in ("INDENT", "WHITESPACE") and "\t" in t.value
+    ]
+
+
+@fixer("hard_tabs")
+def _fix_hard_tabs(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    tok.value = tok.value.replace("\t", "  ")
+
+
+@check("trailing_whitespace")
+def trailing_whitespace(m: Manifest) -> list[Problem]:
+    return [
+        problem("trailing_whitespace", "error", "trailing whitespace found", t)
+        for t in m.tokens
+        if t.type in ("WHITESPACE", "INDENT") and (t.next is None or t.next.type == "NEWLINE")
+    ]
+
+
+@fixer("trailing_whitespace")
+def _fix_trailing_whitespace(m: Manifest, p: Problem) -> None:
+    tok: Tok = p.data["token"]
+    if tok.prev is not None:
+        tok.prev.next = tok.next
+    if tok.next is not None:
+        tok.next.prev = tok.prev
+    remove(m.tokens, tok)

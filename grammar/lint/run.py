@@ -1,0 +1,109 @@
+"""Lint one manifest: tokens -> control comments -> every enabled check (all on the original tokens)
+-> optionally every fix, check by check, problem by problem -> the fixed text.
+
+The order of the result is puppet-lint's: a lexer "Syntax error" first, then each check's problems in
+check order. A manifest whose resources cannot be delimited gives only "Syntax error" problems.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from puppet_xpp.grammar.lint import checks_code, checks_text, control
+from puppet_xpp.grammar.lint.core import CHECKS, Check, NoFix, Problem
+from puppet_xpp.grammar.lint.data import LintSyntaxError, Manifest
+from puppet_xpp.grammar.lint.tokens import tokenise
+
+# puppet-lint 3.0.1's check order (the order it loads its plugins)
+ORDER = (
+    "arrow_on_right_operand_line autoloader_layout class_inherits_from_params_class code_on_top_scope "
+    "inherits_across_namespaces names_containing_dash names_containing_uppercase nested_classes_or_defines "
+    "parameter_order right_to_left_relationship variable_scope slash_comments star_comments "
+    "case_without_default selector_inside_resource documentation unquoted_node_name duplicate_params "
+    "ensure_first_param ensure_not_symlink_target file_mode unquoted_file_mode unquoted_resource_title "
+    "double_quoted_strings only_variable_string puppet_url_without_modules quoted_booleans "
+    "single_quote_string_with_variables variables_not_enclosed variable_contains_dash variable_is_lowercase "
+    "140chars 2sp_soft_tabs 80chars arrow_alignment hard_tabs trailing_whitespace"
+).split()
+assert checks_code and checks_text and sorted(ORDER) == sorted(CHECKS), "check modules and ORDER disagree"
+
+
+def all_checks() -> list[Check]:
+    return [CHECKS[n] for n in ORDER]
+
+
+def default_enabled() -> set[str]:
+    return {c.name for c in all_checks() if c.enabled}
+
+
+@dataclass
+class LintResult:
+    problems: list[Problem]
+    fixed: str | None = None  # the fixed text (``fix=True`` and no syntax error), else None
+    warnings: list[str] = field(default_factory=list)  # control-comment warnings (puppet-lint: stderr)
+
+    @property
+    def syntax_error(self) -> bool:
+        return any(p.check == "syntax" for p in self.problems)
+
+
+def lint(
+    text: str,
+    *,
+    path: str | None = None,
+    enabled: set[str] | None = None,
+    fix: bool = False,
+    relative: bool = False,
+) -> LintResult:
+    """Run the ``enabled`` checks (default: puppet-lint's defaults) on ``text``; ``path`` is the file
+    name the layout check compares against (relative to the working directory)."""
+    if not text:
+        return LintResult([], text if fix else None)
+    on = default_enabled() if enabled is None else enabled
+    toks, lex_problem = tokenise(text)
+    problems: list[Problem] = []
+    if lex_problem is not None:
+        msg = "Syntax error" if lex_problem.reason is None else f"Syntax error ({lex_problem.reason})"
+        problems.append(Problem("syntax", "error", msg, lex_problem.line, lex_problem.column))
+    overrides = control.parse(toks)
+    m = Manifest(
+        toks,
+        path=path,
+        fullpath=os.path.abspath(path) if path else None,
+        filename=os.path.basename(path) if path else None,
+        lines=text.split("\n"),
+        relative=relative,
+    )
+    per_check: list[tuple[Check, list[Problem]]] = []
+    try:
+        for c in all_checks():
+            if c.name not in on:
+                continue
+            found = c.run(m)
+            for p in found:
+                if p.check == "syntax":
+                    continue
+                why = overrides.reason(p.check, p.line)
+                if why is not None:
+                    p.kind = "ignored"
+                    p.reason = why
+            per_check.append((c, found))
+    except LintSyntaxError as e:
+        problems.append(Problem("syntax", "error", "Syntax error", e.token.line, e.token.column))
+        return LintResult(problems, None, overrides.warnings)
+    for c, found in per_check:
+        if fix and c.fix is not None:
+            for p in found:
+                if p.kind == "ignored" or p.check == "syntax":
+                    continue
+                try:
+                    c.fix(m, p)
+                    p.kind = "fixed"
+                except NoFix:
+                    pass
+        problems.extend(found)
+    result = LintResult(problems, None, overrides.warnings)
+    if fix and not result.syntax_error:
+        result.fixed = "".join(t.render() for t in m.tokens)
+    return result

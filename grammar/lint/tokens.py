@@ -1,0 +1,572 @@
+"""The token stream the lint checks walk: our lexer's tokens, re-cut to the shape puppet-lint's checks see.
+
+puppet-lint's checks are defined over its own token stream, which differs from Puppet's Lexer2 stream in
+ways that decide what a check reports: whitespace, newlines, indentation and comments are tokens;
+single- and double-quoted strings are different types, each with its raw (unescaped) text; ``$a[1]`` and
+``$a-b`` are one VARIABLE; a name directly followed by ``(`` is a FUNCTION_NAME; ``Integer``, ``String``...
+are TYPE tokens; string interpolations and heredoc bodies are split into PRE/MID/POST segments. Positions
+are lines and 1-based character columns counted the way puppet-lint counts them (from each token's
+rendered text, which is what makes its columns after an unenclosed ``$var`` what they are).
+
+How the stream is built: our lexer (``grammar.lexer.Lexer``) finds every code token and its span; the
+spans between tokens hold only trivia (blanks, newlines, comments), which become the formatting tokens;
+the text of a code token is cut into puppet-lint's token kinds by the rules in ``_WORD_RULES``; a string
+literal's inside is split into segments the way puppet-lint does (its rules for ``${``, ``$name``, ``\\"``),
+and the code of each ``${...}`` is lexed by our lexer again. A text our lexer rejects yields a
+:class:`LexProblem` (puppet-lint's "Syntax error") instead of tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from puppet_xpp.grammar.lexer import Lexer
+
+# token types that carry no code (puppet-lint's "formatting tokens")
+FORMATTING = frozenset({"WHITESPACE", "NEWLINE", "COMMENT", "MLCOMMENT", "SLASH_COMMENT", "INDENT"})
+
+# reserved words: a NAME spelled like one becomes a token of the upper-cased type
+KEYWORDS = frozenset(
+    "case class default define import if elsif else inherits node and or undef false true in unless "
+    "function type attr private".split()
+)
+
+_TYPE_NAMES = (
+    "Integer|Float|Boolean|Regexp|String|Array|Hash|Resource|Class|Collection|Scalar|Numeric|"
+    "CatalogEntry|Data|Tuple|Struct|Optional|NotUndef|Variant|Enum|Pattern|Any|Callable|Type|Runtime|"
+    "Undef|Default|Sensitive"
+)
+_NAME = r"((?:(?:::)?[_a-z0-9][-\w]*)(?:::[a-z0-9][-\w]*)*)"
+# (type, pattern) in the order puppet-lint tries them on the text of a code token
+_WORD_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pat, re.ASCII))
+    for name, pat in (
+        ("TYPE", rf"({_TYPE_NAMES})\b"),
+        ("CLASSREF", r"(((::)?[A-Z][-\w]*)+)"),
+        ("NUMBER", r"\b((?:0[xX][0-9A-Fa-f]+|0?\d+(?:\.\d+)?(?:[eE]-?\d+)?))\b"),
+        ("FUNCTION_NAME", _NAME + r"(?=\()"),
+        ("NAME", _NAME),
+        ("LBRACK", r"(\[)"),
+        ("RBRACK", r"(\])"),
+        ("LBRACE", r"(\{)"),
+        ("RBRACE", r"(\})"),
+        ("LPAREN", r"(\()"),
+        ("RPAREN", r"(\))"),
+        ("ISEQUAL", r"(==)"),
+        ("MATCH", r"(=~)"),
+        ("FARROW", r"(=>)"),
+        ("EQUALS", r"(=)"),
+        ("APPENDS", r"(\+=)"),
+        ("PARROW", r"(\+>)"),
+        ("PLUS", r"(\+)"),
+        ("GREATEREQUAL", r"(>=)"),
+        ("RSHIFT", r"(>>)"),
+        ("GREATERTHAN", r"(>)"),
+        ("LESSEQUAL", r"(<=)"),
+        ("LLCOLLECT", r"(<<\|)"),
+        ("OUT_EDGE", r"(<-)"),
+        ("OUT_EDGE_SUB", r"(<~)"),
+        ("LCOLLECT", r"(<\|)"),
+        ("LSHIFT", r"(<<)"),
+        ("LESSTHAN", r"(<)"),
+        ("NOMATCH", r"(!~)"),
+        ("NOTEQUAL", r"(!=)"),
+        ("NOT", r"(!)"),
+        ("RRCOLLECT", r"(\|>>)"),
+        ("RCOLLECT", r"(\|>)"),
+        ("IN_EDGE", r"(->)"),
+        ("IN_EDGE_SUB", r"(~>)"),
+        ("MINUS", r"(-)"),
+        ("COMMA", r"(,)"),
+        ("DOT", r"(\.)"),
+        ("COLON", r"(:)"),
+        ("SEMIC", r"(;)"),
+        ("QMARK", r"(\?)"),
+        ("BACKSLASH", r"(\\)"),
+        ("TIMES", r"(\*)"),
+        ("MODULO", r"(%)"),
+        ("PIPE", r"(\|)"),
+    )
+)
+_BLANK_CHARS = (
+    "\t\v\f \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+)
+_BLANK = re.compile(f"[{_BLANK_CHARS}]+")
+_EOL = re.compile(r"\r\n|\r|\n")
+_VARIABLE = re.compile(r"\$((::)?(\w+(-\w+)*::)*\w+(-\w+)*(\[.+?\])*)", re.ASCII)
+# the empty alternative first, as Ruby tries its ``\A`` alternative first
+_UNENC_VAR = re.compile(r"(?:|[^\\])\$(::)?(\w+(-\w+)*::)*\w+(-\w+)*", re.ASCII)
+_END_STRING = re.compile(r'(?:|[^\\])(\\\\)*"')
+_ESC_DQUOTE = re.compile(r'\\+"')
+_HEREDOC_NAME = re.compile(rf'"?(.+?)"?(:.+?)?[{_BLANK_CHARS}]*(/.*)?$', re.DOTALL)
+
+
+class Tok:
+    """One token: puppet-lint's type name, value and raw text, position, and its neighbours."""
+
+    __slots__ = ("type", "value", "raw", "line", "column", "prev", "next", "prev_code", "next_code")
+
+    def __init__(self, type_: str, value: str, raw: str | None = None, line: int = 0, column: int = 0):
+        self.type = type_
+        self.value = value
+        self.raw = raw
+        self.line = line
+        self.column = column
+        self.prev: Tok | None = None
+        self.next: Tok | None = None
+        self.prev_code: Tok | None = None
+        self.next_code: Tok | None = None
+
+    def __repr__(self) -> str:
+        return f"<Tok {self.type} {self.value!r} @{self.line}:{self.column}>"
+
+    def render(self, *, creating: bool = False) -> str:
+        """The token's text in the manifest. ``creating``: as when the token was appended (no next
+        token yet), which is what puppet-lint's column counting sees."""
+        t = self.type
+        v = self.value
+        if t == "STRING":
+            return f'"{v}"'
+        if t == "SSTRING":
+            return f"'{v}'"
+        if t == "DQPRE":
+            return f'"{v}{self._suffix(creating)}'
+        if t == "DQPOST":
+            return f'{self._prefix()}{v}"'
+        if t == "DQMID" or t == "HEREDOC_MID":
+            return f"{self._prefix()}{v}{self._suffix(creating)}"
+        if t == "VARIABLE":
+            pc = self.prev_code
+            if pc is not None and pc.type in ("DQPRE", "DQMID", "HEREDOC_PRE", "HEREDOC_MID"):
+                return v if self.raw is None else self.raw
+            return f"${v}"
+        if t == "UNENC_VARIABLE":
+            return f"${v}"
+        if t == "NEWLINE":
+            return "\n"
+        if t == "COMMENT":
+            return f"#{v}"
+        if t == "REGEX":
+            return f"/{v}/"
+        if t == "MLCOMMENT" or t == "HEREDOC":
+            return self.raw or ""
+        if t == "HEREDOC_OPEN":
+            return f"@({v})"
+        if t == "HEREDOC_PRE":
+            return f"{v}{self._suffix(creating)}"
+        if t == "HEREDOC_POST":
+            return f"{self._prefix()}{self.raw}"
+        return v
+
+    def _suffix(self, creating: bool) -> str:
+        n = None if creating else self.next
+        if n is not None and n.type in ("UNENC_VARIABLE", "DQMID", "DQPOST", "HEREDOC_MID", "HEREDOC_POST"):
+            return ""
+        return "${"
+
+    def _prefix(self) -> str:
+        p = self.prev
+        if p is not None and p.type in ("UNENC_VARIABLE", "DQPRE", "DQMID", "HEREDOC_PRE", "HEREDOC_MID"):
+            return ""
+        return "}"
+
+    def is_interpolated_variable(self) -> bool:
+        """Whether this token, first in a ``${...}``, names a variable (puppet-lint's rule)."""
+        if self.type == "TYPE" and self.value != "type":
+            return False
+        return self.type == "NAME" or self.type.lower() in KEYWORDS
+
+
+@dataclass
+class LexProblem:
+    """A text the lint lexer cannot cut into tokens: puppet-lint's "Syntax error"."""
+
+    line: int
+    column: int
+    reason: str | None = None
+
+
+class _Fail(Exception):
+    def __init__(self, pos: int, reason: str | None = None):
+        super().__init__(reason)
+        self.pos = pos
+        self.reason = reason
+
+
+def link(tokens: list[Tok]) -> None:
+    """Set every token's prev/next and prev_code/next_code links from the list order."""
+    prev: Tok | None = None
+    prev_code: Tok | None = None
+    for t in tokens:
+        t.prev = prev
+        t.next = None
+        t.next_code = None
+        if prev is not None:
+            prev.next = t
+        t.prev_code = prev_code
+        if t.type not in FORMATTING:
+            if prev_code is not None:
+                prev_code.next_code = t
+            prev_code = t
+        prev = t
+
+
+def number_lines(tokens: list[Tok]) -> None:
+    """Give each (linked) token the line and column puppet-lint gives it."""
+    line = 1
+    col = 1
+    for t in tokens:
+        if t.type == "UNENC_VARIABLE":
+            col -= 2
+        t.line = line
+        t.column = col
+        if t.type == "NEWLINE":
+            line += 1
+            col = 1
+            continue
+        text = t.render(creating=True)
+        parts = _EOL.split(text)
+        if len(parts) > 1:
+            line += len(parts) - 1
+            col = len(parts[-1]) + 1
+        else:
+            col += len(text)
+
+
+def tokenise(text: str) -> tuple[list[Tok], LexProblem | None]:
+    """The lint tokens of ``text`` (linked and numbered), or the reason it cannot be tokenised."""
+    try:
+        toks = _Builder(text).build()
+    except _Fail as f:
+        return [], _problem_at(text, f.pos, f.reason)
+    link(toks)
+    number_lines(toks)
+    return toks, None
+
+
+def tokenise_fragment(text: str) -> list[Tok]:
+    """Tokens of a piece of code (a fix's inserted text); raises ValueError if it does not lex."""
+    try:
+        toks = _Builder(text).build()
+    except _Fail as f:
+        raise ValueError(f.reason or "syntax error") from None
+    link(toks)
+    return toks
+
+
+def _problem_at(text: str, pos: int, reason: str | None) -> LexProblem:
+    before = text[:pos]
+    line = before.count("\n") + 1
+    return LexProblem(line, pos - (before.rfind("\n") + 1) + 1, reason)
+
+
+def _char_offsets(text: str) -> list[int] | None:
+    """byte offset -> char offset table (None for ASCII text, where they are equal)."""
+    if text.isascii():
+        return None
+    table = []
+    for i, ch in enumerate(text):
+        n = len(ch.encode("utf-8", "surrogatepass"))
+        table.extend([i] * n)
+    table.append(len(text))
+    return table
+
+
+class _Builder:
+    def __init__(self, text: str):
+        self.text = text
+        self.out: list[Tok] = []
+        self.heredocs: list[str] = []
+
+    def build(self) -> list[Tok]:
+        text = self.text
+        lx = Lexer(text)
+        ptoks = lx.tokens()
+        table = _char_offsets(text)
+        spans = [
+            (t.start_pos, t.end_pos, t.type)
+            if table is None
+            else (table[t.start_pos], table[t.end_pos], t.type)
+            for t in ptoks
+        ]
+        if lx.error is not None:
+            end = len(text) if lx.error.offset is None else lx.error.offset
+            raise _Fail(end if table is None else table[min(end, len(table) - 1)])
+        pos = 0
+        i = 0
+        n = len(text)
+        while pos < n:
+            while i < len(spans) and spans[i][0] < pos:
+                i += 1
+            start = spans[i][0] if i < len(spans) else n
+            if pos < start:
+                pos = self.trivia(pos, start)
+            else:
+                pos = self.code(pos, spans[i][1], spans[i][2])
+        return self.out
+
+    def add(self, type_: str, value: str, raw: str | None = None) -> None:
+        self.out.append(Tok(type_, value, raw))
+
+    # -- trivia: blanks, newlines (+ heredoc bodies), comments --------------------------------------
+    def trivia(self, pos: int, end: int) -> int:
+        text = self.text
+        while pos < end:
+            c = text[pos]
+            m = _BLANK.match(text, pos, end)
+            if m:
+                self.add("WHITESPACE", m.group())
+                pos = m.end()
+            elif c == "#":
+                e = pos
+                while e < len(text) and text[e] not in "\r\n":
+                    e += 1
+                self.add("COMMENT", text[pos + 1 : e])
+                pos = e
+            elif text.startswith("/*", pos):
+                e = text.find("*/", pos + 2)
+                e = len(text) if e < 0 else e + 2
+                raw = text[pos:e]
+                v = re.sub(r"\A/\* ?", "", raw)
+                v = re.sub(r" ?\*/\Z", "", v)
+                v = re.sub(r"^ *\*", "", v, flags=re.M)
+                self.add("MLCOMMENT", v, raw)
+                pos = e
+            elif c in "\r\n":
+                m2 = _EOL.match(text, pos)
+                assert m2 is not None
+                self.add("NEWLINE", m2.group())
+                pos = m2.end()
+                if self.heredocs:
+                    pos = self.heredoc(pos, self.heredocs.pop(0))
+                    # the body may reach past the next code token: the caller skips those
+                    return pos
+                m = _BLANK.match(text, pos)
+                if m:
+                    self.add("INDENT", m.group())
+                    pos = m.end()
+            else:
+                return self.code(pos, pos + 1, "OTHER")
+        return pos
+
+    # -- code tokens --------------------------------------------------------------------------------
+    def code(self, pos: int, end: int, ptype: str) -> int:
+        text = self.text
+        c = text[pos]
+        if c == "$" and ptype == "VARIABLE":
+            m = _VARIABLE.match(text[pos : _line_end(text, pos)])
+            if m:
+                self.add("VARIABLE", m.group(1), "$" + m.group(1))
+                return pos + m.end()
+        if c == "'":
+            self.add("SSTRING", text[pos + 1 : end - 1])
+            return end
+        if c == '"':
+            return self.dq_string(pos + 1)
+        if ptype == "HEREDOC":
+            self.add("HEREDOC_OPEN", text[pos + 2 : end - 1])
+            self.heredocs.append(text[pos + 2 : end - 1])
+            return end
+        if ptype == "REGEX":
+            self.add("REGEX", text[pos + 1 : end - 1])
+            return end
+        while pos < end:
+            pos = self.word(pos)
+        return pos
+
+    def word(self, pos: int) -> int:
+        text = self.text
+        chunk = text[pos : _line_end(text, pos)]
+        for type_, rx in _WORD_RULES:
+            m = rx.match(chunk)
+            if m:
+                v = m.group(1)
+                if type_ == "NAME" and v in KEYWORDS:
+                    type_ = v.upper()
+                self.add(type_, v)
+                return pos + len(v)
+        if chunk.startswith("/"):
+            self.add("DIV", "/")
+            return pos + 1
+        if chunk.startswith("@"):
+            self.add("AT", "@")
+            return pos + 1
+        raise _Fail(pos)
+
+    # -- strings -------------------------------------------------------------------------------------
+    def dq_string(self, start: int) -> int:
+        segments, end = _Slurper(self.text, start).string()
+        if not segments:
+            raise _Fail(start - 1, "unterminated string")
+        self.segments(segments, "DQPRE", "DQMID", "DQPOST", None)
+        return end
+
+    def heredoc(self, start: int, tag: str) -> int:
+        segments, end = _Slurper(self.text, start).heredoc(tag)
+        if not segments:
+            return end
+        term = segments.pop()[1]
+        if len(segments) == 1:
+            self.add("HEREDOC", segments[0][1], segments[0][1] + term)
+            return end
+        self.segments(segments, "HEREDOC_PRE", "HEREDOC_MID", "HEREDOC_POST", term)
+        return end
+
+    def segments(self, segs: list[tuple[str, str]], pre: str, mid: str, post: str, term: str | None) -> None:
+        if len(segs) == 1:
+            self.add("STRING", segs[0][1])
+            return
+        self.add(pre, segs[0][1])
+        for kind, value in segs[1:-1]:
+            if kind == "INTERP":
+                sub = _Builder(value).build()
+                for k, t in enumerate(sub):
+                    type_ = "VARIABLE" if k == 0 and t.is_interpolated_variable() else t.type
+                    self.add(type_, t.value, t.raw)
+            elif kind == "UNENC_VAR":
+                self.add("UNENC_VARIABLE", value[1:] if value.startswith("$") else value)
+            else:
+                self.add(mid, value)
+        last = segs[-1][1]
+        self.add(post, last, None if term is None else last + term)
+
+
+def _line_end(text: str, pos: int) -> int:
+    e = text.find("\n", pos)
+    return len(text) if e < 0 else e
+
+
+class _Slurper:
+    """Splits the inside of a double-quoted string or a heredoc body into puppet-lint's segments:
+    text, ``INTERP`` (the code of a ``${...}``) and ``UNENC_VAR`` (a ``$name``)."""
+
+    def __init__(self, text: str, pos: int):
+        self.text = text
+        self.pos = pos
+        self.results: list[tuple[str, str]] = []
+        self.depth = 0
+        self.seg: list[str] = []
+        self.kind = "STRING"
+
+    def at(self, rx: re.Pattern[str]) -> re.Match[str] | None:
+        return rx.match(self.text, self.pos)
+
+    def read_char(self) -> None:
+        ch = self.text[self.pos]
+        self.pos += 1
+        self.seg.append(ch)
+        if self.depth:
+            if ch == "{":
+                self.depth += 1
+            elif ch == "}":
+                self.depth -= 1
+
+    def unenclosed(self) -> bool:
+        return (
+            self.depth == 0
+            and self.at(_UNENC_VAR) is not None
+            and not (self.seg and self.seg[-1].endswith("\\"))
+        )
+
+    def take_unenclosed(self) -> None:
+        t = self.text
+        if self.pos + 1 < len(t) and t[self.pos] not in "\n" and t[self.pos + 1] == "$":
+            self.read_char()
+        self.results.append((self.kind, "".join(self.seg)))
+        m = self.at(_UNENC_VAR)
+        assert m is not None
+        self.results.append(("UNENC_VAR", m.group()))
+        self.pos = m.end()
+        self.seg = []
+
+    def start_interp(self) -> None:
+        if self.seg and self.seg[-1] == "\\":
+            self.read_char()
+            return
+        if self.depth == 0:
+            self.pos += 2
+            self.results.append((self.kind, "".join(self.seg)))
+            self.seg = []
+        else:
+            self.seg.append("${")
+            self.pos += 2
+        self.depth += 1
+
+    def end_interp(self) -> None:
+        if self.depth == 0:
+            self.seg.append("}")
+            self.pos += 1
+            return
+        self.depth -= 1
+        self.pos += 1
+        if self.depth == 0:
+            self.results.append(("INTERP", "".join(self.seg)))
+            self.seg = []
+        else:
+            self.seg.append("}")
+
+    def string(self) -> tuple[list[tuple[str, str]], int]:
+        t = self.text
+        n = len(t)
+        while self.pos < n:
+            c = t[self.pos]
+            if t.startswith("${", self.pos):
+                self.start_interp()
+            elif self.depth and c == "{":
+                self.read_char()
+            elif c == "}":
+                self.end_interp()
+            elif (c == "$" or t.startswith("$", self.pos + 1)) and self.unenclosed():
+                self.take_unenclosed()
+            elif self._string_rest():
+                break
+        return self.results, self.pos
+
+    def _string_rest(self) -> bool:
+        """END_STRING / escaped quote / plain character; True when the string ended."""
+        m = _END_STRING.match(self.text, self.pos)
+        if m:
+            matched = m.group()
+            self.pos = m.end()
+            if self.depth == 0:
+                self.seg.append(matched[:-1])
+                self.results.append((self.kind, "".join(self.seg)))
+                return True
+            self.seg.append(matched)
+            return False
+        m = _ESC_DQUOTE.match(self.text, self.pos)
+        if m:
+            self.seg.append(m.group())
+            self.pos = m.end()
+            return False
+        self.read_char()
+        return False
+
+    def heredoc(self, tag: str) -> tuple[list[tuple[str, str]], int]:
+        t = self.text
+        m = _HEREDOC_NAME.match(tag)
+        name = m.group(1) if m else tag
+        end_rx = re.compile(r"\|?[ \t\r\n\f\v]*-?[ \t\r\n\f\v]*" + re.escape(name) + r"(?=\n|\Z)")
+        interp = tag.startswith('"')
+        self.kind = "HEREDOC"
+        n = len(t)
+        while self.pos < n:
+            em = end_rx.match(t, self.pos)
+            if em:
+                self.results.append(("HEREDOC", "".join(self.seg)))
+                self.results.append(("HEREDOC_TERM", em.group()))
+                self.pos = em.end()
+                if self.depth == 0:
+                    break
+            elif interp and t.startswith("${", self.pos):
+                self.start_interp()
+            elif interp and self.depth and t[self.pos] == "{":
+                self.read_char()
+            elif interp and "$" in t[self.pos : self.pos + 2] and self.unenclosed():
+                self.take_unenclosed()
+            elif interp and t[self.pos] == "}":
+                self.end_interp()
+            else:
+                self.read_char()
+        return self.results, self.pos
