@@ -133,6 +133,7 @@ def compile_source(
             file=abs_path or recorded,
             modulepath=modulepath,
             manifest=manifest,
+            level=puppet_version,
         )
         diags.extend(vd)
     # PRFC-23: the AST (when the parser made one, also if validation failed) plus every diagnostic; a

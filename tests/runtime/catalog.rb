@@ -1,0 +1,81 @@
+# Test driver (run by tests/runtime/test_puppet_runtime.py under Puppet 7.23 or OpenVox 8): compiles one
+# catalog with the xpp runtime installed, switched on or off, and prints one JSON object:
+#   {"catalog": {resources, edges, classes}, "loaded": n, "served": n, "parsed": n, "logs": [...]}
+# or, when the compile fails, "error": {message, issue_code, file, line, pos} instead of "catalog".
+# "loaded" counts the Puppet-language files Puppet asked its parser for (absolute .pp paths, not EPP),
+# whether or not the runtime served them.
+#
+# Mode "read" (argument "read"): for each [xpp, source] pair, the fast loader's Program compared with
+# Puppet's own parse of the source (==, and every node shares the Locator) -> {"results": [[ok, why]...]}.
+require 'json'
+req = JSON.parse(File.read(ARGV[0]))
+$LOAD_PATH.unshift(req['runtime_lib'])
+require 'puppet_x/xpp/boot'
+require 'puppet/test/test_helper'
+
+args = ['--confdir', req['confdir'], '--vardir', req['vardir'], '--codedir', req['codedir'],
+        '--environmentpath', req['environmentpath'], '--environment', req['environment'],
+        req['xpp'] ? '--xpp' : '--no-xpp']
+args += ['--strict', req['strict']] if req['strict']
+Puppet.initialize_settings(args)
+
+if req['mode'] == 'read'
+  env = Puppet::Node::Environment.create(:x, [])
+  out = Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
+    req['pairs'].map do |xpp, src|
+      begin
+        doc = PuppetX::Xpp::Loader.load_file(xpp, src)
+        own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
+        prog = doc.program
+        shared = true
+        prog._pcore_all_contents([]) { |m| shared &&= m.locator.equal?(prog.locator) if m.is_a?(Puppet::Pops::Model::Positioned) }
+        [prog == own && shared && prog.locator.file == src, prog == own ? (shared ? 'ok' : 'locator not shared') : 'differs']
+      rescue PuppetX::Xpp::FormatError => e
+        [false, "FormatError: #{e.message}"]
+      end
+    end
+  end
+  puts JSON.generate('results' => out)
+  exit 0
+end
+
+$loaded = 0
+module CountLoads
+  def parse_string(s, f = nil)
+    $loaded += 1 if f.is_a?(String) && f.end_with?('.pp') && !is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser)
+    super
+  end
+
+  def parse_file(f)
+    $loaded += 1 if f.is_a?(String) && f.end_with?('.pp') && !is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser)
+    super
+  end
+end
+Puppet::Pops::Parser::EvaluatingParser.prepend(CountLoads)
+
+logs = []
+Puppet::Util::Log.newdestination(Puppet::Test::LogCollector.new(logs))
+Puppet::Util::Log.level = :info
+result = {}
+begin
+  env = Puppet.lookup(:environments).get!(req['environment'])
+  facts = Puppet::Node::Facts.new(req['node'], req['facts'])
+  node = Puppet::Node.new(req['node'], environment: env, facts: facts)
+  node.merge(req['facts'])
+  catalog = Puppet.override(current_environment: env) { Puppet::Parser::Compiler.compile(node) }
+  data = catalog.to_data_hash
+  result['catalog'] = { 'resources' => data['resources'], 'edges' => data['edges'], 'classes' => data['classes'] }
+rescue Puppet::Error => e
+  cause = e
+  cause = cause.cause while !cause.is_a?(Puppet::ParseErrorWithIssue) && cause.cause
+  result['error'] = { 'message' => cause.message, 'class' => cause.class.name,
+                      'issue_code' => (cause.issue_code.to_s if cause.respond_to?(:issue_code)),
+                      'file' => (cause.file if cause.respond_to?(:file)), 'line' => (cause.line if cause.respond_to?(:line)),
+                      'pos' => (cause.pos if cause.respond_to?(:pos)) }
+end
+st = PuppetX::Xpp::Runtime.stats
+result['loaded'] = $loaded
+result['served'] = st.served
+result['parsed'] = st.parsed
+result['logs'] = logs.map { |l| { 'level' => l.level.to_s, 'message' => l.message.to_s, 'file' => l.file, 'line' => l.line, 'pos' => l.pos } }
+puts JSON.generate(result)

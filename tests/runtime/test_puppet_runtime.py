@@ -1,0 +1,199 @@
+"""runtime/xpp against the real Puppet 7.23 and OpenVox 8: catalogs compiled with and without ``--xpp`` are
+identical (resources, parameters, edges, file/line), every Puppet-language file Puppet loads is served from
+its ``.xpp``, and damaged, stale, missing and error-holding ``.xpp`` files give the documented fallback (one
+warning naming the file) or the replayed error, and the same catalog.
+
+Each case runs ``tests/runtime/catalog.rb`` (one Ruby process per compile) and compares its outputs with
+each other: the reference is always Puppet's own compile without the runtime's help.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from puppet_xpp.xpp import compile as xcompile
+from puppet_xpp.xpp import layout
+from tests.conformance.puppets import missing_reason, ruby_command
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DRIVER = os.path.join(REPO, "tests", "runtime", "catalog.rb")
+RUNTIME_LIB = os.path.join(REPO, "runtime", "xpp", "lib")
+# the level puppet-xpp validates at for each Puppet, and that Puppet's default strict
+LEVEL = {"7.23": ("7.23", "warning"), "8": ("8", "error")}
+FACTS = {
+    "networking": {"fqdn": "web1.example.com", "hostname": "web1", "ip": "192.0.2.10"},
+    "os": {"family": "Debian", "name": "Debian", "release": {"major": "12", "full": "12.5"}},
+    "kernel": "Linux",
+    "fqdn": "web1.example.com",
+    "hostname": "web1",
+}
+
+
+def compile_tree(envdir: str, puppet: str) -> None:
+    """``envdir/.xpp`` at the language level of ``puppet`` (what ``puppet-xpp --compile`` writes)."""
+    level, strict = LEVEL[puppet]
+    env = xcompile.detect_environment(envdir)
+    jobs, _skipped = xcompile.plan(env)
+    for job in jobs:
+        with open(job.src, "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape")
+        data = layout.compile_source(
+            text,
+            job.recorded,
+            abs_path=job.src,
+            tasks=job.tasks,
+            strict=strict,
+            modulepath=env.modulepath,
+            manifest=env.manifest,
+            puppet_version=level,
+        )
+        layout.write_atomic(job.out, data)
+
+
+def run(puppet: str, envdir: str, tmp, xpp: bool, **extra) -> dict:
+    req = {
+        "runtime_lib": RUNTIME_LIB,
+        "confdir": str(tmp / "conf"),
+        "vardir": str(tmp / "var"),
+        "codedir": str(tmp / "code"),
+        "environmentpath": os.path.dirname(envdir),
+        "environment": os.path.basename(envdir),
+        "xpp": xpp,
+        "node": "web1.example.com",
+        "facts": FACTS,
+    }
+    req.update(extra)
+    path = tmp / f"req-{os.getpid()}.json"
+    path.write_text(json.dumps(req))
+    out = subprocess.run(
+        ruby_command(puppet) + [DRIVER, str(path)], capture_output=True, text=True, timeout=300, cwd=str(tmp)
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def xpp_warnings(res: dict) -> list:
+    return [lg["message"] for lg in res["logs"] if lg["message"].startswith("xpp: not using")]
+
+
+def other_logs(res: dict) -> list:
+    """Puppet's own warnings and errors (the runtime's lines and the compile timing left out)."""
+    return [
+        (lg["level"], lg["message"], lg["file"], lg["line"], lg["pos"])
+        for lg in res["logs"]
+        if lg["level"] in ("warning", "err") and not lg["message"].startswith("xpp:")
+    ]
+
+
+PUPPETS = [
+    pytest.param(p, marks=pytest.mark.skipif(missing_reason(p) is not None, reason=str(missing_reason(p))))
+    for p in ("7.23", "8")
+]
+
+
+@pytest.fixture()
+def production(tmp_path):
+    root = tmp_path / "envs"
+    root.mkdir()
+    d = root / "production"
+    shutil.copytree(os.path.join(REPO, "examples", "production"), d, ignore=shutil.ignore_patterns(".xpp"))
+    return str(d)
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_production_catalog_identical(puppet, production, tmp_path):
+    compile_tree(production, puppet)
+    plain = run(puppet, production, tmp_path, False)
+    fast = run(puppet, production, tmp_path, True)
+    assert "error" not in plain, plain
+    assert fast["catalog"] == plain["catalog"]
+    assert plain["loaded"] >= 3
+    assert fast["served"] == plain["loaded"] == fast["loaded"] and fast["parsed"] == 0
+    assert not xpp_warnings(fast) and other_logs(fast) == other_logs(plain)
+    summary = [lg for lg in fast["logs"] if lg["message"].startswith("xpp: ") and lg["level"] == "info"]
+    assert (
+        len(summary) == 1
+        and f"{plain['loaded']} manifests loaded from .xpp, 0 parsed" in summary[0]["message"]
+    )
+
+
+def _damage(xpp: str, how: str, pp: str) -> None:
+    data = open(xpp, "rb").read()
+    if how == "missing":
+        os.unlink(xpp)
+    elif how == "truncated":
+        open(xpp, "wb").write(data[: len(data) * 2 // 3])
+    elif how == "corrupt":  # one flipped bit in the payload: the checksum catches it
+        b = bytearray(data)
+        b[-7] ^= 0x04
+        open(xpp, "wb").write(bytes(b))
+    elif how == "stale":
+        with open(pp, "a", encoding="utf-8") as f:
+            f.write("\n# edited after the compile\n")
+    elif how == "garbage":
+        head = data[: data.index(b"\n\n") + 2]
+        open(xpp, "wb").write(head.split(b"; checksum=")[0] + b"\n\n" + b"\xd4\x12\x07" * 3)
+
+
+@pytest.mark.parametrize("how", ["missing", "truncated", "corrupt", "stale", "garbage"])
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_damaged_xpp_falls_back(puppet, how, production, tmp_path):
+    compile_tree(production, puppet)
+    pp = os.path.join(production, "modules", "base", "manifests", "init.pp")
+    xpp = os.path.join(production, ".xpp", "modules", "base", "manifests", "init.xpp")
+    _damage(xpp, how, pp)
+    plain = run(puppet, production, tmp_path, False)
+    fast = run(puppet, production, tmp_path, True)
+    assert "error" not in plain, plain
+    assert fast["catalog"] == plain["catalog"]
+    warned = xpp_warnings(fast)
+    assert len(warned) == 1 and xpp in warned[0] and pp in warned[0], warned
+    assert fast["parsed"] == 1 and fast["served"] == plain["loaded"] - 1
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_error_holding_xpp_raises_puppets_error(puppet, production, tmp_path):
+    """A validation error (the AST is kept, PRFC-23) and a syntax error: the same error as Puppet's, from
+    the .xpp (no fallback), and the warnings of the file replayed."""
+    user = os.path.join(production, "modules", "base", "manifests", "user.pp")
+    text = open(user, encoding="utf-8").read()
+    for bad in (
+        text.rstrip()[:-1]
+        + '  $base::other = 1\n  notice("\\q")\n}\n',  # CROSS_SCOPE_ASSIGNMENT + a lexer warning
+        text.rstrip()[:-1] + "  $x = [1, 2\n}\n",  # syntax error
+    ):
+        open(user, "w", encoding="utf-8").write(bad)
+        compile_tree(production, puppet)
+        plain = run(puppet, production, tmp_path, False)
+        fast = run(puppet, production, tmp_path, True)
+        assert "error" in plain, plain
+        assert fast.get("error") == plain["error"]
+        assert not xpp_warnings(fast) and fast["served"] == fast["loaded"] == plain["loaded"]
+        assert other_logs(fast) == other_logs(plain)
+
+
+def test_level_mismatch_falls_back_and_files_cross_puppets(production, tmp_path):
+    """An .xpp validated at level 7.23 is not used by Puppet 8 (logged) and the catalog is Puppet's;
+    both Puppets' loaders read files made at the other level (Programs == their own parse)."""
+    for p in ("7.23", "8"):
+        if missing_reason(p):
+            pytest.skip(missing_reason(p))
+    compile_tree(production, "7.23")
+    plain = run("8", production, tmp_path, False)
+    fast = run("8", production, tmp_path, True)
+    assert fast["catalog"] == plain["catalog"]
+    warned = xpp_warnings(fast)
+    assert len(warned) == plain["loaded"] and all(
+        "language level 7.23, this Puppet is 8" in w for w in warned
+    )
+    env = xcompile.detect_environment(production)
+    for made, reader in (("7.23", "8"), ("8", "7.23")):
+        compile_tree(production, made)
+        jobs, _ = xcompile.plan(env)
+        res = run(reader, production, tmp_path, True, mode="read", pairs=[[j.out, j.src] for j in jobs])
+        assert res["results"] and all(ok for ok, _why in res["results"]), res
