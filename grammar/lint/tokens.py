@@ -292,7 +292,11 @@ class _Builder:
         ]
         if lx.error is not None:
             end = len(text) if lx.error.offset is None else lx.error.offset
-            raise _Fail(end if table is None else table[min(end, len(table) - 1)])
+            at = end if table is None else table[min(end, len(table) - 1)]
+            if lx.error.code == "UNCLOSED_QUOTE" and at > 0:
+                # puppet-lint reports an unclosed string at its quote
+                raise _Fail(at - 1, "unterminated string" if text[at - 1] == '"' else None)
+            raise _Fail(at)
         pos = 0
         i = 0
         n = len(text)
