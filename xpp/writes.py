@@ -1,0 +1,248 @@
+"""How puppet-xpp writes files: never through a link it did not choose, never over what it does not own.
+
+* :class:`AnchoredTree` - the ``ENVDIR/.xpp`` tree, touched only through directory descriptors opened
+  from its root down without following links (``--compile``, the language server's ``.xpp`` on save).
+* :func:`write_output` - a file a user names (``-o``, ``--report``): through a symbolic link to its
+  target, directly into a FIFO or character device, never over the source or a directory.
+
+Regular files are always replaced atomically (temporary file in the same directory + rename), so a
+killed run leaves only complete files and temporary files named ``.NAME.<random>.tmp``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+
+class OutputRefused(OSError):
+    """:func:`write_output` will not write there (a directory, the source itself, ...)."""
+
+
+def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tuple[str, ...] = ()) -> None:
+    """Write a file the user named (``-o PATH``, a report, a fixed manifest) without replacing what it
+    does not own; every command that writes a file a user names goes through here.
+
+    * a new path or a regular file: atomic (temporary file in its directory + rename);
+    * a symbolic link: written through to its target (atomically, in the target's directory), the
+      link stays;
+    * a FIFO or character device (``-o /dev/stdout``): written directly, never replaced;
+    * a directory, a block device, a socket, or one of ``sources`` (the input itself): refused with
+      :class:`OutputRefused` and a clear message."""
+    import stat as _st
+
+    try:
+        st: os.stat_result | None = os.stat(path)  # what the path leads to (links followed)
+    except FileNotFoundError:
+        st = None
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    # /dev/stdout, /dev/fd/N, /proc/self/fd/N: an already open file of ours, written in place
+    direct = st is not None and (path.startswith("/dev/") or target.startswith("/proc/"))
+    if st is not None:
+        for src in sources:
+            try:
+                if os.path.samefile(src, target):
+                    raise OutputRefused(f"refusing to write {path}: it is the source {src} itself")
+            except FileNotFoundError:
+                continue
+        if _st.S_ISDIR(st.st_mode):
+            raise OutputRefused(f"refusing to write {path}: it is a directory")
+        if _st.S_ISFIFO(st.st_mode) or _st.S_ISCHR(st.st_mode) or (direct and _st.S_ISREG(st.st_mode)):
+            append = os.O_APPEND if _st.S_ISREG(st.st_mode) else 0
+            fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC | append)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            return
+        if not _st.S_ISREG(st.st_mode):
+            raise OutputRefused(f"refusing to write {path}: not a regular file, FIFO or character device")
+    d = os.path.dirname(target) or "."
+    if not os.path.isdir(d):
+        raise OutputRefused(f"cannot write {path}: no such directory {d}")
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            elif st is not None:
+                os.fchmod(f.fileno(), _st.S_IMODE(st.st_mode))
+            else:
+                mask = os.umask(0o022)
+                os.umask(mask)
+                os.fchmod(f.fileno(), 0o666 & ~mask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class UnsafePath(OSError):
+    """A component of a path below an anchored tree is a symbolic link or not a directory."""
+
+
+class AnchoredTree:
+    """A directory tree (``ENVDIR/.xpp``) that is only ever touched through directory descriptors opened
+    from its root down without following symbolic links (``openat``-style, ``dir_fd=``).
+
+    Checking a path and writing it later is a race: whoever can write the tree can swap a directory for
+    a symbolic link in between and redirect a (root) compile's writes anywhere.  Here each component is
+    opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to its parent's descriptor, and files are created,
+    renamed, read and removed relative to the descriptor of their directory, so a swapped link makes that
+    one operation fail (:class:`UnsafePath`) and never escape.  Paths are relative to the root, with
+    ``/`` separators.  Descriptors of recently used directories are kept (at most ``keep``)."""
+
+    def __init__(
+        self, root: str, *, dir_mode: int = 0o755, owner: tuple[int, int] | None = None, keep: int = 32
+    ):
+        self.root = root
+        self.dir_mode = dir_mode
+        self.owner = owner
+        self.keep = keep
+        self._fds: dict[str, int] = {}
+        parent, name = os.path.split(os.path.abspath(root))
+        pfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the environment may be a link
+        try:
+            self.root_fd = self._open_child(pfd, name, create=True, where=root)
+        finally:
+            os.close(pfd)
+
+    def _open_child(self, parent_fd: int, name: str, *, create: bool, where: str) -> int:
+        if name in ("", ".", "..") or "/" in name:
+            raise UnsafePath(f"refusing to use {where}: bad path component {name!r}")
+        try:
+            return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        except FileNotFoundError:
+            if not create:
+                raise
+        except OSError as e:
+            raise self._why(parent_fd, name, where, e) from None
+        try:
+            os.mkdir(name, self.dir_mode, dir_fd=parent_fd)
+            made = True
+        except FileExistsError:
+            made = False
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        except OSError as e:
+            raise self._why(parent_fd, name, where, e) from None
+        if made:
+            if self.owner is not None:
+                os.fchown(fd, *self.owner)
+            os.fchmod(fd, self.dir_mode)  # not subject to the umask
+        return fd
+
+    @staticmethod
+    def _why(parent_fd: int, name: str, where: str, e: OSError) -> OSError:
+        try:
+            st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        except OSError:
+            return e
+        import stat as _st
+
+        if _st.S_ISLNK(st.st_mode):
+            return UnsafePath(f"refusing to write below {where}: it is a symbolic link")
+        if not _st.S_ISDIR(st.st_mode):
+            return UnsafePath(f"refusing to write below {where}: not a directory")
+        return e
+
+    def dir_fd(self, rel_dir: str, *, create: bool = False) -> int:
+        """Descriptor of directory ``rel_dir`` ('' for the root), created (with parents) when asked."""
+        rel_dir = rel_dir.strip("/")
+        if not rel_dir:
+            return self.root_fd
+        fd = self._fds.get(rel_dir)
+        if fd is not None:
+            return fd
+        head, _, name = rel_dir.rpartition("/")
+        parent = self.dir_fd(head, create=create)
+        fd = self._open_child(parent, name, create=create, where=os.path.join(self.root, rel_dir))
+        if len(self._fds) >= self.keep:
+            old = next(iter(self._fds))
+            os.close(self._fds.pop(old))
+        self._fds[rel_dir] = fd
+        return fd
+
+    def _split(self, rel: str, create: bool = False) -> tuple[int, str]:
+        head, _, name = rel.strip("/").rpartition("/")
+        return self.dir_fd(head, create=create), name
+
+    def write(
+        self, rel: str, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
+    ) -> None:
+        """Atomically replace file ``rel`` with ``data`` (temporary file in its directory + rename)."""
+        dfd, name = self._split(rel, create=True)
+        tmp = f".{name}.{os.getpid()}{os.urandom(4).hex()}.tmp"
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd
+        )
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                if owner is not None:
+                    os.fchown(f.fileno(), *owner)
+                if mode is not None:
+                    os.fchmod(f.fileno(), mode)
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+
+    def read(self, rel: str) -> bytes | None:
+        """Contents of regular file ``rel`` (None when missing, a link or unreadable)."""
+        try:
+            dfd, name = self._split(rel)
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError:
+            return None
+        try:
+            import stat as _st
+
+            if not _st.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                return f.read()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def stat(self, rel: str) -> os.stat_result:
+        dfd, name = self._split(rel)
+        return os.stat(name, dir_fd=dfd, follow_symlinks=False)
+
+    def chmod(self, rel: str, mode: int) -> None:
+        dfd, name = self._split(rel)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+        try:
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+
+    def unlink(self, rel: str) -> None:
+        dfd, name = self._split(rel)
+        os.unlink(name, dir_fd=dfd)
+
+    def forget(self) -> None:
+        """Close the cached directory descriptors (kept: the root)."""
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    def close(self) -> None:
+        self.forget()
+        if self.root_fd >= 0:
+            os.close(self.root_fd)
+            self.root_fd = -1
