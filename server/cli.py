@@ -5,6 +5,7 @@
     puppet-xpp --validate PATH... [options]          see `puppet-xpp --validate --help`
     puppet-xpp --compile [ENVDIR... | FILE.pp -o OUT.xpp] [options]
     puppet-xpp --verify FILE.xpp...
+    puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings]   puppet-lint's checks
     puppet-xpp --version
 
 Exit codes: 0 clean, 1 problems in the sources, 2 usage or I/O failure.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-MODES = ("--dump", "--validate", "--compile", "--verify")
+MODES = ("--dump", "--validate", "--compile", "--verify", "--lint")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import cmd_verify
 
             return cmd_verify.main(argv)
+        if mode == "--lint":
+            from . import cmd_lint
+
+            return cmd_lint.main(argv)
         if argv and argv[0] in ("-h", "--help"):
             print(__doc__.strip())
             return 0
