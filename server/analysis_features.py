@@ -70,11 +70,48 @@ def src(an, node) -> str:
     return an.data[node.offset : node.offset + max(0, node.length)].decode("utf-8", "replace")
 
 
+def expr_text(an, node) -> str:
+    """The source text of an expression from its whole subtree: Puppet positions some nodes (a type
+    alias's ``AccessExpression``) with length 0 at another place, so the node's own span is not its
+    text.  Closing brackets after the last child are included."""
+    if node is None:
+        return ""
+    if node.offset is not None and node.length > 0 and not node.children():
+        return src(an, node)
+    lo, hi = 1 << 62, -1
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.offset is not None and n.length > 0:
+            lo = min(lo, n.offset)
+            hi = max(hi, n.offset + n.length)
+        stack.extend(n.children())
+    if hi < 0:
+        return src(an, node)
+    toks = an.tokens
+    i = bisect.bisect_left(toks, lo, key=lambda t: t.start_pos)
+    depth = 0
+    end = hi
+    for t in toks[i:]:
+        if t.start_pos >= hi and depth <= 0:
+            break
+        if t.type in ("LBRACK", "LISTSTART", "LBRACE", "SELBRACE", "LPAREN", "WSLPAREN"):
+            depth += 1
+        elif t.type in ("RBRACK", "RBRACE", "RPAREN"):
+            depth -= 1
+        end = max(end, t.end_pos)
+    return an.data[lo:end].decode("utf-8", "replace")
+
+
 def name_span(an, node):
     """(offset, length) of a definition's name token (falls back to the node's start)."""
     toks = an.tokens
     if not toks or node.offset is None:
         return node.offset or 0, 0
+    if type(node) is T["NodeDefinition"]:  # its names (`default` too), never a name in its body
+        hs = [h for h in node.host_matches or () if h.offset is not None and h.length > 0]
+        if hs:
+            return hs[0].offset, hs[-1].offset + hs[-1].length - hs[0].offset
     i = bisect.bisect_left(toks, node.offset, key=lambda t: t.start_pos)
     end = node.offset + max(node.length, 0)
     want = getattr(node, "name", None)
@@ -407,9 +444,12 @@ def semantic_tokens(an) -> list:
     toks = an.tokens
     items = []  # (offset, length, type, modifiers)
     n = len(toks)
+    bodies = _heredoc_bodies(an)
     for k, t in enumerate(toks):
         ty = t.type
         o, e = t.start_pos, t.end_pos
+        if bodies and ty in ("STRING", "DQPRE", "DQMID", "DQPOST"):
+            e = _heredoc_text_end(an.data, toks, k, bodies, e)
         if e <= o:
             continue
         kind = mods = None
@@ -433,6 +473,8 @@ def semantic_tokens(an) -> list:
                 kind, mods = "class", 1
             elif nxt in ("FARROW", "PARROW"):
                 kind = "property"
+            elif nxt in ("LBRACE",) and prv not in ("DOT",):
+                kind = "type"  # a resource type (`file { ... }`), also when a function has its name
             elif nxt in ("LPAREN",) or str(t.value) in D.FUNCTIONS and prv not in ("DOT",):
                 kind = "function"
                 if str(t.value) in D.FUNCTIONS:
@@ -474,6 +516,50 @@ def semantic_tokens(an) -> list:
                 pl, pc = l0, c0
             seg_start = seg_end + 1
     return out
+
+
+_HEREDOC_TAG = re.compile(rb'@\(\s*"?([^":/)]+?)"?\s*(?::[^/)]*)?(?:/[^)]*)?\)')
+
+
+def _heredoc_bodies(an) -> list:
+    """[(start, end)] byte ranges of heredoc texts (from the line after ``@(TAG)`` to the end-tag line)."""
+    out = []
+    data = an.data
+    pos = 0
+    for t in an.tokens:
+        if t.type != "HEREDOC":
+            continue
+        m = _HEREDOC_TAG.match(data, t.start_pos)
+        if m is None:
+            continue
+        start = data.find(b"\n", max(t.end_pos, pos)) + 1
+        if start <= 0:
+            continue
+        end_tag = re.compile(
+            rb"^[ \t]*\|?[ \t]*-?[ \t]*" + re.escape(m.group(1).strip()) + rb"[ \t]*\r?$", re.M
+        )
+        me = end_tag.search(data, start)
+        if me is None:
+            continue
+        out.append((start, me.start()))
+        pos = me.end()
+    return out
+
+
+def _heredoc_text_end(data: bytes, toks, k: int, bodies, e: int) -> int:
+    """A heredoc text token's end in the source: its token length is that of the text after the
+    margin was removed, so it would stop short; it runs to the next token (an interpolation) or the
+    end-tag line instead."""
+    o = toks[k].start_pos
+    for bs, be in bodies:
+        if bs <= o < be:
+            end = be
+            if k + 1 < len(toks) and o < toks[k + 1].start_pos < be:
+                end = toks[k + 1].start_pos
+                if data[end - 2 : end] == b"${":
+                    end -= 2
+            return max(e, end)
+    return e
 
 
 def _inside_token(toks, off) -> bool:

@@ -31,7 +31,7 @@ def symbols_of(an, path: str) -> list:
         doc = F.leading_comment(an.data, d.offset)
         pdocs = F.param_docs(doc)
         params = [
-            Param(p.name, F.src(an, p.type_expr), F.src(an, p.value), pdocs.get(p.name, ""))
+            Param(p.name, F.expr_text(an, p.type_expr), F.expr_text(an, p.value), pdocs.get(p.name, ""))
             for p in (getattr(d, "parameters", None) or [])
         ]
         so, sl = F.name_span(an, d)
@@ -45,7 +45,7 @@ def symbols_of(an, path: str) -> list:
 
 def _signature(an, d, kind, name, params) -> str:
     if kind == "type":
-        return f"type {name} = {F.src(an, getattr(d, 'type_expr', None))}"
+        return f"type {name} = {F.expr_text(an, getattr(d, 'type_expr', None))}"
     ps = []
     for p in params:
         s = (p.type + " " if p.type else "") + "$" + p.name + (" = " + p.default if p.default else "")
@@ -107,6 +107,10 @@ class WorkspaceIndex:
         return out
 
 
+# callables (path, analysis) run on every manifest index_file parses
+PARSED_HOOKS: list = []
+
+
 def index_file(path: str, tasks: bool | None = None):
     """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
     definitions, or what a module's Ruby file defines (server/ruby_index.py)."""
@@ -142,6 +146,8 @@ def index_file(path: str, tasks: bool | None = None):
     an.tokens = res.tokens
     an.data = res.locator._bytes()
     an.lines = LineIndex(an.data, list(res.locator.line_index))
+    for hook in PARSED_HOOKS:  # one parse also feeds e.g. the reference index (server/references.py)
+        hook(path, an)
     return symbols_of(an, path)
 
 

@@ -678,7 +678,10 @@ async def _reconfigure_documents(ls: PuppetServer):
         st = ls.docs.get(uri)
         if st is None:
             continue
-        await ls.on_worker(st.doc.set_config, ls.config_for(uri))
+        cfg = ls.config_for(uri)
+        if cfg == st.doc.config:
+            continue  # unchanged: no second analysis and publish of the same version
+        await ls.on_worker(st.doc.set_config, cfg)
         st.doc._analysis = None
         _schedule(ls, uri)
 

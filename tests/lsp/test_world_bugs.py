@@ -1,0 +1,109 @@
+"""Regression tests for the editor bugs of issue 15 item 8 (each failed before its fix)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as L
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from puppet_xpp.server import analysis_features as F
+from puppet_xpp.server.analysis import DocConfig, Document
+from puppet_xpp.server.analysis_index import symbols_of
+from tests.lsp.publishes import mark, published, wait_publish
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+
+
+def _an(text):
+    return Document("file:///t.pp", text, 1, DocConfig(file="t.pp")).analysis()
+
+
+def test_type_alias_signature_keeps_its_body():
+    # Puppet positions the alias's AccessExpression with length 0 at the alias name
+    text = "type Stdlib::Port = Integer[0, 65535]\ntype A::B = Variant[\n  String,\n  Integer,\n]\ntype C = String\n"
+    sigs = [s.signature for s in symbols_of(_an(text), "t.pp")]
+    assert sigs == [
+        "type Stdlib::Port = Integer[0, 65535]",
+        "type A::B = Variant[\n  String,\n  Integer,\n]",
+        "type C = String",
+    ]
+
+
+def _decode(data, text):
+    """Semantic tokens -> [(line text of the token, type name)]."""
+    lines = text.split("\n")
+    out, line, col = [], 0, 0
+    for k in range(0, len(data), 5):
+        dl, dc, ln, tt, _m = data[k : k + 5]
+        line += dl
+        col = dc if dl else col + dc
+        out.append((lines[line][col : col + ln], F.TOKEN_TYPES[tt]))
+    return out
+
+
+def test_semantic_tokens_resource_type_named_like_a_function():
+    text = "file { '/x': }\n$c = file('m/x')\n"
+    toks = _decode(F.semantic_tokens(_an(text)), text)
+    assert ("file", "type") in toks and ("file", "function") in toks
+    assert toks.index(("file", "type")) < toks.index(("file", "function"))
+
+
+def test_semantic_tokens_heredoc_text_with_margin():
+    text = '$x = @("EOT"/L)\n    hello ${y} world\n      indented $z\n    | EOT\n$w = @(X)\n  plain text\n  | X\n'
+    toks = _decode(F.semantic_tokens(_an(text)), text)
+    strings = [t for t, k in toks if k == "string"]
+    assert strings == ["    hello ", " world", "      indented ", "  plain text"]
+
+
+def test_node_default_selection_range():
+    text = "node default {\n  include foo\n}\n"
+    an = _an(text)
+    (sym,) = F.document_symbols(an)
+    o, n = sym["selection"]
+    assert text[o : o + n] == "default"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}))
+async def client(lsp_client: LanguageClient, tmp_path):
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "modules").mkdir()
+
+    # an editor that holds settings (VS Code; Neovim with `settings`), answering the server's pull at
+    # start a little later than the document is opened
+    async def configuration(params):
+        await asyncio.sleep(0.3)
+        return [{} for _ in params.items]
+
+    lsp_client.protocol.fm.features[L.WORKSPACE_CONFIGURATION] = configuration
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+            root_uri="file://" + str(tmp_path),
+            workspace_folders=[L.WorkspaceFolder(uri="file://" + str(tmp_path), name="ws")],
+        )
+    )
+    lsp_client._ws = str(tmp_path)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_published_once_on_open(client: LanguageClient):
+    uri = "file://" + os.path.join(client._ws, "manifests", "site.pp")
+    m = mark(client)  # opened at once after `initialized`, as editors do, while settings are pulled
+    client.text_document_did_open(
+        L.DidOpenTextDocumentParams(
+            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text="$x = = 1\n")
+        )
+    )
+    # Neovim (lspconfig) sends its `settings` right after opening, here the ones already in force
+    client.workspace_did_change_configuration(L.DidChangeConfigurationParams(settings={}))
+    await wait_publish(client, uri, 1, after=m)
+    await asyncio.sleep(1.5)  # the server answers settings and indexes meanwhile
+    assert len([p for p in published(client)[m:] if p.uri == uri]) == 1
