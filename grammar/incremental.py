@@ -893,6 +893,7 @@ class IncrementalParser:
             return []
         cfg = self.config
         kw = dict(strict=cfg.strict, file=cfg.file or None, modulepath=cfg.modulepath, manifest=cfg.manifest)
+        kw["level"] = getattr(cfg, "level", None)
         cls = V.TasksChecker if cfg.tasks else V.Checker
         body = prog.body
         if self.segments is None or type(body) is not BlockExpression:

@@ -17,8 +17,17 @@ Puppets); only validation differs.  An explicit ``strict`` always wins over the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Level", "LEVELS", "DEFAULT_LEVEL", "STRICT_LEVELS", "level", "resolve_strict"]
+__all__ = [
+    "Level",
+    "LEVELS",
+    "DEFAULT_LEVEL",
+    "STRICT_LEVELS",
+    "level",
+    "resolve_strict",
+    "add_cli_arguments",
+]
 
 STRICT_LEVELS = ("off", "warning", "error")
 
@@ -64,3 +73,22 @@ def help_text() -> str:
         f"{lv.name}{' (default)' if lv.name == DEFAULT_LEVEL else ''}: {lv.puppets}, strict={lv.strict}"
         for lv in LEVELS.values()
     )
+
+
+def add_cli_arguments(parser: Any, *, strict: bool = True) -> None:
+    """``--puppet-version`` (and ``--strict``) for an argparse parser: every command takes them alike."""
+    parser.add_argument(
+        "--puppet-version",
+        dest="puppet_version",
+        choices=list(LEVELS),
+        default=None,
+        metavar="|".join(LEVELS),
+        help=f"language level: which Puppet to answer like ({help_text()})",
+    )
+    if strict:
+        parser.add_argument(
+            "--strict",
+            choices=STRICT_LEVELS,
+            default=None,
+            help="severity of DUPLICATE_KEY: off, warning or error (default: the language level's)",
+        )

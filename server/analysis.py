@@ -179,9 +179,10 @@ class DocConfig:
     file: str = ""  # the file name given to the parser (absolute path, or '' for untitled)
     epp: bool = False
     tasks: bool = False
-    strict: str = "warning"
+    strict: str | None = None  # None: the level's default (grammar.levels)
     modulepath: tuple = ()
     manifest: str | None = None
+    level: str | None = None  # language level 8 | 7 | 7.23 (None: the default)
 
 
 class Document:
@@ -268,6 +269,7 @@ def doc_config_for(path: str | None, settings, roots=()) -> DocConfig:
         strict=settings.strict,
         modulepath=ctx.modulepath,
         manifest=ctx.manifest,
+        level=getattr(settings, "puppet_version", None),
     )
 
 
@@ -282,6 +284,7 @@ def full_analysis(text: str, config: DocConfig):
         vd = validate(
             res.program,
             strict=config.strict,
+            level=config.level,
             tasks=config.tasks,
             file=config.file or None,
             modulepath=config.modulepath,

@@ -7,7 +7,9 @@ the language server and its ``.xpp`` on save.  It follows Puppet's own rules for
 * ``environment.conf`` is optional; only its main section counts (``key = value``; ``#``/``;`` comments).
 * ``modulepath`` defaults to ``modules:$basemodulepath``.  Entries are split on the path separator;
   relative ones are relative to the environment; ``$basemodulepath`` expands to what the caller gives (else
-  it is dropped with a notice), ``$environment`` to the directory's name; globs are expanded.  A
+  it is dropped with a notice); other entries starting with ``$`` name Puppet settings unknown here and are
+  dropped with a warning; a ``$`` elsewhere is literal, as in Puppet (which does not expand
+  ``$environment`` there); globs are expanded.  A
   ``site-modules/`` directory is part of the module path only when ``modulepath`` names it (Puppet knows
   no such default; control repositories list it in their ``environment.conf``).
 * ``manifest`` defaults to ``manifests`` (file or directory, relative to the environment).
@@ -126,7 +128,8 @@ def expand_modulepath(
     entries: list[str], base: str, env_name: str, basemodulepath: str | None, notes: list[tuple[str, str]]
 ) -> list[str]:
     """Absolute directories of a modulepath (``$basemodulepath`` expanded, relative entries against
-    ``base``, globs expanded); what cannot be expanded is dropped with a note."""
+    ``base``, globs expanded); what cannot be expanded is dropped with a note.  ``env_name`` is kept for
+    the callers: Puppet does not expand ``$environment`` in a modulepath."""
     out: list[str] = []
     for e in entries:
         if e in ("$basemodulepath", "${basemodulepath}"):
@@ -141,8 +144,7 @@ def expand_modulepath(
                 continue
             out.extend(os.path.abspath(os.path.expanduser(b)) for b in split_path(basemodulepath))
             continue
-        e = e.replace("${environment}", env_name).replace("$environment", env_name)
-        if e.startswith("$"):
+        if e.startswith("$"):  # another setting of Puppet's ($codedir, $confdir, ...): unknown here
             notes.append(("warning", f"modulepath entry {e!r} cannot be expanded here; ignored"))
             continue
         p = os.path.normpath(os.path.join(base, os.path.expanduser(e)))

@@ -40,7 +40,10 @@ def test_settings_from_client_dict():
         root="/ws",
     )
     assert s.modulepath == ("/ws/mods", "/abs") and s.strict == "error" and s.tasks and not s.xpp_on_save
-    assert Settings.from_dict({"strict": "bogus"}).strict == "warning"
+    assert Settings.from_dict({"strict": "bogus"}).strict is None  # unset: the language level's default
+    assert Settings.from_dict({"puppetVersion": "7.23"}).puppet_version == "7.23"
+    assert Settings.from_dict({"puppetVersion": 8}).puppet_version == "8"
+    assert Settings.from_dict({"puppetVersion": "6"}).puppet_version == "8"  # unknown: the default
 
 
 def test_environment_detection_and_xpp_target():
