@@ -26,6 +26,14 @@ M.defaults = {
   client_config = {},
   -- show a message each time the server writes a .xpp file
   notify_xpp_written = false,
+  -- buffer-local LSP mappings set on attach where the buffer has none (Neovim 0.7 has no defaults):
+  -- false to keep your own; a table to choose the keys
+  keymaps = {
+    definition = 'gd',
+    hover = 'K',
+    references = 'gr',
+    signature_help = '<C-k>', -- insert mode
+  },
 }
 
 M.config = nil
@@ -125,6 +133,31 @@ local function on_xpp_written(err, result, ctx)
   pcall(vim.api.nvim_exec_autocmds, 'User', ev)
 end
 
+-- On attach: LSP omni-completion (<C-x><C-o>; Neovim 0.7 does not set 'omnifunc' itself) and the
+-- mappings of `keymaps`, never over a mapping the buffer already has.
+local function on_attach(cfg)
+  return function(client, bufnr)
+    if vim.bo[bufnr].omnifunc == '' then
+      vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+    end
+    local km = cfg.keymaps
+    if type(km) == 'table' then
+      local function map(mode, lhs, fn)
+        if lhs and vim.fn.maparg(lhs, mode) == '' then
+          vim.api.nvim_buf_set_keymap(bufnr, mode, lhs, '', { noremap = true, silent = true, callback = fn })
+        end
+      end
+      map('n', km.definition, vim.lsp.buf.definition)
+      map('n', km.hover, vim.lsp.buf.hover)
+      map('n', km.references, vim.lsp.buf.references)
+      map('i', km.signature_help, vim.lsp.buf.signature_help)
+    end
+    if cfg.on_attach then
+      cfg.on_attach(client, bufnr)
+    end
+  end
+end
+
 local function client_config(cfg, root)
   local settings = cfg.settings or {}
   local c = {
@@ -135,7 +168,7 @@ local function client_config(cfg, root)
     init_options = settings,
     settings = { puppet = settings },
     capabilities = cfg.capabilities or vim.lsp.protocol.make_client_capabilities(),
-    on_attach = cfg.on_attach,
+    on_attach = on_attach(cfg),
     flags = { debounce_text_changes = 150 },
     handlers = { ['puppet/xppWritten'] = on_xpp_written },
   }

@@ -1,0 +1,71 @@
+-- Headless Neovim: omni-completion of `stdlib::` names (issue 15) through the plugin's LSP client.
+-- Run by tests/editors/test_neovim_world.py with $PUPPET_XPP_NVIM_TEST = a JSON file:
+--   { plugin_dir, cmd, manifest, line, col, result, step_ms }
+-- Completion runs through Neovim's own vim.lsp.omnifunc (the 'omnifunc' the plugin sets); only the
+-- UI ends are replaced: the mode reads as Insert and complete() records what it is given.
+local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv('PUPPET_XPP_NVIM_TEST')), '\n'))
+local v = vim.version()
+local result = { nvim = v.major .. '.' .. v.minor .. '.' .. v.patch, attempts = 0 }
+
+local function finish()
+  vim.fn.writefile({ vim.fn.json_encode(result) }, spec.result)
+  pcall(function()
+    local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+    for _, c in pairs(get()) do
+      c.stop()
+    end
+    vim.wait(3000, function() return #get() == 0 end, 50)
+  end)
+  vim.cmd('qa!')
+end
+
+local function main()
+  vim.opt.runtimepath:prepend(spec.plugin_dir)
+  vim.cmd('filetype plugin on')
+  require('puppet_xpp').setup({ cmd = spec.cmd, settings = spec.settings })
+  vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
+  local buf = vim.api.nvim_get_current_buf()
+  local get = vim.lsp.get_clients and function() return vim.lsp.get_clients({ bufnr = buf }) end
+    or function() return vim.lsp.buf_get_clients(buf) end
+  result.attached = vim.wait(spec.step_ms, function() return #vim.tbl_values(get()) > 0 end, 50)
+  result.omnifunc = vim.bo[buf].omnifunc
+  result.maps = {
+    gd = vim.fn.maparg('gd', 'n') ~= '',
+    K = vim.fn.maparg('K', 'n') ~= '',
+    ck = vim.fn.maparg('<C-k>', 'i') ~= '',
+  }
+  vim.api.nvim_win_set_cursor(0, { spec.line + 1, spec.col })
+  local got = nil
+  vim.fn.mode = function() return 'i' end
+  local get_mode = vim.api.nvim_get_mode
+  vim.api.nvim_get_mode = function() return { mode = 'i', blocking = false } end
+  vim.fn.complete = function(startcol, items)
+    got = { startcol = startcol, words = {} }
+    for _, it in ipairs(items) do
+      table.insert(got.words, type(it) == 'table' and it.word or it)
+    end
+  end
+  -- the index fills in the background: ask until the module's functions are there
+  local deadline = vim.loop.now() + spec.step_ms
+  while vim.loop.now() < deadline do
+    got = nil
+    result.attempts = result.attempts + 1
+    local start = vim.lsp.omnifunc(1, '')
+    result.findstart = start
+    local r = vim.lsp.omnifunc(0, '')
+    result.findbase = r
+    vim.wait(3000, function() return got ~= nil end, 20)
+    if got and vim.tbl_contains(got.words, 'stdlib::merge_all') then
+      break
+    end
+    vim.wait(200)
+  end
+  vim.api.nvim_get_mode = get_mode
+  result.complete = got
+end
+
+local ok, err = pcall(main)
+if not ok then
+  result.error = tostring(err)
+end
+finish()
