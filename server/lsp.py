@@ -621,10 +621,11 @@ def _write_xpp(ls: PuppetServer, st: DocState):
     if not path or not path.endswith(".pp"):
         return None
     ctx = file_context(path, ls.settings, ls.roots)
-    if ctx.env is None:
+    env_root = ctx.env.root if ctx.env is not None else W.owning_environment(ls, path)
+    if env_root is None:
         return None
     try:
-        env = C.detect_environment(ctx.env.root)
+        env = C.detect_environment(env_root)
     except C.CompileError as e:
         return f"puppet-xpp: no .xpp for {path}: {e}"
     jobs, _skipped = C.plan(env)  # noqa: F841

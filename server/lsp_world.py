@@ -44,6 +44,19 @@ def index_roots(ls) -> list:
     return res
 
 
+def owning_environment(ls, path: str) -> str | None:
+    """The directory of the workspace environment whose module path holds `path` (a module on an
+    absolute module path outside the environment's directory, where the file's own location finds
+    no environment), or None."""
+    from puppet_xpp.xpp.environment import find_environment as find_env
+
+    for r in ls.roots:
+        env = find_env(r)
+        if env is not None and env.module_of(path) is not None:
+            return env.root
+    return None
+
+
 def _rng(lines, off, length):
     (l0, c0), (l1, c1) = lines.range(off, max(0, length))
     return L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1))

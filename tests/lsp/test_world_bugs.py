@@ -107,3 +107,59 @@ async def test_diagnostics_published_once_on_open(client: LanguageClient):
     await wait_publish(client, uri, 1, after=m)
     await asyncio.sleep(1.5)  # the server answers settings and indexes meanwhile
     assert len([p for p in published(client)[m:] if p.uri == uri]) == 1
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}))
+async def outside(lsp_client: LanguageClient, tmp_path):
+    """An environment whose module path names an absolute directory outside it."""
+    shared = tmp_path / "shared"
+    (shared / "mymod" / "manifests").mkdir(parents=True)
+    (shared / "mymod" / "manifests" / "init.pp").write_text("class mymod {\n  notice('x')\n}\n")
+    env = tmp_path / "production"
+    (env / "manifests").mkdir(parents=True)
+    (env / "manifests" / "site.pp").write_text("include mymod\n")
+    (env / "environment.conf").write_text(f"modulepath = modules:{shared}\n")
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+            root_uri="file://" + str(env),
+            workspace_folders=[L.WorkspaceFolder(uri="file://" + str(env), name="production")],
+        )
+    )
+    lsp_client._tmp = tmp_path
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_xpp_on_save_for_a_module_outside_the_environment(outside: LanguageClient):
+    import shutil
+    import subprocess
+
+    tmp = outside._tmp
+    src = tmp / "shared" / "mymod" / "manifests" / "init.pp"
+    uri = "file://" + str(src)
+    m = mark(outside)
+    outside.text_document_did_open(
+        L.DidOpenTextDocumentParams(
+            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=src.read_text())
+        )
+    )
+    await wait_publish(outside, uri, 1, after=m)
+    outside.text_document_did_save(
+        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+    )
+    out = tmp / "production" / ".xpp" / "modules" / "mymod" / "manifests" / "init.xpp"
+    for _ in range(600):
+        if out.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert out.exists()
+    # the same bytes as `puppet-xpp --compile ENVDIR` writes for that file
+    copy = tmp / "copy"
+    shutil.copytree(tmp / "production", copy, ignore=shutil.ignore_patterns(".xpp"))
+    subprocess.run(
+        SERVER + ["--compile", str(copy)], env=dict(os.environ, PYTHONPATH=REPO), capture_output=True
+    )
+    ref = copy / ".xpp" / "modules" / "mymod" / "manifests" / "init.xpp"
+    assert ref.read_bytes() == out.read_bytes()
