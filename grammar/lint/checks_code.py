@@ -387,7 +387,33 @@ def unquoted_node_name(m: Manifest) -> list[Problem]:
 
 @fixer("unquoted_node_name")
 def _fix_unquoted_node_name(m: Manifest, p: Problem) -> None:
-    p.data["token"].type = "SSTRING"
+    """Quote the name. A dotted name (``web01.example.com``: NAME DOT NAME ... tokens) becomes one
+    string; puppet-lint quotes each label (``'web01'.'example'.'com'``), which Puppet rejects."""
+    tok: Tok = p.data["token"]
+    toks = m.tokens
+    if index_of(toks, tok) is None:
+        return  # already part of a quoted dotted name
+    run = [tok]
+    while run[0].prev is not None and _host_part(run[0].prev) and _host_part(run[0].prev, dot=True):
+        run.insert(0, run[0].prev)
+    while run[-1].next is not None and _host_part(run[-1].next, dot=True):
+        run.append(run[-1].next)
+    while run and run[-1].type == "DOT":
+        run.pop()
+    while run and run[0].type == "DOT":
+        run.pop(0)
+    if len(run) == 1:
+        tok.type = "SSTRING"
+        return
+    first = run[0]
+    first.value = "".join(t.render() for t in run)
+    first.type = "SSTRING"
+    for t in run[1:]:
+        delete(toks, t)
+
+
+def _host_part(t: Tok, *, dot: bool = False) -> bool:
+    return t.type in ("NAME", "NUMBER") or (dot and t.type == "DOT")
 
 
 @check("duplicate_params")

@@ -17,7 +17,7 @@ from puppet_xpp.grammar.lint.core import (
     remove,
 )
 from puppet_xpp.grammar.lint.data import Manifest, prev_of
-from puppet_xpp.grammar.lint.tokens import Tok, tokenise_fragment
+from puppet_xpp.grammar.lint.tokens import Tok
 
 
 @check("slash_comments")
@@ -107,7 +107,12 @@ def double_quoted_strings(m: Manifest) -> list[Problem]:
 
 @fixer("double_quoted_strings")
 def _fix_double_quoted_strings(m: Manifest, p: Problem) -> None:
-    p.data["token"].type = "SSTRING"
+    """Single-quote the string, unless it holds ``\\r`` or ``\\u``: escapes that double quotes interpret
+    and single quotes do not (puppet-lint converts those too, changing the string's value)."""
+    tok: Tok = p.data["token"]
+    if re.search(r"\\[ru]", tok.value):
+        raise NoFix
+    tok.type = "SSTRING"
 
 
 @check("only_variable_string")
@@ -145,6 +150,11 @@ def only_variable_string(m: Manifest) -> list[Problem]:
 
 @fixer("only_variable_string")
 def _fix_only_variable_string(m: Manifest, p: Problem) -> None:
+    """Replace the string by the variable. Not when the variable puppet-lint sees holds a dash
+    (``"$a-b"``, ``"${a-b}"``): Puppet reads ``$a`` followed by text or a subtraction there, and
+    puppet-lint's fix drops the text or turns it into code."""
+    if "-" in p.data["token"].value:
+        raise NoFix
     delete(m.tokens, p.data["start_token"])
     delete(m.tokens, p.data["end_token"])
     p.data["token"].type = "VARIABLE"
@@ -220,43 +230,17 @@ def variables_not_enclosed(m: Manifest) -> list[Problem]:
 
 @fixer("variables_not_enclosed")
 def _fix_variables_not_enclosed(m: Manifest, p: Problem) -> None:
+    """Brace the variable: ``"$a"`` -> ``"${a}"``, ``"$a-b"`` -> ``"${a}-b"``. Brackets after it stay
+    text (``"$a[1]"`` -> ``"${a}[1]"``): Puppet reads them as text, and puppet-lint's moving them into
+    the braces (``"${a[1]}"``) would make them an index."""
     tok: Tok = p.data["token"]
     tok.type = "VARIABLE"
-    s = tok.next
-    if (
-        s is not None
-        and s.type in ("DQMID", "DQPOST", "HEREDOC_MID", "HEREDOC_POST")
-        and s.value.startswith("[")
-    ):
-        ref, rest = _split_ref(s.value)
-        i = index_of(m.tokens, s)
-        assert i is not None
-        try:
-            new = tokenise_fragment(ref)
-        except ValueError:
-            raise NoFix from None
-        for k, t in enumerate(new):
-            insert(m.tokens, i + k, t)
-        s.value = rest
     if "-" in tok.value:
         name, _, text = tok.value.partition("-")
         tok.value = name
         after = tok.next
         if after is not None:
             after.value = f"-{text}{after.value}"
-
-
-def _split_ref(value: str) -> tuple[str, str]:
-    """``[a][b]rest`` -> (``[a][b]``, ``rest``): the brackets right after an unenclosed variable."""
-    depth = 0
-    for i, c in enumerate(value):
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-        if depth == 0 and value[i + 1 : i + 2] != "[":
-            return value[: i + 1], value[i + 1 :]
-    return value, ""
 
 
 _BRACKETS = re.compile(r"\[.+?\]")

@@ -84,6 +84,7 @@ CASES: list[tuple[str, str]] = [
     # double_quoted_strings
     ("dq", '$a = "foo"\n$b = "it\'s"\n$c = "tab\\t"\n$d = "$x"\n$e = "\\$"\n'),
     ("dq_spaces", '$a = "a     b"\n'),
+    ("dq_escapes", '$a = "x\\ry"\n$b = "\\u00e9"\n$c = "\\q"\n'),
     # only_variable_string
     ("only_var", '$a = "${x}"\n$b = "$x"\n$c = "${x[\'k\']}"\n$d = "${x}y"\nfoo { \'a\': "${x}" => 1 }\n'),
     ("only_var_dollar", '$a = "${$x}"\n$b = "${::x}"\n'),
@@ -145,6 +146,16 @@ CASES: list[tuple[str, str]] = [
     ("syntax_bad_char", "$x = 1\n$y = ^\n"),
     ("resource_no_end", "file { 'x':\n  ensure => file\n"),
 ]
+
+# Cases where our --fix deliberately differs from puppet-lint's, because puppet-lint's fix changes what
+# the manifest means (the tests check that: Puppet's parse of puppet-lint's fix differs from the source's,
+# ours equals it). See docs/lint.md.
+DEVIATIONS: dict[str, str] = {
+    "node_unquoted": "unquoted_node_name quotes each label of a dotted name ('a'.'b'), which Puppet rejects",
+    "unenc": "variables_not_enclosed moves text brackets into the braces (an index); only_variable_string drops '-bar'",
+    "var_dash": 'only_variable_string turns "${foo-bar}" into the subtraction $foo-bar',
+    "dq_escapes": "double_quoted_strings single-quotes \\r and \\u escapes, changing the string",
+}
 
 # cases linted under a file name (autoloader_layout compares against it)
 PATHS: dict[str, str] = {
