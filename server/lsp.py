@@ -253,7 +253,10 @@ def create_server() -> PuppetServer:
             )
         return out
 
-    @ls.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=["$", ":", ">"]))
+    @ls.feature(
+        L.TEXT_DOCUMENT_COMPLETION,
+        L.CompletionOptions(trigger_characters=["$", ":", ">"], resolve_provider=True),
+    )
     async def completion(ls: PuppetServer, params: L.CompletionParams):
         pos = params.position
         return await _with_analysis(

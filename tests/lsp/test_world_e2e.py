@@ -145,7 +145,7 @@ def make_fixture(profile):
     )
     async def client(lsp_client: LanguageClient, ws):
         env = os.path.join(ws, "production")
-        await lsp_client.initialize_session(
+        lsp_client._init = await lsp_client.initialize_session(
             L.InitializeParams(
                 capabilities=pytest_lsp.client_capabilities(profile),
                 root_uri=_uri(env),
@@ -219,6 +219,13 @@ async def _complete(client, uri, pos):
         L.CompletionParams(text_document=L.TextDocumentIdentifier(uri=uri), position=pos)
     )
     return res.items if hasattr(res, "items") else res
+
+
+async def test_capabilities(client: LanguageClient):
+    caps = client._init.capabilities
+    assert caps.completion_provider.resolve_provider
+    assert list(caps.signature_help_provider.trigger_characters) == ["(", ","]
+    assert caps.workspace.workspace_folders.change_notifications
 
 
 async def test_ruby_functions_hover_definition_signature_help(client: LanguageClient, ws):
