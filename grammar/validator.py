@@ -35,11 +35,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import Any
 
 from . import ast, levels
 from .issues import ISSUES, Diagnostic
 from .ruby import escape_slash, float_to_s
 from .validator_labels import a_an, a_an_uc, article, label, the
+from .validator_syntax import CHECKERS
 
 __all__ = [
     "validate",
@@ -838,8 +840,6 @@ class Checker:
         segments = syntax.split("+")
         while segments and segments[-1] == "":
             segments.pop()
-        from .validator_syntax import CHECKERS
-
         checker = None
         while segments:
             checker = CHECKERS.get("+".join(segments))
@@ -848,7 +848,7 @@ class Checker:
             segments.pop(0)
         if checker is None:
             return
-        problem, logged = checker(text, syntax, strict=self.strict, tasks=self.tasks)
+        problem, logged = checker(text, syntax, reparse=self.reparse)
         self.logged.extend(logged)
         if problem is not None:
             code, detail = problem
@@ -863,6 +863,17 @@ class Checker:
                     self.file or "",
                 )
             )
+
+    def reparse(self, text: str, epp: bool) -> tuple[Any, list[Diagnostic]]:
+        """Parse (and, when the parse succeeded, validate with this checker's settings) a pp/epp heredoc's
+        text: the function the pp and epp syntax checkers are given (as Puppet registers its checkers),
+        so that :mod:`validator_syntax` needs neither the parser nor this module."""
+        from .parser import parse
+
+        res = parse(text, file="", epp=epp, tasks=self.tasks)
+        if res.program is None or any(d.severity == "error" for d in res.diagnostics):
+            return res, []
+        return res, validate(res.program, strict=self.strict, tasks=self.tasks, file="", level=self.level)
 
     # ------------------------------------------------------------------------------------------- checks
 

@@ -7,7 +7,8 @@ Puppet logs while checking (pp/epp only: the warnings, and the errors when there
 validating the text; positioned relative to the heredoc text, see LoggedDiagnostic).  The json checker accepts what Ruby's JSON 2.x
 parser accepts (any value at the top, ``/* */`` and ``//`` comments, no NaN/Infinity, no trailing
 commas); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
-parse (and validate) the text with our own parser.
+parse (and validate) the text through the ``reparse`` function the validator passes in (as Puppet
+registers its syntax checkers), so this module imports neither the parser nor the validator.
 """
 
 from __future__ import annotations
@@ -229,17 +230,16 @@ def _with_location(d, loc):
     return d.message + _location(line, col)
 
 
-def _parse_and_validate(text, *, epp, strict, tasks):
+def _parse_and_validate(text, *, epp, reparse):
     """Puppet's EvaluatingParser.parse_string on the heredoc text.
 
-    Returns (message of the error it raises or None, diagnostics it logs on the way): lexer warnings,
-    then the validator's warnings and deprecations (capped like Puppet's), then, when there is more than
-    one error, the errors (the raised message then only counts them).
+    ``reparse(text, epp)`` (given by the validator) returns the parse result and, when it parsed without
+    errors, the validator's diagnostics at the outer checker's settings.  Returns (message of the error
+    Puppet raises or None, diagnostics it logs on the way): lexer warnings, then the validator's warnings
+    and deprecations (capped like Puppet's), then, when there is more than one error, the errors (the
+    raised message then only counts them).
     """
-    from .parser import parse
-    from .validator import validate
-
-    res = parse(text, file="", epp=epp, tasks=tasks)
+    res, found = reparse(text, epp)
     loc = res.locator
     logged = [_logged(d, loc, d.severity) for d in res.diagnostics if d.severity != "error"]
     errors = [d for d in res.diagnostics if d.severity == "error"]
@@ -247,7 +247,6 @@ def _parse_and_validate(text, *, epp, strict, tasks):
         return _with_location(errors[0], loc), logged
     if res.program is None:
         return None, logged
-    found = validate(res.program, strict=strict, tasks=tasks, file="")
     nested = [d for d in found if isinstance(d, LoggedDiagnostic)]
     found = [d for d in found if not isinstance(d, LoggedDiagnostic)]
     logged.extend(nested)
@@ -283,17 +282,17 @@ def _clip(msg: str) -> str:
     return msg[:500].replace("\r\n", "\\n").replace("\n", "\\n")
 
 
-def check_pp(text, syntax, *, strict="warning", tasks=False):
+def check_pp(text, syntax, *, reparse):
     if syntax != "pp":
         return ("ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"), []
-    msg, logged = _parse_and_validate(text, epp=False, strict=strict, tasks=tasks)
+    msg, logged = _parse_and_validate(text, epp=False, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')), logged
 
 
-def check_epp(text, syntax, *, strict="warning", tasks=False):
+def check_epp(text, syntax, *, reparse):
     if syntax != "epp":
         return ("ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"), []
-    msg, logged = _parse_and_validate(text, epp=True, strict=strict, tasks=tasks)
+    msg, logged = _parse_and_validate(text, epp=True, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')), logged
 
 
