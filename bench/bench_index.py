@@ -2,12 +2,18 @@
 directories (default: the Debian module corpus) indexed as the language server does at start, with
 the wall time, the entry counts and the process's peak RSS.
 
-    python3 bench/bench_index.py [DIR ...]
+    python3 bench/bench_index.py [DIR ...]            in process (the index alone)
+    python3 bench/bench_index.py --server [DIR ...]   the language server (stdio) with DIR as its
+                                                     workspace folder: time to the "indexed" log
+                                                     message, RSS after indexing and after a completion
 """
 
 from __future__ import annotations
 
+import json
+import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -15,7 +21,125 @@ from puppet_xpp.server import builtins as B
 from puppet_xpp.server.analysis_index import WorkspaceIndex, index_file, workspace_files
 
 
+def _rss_mb(pid: int) -> tuple:
+    """(VmRSS, VmHWM) of a process in MB."""
+    vals = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                vals[k] = int(v.split()[0]) / 1024
+    return vals.get("VmRSS", 0.0), vals.get("VmHWM", 0.0)
+
+
+class _Rpc:
+    def __init__(self, proc):
+        self.p = proc
+        self.n = 0
+
+    def send(self, method, params, notify=False):
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            self.n += 1
+            msg["id"] = self.n
+        body = json.dumps(msg).encode()
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+        return msg.get("id")
+
+    def read(self):
+        length = 0
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise EOFError("server exited")
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.p.stdout.read(length))
+
+    def until(self, pred):
+        while True:
+            m = self.read()
+            if "id" in m and "method" in m:  # a request from the server: answer null
+                body = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": None}).encode()
+                self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                self.p.stdin.flush()
+            if pred(m):
+                return m
+
+
+def server_bench(roots: list[str]) -> int:
+    root = roots[0]
+    cmd = [sys.executable, "-m", "puppet_xpp", "--stdio"]
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rpc = _Rpc(p)
+    try:
+        uri = "file://" + os.path.abspath(root)
+        i = rpc.send(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri,
+                "capabilities": {},
+                "workspaceFolders": [{"uri": uri, "name": "corpus"}],
+                "initializationOptions": {"modulepath": roots[1:], "xppOnSave": False},
+            },
+        )
+        rpc.until(lambda m: m.get("id") == i)
+        t_init = time.perf_counter() - t0
+        rss_start = _rss_mb(p.pid)
+        rpc.send("initialized", {}, notify=True)
+        msg = rpc.until(
+            lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"]
+        )
+        t_idx = time.perf_counter() - t0
+        rss_idx = _rss_mb(p.pid)
+        doc = "file://" + os.path.join(os.path.abspath(root), "bench_index_probe.pp")
+        rpc.send(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": doc,
+                    "languageId": "puppet",
+                    "version": 1,
+                    "text": "$x = stdlib::\nfile_line { 'a':\n  \n}\n",
+                }
+            },
+            notify=True,
+        )
+        t1 = time.perf_counter()
+        c = rpc.send(
+            "textDocument/completion",
+            {"textDocument": {"uri": doc}, "position": {"line": 0, "character": 13}},
+        )
+        res = rpc.until(lambda m: m.get("id") == c)
+        t_comp = time.perf_counter() - t1
+        n = len((res.get("result") or {}).get("items", []))
+        rss_end = _rss_mb(p.pid)
+        print(
+            f"server: initialize {t_init:.2f} s; {msg['params']['message']} (ready {t_idx:.2f} s after start)"
+        )
+        print(f"completion after `stdlib::`: {n} items in {t_comp * 1000:.0f} ms")
+        print(
+            f"RSS: {rss_start[0]:.0f} MB at start, {rss_idx[0]:.0f} MB indexed, {rss_end[0]:.0f} MB after a completion (peak {rss_end[1]:.0f} MB)"
+        )
+        s = rpc.send("shutdown", None)
+        rpc.until(lambda m: m.get("id") == s)
+        rpc.send("exit", None, notify=True)
+    finally:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--server"]:
+        return server_bench(argv[1:] or ["/usr/share/puppet/modules"])
     roots = argv or ["/usr/share/puppet/modules"]
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
