@@ -156,7 +156,7 @@ def _report(path: str, problems: list[Problem], cfg: LintConfig) -> None:
         print(_format(fmt, fields))
         if p.kind == "ignored" and p.reason is not None:
             print(f"  {p.reason}")
-        if cfg.with_context and p.kind != "fixed" and p.check != "documentation" and p.line > 0:
+        if cfg.with_context and p.kind != "fixed" and p.line > 0:
             if lines is None:
                 with open(path, encoding="utf-8", errors="surrogateescape") as fh:
                     lines = fh.read().split("\n")
