@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,7 @@ issue("INTERNAL_ERROR", "Internal error (%{type}): %{reason}")
 _ARG = re.compile(r"%\{(\w+)\}")
 
 
-def format_message(code: str, args: dict | None = None) -> str:
+def format_message(code: str, args: dict[str, Any] | None = None) -> str:
     template = ISSUES[code].template
     if not args:
         return template
@@ -283,7 +284,7 @@ class Diagnostic:
     offset: int | None
     length: int
     severity: str = "error"
-    args: dict = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     file: str = ""
 
     @classmethod
@@ -292,7 +293,7 @@ class Diagnostic:
         code: str,
         offset: int | None,
         length: int = 0,
-        args: dict | None = None,
+        args: dict[str, Any] | None = None,
         severity: str | None = None,
         file: str = "",
     ) -> Diagnostic:
@@ -301,12 +302,12 @@ class Diagnostic:
             code, format_message(code, args), offset, length, severity or ISSUES[code].severity, args, file
         )
 
-    def line_col(self, locator) -> tuple[int | None, int | None]:
+    def line_col(self, locator: Any) -> tuple[int | None, int | None]:
         if self.offset is None:
             return None, None
         return locator.line_for_offset(self.offset), locator.pos_on_line(self.offset)
 
-    def to_json(self, locator) -> dict:
+    def to_json(self, locator: Any) -> dict[str, Any]:
         line, col = self.line_col(locator)
         return {
             "severity": self.severity,

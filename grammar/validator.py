@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from . import ast, levels
@@ -57,7 +58,7 @@ __all__ = [
     "TasksChecker",
 ]
 
-_T = ast.TYPES
+_T: dict[str, Any] = ast.TYPES  # (the model classes are made at run time: typed loosely)
 Program = _T["Program"]
 Nop = _T["Nop"]
 BlockExpression = _T["BlockExpression"]
@@ -130,7 +131,7 @@ _MODULE_DIRS = frozenset({"manifests", "functions", "types", "plans"})
 # ----------------------------------------------------------------------------------------------- model walk
 
 
-def _containment(cls) -> tuple:
+def _containment(cls: Any) -> tuple[tuple[str, bool], ...]:
     """(attribute, is_list) of the contained attributes of a model class, in Puppet's content order."""
     out = []
     for f in cls._fields:
@@ -146,9 +147,9 @@ def _containment(cls) -> tuple:
 _CONTAINMENT = {cls: _containment(cls) for cls in _T.values()}
 
 
-def contents(node) -> list:
+def contents(node: Any) -> list[Any]:
     """The directly contained nodes of ``node`` in Puppet's order (``_pcore_contents``)."""
-    out = []
+    out: list[Any] = []
     for f, is_list in _CONTAINMENT.get(type(node), ()):
         v = getattr(node, f)
         if v is None:
@@ -160,11 +161,11 @@ def contents(node) -> list:
     return out
 
 
-def _by_class(table: dict, default):
+def _by_class(table: dict[str, Any], default: Any) -> Any:
     """A per-type resolver over a table keyed by model class name (nearest class in the hierarchy wins)."""
-    cache: dict = {}
+    cache: dict[type, Any] = {}
 
-    def resolve(cls):
+    def resolve(cls: type) -> Any:
         r = cache.get(cls, cache)
         if r is cache:
             r = default
@@ -182,19 +183,19 @@ def _by_class(table: dict, default):
 # ----------------------------------------------------------------------------------------------- idem
 
 
-def _idem_block(o):
+def _idem_block(o: Any) -> Any:
     return all(idem(s) for s in o.statements)
 
 
-def _idem_if(o):
+def _idem_if(o: Any) -> Any:
     return idem(o.test) and idem(o.then_expr) and idem(o.else_expr)
 
 
-def _idem_case(o):
+def _idem_case(o: Any) -> Any:
     return idem(o.test) and all(idem(opt) for opt in o.options)
 
 
-def _idem_case_option(o):
+def _idem_case_option(o: Any) -> Any:
     return all(idem(v) for v in o.values) and idem(o.then_expr)
 
 
@@ -226,12 +227,12 @@ _IDEM = _by_class(
 )
 
 
-def idem(o) -> bool:
+def idem(o: Any) -> bool:
     """True if evaluating ``o`` is known to have no effect (Puppet's 'idem' rule)."""
     if o is None:
         return True
     r = _IDEM(type(o))
-    return r(o) if callable(r) else r
+    return bool(r(o) if callable(r) else r)
 
 
 # ----------------------------------------------------------------------------------------------- literal keys
@@ -257,7 +258,7 @@ DEFAULT = _DefaultValue()
 class RubyRegexp:
     __slots__ = ("source",)
 
-    def __init__(self, source):
+    def __init__(self, source: Any) -> None:
         self.source = source
 
 
@@ -266,7 +267,7 @@ class RubyHash:
 
     __slots__ = ("pairs",)
 
-    def __init__(self, pairs):
+    def __init__(self, pairs: Any) -> None:
         self.pairs = pairs
 
 
@@ -274,13 +275,13 @@ class RubyError(Exception):
     """The newer checker's literal evaluation calls a Ruby method the value lacks (``-true``): Puppet 8
     fails with a Ruby ``NoMethodError`` there, so no Puppet diagnostic exists for it."""
 
-    def __init__(self, node, value):
+    def __init__(self, node: Any, value: Any) -> None:
         super().__init__(value)
         self.node = node
         self.value = value
 
 
-def _negate(node, v):
+def _negate(node: Any, v: Any) -> Any:
     """Ruby's unary minus of a literal value: numbers negate, strings stay (``String#-@``), the rest fail."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return -v
@@ -289,7 +290,7 @@ def _negate(node, v):
     raise RubyError(node, v)
 
 
-def literal_value(o, newer: bool = False):
+def literal_value(o: Any, newer: bool = False) -> Any:
     """The literal value of an expression as Puppet's LiteralEvaluator computes it.
 
     Strings (and names, and double-quoted strings without interpolation) → str, numbers → int/float,
@@ -320,7 +321,7 @@ def literal_value(o, newer: bool = False):
     if isinstance(o, LiteralList):
         return [literal_value(v, newer) for v in o.values]
     if isinstance(o, LiteralHash):
-        out: dict = {}
+        out: dict[Any, Any] = {}
         for e in o.entries:
             k = literal_value(e.key, newer)
             v = literal_value(e.value, newer)
@@ -339,7 +340,7 @@ def literal_value(o, newer: bool = False):
     raise _NotLiteral
 
 
-def literal_key(v):
+def literal_key(v: Any) -> Any:
     """A hashable key of a literal value such that keys are equal iff the Ruby values are ``eql?``."""
     if isinstance(v, str):
         return ("S", v)
@@ -393,7 +394,7 @@ def _ruby_inspect_str(s: str) -> str:
     return "".join(out)
 
 
-def ruby_inspect(v) -> str:
+def ruby_inspect(v: Any) -> str:
     """Ruby's ``inspect`` of a literal value."""
     if isinstance(v, str):
         return _ruby_inspect_str(v)
@@ -410,7 +411,7 @@ def ruby_inspect(v) -> str:
     return ruby_to_s(v)
 
 
-def ruby_to_s(v) -> str:
+def ruby_to_s(v: Any) -> str:
     """Ruby's ``to_s`` of a literal value (what Puppet interpolates into the DUPLICATE_KEY message)."""
     if isinstance(v, str):
         return v
@@ -432,7 +433,7 @@ def ruby_to_s(v) -> str:
 _RUBY_CLASS = {True: "TrueClass", False: "FalseClass"}
 
 
-def _ruby_class(v) -> str:
+def _ruby_class(v: Any) -> str:
     """The Ruby class of a literal value (for the LITERAL_NEGATION_FAILS message)."""
     if isinstance(v, bool):
         return _RUBY_CLASS[v]
@@ -449,7 +450,7 @@ def _ruby_class(v) -> str:
     return type(v).__name__
 
 
-def _ruby_model_class(o) -> str:
+def _ruby_model_class(o: Any) -> str:
     """``a_an`` of the Ruby class of a model object, as Puppet's label provider gives it for a Class."""
     name = f"Puppet::Pops::Model::{o._name}"
     return f"{article(name)} {name}"
@@ -462,7 +463,7 @@ def _expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-def namespace_for_file(file, modulepath=(), manifest=None) -> str:
+def namespace_for_file(file: Any, modulepath: Any = (), manifest: Any = None) -> str:
     """The namespace a module file may define names in (Puppet's rule, reproduced exactly).
 
     Returns NO_NAMESPACE when no location rule applies (no file, not a ``.pp`` file, the environment's
@@ -505,7 +506,7 @@ def namespace_for_file(file, modulepath=(), manifest=None) -> str:
 class _Abort(Exception):
     """A heredoc syntax checker failed: Puppet raises it at once and validation stops."""
 
-    def __init__(self, diagnostic):
+    def __init__(self, diagnostic: Any) -> None:
         self.diagnostic = diagnostic
 
 
@@ -514,7 +515,15 @@ class Checker:
 
     tasks = False
 
-    def __init__(self, *, strict=None, file=None, modulepath=(), manifest=None, level=None):
+    def __init__(
+        self,
+        *,
+        strict: Any = None,
+        file: Any = None,
+        modulepath: Any = (),
+        manifest: Any = None,
+        level: Any = None,
+    ) -> None:
         lv = levels.level(level)
         self.level = lv.name
         self.newer = lv.newer_checker
@@ -524,12 +533,12 @@ class Checker:
         self.manifest = manifest
         self.diagnostics: list[Diagnostic] = []
         self.logged: list[Diagnostic] = []  # what Puppet logs during validation (pp/epp heredoc checks)
-        self.path: list = []
-        self._namespace = None
+        self.path: list[Any] = []
+        self._namespace: str | None = None
 
     # -- reporting
 
-    def accept(self, code: str, node, **args):
+    def accept(self, code: str, node: Any, **args: Any) -> None:
         if code == "DUPLICATE_KEY":
             if self.strict == "off":
                 return
@@ -544,7 +553,7 @@ class Checker:
 
     # -- driver
 
-    def validate(self, program) -> list[Diagnostic]:
+    def validate(self, program: Any) -> list[Diagnostic]:
         try:
             try:
                 self._run(program, self._walk)
@@ -560,7 +569,7 @@ class Checker:
             return self.logged + [e.diagnostic]
         return self.logged + self.diagnostics
 
-    def _run(self, program, walk):
+    def _run(self, program: Any, walk: Any) -> None:
         self.diagnostics = []
         self.logged = []
         self.path = []
@@ -569,9 +578,9 @@ class Checker:
         walk(program)
 
     @classmethod
-    def _checks(cls) -> dict:
+    def _checks(cls) -> dict[type, Any]:
         """check method per model class (None when Puppet's check is a no-op), resolved once per checker class."""
-        table = cls.__dict__.get("_check_table")
+        table: dict[type, Any] | None = cls.__dict__.get("_check_table")
         if table is None:
             table = {}
             for t in _T.values():
@@ -583,16 +592,16 @@ class Checker:
                         if m is not None:
                             break
                 table[t] = m
-            cls._check_table = table
+            setattr(cls, "_check_table", table)  # noqa: B010 (set once per checker class)
         return table
 
-    def _walk(self, node):
+    def _walk(self, node: Any) -> None:
         """Pre-order walk below ``node`` (recursive; the fast path)."""
         checks = self._checks()
         cont = _CONTAINMENT
         path = self.path
 
-        def visit(node):
+        def visit(node: Any) -> None:
             path.append(node)
             for f, is_list in cont[type(node)]:
                 v = getattr(node, f)
@@ -617,7 +626,7 @@ class Checker:
 
         visit(node)
 
-    def _walk_iteratively(self, root):
+    def _walk_iteratively(self, root: Any) -> None:
         path = self.path
         path.append(root)
         stack = [iter(contents(root))]
@@ -634,18 +643,18 @@ class Checker:
                 path.append(child)
                 stack.append(iter(kids))
 
-    def check(self, o):
+    def check(self, o: Any) -> None:
         fn = self._checks().get(type(o))
         if fn is not None:
             fn(self, o)
 
-    def container(self, index=-1):
+    def container(self, index: Any = -1) -> Any:
         path = self.path
         return path[index] if -len(path) <= index < len(path) else None
 
     # -- top / placement
 
-    def top(self, definition, idx=-1):
+    def top(self, definition: Any, idx: Any = -1) -> None:
         while True:
             o = self.container(idx)
             idx -= 1
@@ -664,7 +673,7 @@ class Checker:
 
     # -- assignment
 
-    def assign(self, o, via_index=False):
+    def assign(self, o: Any, via_index: Any = False) -> None:
         if isinstance(o, VariableExpression):
             e = o.expr
             name = e.value if isinstance(e, (QualifiedName, QualifiedReference)) else None
@@ -685,17 +694,17 @@ class Checker:
 
     # -- rvalue / relation / query / hostname
 
-    def rvalue(self, o):
+    def rvalue(self, o: Any) -> None:
         while isinstance(o, UnaryExpression):
             o = o.expr
         if isinstance(o, (CollectExpression, Definition)):
             self.accept("NOT_RVALUE", o, value=a_an_uc(o))
 
-    def relation(self, o):
+    def relation(self, o: Any) -> None:
         if not isinstance(o, (CollectExpression, RelationshipExpression)):
             self.rvalue(o)
 
-    def query(self, o):
+    def query(self, o: Any) -> None:
         if isinstance(o, ComparisonExpression):
             if o.operator not in ("==", "!="):
                 self.accept("ILLEGAL_QUERY_EXPRESSION", o, expression=a_an_uc(o))
@@ -709,7 +718,7 @@ class Checker:
         else:
             self.accept("ILLEGAL_QUERY_EXPRESSION", o, expression=a_an_uc(o))
 
-    def hostname(self, o, semantic):
+    def hostname(self, o: Any, semantic: Any) -> None:
         if isinstance(o, list):
             for x in o:
                 self.hostname(x, semantic)
@@ -735,7 +744,7 @@ class Checker:
 
     # -- internal checks shared by several definitions
 
-    def check_type_ref(self, o, r):
+    def check_type_ref(self, o: Any, r: Any) -> None:
         if r is None:
             return
         n = r.left_expr if isinstance(r, AccessExpression) else r
@@ -746,11 +755,11 @@ class Checker:
                 "ILLEGAL_EXPRESSION", r, expression=a_an_uc(r), feature="a type reference", container=a_an(o)
             )
 
-    def check_return_type(self, o):
+    def check_return_type(self, o: Any) -> None:
         if o.return_type is not None:
             self.check_type_ref(o, o.return_type)
 
-    def check_no_idem_last(self, o):
+    def check_no_idem_last(self, o: Any) -> None:
         body = o.body
         if isinstance(body, BlockExpression):
             last = body.statements[-1] if body.statements else None
@@ -760,32 +769,32 @@ class Checker:
         if violator is not None and not self.resource_without_title(violator):
             self.accept("IDEM_NOT_ALLOWED_LAST", violator, expression=label(violator), container=a_an_uc(o))
 
-    def check_capture_last(self, o):
+    def check_capture_last(self, o: Any) -> None:
         last = len(o.parameters) - 1
         for i, p in enumerate(o.parameters):
             if p.captures_rest and i != last:
                 self.accept("CAPTURES_REST_NOT_LAST", p, param_name=p.name)
 
-    def check_no_capture(self, o, container=None):
+    def check_no_capture(self, o: Any, container: Any = None) -> None:
         container = o if container is None else container
         for p in o.parameters:
             if p.captures_rest:
                 self.accept("CAPTURES_REST_NOT_SUPPORTED", p, container=a_an(container), param_name=p.name)
 
-    def check_reserved_type_name(self, o, name):
+    def check_reserved_type_name(self, o: Any, name: Any) -> None:
         if name in RESERVED_TYPE_NAMES:
             self.accept("RESERVED_TYPE_NAME", o, name=name, expression=a_an(o))
 
-    def check_future_reserved_word(self, o, name):
+    def check_future_reserved_word(self, o: Any, name: Any) -> None:
         if name in FUTURE_RESERVED_WORDS:
             self.accept("FUTURE_RESERVED_WORD", o, word=name)
 
-    def check_reserved_params(self, o):
+    def check_reserved_params(self, o: Any) -> None:
         for p in o.parameters:
             if p.name in RESERVED_PARAMETERS:
                 self.accept("RESERVED_PARAMETER", p, container=the(o), param_name=p.name)
 
-    def check_parameter_name_uniqueness(self, o):
+    def check_parameter_name_uniqueness(self, o: Any) -> None:
         seen = set()
         for p in o.parameters:
             if p.name in seen:
@@ -793,19 +802,19 @@ class Checker:
             else:
                 seen.add(p.name)
 
-    def check_illegal_assignment(self, o):
+    def check_illegal_assignment(self, o: Any) -> None:
         if isinstance(o, AssignmentExpression):
             self.accept("ILLEGAL_ASSIGNMENT_CONTEXT", o)
         elif not isinstance(o, LambdaExpression):
             for c in contents(o):
                 self.check_illegal_assignment(c)
 
-    def namespace(self):
+    def namespace(self) -> str:
         if self._namespace is None:
             self._namespace = namespace_for_file(self.file, self.modulepath, self.manifest)
         return self._namespace
 
-    def check_file_namespace(self, o):
+    def check_file_namespace(self, o: Any) -> None:
         if not self.file:
             return
         ns = self.namespace()
@@ -814,7 +823,7 @@ class Checker:
         if ns == BAD_MODULE_FILE or not o.name.lower().startswith(ns):
             self.accept("ILLEGAL_DEFINITION_LOCATION", o, name=o.name, file=self.file)
 
-    def check_top_construct_in_module(self, prog):
+    def check_top_construct_in_module(self, prog: Any) -> None:
         if not isinstance(prog, Program) or prog.body is None:
             return
         if self.file is None or self.namespace() == NO_NAMESPACE:
@@ -826,7 +835,7 @@ class Checker:
             if not (isinstance(s, Definition) and not isinstance(s, NodeDefinition)):
                 self.accept("ILLEGAL_TOP_CONSTRUCT_LOCATION", s, value=label(s))
 
-    def resource_without_title(self, o) -> bool:
+    def resource_without_title(self, o: Any) -> bool:
         if type(o) is BlockExpression:
             st = o.statements
             return len(st) == 2 and type(st[0]) is QualifiedName and type(st[1]) is LiteralHash
@@ -834,7 +843,7 @@ class Checker:
 
     # -- heredoc :syntax checkers
 
-    def external_syntax(self, text, syntax, ref):
+    def external_syntax(self, text: Any, syntax: Any, ref: Any) -> None:
         if not syntax:
             return
         segments = syntax.split("+")
@@ -877,7 +886,7 @@ class Checker:
 
     # ------------------------------------------------------------------------------------------- checks
 
-    def check_AssignmentExpression(self, o):
+    def check_AssignmentExpression(self, o: Any) -> None:
         op = o.operator
         if op == "=":
             self.assign(o.left_expr)
@@ -887,14 +896,14 @@ class Checker:
         else:
             self.accept("UNSUPPORTED_OPERATOR", o, operator=op)
 
-    def check_AttributeOperation(self, o):
+    def check_AttributeOperation(self, o: Any) -> None:
         if o.operator == "+>":
             p = self.container()
             if not isinstance(p, (CollectExpression, ResourceOverrideExpression)):
                 self.accept("ILLEGAL_ATTRIBUTE_APPEND", o, name=o.attribute_name, parent=a_an(p))
         self.rvalue(o.value_expr)
 
-    def check_AttributesOperation(self, o):
+    def check_AttributesOperation(self, o: Any) -> None:
         p = self.container()
         if not isinstance(p, (AbstractResource, CollectExpression)):
             parent2 = o if p is None else self.container(-2)
@@ -902,11 +911,11 @@ class Checker:
                 self.accept("UNSUPPORTED_OPERATOR_IN_CONTEXT", parent2, operator="* =>", value=a_an(parent2))
         self.rvalue(o.expr)
 
-    def check_BinaryExpression(self, o):
+    def check_BinaryExpression(self, o: Any) -> None:
         self.rvalue(o.left_expr)
         self.rvalue(o.right_expr)
 
-    def check_BlockExpression(self, o):
+    def check_BlockExpression(self, o: Any) -> None:
         if self.resource_without_title(o):
             self.accept("RESOURCE_WITHOUT_TITLE", o, name=o.statements[0].value)
         else:
@@ -915,7 +924,7 @@ class Checker:
                     self.accept("IDEM_EXPRESSION_NOT_LAST", s, expression=label(s))
                     break
 
-    def check_CallNamedFunctionExpression(self, o):
+    def check_CallNamedFunctionExpression(self, o: Any) -> None:
         f = o.functor_expr
         if isinstance(f, QualifiedReference) or (
             isinstance(f, AccessExpression) and isinstance(f.left_expr, QualifiedReference)
@@ -930,18 +939,18 @@ class Checker:
                 "ILLEGAL_EXPRESSION", f, expression=a_an_uc(f), feature="function name", container=a_an(o)
             )
 
-    def check_EppExpression(self, o):
+    def check_EppExpression(self, o: Any) -> None:
         p = self.container()
         if isinstance(p, LambdaExpression):
             self.check_no_capture(p, o)
             self.check_parameter_name_uniqueness(p)
 
-    def check_HeredocExpression(self, o):
+    def check_HeredocExpression(self, o: Any) -> None:
         e = o.text_expr
         if isinstance(e, LiteralString):
             self.external_syntax(e.value, o.syntax, e)
 
-    def check_CaseExpression(self, o):
+    def check_CaseExpression(self, o: Any) -> None:
         self.rvalue(o.test)
         found = False
         for option in o.options:
@@ -951,11 +960,11 @@ class Checker:
                         self.accept("DUPLICATE_DEFAULT", v, container=label(o))
                     found = True
 
-    def check_CaseOption(self, o):
+    def check_CaseOption(self, o: Any) -> None:
         for v in o.values:
             self.rvalue(v)
 
-    def check_CollectExpression(self, o):
+    def check_CollectExpression(self, o: Any) -> None:
         if not isinstance(o.type_expr, QualifiedReference):
             self.accept(
                 "ILLEGAL_EXPRESSION",
@@ -965,7 +974,7 @@ class Checker:
                 container=a_an(o),
             )
 
-    def check_NamedAccessExpression(self, o):
+    def check_NamedAccessExpression(self, o: Any) -> None:
         name = o.right_expr
         if not isinstance(name, QualifiedName):
             self.accept(
@@ -976,7 +985,7 @@ class Checker:
                 container=a_an(self.container()),
             )
 
-    def check_NamedDefinition(self, o):
+    def check_NamedDefinition(self, o: Any) -> None:
         self.top(o)
         if not _CLASSREF_DECL.fullmatch(o.name):
             self.accept("ILLEGAL_DEFINITION_NAME", o, name=o.name, value=a_an(o))
@@ -984,14 +993,14 @@ class Checker:
         self.check_reserved_type_name(o, o.name)
         self.check_future_reserved_word(o, o.name)
 
-    def check_TypeAlias(self, o):
+    def check_TypeAlias(self, o: Any) -> None:
         self.top(o)
         if not _CLASSREF_EXT_DECL.fullmatch(o.name):
             self.accept("ILLEGAL_DEFINITION_NAME", o, name=o.name, value=a_an(o))
         self.check_reserved_type_name(o, o.name)
         self.check_type_ref(o, o.type_expr)
 
-    def check_TypeMapping(self, o):
+    def check_TypeMapping(self, o: Any) -> None:
         self.top(o)
         lhs = o.type_expr
         kind = 0
@@ -1016,29 +1025,29 @@ class Checker:
         else:
             self.accept("ILLEGAL_TYPE_MAPPING", o, **(single if kind == 1 else regexp))
 
-    def check_TypeDefinition(self, o):
+    def check_TypeDefinition(self, o: Any) -> None:
         self.top(o)
         self.check_reserved_type_name(o, o.name)
         self.accept("UNSUPPORTED_EXPRESSION", o, expression=a_an(o))
 
-    def check_FunctionDefinition(self, o):
+    def check_FunctionDefinition(self, o: Any) -> None:
         self.check_NamedDefinition(o)
         self.check_return_type(o)
         self.check_parameter_name_uniqueness(o)
 
-    def check_HostClassDefinition(self, o):
+    def check_HostClassDefinition(self, o: Any) -> None:
         self.check_ResourceTypeDefinition(o)
         if self.newer:
             self.check_parameter_type_literal(o)
 
-    def check_ResourceTypeDefinition(self, o):
+    def check_ResourceTypeDefinition(self, o: Any) -> None:
         self.check_NamedDefinition(o)
         self.check_no_capture(o)
         self.check_parameter_name_uniqueness(o)
         self.check_reserved_params(o)
         self.check_no_idem_last(o)
 
-    def check_parameter_type_literal(self, o):
+    def check_parameter_type_literal(self, o: Any) -> None:
         """The newer checker: a class parameter's type must be a literal (Puppet 7.29+, a deprecation)."""
         for p in o.parameters:
             t = p.type_expr
@@ -1055,22 +1064,22 @@ class Checker:
                     "ILLEGAL_NONLITERAL_PARAMETER_TYPE", p, name=p.name, type_class=_ruby_model_class(t)
                 )
 
-    def check_IfExpression(self, o):
+    def check_IfExpression(self, o: Any) -> None:
         self.rvalue(o.test)
 
-    def check_KeyedEntry(self, o):
+    def check_KeyedEntry(self, o: Any) -> None:
         self.rvalue(o.key)
         self.rvalue(o.value)
 
-    def check_LambdaExpression(self, o):
+    def check_LambdaExpression(self, o: Any) -> None:
         self.check_capture_last(o)
         self.check_return_type(o)
 
-    def check_LiteralList(self, o):
+    def check_LiteralList(self, o: Any) -> None:
         for v in o.values:
             self.rvalue(v)
 
-    def check_LiteralInteger(self, o):
+    def check_LiteralInteger(self, o: Any) -> None:
         v = o.value
         if v < MIN_INTEGER or v > MAX_INTEGER:
             hexv = ("+" if v >= 0 else "-") + hex(abs(v))
@@ -1078,7 +1087,7 @@ class Checker:
                 "NUMERIC_OVERFLOW", o, expression=a_an_uc(o), bound="max" if v > 0 else "min", value=hexv
             )
 
-    def literal(self, o):
+    def literal(self, o: Any) -> Any:
         """literal_value at this checker's level; a Ruby failure of Puppet's evaluation is reported here
         (Puppet itself stops validating with a Ruby error) and treated as not literal."""
         try:
@@ -1094,7 +1103,7 @@ class Checker:
             )
             raise _LiteralFailed from None
 
-    def check_LiteralHash(self, o):
+    def check_LiteralHash(self, o: Any) -> None:
         seen = set()
         for entry in o.entries:
             try:
@@ -1107,29 +1116,29 @@ class Checker:
             else:
                 seen.add(k)
 
-    def check_NodeDefinition(self, o):
+    def check_NodeDefinition(self, o: Any) -> None:
         self.hostname(o.host_matches, o)
         self.top(o)
         self.check_no_idem_last(o)
         if o.parent is not None:
             self.accept("ILLEGAL_NODE_INHERITANCE", o.parent)
 
-    def check_QualifiedName(self, o):
+    def check_QualifiedName(self, o: Any) -> None:
         pass
 
-    def check_QualifiedReference(self, o):
+    def check_QualifiedReference(self, o: Any) -> None:
         if not _CLASSREF_EXT.fullmatch(o.cased_value):
             self.accept("ILLEGAL_CLASSREF", o, name=o.cased_value)
 
-    def check_QueryExpression(self, o):
+    def check_QueryExpression(self, o: Any) -> None:
         if o.expr is not None:
             self.query(o.expr)
 
-    def check_RelationshipExpression(self, o):
+    def check_RelationshipExpression(self, o: Any) -> None:
         self.relation(o.left_expr)
         self.relation(o.right_expr)
 
-    def check_Parameter(self, o):
+    def check_Parameter(self, o: Any) -> None:
         if _NUMERIC_PARAM.fullmatch(o.name):
             self.accept("ILLEGAL_NUMERIC_PARAMETER", o, name=o.name)
         if not _PARAM_NAME.fullmatch(o.name):
@@ -1137,12 +1146,12 @@ class Checker:
         if o.value is not None:
             self.check_illegal_assignment(o.value)
 
-    def check_ResourceExpression(self, o):
+    def check_ResourceExpression(self, o: Any) -> None:
         t = o.type_name
         if o.form and o.form != "regular" and isinstance(t, QualifiedName) and t.value == "class":
             self.accept("CLASS_NOT_VIRTUALIZABLE", o)
 
-    def check_ResourceBody(self, o):
+    def check_ResourceBody(self, o: Any) -> None:
         seen = False
         for op in o.operations:
             if isinstance(op, AttributesOperation):
@@ -1151,33 +1160,33 @@ class Checker:
                 else:
                     seen = True
 
-    def check_ResourceDefaultsExpression(self, o):
+    def check_ResourceDefaultsExpression(self, o: Any) -> None:
         if o.form != "regular":
             self.accept("NOT_VIRTUALIZEABLE", o)
 
     check_ResourceOverrideExpression = check_ResourceDefaultsExpression
 
-    def check_ReservedWord(self, o):
+    def check_ReservedWord(self, o: Any) -> None:
         if o.future:
             self.accept("FUTURE_RESERVED_WORD", o, word=o.word)
         else:
             self.accept("RESERVED_WORD", o, word=o.word)
 
-    def check_SelectorExpression(self, o):
+    def check_SelectorExpression(self, o: Any) -> None:
         self.rvalue(o.left_expr)
         defaults = [s for s in o.selectors if isinstance(s.matching_expr, LiteralDefault)]
         if len(defaults) > 1:
             self.accept("DUPLICATE_DEFAULT", defaults[1].matching_expr, container=label(o))
 
-    def check_SelectorEntry(self, o):
+    def check_SelectorEntry(self, o: Any) -> None:
         self.rvalue(o.matching_expr)
 
-    def check_UnaryExpression(self, o):
+    def check_UnaryExpression(self, o: Any) -> None:
         self.rvalue(o.expr)
 
     check_UnlessExpression = check_IfExpression
 
-    def check_VariableExpression(self, o):
+    def check_VariableExpression(self, o: Any) -> None:
         e = o.expr
         if isinstance(e, LiteralInteger):
             return
@@ -1192,17 +1201,31 @@ class Checker:
             self.accept("ILLEGAL_VAR_NAME", o, name=name)
 
 
-def _pattern_with_replacement(o) -> bool:
+def _pattern_with_replacement(o: Any) -> bool:
     if isinstance(o, LiteralList):
         v = o.values
         return len(v) == 2 and isinstance(v[0], LiteralRegularExpression) and isinstance(v[1], LiteralString)
     return False
 
 
-def _type_ref(o) -> bool:
+def _type_ref(o: Any) -> bool:
     if isinstance(o, AccessExpression):
         o = o.left_expr
     return isinstance(o, QualifiedReference)
+
+
+def _apply_only(name: str) -> Any:  # (a method once set in the class body)
+    """A TasksChecker check: Checker's ``name`` inside an ``apply`` block, else the expression is illegal."""
+    base = getattr(Checker, name)
+
+    def check(self: TasksChecker, o: Any) -> None:
+        if self.in_apply():
+            base(self, o)
+        else:
+            self.illegal_tasks_expression(o)
+
+    check.__name__ = name
+    return check
 
 
 class TasksChecker(Checker):
@@ -1217,10 +1240,10 @@ class TasksChecker(Checker):
                 return True
         return False
 
-    def illegal_tasks_expression(self, o):
+    def illegal_tasks_expression(self, o: Any) -> None:
         self.accept("EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING", o, expr=a_an_uc(o))
 
-    def check_CollectExpression(self, o):
+    def check_CollectExpression(self, o: Any) -> None:
         if self.in_apply():
             if isinstance(o.query, VirtualQuery):
                 Checker.check_CollectExpression(self, o)
@@ -1229,45 +1252,32 @@ class TasksChecker(Checker):
         else:
             self.illegal_tasks_expression(o)
 
-    def check_HostClassDefinition(self, o):
+    def check_HostClassDefinition(self, o: Any) -> None:
         self.illegal_tasks_expression(o)
 
     check_ResourceTypeDefinition = check_HostClassDefinition
 
-    def _in_apply_or_illegal(name):
-        base = getattr(Checker, name)
+    check_NodeDefinition = _apply_only("check_NodeDefinition")
+    check_RelationshipExpression = _apply_only("check_RelationshipExpression")
+    check_ResourceDefaultsExpression = _apply_only("check_ResourceDefaultsExpression")
+    check_ResourceExpression = _apply_only("check_ResourceExpression")
+    check_ResourceOverrideExpression = _apply_only("check_ResourceOverrideExpression")
 
-        def check(self, o):
-            if self.in_apply():
-                base(self, o)
-            else:
-                self.illegal_tasks_expression(o)
-
-        check.__name__ = name
-        return check
-
-    check_NodeDefinition = _in_apply_or_illegal("check_NodeDefinition")
-    check_RelationshipExpression = _in_apply_or_illegal("check_RelationshipExpression")
-    check_ResourceDefaultsExpression = _in_apply_or_illegal("check_ResourceDefaultsExpression")
-    check_ResourceExpression = _in_apply_or_illegal("check_ResourceExpression")
-    check_ResourceOverrideExpression = _in_apply_or_illegal("check_ResourceOverrideExpression")
-    del _in_apply_or_illegal
-
-    def check_ApplyExpression(self, o):
+    def check_ApplyExpression(self, o: Any) -> None:
         if self.in_apply():
             self.accept("EXPRESSION_NOT_SUPPORTED_WHEN_COMPILING", o, expr=a_an_uc(o))
 
-    def resource_without_title(self, o) -> bool:
+    def resource_without_title(self, o: Any) -> bool:
         return False
 
 
 def validate(
-    program,
+    program: Any,
     *,
     strict: str | None = None,
     tasks: bool = False,
     file: str | None = None,
-    modulepath=(),
+    modulepath: Iterable[str] = (),
     manifest: str | None = None,
     level: str | None = None,
 ) -> list[Diagnostic]:

@@ -7,6 +7,8 @@ label texts; the validator and any other message producer call these functions.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import ast
 
 # Label per model class name; a callable receives the node.  Lookup walks the class hierarchy (most
@@ -79,10 +81,10 @@ _LABELS: dict[str, object] = {
     "TypeDefinition": "Type Definition",
 }
 
-_CACHE: dict[type, object] = {}
+_CACHE: dict[type, Any] = {}
 
 
-def _resolve(cls: type):
+def _resolve(cls: type) -> Any:
     r = _CACHE.get(cls)
     if r is None:
         r = "Object"
@@ -95,13 +97,13 @@ def _resolve(cls: type):
     return r
 
 
-def label(o) -> str:
+def label(o: Any) -> str:
     """The label of a node (or of a plain value: None → 'Undef Value')."""
     if o is None:
         return "Undef Value"
     if isinstance(o, ast.Node):
         r = _resolve(type(o))
-        return r(o) if callable(r) else r
+        return str(r(o) if callable(r) else r)
     if isinstance(o, bool):
         return "Boolean"
     if isinstance(o, int):
@@ -128,19 +130,19 @@ def article(text: str) -> str:
     return "an" if ch.lower() in _VOWELS else "a"
 
 
-def a_an(o) -> str:
+def a_an(o: Any) -> str:
     t = label(o)
     return f"{article(t)} {t}"
 
 
-def a_an_uc(o) -> str:
+def a_an_uc(o: Any) -> str:
     t = label(o)
     return f"{article(t).capitalize()} {t}"
 
 
-def the(o) -> str:
+def the(o: Any) -> str:
     return f"the {label(o)}"
 
 
-def the_uc(o) -> str:
+def the_uc(o: Any) -> str:
     return f"The {label(o)}"

@@ -14,15 +14,24 @@ registers its syntax checkers), so this module imports neither the parser nor th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .issues import Diagnostic
+
+# (issue code, detail) when the heredoc text is not acceptable, else None
+Problem = tuple[str, str] | None
+# a checker's answer: the problem and the diagnostics Puppet logs while checking
+Checked = tuple[Problem, list[Diagnostic]]
+# the validator's reparse function: (parse result, validation diagnostics) of a heredoc's text
+Reparse = Callable[[str, bool], tuple[Any, list[Diagnostic]]]
 
 # ----------------------------------------------------------------------------------------------- json
 
 
 class _JsonError(Exception):
-    def __init__(self, pos):
+    def __init__(self, pos: int) -> None:
         self.pos = pos
 
 
@@ -31,11 +40,11 @@ _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 
 
 class _Json:
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.s = text
         self.n = len(text)
 
-    def ignore(self, i):
+    def ignore(self, i: int) -> int:
         s, n = self.s, self.n
         while i < n:
             c = s[i]
@@ -55,7 +64,7 @@ class _Json:
                 break
         return i
 
-    def value(self, i):
+    def value(self, i: int) -> int:
         s = self.s
         if i >= self.n:
             raise _JsonError(i)
@@ -74,7 +83,7 @@ class _Json:
             return m.end()
         raise _JsonError(i)
 
-    def string(self, i):
+    def string(self, i: int) -> int:
         s, n = self.s, self.n
         start = i
         i += 1
@@ -105,7 +114,7 @@ class _Json:
             i += 1
         raise _JsonError(start)
 
-    def arr(self, i):
+    def arr(self, i: int) -> int:
         s = self.s
         i = self.ignore(i + 1)
         if s.startswith("]", i):
@@ -119,7 +128,7 @@ class _Json:
                 return i + 1
             raise _JsonError(i)
 
-    def obj(self, i):
+    def obj(self, i: int) -> int:
         s = self.s
         i = self.ignore(i + 1)
         if s.startswith("}", i):
@@ -138,14 +147,14 @@ class _Json:
                 return i + 1
             raise _JsonError(i)
 
-    def document(self):
+    def document(self) -> None:
         i = self.value(self.ignore(0))
         i = self.ignore(i)
         if i != self.n:
             raise _JsonError(i)
 
 
-def _check_json(text):
+def _check_json(text: str) -> Problem:
     try:
         _Json(text).document()
     except _JsonError as e:
@@ -176,7 +185,7 @@ def _strict_base64_ok(s: str) -> bool:
     return True
 
 
-def _check_base64(text):
+def _check_base64(text: str) -> Problem:
     cleaned = _B64_DROP.sub("", text)
     if _strict_base64_ok(cleaned):
         return None
@@ -206,16 +215,16 @@ class LoggedDiagnostic(Diagnostic):
     at_line: int | None = None
     at_column: int | None = None
 
-    def line_col(self, locator):
+    def line_col(self, locator: Any) -> tuple[int | None, int | None]:
         return self.at_line, self.at_column
 
 
-def _logged(d, loc, severity):
+def _logged(d: Diagnostic, loc: Any, severity: str) -> LoggedDiagnostic:
     line, col = d.line_col(loc)
     return LoggedDiagnostic(d.code, d.message, None, 0, severity, dict(d.args), "", line, col)
 
 
-def _location(line, col):
+def _location(line: int | None, col: int | None) -> str:
     if line is None:
         return ""
     if col is None:
@@ -223,14 +232,14 @@ def _location(line, col):
     return f" (line: {line}, column: {col})"
 
 
-def _with_location(d, loc):
+def _with_location(d: Diagnostic, loc: Any) -> str:
     if d.message.endswith("end of input"):
         return d.message  # Puppet has no position for a syntax error at the end of the input
     line, col = d.line_col(loc) if d.offset is not None else (None, None)
     return d.message + _location(line, col)
 
 
-def _parse_and_validate(text, *, epp, reparse):
+def _parse_and_validate(text: str, *, epp: bool, reparse: Reparse) -> tuple[str | None, list[Diagnostic]]:
     """Puppet's EvaluatingParser.parse_string on the heredoc text.
 
     ``reparse(text, epp)`` (given by the validator) returns the parse result and, when it parsed without
@@ -241,7 +250,7 @@ def _parse_and_validate(text, *, epp, reparse):
     """
     res, found = reparse(text, epp)
     loc = res.locator
-    logged = [_logged(d, loc, d.severity) for d in res.diagnostics if d.severity != "error"]
+    logged: list[Diagnostic] = [_logged(d, loc, d.severity) for d in res.diagnostics if d.severity != "error"]
     errors = [d for d in res.diagnostics if d.severity == "error"]
     if errors:
         return _with_location(errors[0], loc), logged
@@ -282,26 +291,31 @@ def _clip(msg: str) -> str:
     return msg[:500].replace("\r\n", "\\n").replace("\n", "\\n")
 
 
-def check_pp(text, syntax, *, reparse):
+def check_pp(text: str, syntax: str, *, reparse: Reparse) -> Checked:
     if syntax != "pp":
         return ("ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"), []
     msg, logged = _parse_and_validate(text, epp=False, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')), logged
 
 
-def check_epp(text, syntax, *, reparse):
+def check_epp(text: str, syntax: str, *, reparse: Reparse) -> Checked:
     if syntax != "epp":
         return ("ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"), []
     msg, logged = _parse_and_validate(text, epp=True, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')), logged
 
 
-def check_json(text, syntax, **_):
+def check_json(text: str, syntax: str, **_: Any) -> Checked:
     return _check_json(text), []
 
 
-def check_base64(text, syntax, **_):
+def check_base64(text: str, syntax: str, **_: Any) -> Checked:
     return _check_base64(text), []
 
 
-CHECKERS = {"json": check_json, "base64": check_base64, "pp": check_pp, "epp": check_epp}
+CHECKERS: dict[str, Callable[..., Checked]] = {
+    "json": check_json,
+    "base64": check_base64,
+    "pp": check_pp,
+    "epp": check_epp,
+}
