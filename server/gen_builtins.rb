@@ -6,47 +6,78 @@
 #
 # Only facts about the API are written (names, types, value lists, arities) -- no documentation
 # prose; the language server shows reference text at run time from an installed Puppet when present.
+#
+# The helpers (PuppetXppApi) also serve the conformance oracle (tests/conformance/ruby/ops/ruby_api.rb),
+# which asks Puppet how it loads a module's functions and types to check server/ruby_index.py.
 require 'json'
 require 'puppet'
 require 'tmpdir'
+
+# What Puppet itself says about a loaded function or resource type, as plain data.
+module PuppetXppApi
+  # type aliases by name (not their expansion), as Puppet's reference shows them
+  def self.type_s(t)
+    return nil if t.nil?
+    tf = Puppet::Pops::Types::TypeFormatter.new
+    tf.instance_variable_set(:@expanded, false)
+    tf.string(t)
+  end
+
+  # one signature of a 4.x dispatcher: {params: [{name, type, kind}], return_type}
+  def self.signature(d)
+    ct = d.type
+    tuple = ct.param_types
+    types = tuple.types
+    size = tuple.size_type
+    min = size ? size.from : types.size
+    names = d.parameter_names
+    params = []
+    names.each_with_index do |n, i|
+      kind = i >= min ? 'optional' : 'required'
+      kind = 'repeated' if d.last_captures_rest? && i == names.size - 1
+      params << { 'name' => n.to_s, 'type' => type_s(types[i] || types[-1]), 'kind' => kind }
+    end
+    if ct.block_type
+      bt = ct.block_type
+      optional = bt.is_a?(Puppet::Pops::Types::POptionalType)
+      params << { 'name' => (d.block_name || 'block').to_s,
+                  'type' => type_s(optional ? bt.optional_type : bt),
+                  'kind' => optional ? 'optional_block' : 'block' }
+    end
+    { 'params' => params, 'return_type' => type_s(ct.return_type) }
+  end
+
+  def self.signatures(f)
+    f.class.respond_to?(:dispatcher) ? f.class.dispatcher.signatures.map { |d| signature(d) } : []
+  end
+
+  # a resource type's attributes (metaparameters left out): {name => {kind, values, namevar}}, namevars
+  def self.type_info(t)
+    attrs = {}
+    keys = t.key_attributes.map(&:to_s)
+    t.allattrs.each do |a|
+      next if Puppet::Type.metaparam?(a)
+      kind = t.attrtype(a)
+      next if kind.nil?
+      klass = t.attrclass(a)
+      values = []
+      if klass.respond_to?(:value_collection) && klass.value_collection
+        klass.value_collection.values.each { |v| values << v.to_s }
+        values.uniq!
+      end
+      attrs[a.to_s] = { 'kind' => kind.to_s, 'values' => values }
+      attrs[a.to_s]['namevar'] = true if keys.include?(a.to_s) && kind == :param
+    end
+    { 'attributes' => attrs, 'namevars' => keys }
+  end
+end
+
+return unless $PROGRAM_NAME == __FILE__
+
 # Ruby >= 2.7 dropped scanf from the standard library; the scanf function only needs it when called
 $LOADED_FEATURES << 'scanf.rb' unless begin; require 'scanf'; rescue LoadError; false; end
 
 Puppet.initialize_settings(['--confdir', Dir.mktmpdir, '--vardir', Dir.mktmpdir, '--codedir', Dir.mktmpdir])
-
-# type aliases by name (not their expansion), as Puppet's reference shows them
-def type_s(t)
-  return nil if t.nil?
-  tf = Puppet::Pops::Types::TypeFormatter.new
-  tf.instance_variable_set(:@expanded, false)
-  tf.string(t)
-end
-
-# one signature of a 4.x dispatcher: [{name, type, kind}], return type
-def signature(d)
-  ct = d.type
-  tuple = ct.param_types
-  types = tuple.types
-  size = tuple.size_type
-  min = size ? size.from : types.size
-  max = size ? size.to : types.size
-  names = d.parameter_names
-  params = []
-  names.each_with_index do |n, i|
-    kind = if i >= min then 'optional' else 'required' end
-    kind = 'repeated' if d.last_captures_rest? && i == names.size - 1
-    kind = 'repeated' if max.nil? && i == names.size - 1 && i >= min - 1 && d.last_captures_rest?
-    params << { 'name' => n.to_s, 'type' => type_s(types[i] || types[-1]), 'kind' => kind }
-  end
-  if ct.block_type
-    bt = ct.block_type
-    optional = bt.is_a?(Puppet::Pops::Types::POptionalType)
-    params << { 'name' => (d.block_name || 'block').to_s,
-                'type' => type_s(optional ? bt.optional_type : bt),
-                'kind' => optional ? 'optional_block' : 'block' }
-  end
-  { 'params' => params, 'return_type' => type_s(ct.return_type) }
-end
 
 functions = {}
 env = Puppet::Node::Environment.create(:gen_builtins, [])
@@ -64,11 +95,7 @@ Puppet.override(current_environment: env, loaders: Puppet::Pops::Loaders.new(env
       functions[name] = { 'api' => '4.x', 'signatures' => [] }
       next
     end
-    entry = { 'api' => '4.x', 'signatures' => [] }
-    if f.class.respond_to?(:dispatcher)
-      f.class.dispatcher.signatures.each { |d| entry['signatures'] << signature(d) }
-    end
-    functions[name] = entry
+    functions[name] = { 'api' => '4.x', 'signatures' => PuppetXppApi.signatures(f) }
   end
   # 3.x functions without a 4.x implementation: arity and type only
   Puppet::Parser::Functions.autoloader.loadall(env)
@@ -84,23 +111,7 @@ types = {}
 Puppet::Type.loadall
 Puppet::Type.eachtype do |t|
   next if t.name == :component || t.name == :whit
-  attrs = {}
-  keys = t.key_attributes.map(&:to_s)
-  t.allattrs.each do |a|
-    next if Puppet::Type.metaparam?(a)
-    kind = t.attrtype(a)
-    next if kind.nil?
-    klass = t.attrclass(a)
-    values = []
-    if klass.respond_to?(:value_collection) && klass.value_collection
-      klass.value_collection.values.each { |v| values << v.to_s }
-      klass.value_collection.instance_variable_get(:@regexes)&.each_key { |r| values << "/#{r.source}/" } rescue nil
-      values.uniq!
-    end
-    attrs[a.to_s] = { 'kind' => kind.to_s, 'values' => values }
-    attrs[a.to_s]['namevar'] = true if keys.include?(a.to_s) && kind == :param
-  end
-  types[t.name.to_s] = { 'attributes' => attrs, 'namevars' => keys }
+  types[t.name.to_s] = PuppetXppApi.type_info(t)
 end
 
 metaparams = Puppet::Type.metaparams.map(&:to_s).sort

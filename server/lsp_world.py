@@ -207,12 +207,11 @@ def definition(ls, uri, an, pos):
             return None
         t = W.resource_type_named(ls.index, name)
         syms = [t] if t is not None else []
-    out = []
-    for s in syms:
+    for s in syms:  # the one Puppet would call
         loc = W.location_of(s)
         if loc is not None:
-            out.append(L.Location(uri=uri_of_path(loc[0]), range=_prange(loc[1])))
-    return out or None
+            return [L.Location(uri=uri_of_path(loc[0]), range=_prange(loc[1]))]
+    return None
 
 
 # ----------------------------------------------------------------------------------------------- hiera

@@ -196,6 +196,9 @@ def _pairs(n) -> dict:
     return out
 
 
+_LITERALS = frozenset(
+    ("simple_symbol", "delimited_symbol", "string", "regex", "integer", "float", "true", "false", "nil")
+)
 _ENUM = re.compile(r"^\s*Enum\[(.*)\]\s*$", re.S)
 
 
@@ -414,21 +417,34 @@ class _Reader:
             elif m == "ensurable":
                 vals = self._values(_body(st)) or ("present", "absent")
                 attrs.append(Attr("ensure", "property", values=vals, line=st.start_point[0]))
-            elif m in ("newparam", "newproperty") and a:
+            elif m in ("newparam", "newproperty", "newcheck") and a:
                 an = _name_of(a[0])
-                if an:
-                    attrs.append(self._attr(st, an, "param" if m == "newparam" else "property"))
+                if an and an not in _metaparameters():
+                    attrs.append(self._attr(st, an, "property" if m == "newproperty" else "param"))
         if attrs and not any(x.namevar for x in attrs):
             for x in attrs:
                 if x.name == "name" and x.kind == "param":
                     x.namevar = True
+        if not any(x.name == "provider" for x in attrs) and self._has_providers(name):
+            attrs.append(Attr("provider", "param"))
         anchor = call.child_by_field_name("method") or call
         return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="native")
+
+    def _has_providers(self, name: str) -> bool:
+        """Puppet adds a `provider` parameter to a type that has providers (lib/puppet/provider/<type>/)."""
+        d = os.path.join(os.path.dirname(os.path.dirname(self.path)), "provider", name)
+        try:
+            return any(f.endswith(".rb") for f in os.listdir(d))
+        except OSError:
+            return False
 
     def _attr(self, call, name, kind) -> Attr:
         opts = _pairs(call.child_by_field_name("arguments"))
         namevar = _name_of(opts.get("namevar")) == "true" if opts.get("namevar") is not None else False
         at = Attr(name, kind, namevar, line=call.start_point[0])
+        parent = opts.get("parent")
+        if parent is not None and _text(parent).endswith("Parameter::Boolean"):
+            at.values = ("true", "false", "yes", "no")  # Puppet::Parameter::Boolean's values
         body = _body(call)
         for st in body:
             if st.type == "identifier" and _text(st) == "isnamevar":
@@ -442,7 +458,9 @@ class _Reader:
                     at.namevar = True
                 elif m == "defaultto" and a:
                     at.default = _value_text(a[0])
-        at.values = self._values(body)
+        at.values = self._values(body) or at.values
+        if kind == "property":
+            at.namevar = False  # only parameters are key attributes
         return at
 
     def _values(self, body) -> tuple:
@@ -453,10 +471,10 @@ class _Reader:
                 if _method(st) == "newvalue":
                     a = a[:1]
                 for v in a:
-                    if v.type == "pair":
-                        continue
+                    if v.type not in _LITERALS:
+                        continue  # computed (a splat, a call): unknown without running Ruby
                     t = _value_text(v)
-                    if t and t not in vals:
+                    if t not in vals:
                         vals.append(t)
         return tuple(vals)
 
@@ -514,10 +532,23 @@ def _walk_strings(n):
 
 
 def _value_text(n) -> str:
+    """An allowed or default value as Puppet shows it: symbols and strings bare, nil as '', regular
+    expressions (/…/ or %r{…}) as /source/ with their flags."""
     if n.type == "regex":
-        return _text(n)
+        t = _text(n)
+        body = "".join(_text(c) for c in n.named_children if c.type in ("string_content", "escape_sequence"))
+        flags = t[len(t.rstrip("imxounse")) :]
+        return f"/{body}/{flags}"
+    if n.type == "nil":
+        return ""
     v = _name_of(n)
     return v if v is not None else _text(n)
+
+
+def _metaparameters() -> frozenset:
+    from .builtins import metaparameters
+
+    return frozenset(metaparameters())
 
 
 def _statement_of(call):

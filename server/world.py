@@ -12,18 +12,18 @@ from . import analysis_features as F
 from . import builtins as B
 from .symbols import Sym
 
-_ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2, "builtin": 3}
+_ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2}
 
 
 def functions_named(index, name: str) -> list:
-    """Every definition of function `name`, best first (Puppet language, 4.x, 3.x, built-in)."""
+    """Every definition of function `name`, in the order Puppet's loaders find them: its own built-in
+    first (a module cannot replace one: stdlib's `length` is never called), then the Puppet
+    language, 4.x and 3.x definitions of the modules."""
     key = name.lower().lstrip(":")
     syms = [s for s in index.lookup(key, ("function", "plan"))]
-    b = B.functions().get(key)
-    if b is not None and not syms:
-        syms.append(b)
     syms.sort(key=lambda s: _ORDER.get(s.origin, 9))
-    return syms
+    b = B.functions().get(key)
+    return [b, *syms] if b is not None else syms
 
 
 def resource_type_named(index, name: str) -> Sym | None:

@@ -121,6 +121,13 @@ FILES = {
           },
         )
         """,
+    "shared/stdlib/lib/puppet/functions/length.rb": """\
+        Puppet::Functions.create_function(:length) do
+          dispatch :length do
+            param 'Variant[String,Array,Hash]', :value
+          end
+        end
+        """,
     "shared/stdlib/lib/facter/site_role.rb": "Facter.add(:site_role) do\n  setcode { 'web' }\nend\n",
 }
 
@@ -264,8 +271,14 @@ async def test_ruby_functions_hover_definition_signature_help(client: LanguageCl
 
 
 async def test_builtin_function_and_type(client: LanguageClient, ws):
-    text = "$x = lookup('app::greeting')\nfile { '/tmp/x':\n  ensure => present,\n}\n"
+    text = "$x = lookup('app::greeting')\nfile { '/tmp/x':\n  ensure => present,\n}\n$n = length([])\n"
     uri = await _open(client, ws, "production/manifests/b.pp", text)
+    # Puppet's own `length` wins over the module's (its loaders look at Puppet's functions first)
+    hv = await _hover(client, uri, _pos(text, "length"))
+    assert "length(Collection $arg)" in hv and "(built-in function)" in hv
+    if os.path.isfile("/usr/lib/ruby/vendor_ruby/puppet/functions/length.rb"):
+        locs = await _definition(client, uri, _pos(text, "length"))
+        assert [loc.uri for loc in locs] == ["file:///usr/lib/ruby/vendor_ruby/puppet/functions/length.rb"]
     sh = await client.text_document_signature_help_async(
         L.SignatureHelpParams(text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "'app"))
     )

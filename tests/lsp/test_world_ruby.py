@@ -1,0 +1,153 @@
+"""server/ruby_index.py's static reading of modules' Ruby code against Puppet itself (the oracle's
+``ruby_api`` op loads the same files with Puppet 7.23): every 4.x function's dispatch signatures, every
+3.x function's arity and kind, every resource type's attributes, kinds, namevars and allowed values,
+over the Debian module corpus.  Also: the generated built-ins cover every function and type file of the
+installed Puppet, and the core fact names are Facter's."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+import pytest
+
+from puppet_xpp.server import builtins as B
+from puppet_xpp.server.ruby_index import index_ruby_file
+
+CORPUS = "/usr/share/puppet/modules"
+PUPPET_LIB = "/usr/lib/ruby/vendor_ruby/puppet"
+pytestmark = pytest.mark.skipif(not os.path.isdir(CORPUS), reason="no Debian module corpus")
+
+
+def _files(pattern):
+    return sorted(glob.glob(os.path.join(CORPUS, "*", pattern), recursive=True))
+
+
+def _syms(pattern, kind):
+    out = {}
+    for f in _files(pattern):
+        for s in index_ruby_file(f):
+            if s.kind == kind:
+                out.setdefault(s.name, s)
+    return out
+
+
+def _t(s):
+    """A type as text, in one spelling: no blanks or quotes, Enum values sorted, `Any` return types
+    and trailing commas and `default` maxima dropped (Puppet's formatter writes the same type so)."""
+    s = re.sub(r"[\s'\"]+", "", s or "")
+    s = s.replace(",default]", "]").replace(",}", "}").replace(",]", "]")
+    s = re.sub(r"Enum\[([^\]]*)\]", lambda m: "Enum[" + ",".join(sorted(m.group(1).split(","))) + "]", s)
+    return "" if s == "Any" else s
+
+
+# allowed values computed by Ruby code (a splat of a mapped list): not knowable statically
+COMPUTED_VALUES = {("firewall", "dst_type"), ("firewall", "src_type"), ("firewall", "proto")}
+BUILTIN_NAMES = set(B.functions())
+
+
+def test_4x_function_signatures_match_puppet(oracle):
+    ours = {n: s for n, s in _syms("lib/puppet/functions/**/*.rb", "function").items() if s.origin == "ruby4"}
+    assert len(ours) >= 70
+    theirs = oracle.call("ruby_api", modulepath=[CORPUS], functions=sorted(ours))["functions"]
+    compared = 0
+    bad = []
+    for name, sym in sorted(ours.items()):
+        t = theirs[name]
+        if "error" in t or name in BUILTIN_NAMES:
+            continue  # Puppet could not load it here (a missing gem), or its own built-in wins
+        compared += 1
+        mine = [
+            ([(p.name, _t(p.type), p.kind) for p in sg.params], _t(sg.return_type)) for sg in sym.signatures
+        ]
+        real = [
+            ([(p["name"], _t(p["type"]), p["kind"]) for p in sg["params"]], _t(sg["return_type"]))
+            for sg in t["signatures"]
+        ]
+        if mine != real:
+            bad.append((name, mine, real))
+    assert compared >= 60
+    assert bad == []
+
+
+def test_3x_function_arity_matches_puppet(oracle):
+    ours = {
+        n: s for n, s in _syms("lib/puppet/parser/functions/*.rb", "function").items() if s.origin == "ruby3"
+    }
+    assert len(ours) >= 140
+    theirs = oracle.call("ruby_api", modulepath=[CORPUS], functions3=sorted(ours))["functions3"]
+    bad = []
+    compared = 0
+    for name, sym in sorted(ours.items()):
+        t = theirs[name]
+        if "error" in t:
+            continue
+        compared += 1
+        ps = sym.signatures[0].params
+        arity = len(ps) if not ps or ps[-1].kind != "repeated" else -len(ps)
+        mine = (arity, sym.signatures[0].return_type == "Any")
+        if mine != (t["arity"], t["rvalue"]):
+            bad.append((name, mine, t))
+    assert compared >= 140
+    assert bad == []
+
+
+def test_resource_types_match_puppet(oracle):
+    ours = _syms("lib/puppet/type/*.rb", "resource_type")
+    assert len(ours) >= 60
+    theirs = oracle.call("ruby_api", modulepath=[CORPUS], types=sorted(ours))["types"]
+    bad = []
+    compared = 0
+    for name, sym in sorted(ours.items()):
+        t = theirs[name]
+        if "error" in t:
+            continue
+        compared += 1
+        mine = {a.name: (a.kind, [v for v in a.values if not v.startswith("/")]) for a in sym.attrs}
+        real = {a: (v["kind"], v["values"]) for a, v in t["attributes"].items()}
+        for a in mine:
+            if (name, a) in COMPUTED_VALUES and a in real:
+                mine[a] = real[a] = (mine[a][0], [])
+        if mine != real:
+            diff = {
+                k: (mine.get(k), real.get(k)) for k in set(mine) | set(real) if mine.get(k) != real.get(k)
+            }
+            bad.append((name, diff))
+        namevars = [a.name for a in sym.attrs if a.namevar]
+        if sorted(namevars) != sorted(t["namevars"]):
+            bad.append((name, "namevars", namevars, t["namevars"]))
+    assert compared >= 55
+    assert bad == []
+
+
+def test_builtins_cover_the_installed_puppet():
+    if not os.path.isdir(PUPPET_LIB):
+        pytest.skip("no installed Puppet")
+    names = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "functions", "*.rb"))}
+    names |= {
+        os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "parser", "functions", "*.rb"))
+    }
+    assert names == set(B.functions())
+    types = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "type", "*.rb"))}
+    assert set(B.types()) == types - {"component", "whit"}
+
+
+def test_core_fact_names_are_facters():
+    import json
+    import shutil
+    import subprocess
+
+    if not shutil.which("facter"):
+        pytest.skip("no facter")
+    out = subprocess.run(
+        ["facter", "--json", "os", "networking.hostname", "kernel"], capture_output=True, text=True
+    )
+    facts = json.loads(out.stdout)
+    names = set(B.facts())
+    for top, value in facts.items():
+        assert top.split(".")[0] in {n.split(".")[0] for n in names}
+        if isinstance(value, dict):
+            for k in value:
+                if not isinstance(value[k], dict):
+                    assert f"{top}.{k}" in names, (top, k)
