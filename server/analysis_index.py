@@ -31,14 +31,24 @@ def symbols_of(an, path: str) -> list:
         doc = F.leading_comment(an.data, d.offset)
         pdocs = F.param_docs(doc)
         params = [
-            Param(p.name, F.expr_text(an, p.type_expr), F.expr_text(an, p.value), pdocs.get(p.name, ""))
+            Param(
+                p.name,
+                F.expr_text(an, p.type_expr),
+                F.expr_text(an, p.value),
+                pdocs.get(p.name, ""),
+                "repeated" if p.captures_rest else "optional" if p.value is not None else "required",
+            )
             for p in (getattr(d, "parameters", None) or [])
         ]
         so, sl = F.name_span(an, d)
         kind = F.kind_name(d)
         sig = _signature(an, d, kind, name, params)
+        sigs = []
+        if kind in ("function", "plan"):  # one signature (signature help), its return type as written
+            rt = getattr(d, "return_type", None)
+            sigs = [Signature(params, F.expr_text(an, rt) if rt is not None else "")]
         out.append(
-            Sym(name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig)
+            Sym(name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs)
         )
     return out
 

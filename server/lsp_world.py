@@ -20,7 +20,7 @@ from . import analysis_features as F
 from . import hiera as H
 from . import world as W
 from .analysis import path_of_uri, uri_of_path
-from .analysis_index import index_file, workspace_files
+from .analysis_index import index_file, symbols_of, workspace_files
 from .workspace import environment_at, find_environment
 
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
@@ -234,7 +234,7 @@ def hiera_of(ls, uri):
 
 def signature_help(ls, an, pos):
     off = an.lines.offset(pos.line, pos.character)
-    res = W.signature_help(ls.index, an, off)
+    res = W.signature_help(ls.index, an, off, symbols_of(an, ""))
     if res is None:
         return None
     sigs = []
@@ -366,6 +366,11 @@ def _special_items(ls, an, sp):
                     if not v.startswith("/")
                 ]
         return None
+    if kind == "title":
+        return [
+            L.CompletionItem(label=t, kind=CK.Reference, detail=f"{extra} resource")
+            for t in W.resource_titles(an, extra)
+        ]
     if kind == "fact":
         custom = [s.name for s in ls.index.all() if s.kind == "fact"]
         return [

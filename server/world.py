@@ -15,12 +15,14 @@ from .symbols import Sym
 _ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2}
 
 
-def functions_named(index, name: str) -> list:
+def functions_named(index, name: str, local=()) -> list:
     """Every definition of function `name`, in the order Puppet's loaders find them: its own built-in
     first (a module cannot replace one: stdlib's `length` is never called), then the Puppet
-    language, 4.x and 3.x definitions of the modules."""
+    language, 4.x and 3.x definitions of the modules.  `local`: the open document's own definitions
+    (which the index may not hold yet), preferred to the index's."""
     key = name.lower().lstrip(":")
-    syms = [s for s in index.lookup(key, ("function", "plan"))]
+    syms = [s for s in local if s.key == key and s.kind in ("function", "plan")]
+    syms += [s for s in index.lookup(key, ("function", "plan")) if not syms]
     syms.sort(key=lambda s: _ORDER.get(s.origin, 9))
     b = B.functions().get(key)
     return [b, *syms] if b is not None else syms
@@ -161,6 +163,7 @@ def resource_title(data: bytes, off: int) -> str | None:
     return None
 
 
+_REF_CTX = re.compile(r"\b([A-Z][\w]*(?:::[A-Z]\w*)*)\[\s*(['\"])([^'\"]*)$")
 _VALUE_CTX = re.compile(r"(\w+)\s*=>\s*(['\"]?)([\w:./-]*)$")
 _FACTS_CTX = re.compile(r"\$(?:facts|::facts)((?:\[\s*['\"][\w.-]+['\"]\s*\])*)\[\s*(['\"])([\w.-]*)$")
 _DIG_CTX = re.compile(r"\$facts\.dig\(\s*((?:['\"][\w.-]+['\"]\s*,\s*)*)(['\"])([\w.-]*)$")
@@ -170,9 +173,13 @@ _KEYS = re.compile(r"['\"]([\w.-]+)['\"]")
 def special_context(an, off: int):
     """Completion contexts the generic analysis does not know:
     ('value', prefix, (rtype, attribute)) after `attr =>` in a resource body;
-    ('fact', prefix, [keys so far]) inside ``$facts['…`` / ``$facts.dig('…``; else None."""
+    ('fact', prefix, [keys so far]) inside ``$facts['…`` / ``$facts.dig('…``;
+    ('title', prefix, type name) inside a resource reference ``Type['…``; else None."""
     line_start = an.data.rfind(b"\n", 0, off) + 1
     before = an.data[line_start:off].decode("utf-8", "replace")
+    m = _REF_CTX.search(before)
+    if m:
+        return "title", m.group(3), m.group(1).lower()
     for rx in (_FACTS_CTX, _DIG_CTX):
         m = rx.search(before)
         if m:
@@ -251,14 +258,14 @@ def call_at(data: bytes, off: int):
     return None
 
 
-def signature_help(index, an, off: int):
+def signature_help(index, an, off: int, local=()):
     """{'signatures': [(label, [(start, end) of each parameter in label], doc)], 'active_signature',
     'active_parameter'} for the call around `off`, or None."""
     hit = call_at(an.data, off)
     if hit is None:
         return None
     name, arg = hit
-    syms = functions_named(index, name)
+    syms = functions_named(index, name, local)
     if not syms:
         return None
     sym = syms[0]
@@ -291,3 +298,27 @@ def signature_help(index, an, off: int):
     if active_sig is None:
         active_sig, active_par = 0, max(0, len(sigs[0].params) - 1)
     return {"signatures": out, "active_signature": active_sig, "active_parameter": active_par}
+
+
+def resource_titles(an, rtype: str) -> list:
+    """Titles (as written, unquoted) of the resources of type `rtype` declared in a document."""
+    from .analysis_features import T
+
+    out: list = []
+    prog = an.program
+    if prog is None or prog.body is None:
+        return out
+    stack = [prog.body]
+    while stack:
+        n = stack.pop()
+        if type(n) is T["ResourceExpression"]:
+            tn = getattr(n.type_name, "value", "")
+            if str(tn).lower().lstrip(":") == rtype:
+                for b in n.bodies:
+                    vals = getattr(b.title, "values", None) or [b.title]  # an array title: each
+                    for t in vals:
+                        v = getattr(t, "value", None)
+                        if isinstance(v, str) and v not in out:
+                            out.append(v)
+        stack.extend(n.children())
+    return out

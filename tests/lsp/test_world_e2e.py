@@ -351,6 +351,29 @@ async def test_completion_class_params_define_params_facts(client: LanguageClien
     _close(client, uri)
 
 
+async def test_signature_help_puppet_function_references_and_module_hiera(client: LanguageClient, ws):
+    text = (
+        "function mine::f(String $a, Integer $b = 1) >> String { $a }\n"
+        "$r = mine::f('x', )\n"
+        "package { ['vim', 'curl']: }\n"
+        "service { 's': require => Package['\n"
+        "$c = lookup('stdlib::colour')\n"
+    )
+    uri = await _open(client, ws, "production/manifests/s.pp", text)
+    sh = await client.text_document_signature_help_async(
+        L.SignatureHelpParams(
+            text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "'x', ", 5)
+        )
+    )
+    assert sh.signatures[0].label == "mine::f(String $a, Integer $b?) >> String" and sh.active_parameter == 1
+    items = await _complete(client, uri, _pos(text, "Package['", 9))
+    assert {i.label for i in items} == {"vim", "curl"}
+    # a key in the module's namespace is found in the module's own Hiera layer
+    locs = await _definition(client, uri, _pos(text, "stdlib::colour", 3))
+    assert [loc.uri for loc in locs] == [_uri(os.path.join(ws, "shared/stdlib/data/common.yaml"))]
+    _close(client, uri)
+
+
 async def test_hiera_from_class_parameter(client: LanguageClient, ws):
     path = os.path.join(ws, "production/site-modules/profile/manifests/web.pp")
     text = open(path).read()
