@@ -24,6 +24,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = str(tmp_path_factory.mktemp("vsc"))
     lsp_client.set_configuration({"strict": "error"}, section="puppet")
+
+    @lsp_client.feature(L.CLIENT_REGISTER_CAPABILITY)  # VS Code answers the server's file watchers
+    def register_capability(params):
+        return None
+
     await lsp_client.initialize_session(
         L.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri="file://" + root

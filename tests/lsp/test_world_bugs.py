@@ -163,3 +163,35 @@ async def test_xpp_on_save_for_a_module_outside_the_environment(outside: Languag
     )
     ref = copy / ".xpp" / "modules" / "mymod" / "manifests" / "init.xpp"
     assert ref.read_bytes() == out.read_bytes()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}))
+async def vscode(lsp_client: LanguageClient, tmp_path):
+    lsp_client._registrations = []
+
+    @lsp_client.feature(L.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params):
+        lsp_client._registrations.extend(params.registrations)
+
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri="file://" + str(tmp_path),
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_file_watchers_registered(vscode: LanguageClient):
+    for _ in range(200):
+        if vscode._registrations:
+            break
+        await asyncio.sleep(0.05)
+    (reg,) = vscode._registrations
+    assert reg.method == L.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    globs = {
+        w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in reg.register_options["watchers"]
+    }
+    assert {"**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml"} <= globs
