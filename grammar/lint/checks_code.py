@@ -21,8 +21,8 @@ def _kind_word(d: Definition) -> str:
 @check("arrow_on_right_operand_line")
 def arrow_on_right_operand_line(m: Manifest) -> list[Problem]:
     out = []
-    for t in m.tokens:
-        if t.type in ("IN_EDGE", "IN_EDGE_SUB") and t.next_code is not None and t.next_code.line != t.line:
+    for t in m.of_type("IN_EDGE", "IN_EDGE_SUB"):
+        if t.next_code is not None and t.next_code.line != t.line:
             out.append(
                 problem(
                     "arrow_on_right_operand_line", "warning", "arrow should be on the right operand's line", t
@@ -217,8 +217,7 @@ def parameter_order(m: Manifest) -> list[Problem]:
 def right_to_left_relationship(m: Manifest) -> list[Problem]:
     return [
         problem("right_to_left_relationship", "warning", "right-to-left (<-) relationship", t)
-        for t in m.tokens
-        if t.type == "OUT_EDGE"
+        for t in m.of_type("OUT_EDGE")
     ]
 
 

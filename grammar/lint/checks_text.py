@@ -22,11 +22,7 @@ from puppet_xpp.grammar.lint.tokens import Tok
 
 @check("slash_comments")
 def slash_comments(m: Manifest) -> list[Problem]:
-    return [
-        problem("slash_comments", "warning", "// comment found", t)
-        for t in m.tokens
-        if t.type == "SLASH_COMMENT"
-    ]
+    return [problem("slash_comments", "warning", "// comment found", t) for t in m.of_type("SLASH_COMMENT")]
 
 
 @fixer("slash_comments")
@@ -36,11 +32,7 @@ def _fix_slash_comments(m: Manifest, p: Problem) -> None:
 
 @check("star_comments")
 def star_comments(m: Manifest) -> list[Problem]:
-    return [
-        problem("star_comments", "warning", "/* */ comment found", t)
-        for t in m.tokens
-        if t.type == "MLCOMMENT"
-    ]
+    return [problem("star_comments", "warning", "/* */ comment found", t) for t in m.of_type("MLCOMMENT")]
 
 
 @fixer("star_comments")
@@ -100,8 +92,8 @@ _ESCAPES = re.compile(r"(\\\$|\\\"|\\'|'|\r|\t|\\t|\\s|\n|\\n|\\\\)")
 def double_quoted_strings(m: Manifest) -> list[Problem]:
     return [
         problem("double_quoted_strings", "warning", "double quoted string containing no variables", t)
-        for t in m.tokens
-        if t.type == "STRING" and not _ESCAPES.search(t.value.replace(" " * t.column, "\n"))
+        for t in m.of_type("STRING")
+        if not _ESCAPES.search(t.value.replace(" " * t.column, "\n"))
     ]
 
 
@@ -119,9 +111,10 @@ def _fix_double_quoted_strings(m: Manifest, p: Problem) -> None:
 def only_variable_string(m: Manifest) -> list[Problem]:
     toks = m.tokens
     out = []
-    for i, start in enumerate(toks):
-        if start.type != "DQPRE" or start.value != "":
+    for start in m.of_type("DQPRE"):
+        if start.value != "":
             continue
+        i = m.pos(start)
         var = start.next
         if var is None or var.type not in ("VARIABLE", "UNENC_VARIABLE"):
             continue
@@ -166,8 +159,8 @@ _URL_PATH = re.compile(r"puppet://.*?/(.+)")
 @check("puppet_url_without_modules")
 def puppet_url_without_modules(m: Manifest) -> list[Problem]:
     out = []
-    for t in m.tokens:
-        if t.type not in ("SSTRING", "STRING", "DQPRE") or not t.value.startswith("puppet://"):
+    for t in m.of_type("SSTRING", "STRING", "DQPRE"):
+        if not t.value.startswith("puppet://"):
             continue
         mt = _URL_PATH.search(t.value)
         if mt and mt.group(1).startswith("modules/"):
@@ -188,8 +181,8 @@ def _fix_puppet_url_without_modules(m: Manifest, p: Problem) -> None:
 def quoted_booleans(m: Manifest) -> list[Problem]:
     return [
         problem("quoted_booleans", "warning", "quoted boolean value found", t)
-        for t in m.tokens
-        if t.type in ("STRING", "SSTRING") and t.value in ("true", "false")
+        for t in m.of_type("STRING", "SSTRING")
+        if t.value in ("true", "false")
     ]
 
 
@@ -202,8 +195,8 @@ def _fix_quoted_booleans(m: Manifest, p: Problem) -> None:
 @check("single_quote_string_with_variables")
 def single_quote_string_with_variables(m: Manifest) -> list[Problem]:
     out = []
-    for t in m.tokens:
-        if t.type != "SSTRING" or "${" not in t.value:
+    for t in m.of_type("SSTRING"):
+        if "${" not in t.value:
             continue
         before = t.prev.prev if t.prev is not None else None
         if before is not None and re.search(r"inline_(epp|template)", before.value):
@@ -223,8 +216,7 @@ def single_quote_string_with_variables(m: Manifest) -> list[Problem]:
 def variables_not_enclosed(m: Manifest) -> list[Problem]:
     return [
         problem("variables_not_enclosed", "warning", "variable not enclosed in {}", t)
-        for t in m.tokens
-        if t.type == "UNENC_VARIABLE"
+        for t in m.of_type("UNENC_VARIABLE")
     ]
 
 
@@ -250,8 +242,8 @@ _BRACKETS = re.compile(r"\[.+?\]")
 def variable_contains_dash(m: Manifest) -> list[Problem]:
     return [
         problem("variable_contains_dash", "warning", "variable contains a dash", t)
-        for t in m.tokens
-        if t.type in ("VARIABLE", "UNENC_VARIABLE") and "-" in _BRACKETS.sub("", t.value)
+        for t in m.of_type("VARIABLE", "UNENC_VARIABLE")
+        if "-" in t.value and "-" in _BRACKETS.sub("", t.value)
     ]
 
 
@@ -259,8 +251,8 @@ def variable_contains_dash(m: Manifest) -> list[Problem]:
 def variable_is_lowercase(m: Manifest) -> list[Problem]:
     return [
         problem("variable_is_lowercase", "warning", "variable contains an uppercase letter", t)
-        for t in m.tokens
-        if t.type in ("VARIABLE", "UNENC_VARIABLE") and re.search("[A-Z]", _BRACKETS.sub("", t.value))
+        for t in m.of_type("VARIABLE", "UNENC_VARIABLE")
+        if not t.value.islower() and re.search("[A-Z]", _BRACKETS.sub("", t.value))
     ]
 
 
@@ -281,8 +273,8 @@ def chars140(m: Manifest) -> list[Problem]:
 def soft_tabs(m: Manifest) -> list[Problem]:
     return [
         problem("2sp_soft_tabs", "error", "two-space soft tabs not used", t)
-        for t in m.tokens
-        if t.type == "INDENT" and len(t.value) % 2
+        for t in m.of_type("INDENT")
+        if len(t.value) % 2
     ]
 
 
@@ -406,8 +398,8 @@ def _fix_arrow_alignment(m: Manifest, p: Problem) -> None:
 def hard_tabs(m: Manifest) -> list[Problem]:
     return [
         problem("hard_tabs", "error", "tab character found", t)
-        for t in m.tokens
-        if t.type in ("INDENT", "WHITESPACE") and "\t" in t.value
+        for t in m.of_type("INDENT", "WHITESPACE")
+        if "\t" in t.value
     ]
 
 
@@ -421,8 +413,8 @@ def _fix_hard_tabs(m: Manifest, p: Problem) -> None:
 def trailing_whitespace(m: Manifest) -> list[Problem]:
     return [
         problem("trailing_whitespace", "error", "trailing whitespace found", t)
-        for t in m.tokens
-        if t.type in ("WHITESPACE", "INDENT") and (t.next is None or t.next.type == "NEWLINE")
+        for t in m.of_type("WHITESPACE", "INDENT")
+        if (t.next is None or t.next.type == "NEWLINE")
     ]
 
 

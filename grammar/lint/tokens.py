@@ -38,62 +38,54 @@ _TYPE_NAMES = (
     "Undef|Default|Sensitive"
 )
 _NAME = r"((?:(?:::)?[_a-z0-9][-\w]*)(?:::[a-z0-9][-\w]*)*)"
-# (type, pattern) in the order puppet-lint tries them on the text of a code token
+# word tokens, in the order puppet-lint tries them (a NUMBER starts with a digit, so the word boundary
+# puppet-lint requires before it always holds)
 _WORD_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pat, re.ASCII))
     for name, pat in (
         ("TYPE", rf"({_TYPE_NAMES})\b"),
         ("CLASSREF", r"(((::)?[A-Z][-\w]*)+)"),
-        ("NUMBER", r"\b((?:0[xX][0-9A-Fa-f]+|0?\d+(?:\.\d+)?(?:[eE]-?\d+)?))\b"),
+        ("NUMBER", r"((?:0[xX][0-9A-Fa-f]+|0?\d+(?:\.\d+)?(?:[eE]-?\d+)?))\b"),
         ("FUNCTION_NAME", _NAME + r"(?=\()"),
         ("NAME", _NAME),
-        ("LBRACK", r"(\[)"),
-        ("RBRACK", r"(\])"),
-        ("LBRACE", r"(\{)"),
-        ("RBRACE", r"(\})"),
-        ("LPAREN", r"(\()"),
-        ("RPAREN", r"(\))"),
-        ("ISEQUAL", r"(==)"),
-        ("MATCH", r"(=~)"),
-        ("FARROW", r"(=>)"),
-        ("EQUALS", r"(=)"),
-        ("APPENDS", r"(\+=)"),
-        ("PARROW", r"(\+>)"),
-        ("PLUS", r"(\+)"),
-        ("GREATEREQUAL", r"(>=)"),
-        ("RSHIFT", r"(>>)"),
-        ("GREATERTHAN", r"(>)"),
-        ("LESSEQUAL", r"(<=)"),
-        ("LLCOLLECT", r"(<<\|)"),
-        ("OUT_EDGE", r"(<-)"),
-        ("OUT_EDGE_SUB", r"(<~)"),
-        ("LCOLLECT", r"(<\|)"),
-        ("LSHIFT", r"(<<)"),
-        ("LESSTHAN", r"(<)"),
-        ("NOMATCH", r"(!~)"),
-        ("NOTEQUAL", r"(!=)"),
-        ("NOT", r"(!)"),
-        ("RRCOLLECT", r"(\|>>)"),
-        ("RCOLLECT", r"(\|>)"),
-        ("IN_EDGE", r"(->)"),
-        ("IN_EDGE_SUB", r"(~>)"),
-        ("MINUS", r"(-)"),
-        ("COMMA", r"(,)"),
-        ("DOT", r"(\.)"),
-        ("COLON", r"(:)"),
-        ("SEMIC", r"(;)"),
-        ("QMARK", r"(\?)"),
-        ("BACKSLASH", r"(\\)"),
-        ("TIMES", r"(\*)"),
-        ("MODULO", r"(%)"),
-        ("PIPE", r"(\|)"),
     )
 )
+# punctuation: the longest literal wins, which is the order puppet-lint tries them in
+_PUNCT: dict[str, str] = {
+    "[": "LBRACK", "]": "RBRACK", "{": "LBRACE", "}": "RBRACE", "(": "LPAREN", ")": "RPAREN",
+    "==": "ISEQUAL", "=~": "MATCH", "=>": "FARROW", "=": "EQUALS", "+=": "APPENDS", "+>": "PARROW",
+    "+": "PLUS", ">=": "GREATEREQUAL", ">>": "RSHIFT", ">": "GREATERTHAN", "<=": "LESSEQUAL",
+    "<<|": "LLCOLLECT", "<-": "OUT_EDGE", "<~": "OUT_EDGE_SUB", "<|": "LCOLLECT", "<<": "LSHIFT",
+    "<": "LESSTHAN", "!~": "NOMATCH", "!=": "NOTEQUAL", "!": "NOT", "|>>": "RRCOLLECT", "|>": "RCOLLECT",
+    "->": "IN_EDGE", "~>": "IN_EDGE_SUB", "-": "MINUS", ",": "COMMA", ".": "DOT", ":": "COLON",
+    ";": "SEMIC", "?": "QMARK", "\\": "BACKSLASH", "*": "TIMES", "%": "MODULO", "|": "PIPE",
+    "/": "DIV", "@": "AT",
+}  # fmt: skip
+# Puppet token types whose text is one puppet-lint token of a fixed type
+_DIRECT = {
+    "COMMA": "COMMA", "LBRACE": "LBRACE", "SELBRACE": "LBRACE", "RBRACE": "RBRACE", "LPAREN": "LPAREN",
+    "WSLPAREN": "LPAREN", "RPAREN": "RPAREN", "LBRACK": "LBRACK", "LISTSTART": "LBRACK", "RBRACK": "RBRACK",
+    "FARROW": "FARROW", "EQUALS": "EQUALS", "COLON": "COLON", "SEMIC": "SEMIC", "QMARK": "QMARK",
+    "IN_EDGE": "IN_EDGE", "IN_EDGE_SUB": "IN_EDGE_SUB", "ISEQUAL": "ISEQUAL", "NOTEQUAL": "NOTEQUAL",
+    "MATCH": "MATCH", "NOMATCH": "NOMATCH", "PIPE": "PIPE", "DOT": "DOT",
+}  # fmt: skip
+# Puppet token types that are a word (name, reference, keyword)
+_WORDLIKE = frozenset(
+    "NAME CLASSREF BOOLEAN UNDEF DEFAULT CASE CLASS DEFINE IF ELSIF ELSE INHERITS NODE AND OR IN UNLESS "
+    "FUNCTION TYPE ATTR PRIVATE".split()
+)
+_TYPE_SET = frozenset(_TYPE_NAMES.split("|"))
+_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")
 _BLANK_CHARS = (
     "\t\v\f \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 )
 _BLANK = re.compile(f"[{_BLANK_CHARS}]+")
 _EOL = re.compile(r"\r\n|\r|\n")
+_TRIVIA = re.compile(
+    rf"(?P<nl>(?P<eol>\r\n|\r|\n)(?P<ind>[{_BLANK_CHARS}]+)?)|(?P<ws>[{_BLANK_CHARS}]+)"
+    r"|(?P<c>#[^\r\n]*)|(?P<ml>/\*.*?(?:\*/|\Z))",
+    re.DOTALL,
+)
 _VARIABLE = re.compile(r"\$((::)?(\w+(-\w+)*::)*\w+(-\w+)*(\[.+?\])*)", re.ASCII)
 # the empty alternative first, as Ruby tries its ``\A`` alternative first
 _UNENC_VAR = re.compile(r"(?:|[^\\])\$(::)?(\w+(-\w+)*::)*\w+(-\w+)*", re.ASCII)
@@ -216,22 +208,37 @@ def number_lines(tokens: list[Tok]) -> None:
     """Give each (linked) token the line and column puppet-lint gives it."""
     line = 1
     col = 1
+    simple = _SIMPLE
     for t in tokens:
-        if t.type == "UNENC_VARIABLE":
+        ty = t.type
+        if ty in simple:
+            t.line = line
+            t.column = col
+            col += len(t.value)
+            continue
+        if ty == "UNENC_VARIABLE":
             col -= 2
         t.line = line
         t.column = col
-        if t.type == "NEWLINE":
+        if ty == "NEWLINE":
             line += 1
             col = 1
             continue
         text = t.render(creating=True)
-        parts = _EOL.split(text)
-        if len(parts) > 1:
+        if "\n" in text or "\r" in text:
+            parts = _EOL.split(text)
             line += len(parts) - 1
             col = len(parts[-1]) + 1
         else:
             col += len(text)
+
+
+# token types rendered as their value, which never holds a line break
+_SIMPLE = frozenset(
+    "WHITESPACE INDENT CLASSREF TYPE NUMBER FUNCTION_NAME NAME DIV AT".split()
+    + list(_PUNCT.values())
+    + [k.upper() for k in KEYWORDS]
+)
 
 
 def tokenise(text: str) -> tuple[list[Tok], LexProblem | None]:
@@ -265,10 +272,12 @@ def _char_offsets(text: str) -> list[int] | None:
     """byte offset -> char offset table (None for ASCII text, where they are equal)."""
     if text.isascii():
         return None
-    table = []
+    table: list[int] = []
     for i, ch in enumerate(text):
-        n = len(ch.encode("utf-8", "surrogatepass"))
-        table.extend([i] * n)
+        if ch < "\x80":
+            table.append(i)
+        else:
+            table.extend([i] * len(ch.encode("utf-8", "surrogatepass")))
     table.append(len(text))
     return table
 
@@ -316,53 +325,60 @@ class _Builder:
     # -- trivia: blanks, newlines (+ heredoc bodies), comments --------------------------------------
     def trivia(self, pos: int, end: int) -> int:
         text = self.text
+        out = self.out
         while pos < end:
-            c = text[pos]
-            m = _BLANK.match(text, pos, end)
-            if m:
-                self.add("WHITESPACE", m.group())
-                pos = m.end()
-            elif c == "#":
-                e = pos
-                while e < len(text) and text[e] not in "\r\n":
-                    e += 1
-                self.add("COMMENT", text[pos + 1 : e])
-                pos = e
-            elif text.startswith("/*", pos):
-                e = text.find("*/", pos + 2)
-                e = len(text) if e < 0 else e + 2
-                raw = text[pos:e]
+            m = _TRIVIA.match(text, pos, end)
+            if m is None:
+                return self.code(pos, pos + 1, "OTHER")
+            kind = m.lastgroup
+            pos = m.end()
+            if kind == "nl":
+                out.append(Tok("NEWLINE", m.group("eol")))
+                if self.heredocs:
+                    # the body may reach past the next code token: the caller skips those
+                    return self.heredoc(m.start("ind") if m.group("ind") else pos, self.heredocs.pop(0))
+                if m.group("ind"):
+                    out.append(Tok("INDENT", m.group("ind")))
+            elif kind == "ws":
+                out.append(Tok("WHITESPACE", m.group()))
+            elif kind == "c":
+                out.append(Tok("COMMENT", m.group()[1:]))
+            else:
+                raw = m.group()
                 v = re.sub(r"\A/\* ?", "", raw)
                 v = re.sub(r" ?\*/\Z", "", v)
                 v = re.sub(r"^ *\*", "", v, flags=re.M)
-                self.add("MLCOMMENT", v, raw)
-                pos = e
-            elif c in "\r\n":
-                m2 = _EOL.match(text, pos)
-                assert m2 is not None
-                self.add("NEWLINE", m2.group())
-                pos = m2.end()
-                if self.heredocs:
-                    pos = self.heredoc(pos, self.heredocs.pop(0))
-                    # the body may reach past the next code token: the caller skips those
-                    return pos
-                m = _BLANK.match(text, pos)
-                if m:
-                    self.add("INDENT", m.group())
-                    pos = m.end()
-            else:
-                return self.code(pos, pos + 1, "OTHER")
+                out.append(Tok("MLCOMMENT", v, raw))
         return pos
 
     # -- code tokens --------------------------------------------------------------------------------
     def code(self, pos: int, end: int, ptype: str) -> int:
         text = self.text
+        fast = _DIRECT.get(ptype)
+        if fast is not None:
+            self.out.append(Tok(fast, text[pos:end]))
+            return end
+        if ptype in _WORDLIKE and text[end : end + 1] not in ("-", "."):
+            v = text[pos:end]
+            if ptype == "CLASSREF":
+                if v in _TYPE_SET:
+                    self.out.append(Tok("TYPE", v))
+                    return end
+                if v.split("::", 1)[0] not in _TYPE_SET and not v.startswith("::"):
+                    self.out.append(Tok("CLASSREF", v))
+                    return end
+            elif v[:1].islower() and v.isascii() and "-" not in v:
+                if text[end : end + 1] == "(":
+                    self.out.append(Tok("FUNCTION_NAME", v))
+                else:
+                    self.out.append(Tok(v.upper() if v in KEYWORDS else "NAME", v))
+                return end
         c = text[pos]
         if c == "$" and ptype == "VARIABLE":
-            m = _VARIABLE.match(text[pos : _line_end(text, pos)])
+            m = _VARIABLE.match(text, pos, _line_end(text, pos))
             if m:
                 self.add("VARIABLE", m.group(1), "$" + m.group(1))
-                return pos + m.end()
+                return m.end()
         if c == "'":
             self.add("SSTRING", text[pos + 1 : end - 1])
             return end
@@ -381,21 +397,21 @@ class _Builder:
 
     def word(self, pos: int) -> int:
         text = self.text
-        chunk = text[pos : _line_end(text, pos)]
-        for type_, rx in _WORD_RULES:
-            m = rx.match(chunk)
-            if m:
-                v = m.group(1)
-                if type_ == "NAME" and v in KEYWORDS:
-                    type_ = v.upper()
-                self.add(type_, v)
-                return pos + len(v)
-        if chunk.startswith("/"):
-            self.add("DIV", "/")
-            return pos + 1
-        if chunk.startswith("@"):
-            self.add("AT", "@")
-            return pos + 1
+        if text[pos] in _WORD_START:
+            end = _line_end(text, pos)
+            for type_, rx in _WORD_RULES:
+                m = rx.match(text, pos, end)
+                if m:
+                    v = m.group(1)
+                    if type_ == "NAME" and v in KEYWORDS:
+                        type_ = v.upper()
+                    self.add(type_, v)
+                    return pos + len(v)
+        for n in (3, 2, 1):
+            type_p = _PUNCT.get(text[pos : pos + n])
+            if type_p is not None:
+                self.add(type_p, text[pos : pos + n])
+                return pos + n
         raise _Fail(pos)
 
     # -- strings -------------------------------------------------------------------------------------
