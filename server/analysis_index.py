@@ -48,7 +48,9 @@ def symbols_of(an, path: str) -> list:
             rt = getattr(d, "return_type", None)
             sigs = [Signature(params, F.expr_text(an, rt) if rt is not None else "")]
         out.append(
-            Sym(name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs)
+            Sym(
+                name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs
+            )
         )
     return out
 
