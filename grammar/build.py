@@ -16,16 +16,6 @@ from .issues import Diagnostic
 from .lexer import concat_end, name_start
 from .ruby import regexp_inspect
 
-N = A.TYPES
-QualifiedName = N["QualifiedName"]
-QualifiedReference = N["QualifiedReference"]
-LiteralString = N["LiteralString"]
-LiteralHash = N["LiteralHash"]
-AccessExpression = N["AccessExpression"]
-CallNamedFunctionExpression = N["CallNamedFunctionExpression"]
-BlockExpression = N["BlockExpression"]
-AbstractResource = N["AbstractResource"]
-
 STATEMENT_CALLS = frozenset(
     (
         "require",
@@ -78,7 +68,7 @@ COMPARE = {
     "LESSEQUAL": "<=",
 }
 MATCH = {"MATCH": "=~", "NOMATCH": "!~"}
-UNARY = {"NOT": "NotExpression", "MINUS": "UnaryMinusExpression", "TIMES": "UnfoldExpression"}
+UNARY = {"NOT": A.NotExpression, "MINUS": A.UnaryMinusExpression, "TIMES": A.UnfoldExpression}
 
 
 class CommaList(list):
@@ -147,29 +137,29 @@ class Builder:
         if len(stmts) > 1:
             if lbrace is not None and rbrace is not None:
                 o = start(lbrace)
-                return BlockExpression(loc, o, end(rbrace) - o, stmts)
+                return A.BlockExpression(loc, o, end(rbrace) - o, stmts)
             o = start(stmts[0])
-            return BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
+            return A.BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
         return stmts[0]
 
     def body(self, stmts):
         """f_build_body: a statement list becomes an unpositioned BlockExpression; none gives None."""
         if stmts is None:
             return None
-        return BlockExpression(self.locator, None, 0, stmts)
+        return A.BlockExpression(self.locator, None, 0, stmts)
 
     def statements(self, raw):
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
         memo = []
         for expr in raw:
             name = memo[-1] if memo else None
-            if type(name) is QualifiedName and name.value in STATEMENT_CALLS:
+            if type(name) is A.QualifiedName and name.value in STATEMENT_CALLS:
                 args = list(expr) if isinstance(expr, CommaList) else [expr]
                 o = name.offset
-                call = CallNamedFunctionExpression(self.locator, o, end(args[-1]) - o, name, False, args)
+                call = A.CallNamedFunctionExpression(self.locator, o, end(args[-1]) - o, name, False, args)
                 memo[-1] = call
             elif isinstance(expr, CommaList):
-                if type(name) is QualifiedName:
+                if type(name) is A.QualifiedName:
                     self.error("PARSE_NOT_CALLABLE_WITHOUT_PARENS", expr.commas[0], {"name": name.value})
                 else:
                     self.error("PARSE_ILLEGAL_COMMA", expr.commas[0])
@@ -177,7 +167,7 @@ class Builder:
                     memo.append(e)
             else:
                 memo.append(expr)
-                if type(expr) is CallNamedFunctionExpression:
+                if type(expr) is A.CallNamedFunctionExpression:
                     expr.rval_required = False
         return memo
 
@@ -196,18 +186,18 @@ class Builder:
         body = self.block_or_expression(stmts, loc=self.locator)
         if len(stmts) > 1:
             self.top_blocks[id(body)] = body
-        return N["Program"](self.locator, body, self.definitions)
+        return A.Program(self.locator, body, self.definitions)
 
     def empty_program(self, c):
         size = len(self.locator._bytes())
-        return N["Program"](self.locator, N["Nop"](self.locator, size, 0), [])
+        return A.Program(self.locator, A.Nop(self.locator, size, 0), [])
 
     def epp_program(self, c):
         params = c[1]
         stmts = c[2] if len(c) > 2 else None
-        lam = self.mk(N["LambdaExpression"], c[0], None, params if params is not None else [])
-        lam.body = self.bare(N["EppExpression"], params is not None, self.body(stmts))
-        return N["Program"](self.locator, lam, self.definitions)
+        lam = self.mk(A.LambdaExpression, c[0], None, params if params is not None else [])
+        lam.body = self.bare(A.EppExpression, params is not None, self.body(stmts))
+        return A.Program(self.locator, lam, self.definitions)
 
     def no_params(self, c):
         return None
@@ -257,16 +247,16 @@ class Builder:
 
     def assign(self, c):
         op = c[1]
-        return self.mk(N["AssignmentExpression"], op, None, c[0], c[2], op.value)
+        return self.mk(A.AssignmentExpression, op, None, c[0], c[2], op.value)
 
     def relation(self, c):
         op = c[1]
-        return self.mk(N["RelationshipExpression"], op, None, c[0], c[2], op.value)
+        return self.mk(A.RelationshipExpression, op, None, c[0], c[2], op.value)
 
     # --- resources --------------------------------------------------------------------------------
     def _form(self, c, form, code):
         r = c[1]
-        if not isinstance(r, AbstractResource):
+        if not isinstance(r, A.AbstractResource):
             self.error(code, c[0])
             return r
         r.form = form
@@ -279,41 +269,39 @@ class Builder:
         return self._form(c, "exported", "PARSE_EXPORTED_NOT_RESOURCE")
 
     def resource_titled(self, c):
-        first = self.bare(N["ResourceBody"], c[2], c[4])
-        return self.mk(N["ResourceExpression"], c[0], c[6], c[0], "regular", [first] + c[5])
+        first = self.bare(A.ResourceBody, c[2], c[4])
+        return self.mk(A.ResourceExpression, c[0], c[6], c[0], "regular", [first] + c[5])
 
     def class_resource(self, c):
-        return self.mk(
-            N["ResourceExpression"], c[0], c[4], self.bare(QualifiedName, "class"), "regular", c[2]
-        )
+        return self.mk(A.ResourceExpression, c[0], c[4], self.bare(A.QualifiedName, "class"), "regular", c[2])
 
     def resource_untitled(self, c):
         left, lbrace, ops, rbrace = c[0], c[1], c[2], c[4]
         t = type(left)
-        if t is QualifiedName:
+        if t is A.QualifiedName:
             entries = []
             for op in ops:
-                if type(op) is N["AttributeOperation"]:
+                if type(op) is A.AttributeOperation:
                     if op.operator == "+>":
                         self.error("PARSE_RESOURCE_WITHOUT_TITLE_PLUS", lbrace)
                         return left
-                    key = self.bare(LiteralString, op.attribute_name)
-                    entries.append(self.bare(N["KeyedEntry"], key, op.value_expr))
+                    key = self.bare(A.LiteralString, op.attribute_name)
+                    entries.append(self.bare(A.KeyedEntry, key, op.value_expr))
                 else:
-                    entries.append(self.bare(N["KeyedEntry"], self.bare(N["Nop"]), op.expr))
-            h = self.mk(LiteralHash, lbrace, rbrace, entries)
+                    entries.append(self.bare(A.KeyedEntry, self.bare(A.Nop), op.expr))
+            h = self.mk(A.LiteralHash, lbrace, rbrace, entries)
             result = self.block_or_expression(self.statements([left, h]), loc=self.locator)
-        elif t is QualifiedReference:
-            result = N["ResourceDefaultsExpression"](self.locator, 0, 0, "regular", left, ops)
-        elif t is AccessExpression:
-            result = N["ResourceOverrideExpression"](self.locator, 0, 0, left, "regular", ops)
+        elif t is A.QualifiedReference:
+            result = A.ResourceDefaultsExpression(self.locator, 0, 0, "regular", left, ops)
+        elif t is A.AccessExpression:
+            result = A.ResourceOverrideExpression(self.locator, 0, 0, left, "regular", ops)
         else:
             self.error("PARSE_NOT_A_RESOURCE", left)
             return left
         return self.loc(result, left, rbrace)
 
     def resource_body(self, c):
-        return self.bare(N["ResourceBody"], c[0], c[2])
+        return self.bare(A.ResourceBody, c[0], c[2])
 
     def no_bodies(self, c):
         return []
@@ -336,10 +324,10 @@ class Builder:
         return c[0]
 
     def attr_op(self, c):
-        return self.mk(N["AttributeOperation"], c[0], c[2], c[0].value, c[1].value, c[2])
+        return self.mk(A.AttributeOperation, c[0], c[2], c[0].value, c[1].value, c[2])
 
     def attrs_op(self, c):
-        return self.mk(N["AttributesOperation"], c[0], c[2], c[2])
+        return self.mk(A.AttributesOperation, c[0], c[2], c[2])
 
     def attribute_name(self, c):
         return c[0]
@@ -373,19 +361,19 @@ class Builder:
         loc = self.locator
         o, ln = op.start_pos, op.end_pos - op.start_pos
         if t in ARITH:
-            return N["ArithmeticExpression"](loc, o, ln, left, right, ARITH[t])
+            return A.ArithmeticExpression(loc, o, ln, left, right, ARITH[t])
         if t in COMPARE:
-            return N["ComparisonExpression"](loc, o, ln, left, right, COMPARE[t])
+            return A.ComparisonExpression(loc, o, ln, left, right, COMPARE[t])
         if t in MATCH:
-            return N["MatchExpression"](loc, o, ln, left, right, MATCH[t])
+            return A.MatchExpression(loc, o, ln, left, right, MATCH[t])
         if t == "IN":
-            return N["InExpression"](loc, o, ln, left, right)
+            return A.InExpression(loc, o, ln, left, right)
         if t == "AND":
-            return N["AndExpression"](loc, o, ln, left, right)
-        return N["OrExpression"](loc, o, ln, left, right)
+            return A.AndExpression(loc, o, ln, left, right)
+        return A.OrExpression(loc, o, ln, left, right)
 
     def _selector(self, left, entries):
-        return N["SelectorExpression"](self.locator, left.offset, left.length, left, entries)
+        return A.SelectorExpression(self.locator, left.offset, left.length, left, entries)
 
     def _precedence(self, items, final_entry):
         """Operator-precedence resolution of `operand (op operand | ?{…})* [? m => v]`.
@@ -425,10 +413,10 @@ class Builder:
         return operands[0]
 
     def selector_entry(self, c):
-        return self.mk(N["SelectorEntry"], c[1], None, c[0], c[2])
+        return self.mk(A.SelectorEntry, c[1], None, c[0], c[2])
 
     def unary_op(self, c):
-        return self.mk(N[UNARY[c[0].type]], c[0], None, c[1])
+        return self.mk(UNARY[c[0].type], c[0], None, c[1])
 
     def postfix_chain(self, c):
         node = c[0]
@@ -441,22 +429,22 @@ class Builder:
         loc = self.locator
         o = left.offset
         if kind == "access":
-            return AccessExpression(loc, o, end(pf[2]) - o, left, pf[1])
+            return A.AccessExpression(loc, o, end(pf[2]) - o, left, pf[1])
         if kind == "call":
             last = pf[3] if pf[3] is not None else pf[2]
-            return CallNamedFunctionExpression(loc, o, end(last) - o, left, True, pf[1], pf[3])
+            return A.CallNamedFunctionExpression(loc, o, end(last) - o, left, True, pf[1], pf[3])
         if kind == "dot":
             _, dot, name, paren, args, lam = pf
-            na = self.mk(N["NamedAccessExpression"], dot, name, left, self.bare(QualifiedName, name.value))
+            na = self.mk(A.NamedAccessExpression, dot, name, left, self.bare(A.QualifiedName, name.value))
             if paren is None:
-                call = N["CallMethodExpression"](loc, na.offset, na.length, na, True, [], lam)
+                call = A.CallMethodExpression(loc, na.offset, na.length, na, True, [], lam)
             else:
                 lp, rp = paren
-                call = self.mk(N["CallMethodExpression"], lp, rp, na, True, args, lam)
+                call = self.mk(A.CallMethodExpression, lp, rp, na, True, args, lam)
             return call
         # collect
         _, qcls, lq, query, rq, ops, rbrace = pf
-        q = self.mk(N[qcls], lq, rq, query)
+        q = self.mk(qcls, lq, rq, query)
         return CollectExpression(loc, o, end(rbrace if rbrace is not None else rq) - o, left, q, ops)
 
     def p_access(self, c):
@@ -499,7 +487,7 @@ class Builder:
             query, rq = c[1], c[2]
         else:
             query, rq = None, c[1]
-        qcls = "VirtualQuery" if lq.type == "LCOLLECT" else "ExportedQuery"
+        qcls = A.VirtualQuery if lq.type == "LCOLLECT" else A.ExportedQuery
         return ("collect", qcls, lq, query, rq, ops, rbrace)
 
     def p_collect(self, c):
@@ -516,7 +504,7 @@ class Builder:
 
     def unfolded_hash(self, c):
         e = c[0]
-        h = LiteralHash(self.locator, e.offset, e.length, [e])
+        h = A.LiteralHash(self.locator, e.offset, e.length, [e])
         self.unfolded[id(h)] = h
         return h
 
@@ -527,7 +515,7 @@ class Builder:
         else:
             params, rtype, rest = c[1], c[4], c[5:]
         stmts = rest[1] if len(rest) == 3 else None
-        return self.mk(N["LambdaExpression"], pipe, rbrace, params, self.body(stmts), rtype)
+        return self.mk(A.LambdaExpression, pipe, rbrace, params, self.body(stmts), rtype)
 
     # --- primaries --------------------------------------------------------------------------------
     def primary(self, c):
@@ -537,65 +525,65 @@ class Builder:
         t = c[0]
         o = t.start_pos
         ln = t.end_pos - o
-        qn = QualifiedName(self.locator, name_start(t), ln - 1, t.value)
-        return N["VariableExpression"](self.locator, o, ln, qn)
+        qn = A.QualifiedName(self.locator, name_start(t), ln - 1, t.value)
+        return A.VariableExpression(self.locator, o, ln, qn)
 
     def number(self, c):
         t = c[0]
         value, radix = to_number(t.value)
         o = t.start_pos
         if isinstance(value, float):
-            return N["LiteralFloat"](self.locator, o, t.end_pos - o, value)
-        return N["LiteralInteger"](self.locator, o, t.end_pos - o, value, radix)
+            return A.LiteralFloat(self.locator, o, t.end_pos - o, value)
+        return A.LiteralInteger(self.locator, o, t.end_pos - o, value, radix)
 
     def boolean(self, c):
-        return self.mk(N["LiteralBoolean"], c[0], None, c[0].value == "true")
+        return self.mk(A.LiteralBoolean, c[0], None, c[0].value == "true")
 
     def default(self, c):
-        return self.mk(N["LiteralDefault"], c[0], None)
+        return self.mk(A.LiteralDefault, c[0], None)
 
     def undef(self, c):
-        return self.mk(N["LiteralUndef"], c[0], None)
+        return self.mk(A.LiteralUndef, c[0], None)
 
     def qname(self, c):
-        return self.mk(QualifiedName, c[0], None, c[0].value)
+        return self.mk(A.QualifiedName, c[0], None, c[0].value)
 
     def string(self, c):
-        return self.mk(LiteralString, c[0], None, c[0].value)
+        return self.mk(A.LiteralString, c[0], None, c[0].value)
 
     keyword_string = string
 
     def qref(self, c):
-        return self.mk(QualifiedReference, c[0], None, c[0].value)
+        return self.mk(A.QualifiedReference, c[0], None, c[0].value)
 
     def regex(self, c):
         t = c[0]
-        return self.mk(N["LiteralRegularExpression"], t, None, A.Regexp(t.value), regexp_inspect(t.value))
+        return self.mk(A.LiteralRegularExpression, t, None, A.Regexp(t.value), regexp_inspect(t.value))
 
     def reserved(self, c):
-        return self.mk(N["ReservedWord"], c[0], None, c[0].value, False)
+        return self.mk(A.ReservedWord, c[0], None, c[0].value, False)
 
     def array(self, c):
-        return self.mk(N["LiteralList"], c[0], c[-1], c[1])
+        return self.mk(A.LiteralList, c[0], c[-1], c[1])
 
     def array_empty(self, c):
-        return self.mk(N["LiteralList"], c[0], c[1], [])
+        return self.mk(A.LiteralList, c[0], c[1], [])
 
     def hash(self, c):
-        return self.mk(LiteralHash, c[0], c[-1], c[1])
+        return self.mk(A.LiteralHash, c[0], c[-1], c[1])
 
     def hash_empty(self, c):
-        return self.mk(LiteralHash, c[0], c[1], [])
+        return self.mk(A.LiteralHash, c[0], c[1], [])
 
     def keyed_entry(self, c):
-        return self.mk(N["KeyedEntry"], c[1], None, c[0], c[2])
+        return self.mk(A.KeyedEntry, c[1], None, c[0], c[2])
 
     def paren(self, c):
-        return self.mk(N["ParenthesizedExpression"], c[0], None, c[1])
+        return self.mk(A.ParenthesizedExpression, c[0], None, c[1])
 
     def _type_call(self, tok, args, last, lam):
-        fn = self.mk(QualifiedName, tok, None, tok.value)
-        return self.mk(CallNamedFunctionExpression, tok, last, fn, True, args, lam)
+        fn = self.mk(A.QualifiedName, tok, None, tok.value)
+        return self.mk(A.CallNamedFunctionExpression, tok, last, fn, True, args, lam)
 
     def type_call(self, c):
         return self._type_call(c[0], c[2], c[4], None)
@@ -611,17 +599,17 @@ class Builder:
 
     def dq_string(self, c):
         pre = c[0]
-        segs = [self.mk(LiteralString, pre, None, pre.value)] if pre.value else []
+        segs = [self.mk(A.LiteralString, pre, None, pre.value)] if pre.value else []
         rest = c[1]  # segments (None: an empty one, dropped as Puppet drops it), then the string's end
         segs.extend(x for x in rest[:-1] if x is not None)
         o = pre.start_pos
-        return N["ConcatenatedString"](self.locator, o, rest[-1] - o, segs)
+        return A.ConcatenatedString(self.locator, o, rest[-1] - o, segs)
 
     def _text(self, expr):
-        return self.bare(N["TextExpression"], interpolate(self, expr))
+        return self.bare(A.TextExpression, interpolate(self, expr))
 
     def _segment(self, tok):
-        return self.mk(LiteralString, tok, None, tok.value) if tok.value else None
+        return self.mk(A.LiteralString, tok, None, tok.value) if tok.value else None
 
     def dq_last(self, c):
         # the list ends with where the string ends (for heredocs with a margin: Puppet's mapped end)
@@ -633,19 +621,19 @@ class Builder:
     def heredoc(self, c):
         text = c[1]
         if hasattr(text, "start_pos"):  # STRING token
-            text = self.mk(LiteralString, text, None, text.value)
-        return self.mk(N["HeredocExpression"], c[0], None, text, c[0].value)
+            text = self.mk(A.LiteralString, text, None, text.value)
+        return self.mk(A.HeredocExpression, c[0], None, text, c[0].value)
 
     def render_string(self, c):
-        return self.mk(N["RenderStringExpression"], c[0], None, c[0].value)
+        return self.mk(A.RenderStringExpression, c[0], None, c[0].value)
 
     def render_expr(self, c):
-        return self.mk(N["RenderExpression"], c[0], c[2], c[1])
+        return self.mk(A.RenderExpression, c[0], c[2], c[1])
 
     def render_block(self, c):
         stmts = c[2]
         return self.mk(
-            N["RenderExpression"], c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
+            A.RenderExpression, c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
         )
 
     def epp_end(self, c):
@@ -658,11 +646,11 @@ class Builder:
     def if_part(self, c):
         test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
-        return self.mk(N["IfExpression"], test, els if els is not None else rb, test, then, els)
+        return self.mk(A.IfExpression, test, els if els is not None else rb, test, then, els)
 
     def if_part_empty(self, c):
         test, lb, rb, els = c
-        return self.mk(N["IfExpression"], test, els if els is not None else rb, test, None, els)
+        return self.mk(A.IfExpression, test, els if els is not None else rb, test, None, els)
 
     def no_else(self, c):
         return None
@@ -679,19 +667,19 @@ class Builder:
     def unless_expr(self, c):
         kw, test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
-        return self.mk(N["UnlessExpression"], kw, rb, test, then, els)
+        return self.mk(A.UnlessExpression, kw, rb, test, then, els)
 
     def unless_empty(self, c):
         kw, test, lb, rb, els = c
         # Puppet's action ends this one at its 5th value, the else part (or the keyword when there is none)
-        return self.mk(N["UnlessExpression"], kw, els, test, None, els)
+        return self.mk(A.UnlessExpression, kw, els, test, None, els)
 
     def case_expr(self, c):
-        return self.mk(N["CaseExpression"], c[0], c[4], c[1], c[3])
+        return self.mk(A.CaseExpression, c[0], c[4], c[1], c[3])
 
     def case_option(self, c):
         stmts = c[3] if len(c) == 5 else None
-        return self.mk(N["CaseOption"], c[1], c[-1], c[0], self.body(stmts))
+        return self.mk(A.CaseOption, c[1], c[-1], c[0], self.body(stmts))
 
     # --- definitions ------------------------------------------------------------------------------
     def _body_of(self, c, lbrace_index):
@@ -712,42 +700,40 @@ class Builder:
 
     def define(self, c):
         name = self.qualify(c[1].value)
-        d = self.mk(N["ResourceTypeDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        d = self.mk(A.ResourceTypeDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
     def hostclass(self, c):
         self.namestack.pop()
         name = self.qualify(c[1].value)
         parent = c[3].value if c[3] is not None else None
-        d = self.mk(N["HostClassDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
+        d = self.mk(A.HostClassDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
         return self.add_definition(d)
 
     def plan(self, c):
         self.namestack.pop()
         name = self.qualify(c[1].value)
-        d = self.mk(N["PlanDefinition"], c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        d = self.mk(A.PlanDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
     def apply(self, c):
         stmts = c[6] if len(c) == 8 else []
-        blk = self.bare(N["ApplyBlockExpression"], stmts)
-        return self.mk(N["ApplyExpression"], c[0], c[-1], c[2], blk)
+        blk = self.bare(A.ApplyBlockExpression, stmts)
+        return self.mk(A.ApplyExpression, c[0], c[-1], c[2], blk)
 
     def function(self, c):
-        d = self.mk(
-            N["FunctionDefinition"], c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3]
-        )
+        d = self.mk(A.FunctionDefinition, c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3])
         return self.add_definition(d)
 
     def node(self, c):
-        d = self.mk(N["NodeDefinition"], c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
+        d = self.mk(A.NodeDefinition, c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
     def dotted_first(self, c):
-        return self.mk(LiteralString, c[0], None, c[0].value)
+        return self.mk(A.LiteralString, c[0], None, c[0].value)
 
     def dotted_next(self, c):
-        return self.mk(LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
+        return self.mk(A.LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
 
     def name_or_number(self, c):
         return c[0]
@@ -757,44 +743,44 @@ class Builder:
 
     def return_type_access(self, c):
         t = self.qref(c[1:])
-        return AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
+        return A.AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
 
     def typed_parameter(self, c):
         c[1].type_expr = c[0]
         return c[1]
 
     def param_default(self, c):
-        return self.mk(N["Parameter"], c[0], None, c[0].value, c[2])
+        return self.mk(A.Parameter, c[0], None, c[0].value, c[2])
 
     def param(self, c):
-        return self.mk(N["Parameter"], c[0], None, c[0].value)
+        return self.mk(A.Parameter, c[0], None, c[0].value)
 
     def param_rest_default(self, c):
-        return self.mk(N["Parameter"], c[1], None, c[1].value, c[3], None, True)
+        return self.mk(A.Parameter, c[1], None, c[1].value, c[3], None, True)
 
     def param_rest(self, c):
-        return self.mk(N["Parameter"], c[1], None, c[1].value, None, None, True)
+        return self.mk(A.Parameter, c[1], None, c[1].value, None, None, True)
 
     def param_type_access(self, c):
         t = self.qref(c)
-        return AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
+        return A.AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
 
     def _type_assignment(self, lhs, rhs, s, e):
-        if type(lhs) is AccessExpression:
-            d = N["TypeMapping"](self.locator, 0, 0, lhs, rhs)
+        if type(lhs) is A.AccessExpression:
+            d = A.TypeMapping(self.locator, 0, 0, lhs, rhs)
         else:
-            d = N["TypeAlias"](self.locator, 0, 0, lhs.cased_value, type_alias_rhs(self, rhs))
+            d = A.TypeAlias(self.locator, 0, 0, lhs.cased_value, type_alias_rhs(self, rhs))
         self.loc(d, s, e)
         return self.add_definition(d)
 
     def type_alias_hash(self, c):
         ref = self.qref(c[3:])
-        entry = self.bare(N["KeyedEntry"], ref, c[4])
+        entry = self.bare(A.KeyedEntry, ref, c[4])
         return self._type_assignment(c[1], entry, c[1], c[4])
 
     def type_alias_access(self, c):
         ref = self.qref(c[3:])
-        acc = self.bare(AccessExpression, ref, c[5])
+        acc = self.bare(A.AccessExpression, ref, c[5])
         return self._type_assignment(c[1], acc, c[1], None)
 
     def type_alias_ref(self, c):
@@ -808,26 +794,26 @@ class Builder:
         return self._type_assignment(c[1], c[3], c[1], None)
 
     def type_definition(self, c):
-        d = self.mk(N["TypeDefinition"], c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
+        d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
         return self.add_definition(d)
 
     def type_definition_inherits(self, c):
-        d = self.mk(N["TypeDefinition"], c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
+        d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
 
-CollectExpression = N["CollectExpression"]
+CollectExpression = A.CollectExpression
 
 
 def interpolate(b: Builder, expr):
     """Factory#interpolate: a bare name (or decimal integer) left-most in an interpolation is a variable."""
     t = type(expr)
-    if t is QualifiedName or (t is N["LiteralInteger"] and expr.radix == 10):
-        return b.bare(N["VariableExpression"], expr)
-    if t is AccessExpression or t is N["NamedAccessExpression"]:
+    if t is A.QualifiedName or (t is A.LiteralInteger and expr.radix == 10):
+        return b.bare(A.VariableExpression, expr)
+    if t is A.AccessExpression or t is A.NamedAccessExpression:
         if _rewriteable(expr.left_expr):
             expr.left_expr = interpolate(b, expr.left_expr)
-    elif t is N["CallMethodExpression"]:
+    elif t is A.CallMethodExpression:
         if _rewriteable(expr.functor_expr):
             expr.functor_expr = interpolate(b, expr.functor_expr)
     return expr
@@ -835,22 +821,22 @@ def interpolate(b: Builder, expr):
 
 def _rewriteable(o):
     t = type(o)
-    if t in (AccessExpression, QualifiedName, N["NamedAccessExpression"], N["CallMethodExpression"]):
+    if t in (A.AccessExpression, A.QualifiedName, A.NamedAccessExpression, A.CallMethodExpression):
         return True
-    return t is N["LiteralInteger"] and o.radix == 10
+    return t is A.LiteralInteger and o.radix == 10
 
 
 def type_alias_rhs(b: Builder, rhs):
     """Factory#build_TypeAlias: `T {…}` and `{…}` become `Object[{…}]` (with parent => T)."""
     t = type(rhs)
-    if t is N["KeyedEntry"]:
+    if t is A.KeyedEntry:
         parent, h = rhs.key, rhs.value
         if parent.cased_value not in ("Object", "TypeSet"):
-            h.entries.append(b.bare(N["KeyedEntry"], b.bare(QualifiedName, "parent"), parent))
-            parent = b.bare(QualifiedReference, "Object")
-        return b.bare(AccessExpression, parent, [h])
-    if t is LiteralHash:
-        return b.bare(AccessExpression, b.bare(QualifiedReference, "Object"), [rhs])
+            h.entries.append(b.bare(A.KeyedEntry, b.bare(A.QualifiedName, "parent"), parent))
+            parent = b.bare(A.QualifiedReference, "Object")
+        return b.bare(A.AccessExpression, parent, [h])
+    if t is A.LiteralHash:
+        return b.bare(A.AccessExpression, b.bare(A.QualifiedReference, "Object"), [rhs])
     return rhs
 
 

@@ -11,6 +11,7 @@ intended `{:splat true}` entry.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from . import ast as A
 from .ruby import float_to_s
@@ -37,7 +38,7 @@ def _t(e):
         return call("nop")
     if isinstance(e, list):
         return lst(_t(x) for x in e)
-    return _TRANSFORM[e._name](e)
+    return _TRANSFORM[type(e)](e)
 
 
 def _as_call(name, pn):
@@ -58,13 +59,13 @@ def _opbin(e):
 
 
 def _block_entry(name, e):
-    if type(e) is A.TYPES["BlockExpression"] or type(e) is A.TYPES["ApplyBlockExpression"]:
+    if type(e) is A.BlockExpression or type(e) is A.ApplyBlockExpression:
         return (name, _t(e.statements))
     return (name, lst([_t(e)]))
 
 
 def _nop(e):
-    return e is None or type(e) is A.TYPES["Nop"]
+    return e is None or type(e) is A.Nop
 
 
 def _call_pn(r, nr):
@@ -128,7 +129,7 @@ def _form(entries, e):
 
 def _unary_minus(e):
     x = e.expr
-    if type(x) in (A.TYPES["LiteralInteger"], A.TYPES["LiteralFloat"]):
+    if type(x) in (A.LiteralInteger, A.LiteralFloat):
         return lit(-x.value)
     return call("-", _t(x))
 
@@ -185,88 +186,87 @@ def _resource(e):
 
 def _var(e):
     x = e.expr
-    return call("var", lit(x.value) if type(x) is A.TYPES["QualifiedName"] else _t(x))
+    return call("var", lit(x.value) if type(x) is A.QualifiedName else _t(x))
 
 
-T = A.TYPES
-_TRANSFORM = {
-    "AccessExpression": lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
-    "AndExpression": _binary("and"),
-    "ArithmeticExpression": _opbin,
-    "AssignmentExpression": _opbin,
-    "AttributeOperation": lambda e: call(e.operator, lit(e.attribute_name), _t(e.value_expr)),
-    "AttributesOperation": lambda e: call("splat-hash", _t(e.expr)),
-    "BlockExpression": lambda e: _as_call("block", _t(e.statements)),
-    "ApplyBlockExpression": lambda e: _as_call("block", _t(e.statements)),
-    "CallFunctionExpression": _call_pn("call-lambda", "invoke-lambda"),
-    "CallMethodExpression": _call_pn("call-method", "invoke-method"),
-    "CallNamedFunctionExpression": _call_pn("call", "invoke"),
-    "CaseExpression": lambda e: call("case", _t(e.test), _t(e.options)),
-    "CaseOption": lambda e: mp([("when", _t(e.values)), _block_entry("then", e.then_expr)]),
-    "CollectExpression": _collect,
-    "ComparisonExpression": _opbin,
-    "ConcatenatedString": lambda e: _as_call("concat", _t(e.segments)),
-    "EppExpression": lambda e: call("epp") if e.body is None else _as_call("epp", _t(e.body)),
-    "ExportedQuery": _query("exported-query"),
-    "FunctionDefinition": _definition("function", returns=True),
-    "HeredocExpression": _heredoc,
-    "HostClassDefinition": _definition("class", "parent_class"),
-    "IfExpression": _if("if"),
-    "InExpression": _binary("in"),
-    "KeyedEntry": lambda e: call("=>", _t(e.key), _t(e.value)),
-    "LambdaExpression": _lambda,
-    "LiteralBoolean": lambda e: lit(e.value),
-    "LiteralDefault": lambda e: call("default"),
-    "LiteralFloat": lambda e: lit(e.value),
-    "LiteralHash": lambda e: _as_call("hash", _t(e.entries)),
-    "LiteralInteger": _integer,
-    "LiteralList": lambda e: _as_call("array", _t(e.values)),
-    "LiteralRegularExpression": lambda e: _as_call("regexp", lit(e.value.source)),
-    "LiteralString": lambda e: lit(e.value),
-    "LiteralUndef": lambda e: lit(None),
-    "MatchExpression": _opbin,
-    "NamedAccessExpression": _binary("."),
-    "NodeDefinition": _node,
-    "Nop": lambda e: call("nop"),
-    "NotExpression": lambda e: call("!", _t(e.expr)),
-    "OrExpression": _binary("or"),
-    "ParenthesizedExpression": lambda e: call("paren", _t(e.expr)),
-    "PlanDefinition": _definition("plan", returns=True),
-    "Program": lambda e: _t(e.body),
-    "QualifiedName": lambda e: call("qn", lit(e.value)),
-    "QualifiedReference": lambda e: call("qr", lit(e.cased_value)),
-    "RelationshipExpression": _opbin,
-    "RenderExpression": lambda e: call("render", _t(e.expr)),
-    "RenderStringExpression": lambda e: _as_call("render-s", lit(e.value)),
-    "ReservedWord": lambda e: _as_call("reserved", lit(e.word)),
-    "ResourceDefaultsExpression": lambda e: _as_call(
+_TRANSFORM: dict[type[A.Node], Any] = {
+    A.AccessExpression: lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
+    A.AndExpression: _binary("and"),
+    A.ArithmeticExpression: _opbin,
+    A.AssignmentExpression: _opbin,
+    A.AttributeOperation: lambda e: call(e.operator, lit(e.attribute_name), _t(e.value_expr)),
+    A.AttributesOperation: lambda e: call("splat-hash", _t(e.expr)),
+    A.BlockExpression: lambda e: _as_call("block", _t(e.statements)),
+    A.ApplyBlockExpression: lambda e: _as_call("block", _t(e.statements)),
+    A.CallFunctionExpression: _call_pn("call-lambda", "invoke-lambda"),
+    A.CallMethodExpression: _call_pn("call-method", "invoke-method"),
+    A.CallNamedFunctionExpression: _call_pn("call", "invoke"),
+    A.CaseExpression: lambda e: call("case", _t(e.test), _t(e.options)),
+    A.CaseOption: lambda e: mp([("when", _t(e.values)), _block_entry("then", e.then_expr)]),
+    A.CollectExpression: _collect,
+    A.ComparisonExpression: _opbin,
+    A.ConcatenatedString: lambda e: _as_call("concat", _t(e.segments)),
+    A.EppExpression: lambda e: call("epp") if e.body is None else _as_call("epp", _t(e.body)),
+    A.ExportedQuery: _query("exported-query"),
+    A.FunctionDefinition: _definition("function", returns=True),
+    A.HeredocExpression: _heredoc,
+    A.HostClassDefinition: _definition("class", "parent_class"),
+    A.IfExpression: _if("if"),
+    A.InExpression: _binary("in"),
+    A.KeyedEntry: lambda e: call("=>", _t(e.key), _t(e.value)),
+    A.LambdaExpression: _lambda,
+    A.LiteralBoolean: lambda e: lit(e.value),
+    A.LiteralDefault: lambda e: call("default"),
+    A.LiteralFloat: lambda e: lit(e.value),
+    A.LiteralHash: lambda e: _as_call("hash", _t(e.entries)),
+    A.LiteralInteger: _integer,
+    A.LiteralList: lambda e: _as_call("array", _t(e.values)),
+    A.LiteralRegularExpression: lambda e: _as_call("regexp", lit(e.value.source)),
+    A.LiteralString: lambda e: lit(e.value),
+    A.LiteralUndef: lambda e: lit(None),
+    A.MatchExpression: _opbin,
+    A.NamedAccessExpression: _binary("."),
+    A.NodeDefinition: _node,
+    A.Nop: lambda e: call("nop"),
+    A.NotExpression: lambda e: call("!", _t(e.expr)),
+    A.OrExpression: _binary("or"),
+    A.ParenthesizedExpression: lambda e: call("paren", _t(e.expr)),
+    A.PlanDefinition: _definition("plan", returns=True),
+    A.Program: lambda e: _t(e.body),
+    A.QualifiedName: lambda e: call("qn", lit(e.value)),
+    A.QualifiedReference: lambda e: call("qr", lit(e.cased_value)),
+    A.RelationshipExpression: _opbin,
+    A.RenderExpression: lambda e: call("render", _t(e.expr)),
+    A.RenderStringExpression: lambda e: _as_call("render-s", lit(e.value)),
+    A.ReservedWord: lambda e: _as_call("reserved", lit(e.word)),
+    A.ResourceDefaultsExpression: lambda e: _as_call(
         "resource-defaults", mp(_form([("type", _t(e.type_ref)), ("ops", _t(e.operations))], e))
     ),
-    "ResourceExpression": _resource,
-    "ResourceOverrideExpression": lambda e: _as_call(
+    A.ResourceExpression: _resource,
+    A.ResourceOverrideExpression: lambda e: _as_call(
         "resource-override", mp(_form([("resources", _t(e.resources)), ("ops", _t(e.operations))], e))
     ),
-    "ResourceTypeDefinition": _definition("define"),
-    "SelectorEntry": lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
-    "SelectorExpression": lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
-    "TextExpression": lambda e: call("str", _t(e.expr)),
-    "TypeAlias": lambda e: call("type-alias", lit(e.name), _t(e.type_expr)),
-    "TypeDefinition": lambda e: call("type-definition", lit(e.name), lit(e.parent), _t(e.body)),
-    "TypeMapping": lambda e: call("type-mapping", _t(e.type_expr), _t(e.mapping_expr)),
-    "UnaryMinusExpression": _unary_minus,
-    "UnfoldExpression": lambda e: call("unfold", _t(e.expr)),
-    "UnlessExpression": _if("unless"),
-    "VariableExpression": _var,
-    "VirtualQuery": _query("virtual-query"),
-    "Parameter": lambda e: _params([e])[1][1][0][1],
-    "ResourceBody": lambda e: _as_call(
+    A.ResourceTypeDefinition: _definition("define"),
+    A.SelectorEntry: lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
+    A.SelectorExpression: lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
+    A.TextExpression: lambda e: call("str", _t(e.expr)),
+    A.TypeAlias: lambda e: call("type-alias", lit(e.name), _t(e.type_expr)),
+    A.TypeDefinition: lambda e: call("type-definition", lit(e.name), lit(e.parent), _t(e.body)),
+    A.TypeMapping: lambda e: call("type-mapping", _t(e.type_expr), _t(e.mapping_expr)),
+    A.UnaryMinusExpression: _unary_minus,
+    A.UnfoldExpression: lambda e: call("unfold", _t(e.expr)),
+    A.UnlessExpression: _if("unless"),
+    A.VariableExpression: _var,
+    A.VirtualQuery: _query("virtual-query"),
+    A.Parameter: lambda e: _params([e])[1][1][0][1],
+    A.ResourceBody: lambda e: _as_call(
         "resource_body", mp([("title", _t(e.title)), ("ops", _t(e.operations))])
     ),
-    "ApplyExpression": lambda e: _as_call(
+    A.ApplyExpression: lambda e: _as_call(
         "apply", mp([("args", _t(e.arguments)), _block_entry("body", e.body)])
     ),
 }
-_missing = set(A.CONCRETE) - set(_TRANSFORM) - {"Locator"}
+_missing = set(A.CONCRETE.values()) - set(_TRANSFORM) - {A.Locator}
 assert not _missing, _missing
 
 
