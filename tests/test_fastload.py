@@ -1,5 +1,5 @@
 """The optional C reader ``xpp._fastload`` (used by ``xpp.pcore.loads`` for msgpack) against the complete
-Python reader (``xpp.pcore._build`` over ``_mp_tokens``), which is the reference:
+Python reader (``xpp.pcore_read._build`` over ``xpp.pcore_tokens._mp_tokens``), which is the reference:
 
 * the extension is built and configured (under CI it must be: ``.ci/install`` builds it);
 * every corpus file: our parse -> our writer -> the C reader gives a Program ``==`` our parse, with one
@@ -27,7 +27,7 @@ import tracemalloc
 import pytest
 
 from puppet_xpp.grammar import ast as A
-from puppet_xpp.xpp import pcore, result
+from puppet_xpp.xpp import pcore, pcore_c, pcore_nodes, pcore_read, pcore_tokens, pcore_write, result
 from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
@@ -55,13 +55,13 @@ if _fastload is None or pcore._C_LOAD is None:
 
 def c_load(data):
     v = _fastload.load(data)
-    return REJECT if v is pcore._C_DECLINED else v
+    return REJECT if v is pcore_c._C_DECLINED else v
 
 
 def complete(data):
     """The complete Python reader's verdict: the value, or REJECT."""
     try:
-        vals = pcore._build(pcore._mp_tokens(data))
+        vals = pcore_read._build(pcore_tokens._mp_tokens(data))
     except XppFormatError:
         return REJECT
     return vals[0] if len(vals) == 1 else REJECT
@@ -155,15 +155,15 @@ def check_identity(program):
 
 # msgpack / Pcore stream building blocks
 def u(n):
-    return pcore._mp_uint_body(n)
+    return pcore_write._mp_uint_body(n)
 
 
 def s(text):
-    return pcore._mp_str(text)
+    return pcore_write._mp_str(text)
 
 
 def ext(code, payload):
-    return pcore._mp_ext(code, payload)
+    return pcore_write._mp_ext(code, payload)
 
 
 def marker(segs, count):
@@ -187,7 +187,7 @@ def hmap(n):
 
 
 def i(n):
-    return pcore._mp_int(n)
+    return pcore_write._mp_int(n)
 
 
 def locator(text="a", file="f.pp", line_index=b"\xd4\x10\x01\x00"):
@@ -401,10 +401,10 @@ def _sample_values():
 def test_type_checks_match_the_python_reader():
     vals = _sample_values()
     n = 0
-    for info in pcore._INFO.values():
+    for info in pcore_nodes._INFO.values():
         for k, attr in enumerate(info.wire):
             env: dict = {}
-            expr = pcore._check_expr(info.cls._types[attr], env)
+            expr = pcore_nodes._check_expr(info.cls._types[attr], env)
             py = eval(f"lambda x: bool({expr})", env)  # noqa: S307 - our own generated expression
             for v in vals:
                 assert _fastload.check(info.name, k, v) == py(v), (info.name, attr, v)

@@ -21,7 +21,7 @@ import pytest
 
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar.issues import Diagnostic
-from puppet_xpp.xpp import envelope, pcore, result
+from puppet_xpp.xpp import envelope, pcore, pcore_json, pcore_read, pcore_tokens, pcore_write, result
 from puppet_xpp.xpp.pcore import XppFormatError, XppWriteError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
@@ -711,17 +711,17 @@ def test_iterative_json_scanner_agrees_with_json_module():
 
     def via_json(text):
         try:
-            doc = json.loads(text, parse_constant=pcore._no_constant)
+            doc = json.loads(text, parse_constant=pcore_json._no_constant)
         except (ValueError, XppFormatError):
             return "error"
         try:
-            return [(type(x), x) for x in pcore._json_flat_doc(doc)]
+            return [(type(x), x) for x in pcore_json._json_flat_doc(doc)]
         except XppFormatError:
             return "error"
 
     def via_scan(text):
         try:
-            return [(type(x), x) for x in pcore._json_flat_scan(text)]
+            return [(type(x), x) for x in pcore_json._json_flat_scan(text)]
         except XppFormatError:
             return "error"
 
@@ -979,7 +979,7 @@ def test_fuzz_only_format_errors():
         if data[:1] not in (b"[", b"a"):
             # the pure-Python msgpack tokenizer (used without the msgpack extension) agrees
             try:
-                ref = pcore._build(pcore._mp_tokens_py(data))
+                ref = pcore_read._build(pcore_tokens._mp_tokens_py(data))
                 ref = ref[0] if len(ref) == 1 else XppFormatError
             except XppFormatError:
                 ref = XppFormatError
@@ -1037,24 +1037,24 @@ def _encode_tokens(toks, fmt):
         if type(t) is tuple:
             code = t[0]
             if code == 0x12:
-                payload = pcore._mp_uint_body(len(t[1])) + b"".join(
-                    pcore._mp_uint_body(s) if type(s) is int else pcore._mp_str(s) for s in t[1]
+                payload = pcore_write._mp_uint_body(len(t[1])) + b"".join(
+                    pcore_write._mp_uint_body(s) if type(s) is int else pcore_write._mp_str(s) for s in t[1]
                 )
-                payload += pcore._mp_uint_body(t[2])
+                payload += pcore_write._mp_uint_body(t[2])
             elif code == 0x30:
-                payload = pcore._mp_str(t[1])
+                payload = pcore_write._mp_str(t[1])
             else:
-                payload = pcore._mp_uint_body(t[1])
-            out += pcore._mp_ext(code, payload)
+                payload = pcore_write._mp_uint_body(t[1])
+            out += pcore_write._mp_ext(code, payload)
         elif t is None:
             out += b"\xc0"
         elif type(t) is bool:
             out += b"\xc3" if t else b"\xc2"
         elif type(t) is int:
-            out += pcore._mp_int(t)
+            out += pcore_write._mp_int(t)
         elif type(t) is float:
-            out += pcore._PACK_DOUBLE(0xCB, t)
+            out += pcore_write._PACK_DOUBLE(0xCB, t)
         else:
-            out += pcore._mp_str(t)
+            out += pcore_write._mp_str(t)
     data = bytes(out)
-    return data if fmt == "msgpack" else pcore._tokens_to_json(pcore._mp_tokens(data))
+    return data if fmt == "msgpack" else pcore_json._tokens_to_json(pcore_tokens._mp_tokens(data))

@@ -1,0 +1,314 @@
+"""The Pcore writer (msgpack): what Puppet's ``Serializer.new(writer, type_by_reference: true)`` writes,
+with its two tabulation tables (writer-level by value, serializer-level by object identity).  JSON is
+produced from this stream by :mod:`xpp.pcore_json` (the same tabulation by construction).
+"""
+
+from __future__ import annotations
+
+import struct
+
+try:
+    import msgpack as _msgpack
+except ImportError:  # pragma: no cover - msgpack is a declared dependency
+    _msgpack = None
+
+from puppet_xpp.xpp.pcore_base import (
+    ARRAY_START,
+    INNER_TABULATION,
+    MAP_START,
+    MAX_INT,
+    MIN_INT,
+    OBJECT_START,
+    PCORE_OBJECT_START,
+    REGEXP,
+    TABULATION,
+    IncludedObject,
+    PType,
+    XppWriteError,
+)
+from puppet_xpp.xpp.pcore_nodes import _INFO, _NODE, _REGEXP, _describe
+
+
+def _mp_uint_body(n: int) -> bytes:
+    """msgpack encoding of a non-negative int."""
+    if n < 0x80:
+        return bytes((n,))
+    if n < 0x100:
+        return b"\xcc" + bytes((n,))
+    if n < 0x10000:
+        return b"\xcd" + n.to_bytes(2, "big")
+    if n < 0x100000000:
+        return b"\xce" + n.to_bytes(4, "big")
+    return b"\xcf" + n.to_bytes(8, "big")
+
+
+def _mp_int(n: int) -> bytes:
+    if n >= 0:
+        if n > MAX_INT:
+            raise XppWriteError("Integer out of bounds")
+        return _mp_uint_body(n)
+    if n >= -32:
+        return bytes((n + 256,))
+    if n >= -0x80:
+        return b"\xd0" + n.to_bytes(1, "big", signed=True)
+    if n >= -0x8000:
+        return b"\xd1" + n.to_bytes(2, "big", signed=True)
+    if n >= -0x80000000:
+        return b"\xd2" + n.to_bytes(4, "big", signed=True)
+    if n < MIN_INT:
+        raise XppWriteError("Integer out of bounds")
+    return b"\xd3" + n.to_bytes(8, "big", signed=True)
+
+
+_SMALL_INTS = tuple(_mp_int(i) for i in range(0, 4096))
+
+
+def _mp_str(s: str) -> bytes:
+    try:
+        b = s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as e:
+        raise XppWriteError(f"string is not valid Unicode: {e}") from None
+    n = len(b)
+    if n < 32:
+        return bytes((0xA0 | n,)) + b
+    if n < 0x100:
+        return b"\xd9" + bytes((n,)) + b
+    if n < 0x10000:
+        return b"\xda" + n.to_bytes(2, "big") + b
+    if n < 0x100000000:
+        return b"\xdb" + n.to_bytes(4, "big") + b
+    raise XppWriteError("string too long")
+
+
+_FIXEXT = {1: 0xD4, 2: 0xD5, 4: 0xD6, 8: 0xD7, 16: 0xD8}
+
+
+def _mp_ext(code: int, payload: bytes) -> bytes:
+    n = len(payload)
+    f = _FIXEXT.get(n)
+    if f is not None:
+        return bytes((f, code)) + payload
+    if n < 0x100:
+        return bytes((0xC7, n, code)) + payload
+    if n < 0x10000:
+        return b"\xc8" + n.to_bytes(2, "big") + bytes((code,)) + payload
+    return b"\xc9" + n.to_bytes(4, "big") + bytes((code,)) + payload
+
+
+class _ExtIntCache:
+    """Encoded extensions whose payload is one non-negative int (tabulations, array/map starts).  The
+    cache only ever maps i to the same bytes, so concurrent writers can share it."""
+
+    __slots__ = ("code", "small", "big")
+
+    def __init__(self, code):
+        self.code = code
+        self.small = tuple(_mp_ext(code, _mp_uint_body(i)) for i in range(256))
+        self.big: dict = {}
+
+    def get(self, i: int) -> bytes:
+        if i < 256:
+            return self.small[i]
+        b = self.big.get(i)
+        if b is None:
+            if i > MAX_INT:
+                raise XppWriteError("Integer out of bounds")
+            b = _mp_ext(self.code, _mp_uint_body(i))
+            if i < 65536:
+                self.big[i] = b
+        return b
+
+
+_X_INNER = _ExtIntCache(INNER_TABULATION)
+_X_TAB = _ExtIntCache(TABULATION)
+_X_ARRAY = _ExtIntCache(ARRAY_START)
+_X_MAP = _ExtIntCache(MAP_START)
+_X_OBJ = _ExtIntCache(OBJECT_START)
+_PACK_DOUBLE = struct.Struct(">Bd").pack
+
+
+# ---------------------------------------------------------------------------------------------------------
+# writer (msgpack); JSON is produced by transcoding the msgpack stream (same tabulation by construction)
+
+
+class _ObjEnd:
+    """Stack marker: end of an IncludedObject's type value; the instance takes its index now."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _dumps_msgpack(value, check: bool = True) -> bytes:
+    out = bytearray()
+    wtab: dict = {}  # writer-level table: value key -> index
+    stab: dict = {}  # serializer-level table: id(object) -> index
+    stack = [value]
+    pop = stack.pop
+    push = stack.append
+    extend = stack.extend
+    small = _SMALL_INTS
+    inner_get = _X_INNER.get
+    tab_get = _X_TAB.get
+    array_get = _X_ARRAY.get
+    info_of = _INFO.get
+    mrows: dict = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is int:
+            out += small[v] if 0 <= v < 4096 else _mp_int(v)
+            continue
+        info = info_of(t)
+        if info is not None:  # an AST node, by type name
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            vals = info.getter(v)
+            if check:
+                k = info.wchecks(vals)
+                if k >= 0:
+                    attr = info.wire[k]
+                    raise XppWriteError(
+                        f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, "
+                        f"got {_describe(vals[k])}"
+                    )
+            n = len(vals)
+            if n > info.min:
+                d = info.defaults
+                while n > info.min:
+                    last = vals[n - 1]
+                    dv = d[n - 1]
+                    if last == dv and type(last) is type(dv):
+                        n -= 1
+                    else:
+                        break
+            row = mrows.get(info)
+            if row is None:
+                row = mrows[info] = [None] * (info.max + 1)
+            b = row[n]
+            if b is None:
+                out += _marker(info.name, n, wtab)
+                row[n] = inner_get(len(wtab) - 1)
+            else:
+                out += b
+            if info.positioned:
+                # fast path for (locator, offset, length) when the Locator was written before
+                k = stab.get(id(vals[0]))
+                o, ln = vals[1], vals[2]
+                if k is not None and type(o) is int and type(ln) is int:
+                    out += tab_get(k)
+                    out += small[o] if 0 <= o < 4096 else _mp_int(o)
+                    out += small[ln] if 0 <= ln < 4096 else _mp_int(ln)
+                    if n > 3:
+                        extend(vals[n - 1 : 2 : -1])
+                    continue
+            if n:
+                extend(vals[n - 1 :: -1])
+            continue
+        if t is str:
+            k = wtab.get(v)
+            if k is None:
+                wtab[v] = len(wtab)
+                out += _mp_str(v)
+            else:
+                out += inner_get(k)
+        elif t is list:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+            else:
+                stab[id(v)] = len(stab)
+                out += array_get(len(v))
+                extend(reversed(v))
+        elif v is None:
+            out += b"\xc0"
+        elif t is bool:
+            out += b"\xc3" if v else b"\xc2"
+        elif t is float:
+            out += _PACK_DOUBLE(0xCB, v)
+        elif t is dict:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+            else:
+                stab[id(v)] = len(stab)
+                out += _X_MAP.get(len(v))
+                items = list(v.items())
+                for kk, vv in reversed(items):
+                    push(vv)
+                    push(kk)
+        elif t is _REGEXP:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            if type(v.source) is not str:
+                raise XppWriteError("Regexp source must be a str")
+            k = wtab.get(v)
+            if k is None:
+                wtab[v] = len(wtab)
+                out += _mp_ext(REGEXP, _mp_str(v.source))
+            else:
+                out += inner_get(k)
+        elif t is PType:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            stab[id(v)] = len(stab)
+            if type(v.name) is not str or not v.name.startswith("Pcore::"):
+                raise XppWriteError(f"PType name must start with 'Pcore::': {v.name!r}")
+            n = len(v.values)
+            k = wtab.get((v.name, n))
+            out += _marker(v.name, n, wtab) if k is None else inner_get(k)
+            extend(reversed(v.values))
+        elif t is IncludedObject:
+            k = stab.get(id(v))
+            if k is not None:
+                out += tab_get(k)
+                continue
+            if not isinstance(v.type, PType) or v.type.name != "Pcore::ObjectType":
+                raise XppWriteError("an IncludedObject's type must be a PType('Pcore::ObjectType', ...)")
+            n = len(v.values) + 1
+            key = (None, n)  # OBJECT_START markers are equal by count
+            k = wtab.get(key)
+            if k is None:
+                wtab[key] = len(wtab)
+                out += _X_OBJ.get(n)
+            else:
+                out += inner_get(k)
+            extend(reversed(v.values))
+            push(_ObjEnd(v))
+            push(v.type)
+        elif t is _ObjEnd:
+            stab[id(v.obj)] = len(stab)
+        elif isinstance(v, _NODE):
+            raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
+        elif isinstance(v, str):  # str subclasses (e.g. a lexer token) are written as strings
+            push(str(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            push(int(v) if isinstance(v, int) else float(v))
+        else:
+            raise XppWriteError(f"cannot serialize a value of type {t.__name__}")
+    return bytes(out)
+
+
+def _marker(name: str, n: int, wtab: dict) -> bytes:
+    """First occurrence of PCORE_OBJECT_START(name, n): segments through the table, then the marker."""
+    segs = name.split("::")
+    parts = [_mp_uint_body(len(segs))]
+    for s in segs:
+        k = wtab.get(s)
+        if k is None:
+            wtab[s] = len(wtab)
+            parts.append(_mp_str(s))
+        else:
+            parts.append(_mp_uint_body(k))
+    parts.append(_mp_uint_body(n))
+    wtab[(name, n)] = len(wtab)
+    return _mp_ext(PCORE_OBJECT_START, b"".join(parts))
