@@ -35,8 +35,8 @@ module PuppetX
 
       # [format, params, payload] of an .xpp document (a binary String); raises FormatError.
       def self.split(data)
-        m = BLANK.match(data.byteslice(0, MAX_HEADER + 4))
-        raise FormatError, 'not an XPP document (no envelope ended by a blank line)' unless m
+        m = BLANK.match(data)
+        raise FormatError, 'not an XPP document (no envelope ended by a blank line)' unless m && m.begin(0) <= MAX_HEADER
         head = data.byteslice(0, m.begin(0))
         t = HEAD.match(head)
         raise FormatError, "not an XPP document: no 'application/vnd.puppet.pcore+msgpack|json' envelope" unless t
@@ -77,7 +77,14 @@ module PuppetX
       LOCATOR = 'Puppet::AST::Locator'
       MAX_DEPTH = 2000
 
-      # type name -> [class, required count, max count], from Puppet's model classes
+      # type name -> [class, required count, max count, builder], from Puppet's model classes.
+      #
+      # The builder is a flattened constructor: Puppet's generated initializers call `super` through up to
+      # six classes, each XOR-ing its own attributes' hashes into @hash; that call chain costs more than
+      # reading the payload.  For each class a single method sets every instance variable and @hash in one
+      # frame.  Which attributes enter @hash (and the default values) is observed on instances made by
+      # Puppet's own `new`, and the builder is kept only if, on sample values, it yields instances with
+      # exactly the same instance variables and hash as `new`; otherwise that class uses `new`.
       def self.table
         @table ||= begin
           t = {}
@@ -87,19 +94,68 @@ module PuppetX
             pt = k._pcore_type
             next if pt.nil? || (pt.respond_to?(:abstract?) && pt.abstract?)
             ps = k.instance_method(:initialize).parameters
-            t[pt.name] = [k, ps.count { |kind, _| kind == :req }, ps.size].freeze
+            req = ps.count { |kind, _| kind == :req }
+            t[pt.name] = [k, req, ps.size, Builder.for(k, ps, req)].freeze
           end
           t.freeze
         end
       end
 
+      # Flattened constructors (see MsgpackReader.table).
+      module Builder
+        Sample = Struct.new(:n) # a distinct value per attribute, with a distinct hash
+        DEFAULTS = {}.compare_by_identity
+        METHOD = :__puppet_x_xpp_init # the one method added to each model class
+
+        # A lambda(vals) -> instance, or nil when the class must use `new`.
+        def self.for(klass, params, req)
+          names = params.map { |_, n| n }
+          return nil unless params.all? { |kind, _| kind == :req || kind == :opt } && names.all?
+          base = klass.new(*Array.new(req) { |i| Sample.new(i) })
+          defaults = names.each_with_index.map { |n, i| i < req ? nil : base.instance_variable_get(:"@#{n}") }.freeze
+          return nil unless base.instance_variables.sort == (names.map { |n| :"@#{n}" } + [:@hash]).sort
+          h0 = Puppet::Pops::Model::PopsObject.new.hash
+          vals = Array.new(names.size) { |i| Sample.new(100 + i) }
+          ref = klass.new(*vals)
+          # an attribute enters @hash when flipping its value changes the hash
+          hashed = names.each_index.select do |i|
+            alt = vals.dup
+            alt[i] = Sample.new(1000 + i)
+            klass.new(*alt).hash != ref.hash
+          end
+          expr = (["#{h0}"] + hashed.map { |i| "v#{i}.hash" }).join(' ^ ')
+          DEFAULTS[klass] = defaults
+          args = names.each_index.map { |i| i < req ? "v#{i}" : "v#{i} = #{name}::DEFAULTS[#{klass.name}][#{i}]" }
+          sets = names.each_index.map { |i| "@#{names[i]} = v#{i}" }
+          klass.class_eval("def #{METHOD}(#{args.join(', ')})\n@hash = #{expr}\n#{sets.join("\n")}\nself\nend",
+                           __FILE__, __LINE__)
+          build = ->(*vs) { klass.allocate.__send__(METHOD, *vs) }
+          [vals, vals.first(req)].each do |vs|
+            a = klass.new(*vs)
+            b = build.call(*vs)
+            same = a.hash == b.hash && a.instance_variables.sort == b.instance_variables.sort &&
+                   a.instance_variables.all? { |iv| a.instance_variable_get(iv).equal?(b.instance_variable_get(iv)) }
+            return nil unless same
+          end
+          build
+        rescue StandardError
+          nil
+        end
+      end
+
+
       def initialize
         @u = MessagePack::Unpacker.new
-        @u.register_type(INNER_TABULATION) { |p| @code = INNER_TABULATION; @arg = uint(p); EXT }
-        @u.register_type(TABULATION) { |p| @code = TABULATION; @arg = uint(p); EXT }
-        @u.register_type(ARRAY_START) { |p| @code = ARRAY_START; @arg = uint(p); EXT }
-        @u.register_type(MAP_START) { |p| @code = MAP_START; @arg = uint(p); EXT }
-        @u.register_type(OBJECT_START) { |p| @code = OBJECT_START; @arg = uint(p); EXT }
+        # Each extension sets @code/@arg and returns EXT; a 1-byte payload (the usual small index or count)
+        # is decoded inline, anything longer by the gem.
+        [INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START].each do |c|
+          @u.register_type(c) do |p|
+            @code = c
+            b = p.getbyte(0)
+            @arg = b && b < 0x80 && p.bytesize == 1 ? b : uint(p)
+            EXT
+          end
+        end
         @u.register_type(PCORE_OBJECT_START) { |p| @code = PCORE_OBJECT_START; @arg = p; EXT }
         @u.register_type(REGEXP) { |p| @code = REGEXP; @arg = p; EXT }
         @table = self.class.table
@@ -132,70 +188,128 @@ module PuppetX
       private
 
       def uint(p)
-        b = p.getbyte(0)
-        return b if b && b < 0x80 && p.bytesize == 1
         v = MessagePack.unpack(p)
         raise FormatError, 'bad extension payload' unless v.is_a?(Integer) && v >= 0
         v
       end
 
+      # The next value.  Writer-table markers are kept as [code, ...] arrays: a PCORE_OBJECT_START marker
+      # holds what its first sight established ([code, kind, class or name, count, name, builder]), so a
+      # repeat costs one table lookup.  (Literal `when` values: Ruby then dispatches with a jump table.)
       def value
         v = @u.read
-        unless EXT.equal?(v)
-          @wtab << v if v.is_a?(String)
-          raise FormatError, "unexpected #{v.class} in a Pcore stream" if v.is_a?(Array) || v.is_a?(Hash)
+        unless v.equal?(EXT)
+          case v
+          when String
+            @wtab << v
+          when Integer, nil, true, false, Float
+            nil
+          else # msgpack's own arrays, maps and binary never occur in a Pcore stream
+            raise FormatError, "unexpected #{v.class} in a Pcore stream"
+          end
           return v
         end
-        code = @code
         arg = @arg
-        if code == INNER_TABULATION
+        case @code
+        when 0x01 # TABULATION
+          v = @stab.fetch(arg) { raise FormatError, "TABULATION index #{arg} out of range" }
+          raise FormatError, 'cyclic reference in XPP payload' if v.equal?(OPEN)
+          v
+        when 0x00 # INNER_TABULATION
           t = @wtab.fetch(arg) { raise FormatError, "INNER_TABULATION index #{arg} out of range" }
           return t if t.is_a?(String)
-          code, arg = t
-          return object(arg) if code == PCORE_OBJECT_START
-          return included(arg) if code == OBJECT_START
-          return regexp(arg) if code == REGEXP
-          raise FormatError, 'bad INNER_TABULATION target'
-        end
-        case code
-        when TABULATION
-          v = @stab.fetch(arg) { raise FormatError, "TABULATION index #{arg} out of range" }
-          raise FormatError, 'cyclic reference in XPP payload' if OPEN.equal?(v)
-          v
-        when ARRAY_START
+          case t[0]
+          when 0x12 then object(t)
+          when 0x13 then included(t[1])
+          when 0x30 then regexp(t[1])
+          else raise FormatError, 'bad INNER_TABULATION target'
+          end
+        when 0x12 # PCORE_OBJECT_START
+          object(marker_for(arg))
+        when 0x10 # ARRAY_START
           a = []
           @stab << a
-          nest { arg.times { a << value } }
+          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+          i = 0
+          while i < arg
+            a << value
+            i += 1
+          end
+          @depth -= 1
           a
-        when MAP_START
+        when 0x11 # MAP_START
           h = {}
           @stab << h
-          nest { arg.times { k = value; h[k] = value } }
+          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+          arg.times { k = value; h[k] = value }
+          @depth -= 1
           h
-        when PCORE_OBJECT_START
-          marker = [code, object_start(arg)]
-          @wtab << marker
-          object(marker[1])
-        when OBJECT_START
-          @wtab << [code, arg]
+        when 0x13 # OBJECT_START
+          @wtab << [OBJECT_START, arg]
           included(arg)
-        when REGEXP
+        else # 0x30 REGEXP
           src = MessagePack.unpack(arg)
           raise FormatError, 'bad REGEXP payload' unless src.is_a?(String)
-          @wtab << [code, src]
+          @wtab << [REGEXP, src]
           regexp(src)
         end
       end
 
-      def nest
-        @depth += 1
-        raise FormatError, 'XPP payload nested too deeply' if @depth > MAX_DEPTH
-        r = yield
+      def values(count)
+        raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+        vals = Array.new(count)
+        i = 0
+        while i < count
+          vals[i] = value
+          i += 1
+        end
         @depth -= 1
-        r
+        vals
       end
 
-      # [type name, attribute count] of a PCORE_OBJECT_START payload; segments enter the writer table
+      MARKERS = {} # PCORE_OBJECT_START payload bytes -> [segments (String or table index), marker]
+      MARKERS_MAX = 4096
+
+      # The marker of a PCORE_OBJECT_START payload, entered in the writer table after its new segments.
+      # The same payload bytes recur in every file (the first marker of a file writes "Puppet", "AST" and
+      # later ones refer to them by index), so a decoded payload is remembered process-wide; a hit still
+      # enters the segments in this file's table and checks that the indexes name the same segments.
+      def marker_for(p)
+        hit = MARKERS[p]
+        if hit
+          segs, names, marker = hit
+          # the indexes must name the same segments here (checked before anything enters the table)
+          if segs.each_with_index.all? { |sg, i| sg.is_a?(String) || @wtab[sg] == names[i] }
+            segs.each { |sg| @wtab << sg if sg.is_a?(String) }
+            @wtab << marker
+            return marker
+          end
+        end
+        size = @wtab.size
+        marker = object_start(p)
+        segs = []
+        names = marker[4].split('::')
+        raw = @wtab[size..] # the literal segments this payload entered
+        k = 0
+        # rebuild the segment list: literal where this payload entered a string, else the index it used
+        u = MessagePack::Unpacker.new
+        u.feed(p)
+        u.read.times do
+          sg = u.read
+          if sg.is_a?(String)
+            segs << raw[k].freeze
+            k += 1
+          else
+            segs << sg
+          end
+        end
+        MARKERS[p.dup.freeze] = [segs.freeze, names.freeze, marker].freeze if !hit && MARKERS.size < MARKERS_MAX
+        @wtab << marker
+        marker
+      end
+
+      # The marker of a PCORE_OBJECT_START payload (segments enter the writer table, then the marker):
+      # [code, :node, class, count] | [code, :locator, nil, count] | [code, :ptype, name, count]
       def object_start(p)
         u = MessagePack::Unpacker.new
         u.feed(p)
@@ -215,40 +329,71 @@ module PuppetX
         end
         count = u.read
         raise FormatError, 'bad PCORE_OBJECT_START' unless count.is_a?(Integer) && count >= 0 && u.buffer.empty?
-        [segs.join('::'), count]
-      end
-
-      def object(marker)
-        name, count = marker
-        idx = @stab.size
-        @stab << OPEN
+        name = segs.join('::')
         info = @table[name]
         if info
           klass, min, max = info
           unless count.between?(min, max)
             raise FormatError, "Feature count mismatch for #{name}. Expected #{min} - #{max}, actual #{count}"
           end
-          vals = nest { Array.new(count) { value } }
-          check_positioned(name, vals) if min >= 3
-          obj = klass.new(*vals)
+          [PCORE_OBJECT_START, min >= 3 && info[3] ? :positioned : :node, klass, count, name, info[3]].freeze
         elsif name == LOCATOR
-          raise FormatError, 'a second Locator in one XPP payload' if @locator
-          vals = nest { Array.new(count) { value } }
-          string, _file, index = vals
-          raise FormatError, 'bad Locator' unless count.between?(2, 3) && string.is_a?(String) && (index.nil? || index.is_a?(Array))
-          raise FormatError, 'bad Locator line index' unless index.nil? || index.all? { |i| i.is_a?(Integer) }
-          obj = @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+          raise FormatError, 'bad Locator' unless count.between?(2, 3)
+          [PCORE_OBJECT_START, :locator, nil, count, name].freeze
         elsif name.start_with?('Pcore::')
-          obj = PTYPE.new(name, nest { Array.new(count) { value } })
+          [PCORE_OBJECT_START, :ptype, name, count, name].freeze
         else
           raise FormatError, "No implementation mapping found for Puppet Type #{name}"
         end
-        @stab[idx] = obj
       end
 
-      def check_positioned(name, vals)
-        return if vals[0].equal?(@locator) && vals[1].is_a?(Integer) && vals[2].is_a?(Integer)
-        raise FormatError, "#{name}: locator, offset and length expected" unless name == 'Puppet::AST::Program'
+      def object(marker)
+        _, kind, klass, count, name, build = marker
+        idx = @stab.size
+        @stab << OPEN
+        if kind == :positioned
+          # every positioned node starts with TABULATION(the Locator), offset, length: read inline
+          l = @u.read
+          off = @u.read
+          len = @u.read
+          unless l.equal?(EXT) && @code == 0x01 && @locator && @stab[@arg].equal?(@locator) &&
+                 off.is_a?(Integer) && len.is_a?(Integer)
+            raise FormatError, "#{name}: locator, offset and length expected"
+          end
+          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+          obj = klass.allocate
+          case count
+          when 3 then obj.__send__(Builder::METHOD, @locator, off, len)
+          when 4 then obj.__send__(Builder::METHOD, @locator, off, len, value)
+          when 5 then obj.__send__(Builder::METHOD, @locator, off, len, value, value)
+          when 6 then obj.__send__(Builder::METHOD, @locator, off, len, value, value, value)
+          else
+            rest = Array.new(count - 3)
+            i = 0
+            while i < count - 3
+              rest[i] = value
+              i += 1
+            end
+            obj.__send__(Builder::METHOD, @locator, off, len, *rest)
+          end
+          @depth -= 1
+          return @stab[idx] = obj
+        end
+        vals = values(count)
+        obj =
+          case kind
+          when :node
+            build ? klass.allocate.__send__(Builder::METHOD, *vals) : klass.new(*vals)
+          when :locator
+            raise FormatError, 'a second Locator in one XPP payload' if @locator
+            string, _file, index = vals
+            raise FormatError, 'bad Locator' unless string.is_a?(String) && (index.nil? || index.is_a?(Array))
+            raise FormatError, 'bad Locator line index' unless index.nil? || index.all? { |i| i.is_a?(Integer) }
+            @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+          else
+            PTYPE.new(klass, vals)
+          end
+        @stab[idx] = obj
       end
 
       # An included object (OBJECT_START): the type, then the values; only Xpp::ParseResult is known.
@@ -265,7 +410,7 @@ module PuppetX
         raise FormatError, 'Xpp::ParseResult: too many values' if count - 1 > names.size
         idx = @stab.size
         @stab << OPEN
-        vals = nest { Array.new(count - 1) { value } }
+        vals = values(count - 1)
         h = {}
         names.each_with_index { |n, i| h[n] = i < vals.size ? vals[i] : default_of(attrs[n]) }
         @stab[idx] = h
@@ -293,7 +438,7 @@ module PuppetX
       # A Document from the bytes of an .xpp file; `file` is the source path Puppet uses at run time (the
       # Locator's and the diagnostics' file).  Raises FormatError.
       def self.load(data, file)
-        data = data.b
+        data = data.b unless data.encoding == Encoding::BINARY
         fmt, params, payload = Envelope.split(data)
         top = fmt == 'msgpack' ? reader.read(payload, file) : read_json(payload, file)
         program, diags = unwrap(top)
@@ -320,7 +465,9 @@ module PuppetX
       # machine format), then the Locator gets the run-time file name.
       def self.read_json(payload, file)
         s = Puppet::Pops::Serialization
-        top = s::Deserializer.new(s::JSON::Reader.new(payload.force_encoding('UTF-8')), Puppet::Pops::Loaders.static_loader).read
+        loaders = Puppet.lookup(:loaders) { nil }
+        raise FormatError, 'the JSON encoding is read only inside a compile (no loaders)' unless loaders
+        top = s::Deserializer.new(s::JSON::Reader.new(payload.force_encoding('UTF-8')), loaders.private_environment_loader).read
         top = { 'program' => top.program, 'diagnostics' => top.diagnostics } if top.respond_to?(:program) && top.respond_to?(:diagnostics)
         prog = top.is_a?(Hash) ? top['program'] : top
         prog.locator.instance_variable_set(:@file, file.dup.freeze) if prog.respond_to?(:locator)

@@ -1,0 +1,135 @@
+"""Benchmark of the XPP runtime (runtime/xpp) on the corpus, on Puppet 7.23 and OpenVox 8 (issue 14).
+
+In one Ruby process per Puppet, over every corpus manifest without errors (``/usr/share/puppet/modules``):
+Puppet's parse + validate, the runtime's fast loader, and Puppet's stock Pcore Deserializer reading the
+same ``.xpp`` payloads, as MB/s of *source*; then a whole first catalog compile of ``examples/production``
+with and without ``--xpp`` (separate processes, so every file is loaded once).  The ``.xpp`` trees are
+compiled at each Puppet's level and cached under ``.cache/bench_runtime/``.
+
+    python bench/bench_runtime.py [--rounds 3] [--puppet 7.23 --puppet 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from puppet_xpp.xpp import compile as xcompile  # noqa: E402
+from puppet_xpp.xpp.result import read_document  # noqa: E402
+from tests.conformance.puppets import missing_reason, ruby_command  # noqa: E402
+from tests.runtime.test_puppet_runtime import LEVEL, RUNTIME_LIB, compile_tree, run  # noqa: E402
+
+CORPUS = "/usr/share/puppet/modules"
+CACHE = os.path.join(REPO, ".cache", "bench_runtime")
+
+
+def corpus_env(puppet: str) -> str:
+    """An environment whose module path is the corpus, with its .xpp tree at ``puppet``'s level."""
+    d = os.path.join(CACHE, LEVEL[puppet][0].replace(".", "_"), "corpus")
+    if not os.path.isdir(os.path.join(d, ".xpp")):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "environment.conf"), "w") as f:
+            f.write(f"modulepath = {CORPUS}\n")
+        compile_tree(d, puppet)
+    return d
+
+
+def usable_pairs(env: str) -> list:
+    """[source, xpp] of every file whose .xpp holds a Program and no error (what Puppet would load)."""
+    jobs, _ = xcompile.plan(xcompile.detect_environment(env))
+    pairs = []
+    for j in jobs:
+        with open(j.out, "rb") as f:
+            doc = read_document(f.read())
+        if doc.program is not None and not any(d.get("severity") == "error" for d in doc.diagnostics):
+            pairs.append([j.src, j.out])
+    return pairs
+
+
+def bench_loader(puppet: str, rounds: int) -> dict:
+    env = corpus_env(puppet)
+    with tempfile.TemporaryDirectory() as tmp:
+        req = {"runtime_lib": RUNTIME_LIB, "dir": tmp, "strict": LEVEL[puppet][1], "rounds": rounds}
+        req["pairs"] = usable_pairs(env)
+        path = os.path.join(tmp, "req.json")
+        with open(path, "w") as f:
+            json.dump(req, f)
+        out = subprocess.run(
+            ruby_command(puppet) + [os.path.join(REPO, "bench", "bench_runtime.rb"), path],
+            capture_output=True,
+            text=True,
+        )
+    if out.returncode != 0:
+        raise SystemExit(f"bench_runtime.rb failed on Puppet {puppet}:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_compile(puppet: str) -> dict:
+    """Wall time of a whole first compile (one fresh process each) with and without --xpp."""
+    import pathlib
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = pathlib.Path(tmp)
+        envdir = t / "envs" / "production"
+        shutil.copytree(
+            os.path.join(REPO, "examples", "production"), envdir, ignore=shutil.ignore_patterns(".xpp")
+        )
+        compile_tree(str(envdir), puppet)
+        times = {}
+        for xpp in (False, True, False, True):
+            t0 = time.perf_counter()
+            res = run(puppet, str(envdir), t, xpp)
+            dt = time.perf_counter() - t0
+            key = "xpp" if xpp else "plain"
+            times[key] = min(times.get(key, dt), dt)
+            if xpp:
+                times["loading_ms"] = next(
+                    float(lg["message"].split(", ")[2].split(" ms")[0])
+                    for lg in res["logs"]
+                    if lg["message"].startswith("xpp: ") and lg["level"] == "info"
+                )
+        return times
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--puppet", action="append", choices=["7.23", "8"])
+    a = ap.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min)  cores: {os.cpu_count()}")
+    for puppet in a.puppet or ["7.23", "8"]:
+        why = missing_reason(puppet)
+        if why:
+            print(f"Puppet {puppet}: skipped ({why})")
+            continue
+        r = bench_loader(puppet, a.rounds)
+        mb = r["bytes"] / 1e6
+        print(f"Puppet {puppet}: {r['files']} corpus files, {mb:.2f} MB of source (best of {a.rounds})")
+        for key, label in (
+            ("parse", "parse + validate"),
+            ("loader", "xpp loader"),
+            ("deserializer", "stock Deserializer"),
+        ):
+            print(f"  {label:20s} {r[key]:7.3f} s  {mb / r[key]:6.1f} MB/s")
+        print(
+            f"  loader vs parse + validate: {r['parse'] / r['loader']:.1f}x; vs Deserializer: {r['deserializer'] / r['loader']:.1f}x"
+        )
+        c = bench_compile(puppet)
+        print(
+            f"  first compile of examples/production (whole process): {c['plain']:.2f} s without, "
+            f"{c['xpp']:.2f} s with --xpp ({c['loading_ms']:.1f} ms loading .xpp)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
