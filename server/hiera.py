@@ -159,6 +159,25 @@ def find(layers, key: str) -> list:
     return out
 
 
+_TOP_KEY = re.compile(r"^(['\"]?)((?:::)?[A-Za-z_][\w:.-]*)\1\s*:(?=\s|$)")
+
+
+def all_keys(layers) -> dict:
+    """Every top-level key of the layers' data files -> the first file that sets it (key completion)."""
+    out: dict = {}
+    for lay in layers:
+        for path in _files(lay):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for line in f:
+                        m = _TOP_KEY.match(line)
+                        if m and m.group(2) != "---":
+                            out.setdefault(m.group(2).lstrip(":"), path)
+            except OSError:
+                continue
+    return out
+
+
 def hover_markdown(layers, key: str) -> str | None:
     hits = find(layers, key)
     if not hits:

@@ -259,11 +259,13 @@ def create_server() -> PuppetServer:
     )
     async def completion(ls: PuppetServer, params: L.CompletionParams):
         pos = params.position
-        return await _with_analysis(
-            ls, params.text_document.uri, lambda an: W.completion(ls, an, pos, _completion), None
-        )
+        uri = params.text_document.uri
+        return await _with_analysis(ls, uri, lambda an: W.completion(ls, uri, an, pos, _completion), None)
 
     W.register(ls, _with_analysis)
+    from . import lsp_references  # references, highlight, rename, call hierarchy
+
+    lsp_references.register(ls)
     return ls
 
 

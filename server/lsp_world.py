@@ -273,11 +273,11 @@ def _snippet_of(sym) -> str:
     return f"{sym.name}({body})"
 
 
-def completion(ls, an, pos, base):
+def completion(ls, uri, an, pos, base):
     off = an.lines.offset(pos.line, pos.character)
     sp = W.special_context(an, off)
     if sp is not None:
-        items = _special_items(ls, an, sp)
+        items = _special_items(ls, uri, an, sp)
         if items is not None:
             return _with_edits(ls, an, off, sp[1], items)
     ctx, prefix, rtype = F.completion_context(an, off)
@@ -322,7 +322,8 @@ def completion(ls, an, pos, base):
     if ctx == "variable":
         if not prefix.startswith("::") or prefix.count("::") == 1:
             bare = prefix.startswith("::")
-            for f in W.legacy_facts():
+            custom = [s.name for s in ls.index.all() if s.kind == "fact" and "." not in s.name]
+            for f in sorted(set(W.legacy_facts()) | set(custom)):
                 t = ("::" if bare else "") + f
                 items.append(
                     L.CompletionItem(
@@ -351,8 +352,13 @@ def completion(ls, an, pos, base):
     return _with_edits(ls, an, off, prefix, items)
 
 
-def _special_items(ls, an, sp):
+def _special_items(ls, uri, an, sp):
     kind, prefix, extra = sp
+    if kind == "hiera_key":
+        return [
+            L.CompletionItem(label=k, kind=CK.Constant, detail=f"Hiera: {os.path.basename(p)}")
+            for k, p in sorted(H.all_keys(hiera_of(ls, uri)).items())
+        ]
     if kind == "value":
         rtype, attr = extra
         if rtype == "class":

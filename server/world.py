@@ -163,6 +163,7 @@ def resource_title(data: bytes, off: int) -> str | None:
     return None
 
 
+_LOOKUP_CTX = re.compile(r"\b(?:lookup|hiera|hiera_array|hiera_hash|hiera_include)\(\s*(['\"])([\w:.-]*)$")
 _REF_CTX = re.compile(r"\b([A-Z][\w]*(?:::[A-Z]\w*)*)\[\s*(['\"])([^'\"]*)$")
 _VALUE_CTX = re.compile(r"(\w+)\s*=>\s*(['\"]?)([\w:./-]*)$")
 _FACTS_CTX = re.compile(r"\$(?:facts|::facts)((?:\[\s*['\"][\w.-]+['\"]\s*\])*)\[\s*(['\"])([\w.-]*)$")
@@ -174,9 +175,13 @@ def special_context(an, off: int):
     """Completion contexts the generic analysis does not know:
     ('value', prefix, (rtype, attribute)) after `attr =>` in a resource body;
     ('fact', prefix, [keys so far]) inside ``$facts['…`` / ``$facts.dig('…``;
-    ('title', prefix, type name) inside a resource reference ``Type['…``; else None."""
+    ('title', prefix, type name) inside a resource reference ``Type['…``;
+    ('hiera_key', prefix, None) in the key of ``lookup('…``; else None."""
     line_start = an.data.rfind(b"\n", 0, off) + 1
     before = an.data[line_start:off].decode("utf-8", "replace")
+    m = _LOOKUP_CTX.search(before)
+    if m:
+        return "hiera_key", m.group(2), None
     m = _REF_CTX.search(before)
     if m:
         return "title", m.group(3), m.group(1).lower()

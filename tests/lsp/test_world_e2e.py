@@ -334,6 +334,8 @@ async def test_completion_class_params_define_params_facts(client: LanguageClien
     assert {"os", "networking", "site_role"} <= labels  # core and the module's custom fact
     items = await _complete(client, uri, _pos(text, "$::osfam", 8))
     assert "$::osfamily" in {i.label for i in items}
+    items = await _complete(client, uri, _pos(text, "$::", 3))
+    assert {"$::site_role", "$::fqdn"} <= {i.label for i in items}  # a module's custom fact too
     items = await _complete(client, uri, _pos(text, "stdlib::", 8))
     names = {i.label for i in items}
     assert {"stdlib::merge_all", "stdlib::shout"} <= names
@@ -368,6 +370,9 @@ async def test_signature_help_puppet_function_references_and_module_hiera(client
     assert sh.signatures[0].label == "mine::f(String $a, Integer $b?) >> String" and sh.active_parameter == 1
     items = await _complete(client, uri, _pos(text, "Package['", 9))
     assert {i.label for i in items} == {"vim", "curl"}
+    # Hiera keys inside lookup('…'): the environment's and the modules' data
+    items = await _complete(client, uri, _pos(text, "lookup('", 8))
+    assert {"profile::web::port", "app::greeting", "stdlib::colour"} <= {i.label for i in items}
     # a key in the module's namespace is found in the module's own Hiera layer
     locs = await _definition(client, uri, _pos(text, "stdlib::colour", 3))
     assert [loc.uri for loc in locs] == [_uri(os.path.join(ws, "shared/stdlib/data/common.yaml"))]
