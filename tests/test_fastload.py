@@ -32,7 +32,6 @@ from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
 
-T = A.TYPES
 REJECT = "<rejected>"
 
 try:
@@ -137,8 +136,8 @@ def agree(data):
 
 def test_same_sees_sharing_and_exact_types():
     loc = A.make_locator("$a", "x.pp")
-    a = T["Program"](loc, T["Nop"](loc, 0, 1), [])
-    b = T["Program"](loc, T["Nop"](A.make_locator("$a", "x.pp"), 0, 1), [])
+    a = A.Program(loc, A.Nop(loc, 0, 1), [])
+    b = A.Program(loc, A.Nop(A.make_locator("$a", "x.pp"), 0, 1), [])
     assert a == b and same(a, a) and not same(a, b)
     nan = float("nan")
     assert not same([1], [True]) and not same([nan], [-nan]) and same([nan, nan], [nan, nan])
@@ -148,7 +147,7 @@ def test_same_sees_sharing_and_exact_types():
 
 def check_identity(program):
     nodes = list(A.walk(program))
-    assert all(n.locator is program.locator for n in nodes if isinstance(n, T["Positioned"]))
+    assert all(n.locator is program.locator for n in nodes if isinstance(n, A.Positioned))
     ids = {id(n) for n in nodes}
     assert all(id(d) in ids for d in program.definitions)
 
@@ -202,7 +201,7 @@ def locator(text="a", file="f.pp", line_index=b"\xd4\x10\x01\x00"):
 
 def test_loads_uses_the_extension():
     assert pcore.MSGPACK_LOADER.startswith("C")
-    program = T["Program"](A.make_locator("$a", "x.pp"), None, [])
+    program = A.Program(A.make_locator("$a", "x.pp"), None, [])
     data = pcore.dumps(program)
     calls = []
     real = pcore._C_LOAD
@@ -250,7 +249,7 @@ def test_pure_python_switch():
     code = (
         "from puppet_xpp.xpp import pcore\n"
         "from puppet_xpp.grammar import ast as A\n"
-        "p = A.TYPES['Program'](A.make_locator('$a', 'x.pp'), None, [])\n"
+        "p = A.Program(A.make_locator('$a', 'x.pp'), None, [])\n"
         "assert pcore.loads(pcore.dumps(p)) == p\n"
         "print(pcore.MSGPACK_LOADER, pcore._C_LOAD)"
     )
@@ -342,7 +341,7 @@ def test_puppet_bytes(puppet_payloads):
     for data in puppet_payloads:
         v = agree(data)
         assert v is not REJECT
-        prog = v if isinstance(v, T["Program"]) else v.attrs["program"]
+        prog = v if isinstance(v, A.Program) else v.attrs["program"]
         check_identity(prog)
 
 
@@ -710,8 +709,8 @@ def test_every_node_class_with_and_without_defaults():
         if t in simple:
             return A.Regexp(f"r{next(counter)}") if t == "Any" else simple[t]
         if t == "AbstractAttributeOperation" and given:
-            return make(T["AttributeOperation"], False)
-        return make(T[picks.get(t, t)], False)
+            return make(A.AttributeOperation, False)
+        return make(A.TYPES[picks.get(t, t)], False)
 
     def make(cls, given):
         vals = []
@@ -728,19 +727,19 @@ def test_every_node_class_with_and_without_defaults():
         make(cls, g)
         for g in (True, False)
         for _, cls in sorted(A.CONCRETE.items())
-        if issubclass(cls, T["Expression"])
+        if issubclass(cls, A.Expression)
     ]
     stmts.append(
-        T["ResourceOverrideExpression"](
+        A.ResourceOverrideExpression(
             loc,
             0,
             1,
-            T["Nop"](loc, 0, 0),
-            operations=[T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))],
+            A.Nop(loc, 0, 0),
+            operations=[A.AttributesOperation(loc, 0, 1, A.Nop(loc, 0, 0))],
         )
     )
-    program = T["Program"](
-        loc, T["BlockExpression"](loc, 0, 1, stmts), [x for x in stmts if isinstance(x, T["Definition"])]
+    program = A.Program(
+        loc, A.BlockExpression(loc, 0, 1, stmts), [x for x in stmts if isinstance(x, A.Definition)]
     )
     seen = {n._name for n in A.walk(program)} | {"Program", "Locator"}
     assert seen == set(A.CONCRETE)

@@ -26,7 +26,6 @@ from puppet_xpp.xpp.pcore import XppFormatError, XppWriteError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
 
-T = A.TYPES
 FILE = "/srv/xpp/init.pp"
 FORMATS = ("msgpack", "json")
 
@@ -36,71 +35,71 @@ FORMATS = ("msgpack", "json")
 
 
 def _var(loc, off, name):
-    return T["VariableExpression"](loc, off, len(name) + 1, T["QualifiedName"](loc, off + 1, len(name), name))
+    return A.VariableExpression(loc, off, len(name) + 1, A.QualifiedName(loc, off + 1, len(name), name))
 
 
 def _assign(loc, off, name, rhs):
     """`$name = rhs` starting at `off` (an assignment is positioned at its '=')."""
-    return T["AssignmentExpression"](loc, off + len(name) + 2, 1, _var(loc, off, name), rhs, "=")
+    return A.AssignmentExpression(loc, off + len(name) + 2, 1, _var(loc, off, name), rhs, "=")
 
 
 def _program(src, body, definitions=None):
     loc = body.locator if body is not None else A.make_locator(src, FILE)
-    return T["Program"](loc, body, definitions if definitions is not None else [])
+    return A.Program(loc, body, definitions if definitions is not None else [])
 
 
 def build_assign():
     src = "$a = 1"
     loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", T["LiteralInteger"](loc, 5, 1, 1)))
+    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 1, 1)))
 
 
 def build_two():
     src = "$a = 1\n$b = 2"
     loc = A.make_locator(src, FILE)
-    s1 = _assign(loc, 0, "a", T["LiteralInteger"](loc, 5, 1, 1))
-    s2 = _assign(loc, 7, "b", T["LiteralInteger"](loc, 12, 1, 2))
-    return src, _program(src, T["BlockExpression"](loc, 3, 8, [s1, s2]))
+    s1 = _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 1, 1))
+    s2 = _assign(loc, 7, "b", A.LiteralInteger(loc, 12, 1, 2))
+    return src, _program(src, A.BlockExpression(loc, 3, 8, [s1, s2]))
 
 
 def build_class():
     src = "class foo(Integer $x = 1, $y) { notice($x) }"
     loc = A.make_locator(src, FILE)
     params = [
-        T["Parameter"](
+        A.Parameter(
             loc,
             18,
             2,
             "x",
-            value=T["LiteralInteger"](loc, 23, 1, 1),
-            type_expr=T["QualifiedReference"](loc, 10, 7, "Integer"),
+            value=A.LiteralInteger(loc, 23, 1, 1),
+            type_expr=A.QualifiedReference(loc, 10, 7, "Integer"),
         ),
-        T["Parameter"](loc, 26, 2, "y"),
+        A.Parameter(loc, 26, 2, "y"),
     ]
-    call = T["CallNamedFunctionExpression"](
-        loc, 32, 10, T["QualifiedName"](loc, 32, 6, "notice"), False, [_var(loc, 39, "x")]
+    call = A.CallNamedFunctionExpression(
+        loc, 32, 10, A.QualifiedName(loc, 32, 6, "notice"), False, [_var(loc, 39, "x")]
     )
-    cls = T["HostClassDefinition"](loc, 0, 44, "foo", params, T["BlockExpression"](loc, 0, 0, [call]))
+    cls = A.HostClassDefinition(loc, 0, 44, "foo", params, A.BlockExpression(loc, 0, 0, [call]))
     return src, _program(src, cls, [cls])
 
 
 def build_regexp():
     src = "$a =~ /x\\/y\\.z/"
     loc = A.make_locator(src, FILE)
-    rx = T["LiteralRegularExpression"](loc, 6, 9, A.Regexp("x/y\\.z"), "/x\\/y\\.z/")
-    return src, _program(src, T["MatchExpression"](loc, 3, 2, _var(loc, 0, "a"), rx, "=~"))
+    rx = A.LiteralRegularExpression(loc, 6, 9, A.Regexp("x/y\\.z"), "/x\\/y\\.z/")
+    return src, _program(src, A.MatchExpression(loc, 3, 2, _var(loc, 0, "a"), rx, "=~"))
 
 
 def build_hex():
     src = "$a = 0x1F"
     loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", T["LiteralInteger"](loc, 5, 4, 31, 16)))
+    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 4, 31, 16)))
 
 
 def build_heredoc():
     src = "$x = @(END)\nhello\nEND\n"
     loc = A.make_locator(src, FILE)
-    h = T["HeredocExpression"](loc, 5, 6, T["LiteralString"](loc, 12, 6, "hello\n"), "")
+    h = A.HeredocExpression(loc, 5, 6, A.LiteralString(loc, 12, 6, "hello\n"), "")
     return src, _program(src, _assign(loc, 0, "x", h))
 
 
@@ -109,28 +108,26 @@ def build_floats():
     loc = A.make_locator(src, FILE)
     vals, pos = [], 6
     for text in src[6:-1].split(", "):
-        vals.append(T["LiteralFloat"](loc, pos, len(text), float(text)))
+        vals.append(A.LiteralFloat(loc, pos, len(text), float(text)))
         pos += len(text) + 2
-    return src, _program(src, _assign(loc, 0, "f", T["LiteralList"](loc, 5, len(src) - 5, vals)))
+    return src, _program(src, _assign(loc, 0, "f", A.LiteralList(loc, 5, len(src) - 5, vals)))
 
 
 def build_interpolation():
     src = '$s = "hé${x}llo"'
     loc = A.make_locator(src, FILE)
     segs = [
-        T["LiteralString"](loc, 5, 6, "hé"),
-        T["TextExpression"](
-            loc, 5, 0, T["VariableExpression"](loc, 11, 1, T["QualifiedName"](loc, 12, 0, "x"))
-        ),
-        T["LiteralString"](loc, 13, 4, "llo"),
+        A.LiteralString(loc, 5, 6, "hé"),
+        A.TextExpression(loc, 5, 0, A.VariableExpression(loc, 11, 1, A.QualifiedName(loc, 12, 0, "x"))),
+        A.LiteralString(loc, 13, 4, "llo"),
     ]
-    return src, _program(src, _assign(loc, 0, "s", T["ConcatenatedString"](loc, 5, 12, segs)))
+    return src, _program(src, _assign(loc, 0, "s", A.ConcatenatedString(loc, 5, 12, segs)))
 
 
 def build_big_int():
     src = "$a = 9223372036854775807"
     loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", T["LiteralInteger"](loc, 5, 19, (1 << 63) - 1)))
+    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 19, (1 << 63) - 1)))
 
 
 def build_strings():
@@ -138,10 +135,10 @@ def build_strings():
     a, b = "x" * 40, "y" * 300
     src = f"$a = '{a}'\n$b = '{b}'"
     loc = A.make_locator(src, FILE)
-    s1 = _assign(loc, 0, "a", T["LiteralString"](loc, 5, len(a) + 2, a))
+    s1 = _assign(loc, 0, "a", A.LiteralString(loc, 5, len(a) + 2, a))
     off2 = len(a) + 8
-    s2 = _assign(loc, off2, "b", T["LiteralString"](loc, off2 + 5, len(b) + 2, b))
-    return src, _program(src, T["BlockExpression"](loc, 3, s2.offset + 1 - 3, [s1, s2]))
+    s2 = _assign(loc, off2, "b", A.LiteralString(loc, off2 + 5, len(b) + 2, b))
+    return src, _program(src, A.BlockExpression(loc, 3, s2.offset + 1 - 3, [s1, s2]))
 
 
 def build_many():
@@ -152,10 +149,10 @@ def build_many():
     loc = A.make_locator(src, FILE)
     for i in range(300):
         name = f"v{i}"
-        stmts.append(_assign(loc, off, name, T["LiteralInteger"](loc, off + len(name) + 4, len(str(i)), i)))
+        stmts.append(_assign(loc, off, name, A.LiteralInteger(loc, off + len(name) + 4, len(str(i)), i)))
         off += len(name) + 4 + len(str(i)) + 1
     start = stmts[0].offset
-    return src, _program(src, T["BlockExpression"](loc, start, stmts[-1].offset + 1 - start, stmts))
+    return src, _program(src, A.BlockExpression(loc, start, stmts[-1].offset + 1 - start, stmts))
 
 
 CASES = {
@@ -183,7 +180,7 @@ def puppet_bytes(oracle, src, fmt, **kw):
 def check_identity(program):
     """One Locator object everywhere; every definition is a node of the body tree."""
     nodes = list(A.walk(program))
-    assert all(n.locator is program.locator for n in nodes if isinstance(n, T["Positioned"]))
+    assert all(n.locator is program.locator for n in nodes if isinstance(n, A.Positioned))
     ids = {id(n) for n in nodes}
     assert all(id(d) in ids for d in program.definitions)
 
@@ -349,7 +346,7 @@ def _every_node_type_program():
             return A.Regexp(f"a.b{next(counter)}")  # distinct sources (Puppet's reader shares equal ones)
         if t == "AbstractAttributeOperation":
             t = "AttributeOperation" if full else "AttributesOperation"
-        return build(T[leaf.get(t, t)], False)
+        return build(A.TYPES[leaf.get(t, t)], False)
 
     def build(cls, full):
         vals = []
@@ -366,15 +363,15 @@ def _every_node_type_program():
         build(cls, full)
         for full in (True, False)
         for _, cls in sorted(A.CONCRETE.items())
-        if issubclass(cls, T["Expression"])
+        if issubclass(cls, A.Expression)
     ]
     stmts.append(
-        T["ResourceDefaultsExpression"](
-            loc, 0, 1, "virtual", None, [T["AttributesOperation"](loc, 0, 1, T["Nop"](loc, 0, 0))]
+        A.ResourceDefaultsExpression(
+            loc, 0, 1, "virtual", None, [A.AttributesOperation(loc, 0, 1, A.Nop(loc, 0, 0))]
         )
     )
-    return T["Program"](
-        loc, T["BlockExpression"](loc, 0, 3, stmts), [s for s in stmts if isinstance(s, T["Definition"])]
+    return A.Program(
+        loc, A.BlockExpression(loc, 0, 3, stmts), [s for s in stmts if isinstance(s, A.Definition)]
     )
 
 
@@ -431,7 +428,7 @@ def test_zoo_round_trip_is_byte_identical(oracle, fmt):
         oracle.call("pcore_write", source=src, path="/srv/t.epp", format=fmt, epp=True)["bytes"]
     )
     program = pcore.loads(theirs, fmt)
-    assert isinstance(program.body, T["LambdaExpression"])
+    assert isinstance(program.body, A.LambdaExpression)
     assert pcore.dumps(program, fmt) == theirs
 
 
@@ -589,7 +586,7 @@ def test_equal_regexps_written_as_puppet_writes_them(oracle, src, fmt):
         for c_load in {old, None}:
             pcore._C_LOAD = c_load
             got = pcore.loads(theirs, fmt)
-            regexps = [n.value for n in A.walk(got) if type(n) is T["LiteralRegularExpression"]]
+            regexps = [n.value for n in A.walk(got) if type(n) is A.LiteralRegularExpression]
             assert len({id(v) for v in regexps}) == len(regexps) > 1
             assert pcore.dumps(got, fmt) == theirs
     finally:
@@ -657,7 +654,7 @@ def test_json_floats_and_strings():
 
 def test_writer_rejects_unknown_values():
     loc = A.make_locator("", FILE)
-    for v in (object(), (1, 2), {1, 2}, T["Expression"](loc, 0, 0), b"bytes"):
+    for v in (object(), (1, 2), {1, 2}, A.Expression(loc, 0, 0), b"bytes"):
         with pytest.raises(XppWriteError):
             pcore.dumps([v])
 
@@ -686,9 +683,9 @@ def test_deep_nesting_is_not_limited_by_the_python_stack():
     depth = 20000
     src = "$a = " + "[" * depth + "]" * depth
     loc = A.make_locator(src, FILE)
-    node = T["LiteralList"](loc, 5 + depth - 1, 2)
+    node = A.LiteralList(loc, 5 + depth - 1, 2)
     for i in range(depth - 2, -1, -1):
-        node = T["LiteralList"](loc, 5 + i, 2 * (depth - i), [node])
+        node = A.LiteralList(loc, 5 + i, 2 * (depth - i), [node])
     program = _program(src, _assign(loc, 0, "a", node))
     data = pcore.dumps(program)
     back = pcore.loads(data)

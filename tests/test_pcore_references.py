@@ -20,7 +20,6 @@ from puppet_xpp.grammar import ast as A
 from puppet_xpp.xpp import envelope, pcore, result, verify
 from puppet_xpp.xpp.pcore import IncludedObject, PType, XppFormatError
 
-T = A.TYPES
 DEPTH = 40  # 2^40 steps for anything that walks the DAG as a tree
 BOUND = 2.0  # seconds for reading and rejecting one such file (it takes milliseconds)
 FORMATS = ("msgpack", "json")
@@ -77,18 +76,18 @@ def _dag_included():
 def _dag_nodes():
     src = "[1]"
     loc = A.make_locator(src, "/srv/x.pp")
-    n = T["LiteralInteger"](loc, 1, 1, 1)
+    n = A.LiteralInteger(loc, 1, 1, 1)
     for _ in range(DEPTH):
-        n = T["LiteralList"](loc, 0, 3, [n, n])
-    return T["Program"](loc, n, [])
+        n = A.LiteralList(loc, 0, 3, [n, n])
+    return A.Program(loc, n, [])
 
 
 def _dag_definitions():
     """A definition listed twice in Program.definitions (Puppet lists each once)."""
     src = "type A = B"
     loc = A.make_locator(src, "/srv/x.pp")
-    d = T["TypeAlias"](loc, 0, len(src), "A", T["QualifiedReference"](loc, 9, 1, "B"))
-    return T["Program"](loc, d, [d, d])
+    d = A.TypeAlias(loc, 0, len(src), "A", A.QualifiedReference(loc, 9, 1, "B"))
+    return A.Program(loc, d, [d, d])
 
 
 def _dag_locator_elsewhere():
@@ -135,9 +134,9 @@ def _cycle_included():
 
 def _cycle_nodes():
     loc = A.make_locator("[1]", "/srv/x.pp")
-    n = T["LiteralList"](loc, 0, 3, [])
+    n = A.LiteralList(loc, 0, 3, [])
     n.values.append(n)
-    return T["Program"](loc, n, [])
+    return A.Program(loc, n, [])
 
 
 DAGS = {
@@ -219,7 +218,7 @@ def test_puppets_sharing_is_accepted():
         finally:
             pcore._C_LOAD = old
         nodes = list(A.walk(got))
-        assert all(n.locator is got.locator for n in nodes if isinstance(n, T["Positioned"]))
+        assert all(n.locator is got.locator for n in nodes if isinstance(n, A.Positioned))
         assert [d.name for d in got.definitions] == ["a", "b"]
         assert all(any(d is n for n in nodes) for d in got.definitions)
         assert pcore.dumps(got) == data
