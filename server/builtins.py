@@ -2,10 +2,11 @@
 signatures, every core resource type with its attributes, allowed values and namevars, the
 metaparameters, and Facter's core fact names.
 
-The facts come from ``data/builtins.json``, generated at development time from the installed Puppet
-and Facter by ``server/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference
-text is read at run time from an installed Puppet when there is one (:func:`reference_doc`), with
-the same static Ruby reader as modules' functions.  No pygls imports here.
+The facts come from ``data/builtins-<level>.json``, one per language level (grammar/levels.py:
+level 8 from OpenVox 8.28.1, levels 7 and 7.23 from Debian's Puppet 7.23), generated at development
+time by ``server/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference text is
+read at run time from an installed Puppet when there is one (:func:`reference`), with the same static
+Ruby reader as modules' functions.  No pygls imports here.
 """
 
 from __future__ import annotations
@@ -16,19 +17,32 @@ import os
 
 from .symbols import Attr, Param, Signature, Sym
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "builtins.json")
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+# language level -> the Puppet its data was generated from
+DATA_FILES = {"8": "builtins-8.json", "7": "builtins-7.23.json", "7.23": "builtins-7.23.json"}
 
 # where an installed Puppet's Ruby library may live (Debian, AIO agent, gems via RUBYLIB)
 _PUPPET_LIBS = ("/usr/lib/ruby/vendor_ruby", "/opt/puppetlabs/puppet/lib/ruby/vendor_ruby")
 
 
+def _level(level: str | None) -> str:
+    from puppet_xpp.grammar.levels import DEFAULT_LEVEL
+
+    return str(level) if str(level) in DATA_FILES else DEFAULT_LEVEL
+
+
 @functools.cache
-def data() -> dict:
+def _load(name: str) -> dict:
     try:
-        with open(DATA, encoding="utf-8") as f:
+        with open(os.path.join(DATA_DIR, name), encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError):
         return {"functions": {}, "types": {}, "metaparameters": [], "facts": {}}
+
+
+def data(level: str | None = None) -> dict:
+    """The generated data of a language level (None: the default level)."""
+    return _load(DATA_FILES[_level(level)])
 
 
 def _sig(s: dict) -> Signature:
@@ -38,11 +52,16 @@ def _sig(s: dict) -> Signature:
     )
 
 
+def functions(level: str | None = None) -> dict:
+    """name -> Sym of the level's built-in functions (origin 'builtin'; path: the installed Puppet's
+    file when present, else '')."""
+    return _functions(_level(level))
+
+
 @functools.cache
-def functions() -> dict:
-    """name -> Sym (origin 'builtin'; path: the installed Puppet's file when present, else '')."""
+def _functions(level: str) -> dict:
     out = {}
-    for name, f in data()["functions"].items():
+    for name, f in data(level)["functions"].items():
         sigs = [_sig(s) for s in f.get("signatures", ())]
         if not sigs and f.get("api") == "3.x":
             ar = f.get("arity", -1)
@@ -57,11 +76,15 @@ def functions() -> dict:
     return out
 
 
+def types(level: str | None = None) -> dict:
+    """name -> Sym (kind 'resource_type', origin 'builtin') of the level's core resource types."""
+    return _types(_level(level))
+
+
 @functools.cache
-def types() -> dict:
-    """name -> Sym (kind 'resource_type', origin 'builtin') of the core resource types."""
+def _types(level: str) -> dict:
     out = {}
-    for name, t in data()["types"].items():
+    for name, t in data(level)["types"].items():
         attrs = [
             Attr(a, v.get("kind", "param"), bool(v.get("namevar")), tuple(v.get("values", ())))
             for a, v in t["attributes"].items()

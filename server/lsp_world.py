@@ -57,6 +57,11 @@ def owning_environment(ls, path: str) -> str | None:
     return None
 
 
+def _level(ls) -> str | None:
+    """The language level the built-ins are taken from (setting puppetVersion)."""
+    return getattr(ls.settings, "puppet_version", None)
+
+
 def _rng(lines, off, length):
     (l0, c0), (l1, c1) = lines.range(off, max(0, length))
     return L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1))
@@ -152,7 +157,7 @@ def hover(ls, uri, an, pos):
         rtype, name, s, e = at
         if rtype == "class":
             rtype = W.resource_title(an.data, s) or rtype
-        attrs, owner, kind = W.attributes_of(ls.index, rtype)
+        attrs, owner, kind = W.attributes_of(ls.index, rtype, _level(ls))
         for a in attrs:
             if a.name == name:
                 return _hover_obj(attribute_markdown(owner, a, kind), _rng(an.lines, s, e - s))
@@ -168,14 +173,14 @@ def hover(ls, uri, an, pos):
     kind, name, start, length = ref
     rng = _rng(an.lines, start, length)
     if kind == "function":
-        syms = W.functions_named(ls.index, name)
+        syms = W.functions_named(ls.index, name, level=_level(ls))
         if syms and syms[0].origin != "puppet":
             return _hover_obj(function_markdown(syms[0]), rng)
         return None
     if kind in ("class_or_define", "type"):
         if ls.index.lookup(name, ("class", "define")):
             return None
-        t = W.resource_type_named(ls.index, name)
+        t = W.resource_type_named(ls.index, name, _level(ls))
         if t is not None:
             return _hover_obj(type_markdown(t), rng)
     return None
@@ -199,13 +204,13 @@ def definition(ls, uri, an, pos):
     kind, name, _s, _l = ref
     syms = []
     if kind == "function":
-        syms = [s for s in W.functions_named(ls.index, name) if s.origin != "puppet"]
+        syms = [s for s in W.functions_named(ls.index, name, level=_level(ls)) if s.origin != "puppet"]
         if any(s.origin == "puppet" for s in ls.index.lookup(name, ("function", "plan"))):
             return None
     elif kind in ("class_or_define", "type"):
         if ls.index.lookup(name, ("class", "define")):
             return None
-        t = W.resource_type_named(ls.index, name)
+        t = W.resource_type_named(ls.index, name, _level(ls))
         syms = [t] if t is not None else []
     for s in syms:  # the one Puppet would call
         loc = W.location_of(s)
@@ -234,7 +239,7 @@ def hiera_of(ls, uri):
 
 def signature_help(ls, an, pos):
     off = an.lines.offset(pos.line, pos.character)
-    res = W.signature_help(ls.index, an, off, symbols_of(an, ""))
+    res = W.signature_help(ls.index, an, off, symbols_of(an, ""), _level(ls))
     if res is None:
         return None
     sigs = []
@@ -284,7 +289,7 @@ def completion(ls, uri, an, pos, base):
     if ctx == "attribute":
         if rtype == "class":
             rtype = W.resource_title(an.data, off - len(prefix.encode())) or "class"
-        attrs, owner, kind = W.attributes_of(ls.index, rtype)
+        attrs, owner, kind = W.attributes_of(ls.index, rtype, _level(ls))
         if owner is not None and (kind in ("type", "class")):
             items = []
             for a in attrs:
@@ -363,7 +368,7 @@ def _special_items(ls, uri, an, sp):
         rtype, attr = extra
         if rtype == "class":
             return None
-        attrs, owner, k = W.attributes_of(ls.index, rtype)
+        attrs, owner, k = W.attributes_of(ls.index, rtype, _level(ls))
         for a in attrs:
             if a.name == attr and getattr(a, "values", ()):
                 return [
@@ -395,7 +400,7 @@ def _with_edits(ls, an, off, prefix, items):
     for it in items:
         text = it.insert_text or it.label
         if it.kind == CK.Function and it.data is None:
-            syms = W.functions_named(ls.index, it.label)
+            syms = W.functions_named(ls.index, it.label, level=_level(ls))
             if syms:
                 it.data = {"k": "fn", "n": it.label}
                 if snip:
@@ -414,11 +419,11 @@ def resolve(ls, item: L.CompletionItem):
         return item
     text = None
     if d.get("k") == "fn":
-        syms = W.functions_named(ls.index, d.get("n", ""))
+        syms = W.functions_named(ls.index, d.get("n", ""), level=_level(ls))
         if syms:
             text = function_markdown(syms[0]) if syms[0].origin != "puppet" else _md(syms[0].doc)
     elif d.get("k") == "type":
-        t = W.resource_type_named(ls.index, d.get("n", ""))
+        t = W.resource_type_named(ls.index, d.get("n", ""), _level(ls))
         if t is not None and not ls.index.lookup(d.get("n", ""), ("class", "define")):
             text = type_markdown(t)
         else:
@@ -426,7 +431,7 @@ def resolve(ls, item: L.CompletionItem):
                 text = f"```puppet\n{s.signature}\n```\n\n{_md(s.doc)}"
                 break
     elif d.get("k") == "attr":
-        attrs, owner, kind = W.attributes_of(ls.index, d.get("t", ""))
+        attrs, owner, kind = W.attributes_of(ls.index, d.get("t", ""), _level(ls))
         for a in attrs:
             if a.name == d.get("n"):
                 text = attribute_markdown(owner, a, kind)

@@ -15,7 +15,7 @@ from .symbols import Sym
 _ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2}
 
 
-def functions_named(index, name: str, local=()) -> list:
+def functions_named(index, name: str, local=(), level: str | None = None) -> list:
     """Every definition of function `name`, in the order Puppet's loaders find them: its own built-in
     first (a module cannot replace one: stdlib's `length` is never called), then the Puppet
     language, 4.x and 3.x definitions of the modules.  `local`: the open document's own definitions
@@ -24,21 +24,21 @@ def functions_named(index, name: str, local=()) -> list:
     syms = [s for s in local if s.key == key and s.kind in ("function", "plan")]
     syms += [s for s in index.lookup(key, ("function", "plan")) if not syms]
     syms.sort(key=lambda s: _ORDER.get(s.origin, 9))
-    b = B.functions().get(key)
+    b = B.functions(level).get(key)
     return [b, *syms] if b is not None else syms
 
 
-def resource_type_named(index, name: str) -> Sym | None:
+def resource_type_named(index, name: str, level: str | None = None) -> Sym | None:
     key = name.lower().lstrip(":")
     for s in index.lookup(key, ("resource_type",)):
         return s
-    return B.types().get(key)
+    return B.types(level).get(key)
 
 
-def attributes_of(index, rtype: str) -> tuple:
+def attributes_of(index, rtype: str, level: str | None = None) -> tuple:
     """(attrs, owner Sym, kind) of a resource type: Ruby/core types' Attrs, or a define's/class's
     Params; kind is 'type' | 'define' | 'class' | None."""
-    t = resource_type_named(index, rtype)
+    t = resource_type_named(index, rtype, level)
     if t is not None:
         return t.attrs, t, "type"
     for s in index.lookup(rtype, ("define", "class")):
@@ -263,14 +263,14 @@ def call_at(data: bytes, off: int):
     return None
 
 
-def signature_help(index, an, off: int, local=()):
+def signature_help(index, an, off: int, local=(), level: str | None = None):
     """{'signatures': [(label, [(start, end) of each parameter in label], doc)], 'active_signature',
     'active_parameter'} for the call around `off`, or None."""
     hit = call_at(an.data, off)
     if hit is None:
         return None
     name, arg = hit
-    syms = functions_named(index, name, local)
+    syms = functions_named(index, name, local, level)
     if not syms:
         return None
     sym = syms[0]

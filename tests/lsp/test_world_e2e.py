@@ -431,3 +431,30 @@ async def test_watched_files_and_folders_update_the_index(client: LanguageClient
         await asyncio.sleep(0.05)
     assert locs and locs[0].uri.endswith("extra_thing.rb")
     _close(client, uri)
+
+
+async def test_builtins_follow_the_language_level(client: LanguageClient, ws):
+    """OpenVox 8's max() also takes SemVer values, Puppet 7.23's does not (setting puppetVersion)."""
+    text = "$m = max(1, 2)\n"
+    uri = await _open(client, ws, "production/manifests/lv.pp", text)
+
+    async def labels():
+        sh = await client.text_document_signature_help_async(
+            L.SignatureHelpParams(text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "1,"))
+        )
+        return [s.label for s in sh.signatures]
+
+    assert any("SemVer" in lb for lb in await labels())  # the default level, 8
+    for version, semver in (("7.23", False), ("8", True)):
+        client.workspace_did_change_configuration(
+            L.DidChangeConfigurationParams(settings={"puppet": {"puppetVersion": version}})
+        )
+        import asyncio
+
+        for _ in range(100):
+            got = await labels()
+            if any("SemVer" in lb for lb in got) is semver:
+                break
+            await asyncio.sleep(0.05)
+        assert any("SemVer" in lb for lb in got) is semver, (version, got)
+    _close(client, uri)

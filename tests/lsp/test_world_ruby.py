@@ -121,16 +121,37 @@ def test_resource_types_match_puppet(oracle):
     assert bad == []
 
 
-def test_builtins_cover_the_installed_puppet():
-    if not os.path.isdir(PUPPET_LIB):
+def _puppet_files(lib):
+    funcs = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(lib, "functions", "*.rb"))}
+    funcs |= {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(lib, "parser", "functions", "*.rb"))}
+    types = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(lib, "type", "*.rb"))}
+    return funcs, types - {"component", "whit"}
+
+
+def test_builtins_cover_each_levels_puppet():
+    """Levels 7 and 7.23: Debian's Puppet 7.23; level 8: OpenVox 8 (tests/conformance/puppets.py)."""
+    from tests.conformance.puppets import openvox_lib
+
+    ov = openvox_lib()
+    checked = 0
+    for level, lib in (("7.23", PUPPET_LIB), ("7", PUPPET_LIB), ("8", ov and os.path.join(ov, "puppet"))):
+        if not lib or not os.path.isdir(lib):
+            continue
+        funcs, types = _puppet_files(lib)
+        assert set(B.functions(level)) == funcs, level
+        assert set(B.types(level)) == types, level
+        checked += 1
+    if not checked:
         pytest.skip("no installed Puppet")
-    names = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "functions", "*.rb"))}
-    names |= {
-        os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "parser", "functions", "*.rb"))
-    }
-    assert names == set(B.functions())
-    types = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PUPPET_LIB, "type", "*.rb"))}
-    assert set(B.types()) == types - {"component", "whit"}
+
+
+def test_builtin_signatures_are_puppets(oracle):
+    """Every built-in's signatures as Puppet 7.23 itself dispatches them (the oracle loads each)."""
+    data = B.data("7.23")["functions"]
+    names = sorted(n for n, f in data.items() if f["api"] == "4.x" and f["signatures"])
+    theirs = oracle.call("ruby_api", modulepath=[], functions=names)["functions"]
+    bad = [n for n in names if "error" not in theirs[n] and theirs[n]["signatures"] != data[n]["signatures"]]
+    assert bad == [] and len(names) >= 85
 
 
 def test_core_fact_names_are_facters():
