@@ -4,7 +4,7 @@ In one Ruby process per Puppet, over every corpus manifest without errors (``/us
 Puppet's parse + validate, the runtime's fast loader, and Puppet's stock Pcore Deserializer reading the
 same ``.xpp`` payloads, as MB/s of *source*; then a whole first catalog compile of ``examples/production``
 with and without ``--xpp`` (separate processes, so every file is loaded once).  The ``.xpp`` trees are
-compiled at each Puppet's level and cached under ``.cache/bench_runtime/``.
+compiled at each Puppet's level and cached under ``.cache/runtime/`` (shared with tests/runtime).
 
     python bench/bench_runtime.py [--rounds 3] [--puppet 7.23 --puppet 8]
 """
@@ -26,21 +26,7 @@ sys.path.insert(0, REPO)
 from puppet_xpp.xpp import compile as xcompile  # noqa: E402
 from puppet_xpp.xpp.result import read_document  # noqa: E402
 from tests.conformance.puppets import missing_reason, ruby_command  # noqa: E402
-from tests.runtime.test_puppet_runtime import LEVEL, RUNTIME_LIB, compile_tree, run  # noqa: E402
-
-CORPUS = "/usr/share/puppet/modules"
-CACHE = os.path.join(REPO, ".cache", "bench_runtime")
-
-
-def corpus_env(puppet: str) -> str:
-    """An environment whose module path is the corpus, with its .xpp tree at ``puppet``'s level."""
-    d = os.path.join(CACHE, LEVEL[puppet][0].replace(".", "_"), "corpus")
-    if not os.path.isdir(os.path.join(d, ".xpp")):
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "environment.conf"), "w") as f:
-            f.write(f"modulepath = {CORPUS}\n")
-        compile_tree(d, puppet)
-    return d
+from tests.runtime.test_puppet_runtime import LEVEL, RUNTIME_LIB, compile_tree, corpus_env, run  # noqa: E402
 
 
 def usable_pairs(env: str) -> list:

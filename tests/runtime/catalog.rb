@@ -56,26 +56,42 @@ Puppet::Pops::Parser::EvaluatingParser.prepend(CountLoads)
 logs = []
 Puppet::Util::Log.newdestination(Puppet::Test::LogCollector.new(logs))
 Puppet::Util::Log.level = :info
-result = {}
-begin
+
+# One catalog (the environment's main manifest, or `code`): {"catalog" => ...} or {"error" => ...}
+def compile_one(req, code)
+  Puppet[:code] = code if code
   env = Puppet.lookup(:environments).get!(req['environment'])
   facts = Puppet::Node::Facts.new(req['node'], req['facts'])
   node = Puppet::Node.new(req['node'], environment: env, facts: facts)
   node.merge(req['facts'])
   catalog = Puppet.override(current_environment: env) { Puppet::Parser::Compiler.compile(node) }
   data = catalog.to_data_hash
-  result['catalog'] = { 'resources' => data['resources'], 'edges' => data['edges'], 'classes' => data['classes'] }
-rescue Puppet::Error => e
+  { 'catalog' => { 'resources' => data['resources'], 'edges' => data['edges'], 'classes' => data['classes'] } }
+rescue Puppet::Error, ArgumentError => e
   cause = e
   cause = cause.cause while !cause.is_a?(Puppet::ParseErrorWithIssue) && cause.cause
-  result['error'] = { 'message' => cause.message, 'class' => cause.class.name,
-                      'issue_code' => (cause.issue_code.to_s if cause.respond_to?(:issue_code)),
-                      'file' => (cause.file if cause.respond_to?(:file)), 'line' => (cause.line if cause.respond_to?(:line)),
-                      'pos' => (cause.pos if cause.respond_to?(:pos)) }
+  { 'error' => { 'message' => cause.message, 'class' => cause.class.name,
+                 'issue_code' => (cause.issue_code.to_s if cause.respond_to?(:issue_code)),
+                 'file' => (cause.file if cause.respond_to?(:file)), 'line' => (cause.line if cause.respond_to?(:line)),
+                 'pos' => (cause.pos if cause.respond_to?(:pos)) } }
 end
-st = PuppetX::Xpp::Runtime.stats
+
+served = parsed = 0
+if req['classes'] # one catalog per class (`include <class>`), all in this process
+  result = { 'catalogs' => req['classes'].map do |c|
+    r = compile_one(req, "include #{c}\n")
+    st = PuppetX::Xpp::Runtime.stats
+    served += st.served
+    parsed += st.parsed
+    r
+  end }
+else
+  result = compile_one(req, nil)
+  st = PuppetX::Xpp::Runtime.stats
+  served, parsed = st.served, st.parsed
+end
 result['loaded'] = $loaded
-result['served'] = st.served
-result['parsed'] = st.parsed
+result['served'] = served
+result['parsed'] = parsed
 result['logs'] = logs.map { |l| { 'level' => l.level.to_s, 'message' => l.message.to_s, 'file' => l.file, 'line' => l.line, 'pos' => l.pos } }
 puts JSON.generate(result)

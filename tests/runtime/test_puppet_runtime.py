@@ -31,6 +31,32 @@ FACTS = {
     "kernel": "Linux",
     "fqdn": "web1.example.com",
     "hostname": "web1",
+    "domain": "example.com",
+    # legacy facts many corpus modules still read (Puppet 8's strict mode makes a missing one an error)
+    "osfamily": "Debian",
+    "operatingsystem": "Debian",
+    "operatingsystemrelease": "12.5",
+    "operatingsystemmajrelease": "12",
+    "lsbdistcodename": "bookworm",
+    "lsbdistid": "Debian",
+    "lsbmajdistrelease": "12",
+    "architecture": "amd64",
+    "ipaddress": "192.0.2.10",
+    "ipaddress_eth1": "192.0.2.11",
+    "macaddress": "52:54:00:12:34:56",
+    "augeasversion": "1.14.0",
+    "puppetversion": "7.23.0",
+    "processorcount": 2,
+    "memorysize_mb": 2048,
+    "is_virtual": True,
+    "virtual": "kvm",
+    "path": "/usr/sbin:/usr/bin:/sbin:/bin",
+    "concat_basedir": "/var/lib/puppet/concat",
+    "kernelversion": "6.1.0",
+    "kernelmajversion": "6.1",
+    "selinux": False,
+    "id": "root",
+    "root_home": "/root",
 }
 
 
@@ -53,6 +79,32 @@ def compile_tree(envdir: str, puppet: str) -> None:
             puppet_version=level,
         )
         layout.write_atomic(job.out, data)
+
+
+CORPUS = "/usr/share/puppet/modules"
+
+
+def corpus_env(puppet: str) -> str:
+    """An environment whose module path is the Debian module corpus, with its ``.xpp`` tree at the level
+    of ``puppet``; cached under ``.cache/runtime/`` (keyed by the compiler's code fingerprint)."""
+    level = LEVEL[puppet][0]
+    d = os.path.join(
+        REPO, ".cache", "runtime", xcompile.code_fingerprint(), level.replace(".", "_"), "corpus"
+    )
+    done = os.path.join(d, ".xpp", "complete")
+    if not os.path.exists(done):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "environment.conf"), "w") as f:
+            f.write(f"modulepath = {CORPUS}\n")
+        compile_tree(d, puppet)
+        open(done, "w").close()
+    return d
+
+
+def corpus_classes() -> list:
+    return sorted(
+        m for m in os.listdir(CORPUS) if os.path.isfile(os.path.join(CORPUS, m, "manifests", "init.pp"))
+    )
 
 
 def run(puppet: str, envdir: str, tmp, xpp: bool, **extra) -> dict:
@@ -197,3 +249,24 @@ def test_level_mismatch_falls_back_and_files_cross_puppets(production, tmp_path)
         jobs, _ = xcompile.plan(env)
         res = run(reader, production, tmp_path, True, mode="read", pairs=[[j.out, j.src] for j in jobs])
         assert res["results"] and all(ok for ok, _why in res["results"]), res
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_corpus_catalogs_identical(puppet, tmp_path):
+    """Every corpus module's main class, one catalog each (``include <module>``) in one process: with
+    ``--xpp`` each catalog (or Puppet's error for it) is the one Puppet compiles without, and every
+    Puppet-language file Puppet loaded came from its ``.xpp``."""
+    if not os.path.isdir(CORPUS):
+        pytest.skip("no module corpus (bash .ci/install)")
+    env = corpus_env(puppet)
+    classes = corpus_classes()
+    plain = run(puppet, env, tmp_path, False, classes=classes)
+    fast = run(puppet, env, tmp_path, True, classes=classes)
+    assert len(fast["catalogs"]) == len(plain["catalogs"]) == len(classes)
+    for c, a, b in zip(classes, plain["catalogs"], fast["catalogs"]):
+        assert b == a, c
+    ok = sum(1 for a in plain["catalogs"] if "catalog" in a)
+    assert ok >= len(classes) // 3, "too few corpus classes compile for the comparison to mean much"
+    assert plain["loaded"] >= 100
+    assert fast["served"] == plain["loaded"] == fast["loaded"] and fast["parsed"] == 0
+    assert not xpp_warnings(fast)
