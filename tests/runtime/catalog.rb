@@ -39,6 +39,49 @@ if req['mode'] == 'read'
   exit 0
 end
 
+if req['mode'] == 'fuzz'
+  # Damaged copies of .xpp files: {"format_error": n, "loaded": n, "other": [descriptions]}; with the
+  # envelope checksum kept, every payload change must be a FormatError; without it, any outcome but a
+  # FormatError or a loaded Program is a failure.
+  rng = Random.new(req['seed'])
+  env = Puppet::Node::Environment.create(:x, [])
+  out = { 'format_error' => 0, 'loaded' => 0, 'other' => [], 'loaded_with_checksum' => 0 }
+  Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
+    docs = req['files'].map { |f| File.binread(f) }
+    req['count'].times do |i|
+      data = docs[i % docs.size]
+      keep = i.even? # keep the checksum, or strip it
+      head_end = data.index("\n\n") + 2
+      unless keep
+        head = data.byteslice(0, head_end - 2).sub(/; checksum=sha256-[0-9a-f]+/, '')
+        data = head + "\n\n" + data.byteslice(head_end..)
+        head_end = head.bytesize + 2
+      end
+      d = data.dup
+      pos = head_end + rng.rand(d.bytesize - head_end)
+      case rng.rand(4)
+      when 0 then d = d.byteslice(0, pos)
+      when 1 then d.setbyte(pos, d.getbyte(pos) ^ (1 << rng.rand(8)))
+      when 2 then d = d.byteslice(0, pos) + d.byteslice(pos + 1 + rng.rand(16)..).to_s
+      else d = d.byteslice(0, pos) + rng.bytes(1 + rng.rand(8)) + d.byteslice(pos..)
+      end
+      next if d == data
+      begin
+        doc = PuppetX::Xpp::Loader.load(d, '/x.pp')
+        out['loaded'] += 1
+        out['loaded_with_checksum'] += 1 if keep
+        out['other'] << "not a Program: #{doc.program.class}" unless doc.program.nil? || doc.program.is_a?(Puppet::Pops::Model::Program)
+      rescue PuppetX::Xpp::FormatError
+        out['format_error'] += 1
+      rescue Exception => e # rubocop:disable Lint/RescueException
+        out['other'] << "#{e.class}: #{e.message[0, 200]}"
+      end
+    end
+  end
+  puts JSON.generate(out)
+  exit 0
+end
+
 $loaded = 0
 module CountLoads
   def parse_string(s, f = nil)

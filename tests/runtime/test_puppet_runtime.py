@@ -270,3 +270,18 @@ def test_corpus_catalogs_identical(puppet, tmp_path):
     assert plain["loaded"] >= 100
     assert fast["served"] == plain["loaded"] == fast["loaded"] and fast["parsed"] == 0
     assert not xpp_warnings(fast)
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_damaged_input_raises_only_format_error(puppet, tmp_path):
+    """Seeded damage (truncation, bit flip, deletion, insertion) of corpus .xpp payloads: the loader raises
+    PuppetX::Xpp::FormatError or loads a Program, never anything else; with the envelope's checksum kept
+    (what puppet-xpp writes) no damaged payload loads at all."""
+    if not os.path.isdir(CORPUS):
+        pytest.skip("no module corpus (bash .ci/install)")
+    env = corpus_env(puppet)
+    files = sorted(str(p) for p in __import__("pathlib").Path(env, ".xpp").rglob("*.xpp"))[::7]
+    res = run(puppet, env, tmp_path, False, mode="fuzz", files=files, seed=14, count=3000)
+    assert res["other"] == []
+    assert res["loaded_with_checksum"] == 0
+    assert res["format_error"] > 1000
