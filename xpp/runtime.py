@@ -81,21 +81,24 @@ def load_or_parse(
     env_dir: str | None = None,
     xpp_path: str | None = None,
     tasks: bool | None = None,
-    strict: str = "warning",
+    strict: str | None = None,
     puppet_version: str | None = None,
     logger=None,
 ) -> Loaded:
     """The parse result of `pp_path`: from its `.xpp` (given, or found in `env_dir`'s tree) when that
     loads, is current and was validated under these settings, else parsed and validated from the source
-    (the reason is logged).  ``puppet_version`` None: any recorded level is accepted."""
+    (the reason is logged).  ``puppet_version``/``strict`` None: any recorded value is accepted (a parse
+    then uses the default level and that level's strict, grammar.levels)."""
     logger = logger or log
     if xpp_path is None and env_dir is not None:
         xpp_path = xpp_path_for(pp_path, env_dir)
     with open(pp_path, "rb") as f:
         raw = f.read()
     source = raw.decode("utf-8", "surrogateescape")
-    if tasks is None:
-        tasks = f"{os.sep}plans{os.sep}" in os.path.abspath(pp_path)
+    if tasks is None:  # the one plan rule (xpp.environment)
+        from puppet_xpp.xpp.environment import file_context
+
+        tasks = file_context(pp_path).tasks
     reason = _try_reason(xpp_path)
     if reason is None:
         try:
@@ -121,7 +124,7 @@ def load_or_parse(
                 diags = [to_diagnostic(r) for r in doc.diagnostics]
                 return Loaded(doc.program, diags, "xpp", None, xpp_path)
     logger.warning("puppet-xpp: parsing %s instead of loading its .xpp: %s", pp_path, reason)
-    return Loaded(*_parse(source, pp_path, env_dir, tasks, strict), "pp", reason, xpp_path)
+    return Loaded(*_parse(source, pp_path, env_dir, tasks, strict, puppet_version), "pp", reason, xpp_path)
 
 
 def _try_reason(xpp_path):
@@ -132,7 +135,7 @@ def _try_reason(xpp_path):
     return None
 
 
-def _parse(source, pp_path, env_dir, tasks, strict):
+def _parse(source, pp_path, env_dir, tasks, strict, puppet_version=None):
     from puppet_xpp.grammar.parser import parse
     from puppet_xpp.grammar.validator import validate
 
@@ -149,7 +152,13 @@ def _parse(source, pp_path, env_dir, tasks, strict):
     diags = list(res.diagnostics)
     if res.program is not None and not any(d.severity == "error" for d in diags):
         diags += validate(
-            res.program, strict=strict, tasks=tasks, file=pp_path, modulepath=modulepath, manifest=manifest
+            res.program,
+            strict=strict,
+            tasks=tasks,
+            file=pp_path,
+            modulepath=modulepath,
+            manifest=manifest,
+            level=puppet_version,
         )
     program = res.program if not any(d.severity == "error" for d in res.diagnostics) else None
     return program, diags
