@@ -8,6 +8,7 @@ reports one "Syntax error" for the file and nothing else).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -190,16 +191,27 @@ class Manifest:
     def nodes(self) -> list[Definition]:
         return self._definitions("NODE")
 
+    @cached_property
+    def _structure(self) -> list[int]:
+        """Indices of the tokens that delimit definitions (braces, parentheses, ``inherits``)."""
+        by = self._by_type
+        return sorted(
+            i for ty in ("INHERITS", "LPAREN", "RPAREN", "LBRACE", "RBRACE") for i in by.get(ty, ())
+        )
+
     def _definitions(self, kind: str) -> list[Definition]:
         toks = self.tokens
         out: list[Definition] = []
-        for i, tok in enumerate(toks):
-            if tok.type != kind:
-                continue
+        starts = self._by_type.get(kind, [])
+        if not starts:
+            return out
+        structure = self._structure
+        for i in starts:
+            tok = toks[i]
             brace = paren = 0
             in_params = False
             inherited: Tok | None = None
-            for j in range(i + 1, len(toks)):
+            for j in structure[bisect_right(structure, i) :]:
                 t = toks[j]
                 ty = t.type
                 if ty == "INHERITS":
@@ -214,7 +226,7 @@ class Manifest:
                     paren -= 1
                 elif ty == "LBRACE":
                     brace += 1
-                elif ty == "RBRACE":
+                else:
                     brace -= 1
                     if brace == 0 and not in_params and tok.next_code is not None:
                         if tok.next_code.type != "LBRACE":

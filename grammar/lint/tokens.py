@@ -19,6 +19,8 @@ and the code of each ``${...}`` is lexed by our lexer again. A text our lexer re
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from puppet_xpp.grammar.lexer import Lexer
@@ -268,18 +270,26 @@ def _problem_at(text: str, pos: int, reason: str | None) -> LexProblem:
     return LexProblem(line, pos - (before.rfind("\n") + 1) + 1, reason)
 
 
-def _char_offsets(text: str) -> list[int] | None:
-    """byte offset -> char offset table (None for ASCII text, where they are equal)."""
+def _char_offsets(text: str) -> Callable[[int], int] | None:
+    """byte offset -> char offset (None for ASCII text, where they are equal)."""
     if text.isascii():
         return None
-    table: list[int] = []
-    for i, ch in enumerate(text):
-        if ch < "\x80":
-            table.append(i)
-        else:
-            table.extend([i] * len(ch.encode("utf-8", "surrogatepass")))
-    table.append(len(text))
-    return table
+    starts: list[int] = []  # byte offset of each non-ASCII character
+    extra: list[int] = []  # bytes beyond one per character, up to and including that character
+    more = 0
+    for m in _NON_ASCII.finditer(text):
+        starts.append(m.start() + more)
+        more += len(m.group().encode("utf-8", "surrogatepass")) - 1
+        extra.append(more)
+
+    def to_char(b: int) -> int:
+        k = bisect_left(starts, b)
+        return b - (extra[k - 1] if k else 0)
+
+    return to_char
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 class _Builder:
@@ -293,15 +303,13 @@ class _Builder:
         lx = Lexer(text)
         ptoks = lx.tokens()
         table = _char_offsets(text)
-        spans = [
-            (t.start_pos, t.end_pos, t.type)
-            if table is None
-            else (table[t.start_pos], table[t.end_pos], t.type)
-            for t in ptoks
-        ]
+        if table is None:
+            spans = [(t.start_pos, t.end_pos, t.type) for t in ptoks]
+        else:
+            spans = [(table(t.start_pos), table(t.end_pos), t.type) for t in ptoks]
         if lx.error is not None:
             end = len(text) if lx.error.offset is None else lx.error.offset
-            at = end if table is None else table[min(end, len(table) - 1)]
+            at = end if table is None else table(end)
             if lx.error.code == "UNCLOSED_QUOTE" and at > 0:
                 # puppet-lint reports an unclosed string at its quote
                 raise _Fail(at - 1, "unterminated string" if text[at - 1] == '"' else None)
@@ -309,14 +317,31 @@ class _Builder:
         pos = 0
         i = 0
         n = len(text)
+        count = len(spans)
+        out = self.out
+        direct = _DIRECT
         while pos < n:
-            while i < len(spans) and spans[i][0] < pos:
+            while i < count and spans[i][0] < pos:
                 i += 1
-            start = spans[i][0] if i < len(spans) else n
-            if pos < start:
-                pos = self.trivia(pos, start)
+            if i < count:
+                start, end, ptype = spans[i]
             else:
-                pos = self.code(pos, spans[i][1], spans[i][2])
+                start = end = n
+                ptype = ""
+            if pos < start:
+                if start == pos + 1 and text[pos] == " ":
+                    out.append(Tok("WHITESPACE", " "))
+                    pos = start
+                else:
+                    pos = self.trivia(pos, start)
+                continue
+            fast = direct.get(ptype)
+            if fast is not None:
+                out.append(Tok(fast, text[pos:end]))
+                pos = end
+                i += 1
+            else:
+                pos = self.code(pos, end, ptype)
         return self.out
 
     def add(self, type_: str, value: str, raw: str | None = None) -> None:
@@ -354,10 +379,6 @@ class _Builder:
     # -- code tokens --------------------------------------------------------------------------------
     def code(self, pos: int, end: int, ptype: str) -> int:
         text = self.text
-        fast = _DIRECT.get(ptype)
-        if fast is not None:
-            self.out.append(Tok(fast, text[pos:end]))
-            return end
         if ptype in _WORDLIKE and text[end : end + 1] not in ("-", "."):
             v = text[pos:end]
             if ptype == "CLASSREF":
@@ -383,6 +404,12 @@ class _Builder:
             self.add("SSTRING", text[pos + 1 : end - 1])
             return end
         if c == '"':
+            if ptype == "STRING":
+                body = text[pos + 1 : end - 1]
+                if "$" not in body and "}" not in body and "\\" not in body:
+                    # nothing the string splitter would treat specially: one STRING
+                    self.out.append(Tok("STRING", body))
+                    return end
             return self.dq_string(pos + 1)
         if ptype == "HEREDOC":
             self.add("HEREDOC_OPEN", text[pos + 2 : end - 1])
