@@ -70,18 +70,21 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list:
         return []
     r = _Reader(data, path)
     out: list = []
+    readers = {
+        ("create_function", "ruby4"): r.function4,
+        ("newfunction", "ruby3"): r.function3,
+        ("newtype", "type"): r.native_type,
+        ("register_type", "type"): r.resource_api_type,
+        ("add", "fact"): r.fact,
+    }
     for call in _calls(tree.root_node):
-        m = _method(call)
-        if m == "create_function" and kind == "ruby4":
-            out.append(r.function4(call))
-        elif m == "newfunction" and kind == "ruby3":
-            out.append(r.function3(call))
-        elif m == "newtype" and kind == "type":
-            out.append(r.native_type(call))
-        elif m == "register_type" and kind == "type":
-            out.append(r.resource_api_type(call))
-        elif m == "add" and kind == "fact" and _text(call.child_by_field_name("receiver")) == "Facter":
-            out.append(r.fact(call))
+        read = readers.get((_method(call), kind))
+        if read is None or (kind == "fact" and _text(call.child_by_field_name("receiver")) != "Facter"):
+            continue
+        try:
+            out.append(read(call))
+        except Exception:  # an unexpected shape costs that definition only, never the file or the index
+            continue
     return [s for s in out if s is not None]
 
 

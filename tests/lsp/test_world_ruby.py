@@ -172,3 +172,27 @@ def test_core_fact_names_are_facters():
             for k in value:
                 if not isinstance(value[k], dict):
                     assert f"{top}.{k}" in names, (top, k)
+
+
+def test_broken_ruby_never_raises():
+    """Truncated, spliced and corrupted API files: whatever is still readable is read, nothing raises."""
+    import random
+
+    from puppet_xpp.server.ruby_index import index_ruby_source, kind_of_path
+
+    files = _files("lib/puppet/functions/**/*.rb") + _files("lib/puppet/type/*.rb")
+    files += _files("lib/puppet/parser/functions/*.rb")
+    rnd = random.Random(15)
+    for _ in range(400):
+        f = rnd.choice(files)
+        data = open(f, "rb").read()
+        i = rnd.randrange(len(data) + 1)
+        data = rnd.choice(
+            [
+                data[:i],
+                data[:i] + data[i + rnd.randrange(60) :],
+                data[:i] + rnd.choice([b"(", b"do", b"'", b"<<-X\n", b"{"]) + data[i:],
+            ]
+        )
+        for s in index_ruby_source(data, f, kind_of_path(f)):
+            assert s.name and s.path == f
