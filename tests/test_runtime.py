@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -10,10 +11,13 @@ import sys
 
 import pytest
 
+from puppet_xpp.grammar import pn
 from puppet_xpp.grammar.parser import parse
 from puppet_xpp.xpp.runtime import load_or_parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# parses, but validation fails (a variable of another namespace assigned)
+INVALID = "class base::invalid {\n  $base::other = 1\n  notice($base::other)\n}\n"
 
 
 @pytest.fixture()
@@ -21,6 +25,7 @@ def env(tmp_path):
     d = tmp_path / "production"
     shutil.copytree(os.path.join(ROOT, "examples", "production"), d, ignore=shutil.ignore_patterns(".xpp"))
     (d / "modules" / "base" / "manifests" / "broken.pp").write_text("class base::broken {\n  $x = [1, 2\n}\n")
+    (d / "modules" / "base" / "manifests" / "invalid.pp").write_text(INVALID)
     out = subprocess.run(
         [sys.executable, "-m", "puppet_xpp", "--compile", str(d)], cwd=ROOT, capture_output=True, text=True
     )
@@ -77,3 +82,77 @@ def test_outside_any_environment(tmp_path):
     pp.write_text("notice(1)\n")
     res = load_or_parse(str(pp))
     assert res.origin == "pp" and "no environment" in res.reason and res.program is not None
+
+
+def _xpp(env, name):
+    return env / ".xpp" / "modules" / "base" / "manifests" / f"{name}.xpp"
+
+
+def test_validation_error_keeps_the_ast_and_is_refused(env, oracle):
+    """PRFC-23: an AST plus the errors.  The .xpp of a manifest that parses but fails validation holds
+    the Program (Puppet's own parse of it) and the error; the runtime refuses it as Puppet does."""
+    from puppet_xpp.xpp.result import read_document
+    from puppet_xpp.xpp.runtime import ParseRefused
+
+    pp = env / "modules" / "base" / "manifests" / "invalid.pp"
+    doc = read_document(_xpp(env, "invalid").read_bytes())
+    assert doc.program is not None
+    want = [d for d in oracle.call("validate", file=str(pp)) if d["severity"] == "error"]
+    assert [(d["issue_code"], d["message"], d["line"], d["pos"]) for d in doc.diagnostics] == [
+        (d["code"], d["message"], d["line"], d["pos"]) for d in want
+    ]
+    assert pn.to_data(pn.transform(doc.program)) == oracle.call("pn", file=str(pp))
+    res = load_or_parse(str(pp), env_dir=str(env))
+    assert res.origin == "xpp" and res.program is not None and res.refused
+    with pytest.raises(ParseRefused) as e:
+        res.raise_errors()
+    assert str(e.value) == want[0]["message"]
+
+
+def test_dump_of_such_an_xpp_shows_both(env, oracle):
+    pp = env / "modules" / "base" / "manifests" / "invalid.pp"
+    out = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--dump", str(_xpp(env, "invalid"))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1
+    assert json.loads(out.stdout) == oracle.call("pn", file=str(pp))
+    want = [d for d in oracle.call("validate", file=str(pp)) if d["severity"] == "error"]
+    assert want and want[0]["message"] in out.stderr
+
+
+def test_other_settings_are_not_used(env, caplog):
+    from puppet_xpp.xpp.result import read_document
+
+    pp = _init(env)
+    recorded = read_document(_xpp(env, "init").read_bytes()).settings
+    assert set(recorded) == {"puppet_version", "strict", "tasks"}
+    other = next(v for v in ("8", "7", "7.23") if v != recorded["puppet_version"])
+    with caplog.at_level(logging.WARNING, logger="puppet-xpp.runtime"):
+        res = load_or_parse(pp, env_dir=str(env), puppet_version=other, strict=recorded["strict"])
+    assert res.origin == "pp" and "other settings" in res.reason and "puppet_version" in res.reason
+    res = load_or_parse(pp, env_dir=str(env), strict="off" if recorded["strict"] != "off" else "error")
+    assert res.origin == "pp" and "strict" in res.reason
+    res = load_or_parse(
+        pp, env_dir=str(env), puppet_version=recorded["puppet_version"], strict=recorded["strict"]
+    )
+    assert res.origin == "xpp"
+
+
+def test_stale_xpp_without_a_program(env):
+    """A syntax error: no Program to compare; the recorded source digest tells the .xpp is stale."""
+    pp = env / "modules" / "base" / "manifests" / "broken.pp"
+    assert load_or_parse(str(pp), env_dir=str(env)).origin == "xpp"
+    pp.write_text("class base::broken {\n  $x = [1, 2]\n}\n")
+    res = load_or_parse(str(pp), env_dir=str(env))
+    assert res.origin == "pp" and "digest" in res.reason and not res.refused
+
+
+def test_checksum_catches_a_flipped_bit(env):
+    data = bytearray(_xpp(env, "init").read_bytes())
+    data[-5] ^= 0x01
+    _xpp(env, "init").write_bytes(bytes(data))
+    res = load_or_parse(_init(env), env_dir=str(env))
+    assert res.origin == "pp" and "checksum" in res.reason
