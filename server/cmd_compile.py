@@ -15,7 +15,10 @@ one summary line per environment::
     production: compiled 12, up to date 901, removed 1, with errors 2 (0.84 s)
 
 Exit status: 0 clean, 1 errors in sources (an ``.xpp`` holding only the diagnostics is still written),
-2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree).
+2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree, a source
+that is unreadable, not a regular file or over the size limit, an internal error on a file
+(``INTERNAL_ERROR``; the other files are still compiled, state and summary written; traceback with
+``--debug``), a worker process that died, or another compile holding the lock with ``--no-wait``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import os
 import sys
 import time
 
-STRICT_LEVELS = ("off", "warning", "error")
+from puppet_xpp.grammar import levels
+from puppet_xpp.xpp.sources import shown
 
 
 class _UsageError(Exception):
@@ -84,14 +88,22 @@ def _parser() -> argparse.ArgumentParser:
         "relative entries are relative to the current directory)",
     )
     p.add_argument("--manifest", metavar="PATH", help="single-file mode: the main manifest (location rules)")
-    p.add_argument(
-        "--strict",
-        choices=STRICT_LEVELS,
-        default="warning",
-        help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error",
-    )
+    levels.add_cli_arguments(p)  # --puppet-version, --strict (both in the settings fingerprint)
     p.add_argument("--tasks", action="store_true", help="single-file mode: compile in tasks (Bolt plan) mode")
     p.add_argument("--report", metavar="FILE.json", help="write the per-file results as JSON")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="when another compile of the environment is running, exit 2 instead of waiting for it",
+    )
+    p.add_argument(
+        "--max-source-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="refuse sources larger than this (default: $PUPPET_XPP_MAX_SOURCE_SIZE or 16 MiB)",
+    )
+    p.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     g = p.add_mutually_exclusive_group()
     g.add_argument("-q", "--quiet", action="store_true", help="no progress display and no summary")
     g.add_argument("-v", "--verbose", action="store_true", help="one line per compiled or removed file")
@@ -119,12 +131,14 @@ def parse_mode(text: str) -> tuple[int, int]:
 
 def _diag_lines(display: str, rows) -> list:
     from puppet_xpp.server.cmd_validate import _location
+    from puppet_xpp.xpp.sources import shown
 
+    display = shown(display)
     out = []
     for kind, sev in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
         for severity, _code, message, line, col, logged in rows:
             if severity in sev:
-                out.append(f"{kind}: {message}{_location('' if logged else display, line, col)}")
+                out.append(f"{kind}: {shown(message)}{_location('' if logged else display, line, col)}")
     return out
 
 
@@ -160,7 +174,7 @@ class Display:
                 self.last = now
                 width = 30
                 fill = width * done // todo
-                name = result.job.display
+                name = shown(result.job.display)
                 if len(name) > 50:
                     name = "..." + name[-47:]
                 self.err.write(f"\r\033[K[{'#' * fill}{'.' * (width - fill)}] {done}/{todo} {name}")
@@ -174,13 +188,13 @@ class Display:
 
     def file(self, result):
         lines = _diag_lines(result.job.display, result.diagnostics)
-        if result.status == "failed":
-            lines.append(f"Error: {result.message}")
+        if result.status == "failed" and result.message:
+            lines.append(f"Error: {shown(result.message)}")
         if self.verbose and result.status != "up to date":
             same = (
                 " (same bytes: not rewritten)" if result.status == "compiled" and not result.written else ""
             )
-            self._err(f"{result.status}: {result.job.display}{same}")
+            self._err(f"{result.status}: {shown(result.job.display)}{same}")
         if lines:
             self._clear()
             self.out.write("\n".join(lines) + "\n")
@@ -188,11 +202,14 @@ class Display:
 
     def removed(self, path):
         if self.verbose:
-            self._err(f"removed: {path}")
+            self._err(f"removed: {shown(path)}")
+
+    def waiting(self, env):
+        self._err(f"{shown(_env_name(env))}: another compile of this environment is running; waiting for it")
 
     # other output
     def note(self, level: str, message: str):
-        self._err(f"{level.capitalize()}: {message}")
+        self._err(f"{level.capitalize()}: {shown(message)}")
 
     def summary(self, line: str):
         self._clear()
@@ -218,7 +235,7 @@ def _env_name(env) -> str:
 
 def _summary(r) -> str:
     return (
-        f"{_env_name(r.env)}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
+        f"{shown(_env_name(r.env))}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
         f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)"
     )
 
@@ -243,7 +260,7 @@ def _env_report(r) -> dict:
             "up_to_date": r.count("up to date"),
             "removed": len(r.removed),
             "with_errors": r.with_errors,
-            "failed": r.count("failed") + r.count("unreadable"),
+            "failed": r.failed,
         },
         "files": [
             {
@@ -268,6 +285,17 @@ def _env_report(r) -> dict:
     }
 
 
+def _shown_all(v):
+    """The report with every string made valid UTF-8 by the one file-name escaping rule."""
+    if isinstance(v, str):
+        return shown(v)
+    if isinstance(v, dict):
+        return {k: _shown_all(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_shown_all(x) for x in v]
+    return v
+
+
 # ------------------------------------------------------------------------------------------------------
 # modes
 
@@ -284,8 +312,12 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
         dir_mode=dmode,
         runtime_root=a.runtime_root,
         strict=a.strict,
+        puppet_version=a.puppet_version,
         basemodulepath=a.basemodulepath,
         modulepath=a.modulepath,
+        max_source_bytes=a.max_source_size,
+        wait=not a.no_wait,
+        debug=a.debug,
     )
     if a.runtime_root and not os.path.isabs(a.runtime_root):
         raise _UsageError("--runtime-root must be an absolute path")
@@ -308,14 +340,14 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
             continue
         for path, why in r.skipped:
             disp.note("warning", f"{path}: {why}")
-        for msg in r.io_errors[len([f for f in r.files if f.status == "failed"]) :]:
+        for msg in r.io_errors:
             disp.note("error", msg)
         disp.summary(_summary(r))
         rep = _env_report(r)
         reports.append(rep)
         for k in totals:
             totals[k] += rep["counts"][k]
-        if r.io_errors:
+        if r.io_errors or r.failed:
             status = 2
         elif r.with_errors and status == 0:
             status = 1
@@ -324,9 +356,10 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
 
 
 def _compile_one(a, disp: Display) -> tuple[int, dict]:
-    from puppet_xpp.server.workspace import Settings, file_context, in_plans_dir
-    from puppet_xpp.xpp.compile import _expand_modulepath, _split_path, compile_file
-    from puppet_xpp.xpp.layout import write_atomic
+    from puppet_xpp.xpp.compile import SourceRefused, compile_file
+    from puppet_xpp.xpp.environment import expand_modulepath, file_context, split_path
+    from puppet_xpp.xpp.sources import format_traceback, internal_error
+    from puppet_xpp.xpp.writes import OutputRefused, write_output
 
     if len(a.paths) != 1:
         raise _UsageError("-o needs exactly one FILE.pp")
@@ -334,22 +367,37 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
     if os.path.isdir(src):
         raise _UsageError(f"{src} is a directory (-o compiles one file)")
     fmode, _dmode = parse_mode(a.mode)
+    given = None
     if a.modulepath is not None:
-        notes: list = []
-        mp = _expand_modulepath(_split_path(a.modulepath), os.getcwd(), "", a.basemodulepath, notes)
-        manifest = a.manifest
-        tasks = a.tasks or in_plans_dir(src)
-    else:
-        ctx = file_context(os.path.abspath(src), Settings(tasks=a.tasks))
-        mp, manifest, tasks = list(ctx.modulepath), a.manifest or ctx.manifest, ctx.tasks
+        given = expand_modulepath(split_path(a.modulepath), os.getcwd(), "", a.basemodulepath, [])
+    # the file's environment, module path and plan rule, as for --validate, --dump and the language server
+    ctx = file_context(os.path.abspath(src), tasks=a.tasks, modulepath=given, manifest=a.manifest)
+    mp, manifest, tasks = list(ctx.modulepath), ctx.manifest, ctx.tasks
     t0 = time.monotonic()
     try:
         data, rows = compile_file(
-            src, src, fmt=a.format, tasks=tasks, strict=a.strict, modulepath=mp, manifest=manifest
+            src,
+            src,
+            fmt=a.format,
+            tasks=tasks,
+            strict=a.strict,
+            puppet_version=a.puppet_version,
+            modulepath=mp,
+            manifest=manifest,
+            max_bytes=a.max_source_size,
         )
+    except SourceRefused as e:
+        disp.note("error", str(e))
+        return 2, {"version": 1, "file": shown(src), "error": str(e)}
     except OSError as e:
         disp.note("error", f"Could not read file '{src}': {e.strerror or e}")
-        return 2, {"version": 1, "file": src, "error": e.strerror or str(e)}
+        return 2, {"version": 1, "file": shown(src), "error": e.strerror or str(e)}
+    except Exception as e:  # an internal failure is reported, never a traceback (unless --debug)
+        if a.debug:
+            disp.err.write(format_traceback(e))
+        d = internal_error(e, src)
+        disp.out.write(f"Error: {d.message} (file: {shown(src)})\n")
+        return 2, {"version": 1, "file": shown(src), "error": d.message}
     lines = _diag_lines(src, rows)
     if lines:
         disp.out.write("\n".join(lines) + "\n")
@@ -364,10 +412,14 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
         else:
-            write_atomic(a.output, data, mode=fmode)
+            write_output(a.output, data, mode=fmode, sources=(src,))
+    except OutputRefused as e:
+        disp.note("error", str(e))
+        return 2, {"version": 1, "file": shown(src), "error": str(e)}
     except OSError as e:
-        disp.note("error", f"cannot write {a.output}: {e.strerror or e}")
-        return 2, {"version": 1, "file": src, "error": f"cannot write {a.output}: {e.strerror or e}"}
+        why = f"cannot write {a.output}: {e.strerror or e}"
+        disp.note("error", why)
+        return 2, {"version": 1, "file": shown(src), "error": why}
     errors = sum(1 for r in rows if r[0] == "error")
     rep = {
         "version": 1,
@@ -403,13 +455,14 @@ def main(argv=None, out=None, err=None) -> int:
         err.write(f"puppet-xpp --compile: {e}\n")
         return 2
     if a.report:
+        from puppet_xpp.xpp.writes import write_output
+
         report["exit_code"] = status
         try:
-            with open(a.report, "w", encoding="utf-8") as f:
-                json.dump(report, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+            text = json.dumps(_shown_all(report), indent=1, ensure_ascii=False) + "\n"
+            write_output(a.report, text.encode("utf-8"), sources=tuple(a.paths))
         except OSError as e:
-            disp.note("error", f"cannot write {a.report}: {e.strerror or e}")
+            disp.note("error", f"cannot write {a.report}: {e.strerror or e}" if e.strerror else str(e))
             status = 2
     return status
 

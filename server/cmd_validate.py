@@ -1,11 +1,17 @@
-"""``puppet-xpp --validate PATH... [--modulepath DIRS] [--manifest PATH] [--strict LEVEL] [--tasks]
-[--format text|json]``: syntax check and static validation of manifests and templates.
+"""``puppet-xpp --validate PATH... [--modulepath DIRS] [--manifest PATH] [--puppet-version 8|7|7.23]
+[--strict LEVEL] [--tasks] [--format text|json]``: syntax check and static validation of manifests and
+templates.
 
 PATH is a file or a directory (searched recursively for ``.pp`` and ``.epp`` files, in sorted order).
-``.epp`` files are parsed as templates; files below a ``plans`` directory are validated in tasks mode
-(as are all files with ``--tasks``).  Every diagnostic of every file is reported (lexer warnings and
-syntax errors first, then the validator's, in Puppet's order).  The exit status is 1 when any error was
-reported, else 0.
+``.epp`` files are parsed as templates.  Each file's environment, module path and main manifest come from
+its location (:mod:`xpp.environment`, as for ``--compile`` and the language server) unless
+``--modulepath``/``--manifest`` are given; files in a module's ``plans/`` directory are validated in
+tasks mode (as are all files with ``--tasks``).  ``--puppet-version`` selects the language level
+(:mod:`grammar.levels`; default 8, whose default ``strict`` is ``error``).  Every diagnostic of every file is reported (lexer warnings and
+syntax errors first, then the validator's, in Puppet's order).  The exit status is 2 when a file could not
+be handled (missing, unreadable, not a regular file, over the size limit, or an internal error: one
+``INTERNAL_ERROR`` diagnostic for that file, traceback with ``--debug``; the other files are still
+validated), else 1 when any error was reported, else 0.
 
 Text output follows ``puppet parser validate``: per file, warnings first, then errors::
 
@@ -26,7 +32,11 @@ import json
 import os
 import sys
 
-STRICT_LEVELS = ("off", "warning", "error")
+from puppet_xpp.grammar import levels
+from puppet_xpp.xpp.sources import shown
+
+# diagnostics that mean "this file could not be handled" (exit status 2), not "the manifest has errors"
+FAILURE_CODES = frozenset({"NO_SUCH_FILE_OR_DIRECTORY", "UNREADABLE_FILE", "INTERNAL_ERROR"})
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, with_paths: bool = True) -> None:
@@ -52,19 +62,18 @@ def add_arguments(parser: argparse.ArgumentParser, *, with_paths: bool = True) -
         default=None,
         help="the environment's main manifest (file or directory): exempt from location checks",
     )
-    parser.add_argument(
-        "--strict",
-        choices=STRICT_LEVELS,
-        default="warning",
-        help="severity of DUPLICATE_KEY: off, warning (Puppet 7 default) or error",
-    )
+    levels.add_cli_arguments(parser)
     parser.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument(
+        "--debug", action="store_true", help="print the traceback of an internal error (INTERNAL_ERROR)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="puppet-xpp --validate", description="Syntax check and static validation (Puppet 7 rules)."
+        prog="puppet-xpp --validate",
+        description="Syntax check and static validation (Puppet 8 / OpenVox 8 rules, or 7 / 7.23).",
     )
     p.add_argument("paths", metavar="PATH", nargs="*", help="files or directories")
     add_arguments(p)
@@ -94,40 +103,52 @@ def collect_files(paths) -> list[str]:
     return out
 
 
-def _in_plans_dir(path: str) -> bool:
-    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
-    return "plans" in parts[:-1]
-
-
-def validate_file(path: str, *, strict="warning", tasks=False, modulepath=(), manifest=None):
-    """Parse and validate one file: (diagnostics, locator or None). Unreadable files give one error."""
-    from puppet_xpp.grammar.issues import Diagnostic
+def validate_file(
+    path: str,
+    *,
+    strict=None,
+    tasks=False,
+    modulepath=None,
+    manifest=None,
+    debug=None,
+    puppet_version=None,
+):
+    """Parse and validate one file: (diagnostics, locator or None).  Never raises: a file that cannot be
+    read gives one diagnostic (xpp.sources), a failure inside puppet-xpp gives INTERNAL_ERROR (its
+    traceback goes to ``debug``, a writable stream, when given).  ``modulepath``/``manifest`` None: the
+    file's environment's (xpp.environment.file_context); ``puppet_version``: the language level."""
     from puppet_xpp.grammar.parser import parse
     from puppet_xpp.grammar.validator import validate
+    from puppet_xpp.xpp.sources import format_traceback, internal_error, read_source
 
+    src = read_source(path)
+    if src.diagnostic is not None:
+        return [src.diagnostic], None
+    assert src.text is not None
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return [Diagnostic.make("NO_SUCH_FILE_OR_DIRECTORY", None, 0, {"file": path}, file=path)], None
-    except OSError as e:
-        return [
-            Diagnostic.make(
-                "UNREADABLE_FILE", None, 0, {"file": path, "reason": e.strerror or str(e)}, file=path
+        from puppet_xpp.xpp.environment import file_context
+
+        ctx = file_context(path, tasks=tasks, modulepath=modulepath, manifest=manifest)
+        epp, tasks, modulepath, manifest = path.endswith(".epp"), ctx.tasks, ctx.modulepath, ctx.manifest
+        res = parse(src.text, file=path, epp=epp, tasks=tasks)
+        diags = list(res.diagnostics)
+        if res.program is not None:
+            diags.extend(
+                validate(
+                    res.program,
+                    strict=strict,
+                    tasks=tasks,
+                    file=path,
+                    modulepath=modulepath,
+                    manifest=manifest,
+                    level=puppet_version,
+                )
             )
-        ], None
-    text = data.decode("utf-8", "surrogateescape")
-    epp = path.endswith(".epp")
-    tasks = tasks or _in_plans_dir(path)
-    res = parse(text, file=path, epp=epp, tasks=tasks)
-    diags = list(res.diagnostics)
-    if res.program is not None:
-        diags.extend(
-            validate(
-                res.program, strict=strict, tasks=tasks, file=path, modulepath=modulepath, manifest=manifest
-            )
-        )
-    return diags, res.locator
+        return diags, res.locator
+    except Exception as e:  # one file's failure never costs another's result
+        if debug is not None:
+            debug.write(format_traceback(e))
+        return [internal_error(e, path)], None
 
 
 def _location(path, line, col) -> str:
@@ -154,14 +175,26 @@ def run_args(ns, out=None) -> int:
     if not paths:
         print("puppet-xpp --validate: no PATH given", file=sys.stderr)
         return 2
-    modulepath = [d for d in (ns.modulepath or "").split(os.pathsep) if d]
+    modulepath = None if ns.modulepath is None else [d for d in ns.modulepath.split(os.pathsep) if d]
+    level = getattr(ns, "puppet_version", None)
     any_error = False
+    failed = False
+    debug = sys.stderr if getattr(ns, "debug", False) else None
     for path in collect_files(paths):
         diags, locator = validate_file(
-            path, strict=ns.strict, tasks=ns.tasks, modulepath=modulepath, manifest=ns.manifest
+            path,
+            strict=ns.strict,
+            tasks=ns.tasks,
+            modulepath=modulepath,
+            manifest=ns.manifest,
+            debug=debug,
+            puppet_version=level,
         )
         if any(d.severity == "error" for d in diags):
             any_error = True
+        if any(d.code in FAILURE_CODES for d in diags):
+            failed = True
+        path = shown(path)
         if ns.format == "json":
             items = []
             for d in diags:
@@ -170,7 +203,7 @@ def run_args(ns, out=None) -> int:
                     {
                         "severity": d.severity,
                         "code": d.code,
-                        "message": d.message,
+                        "message": shown(d.message),
                         "line": line,
                         "column": col,
                         "offset": d.offset,
@@ -185,9 +218,9 @@ def run_args(ns, out=None) -> int:
                 for d in group:
                     line, col = _line_col(d, locator)
                     where = "" if isinstance(d, LoggedDiagnostic) else path
-                    out.write(f"{kind}: {d.message}{_location(where, line, col)}\n")
+                    out.write(f"{kind}: {shown(d.message)}{_location(where, line, col)}\n")
     out.flush()
-    return 1 if any_error else 0
+    return 2 if failed else 1 if any_error else 0
 
 
 def run(argv=None, out=None) -> int:

@@ -13,9 +13,13 @@ import subprocess
 import pytest
 
 from puppet_xpp.server import cmd_validate
+from tests.conformance.oracle import oracle_for
 
 
 def run(*argv):
+    """--validate at level 7.23 (most tests compare with Puppet 7.23) unless the test names a level."""
+    if "--puppet-version" not in argv:
+        argv = (*argv, "--puppet-version", "7.23")
     out = io.StringIO()
     rc = cmd_validate.run(list(argv), out=out)
     return rc, out.getvalue()
@@ -176,7 +180,7 @@ def test_only_warnings_exit_zero_and_clean_files_print_nothing(tmp_path):
 def test_missing_file(tmp_path):
     f = str(tmp_path / "nope.pp")
     rc, text = run(f)
-    assert rc == 1
+    assert rc == 2  # a file that cannot be read: 2 in every mode (issue 10 item 4)
     assert text == f"Error: No such file or directory: {f} (file: {f})\n"
 
 
@@ -188,7 +192,11 @@ def test_epp_file_and_plans_dir_detection(tmp_path, oracle):
     tpl.write_text("x<% ($a) %>\n")
     _, lines = jrun(str(tmp_path))
     got = {x["file"]: keys(x["diagnostics"]) for x in lines}
-    assert got[str(plan)] == keys(oracle.call("validate", file=str(plan), tasks=True), "pos")
+    # outside any environment the module is inferred from the location (tmp_path is a module with plans/),
+    # so its parent is the module path, as for the language server and --compile FILE
+    mp = [str(tmp_path.parent)]
+    want = oracle.call("validate", file=str(plan), tasks=True, modulepath=mp)
+    assert got[str(plan)] == keys(want, "pos")
     assert got[str(tpl)] == keys(oracle.call("validate", file=str(tpl)), "pos")
     assert [c for _, c, _, _ in got[str(tpl)]] == ["ILLEGAL_EPP_PARAMETERS"]
 
@@ -213,3 +221,44 @@ def test_directory_walk_survives_symlink_cycles(tmp_path):
     os.symlink(str(tmp_path / "m"), str(tmp_path / "m" / "manifests" / "loop"))
     rc, lines = jrun(str(tmp_path))
     assert rc == 0 and [x["file"] for x in lines] == [str(tmp_path / "m" / "manifests" / "init.pp")]
+
+
+@pytest.mark.parametrize("level,strict", [("8", "error"), ("7", "warning")])
+def test_levels_8_and_7_equal_openvox(tree, level, strict):
+    """The default level 8 (strict error) and level 7 (strict warning) answer like OpenVox 8."""
+    oracle8 = oracle_for("8")
+    (tree / "modules/aaa/manifests/typed.pp").write_text(
+        "class aaa::typed(Integer[$x] $p, Optional[[String]] $q = undef) {\n  $h = {Foo[1] => 1, Bar[1] => 2}\n}\n"
+    )
+    argv = [str(tree / "modules"), "--modulepath", str(tree / "modules")]
+    if level == "8":  # the default: no option given
+        out = io.StringIO()
+        rc = cmd_validate.run([*argv, "--format", "json"], out=out)
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    else:
+        rc, lines = jrun(*argv, "--puppet-version", level)
+    for item in lines:
+        want = oracle8.call(
+            "validate",
+            file=item["file"],
+            modulepath=[str(tree / "modules")],
+            strict=strict,
+            tasks="/plans/" in item["file"],
+        )
+        assert keys(item["diagnostics"]) == keys(want, "pos"), item["file"]
+        assert [d["message"] for d in item["diagnostics"]] == [d["message"] for d in want]
+    codes = {
+        os.path.basename(x["file"]): [(d["severity"], d["code"]) for d in x["diagnostics"]] for x in lines
+    }
+    assert codes["init.pp"] == [(strict, "DUPLICATE_KEY")]
+    assert ("deprecation", "ILLEGAL_NONLITERAL_PARAMETER_TYPE") in codes["typed.pp"]
+    assert rc == 1
+
+
+def test_explicit_strict_overrides_the_level(tree):
+    f = str(tree / "modules/aaa/manifests/init.pp")
+    assert jrun(f, "--puppet-version", "8")[0] == 1  # DUPLICATE_KEY is an error at level 8
+    rc, [item] = jrun(f, "--puppet-version", "8", "--strict", "warning")
+    assert rc == 0 and [d["severity"] for d in item["diagnostics"]] == ["warning"]
+    rc, [item] = jrun(f, "--puppet-version", "7.23", "--strict", "error")
+    assert rc == 1 and [d["severity"] for d in item["diagnostics"]] == ["error"]

@@ -20,9 +20,14 @@ are identical).  A manifest outside the environment directory goes to
 ``.xpp/modules/environment/manifests/<name>``.
 
 Safety: nothing is written outside ``ENVDIR/.xpp`` or inside a module directory.  ``.xpp`` itself and
-every directory below it must be real directories (a symbolic link there is refused with a message);
-writes are atomic (temporary file in the target directory + rename), so a killed run leaves only
-complete files.
+every directory below it must be real directories (a symbolic link there is refused with a message),
+and every write goes through directory descriptors opened from ``.xpp`` down without following links
+(:class:`xpp.writes.AnchoredTree`), so a link swapped in during the run cannot redirect it; writes are
+atomic (temporary file in the target directory + rename), so a killed run leaves only complete files.
+Sources are read by :func:`xpp.sources.read_source` (regular files only, a size limit, as the
+environment owner when running as root; an ``.xpp`` is never more readable than its source).  One
+compile per environment at a time (``.xpp/compile.lock``).  A failure on one file (internal error, a
+worker process that died) is that file's result; the others go on.
 
 Incremental: ``ENVDIR/.xpp/compile-state.json`` records, per output, the stat of the source and of the
 ``.xpp`` written, plus a fingerprint of the settings and of the compiler's own code.  A file whose two
@@ -30,7 +35,8 @@ stats match is up to date without being read.  Otherwise, unless ``force``, the 
 and its embedded source (the Locator string), recorded name and encoding are compared with the source:
 equal means up to date (the source is the authority, not the time stamps).  A recompiled file whose
 bytes equal the existing ``.xpp`` is not rewritten.  ``.xpp`` files that no source maps to any more are
-removed (and directories left empty), as are temporary files left by a killed run (after 10 minutes).
+removed (and directories left empty), as are all temporary files left by killed runs (the lock holder
+is the only writer).
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from puppet_xpp.xpp import layout
+from puppet_xpp.xpp import layout, writes
 from puppet_xpp.xpp.environment import (
     MODULE_NAME,
     SOURCE_DIRS,
@@ -92,10 +98,14 @@ class Options:
     file_mode: int = 0o644
     dir_mode: int = 0o755
     runtime_root: str | None = None  # where ENVDIR lives at run time (recorded names become absolute)
-    strict: str = "warning"
+    strict: str | None = None  # None: the language level's default (grammar.levels)
+    puppet_version: str | None = None  # language level 8 | 7 | 7.23 (None: the default, 8)
     basemodulepath: str | None = None
     modulepath: str | None = None  # replaces the environment's modulepath
     chown: bool | None = None  # None: when running as root
+    max_source_bytes: int | None = None  # None: xpp.sources.max_bytes() (environment or default)
+    wait: bool = True  # another compile of the environment holds its lock: wait (else CompileError)
+    debug: bool = False  # an internal error's traceback goes into the file's message
 
 
 @dataclass
@@ -112,7 +122,7 @@ class Job:
 @dataclass
 class FileResult:
     job: Job
-    status: str  # compiled | up to date | failed (I/O) | unreadable
+    status: str  # compiled | up to date | failed (I/O, internal error, lost worker) | unreadable
     errors: int = 0
     warnings: int = 0
     diagnostics: list = field(default_factory=list)  # [severity, code, message, line, column, logged]
@@ -128,7 +138,7 @@ class EnvResult:
     files: list = field(default_factory=list)  # FileResult, in plan order
     skipped: list = field(default_factory=list)  # (path, reason)
     removed: list = field(default_factory=list)  # removed .xpp paths
-    io_errors: list = field(default_factory=list)  # messages (exit status 2)
+    io_errors: list = field(default_factory=list)  # problems not tied to one file (exit status 2)
     seconds: float = 0.0
 
     def count(self, status):
@@ -137,6 +147,11 @@ class EnvResult:
     @property
     def with_errors(self):
         return sum(1 for r in self.files if r.errors)
+
+    @property
+    def failed(self):
+        """Files that could not be handled (unreadable, refused, not written, internal error): exit 2."""
+        return sum(1 for r in self.files if r.status in ("failed", "unreadable"))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -215,6 +230,14 @@ def _recorded(env: EnvLayout, src: str, target_recorded: str, runtime_root: str 
     return target_recorded
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def plan(env: EnvLayout, runtime_root: str | None = None):
     """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason)."""
     jobs: list = []
@@ -236,6 +259,9 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             return
         if out in seen_out:
             skipped.append((src, f"maps to the same .xpp as {seen_out[out]}; skipped"))
+            return
+        if not _utf8(recorded):
+            skipped.append((src, "its file name is not valid UTF-8 (an .xpp records it as text); skipped"))
             return
         seen_out[out] = src
         rel = os.path.relpath(out, env.out_base).replace(os.sep, "/")
@@ -309,13 +335,15 @@ def _is_within(path: str, parent: str) -> bool:
 
 
 class _Tree:
-    """Creates directories below ``ENVDIR/.xpp`` and refuses symbolic links anywhere in that tree."""
+    """The ``.xpp`` tree of an environment, written only through directory descriptors
+    (:class:`xpp.writes.AnchoredTree`: no component is followed if it is a symbolic link, so a directory
+    swapped for a link during a run makes that file fail, never escape the tree)."""
 
     def __init__(self, env: EnvLayout, opts: Options, owner):
         self.env = env
         self.dir_mode = opts.dir_mode
         self.owner = owner
-        self.ok: set = set()
+        self.anchored: writes.AnchoredTree | None = None
 
     def check_root(self, module_dirs) -> None:
         root = self.env.xpp_root
@@ -333,42 +361,41 @@ class _Tree:
             if _is_within(real_root, rm):
                 raise CompileError(f"refusing to write: {root} would be inside the module directory {m}")
 
-    def ensure_dir(self, d: str) -> None:
-        """Create ``d`` (below the .xpp root) and its parents; OSError/CompileError on a problem."""
-        if d in self.ok:
-            return
-        root = self.env.xpp_root
-        if not _is_within(d, root):
-            raise CompileError(f"refusing to write outside {root}: {d}")
-        rel = os.path.relpath(d, root)
-        parts = [] if rel == "." else rel.split(os.sep)
-        if ".." in parts:
-            raise CompileError(f"refusing to write outside {root}: {d}")
-        cur = root
-        for part in [None] + parts:
-            if part is not None:
-                cur = os.path.join(cur, part)
-            if cur in self.ok:
-                continue
+    def open(self) -> writes.AnchoredTree:
+        """The anchored tree (``.xpp`` created when missing); CompileError when it is unsafe."""
+        if self.anchored is None:
             try:
-                st = os.lstat(cur)
-            except FileNotFoundError:
-                try:
-                    os.mkdir(cur, self.dir_mode)
-                except FileExistsError:
-                    pass
-                st = os.lstat(cur)
-                if _stat.S_ISDIR(st.st_mode):
-                    if self.owner is not None:
-                        os.chown(cur, *self.owner)
-                    os.chmod(cur, self.dir_mode)  # not subject to the umask
-            if _stat.S_ISLNK(st.st_mode):
-                raise CompileError(
-                    f"refusing to write below {cur}: it is a symbolic link (to {os.readlink(cur)})"
+                self.anchored = writes.AnchoredTree(
+                    self.env.xpp_root, dir_mode=self.dir_mode, owner=self.owner
                 )
-            if not _stat.S_ISDIR(st.st_mode):
-                raise CompileError(f"refusing to write below {cur}: not a directory")
-            self.ok.add(cur)
+            except writes.UnsafePath as e:
+                raise CompileError(str(e)) from None
+            except OSError as e:
+                raise CompileError(f"cannot open {self.env.xpp_root}: {e.strerror or e}") from None
+        return self.anchored
+
+    def rel(self, path: str) -> str:
+        """``path`` (below the .xpp root) relative to it, '/'-separated; CompileError outside."""
+        root = self.env.xpp_root
+        rel = os.path.relpath(path, root)
+        if rel == "." or not _is_within(path, root) or ".." in rel.split(os.sep):
+            raise CompileError(f"refusing to write outside {root}: {path}")
+        return rel.replace(os.sep, "/")
+
+    def ensure_dir(self, d: str) -> None:
+        """Create directory ``d`` (below the .xpp root) and its parents; OSError/CompileError."""
+        tree = self.open()
+        if d == self.env.xpp_root:
+            return
+        try:
+            tree.dir_fd(self.rel(d), create=True)
+        except writes.UnsafePath as e:
+            raise CompileError(str(e)) from None
+
+    def close(self) -> None:
+        if self.anchored is not None:
+            self.anchored.close()
+            self.anchored = None
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -408,12 +435,22 @@ def code_fingerprint() -> str:
     return _CODE_FP
 
 
+def _level(opts: Options) -> tuple[str, str]:
+    """(language level, strict) in effect for ``opts`` (an explicit strict wins over the level's)."""
+    from puppet_xpp.grammar import levels
+
+    name = levels.level(opts.puppet_version).name
+    return name, levels.resolve_strict(name, opts.strict)
+
+
 def settings_fingerprint(env: EnvLayout, opts: Options) -> str:
+    level, strict = _level(opts)
     blob = json.dumps(
         {
             "code": code_fingerprint(),
             "fmt": opts.fmt,
-            "strict": opts.strict,
+            "strict": strict,
+            "puppet_version": level,
             "modulepath": list(env.modulepath),
             "manifest": env.manifest,
             "runtime_root": opts.runtime_root,
@@ -444,11 +481,12 @@ def _init_worker(settings: dict) -> None:
     _W.clear()
     _W.update(settings)
     if settings.get("pdeathsig"):
-        _die_with_parent()
+        _die_with_parent(settings.get("parent"))
 
 
-def _die_with_parent() -> None:
-    """Linux: a worker is killed when the compiling process dies (e.g. SIGKILL), instead of lingering."""
+def _die_with_parent(parent: int | None = None) -> None:
+    """Linux: a worker is killed when the compiling process dies (e.g. SIGKILL), instead of lingering
+    (also when the parent died before this ran: then ``parent`` is no longer our parent)."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -459,6 +497,8 @@ def _die_with_parent() -> None:
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except Exception:  # pragma: no cover - best effort
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def _diag_rows(diags, locator) -> list:
@@ -494,12 +534,11 @@ def _counts(rows):
     return e, w
 
 
-def _read_existing(out: str):
-    try:
-        with open(out, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
+def _worker_tree() -> writes.AnchoredTree:
+    t = _W.get("tree")
+    if t is None:
+        t = _W["tree"] = writes.AnchoredTree(_W["xpp_root"], dir_mode=_W["dir_mode"], owner=_W["owner"])
+    return t
 
 
 def _existing_is_current(data, text: str, recorded: str, fmt: str):
@@ -525,66 +564,114 @@ def _existing_is_current(data, text: str, recorded: str, fmt: str):
     return _record_rows(records)
 
 
+def source_xpp(
+    src,
+    recorded: str,
+    *,
+    abs_path: str,
+    tasks: bool,
+    strict: str,
+    modulepath,
+    manifest,
+    fmt,
+    puppet_version=None,
+):
+    """(xpp bytes, diagnostic rows) of a source read by :func:`xpp.sources.read_source` whose text may be
+    used (an INVALID_ENCODING source gets an .xpp holding only that diagnostic, as Puppet rejects it)."""
+    if src.diagnostic is not None:
+        from puppet_xpp.grammar.ast import make_locator
+
+        loc = make_locator("", recorded)
+        return layout.write_program(None, [src.diagnostic], loc, recorded, fmt=fmt), _diag_rows(
+            [src.diagnostic], loc
+        )
+    info: dict = {}
+    data = layout.compile_source(
+        src.text,
+        recorded,
+        abs_path=abs_path,
+        epp=False,
+        tasks=tasks,
+        strict=strict,
+        modulepath=modulepath,
+        manifest=manifest,
+        fmt=fmt,
+        info=info,
+        puppet_version=puppet_version,
+    )
+    return data, _diag_rows(info["diagnostics"], info["locator"])
+
+
 def compile_job(job: Job) -> FileResult:
-    """Compile one file (in a worker, settings from :func:`_init_worker`)."""
+    """Compile one file (in a worker, settings from :func:`_init_worker`).  Never raises: a failure inside
+    puppet-xpp becomes the file's INTERNAL_ERROR (status "failed", nothing written)."""
+    from puppet_xpp.xpp.sources import format_traceback, internal_error, narrowed_mode, read_source
+
+    try:
+        return _compile_job(job, read_source, narrowed_mode)
+    except Exception as e:
+        fr = FileResult(job, "failed")
+        fr.diagnostics = _diag_rows([internal_error(e, job.display)], None)
+        fr.errors = 1
+        if _W.get("debug"):
+            fr.message = format_traceback(e)
+        try:
+            _worker_tree().unlink("modules/" + job.rel)  # whatever it holds is not this source's
+        except (OSError, KeyError):
+            pass
+        return fr
+
+
+def _compile_job(job: Job, read_source, narrowed_mode) -> FileResult:
     w = _W
     fr = FileResult(job, "compiled")
-    try:
-        st = os.stat(job.src)
-        with open(job.src, "rb") as f:
-            data = f.read()
-    except OSError as e:
+    rel = "modules/" + job.rel
+    tree = _worker_tree()
+    src = read_source(job.src, job.display, limit=w.get("max_bytes"), as_user=w["owner"])
+    if src.text is None:
         fr.status = "unreadable"
         fr.errors = 1
-        fr.diagnostics = [
-            [
-                "error",
-                "UNREADABLE_FILE",
-                f"Could not read file '{job.display}': {e.strerror or e}",
-                None,
-                None,
-                False,
-            ]
-        ]
-        _remove_quietly(job.out)  # whatever it holds cannot be checked against the source
+        fr.diagnostics = _diag_rows([src.diagnostic], None)
+        try:
+            tree.unlink(rel)  # whatever it holds cannot be checked against the source
+        except OSError:
+            pass
         return fr
-    text = data.decode("utf-8", "surrogateescape")
-    fr.src_stat = _stat_sig(st)
-    existing = _read_existing(job.out)
-    if w.get("check"):
-        rows = _existing_is_current(existing, text, job.recorded, w["fmt"])
+    fr.src_stat = _stat_sig(src.stat)
+    existing = tree.read(rel)
+    if w.get("check") and src.diagnostic is None:
+        rows = _existing_is_current(existing, src.text, job.recorded, w["fmt"])
         if rows is not None:
             fr.status = "up to date"
             fr.diagnostics = rows
             fr.errors, fr.warnings = _counts(rows)
             try:
-                fr.xpp_stat = _xpp_sig(os.stat(job.out))
+                fr.xpp_stat = _xpp_sig(tree.stat(rel))
             except OSError:
                 fr.xpp_stat = None
             return fr
-    info: dict = {}
-    out_bytes = layout.compile_source(
-        text,
+    out_bytes, fr.diagnostics = source_xpp(
+        src,
         job.recorded,
         abs_path=job.src,
-        epp=False,
         tasks=job.tasks,
         strict=w["strict"],
         modulepath=w["modulepath"],
         manifest=w["manifest"],
         fmt=w["fmt"],
-        info=info,
+        puppet_version=w.get("puppet_version"),
     )
-    fr.diagnostics = _diag_rows(info["diagnostics"], info["locator"])
     fr.errors, fr.warnings = _counts(fr.diagnostics)
+    owner = w["owner"]
+    mode = narrowed_mode(w["file_mode"], src.stat, owner[1] if owner else os.getegid())
     try:
         if existing == out_bytes:  # identical bytes: not rewritten
-            if _stat.S_IMODE(os.stat(job.out).st_mode) != w["file_mode"]:
-                os.chmod(job.out, w["file_mode"])
+            if _stat.S_IMODE(tree.stat(rel).st_mode) != mode:
+                tree.chmod(rel, mode)
         else:
-            layout.write_atomic(job.out, out_bytes, mode=w["file_mode"], owner=w["owner"])
+            tree.write(rel, out_bytes, mode=mode, owner=owner)
             fr.written = True
-        fr.xpp_stat = _xpp_sig(os.stat(job.out))
+        fr.xpp_stat = _xpp_sig(tree.stat(rel))
     except OSError as e:
         fr.status = "failed"
         fr.message = f"cannot write {job.out}: {e.strerror or e}"
@@ -594,7 +681,11 @@ def compile_job(job: Job) -> FileResult:
 def _work(item):
     i, job = item
     fr = compile_job(job)
-    return i, (
+    return i, _payload(fr)
+
+
+def _payload(fr: FileResult) -> tuple:
+    return (
         fr.status,
         fr.errors,
         fr.warnings,
@@ -604,13 +695,6 @@ def _work(item):
         fr.xpp_stat,
         fr.written,
     )
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -651,18 +735,71 @@ class _Events:
         pass
 
 
+LOCK_FILE = "compile.lock"
+
+
+def _lock(tree: writes.AnchoredTree, env: EnvLayout, opts: Options, events) -> int:
+    """Take the environment's compile lock (``.xpp/compile.lock``, ``flock``): one compile per environment
+    at a time.  Busy: wait (telling ``events.waiting`` once) or, with ``wait=False``, CompileError."""
+    import fcntl
+
+    try:
+        fd = os.open(
+            LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=tree.root_fd
+        )
+    except OSError as e:
+        raise CompileError(
+            f"cannot open {os.path.join(env.xpp_root, LOCK_FILE)}: {e.strerror or e}"
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if _stat.S_IMODE(st.st_mode) != opts.file_mode & 0o666:
+            os.fchmod(fd, opts.file_mode & 0o666)  # holds nothing: the tree's file mode
+        owner = tree.owner
+        if owner is not None and (st.st_uid, st.st_gid) != tuple(owner):
+            os.fchown(fd, *owner)
+    except OSError:
+        pass
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except BlockingIOError:
+        pass
+    if not opts.wait:
+        os.close(fd)
+        raise CompileError(
+            f"{env.display}: another compile of this environment is running (lock "
+            f"{os.path.join(env.xpp_root, LOCK_FILE)} held); not waiting (--no-wait)"
+        )
+    getattr(events, "waiting", lambda env: None)(env)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
 def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult:
     """Compile ``env`` incrementally.
 
     ``events`` (optional) receives ``start(env, total, todo)``, ``progress(done, todo, FileResult)`` as
-    each file needing work completes, ``file(FileResult)`` for every file in plan order, and
-    ``removed(path)``.  Raises :class:`CompileError` when the output tree is unsafe."""
+    each file needing work completes, ``file(FileResult)`` for every file in plan order,
+    ``removed(path)``, and ``waiting(env)`` when another compile holds the environment's lock.  Raises
+    :class:`CompileError` when the output tree is unsafe (or locked, with ``opts.wait`` False)."""
     t0 = time.monotonic()
     events = events or _Events()
     res = EnvResult(env)
     owner = _owner_for(env, opts)
     tree = _Tree(env, opts, owner)
     tree.check_root(_module_dirs(env))
+    anchored = tree.open()
+    lock_fd = _lock(anchored, env, opts, events)
+    try:
+        return _compile_locked(env, opts, events, res, owner, tree, t0)
+    finally:
+        tree.close()
+        os.close(lock_fd)  # releases the lock
+
+
+def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
+    anchored = tree.anchored
     jobs, skipped = plan(env, opts.runtime_root)
     res.skipped = skipped
     state_path = os.path.join(env.xpp_root, STATE_FILE)
@@ -679,7 +816,7 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
         if ent is not None and ent.get("src") == job.src and ent.get("recorded") == job.recorded:
             try:
                 s_sig = _stat_sig(os.stat(job.src))
-                x_sig = _xpp_sig(os.stat(job.out))
+                x_sig = _xpp_sig(anchored.stat("modules/" + job.rel))
             except OSError:
                 s_sig = x_sig = None
             if s_sig == ent.get("s") and x_sig == ent.get("x"):
@@ -704,16 +841,22 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
             results[i] = FileResult(
                 job, "failed", message=f"cannot create {os.path.dirname(job.out)}: {e.strerror or e}"
             )
+    anchored.forget()  # the workers open their own descriptors
 
     # an existing .xpp is trusted when its embedded source is this source, unless the settings changed
     # since the last run (or --force): then it is recompiled (identical bytes are not rewritten)
     settings = {
         "fmt": opts.fmt,
-        "strict": opts.strict,
+        "strict": _level(opts)[1],
+        "puppet_version": _level(opts)[0],
         "modulepath": tuple(env.modulepath),
         "manifest": env.manifest,
         "file_mode": opts.file_mode,
+        "dir_mode": opts.dir_mode,
         "owner": owner,
+        "xpp_root": env.xpp_root,
+        "max_bytes": opts.max_source_bytes,
+        "debug": opts.debug,
         "check": not opts.force and (same_settings or state.get("fingerprint") is None),
     }
     reported = 0
@@ -732,10 +875,9 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
         flush()
     flush()
     res.files = results
-    res.io_errors = [r.message for r in results if r.status == "failed"]
 
-    # stale outputs, temporary files left by a killed run, empty directories
-    res.removed = _sweep(env, {j.out for j in jobs}, events)
+    # stale outputs, temporary files left by killed runs (we hold the lock: all of them), empty directories
+    res.removed = _sweep(anchored, env, {j.rel for j in jobs}, events)
 
     files = {}
     for fr in results:
@@ -750,15 +892,12 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
     new_state = {"version": STATE_VERSION, "fingerprint": fp, "files": files}
     if new_state != state:
         try:
-            tree.ensure_dir(env.xpp_root)
-            layout.write_atomic(
-                state_path,
+            anchored.write(
+                STATE_FILE,
                 json.dumps(new_state, separators=(",", ":")).encode(),
                 mode=opts.file_mode,
                 owner=owner,
             )
-        except CompileError as e:
-            res.io_errors.append(str(e))
         except OSError as e:
             res.io_errors.append(f"cannot write {state_path}: {e.strerror or e}")
     res.seconds = time.monotonic() - t0
@@ -766,7 +905,8 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
 
 
 def _run(jobs, idx, settings, opts):
-    """Yield (plan index, result payload) for the jobs at ``idx``, compiled by worker processes."""
+    """Yield (plan index, result payload) for the jobs at ``idx``, compiled by worker processes; a job
+    whose worker died is reported failed (:mod:`xpp.workers`)."""
     if not idx:
         return
     n = opts.jobs or os.cpu_count() or 1
@@ -774,50 +914,65 @@ def _run(jobs, idx, settings, opts):
     # import and load the parser before forking: the workers share it
     import puppet_xpp.grammar.validator  # noqa: F401
     import puppet_xpp.xpp.result  # noqa: F401
+    import puppet_xpp.xpp.sources  # noqa: F401
     from puppet_xpp.grammar.parser import tables
 
     tables()
     items = [(i, jobs[i]) for i in idx]
     if n == 1 or len(idx) < 4:
         _init_worker(dict(settings))
-        for item in items:
-            yield _work(item)
+        try:
+            for item in items:
+                yield _work(item)
+        finally:
+            t = _W.pop("tree", None)
+            if t is not None:
+                t.close()
         return
-    import multiprocessing as mp
+    from puppet_xpp.xpp.workers import run_pool
 
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     chunk = max(1, min(8, len(items) // (n * 8)))
-    with ctx.Pool(n, initializer=_init_worker, initargs=(dict(settings, pdeathsig=True),)) as pool:
-        yield from pool.imap_unordered(_work, items, chunksize=chunk)
+    for kind, (i, job), value in run_pool(
+        _work, items, n, _init_worker, (dict(settings, pdeathsig=True, parent=os.getpid()),), chunk
+    ):
+        if kind == "done":
+            yield value
+        else:
+            yield i, _payload(FileResult(job, "failed", message=f"{job.display}: not compiled: {value}"))
 
 
-def _sweep(env: EnvLayout, expected: set, events) -> list:
+def _sweep(tree: writes.AnchoredTree, env: EnvLayout, expected: set, events) -> list:
+    """Remove .xpp files no source maps to, every temporary file (the caller holds the lock, so none is
+    being written) and directories left empty, below ``.xpp/modules``, through directory descriptors
+    (``os.fwalk`` does not follow links)."""
     removed = []
-    base = env.out_base
-    if not os.path.isdir(base) or os.path.islink(base):
+    try:
+        base_fd = tree.dir_fd("modules")
+    except OSError:
         return removed
-    now = time.time()
-    for d, _dirs, files in os.walk(base, topdown=False):
+    for d, dirs, files, dfd in os.fwalk(".", dir_fd=base_fd, topdown=False, follow_symlinks=False):
+        rel_d = "" if d == "." else d[2:]
         for f in files:
-            p = os.path.join(d, f)
-            if f.endswith(".xpp"):
-                if p not in expected:
-                    try:
-                        os.unlink(p)
-                    except OSError:
+            rel = f"{rel_d}/{f}" if rel_d else f
+            if f.endswith(".xpp") and rel not in expected:
+                try:
+                    st = os.stat(f, dir_fd=dfd, follow_symlinks=False)
+                    if not _stat.S_ISREG(st.st_mode) and not _stat.S_ISLNK(st.st_mode):
                         continue
-                    removed.append(p)
-                    events.removed(p)
+                    os.unlink(f, dir_fd=dfd)
+                except OSError:
+                    continue
+                p = os.path.join(env.out_base, rel)
+                removed.append(p)
+                events.removed(p)
             elif _TMP_NAME.match(f):
                 try:
-                    if now - os.lstat(p).st_mtime > TMP_MAX_AGE:
-                        os.unlink(p)
+                    os.unlink(f, dir_fd=dfd)
                 except OSError:
                     pass
-        if d != base:
+        for sub in dirs:
             try:
-                if not os.listdir(d) and not os.path.islink(d):
-                    os.rmdir(d)
+                os.rmdir(sub, dir_fd=dfd)  # fails unless empty
             except OSError:
                 pass
     return removed
@@ -828,23 +983,42 @@ def write_job(env: EnvLayout, job: Job, data: bytes, opts: Options | None = None
     :func:`compile_environment` (for a single file, e.g. the language server's .xpp-on-save).  Returns
     False when the file already holds these bytes (not rewritten).  Raises CompileError (a refused symbolic
     link) or OSError."""
+    from puppet_xpp.xpp.sources import narrowed_mode
+
     opts = opts or Options()
     owner = _owner_for(env, opts)
     tree = _Tree(env, opts, owner)
     tree.check_root(_module_dirs(env))
-    tree.ensure_dir(os.path.dirname(job.out))
     try:
-        with open(job.out, "rb") as f:
-            if f.read() == data:
-                return False
-    except OSError:
-        pass
-    layout.write_atomic(job.out, data, mode=opts.file_mode, owner=owner)
-    return True
+        tree.ensure_dir(os.path.dirname(job.out))
+        anchored = tree.open()
+        rel = "modules/" + job.rel
+        if anchored.read(rel) == data:
+            return False
+        try:
+            src_st: os.stat_result | None = os.stat(job.src)
+        except OSError:
+            src_st = None
+        mode = narrowed_mode(opts.file_mode, src_st, owner[1] if owner else os.getegid())
+        try:
+            anchored.write(rel, data, mode=mode, owner=owner)
+        except writes.UnsafePath as e:
+            raise CompileError(str(e)) from None
+        return True
+    finally:
+        tree.close()
 
 
 # ------------------------------------------------------------------------------------------------------
 # one file, outside an environment (``--compile FILE.pp -o OUT.xpp``)
+
+
+class SourceRefused(OSError):
+    """:func:`compile_file`: the source is not read (see :mod:`xpp.sources`); ``diagnostic`` says why."""
+
+    def __init__(self, diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
 
 
 def compile_file(
@@ -853,24 +1027,28 @@ def compile_file(
     *,
     fmt: str = "msgpack",
     tasks: bool = False,
-    strict: str = "warning",
+    strict: str | None = None,
     modulepath=(),
     manifest=None,
+    max_bytes: int | None = None,
+    puppet_version: str | None = None,
 ):
-    """(xpp bytes, diagnostic rows) of one file; OSError when it cannot be read."""
-    with open(src, "rb") as f:
-        text = f.read().decode("utf-8", "surrogateescape")
-    info: dict = {}
-    data = layout.compile_source(
-        text,
+    """(xpp bytes, diagnostic rows) of one file; :class:`SourceRefused` (an OSError) when it is not read
+    (missing, unreadable, not a regular file, over the size limit)."""
+    from puppet_xpp.xpp.sources import read_source
+
+    source = read_source(src, limit=max_bytes)
+    if source.text is None:
+        raise SourceRefused(source.diagnostic)
+    level, strict = _level(Options(strict=strict, puppet_version=puppet_version))
+    return source_xpp(
+        source,
         recorded,
         abs_path=os.path.abspath(src),
-        epp=False,
         tasks=tasks,
         strict=strict,
         modulepath=modulepath,
         manifest=manifest,
         fmt=fmt,
-        info=info,
+        puppet_version=level,
     )
-    return data, _diag_rows(info["diagnostics"], info["locator"])
