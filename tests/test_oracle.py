@@ -176,3 +176,32 @@ def test_validate_error_matches_puppet_parser_validate(oracle, tmp_path):
     done = _puppet_cli(tmp_path, "parser", "validate", str(f))
     assert done.returncode == 1
     assert f"{d['message']} (file: {f}, line: {d['line']}, column: {d['pos']})" in done.stderr
+
+
+def test_each_puppet_has_its_own_oracle_and_cache_keys(tmp_path):
+    """Oracle.get("8") runs OpenVox 8 (tests/conformance/puppets.py); the cache key names which Puppet
+    answered, so the two never share an answer, and each answers with its own rules."""
+    from tests.conformance.oracle import oracle_for
+
+    o7 = oracle_for("7.23")
+    o8 = oracle_for("8")
+    assert o7 is Oracle.get("7.23") and o8 is Oracle.get("8") and o7 is not o8
+    assert o7.call("ping")["puppet"].startswith("7.23") and o8.call("ping")["puppet"] == "8.28.1"
+    args = {"source": "$a = {String => 1, string => 2}"}
+    assert o7._key("validate", args) != o8._key("validate", args)
+    assert o7.call("validate", **args) == []  # 7.23's literal evaluation skips type references
+    assert [d["code"] for d in o8.call("validate", **args)] == ["DUPLICATE_KEY"]
+    # Puppet 8 fails with a Ruby error where its literal evaluation negates a boolean
+    ans = o8.request("validate", source="$a = {-true => 1}")
+    assert not ans["ok"] and ans["class"] == "NoMethodError"
+
+
+def test_environment_op_is_puppets_directory_environment(oracle, tmp_path):
+    env = tmp_path / "envs" / "production"
+    (env / "modules").mkdir(parents=True)
+    (env / "environment.conf").write_text("modulepath = site:modules:$basemodulepath\n")
+    got = oracle.call("environment", dir=str(env), basemodulepath=["/opt/base"])
+    assert got == {
+        "modulepath": [str(env / "site"), str(env / "modules"), "/opt/base"],
+        "manifest": str(env / "manifests"),
+    }
