@@ -60,14 +60,11 @@ size of the input.
 from __future__ import annotations
 
 import gc as _gc
-
-try:
-    import msgpack as _msgpack
-except ImportError:  # pragma: no cover - msgpack is a declared dependency
-    _msgpack = None
+from typing import Any
 
 from puppet_xpp.xpp.pcore_base import (
     FORMATS,
+    Buffer,
     IncludedObject,
     PObject,
     PType,
@@ -96,7 +93,7 @@ __all__ = [
 ]
 
 
-def dumps(value, fmt: str = "msgpack", *, check: bool = True) -> bytes:
+def dumps(value: Any, fmt: str = "msgpack", *, check: bool = True) -> bytes:
     """Serialize ``value`` (normally a ``Program``) as Puppet's ``Serializer(type_by_reference: true)`` does.
     ``check``: assert every AST attribute value against its Pcore type first (what Puppet's reader will
     assert), so that an ill-formed AST raises XppWriteError instead of giving a document Puppet rejects."""
@@ -108,7 +105,7 @@ def dumps(value, fmt: str = "msgpack", *, check: bool = True) -> bytes:
     raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
 
 
-def loads(data, fmt: str = "msgpack"):
+def loads(data: Buffer, fmt: str = "msgpack") -> Any:
     """Read one Pcore-serialized value (no envelope).  Raises :class:`XppFormatError` on any malformed,
     truncated or unsupported input."""
     if fmt not in FORMATS:
@@ -125,7 +122,7 @@ def loads(data, fmt: str = "msgpack"):
             _gc.enable()
 
 
-def _loads(data, fmt):
+def _loads(data: Buffer, fmt: str) -> Any:
     if fmt == "msgpack" and _C_LOAD is not None:
         v = _C_LOAD(data)
         if v is not _C_DECLINED:

@@ -4,6 +4,9 @@ errors, the generic Pcore objects (types written by reference, included object t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, NoReturn
+
 FORMATS = ("msgpack", "json")
 
 # extension numbers (Puppet's Serialization::Extension)
@@ -40,6 +43,9 @@ _EXT_NAMES = {
     0x39: "URI",
 }
 
+#: what the readers take: the bytes of a stream
+Buffer = bytes | bytearray
+
 MAX_INT = (1 << 63) - 1
 MIN_INT = -(1 << 63)
 
@@ -67,16 +73,16 @@ class PType:
 
     __slots__ = ("name", "values")
 
-    def __init__(self, name: str, values=()):
+    def __init__(self, name: str, values: Iterable[Any] = ()):
         self.name = name
         self.values = list(values)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, PType) and other.name == self.name and other.values == self.values
 
     __hash__ = object.__hash__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PType({self.name!r}, {self.values!r})"
 
 
@@ -86,7 +92,7 @@ class IncludedObject:
 
     __slots__ = ("type", "values")
 
-    def __init__(self, type_: PType, values=()):
+    def __init__(self, type_: PType, values: Iterable[Any] = ()):
         self.type = type_
         self.values = list(values)
 
@@ -97,21 +103,21 @@ class PObject:
 
     __slots__ = ("type_name", "attrs", "init_hash")
 
-    def __init__(self, type_name: str, attrs: dict, init_hash: dict):
+    def __init__(self, type_name: str, attrs: dict[Any, Any], init_hash: dict[Any, Any]):
         self.type_name = type_name
         self.attrs = attrs
         self.init_hash = init_hash
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, PObject) and other.type_name == self.type_name and other.attrs == self.attrs
 
     __hash__ = object.__hash__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PObject({self.type_name!r}, {self.attrs!r})"
 
 
-def _fail(msg: str):
+def _fail(msg: str) -> NoReturn:
     raise XppFormatError(msg)
 
 
@@ -122,14 +128,16 @@ class _Reject(Exception):
     pass
 
 
-def _object_params(init_hash):
+def _object_params(init_hash: Any) -> tuple[list[str], int, dict[str, Any]]:
     """(names, required_count, defaults) of an included Pcore::ObjectType init hash."""
     if type(init_hash) is not dict or type(init_hash.get("name")) is not str:
         _fail("included object type has no name")
     attrs = init_hash.get("attributes", {})
     if type(attrs) is not dict:
         _fail("included object type has bad attributes")
-    req, opt, defaults = [], [], {}
+    req: list[str] = []
+    opt: list[str] = []
+    defaults: dict[str, Any] = {}
     for name, spec in attrs.items():
         if type(name) is not str:
             _fail("included object type has a non-string attribute name")
@@ -146,7 +154,7 @@ def _object_params(init_hash):
     return req + opt, len(req), defaults
 
 
-def _finish_pobject(obj: PObject, vals: list, names: list, defaults: dict):
+def _finish_pobject(obj: PObject, vals: list[Any], names: list[str], defaults: dict[str, Any]) -> None:
     attrs = dict(zip(names, vals))
     for name in names[len(vals) :]:
         attrs[name] = defaults[name]

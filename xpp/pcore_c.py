@@ -7,8 +7,11 @@ and the Python reader then decides.  PUPPET_XPP_PURE_PYTHON=1 in the environment
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from puppet_xpp.grammar import ast as _ast
+from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.xpp.pcore_base import PObject, PType, _finish_pobject, _object_params
 from puppet_xpp.xpp.pcore_nodes import _INFO, _LOCATOR, _REGEXP
 
@@ -16,7 +19,7 @@ _C_DECLINED = object()
 _K_STR, _K_INT, _K_FLOAT, _K_BOOL, _K_EXACT, _K_ENUM, _K_INSTANCE, _K_LIST = range(1, 9)
 
 
-def _fast_kind(tstr: str) -> tuple:
+def _fast_kind(tstr: str) -> tuple[Any, ...]:
     """The type check of a Pcore type string as (code, optional, arg, min_length, element kind): the same
     test as :func:`_check_expr` (reader variant), in a form the C reader takes."""
     tstr = tstr.strip()
@@ -42,11 +45,11 @@ def _fast_kind(tstr: str) -> tuple:
     return (_K_INSTANCE, False, _ast.TYPES[tstr], 0, None)
 
 
-def _line_index(string, file):
-    return _ast.make_locator(string, file).line_index
+def _line_index(string: str, file: str) -> list[int]:
+    return line_starts(string.encode("utf-8", "surrogateescape"))
 
 
-def _c_loader():
+def _c_loader() -> Callable[[object], Any] | None:
     """``xpp._fastload.load`` configured with the AST description, or None (not built, disabled, or the
     description is beyond it)."""
     import os
@@ -57,7 +60,8 @@ def _c_loader():
         from puppet_xpp.xpp import _fastload
     except ImportError:
         return None
-    classes, by_name = [], {}
+    classes: list[tuple[Any, ...]] = []
+    by_name: dict[str, int] = {}
     for info in _INFO.values():
         cls = info.cls
         is_locator = cls is _LOCATOR

@@ -7,6 +7,9 @@ result or the canonical error message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from puppet_xpp.grammar import ast as _ast
 from puppet_xpp.xpp.pcore_base import (
     MAX_INT,
@@ -22,8 +25,8 @@ from puppet_xpp.xpp.pcore_nodes import _INFO, _LOCATOR, _REGEXP, _check_expr
 _PENDING = object()  # serializer-table slot of an object whose attributes are being read
 
 
-def _fast_source():
-    env: dict = {}
+def _fast_source() -> tuple[str, dict[str, Any]]:
+    env: dict[str, Any] = {}
     cats = {
         "Integer": "int",
         "Boolean": "raw",
@@ -229,15 +232,16 @@ def _fast_source():
     return "\n".join(L), env
 
 
-def _compile_fast():
+def _compile_fast() -> Callable[[Callable[[], Any]], Callable[[], Any]]:
     src, env = _fast_source()
     exec(compile(src, "<xpp.pcore fast reader>", "exec"), env)
-    return env["make"]
+    make: Callable[[Callable[[], Any]], Callable[[], Any]] = env["make"]
+    return make
 
 
 _FAST_MAKE = _compile_fast()
 
 
-def _fast_build(toks):
+def _fast_build(toks: list[Any]) -> Any:
     """The single value of ``toks``, or raise (anything) when the fast path cannot read it."""
     return _FAST_MAKE(iter(toks).__next__)()

@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from itertools import islice
 from json.encoder import encode_basestring as _json_str
+from typing import Any, NoReturn
 
 from puppet_xpp.grammar.ruby import float_to_s
 from puppet_xpp.xpp.pcore_base import (
@@ -20,6 +22,7 @@ from puppet_xpp.xpp.pcore_base import (
     MIN_INT,
     OBJECT_START,
     PCORE_OBJECT_START,
+    Buffer,
     XppFormatError,
     XppWriteError,
     _Reject,
@@ -34,7 +37,7 @@ def ruby_float_repr(f: float) -> str:
     return float_to_s(f)
 
 
-def _json_scalar(v) -> str:
+def _json_scalar(v: Any) -> str:
     t = type(v)
     if t is str:
         return _json_str(v)
@@ -49,14 +52,14 @@ def _json_scalar(v) -> str:
     raise AssertionError(t)
 
 
-def _tokens_to_json(toks: list) -> bytes:
+def _tokens_to_json(toks: list[Any]) -> bytes:
     """JSON text for a token stream, with the nesting rules of Puppet's JSON::Packer (note §3.8): an
     extension is ``[number, payload...`` and a sequence start with count > 0 stays open for that many values."""
     out = ["["]
     app = out.append
-    stack: list = []  # remaining element counts of open sequence arrays
+    stack: list[int] = []  # remaining element counts of open sequence arrays
 
-    def delim():
+    def delim() -> None:
         while stack and stack[-1] == 1:
             app("]")
             stack.pop()
@@ -99,11 +102,11 @@ class _ExtNo(int):
     __slots__ = ()
 
 
-def _no_constant(name):
+def _no_constant(name: str) -> NoReturn:
     raise XppFormatError(f"invalid JSON number {name}")
 
 
-def _json_tokens(data) -> list:
+def _json_tokens(data: Buffer) -> list[Any]:
     try:
         text = bytes(data).decode("utf-8")
     except UnicodeDecodeError as e:
@@ -122,13 +125,13 @@ def _json_tokens(data) -> list:
     return _json_group(flat)
 
 
-def _json_doc_tokens(doc) -> list:
+def _json_doc_tokens(doc: Any) -> list[Any]:
     """Tokens of a parsed JSON stream in one pass, for streams whose extension payloads lie inside their
     array (what writers produce).  Gives the same tokens as flattening + grouping; raises _Reject for
     anything else (the general way then decides)."""
     if type(doc) is not list:
         raise _Reject
-    toks: list = []
+    toks: list[Any] = []
     app = toks.append
     int_payload = _INT_PAYLOAD
     stack = [iter(doc)]
@@ -170,12 +173,12 @@ def _json_doc_tokens(doc) -> list:
     return toks
 
 
-def _json_flat_doc(doc) -> list:
+def _json_flat_doc(doc: Any) -> list[Any]:
     """Flatten a parsed JSON stream.  Puppet's JSON::Unpacker reads the arrays as one flat stream: an array
     starts an extension, its first element is the extension number."""
     if type(doc) is not list:
         raise XppFormatError("JSON stream is not an array")
-    flat: list = []
+    flat: list[Any] = []
     app = flat.append
     stack = [iter(doc)]
     while stack:
@@ -207,13 +210,19 @@ _JSON_WS = re.compile(r"[ \t\n\r]*")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
-def _json_flat_scan(text: str) -> list:
+def _ws_end(text: str, i: int) -> int:
+    """Index after the JSON whitespace at ``text[i:]``."""
+    m = _JSON_WS.match(text, i)
+    return m.end() if m is not None else i
+
+
+def _json_flat_scan(text: str) -> list[Any]:
     """The same flat stream as ``_json_flat_doc(json.loads(text))``, scanned without recursion (for
     nesting deeper than the json module handles).  Accepts the same JSON subset: arrays and scalars."""
-    scanstring = json.decoder.scanstring
-    flat: list = []
+    scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+    flat: list[Any] = []
     app = flat.append
-    i = _JSON_WS.match(text, 0).end()
+    i = _ws_end(text, 0)
     if text[i : i + 1] != "[":
         raise XppFormatError("JSON stream is not an array")
     i += 1
@@ -243,7 +252,7 @@ def _json_flat_scan(text: str) -> list:
                 depth -= 1
                 need = "sep"
                 if depth == 0:
-                    if _JSON_WS.match(text, i).end() != n:
+                    if _ws_end(text, i) != n:
                         raise XppFormatError("invalid JSON: extra data")
                     return flat
                 continue
@@ -252,7 +261,8 @@ def _json_flat_scan(text: str) -> list:
             need = "value"
             continue
         if need == "sep":
-            raise XppFormatError(f"invalid JSON at character {m.start(kind)}")
+            raise XppFormatError(f"invalid JSON at character {m.start(kind or 0)}")
+        v: Any
         if kind == "s":
             try:
                 v, i = scanstring(text, i, True)
@@ -278,10 +288,10 @@ def _json_flat_scan(text: str) -> list:
         need = "sep"
 
 
-def _json_group(flat: list) -> list:
+def _json_group(flat: list[Any]) -> list[Any]:
     # Group each extension number with its payload values (plain values that follow it in the flat
     # stream; an extension number inside a payload fails the payload's type checks).
-    toks: list = []
+    toks: list[Any] = []
     tapp = toks.append
     k = 0
     n = len(flat)

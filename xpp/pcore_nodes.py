@@ -6,6 +6,8 @@ classes of the one table): wire order, defaults, attribute counts, and the type 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from puppet_xpp.grammar import ast as _ast
 
@@ -25,23 +27,39 @@ class _NodeInfo:
         "locslot",
         "refslot",
     )
+    cls: type[_ast.Node]
+    name: str  # Pcore name
+    wire: tuple[str, ...]
+    getter: Callable[[Any], tuple[Any, ...]]  # the attribute values in wire order
+    defaults: tuple[Any, ...]  # per wire slot (_ast.REQ: required)
+    min: int
+    max: int
+    checks: Callable[[Sequence[Any]], int]  # the reader's type checks (see _compile_checker)
+    wchecks: Callable[[Sequence[Any]], int]  # the writer's
+    positioned: bool
+    locslot: int
+    refslot: int
 
 
-def _node_infos() -> dict:
+def _one(g: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """A getter of one attribute, returning it as a 1-tuple (as attrgetter of several names does)."""
+    return lambda o: (g(o),)
+
+
+def _node_infos() -> dict[type[_ast.Node], _NodeInfo]:
     import operator
 
-    infos = {}
+    infos: dict[type[_ast.Node], _NodeInfo] = {}
     for _name, cls in _ast.CONCRETE.items():
         i = _NodeInfo()
         i.cls = cls
         i.name = cls._pcore_name
         i.wire = tuple(cls._wire)
-        g = operator.attrgetter(*i.wire) if i.wire else (lambda o: ())
-        i.getter = g if len(i.wire) != 1 else (lambda o, _g=g: (_g(o),))
+        g: Callable[[Any], Any] = operator.attrgetter(*i.wire) if i.wire else (lambda o: ())
+        i.getter = g if len(i.wire) != 1 else _one(g)
         i.defaults = tuple(cls._defaults.get(a, _ast.REQ) for a in i.wire)
         i.min = cls._min
         i.max = len(i.wire)
-        i.checks = None  # compiled below
         i.positioned = i.wire[:3] == ("locator", "offset", "length")
         # the wire slots that may hold a back-reference: the Locator, and one list of references
         i.locslot = i.wire.index("locator") if "locator" in i.wire else -1
@@ -61,7 +79,7 @@ _NODE = _ast.Node
 _LOCATOR = _ast.Locator
 
 
-def _check_expr(tstr: str, env: dict, lenient: bool = False) -> str:
+def _check_expr(tstr: str, env: dict[str, Any], lenient: bool = False) -> str:
     """A Python expression testing ``x`` against a Pcore type string of the AST table (names it needs are
     put into ``env``)."""
     tstr = tstr.strip()
@@ -99,11 +117,11 @@ def _check_expr(tstr: str, env: dict, lenient: bool = False) -> str:
     return f"isinstance(x, {tstr})"
 
 
-def _compile_checker(info: _NodeInfo, lenient: bool = False):
+def _compile_checker(info: _NodeInfo, lenient: bool = False) -> Callable[[Sequence[Any]], int]:
     """``check(vals) -> index of the first ill-typed value, or -1`` for one class, generated from
     ``cls._types`` (type assertions as Puppet's ObjectReader makes them).  ``lenient``: the writer's variant,
     which also admits subclasses of str/int/float."""
-    env: dict = {}
+    env: dict[str, Any] = {}
     lines = ["def check(vals):", "    n = len(vals)"]
     for k, attr in enumerate(info.wire):
         if k >= info.min:
@@ -112,7 +130,8 @@ def _compile_checker(info: _NodeInfo, lenient: bool = False):
         lines.append(f"    if not ({_check_expr(info.cls._types[attr], env, lenient)}): return {k}")
     lines.append("    return -1")
     exec("\n".join(lines), env)
-    return env["check"]
+    check: Callable[[Sequence[Any]], int] = env["check"]
+    return check
 
 
 for _i in _INFO.values():
@@ -120,7 +139,7 @@ for _i in _INFO.values():
     _i.wchecks = _compile_checker(_i, lenient=True)
 
 
-def _describe(v) -> str:
+def _describe(v: Any) -> str:
     if isinstance(v, _NODE):
         return v._name
     if v is None:

@@ -6,6 +6,8 @@ for any malformed stream.
 
 from __future__ import annotations
 
+from typing import Any
+
 from puppet_xpp.grammar import ast as _ast
 from puppet_xpp.xpp.pcore_base import (
     ARRAY_START,
@@ -27,9 +29,14 @@ from puppet_xpp.xpp.pcore_nodes import _INFO_BY_NAME, _LOCATOR, _NODE, _REGEXP, 
 
 
 class _Frame:
+    """An open container: ``left`` values still to come; ``info``: a node's _NodeInfo, an included
+    object's (names, defaults), or an array's _Refs; ``extra``: the stab slot (OBJECT_START: the count)."""
+
     __slots__ = ("kind", "obj", "left", "vals", "info", "extra")
 
-    def __init__(self, kind, obj, left, vals=None, info=None, extra=None):
+    def __init__(
+        self, kind: int, obj: Any, left: int, vals: Any = None, info: Any = None, extra: Any = None
+    ) -> None:
         self.kind = kind
         self.obj = obj
         self.left = left
@@ -41,7 +48,7 @@ class _Frame:
 _K_ARRAY, _K_MAP, _K_NODE, _K_PTYPE, _K_OTYPE, _K_POBJ = range(6)
 
 
-def _finish_node(f: _Frame):
+def _finish_node(f: _Frame) -> Any:
     info = f.info
     vals = f.vals
     k = info.checks(vals)
@@ -57,12 +64,14 @@ def _finish_node(f: _Frame):
     return obj
 
 
-def _build(toks: list):
-    wtab: list = []  # writer-level table
-    stab: list = []  # serializer-level table
-    opened: set = set()  # stab indexes of objects whose values are being read (a reference is a cycle)
-    stack: list = []
-    results: list = []
+def _build(toks: list[Any]) -> list[Any]:
+    wtab: list[Any] = []  # writer-level table
+    stab: list[Any] = []  # serializer-level table
+    opened: set[int] = set()  # stab indexes of objects whose values are being read (a reference is a cycle)
+    stack: list[_Frame] = []
+    results: list[Any] = []
+    obj: Any
+    v: Any
     ntok = len(toks)
     i = 0
     while i < ntok:
@@ -239,10 +248,10 @@ class _Refs:
 
     def __init__(self, after: int):
         self.after = after
-        self.seen: set = set()
+        self.seen: set[int] = set()
 
 
-def _refs_of(stack: list):
+def _refs_of(stack: list[_Frame]) -> _Refs | None:
     """The _Refs of an array starting now, or None when it is not a reference attribute's value."""
     if stack:
         f = stack[-1]
@@ -251,7 +260,7 @@ def _refs_of(stack: list):
     return None
 
 
-def _check_reference(f, k: int, v) -> None:
+def _check_reference(f: _Frame | None, k: int, v: Any) -> None:
     """A TABULATION(k) read inside frame ``f``: accepted only where Puppet's model shares an object (the
     Locator of a node, an entry of Program.definitions); any other repeated reference would turn the tree
     into a DAG whose walk is exponential in the size of the file, so it is malformed."""

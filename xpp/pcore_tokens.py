@@ -8,9 +8,11 @@ The msgpack C extension decodes the primitives; extension payloads are decoded (
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
+from typing import Any
 
 try:
-    import msgpack as _msgpack
+    import msgpack as _msgpack  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - msgpack is a declared dependency
     _msgpack = None
 
@@ -21,6 +23,7 @@ from puppet_xpp.xpp.pcore_base import (
     OBJECT_START,
     PCORE_OBJECT_START,
     REGEXP,
+    Buffer,
     XppFormatError,
     _fail,
 )
@@ -29,7 +32,7 @@ _UNPACK_F32 = struct.Struct(">f").unpack_from
 _UNPACK_F64 = struct.Struct(">d").unpack_from
 
 
-def _mp_prims(data, i: int, end: int, out: list, in_payload: bool) -> int:
+def _mp_prims(data: Buffer, i: int, end: int, out: list[Any], in_payload: bool) -> int:
     """Decode msgpack values in data[i:end] into ``out``; extensions only when not in a payload."""
     app = out.append
     while i < end:
@@ -116,20 +119,20 @@ def _mp_prims(data, i: int, end: int, out: list, in_payload: bool) -> int:
     return i
 
 
-def _mp_ext_token(code: int, data, i: int, j: int):
-    items: list = []
+def _mp_ext_token(code: int, data: Buffer, i: int, j: int) -> Any:
+    items: list[Any] = []
     _mp_prims(data, i, j, items, True)
     return _ext_token(code, items, 0, len(items), True)
 
 
-def _ext_token(code: int, items: list, k: int, end: int, exact: bool):
+def _ext_token(code: int, items: list[Any], k: int, end: int, exact: bool) -> Any:
     """Build the token for extension ``code`` from payload ``items[k:end]``; returns the token (and, when
     not ``exact``, the index after the payload as a pair)."""
     name = _EXT_NAMES.get(code)
     if name is None:
         _fail(f"invalid extension number {code}")
 
-    def take():
+    def take() -> Any:
         nonlocal k
         if k >= end:
             _fail(f"truncated {name} payload")
@@ -141,7 +144,7 @@ def _ext_token(code: int, items: list, k: int, end: int, exact: bool):
         n = take()
         if type(n) is not int or n < 0 or (code == OBJECT_START and n < 1):
             _fail(f"bad {name} payload")
-        tok = (code, n)
+        tok: tuple[Any, ...] = (code, n)
     elif code == PCORE_OBJECT_START:
         nseg = take()
         if type(nseg) is not int or nseg < 1 or nseg > end - k:
@@ -173,21 +176,20 @@ def _ext_token(code: int, items: list, k: int, end: int, exact: bool):
     return tok, k
 
 
-def _mp_tokens_py(data) -> list:
+def _mp_tokens_py(data: Buffer) -> list[Any]:
     """Pure-Python tokenizer (reference implementation; also used when the msgpack module is missing)."""
-    toks: list = []
+    toks: list[Any] = []
     _mp_prims(data, 0, len(data), toks, False)
     return toks
 
 
 # Decoded extension tokens by extension number, then payload bytes, shared by all reads (tokens are
 # immutable tuples).
-_EXT_MEMOS: list = [{} for _ in range(256)]
+_EXT_MEMOS: list[dict[bytes, Any]] = [{} for _ in range(256)]
 _EXT_MEMO_MAX = 50_000
-_EXT_HOOK = None  # set below
 
 
-def _mp_tokens(data) -> list:
+def _mp_tokens(data: Buffer) -> list[Any]:
     """Tokens of a msgpack stream, decoded by the msgpack C extension.  Extension payloads are decoded by
     :func:`_ext_token` (memoized: most extensions are repeated small tabulations).  Primitive tokens that
     Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
@@ -196,7 +198,7 @@ def _mp_tokens(data) -> list:
     unpacker = _mp_unpacker(data, _EXT_HOOK)
     try:
         unpacker.feed(data)
-        toks = list(unpacker)
+        toks: list[Any] = list(unpacker)
     except XppFormatError:
         raise
     except _msgpack.FormatError as e:
@@ -208,7 +210,7 @@ def _mp_tokens(data) -> list:
     return toks
 
 
-def _mp_unpacker(data, ext_hook):
+def _mp_unpacker(data: Buffer, ext_hook: Callable[[int, bytes], Any]) -> Any:
     # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
     # the end of the last complete value; a truncated last value is still pending then (see _mp_pending).
     return _msgpack.Unpacker(
@@ -225,7 +227,7 @@ def _mp_unpacker(data, ext_hook):
     )
 
 
-def _mp_pending(unpacker) -> bool:
+def _mp_pending(unpacker: Any) -> bool:
     """Are there bytes the unpacker could not turn into a complete value?"""
     try:
         return bool(unpacker.read_bytes(1))
@@ -233,10 +235,10 @@ def _mp_pending(unpacker) -> bool:
         return True
 
 
-def _mp_ext_hook():
+def _mp_ext_hook() -> Callable[[int, bytes], Any]:
     memos = _EXT_MEMOS
 
-    def ext_hook(code, payload):
+    def ext_hook(code: int, payload: bytes) -> Any:
         memo = memos[code]
         tok = memo.get(payload)
         if tok is None:

@@ -6,11 +6,7 @@ produced from this stream by :mod:`xpp.pcore_json` (the same tabulation by const
 from __future__ import annotations
 
 import struct
-
-try:
-    import msgpack as _msgpack
-except ImportError:  # pragma: no cover - msgpack is a declared dependency
-    _msgpack = None
+from typing import Any
 
 from puppet_xpp.xpp.pcore_base import (
     ARRAY_START,
@@ -26,7 +22,7 @@ from puppet_xpp.xpp.pcore_base import (
     PType,
     XppWriteError,
 )
-from puppet_xpp.xpp.pcore_nodes import _INFO, _NODE, _REGEXP, _describe
+from puppet_xpp.xpp.pcore_nodes import _INFO, _NODE, _REGEXP, _describe, _NodeInfo
 
 
 def _mp_uint_body(n: int) -> bytes:
@@ -101,10 +97,10 @@ class _ExtIntCache:
 
     __slots__ = ("code", "small", "big")
 
-    def __init__(self, code):
+    def __init__(self, code: int):
         self.code = code
         self.small = tuple(_mp_ext(code, _mp_uint_body(i)) for i in range(256))
-        self.big: dict = {}
+        self.big: dict[int, bytes] = {}
 
     def get(self, i: int) -> bytes:
         if i < 256:
@@ -136,15 +132,15 @@ class _ObjEnd:
 
     __slots__ = ("obj",)
 
-    def __init__(self, obj):
+    def __init__(self, obj: IncludedObject):
         self.obj = obj
 
 
-def _dumps_msgpack(value, check: bool = True) -> bytes:
+def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
     out = bytearray()
-    wtab: dict = {}  # writer-level table: value key -> index
-    stab: dict = {}  # serializer-level table: id(object) -> index
-    stack = [value]
+    wtab: dict[Any, int] = {}  # writer-level table: value key -> index
+    stab: dict[int, int] = {}  # serializer-level table: id(object) -> index
+    stack: list[Any] = [value]
     pop = stack.pop
     push = stack.append
     extend = stack.extend
@@ -153,7 +149,9 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
     tab_get = _X_TAB.get
     array_get = _X_ARRAY.get
     info_of = _INFO.get
-    mrows: dict = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
+    mrows: dict[
+        _NodeInfo, list[bytes | None]
+    ] = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
     while stack:
         v = pop()
         t = type(v)
@@ -298,7 +296,7 @@ def _dumps_msgpack(value, check: bool = True) -> bytes:
     return bytes(out)
 
 
-def _marker(name: str, n: int, wtab: dict) -> bytes:
+def _marker(name: str, n: int, wtab: dict[Any, int]) -> bytes:
     """First occurrence of PCORE_OBJECT_START(name, n): segments through the table, then the marker."""
     segs = name.split("::")
     parts = [_mp_uint_body(len(segs))]
