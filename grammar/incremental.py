@@ -1,43 +1,49 @@
-"""Incremental reparsing for the language server (no pygls imports).
+"""Incremental reparsing (for the language server; no pygls imports), kept next to the parser.
 
 The result of every update equals a full ``grammar.parser.parse`` of the current text (same Program,
-same positions, same diagnostics) -- tests/lsp/test_incremental.py checks that with random edits --
-but the work done is proportional to the edited top-level statements, not to the file:
+same node positions, same definitions, same diagnostics) -- tests/test_incremental.py checks that
+with random edit sequences -- but the work done is proportional to the statements an edit touches,
+at any depth: an edit inside a class, define, node, ``if``/``case``, lambda or resource body reparses
+only the statements of the innermost enclosing statement list that it touches.
 
-* **Lexing**: only a window of lines is re-lexed, from the line of a top-level statement start before
-  the edit to the line of one after it.  Both ends are *anchors*: tokens that start a top-level
-  statement, stand first on their line (only blanks before them) and whose lexing does not depend on
-  the previous token (not ``{`` or ``/``).  The lexer is in its initial state at such a line start, so a
-  window that lexes without a hard error gives exactly the tokens a full lex gives there; otherwise the
-  window grows to the end of the text, and a hard lexer error falls back to a full parse.
-* **Parsing**: the LR driver (grammar/parser.py's tables and reduce actions) runs from the last
-  statement boundary before the first changed token, with the parser stack that a full parse has at
-  that boundary (``[start]`` at the start of a recovery segment, ``[start, stmts]`` between
-  statements).  After the changed tokens, as soon as it reaches a boundary where the old parse had the
-  same stack at the same (shifted) token, the rest of the old parse is reused: its statements are
-  shifted, not rebuilt.  Syntax errors are recovered exactly like ``grammar.parser.parse_tokens``
-  (resume at the next line-start token at bracket depth 0); a recovery point equal to an old one is a
-  sync point too.
-* **Assembly**: Puppet's call transform (``include foo`` ...) runs over each segment's raw statements,
-  the body and the definitions list are rebuilt from the statements (O(statements), not O(nodes)).
-* **Validation** (:meth:`IncrementalParser.validation_diagnostics`): the program-level checks run each
-  time; each top-level statement's subtree is validated once and its diagnostics are reused (shifted)
-  while the statement object survives.
+* **Statement lists.**  The full parse runs ``grammar.parser``'s own LR driver with a ``watch`` that
+  records every statement list (the program's and each ``{ }`` body's): the LR stack below the list
+  (states and values), the list of raw statements (before Puppet's call transform), the lookahead
+  token after each statement, the closing token, the transformed list the AST holds and the
+  diagnostics of that transform.
+* **Lexing.**  Only a window of lines around the edit is re-lexed, from a line where the lexer is in
+  its initial state to one after the edit (*anchors*: tokens first on their line, outside strings,
+  whose lexing does not depend on the previous token); a window that cannot be lexed on its own
+  (comments, regexes, a hard lexer error) grows to the end of the text or falls back to a full parse.
+  Tokens outside the changed middle keep their identity (the records refer to them).
+* **Parsing.**  The innermost list around the changed tokens is resumed, with the same driver, from
+  the last statement boundary before them with the stack a full parse has there, and stopped at the
+  first later boundary of that list where the old parse had one on the same (unchanged) lookahead
+  token, or at the list's end.  The statements after it are reused; the list is transformed again
+  and spliced into the AST in place.  Syntax errors inside bodies recover exactly as in a full parse
+  (the same driver).  When the run leaves the list (a brace changed), the list's statement in the
+  enclosing list is reparsed instead, up to the program; a syntax error at the top level, a lexer
+  error, EPP and too deep nesting use a full parse.
+* **Positions.**  Nodes after the edit move and the nodes around it grow: one descent from the
+  program visits only those (and the ones after the edit, which must move anyway).
+* **Validation** (:meth:`IncrementalParser.validation_diagnostics`): diagnostics are cached per
+  statement at every depth; the statements an edit replaced and the statements around them (whose
+  checks see their bodies) are validated again, plus the program-level checks.
 
-Public API (the language server's, and the one asked of the parser owner)::
+Public API (the language server's)::
 
     p = IncrementalParser(text, config)       # config: server.analysis.DocConfig
     p.edit(start_byte, end_byte, new_text)    # any number of edits, then
     p.update()                                # -> reparses what changed
     p.program, p.tokens, p.locator, p.parse_diagnostics(), p.validation_diagnostics()
     p.stats                                   # what the last update did (for tests and the benchmark)
-
-    parse_region(tokens, i, n, data, locator, file)   # statements of tokens[i:n] (a statement run)
 """
 
 from __future__ import annotations
 
 import bisect
+from collections import Counter
+from typing import Any
 
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import parser as P
@@ -45,159 +51,327 @@ from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer
 
-Program = A.TYPES["Program"]
-Nop = A.TYPES["Nop"]
-BlockExpression = A.TYPES["BlockExpression"]
 Node = A.Node
+BlockExpression = A.BlockExpression
+Program = A.Program
+Nop = A.Nop
 
+_DEF_TYPES = frozenset(
+    (
+        A.ResourceTypeDefinition,
+        A.HostClassDefinition,
+        A.PlanDefinition,
+        A.FunctionDefinition,
+        A.NodeDefinition,
+        A.TypeAlias,
+        A.TypeDefinition,
+    )
+)
 _NOT_ANCHOR = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX", "HEREDOC", "DQPRE", "DQMID", "DQPOST"))
 _BLANK = b" \t\r\x0b\x0c"
+# tokens after which a `/` is a division, never a regex (the lexer's rule, as tokens types)
+_NO_REGEX = frozenset(
+    ("RBRACK", "RPAREN", "RBRACE", "NAME", "CLASSREF", "NUMBER", "STRING", "BOOLEAN", "DQPOST", "VARIABLE")
+)
+_SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
 
 
-try:
-    from puppet_xpp.grammar.lexer import _NO_REGEX
-except ImportError:  # pragma: no cover - be conservative: every DIV could have been a regex
-    _NO_REGEX = frozenset()
+def _start(t: Any) -> int:
+    return int(t.start_pos)
 
 
-def _regex_div(toks, i, n, before=None, before_n=0) -> bool:
-    """Is one of toks[i:n] a DIV lexed where a regex could start (the lexer found no closing `/`)?"""
-    for k in range(i, n):
-        if toks[k].type == "DIV":
-            if k > 0:
-                prev = toks[k - 1].type
-            elif before is not None and before_n > 0:
-                prev = before[before_n - 1].type
-            else:
-                prev = None
-            if prev not in _NO_REGEX:
+def _bound_pos(t: Any) -> float:
+    return float("inf") if t is None else float(t.start_pos)
+
+
+class _Fallback(Exception):
+    """The incremental path cannot be used for this edit: do a full parse."""
+
+
+class _Escalate(Exception):
+    """The statement list cannot take this edit on its own: reparse in the enclosing list."""
+
+
+class _Level:
+    """One statement list of the current parse (the program's or a `{ }` body's)."""
+
+    __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags")
+
+    def __init__(self, opener: Any, states: tuple, values: list, raw: list):
+        self.opener = opener  # the `{` token (None: the program)
+        self.closer: Any = None  # the `}` token (None: end of input); set when the list is complete
+        self.states = states  # LR stack below the list
+        self.values = values  # the values of that stack
+        self.raw = raw  # raw statements (before the call transform)
+        self.bounds: list = []  # lookahead token after each raw statement (None: end of input)
+        self.out: list | None = None  # the transformed list, the one the AST holds
+        self.xdiags: list = []  # diagnostics of the call transform of this list
+
+
+def _transform(raw: list, locator: Any, file: str) -> tuple[list, list]:
+    b = Builder(locator, file)
+    out = b.statements(raw)
+    return out, b.diagnostics
+
+
+class _Recorder:
+    """The ``watch`` of grammar.parser.Driver.run: records statement lists; in a resumed run, also
+    says where to stop (see IncrementalParser._reparse_level)."""
+
+    def __init__(self, tokens: list, n: int, locator: Any, file: str):
+        self.tokens = tokens
+        self.n = n
+        self.locator = locator
+        self.file = file
+        self.levels: dict[int, _Level] = {}  # id(opener) (0: the program) -> level
+        self.top_done = False
+        # resumed run: the list it runs in
+        self.target: _Level | None = None
+        self.depth = 0  # stack height of that list's statements
+        self.sync: dict[int, int] = {}  # id(old lookahead token) -> old statement index
+        self.ce = 0  # first token after the changed ones
+        self.run_bounds: list = []
+        self.stop: tuple | None = None  # ('sync', old index) | ('end',)
+
+    def __call__(self, event: str, i: int, stack: list, values: list) -> bool:
+        tgt = self.target
+        if tgt is not None and len(stack) == self.depth:
+            if event == "item":
+                tok = self.tokens[i] if i < self.n else None
+                self.run_bounds.append(tok)
+                if i >= self.ce:
+                    j = self.sync.get(id(tok))
+                    if j is not None:
+                        self.stop = ("sync", j)
+                        return True
+                return False
+            if event == "end":
+                tok = self.tokens[i] if i < self.n else None
+                if tok is not tgt.closer:
+                    raise _Escalate()
+                self.stop = ("end",)
                 return True
-    return False
+            return False
+        if len(stack) == 2:
+            key, opener = 0, None
+        else:
+            opener = values[-2]
+            if getattr(opener, "type", None) != "LBRACE":
+                return False  # a template's statements
+            key = id(opener)
+        lvl = self.levels.get(key)
+        if event == "item":
+            if lvl is None or lvl.raw is not values[-1]:
+                lvl = _Level(opener, tuple(stack[:-1]), values[:-1], values[-1])
+                self.levels[key] = lvl
+            lvl.bounds.append(self.tokens[i] if i < self.n else None)
+        elif lvl is not None and (event == "list" or lvl.raw is values[-1]):
+            if event == "end":
+                tok = self.tokens[i] if i < self.n else None
+                if (tok is None) != (key == 0) or (tok is not None and tok.type != "RBRACE"):
+                    del self.levels[key]  # (an LALR reduction before an error: not the list's end)
+                    return False
+                lvl.closer = tok
+                lvl.xdiags = _transform(list(values[-1]), self.locator, self.file)[1]
+            else:  # "list"
+                lvl.out = values[-1]
+                if key == 0:
+                    self.top_done = True
+        return False
 
 
-def _start(t):
-    return t.start_pos
+def _remove_values(diags: list, remove: list) -> list:
+    """diags without one occurrence of each diagnostic in remove (compared by value)."""
+    if not remove:
+        return diags
+    c = Counter((d.code, d.offset, d.length, d.message) for d in remove)
+    out = []
+    for d in diags:
+        k = (d.code, d.offset, d.length, d.message)
+        if c.get(k):
+            c[k] -= 1
+        else:
+            out.append(d)
+    return out
 
 
-class _Item:
-    """One raw top-level statement (before the call transform)."""
-
-    __slots__ = ("lead", "node", "defs", "diags")
-
-    def __init__(self, lead, node, defs, diags):
-        self.lead = lead  # token index of the boundary before it (its first token, or the ';' before it)
-        self.node = node  # the raw statement value (a Node, or a CommaList of Nodes)
-        self.defs = defs  # definitions reduced while parsing it
-        self.diags = diags  # parser diagnostics emitted while parsing it
-
-
-class _Segment:
-    """A run of statements parsed in one go: the whole file, or the part between two syntax errors."""
-
-    __slots__ = ("start", "depth", "items", "err", "err_diag", "partial", "tail_diags", "tail_defs", "nop")
-
-    def __init__(self, start, depth=0):
-        self.start = start  # token index where the segment starts (parser stack [start])
-        self.depth = depth  # bracket depth before its first token
-        self.items: list = []  # completed statements
-        self.err = None  # token index of the syntax error that ends it (None: end of input)
-        self.err_diag = None
-        self.partial = None  # _Item completed by the salvage at the error (Puppet keeps it), or None
-        self.tail_diags: list = []  # diagnostics of the statement cut by the error
-        self.tail_defs: list = []
-        self.nop = False
+def _children(n: Any) -> list:
+    out = []
+    for f in n._child_fields:
+        v = getattr(n, f)
+        if v is None:
+            continue
+        if type(v) is list:
+            out.extend(x for x in v if isinstance(x, Node))
+        elif isinstance(v, Node):
+            out.append(v)
+    return out
 
 
-class _TrackingBuilder(Builder):
-    pass
+class _Positions:
+    """Node offsets moved lazily: ``pending[id(n)] = [n, d]`` means that every node of n's subtree is
+    d bytes further than its ``offset`` says.  An edit marks the statements after it (O(statements)
+    instead of O(nodes)); :meth:`flush` applies the marks (when the AST is handed out), :meth:`push`
+    applies one node's mark and hands it down to its children."""
 
+    def __init__(self) -> None:
+        self.pending: dict[int, list] = {}
+        self.touched: list = []  # nodes around the edits seen by move()
 
-def _shift_tree(node, delta):
-    """Add delta to the offsets of node and all nodes below it."""
-    stack = [node]
-    pop = stack.pop
-    push = stack.append
-    while stack:
-        n = pop()
-        n.offset += delta
-        for f in n._child_fields:
-            v = getattr(n, f)
-            if v is None:
+    def mark(self, n: Any, d: int) -> None:
+        e = self.pending.get(id(n))
+        if e is None:
+            self.pending[id(n)] = [n, d]
+        else:
+            e[1] += d
+
+    def push(self, n: Any) -> None:
+        e = self.pending.pop(id(n), None)
+        if e is not None and e[1]:
+            d = e[1]
+            n.offset += d
+            pending = self.pending
+            for c in _children(n):
+                f = pending.get(id(c))
+                if f is None:
+                    pending[id(c)] = [c, d]
+                else:
+                    f[1] += d
+
+    def flush(self, root: Any, skip: set[int] | frozenset = frozenset()) -> None:
+        """Apply every mark in root's subtree (not below the nodes in skip, which keep theirs)."""
+        if not self.pending:
+            return
+        pending = self.pending
+        stack = [(root, 0)]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            n, d = pop()
+            e = pending.pop(id(n), None)
+            if e is not None:
+                d += e[1]
+            if id(n) in skip:
+                if d:
+                    pending[id(n)] = [n, d]
                 continue
-            if type(v) is list:
-                for x in v:
-                    if isinstance(x, Node):
-                        push(x)
-            elif isinstance(v, Node):
-                push(v)
+            if d:
+                n.offset += d
+            for f in n._child_fields:
+                v = getattr(n, f)
+                if v is None:
+                    continue
+                if type(v) is list:
+                    for x in v:
+                        if isinstance(x, Node):
+                            push((x, d))
+                elif isinstance(v, Node):
+                    push((v, d))
+
+    def move(self, root: Any, a: int, b: int, delta: int) -> None:
+        """An edit replaced bytes [a, b) (old coordinates) by delta more: nodes at or after b move
+        (marked), nodes around [a, b) grow.  Visits only the nodes around the edit and their
+        children."""
+        stack = [root]
+        pop = stack.pop
+        push = stack.append
+        mark = self.mark
+        pending = self.pending
+        while stack:
+            n = pop()
+            e = pending.get(id(n))
+            o = n.offset if e is None else n.offset + e[1]
+            if o >= b:
+                if delta:
+                    mark(n, delta)
+                continue
+            if e is not None:
+                self.push(n)
+            e = o + n.length
+            if o < a and e > a:
+                if e >= b:
+                    n.length += delta  # around the edit
+                self.touched.append(n)
+            elif e <= b and not (n.length == 0 and o <= a):
+                continue  # before the edit or inside the replaced range (an unpositioned container
+                # may hold nodes after it; a call made by the transform, a statement after the range)
+            for f in n._child_fields:
+                v = getattr(n, f)
+                if v is None:
+                    continue
+                if type(v) is list:
+                    for x in v:
+                        if isinstance(x, Node):
+                            push(x)
+                elif isinstance(v, Node):
+                    push(v)
 
 
-def _shift_value(v, delta):
-    if isinstance(v, Node):
-        _shift_tree(v, delta)
-    else:  # CommaList
-        for x in v:
-            if isinstance(x, Node):
-                _shift_tree(x, delta)
+def _held_lists(roots: list) -> set[int]:
+    """ids of the statement lists that nodes of these trees hold (a body's BlockExpression...)."""
+    held = set()
+    for r in roots:
+        for y in A.walk(r):
+            st = getattr(y, "statements", None)
+            if type(st) is list:
+                held.add(id(st))
+    return held
 
 
-def _fix_value(v):
-    if isinstance(v, Node):
-        P.fix_positions(v)
-    else:
-        for x in v:
-            if isinstance(x, Node):
-                P.fix_positions(x)
-
-
-def _shift_diags(ds, delta):
-    for d in ds:
-        if d.offset is not None:
-            d.offset += delta
-
-
-class _Restart(Exception):
-    """The incremental path cannot be used: do a full parse."""
-
-
-class _BlockError(_Restart):
-    """A syntax error inside a body: grammar.parser.parse's recovery is needed (plain parse)."""
+def _nodes_of(items: list) -> list:
+    """The Node roots of raw statements (a statement may be a comma list of them)."""
+    out = []
+    for v in items:
+        if isinstance(v, Node):
+            out.append(v)
+        else:
+            out.extend(x for x in v if isinstance(x, Node))
+    return out
 
 
 class IncrementalParser:
     """Parse state of one document, kept up to date edit by edit."""
 
-    def __init__(self, text: str, config):
+    def __init__(self, text: str, config: Any):
         self.config = config
-        self.text = text
+        self.text: str | None = text
         self.data = text.encode("utf-8", "surrogateescape")
         self.locator = A.make_locator(text, config.file)
         self.tokens: list = []
-        self.segments: list | None = None  # None: no incremental state (EPP, lexer error, too deep)
+        self.levels: dict[int, _Level] | None = None  # None: no incremental state
         self.lex_diags: list = []
-        self.full_diags: list = []  # diagnostics when segments is None
-        self.program = None
-        self._vcache: dict = {}
-        self._vdiags = None
-        self._pending = None  # (ds, de, delta): damaged range in new text coordinates
-        self.block_recovery = False  # the last plain parse recovered from an error inside a body
+        self.base_diags: list = []  # parse diagnostics other than the call transforms'
+        self.full_diags: list = []  # all parse diagnostics
+        self._program: Any = None
+        self.block_recovery = False
+        self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
-        self.stats = {}
+        self._vcache: dict[int, tuple] = {}
+        self.pos = _Positions()
+        self._defs_stale = False
+        self._vdiags: list | None = None
+        self._inside: list | None = None  # per token: inside a string or heredoc text
+        self.stats: dict[str, Any] = {}
         self.tables = P.tables()
-        self._rule_program = self._rule_index("program")
-        self._rule_empty = self._rule_index("empty_program")
 
-    def _rule_index(self, name):
-        for k, (alias, _size, _origin) in enumerate(self.tables.rules):
-            if alias == name:
-                return k
-        return None
+    @property
+    def program(self) -> Any:
+        """The current Program (positions and definitions brought up to date on first use)."""
+        prog = self._program
+        if prog is not None and (self.pos.pending or self._defs_stale):
+            self.pos.flush(prog.body)
+            if self._defs_stale:
+                defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
+                defs.sort(key=lambda d: d.offset + d.length)
+                prog.definitions = defs
+                self._defs_stale = False
+        return prog
 
     # ------------------------------------------------------------------------------------------ edits
 
     def line_starts(self) -> list:
         if not self._dirty:
-            return self.locator.line_index
+            return list(self.locator.line_index)
         data = self.data
         out = [0]
         find = data.find
@@ -207,27 +381,26 @@ class IncrementalParser:
             i = find(b"\n", i + 1)
         return out
 
-    def set_config(self, config):
+    def set_config(self, config: Any) -> None:
         self.config = config
         self._dirty = True
-        self.segments = None  # file name / modes may change the parse: full
+        self.levels = None  # file name / modes may change the parse: full
         self._vcache = {}
         self._vdiags = None
 
-    def replace_all(self, text: str):
+    def replace_all(self, text: str) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogateescape")
         self._pending = None
-        self.segments = None
+        self.levels = None
         self._dirty = True
 
-    def edit(self, a: int, b: int, new_text: str):
+    def edit(self, a: int, b: int, new_text: str) -> None:
         """Replace bytes [a, b) of the current text by new_text."""
         data = self.data
         a = max(0, min(a, len(data)))
         b = max(a, min(b, len(data)))
         nb = new_text.encode("utf-8", "surrogateescape")
-        # keep edits on character boundaries (a column inside a character is clamped by LineIndex)
         self.data = data[:a] + nb + data[b:]
         self.text = None
         n = len(nb)
@@ -237,7 +410,7 @@ class IncrementalParser:
         else:
             ds, de, delta = self._pending
 
-            def fwd(x):
+            def fwd(x: int) -> int:
                 if x <= a:
                     return x
                 if x <= b:
@@ -249,7 +422,7 @@ class IncrementalParser:
 
     # ------------------------------------------------------------------------------------------ update
 
-    def update(self):
+    def update(self) -> None:
         if not self._dirty:
             return
         if self.text is None:
@@ -259,28 +432,26 @@ class IncrementalParser:
         self._vdiags = None
         self._set_locator()
         try:
-            if self.segments is None or pending is None or self.config.epp:
+            if self.levels is None or pending is None or self.config.epp:
                 self._full()
                 return
             try:
                 self._incremental(*pending)
-            except _BlockError:
-                self._plain_parse(relex=False)
-            except _Restart:
+            except _Fallback:
                 self._full()
         except Exception as e:  # a parser bug must not take the server down
             self._crashed(e)
 
-    def _crashed(self, e):
+    def _crashed(self, e: Exception) -> None:
         import traceback
 
         try:
-            self._plain_parse()
+            self._full(record=False)
             return
         except Exception:
             pass
-        self.segments = None
-        self.program = None
+        self.levels = None
+        self._program = None
         self.tokens = []
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         self.full_diags = [
@@ -290,9 +461,9 @@ class IncrementalParser:
         ]
         self.stats = {"mode": "crashed"}
 
-    def _set_locator(self):
+    def _set_locator(self) -> None:
         loc = self.locator
-        fresh = A.make_locator(self.text, self.config.file)
+        fresh = A.make_locator(self.text or "", self.config.file)
         loc.string = fresh.string
         loc.file = self.config.file
         loc.line_index = fresh.line_index
@@ -300,60 +471,71 @@ class IncrementalParser:
 
     # -- full parse (also the fallback)
 
-    def _full(self):
+    def _full(self, record: bool = True) -> None:
         cfg = self.config
-        self.stats = {"mode": "full", "tokens_lexed": 0, "tokens_parsed": 0}
         self._vcache = {}
-        if cfg.epp:
-            return self._plain_parse()
-        lx = Lexer(self.text, epp=False, tasks=cfg.tasks)
+        lx = Lexer(self.text or "", epp=cfg.epp, tasks=cfg.tasks)
         toks = lx.tokens()
-        if lx.error is not None:
-            return self._plain_parse()
-        self.tokens = toks
         self.lex_diags = list(lx.diagnostics)
-        self.stats["tokens_lexed"] = len(toks)
-        try:
-            segs, _ = self._parse_from(0, "seg", None, None, None, None)
-        except _BlockError:
-            return self._plain_parse(relex=False)
-        except _Restart:
-            return self._plain_parse()
-        self.segments = segs
-        self._assemble()
-
-    def _plain_parse(self, relex=True):
-        """grammar.parser itself (EPP, lexer errors, too deep nesting, errors inside bodies): no
-        incremental state.  relex=False: the current tokens are those of the current text."""
-        cfg = self.config
-        if relex:
-            res = P.parse(self.text, cfg.file, epp=cfg.epp, tasks=cfg.tasks)
-            self.locator = res.locator  # nodes point at the parse's own locator: make it ours
-        else:
-            res = P.parse_lexed(self.locator, self.tokens, self.lex_diags, epp=cfg.epp)
-        self.segments = None
+        rec = None
+        if record and lx.error is None and not cfg.epp:
+            rec = _Recorder(toks, len(toks), self.locator, cfg.file)
+        res = P.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
+        self.tokens = toks
+        self._program = res.program
+        self.pos = _Positions()
+        self._defs_stale = False
         self.block_recovery = res.block_recovery
-        self.tokens = res.tokens
-        self.program = res.program
         self.full_diags = list(res.diagnostics)
-        n = len(res.tokens) if relex else 0
-        self.stats = {"mode": "plain", "tokens_lexed": n, "tokens_parsed": len(res.tokens)}
+        self.stats = {"mode": "full", "tokens_lexed": len(toks), "tokens_parsed": len(toks)}
+        self.levels = None
+        if rec is None or not rec.top_done or res.program is None:
+            return
+        held = _held_lists([res.program.body])
+        levels = {k: v for k, v in rec.levels.items() if v.out is not None and (k == 0 or id(v.out) in held)}
+        lex = {id(d) for d in self.lex_diags}
+        xd = [d for lv in levels.values() for d in lv.xdiags]
+        self.base_diags = _remove_values([d for d in res.diagnostics if id(d) not in lex], xd)
+        self.levels = levels
+        self._inside = None
 
     # -- incremental
 
-    def _incremental(self, ds, de, delta):
+    def _incremental(self, ds: int, de: int, delta: int) -> None:
+        levels = self.levels
+        assert levels is not None
+        changed = self._relex(ds, de, delta)
+        if changed is None:
+            return
+        c, ce, _dT = changed
+        lvl = self._innermost(c, ce)
+        parsed = 0
+        while True:
+            try:
+                parsed = self._reparse_level(lvl, c, ce, delta)
+                break
+            except _Escalate:
+                lvl = self._parent(lvl)
+                if lvl is None:
+                    raise _Fallback() from None
+        self.stats["tokens_parsed"] = parsed
+
+    # -- lexing window
+
+    def _relex(self, ds: int, de: int, delta: int) -> tuple[int, int, int] | None:
+        """Re-lex a window around the edit and splice the tokens that changed; returns (first changed
+        token, first unchanged token after them, token count delta) in the new token list, or None
+        when no token changed (positions are then moved here)."""
         data = self.data
         toks = self.tokens
         n_old = len(toks)
         ds_old, de_old = ds, de - delta
-        syncs = self._sync_points()  # [(token index, kind, seg index, item index)]
         inside = self._inside_flags()
-        # -- window start: the last anchor (a token first on its line, outside strings) whose line
-        # starts at or before ds; any such line start is a clean lexer state
+        # window start: the last anchor whose line starts at or before ds
         a_idx = None
         a_line = 0
         k0 = bisect.bisect_right(toks, ds_old, key=_start) - 1
-        for idx in range(min(k0, n_old - 1), max(-1, k0 - 2000), -1):
+        for idx in range(min(k0, n_old - 1), max(-1, k0 - _SCAN), -1):
             t = toks[idx]
             if t.start_pos > ds_old or inside[idx]:
                 continue
@@ -363,35 +545,32 @@ class IncrementalParser:
                 break
         if a_idx is None:
             a_idx, a_line = 0, 0
-        # -- window end: the first anchor after the damage (checked in the new text)
+        # window end: the first anchor after the damage (checked in the new text)
         b_idx = n_old
         b_line_new = len(data)
         k1 = max(a_idx + 1, bisect.bisect_left(toks, de_old, key=_start))
-        for idx in range(k1, min(n_old, k1 + 2000)):
+        for idx in range(k1, min(n_old, k1 + _SCAN)):
             t = toks[idx]
             if t.start_pos < de_old or inside[idx]:
                 continue
             ls = self._anchor_line(idx, data, delta, False)
-            # its line start (the newline before it) must lie after the damage: unchanged text
             if ls is not None and ls - delta > de_old:
                 b_idx, b_line_new = idx, ls
                 break
-        # `/*` lexes as a comment only when a `*/` follows, anywhere later: a window that adds a `*/`
-        # after an earlier `/*`, or holds a `/*` with a `*/` after it, cannot be lexed on its own
+        # `/*` lexes as a comment only when a `*/` follows, anywhere later; a `/` where a regex may
+        # start lexes as DIV only when no `/` follows: such windows are not local
         win = data[a_line:b_line_new]
         if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
-            raise _Restart()
+            raise _Fallback()
         if b_idx < n_old and b"/*" in win and data.find(b"*/", b_line_new) != -1:
             b_idx, b_line_new = n_old, len(data)
-        # a `/` where a regex may start lexes as DIV only when no `/` follows anywhere later: a window
-        # holding a `/` after such a DIV, or such a DIV with a `/` after the window, is not local either
-        if b"/" in win and _regex_div(toks, 0, a_idx):
-            raise _Restart()
+        if b"/" in win and self._regex_div(toks, 0, a_idx):
+            raise _Fallback()
         new_toks, lex_diags = self._lex_window(a_line, b_line_new)
         if (
             new_toks is not None
             and b_idx < n_old
-            and _regex_div(new_toks, 0, len(new_toks), toks, a_idx)
+            and self._regex_div(new_toks, 0, len(new_toks), toks, a_idx)
             and data.find(b"/", b_line_new) != -1
         ):
             new_toks = None
@@ -399,42 +578,43 @@ class IncrementalParser:
             b_idx, b_line_new = n_old, len(data)
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
         if new_toks is None:
-            raise _Restart()
+            raise _Fallback()
+        assert lex_diags is not None
         nw = len(new_toks)
-        dT = nw - (b_idx - a_idx)
-        # first token that differs
-        c = a_idx
         old_win = toks[a_idx:b_idx]
-        for k in range(min(nw, len(old_win))):
-            x, y = new_toks[k], old_win[k]
-            if (
-                x.type != y.type
-                or x.value != y.value
-                or x.start_pos != y.start_pos
-                or x.end_pos != y.end_pos
-                or x.start_pos >= ds
-            ):
+        # common prefix (tokens before the edit, equal) and suffix (after it, equal once moved)
+        pre = 0
+        lim = min(nw, len(old_win))
+        while pre < lim:
+            x, y = new_toks[pre], old_win[pre]
+            if x.start_pos >= ds or not _same(x, y, 0):
                 break
-            c += 1
-        # only whitespace or comments changed: the same tokens, the later ones shifted
-        same_tokens = nw == len(old_win) and all(
-            x.type == y.type
-            and x.value == y.value
-            and x.end_pos - x.start_pos == y.end_pos - y.start_pos
-            and x.start_pos == (y.start_pos if y.start_pos < ds else y.start_pos + delta)
-            for x, y in zip(new_toks, old_win)
-        )
-        # splice tokens, shift the rest
-        b_old_line = b_line_new - delta
-        toks[a_idx:b_idx] = new_toks
+            pre += 1
+        suf = 0
+        while suf < lim - pre:
+            x, y = new_toks[nw - 1 - suf], old_win[len(old_win) - 1 - suf]
+            if x.start_pos < ds + (de - ds) or not _same(x, y, delta):
+                break
+            suf += 1
+        m0 = a_idx + pre  # first changed token
+        m1_old = b_idx - suf  # first unchanged old token after them
+        middle = new_toks[pre : nw - suf]
+        dT = len(middle) - (m1_old - m0)
+        toks[m0:m1_old] = middle
+        ce = m0 + len(middle)
         if delta:
-            for t in toks[a_idx + nw :]:
+            for t in toks[ce:]:
                 t.start_pos += delta
                 t.end_pos += delta
-                ce = getattr(t, "concat_end_pos", None)
-                if ce is not None:
-                    t.concat_end_pos = ce + delta
+                ce_pos = getattr(t, "concat_end_pos", None)
+                if ce_pos is not None:
+                    t.concat_end_pos = ce_pos + delta
+                ns = getattr(t, "name_start_pos", None)
+                if ns is not None:
+                    t.name_start_pos = ns + delta
+        self._splice_inside(m0, m1_old, len(middle))
         # lexer warnings
+        b_old_line = b_line_new - delta
         keep = []
         for d in self.lex_diags:
             o = d.offset
@@ -445,67 +625,54 @@ class IncrementalParser:
                 keep.append(d)
         keep.extend(lex_diags)
         self.lex_diags = keep
-        if same_tokens and all(seg.err is None for seg in self.segments):
-            # nothing to reparse (recovery, which depends on line layout, is not involved)
-            self._shift_after(ds, delta)
-            self.stats = {
-                "mode": "shift",
-                "tokens_lexed": nw,
-                "window": (a_line, b_line_new),
-                "tokens_parsed": 0,
-            }
-            self._assemble()
-            return
-        # -- reparse from the last boundary before the first changed token
-        start = None
-        for sp in syncs:
-            if sp[0] < c:
-                start = sp
-            else:
-                break
-        if start is None:
-            start = (0, "seg", 0, 0)
         self.stats = {"mode": "incremental", "tokens_lexed": nw, "window": (a_line, b_line_new)}
-        segs, parsed = self._parse_from(start[0], start[1], start, a_idx + nw, dT, delta)
-        self.stats["tokens_parsed"] = parsed
-        self.segments = segs
-        self._assemble()
+        if not middle and m1_old == m0:
+            # only blanks or comments changed: move what follows
+            self.stats["mode"] = "shift"
+            self.stats["tokens_parsed"] = 0
+            self._move_all(ds, de - delta, delta)
+            self._finish([], [])
+            return None
+        return m0, ce, dT
 
     def _inside_flags(self) -> list:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?"""
-        out = []
-        level = 0
-        prev = None
-        for t in self.tokens:
-            ty = t.type
-            if ty == "DQPRE":
-                level += 1
-            out.append(level > 0 or prev == "HEREDOC")
-            if ty == "DQPOST" and level:
-                level -= 1
-            prev = ty
-        return out
+        if self._inside is None:
+            out = []
+            level = 0
+            prev = None
+            for t in self.tokens:
+                ty = t.type
+                if ty == "DQPRE":
+                    level += 1
+                out.append(level > 0 or prev == "HEREDOC")
+                if ty == "DQPOST" and level:
+                    level -= 1
+                prev = ty
+            self._inside = out
+        return self._inside
 
-    def _string_context(self, wanted) -> set:
-        """Which of the token indices in `wanted` lie inside a string or heredoc text (the parser's
-        recovery may resume there; the lexer cannot start there)."""
-        out = set()
-        level = 0
-        prev = None
-        for k, t in enumerate(self.tokens):
-            ty = t.type
-            if ty == "DQPRE":
-                level += 1
-            inside = level > 0 or prev == "HEREDOC"
-            if ty == "DQPOST":
-                level = max(0, level - 1)
-            if k in wanted and inside:
-                out.add(k)
-            prev = ty
-        return out
+    def _splice_inside(self, m0: int, m1_old: int, m_new: int) -> None:
+        # the flags depend on the string nesting before a token: recompute them (cheap next time)
+        self._inside = None
 
-    def _anchor_line(self, idx, data, delta, check_prev=True):
-        """Line start of token idx if it is a lexing anchor in the text `data` (token positions + delta)."""
+    @staticmethod
+    def _regex_div(toks: list, i: int, n: int, before: list | None = None, before_n: int = 0) -> bool:
+        """Is one of toks[i:n] a DIV lexed where a regex could start (no closing `/` was found)?"""
+        for k in range(i, n):
+            if toks[k].type == "DIV":
+                if k > 0:
+                    prev = toks[k - 1].type
+                elif before is not None and before_n > 0:
+                    prev = before[before_n - 1].type
+                else:
+                    prev = None
+                if prev not in _NO_REGEX:
+                    return True
+        return False
+
+    def _anchor_line(self, idx: int, data: bytes, delta: int, check_prev: bool = True) -> int | None:
+        """Line start of token idx if it is a lexing anchor in `data` (token positions + delta)."""
         toks = self.tokens
         t = toks[idx]
         if t.type in _NOT_ANCHOR or t.value.startswith("/"):
@@ -520,7 +687,7 @@ class IncrementalParser:
             return None
         return ls
 
-    def _lex_window(self, a: int, b: int):
+    def _lex_window(self, a: int, b: int) -> tuple[list | None, list | None]:
         """Tokens + warnings of data[a:b] at their global positions, or (None, None) on a hard error."""
         window = self.data[a:b].decode("utf-8", "surrogateescape")
         lx = Lexer(window, epp=False, tasks=self.config.tasks)
@@ -534,346 +701,236 @@ class IncrementalParser:
                 ce = getattr(t, "concat_end_pos", None)
                 if ce is not None:
                     t.concat_end_pos = ce + a
+                ns = getattr(t, "name_start_pos", None)
+                if ns is not None:
+                    t.name_start_pos = ns + a
             for d in lx.diagnostics:
                 if d.offset is not None:
                     d.offset += a
         return toks, list(lx.diagnostics)
 
-    def _sync_points(self):
-        out = []
-        for si, seg in enumerate(self.segments):
-            out.append((seg.start, "seg", si, 0))
-            for ii, it in enumerate(seg.items):
-                if ii:
-                    out.append((it.lead, "mid", si, ii))
-            if seg.partial is not None and seg.items:
-                out.append((seg.partial.lead, "mid", si, len(seg.items)))
-        out.sort(key=lambda x: x[0])
-        return out
+    # -- statement lists
 
-    # ------------------------------------------------------------------------------------------ driver
+    def _index(self, tok: Any) -> int:
+        """Token index of a token of the current list (None: end of input)."""
+        toks = self.tokens
+        if tok is None:
+            return len(toks)
+        p = tok.start_pos
+        k = bisect.bisect_left(toks, p, key=_start)
+        while k < len(toks) and toks[k].start_pos == p:
+            if toks[k] is tok:
+                return k
+            k += 1
+        return -1  # replaced
 
-    def _parse_from(self, i, kind, start, changed_end, dT, delta):
-        """Parse from token i (a boundary of kind 'seg' or 'mid') to the end, or until the parse
-        reaches a boundary of the old parse after changed_end.  Returns (segments, tokens parsed)."""
+    def _innermost(self, c: int, ce: int) -> _Level:
+        """The innermost statement list whose braces enclose tokens [c, ce) and did not change."""
+        assert self.levels is not None
+        toks = self.tokens
+        lo = toks[c].start_pos if c < len(toks) else len(self.data)
+        hi = toks[ce].start_pos if ce < len(toks) else len(self.data) + 1
+        best = self.levels[0]
+        best_pos = -1
+        for lvl in self.levels.values():
+            op = lvl.opener
+            if op is None or op.start_pos >= lo or op.start_pos <= best_pos:
+                continue
+            cl = lvl.closer
+            if cl is None or cl.start_pos < hi:
+                continue
+            # both braces are current tokens outside the changed middle
+            oi = self._index(op)
+            if oi < 0 or oi >= c or self._index(cl) < ce:
+                continue
+            best, best_pos = lvl, op.start_pos
+        return best
+
+    def _parent(self, lvl: _Level) -> _Level | None:
+        if lvl.opener is None:
+            return None
+        assert self.levels is not None
+        pos = lvl.opener.start_pos
+        best = self.levels[0]
+        best_pos = -1
+        for other in self.levels.values():
+            op = other.opener
+            if op is None or op.start_pos >= pos or op.start_pos <= best_pos:
+                continue
+            cl = other.closer
+            if cl is None or cl.start_pos <= pos:
+                continue
+            best, best_pos = other, op.start_pos
+        return best
+
+    def _reparse_level(self, lvl: _Level, c: int, ce: int, delta: int) -> int:
+        """Reparse the statements of `lvl` around tokens [c, ce) (see the module docstring); returns
+        the number of tokens parsed."""
+        assert self.levels is not None
         toks = self.tokens
         n = len(toks)
         data = self.data
-        old = self.segments if start is not None else None
-        b = _TrackingBuilder(self.locator, self.config.file)
+        cfg = self.config
         t = self.tables
-        actions = t.actions
+        top = lvl.opener is None
+        first = 0 if top else self._index(lvl.opener) + 1
+        if not top and first - 1 >= c:
+            raise _Escalate()
+        # the last boundary before the first changed token
+        # statements 0..s-1 end before c (their lookahead token is a current token before c)
+        bnd = lvl.bounds
+        pos_c = toks[c].start_pos if c < n else len(data)
+        s = bisect.bisect_left(bnd, pos_c, key=_bound_pos)
+        while s > 0:
+            k = self._index(bnd[s - 1])
+            if 0 <= k < c:
+                break
+            s -= 1
+        start_i = self._index(bnd[s - 1]) if s else first
+        stack = list(lvl.states)
+        values = list(lvl.values)
+        if s:
+            stack.append(t.gotos[stack[-1]]["stmts"])
+            values.append(lvl.raw[:s])
+        b = Builder(self.locator, cfg.file)
+        b.namestack[:] = P.open_class_names(t, stack, values)
+        rec = _Recorder(toks, n, self.locator, cfg.file)
+        rec.target = lvl
+        rec.depth = len(lvl.states) + 1
+        rec.ce = ce
+        rec.sync = {id(bt): j for j, bt in enumerate(lvl.bounds) if bt is not None and j >= s}
         drv = P.Driver(b)
-        S0, S_stmts = t.start, t.goto_stmts
-        r_program, r_empty = self._rule_program, self._rule_empty
-        default_reduce = t.default_reduce
-        eof_pos = len(data)
-        end_tok = P._End(eof_pos)
-
-        # old boundaries after the change, by their old token index
-        old_mid = {}
-        old_seg = {}
-        if old is not None:
-            limit = changed_end - dT
-            for si, seg in enumerate(old):
-                if seg.start >= limit:
-                    old_seg[seg.start] = si
-                for ii, it in enumerate(seg.items):
-                    if ii and it.lead >= limit:
-                        old_mid[it.lead] = (si, ii)
-                if seg.partial is not None and seg.items and seg.partial.lead >= limit:
-                    old_mid[seg.partial.lead] = (si, len(seg.items))
-
-        # the segments before the restart point are kept as they are
-        if old is not None:
-            si0 = start[2]
-            segs = old[:si0]
-            if kind == "mid":
-                cur = _Segment(old[si0].start, old[si0].depth)
-                cur.items = old[si0].items[: start[3]]
-            else:
-                cur = _Segment(i, old[si0].depth if si0 < len(old) else 0)
+        try:
+            value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
+        except _Escalate:
+            raise
+        except Exception:
+            raise _Fallback() from None
+        if value is not P.STOPPED or rec.stop is None:
+            raise _Escalate()
+        raw_run = values[-1] if len(values) == len(lvl.values) + 1 else []
+        if not isinstance(raw_run, list):
+            raise _Escalate()
+        old_raw = lvl.raw
+        if rec.stop[0] == "sync":
+            j = rec.stop[1]
+            new_raw = raw_run + old_raw[j + 1 :]
+            new_bounds = lvl.bounds[:s] + rec.run_bounds + lvl.bounds[j + 1 :]
+            end_tok = lvl.bounds[j]
+            r_end_cur = end_tok.start_pos
+            inclusive = False
+            old_items = old_raw[s : j + 1]
         else:
-            segs = []
-            cur = _Segment(0)
-        first = i
-        reuse = None  # ('mid', si, ii, j) or ('seg', si, j)
+            new_raw = raw_run
+            new_bounds = lvl.bounds[:s] + rec.run_bounds
+            r_end_cur = lvl.closer.start_pos if lvl.closer is not None else len(data)
+            inclusive = True
+            old_items = old_raw[s:]
+        new_items = new_raw[s : len(raw_run)]
+        if len(new_bounds) != len(new_raw):
+            raise _Fallback()
+        if not top and (lvl.out is None or len(lvl.out) < 2 or _out_len(new_raw) < 2):
+            raise _Escalate()  # a single statement is held directly, not as a list
+        for x in _nodes_of(new_items):
+            if P.fix_positions(x) is not None:
+                raise _Fallback()  # too deep: grammar.parser reports it
+        # -- commit (positions of what stays are still the old ones until moved below)
+        if s:
+            r_start = toks[start_i].start_pos
+        else:
+            r_start = lvl.opener.end_pos if lvl.opener is not None else 0
+        r_end_old = r_end_cur - delta
+        end_idx = (
+            self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)
+        )
 
-        while True:
-            # ---- one segment (or the rest of one) from token i
-            scan_from = i
-            if kind == "seg":
-                stack = [S0]
-                values = []
-            else:
-                stack = [S0, S_stmts]
-                values = [[None] * len(cur.items)]
-            raw = None
-            lead = i
-            nd0 = 0
-            nf0 = 0
-            b.diagnostics = []
-            b.definitions = []
-            b.namestack.clear()
-            at_boundary = -1
-            defaults = 0
-            err = None
-            if True:
-                while True:
-                    if len(stack) == 2 and stack[1] == S_stmts and at_boundary != i:
-                        at_boundary = i
-                        raw = values[0]
-                        # a statement was completed: record it
-                        if len(raw) > len(cur.items):
-                            _fix_value(raw[-1])
-                            cur.items.append(_Item(lead, raw[-1], b.definitions[nf0:], b.diagnostics[nd0:]))
-                            nf0 = len(b.definitions)
-                            nd0 = len(b.diagnostics)
-                            lead = i
-                            if (
-                                old is not None
-                                and i >= changed_end
-                                and (i - dT) in old_mid
-                                and old[old_mid[i - dT][0]].depth == cur.depth
-                            ):
-                                si, ii = old_mid[i - dT]
-                                reuse = ("mid", si, ii, i)
-                                break
-                        if i >= n:
-                            break  # end of input after a complete statement list
-                    tok = toks[i] if i < n else end_tok
-                    act = actions[stack[-1]].get(tok.type)
-                    if act is None:
-                        # racc's default reductions (grammar.parser.Driver.run), except at a statement
-                        # boundary, where they would only finish the program before the same error
-                        if default_reduce is None or at_boundary == i and len(stack) == 2:
-                            err = i
-                            break
-                        act = default_reduce[stack[-1]]
-                        defaults += 1
-                        if act is None or defaults > 1000:
-                            err = i
-                            break
-                    else:
-                        defaults = 0
-                        if act < 0 and at_boundary == i and len(stack) == 2:
-                            # `}` after a complete program: finishing it cannot shift this token either
-                            err = i
-                            break
-                    if act >= 0:
-                        stack.append(act)
-                        values.append(tok)
-                        i += 1
-                        if len(stack) > P.MAX_STACK:
-                            raise _Restart()
-                        continue
-                    k = -act - 1
-                    if k == r_program:
-                        break  # (not reached: handled at the boundary above)
-                    drv.reduce(stack, values, k)
-                    if k == r_empty:
-                        break  # no tokens at all
-            if reuse is not None:
-                break
-            if err is None:
-                # end of input: the segment ends normally
-                cur.err = None
-                segs.append(cur)
-                break
-            # ---- a syntax error at token err
-            if err < n and P.block_context(self.tables, stack, values) is not None:
-                # inside a body: grammar.parser recovers there (recover_in_block); a plain parse does it
-                raise _BlockError()
-            etok = toks[err] if err < n else end_tok
-            cur.err = err
-            report = cur.start == 0 or err > cur.start
-            cur.err_diag = (
-                Diagnostic.make(
-                    "SYNTAX_ERROR",
-                    etok.start_pos,
-                    etok.end_pos - etok.start_pos,
-                    {"where": P._where(etok)},
-                    file=self.config.file,
-                )
-                if report
-                else None
-            )
-            cur.partial = None
-            completed = drv.salvage(stack, values)
-            if completed is not None:
-                kind_c, val = completed
-                if kind_c == "stmts" and len(val) > len(cur.items):
-                    cur.partial = _Item(lead, val[-1], [], [])
-                elif kind_c == "nop":
-                    cur.partial = _Item(lead, val, [], [])
-                    cur.nop = True  # the end-of-input Nop of an empty program
-            cur.tail_diags = b.diagnostics[nd0:]
-            cur.tail_defs = b.definitions[nf0:]
-            if cur.partial is not None:
-                _fix_value(cur.partial.node)
-                cur.partial.defs = cur.tail_defs
-                cur.partial.diags = cur.tail_diags
-                cur.tail_defs = []
-                cur.tail_diags = []
-            segs.append(cur)
-            if err >= n:
-                break
-            # next line-start token at depth 0 after err (depth 0 at the segment start)
-            k, kd = self._resume(scan_from, cur.depth, cur.start, err, toks, data)
-            if k is None:
-                break
-            if (
-                old is not None
-                and k >= changed_end
-                and (k - dT) in old_seg
-                and old[old_seg[k - dT]].depth == kd
-            ):
-                reuse = ("seg", old_seg[k - dT], k)
-                break
-            i = k
-            kind = "seg"
-            cur = _Segment(k, kd)
+        def gone(d: Diagnostic) -> bool:
+            o = d.offset
+            return o is not None and r_start <= o and (o < r_end_old or (inclusive and o == r_end_old))
 
-        parsed = i - first
-        if reuse is not None:
-            if reuse[0] == "mid":
-                _, si, ii, j = reuse
-                o = old[si]
-                for it in o.items[ii:]:
-                    self._shift_item(it, dT, delta)
-                cur.items.extend(o.items[ii:])
-                cur.err = o.err + dT if o.err is not None else None
-                if o.err_diag is not None and delta:
-                    o.err_diag.offset += delta
-                cur.err_diag = o.err_diag
-                cur.partial = o.partial
-                cur.nop = o.nop
-                if o.partial is not None and o.partial.lead >= j - dT:
-                    self._shift_item(o.partial, dT, delta)
-                cur.tail_diags = o.tail_diags
-                _shift_diags(cur.tail_diags, delta)
-                cur.tail_defs = o.tail_defs
-                segs.append(cur)
-                rest = old[si + 1 :]
-            else:
-                _, si, j = reuse
-                rest = old[si:]
-            for seg in rest:
-                self._shift_segment(seg, dT, delta)
-            segs.extend(rest)
-        return segs, parsed
+        self.base_diags = [d for d in self.base_diags if not gone(d)]
+        levels = self.levels
+        for key in [k for k, v in levels.items() if v is not lvl and v.opener is not None]:
+            oi = self._index(levels[key].opener)
+            if oi < 0 or start_i <= oi < end_idx:
+                del levels[key]
+        self._move_all(r_start, r_end_old, delta)
+        self._flush_calls(new_raw)
+        out, xdiags = _transform(new_raw, self.locator, cfg.file)
+        held: set[int] = set()
+        for x in _nodes_of(new_items):
+            for y in A.walk(x):
+                st = getattr(y, "statements", None)
+                if type(st) is list:
+                    held.add(id(st))
+        new_levels = {k: v for k, v in rec.levels.items() if v.out is not None and id(v.out) in held}
+        run_x = [d for v in new_levels.values() for d in v.xdiags]
+        self.base_diags.extend(_remove_values(list(b.diagnostics), run_x))
+        levels.update(new_levels)
+        lvl.raw = new_raw
+        lvl.bounds = new_bounds
+        lvl.xdiags = xdiags
+        if top:
+            lvl.out = out
+            loc = self.locator
+            if out:
+                self.pos.push(out[0])
+                self.pos.push(out[-1])
+            body = Builder.block_or_expression(out, loc=loc) if out else Nop(loc, len(data), 0)
+            self._program = Program(loc, body, [])
+        else:
+            assert lvl.out is not None
+            lvl.out[:] = out
+        self._defs_stale = True
+        self._finish(old_items, new_items)
+        return ce - start_i
 
-    def _shift_after(self, ds, delta):
-        """Positions after ds move by delta; nodes spanning ds grow by delta (token indices unchanged)."""
+    def _move_all(self, a: int, b: int, delta: int) -> None:
+        """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""
+        if self._program is not None:
+            self.pos.move(self._program.body, a, b, delta)
         if not delta:
             return
-        for seg in self.segments:
-            items = list(seg.items) + ([seg.partial] if seg.partial is not None else [])
-            for it in items:
-                nodes = (
-                    [it.node] if isinstance(it.node, Node) else [x for x in it.node if isinstance(x, Node)]
-                )
-                for root in nodes:
-                    if root.offset >= ds:
-                        _shift_tree(root, delta)
-                    else:
-                        if self._stretch(root, ds, delta):
-                            self._vcache.pop(id(root), None)
-                for d in it.diags:
-                    if d.offset is not None and d.offset >= ds:
-                        d.offset += delta
-            for d in seg.tail_diags:
-                if d.offset is not None and d.offset >= ds:
+        for d in self.base_diags:
+            if d.offset is not None and d.offset >= b:
+                d.offset += delta
+        assert self.levels is not None
+        for lvl in self.levels.values():
+            for d in lvl.xdiags:
+                if d.offset is not None and d.offset >= b:
                     d.offset += delta
-        # statements made by the call transform hold shifted nodes: revalidate them
-        self._vcache = {k: v for k, v in self._vcache.items() if v[0].offset < ds or v[1] >= ds}
 
-    @staticmethod
-    def _stretch(root, ds, delta) -> bool:
-        """Shift the nodes of root's subtree that start at/after ds, stretch those spanning it."""
-        touched = False
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            o = n.offset
-            if o >= ds:
-                _shift_tree(n, delta)
-                touched = True
+    def _flush_calls(self, raw: list) -> None:
+        """The statements the call transform will combine into calls (it reads their positions)."""
+        from puppet_xpp.grammar.build import STATEMENT_CALLS
+
+        if not self.pos.pending:
+            return
+        prev = None
+        for expr in raw:
+            if type(prev) is A.QualifiedName and prev.value in STATEMENT_CALLS:
+                self.pos.flush(prev)
+                for x in _nodes_of([expr]):
+                    self.pos.flush(x)
+                prev = None
                 continue
-            if o + n.length > ds:
-                n.length += delta
-                touched = True
-            for c in n.children():
-                stack.append(c)
-        return touched
+            prev = expr if isinstance(expr, Node) else (expr[-1] if len(expr) else None)
 
-    def _shift_item(self, it, dT, delta):
-        it.lead += dT
-        if delta:
-            _shift_value(it.node, delta)
-            _shift_diags(it.diags, delta)
-
-    def _shift_segment(self, seg, dT, delta):
-        seg.start += dT
-        for it in seg.items:
-            self._shift_item(it, dT, delta)
-        if seg.partial is not None:
-            self._shift_item(seg.partial, dT, delta)
-        if seg.err is not None:
-            seg.err += dT
-        if delta:
-            if seg.err_diag is not None:
-                seg.err_diag.offset += delta
-            _shift_diags(seg.tail_diags, delta)
-
-    @staticmethod
-    def _resume(scan_from, depth, seg_start, err, toks, data):
-        """The token where recovery resumes after an error at err, with the bracket depth before it
-        (grammar.parser's rule); scanning starts at a boundary whose depth is `depth`."""
-        return P.next_resume(toks, data, scan_from, depth, err, seg_start)
-
-    # ------------------------------------------------------------------------------------------ assembly
-
-    def _assemble(self):
-        """Program + diagnostics from the segments (Puppet's transform per segment)."""
-        segs = self.segments
-        b = Builder(self.locator, self.config.file)
-        stmts: list = []
-        defs: list = []
-        diags: list = []
-        errors = False
-        for seg in segs:
-            raw = [it.node for it in seg.items]
-            for it in seg.items:
-                defs.extend(it.defs)
-                diags.extend(it.diags)
-            if seg.partial is not None:
-                if not seg.nop:  # an empty program's Nop is no statement
-                    raw.append(seg.partial.node)
-                defs.extend(seg.partial.defs)
-                diags.extend(seg.partial.diags)
-            diags.extend(seg.tail_diags)
-            if seg.err is not None:
-                errors = True
-                if seg.err_diag is not None:
-                    diags.append(seg.err_diag)
-            b.diagnostics = []
-            if seg.err is not None and seg.partial is None and not seg.items:
-                continue
-            out = b.statements(raw) if raw else []
-            diags.extend(b.diagnostics)
-            stmts.extend(out)
-        loc = self.locator
-        if not stmts:
-            prog = Program(loc, Nop(loc, len(self.data), 0), [])
-        else:
-            prog = Program(loc, Builder.block_or_expression(stmts, loc=loc), [] if errors else defs)
-            if errors:
-                prog.definitions = defs
-        self.program = prog
-        d = list(self.lex_diags) + diags
+    def _finish(self, replaced: list, new: list) -> None:
+        """Parse diagnostics of the current state (sorted as grammar.parser sorts them)."""
+        assert self.levels is not None
+        d = list(self.lex_diags) + list(self.base_diags)
+        for lvl in self.levels.values():
+            d.extend(lvl.xdiags)
         d.sort(key=lambda x: (x.severity != "error", x.offset if x.offset is not None else -1))
         self.full_diags = d
+        vc = self._vcache
+        for x in replaced:
+            for y in _nodes_of([x]):
+                vc.pop(id(y), None)
+        for y in self.pos.touched:  # the statements around an edit are validated again
+            vc.pop(id(y), None)
+        self.pos.touched = []
 
     # ------------------------------------------------------------------------------------------ results
 
@@ -885,90 +942,121 @@ class IncrementalParser:
             self._vdiags = self._validate()
         return list(self._vdiags)
 
-    def _validate(self) -> list:
+    def _checker(self) -> Any:
         from puppet_xpp.grammar import validator as V
 
-        prog = self.program
+        cfg = self.config
+        cls = V.TasksChecker if cfg.tasks else V.Checker
+        return cls(
+            strict=cfg.strict,
+            file=cfg.file or None,
+            modulepath=cfg.modulepath,
+            manifest=cfg.manifest,
+            level=getattr(cfg, "level", None),
+        )
+
+    def _validate(self) -> list:
+        """grammar.validator's diagnostics, redone only for the statements that changed: every
+        statement of a statement list is a unit whose diagnostics (with those of the statements
+        below it) are cached until an edit replaces it or happens inside it."""
+        prog = self._program
         if prog is None:
             return []
-        cfg = self.config
-        kw = dict(strict=cfg.strict, file=cfg.file or None, modulepath=cfg.modulepath, manifest=cfg.manifest)
-        kw["level"] = getattr(cfg, "level", None)
-        cls = V.TasksChecker if cfg.tasks else V.Checker
-        body = prog.body
-        if self.segments is None or type(body) is not BlockExpression:
+        if self.levels is None:
             self._vcache = {}
-            return cls(**kw).validate(prog)
-        # program-level checks (cheap), then each statement (cached)
-        ck = cls(**kw)
-        ck.diagnostics = []
-        ck.path = []
-        try:
-            ck.check(prog)
-            ck.check_top_construct_in_module(prog)
-            ck.path = [prog]
-            ck.check(body)
-        except V._Abort as e:  # pragma: no cover - program-level checks do not abort
-            return [e.diagnostic]
-        out = list(ck.diagnostics)
-        cache = {}
+            return list(self._checker().validate(self.program))
+        units: set[int] = set()
+        for lvl in self.levels.values():
+            if lvl.out is not None:
+                units.update(id(x) for x in lvl.out)
+        if type(prog.body) is not BlockExpression:
+            units.add(id(prog.body))
         old = self._vcache
-        validated = 0
-        for s in body.statements:
-            hit = old.get(id(s))
-            if hit is not None and hit[0] is s:
-                _s, off0, ds, abort = hit
-                dlt = s.offset - off0
+        cache: dict[int, tuple] = {}
+        self.stats["statements_validated"] = 0
+        pos = self.pos
+
+        def unit(node: Any, path: list) -> tuple:
+            """(logged, diagnostics, abort) of a unit and everything below it."""
+            hit = old.get(id(node))
+            if hit is not None and hit[0] is node:
+                e = pos.pending.get(id(node))
+                now = node.offset + (e[1] if e is not None else 0)
+                dlt = now - hit[1]
                 if dlt:
-                    for d in ds:
+                    for d in hit[2] + hit[3] + ([hit[4]] if hit[4] is not None else []):
                         if d.offset is not None:
                             d.offset += dlt
-                    if abort is not None and abort.offset is not None:
-                        abort.offset += dlt
-                cache[id(s)] = (s, s.offset, ds, abort)
-            else:
-                validated += 1
-                ck = cls(**kw)
-                ck.diagnostics = []
-                ck.path = [prog, body]
-                abort = None
-                try:
-                    try:
-                        ck.check(s)
-                        ck._walk(s)
-                    except RecursionError:
-                        ck.diagnostics = []
-                        ck.path = [prog, body]
-                        ck.check(s)
-                        ck._walk_iteratively(s)
-                except V._Abort as e:
-                    abort = e.diagnostic
-                ds = list(ck.diagnostics)
-                cache[id(s)] = (s, s.offset, ds, abort)
+                    hit = (node, now, hit[2], hit[3], hit[4])
+                cache[id(node)] = hit
+                return hit[2], hit[3], hit[4]
+            self.stats["statements_validated"] += 1
+            pos.flush(node, units)
+            logged, diags, abort, stopped = self._checker().validate_part(node, path, units)
+            logged, diags = list(logged), list(diags)
+            for child, cpath in stopped:
+                cl, cd, ca = unit(child, cpath)
+                logged.extend(cl)
+                diags.extend(cd)
+                if ca is not None and (abort is None or ca.offset < abort.offset):
+                    abort = ca
+            cache[id(node)] = (node, node.offset, logged, diags, abort)
+            return logged, diags, abort
+
+        pos.flush(prog.body, units)
+        ck = self._checker()
+        logged, diags, abort, stopped = ck.validate_part(prog, [], units)
+        logged, diags = list(logged), list(diags)
+        ck.diagnostics = []
+        ck.check_top_construct_in_module(prog)
+        diags.extend(ck.diagnostics)
+        for child, cpath in stopped:
+            cl, cd, ca = unit(child, cpath)
+            logged.extend(cl)
+            diags.extend(cd)
+            if ca is not None and (abort is None or ca.offset < abort.offset):
+                abort = ca
         self._vcache = cache
-        self.stats["statements_validated"] = validated
-        for s in body.statements:
-            _s, _o, ds, abort = cache[id(s)]
-            if abort is not None:
-                return [abort]
-            out.extend(ds)
-        return out
+        if abort is not None:  # validation stops there (as validate() does)
+            return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort]
+        return logged + diags
 
 
-def parse_region(tokens, i: int, n: int, data: bytes, locator, file: str = ""):
-    """Parse tokens[i:n] (a run of whole top-level statements) on its own.
+def gone_tok(tok: Any, a: int, b: int) -> bool:
+    return bool(a <= tok.start_pos < b)
 
-    Returns (raw statements, definitions, diagnostics, error token index or None).  This is the
-    statement-run API the language server builds on; grammar/parser.py's Driver does the work."""
-    b = Builder(locator, file)
-    drv = P.Driver(b)
-    end = tokens[n].start_pos if n < len(tokens) else len(data)
-    value, err = drv.run(tokens, i, n, end)
-    if err is None:
-        prog = value
-        body = prog.body
-        stmts = body.statements if type(body) is BlockExpression else [body]
-        for s in stmts:
-            P.fix_positions(s)
-        return stmts, list(b.definitions), list(b.diagnostics), None
-    return [], list(b.definitions), list(b.diagnostics), err
+
+def _out_len(raw: list) -> int:
+    """How many statements Puppet's call transform makes of a raw list (without building them)."""
+    from puppet_xpp.grammar.build import STATEMENT_CALLS
+
+    n = 0
+    prev = None
+    for expr in raw:
+        if type(prev) is A.QualifiedName and prev.value in STATEMENT_CALLS:
+            prev = None  # merged into a call
+            continue
+        if isinstance(expr, Node):
+            n += 1
+            prev = expr
+        else:
+            n += len(expr)
+            prev = expr[-1] if len(expr) else None
+    return n
+
+
+def _same(x: Any, y: Any, delta: int) -> bool:
+    """Are two tokens equal, y moved by delta?"""
+    return bool(
+        x.type == y.type
+        and x.value == y.value
+        and x.start_pos == y.start_pos + delta
+        and x.end_pos == y.end_pos + delta
+        and _opt(x, "concat_end_pos") == _opt(y, "concat_end_pos", delta)
+        and _opt(x, "name_start_pos") == _opt(y, "name_start_pos", delta)
+    )
+
+
+def _opt(t: Any, name: str, delta: int = 0) -> int | None:
+    v = getattr(t, name, None)
+    return None if v is None else int(v) + delta

@@ -75,8 +75,8 @@ class _NoLexer(_LarkLexer):
         return iter(data)
 
 
-class _End:
-    """The end-of-input token."""
+class EndToken:
+    """The end-of-input token (`$END`)."""
 
     __slots__ = ("start_pos", "end_pos", "value")
     type = "$END"
@@ -184,6 +184,17 @@ def _where(tok) -> str:
     return f"'{v}'"
 
 
+def syntax_error(tok, file: str) -> Diagnostic:
+    """Puppet's SYNTAX_ERROR at a token (or at the end of input)."""
+    return Diagnostic.make(
+        "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)}, file=file
+    )
+
+
+# Driver.run's answer when its `watch` stopped the parse, or a reduction would have gone below `floor`.
+STOPPED = object()
+
+
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
@@ -193,18 +204,33 @@ class Driver:
         self.b = builder
         self.nested = nested  # recover from errors inside bodies (recover_in_block)
         self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
+        # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
+        # (before its call transform runs)
+        self.watched = [1 if o == "stmts" else 2 if o == "statements" else 0 for _n, _s, o in t.rules]
 
-    def run(self, tokens, i, n, eof_pos):
-        """Parse tokens[i:n] as a program. Returns (value, None) or (salvaged, error_index)."""
+    def run(self, tokens, i, n, eof_pos, stack=None, values=None, watch=None, floor=0):
+        """Parse tokens[i:n] as a program. Returns (value, None) or (salvaged, error_index).
+
+        The incremental parser (grammar/incremental.py) runs the same loop from the middle of a parse:
+        ``stack``/``values`` are the LR state there (the list is used and changed in place); ``watch`` is
+        called as ``watch(event, i, stack, values)`` with event "item" after a statement list grew (the
+        list is ``values[-1]``, the lookahead ``tokens[i]``), "end" before a complete list's call
+        transform and "list" after it (``values[-1]`` is then the transformed list); when it returns
+        True, or when a reduction would pop the stack below ``floor`` entries, the parse stops there
+        and ``(STOPPED, i)`` is returned."""
         actions = self.t.actions
         gotos = self.t.gotos
         callbacks = self.callbacks
         default_reduce = self.t.default_reduce
+        watched = self.watched
         defaults = 0
         resumed = -1  # token index where block recovery last resumed
-        stack = [self.t.start]
-        values = []
-        end_tok = _End(eof_pos)
+        if stack is None:
+            stack = [self.t.start]
+            values = []
+        elif values is None:
+            raise ValueError("a stack needs its values")
+        end_tok = EndToken(eof_pos)
         end_state = self.t.end
         while True:
             tok = tokens[i] if i < n else end_tok
@@ -229,6 +255,12 @@ class Driver:
                     raise _TooDeep(i - 1)
                 continue
             fn, size, origin = callbacks[-act - 1]
+            if watch is not None:
+                w = watched[-act - 1]
+                if len(stack) - size < floor or (w == 2 and watch("end", i, stack, values)):
+                    return STOPPED, i
+            else:
+                w = 0
             if size:
                 s = values[-size:]
                 del values[-size:]
@@ -238,6 +270,8 @@ class Driver:
             v = fn(s)
             stack.append(gotos[stack[-1]][origin])
             values.append(v)
+            if w and watch("item" if w == 1 else "list", i, stack, values):
+                return STOPPED, i
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
 
@@ -442,12 +476,13 @@ def next_resume(tokens, data, scan_from, depth, err, chunk_start):
     return None, None
 
 
-def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool = False):
-    """Parse a token list into a Program, recovering from syntax errors at statement boundaries."""
+def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool = False, watch=None):
+    """Parse a token list into a Program, recovering from syntax errors at statement boundaries.
+    ``watch``: see Driver.run (given to the first run only, the one that starts at the first token)."""
     driver = Driver(builder)
     n = len(tokens)
     try:
-        value, err = driver.run(tokens, 0, n, eof_pos)
+        value, err = driver.run(tokens, 0, n, eof_pos, watch=watch)
     except _TooDeep as e:
         builder.diagnostics.append(
             Diagnostic.make(
@@ -471,7 +506,7 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
     scan_from, scan_depth = 0, 0  # the last resume point and the bracket depth before it
     while err is not None:
         kind, got = value or (None, None)
-        tok = tokens[err] if err < n else _End(eof_pos)
+        tok = tokens[err] if err < n else EndToken(eof_pos)
         if report:
             builder.diagnostics.append(
                 Diagnostic.make(
@@ -595,9 +630,12 @@ def _failed_unit_start(tokens) -> int:
     return int(start) if depth and start is not None else int(tokens[-1].end_pos) + 1
 
 
-def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool = False) -> ParseResult:
+def parse_lexed(
+    locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool = False, watch=None
+) -> ParseResult:
     """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
-    error).  The tokens are not modified."""
+    error).  The tokens are not modified.  ``watch``: see Driver.run (the incremental parser records
+    its statement lists with it)."""
     file = locator.file
     diagnostics = list(lex_diagnostics)
     for d in diagnostics:
@@ -606,7 +644,7 @@ def parse_lexed(locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool =
     builder = Builder(locator, file)
     if lex_error is not None and not tokens:
         return ParseResult(None, diagnostics, locator, tokens)
-    program = parse_tokens(tokens, builder, len(data), data, epp=epp)
+    program = parse_tokens(tokens, builder, len(data), data, epp=epp, watch=watch)
     diags = builder.diagnostics
     if lex_error is not None:
         limit = min(lex_error.offset, _failed_unit_start(tokens))

@@ -577,6 +577,37 @@ class Checker:
         self.check_top_construct_in_module(program)
         walk(program)
 
+    def validate_part(self, node: Any, path: list[Any], stop: Any = frozenset()) -> tuple:
+        """Validate ``node`` and what is below it as validate() does where ``path`` (Program first)
+        holds it, except below the nodes whose id() is in ``stop``: those are neither checked nor
+        entered but returned with their path (the incremental parser keeps their diagnostics; for the
+        Program, check_top_construct_in_module is the caller's).  Returns (logged, diagnostics, the
+        diagnostic that aborted validation or None, [(stopped node, its path)])."""
+        self.diagnostics = []
+        self.logged = []
+        self.path = path = list(path)
+        stopped = []
+        try:
+            self.check(node)
+            path.append(node)
+            stack = [iter(contents(node))]
+            while stack:
+                child = next(stack[-1], None)
+                if child is None:
+                    stack.pop()
+                    path.pop()
+                elif id(child) in stop:
+                    stopped.append((child, list(path)))
+                else:
+                    self.check(child)
+                    kids = contents(child)
+                    if kids:
+                        path.append(child)
+                        stack.append(iter(kids))
+        except _Abort as e:
+            return self.logged, self.diagnostics, e.diagnostic, stopped
+        return self.logged, self.diagnostics, None, stopped
+
     @classmethod
     def _checks(cls) -> dict[type, Any]:
         """check method per model class (None when Puppet's check is a no-op), resolved once per checker class."""
