@@ -634,11 +634,14 @@ def _write_xpp(ls: PuppetServer, st: DocState):
     job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
     if job is None:
         return None  # not a file --compile writes (outside the module directories)
+    from puppet_xpp.grammar.levels import resolve_strict
+
     data, _rows = C.compile_file(
         job.src,
         job.recorded,
         tasks=job.tasks,
-        strict=ls.settings.strict,
+        strict=resolve_strict(ls.settings.puppet_version, ls.settings.strict),
+        puppet_version=ls.settings.puppet_version,
         modulepath=env.modulepath,
         manifest=env.manifest,
     )

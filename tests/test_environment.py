@@ -1,0 +1,249 @@
+"""One model of an environment (xpp/environment.py) and one plan rule, used alike by every entry point.
+
+* the model reads an environment as Puppet does: for each layout below, the module path and main manifest
+  equal what Puppet's own Directories environment loader gives (oracle op ``environment``);
+* every entry point (``--validate``, ``--dump``, ``--compile FILE -o X``, ``--compile ENVDIR``, the language
+  server's analysis and its ``.xpp`` on save) treats each file of a control repository alike: the same tasks
+  mode and the same diagnostics, which equal Puppet's for that environment (oracle op ``validate`` with
+  Puppet's module path and manifest, tasks where Bolt loads plans: a module's ``plans/`` directory).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from puppet_xpp.xpp.environment import file_context, infer_module, is_plan_file, load_environment
+
+# ------------------------------------------------------------------------------------------------ the model
+
+LAYOUTS = {
+    "no-conf": {"modules/": ""},
+    "conf-without-modulepath": {
+        "environment.conf": "config_version = x\n",
+        "site-modules/": "",
+        "modules/": "",
+    },
+    "control-repo": {
+        "environment.conf": "modulepath = site-modules:modules:$basemodulepath\nmanifest = site.pp\n",
+        "site-modules/": "",
+    },
+    "relative-and-environment": {
+        "environment.conf": "modulepath=./mods:../shared/$environment:/abs/dir\nmanifest=manifests/init.pp\n",
+    },
+    "quoted-and-sections": {
+        "environment.conf": '[main]\nmodulepath = "site:modules"\n# comment\n[agent]\nmanifest = x.pp\n',
+    },
+    "no-base": {"environment.conf": "modulepath = modules\n"},
+    "glob": {"environment.conf": "modulepath = dist/*:modules\n", "dist/a/": "", "dist/b/": ""},
+}
+
+
+def _make(root: Path, files: dict) -> None:
+    root.mkdir(parents=True)
+    for rel, text in files.items():
+        p = root / rel
+        if rel.endswith("/"):
+            p.mkdir(parents=True, exist_ok=True)
+        else:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_environment_model_equals_puppets(name, tmp_path, oracle):
+    env_dir = tmp_path / "environments" / "production"
+    _make(env_dir, LAYOUTS[name])
+    base = [str(tmp_path / "base1"), str(tmp_path / "base2")]
+    theirs = oracle.call("environment", dir=str(env_dir), basemodulepath=base)
+    env = load_environment(str(env_dir), basemodulepath=os.pathsep.join(base))
+    assert list(env.modulepath) == theirs["modulepath"], name
+    assert env.manifest == theirs["manifest"], name
+
+
+# ------------------------------------------------------------------------------------------------ entry points
+
+# a control repository whose environment.conf has no modulepath: site-modules/ is not on the module path
+# (Puppet knows no such default), so its files get no module-location checks, but a plan there is a plan
+TREE = {
+    "environment.conf": "config_version = x\n",
+    "manifests/site.pp": "node default { include m }\n",
+    "modules/m/manifests/init.pp": "class m { }\n",
+    "modules/m/manifests/wrong.pp": "class m::other { }\n",
+    "modules/m/manifests/plans/x.pp": "class m::plans::x { }\n",
+    "modules/m/plans/deploy.pp": "plan m::deploy() { run_task('x', 'h') }\n",
+    "modules/m/plans/sub/step.pp": "plan m::sub::step() { }\n",
+    "site-modules/role/manifests/web.pp": "class role::not_web { }\n",
+    "site-modules/deploy/plans/app.pp": "plan deploy::app() { apply('h') { } }\n",
+    "plans/env_plan.pp": "plan env_plan() { }\n",
+}
+# where Bolt loads plans from (a module's plans/ directory, the environment's own plans/)
+PLANS = {
+    "modules/m/plans/deploy.pp",
+    "modules/m/plans/sub/step.pp",
+    "site-modules/deploy/plans/app.pp",
+    "plans/env_plan.pp",
+}
+LEVEL = "7.23"  # compared with Puppet 7.23 (the plumbing of the level is exercised too)
+
+
+@pytest.fixture
+def env(tmp_path):
+    root = tmp_path / "production"
+    _make(root, TREE)
+    return root
+
+
+def _codes(rows):
+    return sorted((r[0], r[1], r[2]) for r in rows)
+
+
+def _puppet(oracle, env_root: Path):
+    """Puppet's diagnostics per file, in the environment as Puppet reads it."""
+    e = oracle.call("environment", dir=str(env_root), basemodulepath=[])
+    out = {}
+    for rel in TREE:
+        if not rel.endswith(".pp"):
+            continue
+        path = str(env_root / rel)
+        ds = oracle.call(
+            "validate", file=path, modulepath=e["modulepath"], manifest=e["manifest"], tasks=rel in PLANS
+        )
+        out[rel] = _codes([(d["severity"], d["code"], d["line"]) for d in ds])
+    return out
+
+
+def _validate_cli(path):
+    from puppet_xpp.server import cmd_validate
+
+    buf = io.StringIO()
+    cmd_validate.run([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
+    rec = json.loads(buf.getvalue().splitlines()[0])
+    return _codes([(d["severity"], d["code"], d["line"]) for d in rec["diagnostics"]])
+
+
+def _compile_one(path, tmp_path):
+    from puppet_xpp.server import cmd_compile
+
+    report = tmp_path / "one.json"
+    out = io.StringIO()
+    cmd_compile.main(
+        [path, "-o", str(tmp_path / "one.xpp"), "--report", str(report), "--puppet-version", LEVEL],
+        out=out,
+        err=io.StringIO(),
+    )
+    rep = json.loads(report.read_text())
+    return _codes([(d["severity"], d["code"], d["line"]) for d in rep["diagnostics"]])
+
+
+def _compile_env(env_root, tmp_path):
+    from puppet_xpp.server import cmd_compile
+
+    report = tmp_path / "env.json"
+    cmd_compile.main(
+        [str(env_root), "--report", str(report), "-j", "1", "--puppet-version", LEVEL],
+        out=io.StringIO(),
+        err=io.StringIO(),
+    )
+    rep = json.loads(report.read_text())["environments"][0]
+    return {
+        os.path.relpath(f["path"], env_root): (
+            f["tasks"],
+            _codes([(d["severity"], d["code"], d["line"]) for d in f["diagnostics"]]),
+        )
+        for f in rep["files"]
+    }
+
+
+def _language_server(path):
+    from puppet_xpp.server.analysis import doc_config_for, full_analysis
+    from puppet_xpp.server.workspace import Settings
+
+    cfg = doc_config_for(path, Settings(puppet_version=LEVEL))
+    res, vd = full_analysis(Path(path).read_text(), cfg)
+    return cfg.tasks, _codes(
+        [(d.severity, d.code, d.line_col(res.locator)[0]) for d in list(res.diagnostics) + list(vd)]
+    )
+
+
+def _dump(path):
+    from puppet_xpp.server import cmd_dump
+
+    program, diags, _loc = cmd_dump.load(path, False)
+    return program, [d.code for d in diags if d.severity == "error"]
+
+
+def test_every_entry_point_treats_each_file_like_puppet(env, tmp_path, oracle):
+    want = _puppet(oracle, env)
+    compiled = _compile_env(env, tmp_path)
+    for rel in want:
+        path = str(env / rel)
+        tasks = rel in PLANS
+        assert is_plan_file(path, load_environment(str(env))) is tasks, rel
+        assert file_context(path).tasks is tasks, rel
+        assert _validate_cli(path) == want[rel], ("--validate", rel)
+        assert _compile_one(path, tmp_path) == want[rel], ("--compile FILE -o X", rel)
+        assert _language_server(path) == (tasks, want[rel]), ("language server", rel)
+        program, errors = _dump(path)
+        assert program is not None and errors == [], ("--dump", rel)
+        if rel.startswith("site-modules/"):
+            assert rel not in compiled, rel  # not on the environment's module path: not compiled
+        else:
+            assert compiled[rel] == (tasks, want[rel]), ("--compile ENVDIR", rel)
+    # the cases of the issue, spelled out (each also checked against Puppet above)
+    assert want["modules/m/manifests/plans/x.pp"] == []  # a class there is not a plan
+    assert want["site-modules/role/manifests/web.pp"] == []  # no location rule outside the module path
+    assert [c for _s, c, _l in want["modules/m/manifests/wrong.pp"]] == ["ILLEGAL_DEFINITION_LOCATION"]
+
+
+def test_xpp_on_save_writes_what_compile_writes(env, tmp_path):
+    """The language server's .xpp on save (lsp._write_xpp) plans through the same model: same bytes."""
+    from puppet_xpp.server import cmd_compile
+    from puppet_xpp.server.lsp import _write_xpp
+    from puppet_xpp.server.workspace import Settings
+
+    cmd_compile.main([str(env), "-j", "1", "--puppet-version", LEVEL], out=io.StringIO(), err=io.StringIO())
+    want = {p: p.read_bytes() for p in (env / ".xpp").rglob("*.xpp")}
+    for p in want:
+        p.unlink()
+
+    class _Doc:
+        def __init__(self, uri):
+            self.uri = uri
+
+    class _LS:
+        settings = Settings(puppet_version=LEVEL)
+        roots: list = []
+
+        class protocol:
+            @staticmethod
+            def notify(*_a):
+                pass
+
+    import puppet_xpp.server.lsp as lsp
+
+    for rel in TREE:
+        if rel.endswith(".pp") and not rel.startswith("site-modules/"):
+            orig = lsp._sync_state
+            lsp._sync_state = lambda st: None
+            try:
+                _write_xpp(_LS, _Doc("file://" + str(env / rel)))
+            finally:
+                lsp._sync_state = orig
+    got = {p: p.read_bytes() for p in (env / ".xpp").rglob("*.xpp")}
+    assert got == want
+
+
+def test_module_inferred_from_location_outside_any_environment(tmp_path):
+    """A module checked out on its own: the module path is its parent (location rules apply), and the
+    plan rule looks at the module's own plans/ directory only."""
+    mod = tmp_path / "work" / "plans"  # a module *named* plans: its manifests are not plans
+    _make(mod, {"manifests/init.pp": "class plans { }\n", "plans/run.pp": "plan plans::run() { }\n"})
+    assert infer_module(str(mod / "manifests" / "init.pp")) == (str(tmp_path / "work"), "plans")
+    assert file_context(str(mod / "manifests" / "init.pp")).tasks is False
+    assert file_context(str(mod / "plans" / "run.pp")).tasks is True
+    assert file_context(str(mod / "manifests" / "init.pp")).modulepath == (str(tmp_path / "work"),)
