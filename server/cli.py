@@ -1,7 +1,7 @@
 """The `puppet-xpp` command line.
 
     puppet-xpp [--stdio | --tcp HOST:PORT]          language server (default: stdio)
-    puppet-xpp --dump FILE... [--format json|pn|jsonl|tree] [--pretty] [--tasks]
+    puppet-xpp --dump FILE... [--format json|pn|jsonl|tree] [--pretty] [--tasks] [--puppet-version V]
     puppet-xpp --validate PATH... [options]          see `puppet-xpp --validate --help`
     puppet-xpp --compile [ENVDIR... | FILE.pp -o OUT.xpp] [options]
     puppet-xpp --verify FILE.xpp...
@@ -45,7 +45,16 @@ def main(argv: list[str] | None = None) -> int:
 
             return cmd_lint.main(argv)
         if argv and argv[0] in ("-h", "--help"):
+            from puppet_xpp.grammar.levels import DEFAULT_LEVEL, LEVELS
+
             print(__doc__.strip())
+            print(
+                "\nLanguage levels (--puppet-version on --validate, --compile, --dump; setting puppetVersion):"
+            )
+            for lv in LEVELS.values():
+                default = " (default)" if lv.name == DEFAULT_LEVEL else ""
+                checks = "newer checks" if lv.newer_checker else "older checks"
+                print(f"    {lv.name:5} {lv.puppets}{default}: strict={lv.strict}, {checks}")
             return 0
         if argv and argv[0] == "--version":
             from puppet_xpp import __version__
