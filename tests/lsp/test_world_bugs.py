@@ -124,6 +124,7 @@ async def outside(lsp_client: LanguageClient, tmp_path):
             capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
             root_uri="file://" + str(env),
             workspace_folders=[L.WorkspaceFolder(uri="file://" + str(env), name="production")],
+            initialization_options={"puppet": {"strict": "warning"}},
         )
     )
     lsp_client._tmp = tmp_path
@@ -159,7 +160,9 @@ async def test_xpp_on_save_for_a_module_outside_the_environment(outside: Languag
     copy = tmp / "copy"
     shutil.copytree(tmp / "production", copy, ignore=shutil.ignore_patterns(".xpp"))
     subprocess.run(
-        SERVER + ["--compile", str(copy)], env=dict(os.environ, PYTHONPATH=REPO), capture_output=True
+        SERVER + ["--compile", str(copy), "--strict", "warning"],
+        env=dict(os.environ, PYTHONPATH=REPO),
+        capture_output=True,
     )
     ref = copy / ".xpp" / "modules" / "mymod" / "manifests" / "init.xpp"
     assert ref.read_bytes() == out.read_bytes()
