@@ -430,6 +430,31 @@ async def test_watched_files_and_folders_update_the_index(client: LanguageClient
             break
         await asyncio.sleep(0.05)
     assert locs and locs[0].uri.endswith("extra_thing.rb")
+    # removing the folder takes its definitions out of the index
+    client.workspace_did_change_workspace_folders(
+        L.DidChangeWorkspaceFoldersParams(
+            event=L.WorkspaceFoldersChangeEvent(
+                added=[], removed=[L.WorkspaceFolder(uri=_uri(extra), name="extra")]
+            )
+        )
+    )
+    for _ in range(200):
+        locs = await _definition(client, uri, L.Position(line=0, character=3))
+        if not locs:
+            break
+        await asyncio.sleep(0.05)
+    assert not locs
+    # a deleted Ruby file leaves the index
+    os.remove(new)
+    client.workspace_did_change_watched_files(
+        L.DidChangeWatchedFilesParams(changes=[L.FileEvent(uri=_uri(new), type=L.FileChangeType.Deleted)])
+    )
+    for _ in range(200):
+        items = await _complete(client, uri, L.Position(line=0, character=0))
+        if "stdlib::fresh" not in {i.label for i in items}:
+            break
+        await asyncio.sleep(0.05)
+    assert "stdlib::fresh" not in {i.label for i in items}
     _close(client, uri)
 
 
