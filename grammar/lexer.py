@@ -43,6 +43,8 @@ Decisions where Puppet crashes instead of reporting an issue (each is a delibera
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, cast
 
 from lark import Token
 
@@ -54,6 +56,7 @@ from puppet_xpp.grammar.lexer_text import (
     WS_CHARS,
     WS_RE,
     ByteMap,
+    Finder,
     LexFail,
     SubLocator,
     bad_number,
@@ -79,11 +82,21 @@ __all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_
 
 MAX_DEPTH = 100
 
-_new = getattr(Token, "_future_new", None)
-if _new is None:  # pragma: no cover - older/newer lark without the fast constructor
 
-    def _new(type, value, start_pos, line, column, end_line, end_column, end_pos):  # noqa: A002
-        return Token(type, value, start_pos=start_pos, end_pos=end_pos)
+def _slow_new(
+    type: str,  # noqa: A002
+    value: str,
+    start_pos: int | None,
+    line: int | None,
+    column: int | None,
+    end_line: int | None,
+    end_column: int | None,
+    end_pos: int | None,
+) -> Token:  # pragma: no cover - older/newer lark without the fast constructor
+    return Token(type, value, start_pos=start_pos, end_pos=end_pos)
+
+
+_new: Callable[..., Token] = getattr(Token, "_future_new", None) or _slow_new
 
 
 class MappedToken(Token):
@@ -93,21 +106,25 @@ class MappedToken(Token):
     QualifiedName inside it).  Unused slots are None.  Use :func:`concat_end` / :func:`name_start`."""
 
     __slots__ = ("concat_end_pos", "name_start_pos")
+    concat_end_pos: int | None
+    name_start_pos: int | None
 
 
 def concat_end(dqpost: Token) -> int:
     """Where the ConcatenatedString that this DQPOST closes ends (byte offset)."""
-    v = getattr(dqpost, "concat_end_pos", None)
-    return dqpost.end_pos if v is None else v
+    v: int | None = getattr(dqpost, "concat_end_pos", None)
+    return cast(int, dqpost.end_pos) if v is None else v
 
 
 def name_start(variable: Token) -> int:
     """Where the QualifiedName inside this VARIABLE token starts (byte offset; Puppet: offset + 1)."""
-    v = getattr(variable, "name_start_pos", None)
-    return variable.start_pos + 1 if v is None else v
+    v: int | None = getattr(variable, "name_start_pos", None)
+    return cast(int, variable.start_pos) + 1 if v is None else v
 
 
-def _mapped(t: Token, start: int, end: int, concat_end_pos=None, name_start_pos=None) -> MappedToken:
+def _mapped(
+    t: Token, start: int, end: int, concat_end_pos: int | None = None, name_start_pos: int | None = None
+) -> MappedToken:
     m = str.__new__(MappedToken, t.value)
     m.type = t.type
     m.value = t.value
@@ -247,7 +264,7 @@ G_CCLASSREF, G_CWORD, G_SLASH, G_HEREDOC = _G["CCLASSREF"], _G["CWORD"], _G["SLA
 G_NL, G_ANY, G_END = _G["NL"], _G["ANY"], _G["END"]
 
 
-def _master(epp: bool, careful: bool):
+def _master(epp: bool, careful: bool) -> re.Pattern[str]:
     # Skipped between tokens: whitespace, comments.  'careful' (a heredoc waits for the end of the
     # line) leaves newlines to the NL alternative.
     ws = r"[ \t\r]*" if careful else r"[ \t\r\n]*"
@@ -256,7 +273,7 @@ def _master(epp: bool, careful: bool):
     for name, rx in _ALTS:
         if name == "EPPEND":
             rx = "-?%>" if epp else "(?!)"
-        alts.append("(" + rx + ")")
+        alts.append("(" + cast(str, rx) + ")")
     return re.compile(prefix + "(?:" + "|".join(alts) + ")")
 
 
@@ -275,8 +292,8 @@ class _Engine:
         self,
         text: str,
         epp: bool,
-        kw: dict,
-        diags: list,
+        kw: dict[str, str],
+        diags: list[Diagnostic],
         depth: int = 0,
         parent: _Engine | None = None,
         loc: SubLocator | None = None,
@@ -288,13 +305,14 @@ class _Engine:
         self.depth = depth
         self.parent = parent
         self.loc = loc
-        self.toks: list = []
-        self.preconv: list = []
-        self.ov = None  # (len(toks), type): Puppet's "after" token when it is not toks[-1]
-        self.jump = None  # where the next newline jumps to (after heredoc bodies)
-        self.slash_fail = None  # where the last regex search that found no end started
+        self.toks: list[Token] = []
+        self.preconv: list[tuple[int, int, int | None]] = []
+        # (len(toks), type): Puppet's "after" token when it is not toks[-1]
+        self.ov: tuple[int, str | None] | None = None
+        self.jump: int | None = None  # where the next newline jumps to (after heredoc bodies)
+        self.slash_fail: int | None = None  # where the last regex search that found no end started
         self.bmap = None if text.isascii() else ByteMap(text)
-        self.epp_mode = None
+        self.epp_mode: str | None = None
         self.epp_open = False
         self.fast = _MASTERS[(epp, False)].finditer
         self.careful = _MASTERS[(epp, True)].finditer
@@ -305,23 +323,23 @@ class _Engine:
 
     def global_byte(self, b: int) -> int:
         """byte offset in this text -> byte offset in the source"""
-        e = self
-        while e.loc is not None:
+        e: _Engine | None = self
+        while e is not None and e.loc is not None:
             b = e.loc.point(b)
             e = e.parent
         return b
 
-    def warn(self, code: str, args: dict, pos: int):
+    def warn(self, code: str, args: dict[str, Any], pos: int) -> None:
         self.diags.append(Diagnostic.make(code, self.global_byte(self.to_byte(pos)), 0, args))
 
-    def after(self):
+    def after(self) -> str | None:
         ov = self.ov
         toks = self.toks
         if ov is not None and ov[0] == len(toks):
             return ov[1]
         return toks[-1].type if toks else None
 
-    def finish(self):
+    def finish(self) -> None:
         """char indices -> byte offsets (no-op for ASCII text)"""
         bmap = self.bmap
         if bmap is None:
@@ -337,22 +355,22 @@ class _Engine:
                 s0, s1, _ = next(skip)
                 continue
             t = toks[i]
-            t.start_pos = bmap(t.start_pos)
-            t.end_pos = bmap(t.end_pos)
+            t.start_pos = bmap(cast(int, t.start_pos))
+            t.end_pos = bmap(cast(int, t.end_pos))
             i += 1
 
     # -- entry points --------------------------------------------------------------------------
-    def run(self, fn, *args):
+    def run(self, fn: Callable[..., object], *args: Any) -> None:
         try:
             fn(*args)
         except LexFail as f:
-            if not getattr(f, "is_byte", False):
+            if not f.is_byte:
                 if f.pos is not None:
                     f.pos = self.global_byte(self.to_byte(f.pos))
                 f.is_byte = True
             raise
 
-    def lex_source(self):
+    def lex_source(self) -> None:
         if self.epp:
             self.epp_mode = "text"
             self.toks.append(_new("EPP_START", "", 0, None, None, None, None, 0))
@@ -364,7 +382,7 @@ class _Engine:
             self.code(0, False)
 
     # -- the main loop ---------------------------------------------------------------------------
-    def code(self, pos: int, interp: bool):
+    def code(self, pos: int, interp: bool) -> tuple[int, bool]:
         """Lex code from pos.  interp: stop at the '}' that closes a '${' (not emitted).
         Returns (position after it or end of text, whether it was found)."""
         text = self.text
@@ -457,7 +475,7 @@ class _Engine:
                 elif g == G_HEREDOC:
                     pos = self.heredoc(p)
                 elif g == G_NL:
-                    pos = self.jump
+                    pos = cast(int, self.jump)  # a newline is its own alternative only then
                     self.jump = None
                 elif g == G_EPPEND:
                     if self.epp_mode == "expr":
@@ -485,7 +503,8 @@ class _Engine:
         text = self.text
         c = text[p]
         if c in WS_CHARS:
-            return WS_RE.match(text, p).end()
+            m = WS_RE.match(text, p)
+            return m.end() if m is not None else p + 1
         if "0" <= c <= "9":
             raise bad_number(text, p)
         if c == ":":  # '::' not followed by a name
@@ -541,10 +560,10 @@ class _Engine:
         return p + 1
 
     # -- strings -------------------------------------------------------------------------------
-    def segment(self, q: int, end: int, term: str, escapes, warn_unknown: bool) -> str:
+    def segment(self, q: int, end: int, term: str, escapes: frozenset[str], warn_unknown: bool) -> str:
         raw = self.text[q:end]
         if "\\" in raw and escapes:
-            warnings = []
+            warnings: list[tuple[str, dict[str, Any]]] = []
             try:
                 raw = unescape(raw, escapes, warn_unknown, warnings)
             except LexFail as f:
@@ -557,7 +576,15 @@ class _Engine:
     def dq(self, p: int) -> int:
         return self.interpolated(p, p + 1, find_dq_end, DQ_ESCAPES, True, '"')
 
-    def interpolated(self, before: int, q: int, finder, escapes, warn_unknown, last):
+    def interpolated(
+        self,
+        before: int,
+        q: int,
+        finder: Finder,
+        escapes: frozenset[str],
+        warn_unknown: bool,
+        last: str | tuple[int, int, int, int] | None,
+    ) -> int:
         """A double-quoted string (q after the opening quote) or a heredoc text (q == 0)."""
         text = self.text
         toks = self.toks
@@ -610,7 +637,7 @@ class _Engine:
             last = None
             q = end
 
-    def interpolation(self, pos: int, str_after):
+    def interpolation(self, pos: int, str_after: str | None) -> tuple[int, bool, tuple[int, int, int, int]]:
         """Lex a '${ ... }' expression from pos (after the '${')."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -657,6 +684,7 @@ class _Engine:
             raise LexFail("PARSE_TOO_DEEP", p, {"limit": MAX_DEPTH})
         loc = SubLocator(encode(body), self.to_byte(start), has_margin, margins)
         sub = _Engine(body, False, self.kw, self.diags, self.depth + 1, self, loc)
+        finder: Finder
         if not spec.interpolate:
             finder = find_all_end
         elif "$" in spec.escapes:
@@ -672,8 +700,9 @@ class _Engine:
         last = len(stoks) - 1
         i0 = len(toks)
         for i, t in enumerate(stoks):
-            ts = t.start_pos
-            s, e = span(ts, t.end_pos)
+            ts = cast(int, t.start_pos)
+            te = cast(int, t.end_pos)
+            s, e = span(ts, te)
             ce = getattr(t, "concat_end_pos", None)
             ns = getattr(t, "name_start_pos", None)
             if ce is not None:
@@ -681,7 +710,7 @@ class _Engine:
             if ns is not None:
                 ns = point(ns)
             if i == last and t.type == "DQPOST":
-                ce = span(0, t.end_pos)[1]
+                ce = span(0, te)[1]
             if ts == 0 and t.type == "VARIABLE":
                 ns = point(1)
             if ce == e:
@@ -707,7 +736,7 @@ class _Engine:
         s, mode, end, issue = epp_text(self.text, pos, trim)
         append = self.toks.append
         if mode == "error":
-            raise LexFail(issue, end)
+            raise LexFail(issue or "", end)
         if mode == "text":
             if s is not None:
                 append(_new("RENDER_STRING", s, pos, None, None, None, None, end))
@@ -731,14 +760,14 @@ class Lexer:
         self.tasks = tasks
         self.diagnostics: list[Diagnostic] = []
         self.error: Diagnostic | None = None
-        self._tokens: list | None = None
+        self._tokens: list[Token] | None = None
 
-    def tokens(self) -> list:
+    def tokens(self) -> list[Token]:
         if self._tokens is None:
             self._tokens = self._lex()
         return self._tokens
 
-    def _lex(self) -> list:
+    def _lex(self) -> list[Token]:
         text = self.text
         bom = byte_order_mark(text)
         if bom is not None:
@@ -762,6 +791,6 @@ class Lexer:
         eng.finish()
         return eng.toks
 
-    def _fail(self, diag: Diagnostic):
+    def _fail(self, diag: Diagnostic) -> None:
         self.error = diag
         self.diagnostics.append(diag)

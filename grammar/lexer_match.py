@@ -7,8 +7,12 @@ after 'x'").  For a string cut off after an interpolation that is whatever the l
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar.lexer_text import BLANKS, WS_CHARS, WS_RE
+
+if TYPE_CHECKING:
+    from puppet_xpp.grammar.lexer import _Engine
 
 _BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
 # token types Puppet scans with a regex of their own text
@@ -63,14 +67,14 @@ _NO_REGEX = frozenset(
 )
 
 
-def scanner_match(self, last):
+def scanner_match(self: _Engine, last: str | tuple[int, int, int, int] | None) -> str | None:
     """The scanner's last match before an UNCLOSED_QUOTE: ``last`` is a string or None (known), or
     (first token index, end token index, expression start, expression end) of an interpolation."""
     if not isinstance(last, tuple):
         return last
     n0, n1, start, close = last
     text = self.text
-    toks = self.toks
+    toks: list[Any] = self.toks  # lark types positions as optional; every lexed token has them
     pre = {i0: (i1, after) for i0, i1, after in self.preconv}
     m = _BLANK_RUN.match(text, start)
     matched = m.group() if m else None
@@ -131,7 +135,7 @@ def scanner_match(self, last):
     return _gap(self, cur, close, matched)
 
 
-def _gap(self, a: int, b: int, matched):
+def _gap(self: _Engine, a: int, b: int, matched: str | None) -> str | None:
     text = self.text
     i = a
     while i < b:
@@ -147,7 +151,7 @@ def _gap(self, a: int, b: int, matched):
             if m:
                 i = m.end()
         elif c in WS_CHARS:
-            i = WS_RE.match(text, i).end()
+            i = _end(WS_RE.match(text, i), i)
             matched = None
         elif c == "#":
             j = text.find("\n", i)
@@ -158,8 +162,12 @@ def _gap(self, a: int, b: int, matched):
     return matched
 
 
-def _quote_match(self, s0: int, end: int) -> str:
-    text = self.text
+def _end(m: re.Match[str] | None, i: int) -> int:
+    return m.end() if m is not None else i
+
+
+def _quote_match(self: _Engine, s0: int, end: int) -> str:
+    text: str = self.text
     j = end - 1
     while j > s0 and text[j - 1] == "\\":
         j -= 1

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import Any
 
 # Ruby's [[:blank:]] is Unicode-aware: these are all the characters it matches.
 BLANKS = " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
@@ -21,14 +23,19 @@ WS_CHARS = frozenset(BLANKS + "\r")
 LISTSTART_PREV = frozenset(BLANKS + "\r\n")
 
 
+#: finds the end of a string part: (end, terminator) of the first terminator at or after pos, or None
+Finder = Callable[[str, int], "tuple[int, str] | None"]
+
+
 class LexFail(Exception):
     """A hard lexer error: code, character position (in the text being lexed), arguments."""
 
-    def __init__(self, code: str, pos: int | None, args: dict | None = None):
+    def __init__(self, code: str, pos: int | None, args: dict[str, Any] | None = None):
         super().__init__(code)
         self.code = code
         self.pos = pos
         self.iargs = args or {}
+        self.is_byte = False  # pos already a byte offset of the source (set by the lexer)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -39,11 +46,11 @@ class LexFail(Exception):
 # anchored attempt at the scan position followed by an unanchored search from the next one.
 
 
-def _terminator_finder(term: str, anchored_extra: str = ""):
+def _terminator_finder(term: str, anchored_extra: str = "") -> Finder:
     anchored = re.compile(r"(?:[^\\]|)(?:\\\\)*(" + term + ")")
     search = re.compile(r"[^\\](?:\\\\)*(" + term + ")")
 
-    def find(text: str, pos: int):
+    def find(text: str, pos: int) -> tuple[int, str] | None:
         """-> (end, terminator) of the first terminator at or after pos, or None."""
         m = anchored.match(text, pos) or search.search(text, pos + 1)
         if m is None:
@@ -60,13 +67,13 @@ find_uq_end = _terminator_finder(r"\$\{?|\Z")
 _UQNE = re.compile(r"\$\{?|\Z")
 
 
-def find_uqne_end(text: str, pos: int):
+def find_uqne_end(text: str, pos: int) -> tuple[int, str] | None:
     """Interpolating heredoc without the $ escape: every '$' is a terminator."""
     m = _UQNE.search(text, pos)
-    return m.end(), m.group()
+    return None if m is None else (m.end(), m.group())
 
 
-def find_all_end(text: str, pos: int):
+def find_all_end(text: str, pos: int) -> tuple[int, str] | None:
     """Non-interpolating heredoc: all the rest is text."""
     return len(text), ""
 
@@ -100,7 +107,7 @@ def unescape_sq(raw: str) -> str:
     return _SQ_ESC.sub(r"\1", raw)
 
 
-def _uni_repl(m):
+def _uni_repl(m: re.Match[str]) -> str:
     code = int(m.group(2) or m.group(3), 16)
     if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
         # Puppet crashes here (Ruby ArgumentError/RangeError); we report the intended issue.
@@ -108,7 +115,9 @@ def _uni_repl(m):
     return m.group(1) + chr(code)
 
 
-def unescape(raw: str, escapes: frozenset, warn_unknown: bool, warnings: list) -> str:
+def unescape(
+    raw: str, escapes: frozenset[str], warn_unknown: bool, warnings: list[tuple[str, dict[str, Any]]]
+) -> str:
     """Puppet's slurp escape processing.  Warnings are appended as (code, args) tuples."""
     if "\\" not in raw:
         return raw
@@ -120,7 +129,7 @@ def unescape(raw: str, escapes: frozenset, warn_unknown: bool, warnings: list) -
             if not n:
                 break
 
-    def repl(m):
+    def repl(m: re.Match[str]) -> str:
         ch = m.group(1)
         if ch in escapes:
             if ch == "u":
@@ -144,7 +153,7 @@ _DEC_OK = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?\Z")
 _WORD_RUN = re.compile(r"[A-Za-z0-9_]+")
 
 
-def number_issue(value: str):
+def number_issue(value: str) -> str | None:
     """Puppet's assert_numeric: None if fine, else the issue code."""
     if value[:2] in ("0x", "0X"):
         return None if _HEX_OK.match(value) else "INVALID_HEX_NUMBER"
@@ -201,7 +210,7 @@ HEREDOC_ALL_ESCAPES = "trnsuL$"
 class HeredocSpec:
     __slots__ = ("tag", "syntax", "interpolate", "escapes", "end")
 
-    def __init__(self, tag, syntax, interpolate, escapes, end):
+    def __init__(self, tag: str, syntax: str, interpolate: bool, escapes: frozenset[str], end: int):
         self.tag = tag
         self.syntax = syntax
         self.interpolate = interpolate
@@ -226,7 +235,7 @@ def heredoc_spec(text: str, pos: int) -> HeredocSpec:
     if not tag:
         raise LexFail("HEREDOC_EMPTY_ENDTAG", end)
     escapes = md.group(3)
-    resulting = set()
+    resulting: set[str] = set()
     if escapes is not None:
         if not escapes:
             escapes = HEREDOC_ALL_ESCAPES
@@ -243,7 +252,7 @@ def heredoc_spec(text: str, pos: int) -> HeredocSpec:
     return HeredocSpec(tag, md.group(2) or "", interpolate, frozenset(resulting), end)
 
 
-def heredoc_endline_re(tag: str):
+def heredoc_endline_re(tag: str) -> re.Pattern[str]:
     return re.compile(
         "("
         + BLANK_CLASS
@@ -258,13 +267,13 @@ def heredoc_endline_re(tag: str):
     )
 
 
-def heredoc_body(text: str, start: int, tag: str):
+def heredoc_body(text: str, start: int, tag: str) -> tuple[str, list[int], int, bool] | None:
     """Find the heredoc body starting at start.  -> (processed_text, margins, resume_pos, has_margin)
     or None when no end line is found.  margins: per body line, the characters removed."""
     endline = heredoc_endline_re(tag).search
     n = len(text)
     pos = start
-    lines = []
+    lines: list[str] = []
     while pos < n:
         nl = text.find("\n", pos)
         nxt = n if nl < 0 else nl + 1
@@ -306,7 +315,7 @@ class SubLocator:
 
     __slots__ = ("lead", "acc", "line_index", "m1", "plain")
 
-    def __init__(self, body_bytes: bytes, lead: int, has_margin: bool, margins: list):
+    def __init__(self, body_bytes: bytes, lead: int, has_margin: bool, margins: list[int]):
         self.lead = lead
         self.plain = not has_margin or not any(margins)
         self.m1 = margins[0] if (margins and has_margin) else 0
@@ -334,7 +343,7 @@ class SubLocator:
         """Global position of local offset x (Puppet's to_global offset)."""
         return self.lead if x == 0 else self.pos(x)
 
-    def span(self, s: int, e: int):
+    def span(self, s: int, e: int) -> tuple[int, int]:
         """Global (start, end) of the local span s..e as Puppet's to_global gives it."""
         if self.plain:
             return s + self.lead, e + self.lead
@@ -351,7 +360,7 @@ _EPP_COMMENT_END = re.compile(r"[^%]%>")
 _EPP_TRIM_TAG = re.compile(r"[ \t]*<%\Z")
 
 
-def epp_text(text: str, pos: int, skip_leading: bool):
+def epp_text(text: str, pos: int, skip_leading: bool) -> tuple[str | None, str, int, str | None]:
     """Puppet's EppScanner#scan from pos.  -> (rendered_text_or_None, mode, new_pos, issue_or_None)
     with mode one of 'text' (reached the end), 'epp' (<% or <%-), 'expr' (<%=), 'error'."""
     n = len(text)
@@ -367,7 +376,8 @@ def epp_text(text: str, pos: int, skip_leading: bool):
             part = text[pos : i + 2]
             pos = i + 2
         if skip_leading:
-            part = part[_EPP_SKIP_LEADING.match(part).end() :]
+            m = _EPP_SKIP_LEADING.match(part)
+            part = part[m.end() if m is not None else 0 :]
             skip_leading = False
         part = part.replace("%%>", "%>")
         s += part
@@ -474,7 +484,7 @@ _BOMS = [
 ]
 
 
-def byte_order_mark(text: str):
+def byte_order_mark(text: str) -> tuple[str, str] | None:
     """(format name, shown bytes) of a byte order mark Puppet rejects at the start of text, or None."""
     if not text or ("\x0f" <= text[0] < "\x80"):  # no byte order mark starts with these
         return None

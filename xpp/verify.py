@@ -18,7 +18,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar.ast_base import line_starts
 
 __all__ = ["verify_bytes", "verify_file", "Summary"]
 
@@ -29,15 +32,15 @@ MAX_PROBLEMS = 20
 class Summary:
     """What a well-formed document holds (for the OK line)."""
 
-    def __init__(self):
-        self.fmt = None
+    def __init__(self) -> None:
+        self.fmt: str | None = None
         self.nodes = 0
         self.definitions = 0
         self.diagnostics = 0
         self.has_program = False
-        self.file = None
+        self.file: str | None = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         if not self.has_program:
             what = "no program"
         else:
@@ -54,7 +57,7 @@ def verify_file(path: str, summary: Summary | None = None) -> list[str]:
     return verify_bytes(data, summary)
 
 
-def verify_bytes(data, summary: Summary | None = None) -> list[str]:
+def verify_bytes(data: bytes, summary: Summary | None = None) -> list[str]:
     from puppet_xpp.xpp.envelope import unwrap
     from puppet_xpp.xpp.pcore import XppFormatError
     from puppet_xpp.xpp.result import read_payload
@@ -85,7 +88,7 @@ def verify_bytes(data, summary: Summary | None = None) -> list[str]:
     return problems
 
 
-def _where(node, loc) -> str:
+def _where(node: A.Positioned, loc: A.Locator) -> str:
     try:
         if 0 <= node.offset <= len(loc._bytes()):
             return f"{node._name} at line {loc.line_for_offset(node.offset)} (offset {node.offset})"
@@ -94,23 +97,24 @@ def _where(node, loc) -> str:
     return f"{node._name} (offset {node.offset})"
 
 
-def _check_program(program, problems, summary) -> None:
+def _check_program(program: A.Program, problems: list[str], summary: Summary) -> None:
     loc = program.locator
     summary.file = loc.file
     data = loc.string.encode("utf-8", "surrogateescape")
     size = len(data)
-    expect = A.make_locator(loc.string, loc.file).line_index
-    if loc.line_index != expect:
+    expect = line_starts(data)
+    got = loc.line_index or []  # never None once read (the reader computes a missing index)
+    if got != expect:
         first = next(
-            (i for i, (a, b) in enumerate(zip(loc.line_index, expect)) if a != b),
-            min(len(loc.line_index), len(expect)),
+            (i for i, (a, b) in enumerate(zip(got, expect)) if a != b),
+            min(len(got), len(expect)),
         )
         problems.append(
-            f"Locator.line_index is inconsistent with the source text ({len(loc.line_index)} "
+            f"Locator.line_index is inconsistent with the source text ({len(got)} "
             f"entries, the text has {len(expect)} lines; first difference at entry {first})"
         )
-    seen: set = set()
-    stack = [program.body] if program.body is not None else []
+    seen: set[int] = set()
+    stack: list[A.Positioned] = [program.body] if program.body is not None else []
     nodes = 0
     while stack:
         n = stack.pop()
@@ -145,7 +149,7 @@ _KEYS = frozenset(
 )
 
 
-def _check_diagnostics(records, loc, problems) -> None:
+def _check_diagnostics(records: list[dict[str, Any]], loc: A.Locator | None, problems: list[str]) -> None:
     size = len(loc._bytes()) if loc is not None else None
     seen: set[int] = set()  # the reader admits no shared records; checked anyway, in one pass
     for k, r in enumerate(records):
@@ -180,7 +184,7 @@ def _check_diagnostics(records, loc, problems) -> None:
                 v = None
             ints[key] = v
         off, ln = ints["offset"], ints["length"] or 0
-        if off is not None and size is not None:
+        if off is not None and size is not None and loc is not None:
             if off + ln > size:
                 problems.append(f"{what}: position {off}+{ln} is outside the source ({size} bytes)")
             elif ints["line"] is not None:
