@@ -762,7 +762,8 @@ class Lexer:
         self.error: Diagnostic | None = None
         self._tokens: list[Token] | None = None
 
-    def tokens(self) -> list[Token]:
+    def tokens(self) -> list[Any]:
+        """The lark Tokens of the text (Any: lark types positions as optional, every token here has them)."""
         if self._tokens is None:
             self._tokens = self._lex()
         return self._tokens
