@@ -11,29 +11,34 @@ intended `{:splat true}` entry.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import ast as A
 from .ruby import float_to_s
 
+#: a PN value: ("lit", v) | ("list", [PN]) | ("map", [(key, PN)]) | ("call", name, [PN])
+PN = tuple[Any, ...]
+Transform = Callable[[Any], PN]
 
-def lit(v):
+
+def lit(v: Any) -> PN:
     return ("lit", v)
 
 
-def call(name, *elems):
+def call(name: str, *elems: PN) -> PN:
     return ("call", name, list(elems))
 
 
-def lst(elems):
+def lst(elems: Iterable[PN]) -> PN:
     return ("list", list(elems))
 
 
-def mp(entries):
+def mp(entries: list[tuple[str, PN]]) -> PN:
     return ("map", entries)
 
 
-def _t(e):
+def _t(e: Any) -> PN:
     if e is None:
         return call("nop")
     if isinstance(e, list):
@@ -41,7 +46,7 @@ def _t(e):
     return _TRANSFORM[type(e)](e)
 
 
-def _as_call(name, pn):
+def _as_call(name: str, pn: PN) -> PN:
     """PN#as_call: a list's elements (or a single value) become the call's arguments."""
     if pn[0] == "list":
         return ("call", name, pn[1])
@@ -50,27 +55,27 @@ def _as_call(name, pn):
     return ("call", name, [pn])
 
 
-def _binary(op):
+def _binary(op: str) -> Transform:
     return lambda e: call(op, _t(e.left_expr), _t(e.right_expr))
 
 
-def _opbin(e):
+def _opbin(e: Any) -> PN:
     return call(e.operator, _t(e.left_expr), _t(e.right_expr))
 
 
-def _block_entry(name, e):
+def _block_entry(name: str, e: Any) -> tuple[str, PN]:
     if type(e) is A.BlockExpression or type(e) is A.ApplyBlockExpression:
         return (name, _t(e.statements))
     return (name, lst([_t(e)]))
 
 
-def _nop(e):
+def _nop(e: Any) -> bool:
     return e is None or type(e) is A.Nop
 
 
-def _call_pn(r, nr):
-    def f(e):
-        entries = [("functor", _t(e.functor_expr)), ("args", _t(e.arguments))]
+def _call_pn(r: str, nr: str) -> Transform:
+    def f(e: Any) -> PN:
+        entries: list[tuple[str, PN]] = [("functor", _t(e.functor_expr)), ("args", _t(e.arguments))]
         if e.lambda_ is not None:
             entries.append(("block", _t(e.lambda_)))
         return _as_call(r if e.rval_required else nr, mp(entries))
@@ -78,10 +83,10 @@ def _call_pn(r, nr):
     return f
 
 
-def _params(parameters):
-    out = []
+def _params(parameters: list[A.Parameter]) -> tuple[str, PN]:
+    out: list[tuple[str, PN]] = []
     for p in parameters:
-        entries = []
+        entries: list[tuple[str, PN]] = []
         if p.type_expr is not None:
             entries.append(("type", _t(p.type_expr)))
         if p.captures_rest:
@@ -92,9 +97,9 @@ def _params(parameters):
     return ("params", mp(out))
 
 
-def _definition(kind, parent_attr=None, returns=False):
-    def f(e):
-        entries = [("name", lit(e.name))]
+def _definition(kind: str, parent_attr: str | None = None, returns: bool = False) -> Transform:
+    def f(e: Any) -> PN:
+        entries: list[tuple[str, PN]] = [("name", lit(e.name))]
         parent = getattr(e, parent_attr) if parent_attr else None
         if parent is not None:
             entries.append(("parent", lit(parent)))
@@ -109,9 +114,9 @@ def _definition(kind, parent_attr=None, returns=False):
     return f
 
 
-def _if(name):
-    def f(e):
-        entries = [("test", _t(e.test))]
+def _if(name: str) -> Transform:
+    def f(e: Any) -> PN:
+        entries: list[tuple[str, PN]] = [("test", _t(e.test))]
         if not _nop(e.then_expr):
             entries.append(_block_entry("then", e.then_expr))
         if not _nop(e.else_expr):
@@ -121,27 +126,27 @@ def _if(name):
     return f
 
 
-def _form(entries, e):
+def _form(entries: list[tuple[str, PN]], e: Any) -> list[tuple[str, PN]]:
     if e.form != "regular":
         entries.append(("form", lit(e.form)))
     return entries
 
 
-def _unary_minus(e):
+def _unary_minus(e: Any) -> PN:
     x = e.expr
     if type(x) in (A.LiteralInteger, A.LiteralFloat):
         return lit(-x.value)
     return call("-", _t(x))
 
 
-def _integer(e):
+def _integer(e: Any) -> PN:
     if e.radix == 10:
         return lit(e.value)
     return _as_call("int", mp([("radix", lit(e.radix)), ("value", lit(e.value))]))
 
 
-def _lambda(e):
-    entries = []
+def _lambda(e: Any) -> PN:
+    entries: list[tuple[str, PN]] = []
     if e.parameters:
         entries.append(_params(e.parameters))
     if e.return_type is not None:
@@ -151,8 +156,8 @@ def _lambda(e):
     return _as_call("lambda", mp(entries))
 
 
-def _node(e):
-    entries = [("matches", _t(e.host_matches))]
+def _node(e: Any) -> PN:
+    entries: list[tuple[str, PN]] = [("matches", _t(e.host_matches))]
     if e.parent is not None:
         entries.append(("parent", _t(e.parent)))
     if e.body is not None:
@@ -160,36 +165,36 @@ def _node(e):
     return _as_call("node", mp(entries))
 
 
-def _heredoc(e):
-    entries = []
+def _heredoc(e: Any) -> PN:
+    entries: list[tuple[str, PN]] = []
     if e.syntax != "":
         entries.append(("syntax", lit(e.syntax)))
     entries.append(("text", _t(e.text_expr)))
     return _as_call("heredoc", mp(entries))
 
 
-def _collect(e):
-    entries = [("type", _t(e.type_expr)), ("query", _t(e.query))]
+def _collect(e: Any) -> PN:
+    entries: list[tuple[str, PN]] = [("type", _t(e.type_expr)), ("query", _t(e.query))]
     if e.operations:
         entries.append(("ops", _t(e.operations)))
     return _as_call("collect", mp(entries))
 
 
-def _query(name):
+def _query(name: str) -> Transform:
     return lambda e: call(name) if _nop(e.expr) else call(name, _t(e.expr))
 
 
-def _resource(e):
+def _resource(e: Any) -> PN:
     bodies = [mp([("title", _t(b.title)), ("ops", _t(b.operations))]) for b in e.bodies]
     return _as_call("resource", mp(_form([("type", _t(e.type_name)), ("bodies", lst(bodies))], e)))
 
 
-def _var(e):
+def _var(e: Any) -> PN:
     x = e.expr
     return call("var", lit(x.value) if type(x) is A.QualifiedName else _t(x))
 
 
-_TRANSFORM: dict[type[A.Node], Any] = {
+_TRANSFORM: dict[type[A.Node], Transform] = {
     A.AccessExpression: lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
     A.AndExpression: _binary("and"),
     A.ArithmeticExpression: _opbin,
@@ -270,12 +275,12 @@ _missing = set(A.CONCRETE.values()) - set(_TRANSFORM) - {A.Locator}
 assert not _missing, _missing
 
 
-def transform(node):
+def transform(node: A.Node) -> PN:
     """PN of an AST node (a Program gives the PN of its body)."""
     return _t(node)
 
 
-def to_data(pn):
+def to_data(pn: PN) -> Any:
     kind = pn[0]
     if kind == "lit":
         return pn[1]
@@ -312,7 +317,7 @@ def _quote(s: str) -> str:
     return "".join(out)
 
 
-def _lit_text(v) -> str:
+def _lit_text(v: Any) -> str:
     if v is None:
         return "nil"
     if v is True:
@@ -326,13 +331,13 @@ def _lit_text(v) -> str:
     return str(v)
 
 
-def to_text(pn, pretty: bool = False) -> str:
+def to_text(pn: PN, pretty: bool = False) -> str:
     out: list[str] = []
     _fmt(pn, "" if pretty else None, out)
     return "".join(out)
 
 
-def _fmt(pn, indent, b):
+def _fmt(pn: PN, indent: str | None, b: list[str]) -> None:
     kind = pn[0]
     if kind == "lit":
         b.append(_lit_text(pn[1]))
@@ -360,7 +365,7 @@ def _fmt(pn, indent, b):
         b.append(")")
 
 
-def _elements(elems, indent, b):
+def _elements(elems: list[PN], indent: str | None, b: list[str]) -> None:
     for i, e in enumerate(elems):
         if indent is not None:
             b.append("\n" + indent)
@@ -369,7 +374,7 @@ def _elements(elems, indent, b):
         _fmt(e, indent, b)
 
 
-def to_json(data) -> str:
+def to_json(data: Any) -> str:
     """JSON as Ruby's JSON.dump writes it (floats in Ruby's notation)."""
     if isinstance(data, dict):
         return "{" + ",".join(json.dumps(k) + ":" + to_json(v) for k, v in data.items()) + "}"
