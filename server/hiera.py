@@ -196,8 +196,9 @@ _LOOKUP = re.compile(rb"(?:lookup|hiera|hiera_array|hiera_hash|hiera_include)\s*
 
 
 def key_at(an, off: int):
-    """(key, start, end) when `off` is on the key of ``lookup('key')``/``hiera('key')`` or on a class
-    parameter's name (automatic parameter lookup ``class::param``), else None."""
+    """(key, start, end, parameter) when `off` is on the key of ``lookup('key')``/``hiera('key')``
+    (parameter None) or on a class parameter's name (automatic parameter lookup ``class::param``: the
+    Parameter node), else None."""
     data = an.data
     ls = data.rfind(b"\n", 0, off) + 1
     le = data.find(b"\n", off)
@@ -206,7 +207,7 @@ def key_at(an, off: int):
     rel = off - ls
     for m in re.finditer(rb"(['\"])([\w:.-]+)\1", line):
         if m.start() <= rel <= m.end() and _LOOKUP.search(data[max(0, ls - 200) : ls + m.start()]):
-            return m.group(2).decode(), ls + m.start(2), ls + m.end(2)
+            return m.group(2).decode(), ls + m.start(2), ls + m.end(2), None
     # a class parameter's $name
     for m in re.finditer(rb"\$([a-z_]\w*)", line):
         if m.start() <= rel <= m.end():
@@ -223,5 +224,5 @@ def key_at(an, off: int):
                         and p.offset is not None
                         and p.offset <= ls + m.start() < p.offset + max(p.length, 1)
                     ):
-                        return f"{d.name.lstrip(':')}::{name}", ls + m.start(), ls + m.end()
+                        return f"{d.name.lstrip(':')}::{name}", ls + m.start(), ls + m.end(), p
     return None

@@ -164,8 +164,14 @@ def hover(ls, uri, an, pos):
         return None
     hk = H.key_at(an, off)
     if hk is not None:
-        key, s, e = hk
+        key, s, e, param = hk
         text = H.hover_markdown(hiera_of(ls, uri), key)
+        if param is not None:  # the parameter itself first, then the data that sets it
+            typ, dflt = F.expr_text(an, param.type_expr), F.expr_text(an, param.value)
+            head = f"```puppet\n{typ + ' ' if typ else ''}${param.name}{' = ' + dflt if dflt else ''}\n```"
+            if text is None:
+                return None  # no data sets it: the server's plain parameter hover
+            text = head + "\n\n" + text
         return _hover_obj(text, _rng(an.lines, s, e - s)) if text else None
     ref = W.reference_at(an, off)
     if ref is None:
@@ -198,6 +204,14 @@ def definition(ls, uri, an, pos):
             for p, ln, c0, c1, _v in H.find(hiera_of(ls, uri), hk[0])
         ]
         return locs or None
+    fa = W.fact_at(an, off)
+    if fa is not None:  # a module's custom fact: its lib/facter file
+        locs = [
+            L.Location(uri=uri_of_path(f.path), range=_prange(f.selection))
+            for f in ls.index.lookup(fa[0], ("fact",))
+        ]
+        if locs:
+            return locs
     ref = W.reference_at(an, off)
     if ref is None:
         return None

@@ -99,7 +99,7 @@ def summary(doc: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- text contexts
 
-_WORD_AT = re.compile(rb"[A-Za-z_][\w:]*")
+_WORD_AT = re.compile(rb"(?:::)?[A-Za-z_][\w:]*")
 
 
 def word_at(data: bytes, off: int) -> tuple:
@@ -327,3 +327,19 @@ def resource_titles(an, rtype: str) -> list:
                             out.append(v)
         stack.extend(n.children())
     return out
+
+
+_FACT_REF = re.compile(rb"(?:\$facts\[\s*['\"]|\$facts\.dig\(\s*['\"]|\$::)$")
+
+
+def fact_at(an, off: int) -> tuple | None:
+    """(fact name, start, end) when `off` is on a top-level fact name: ``$facts['name']``,
+    ``$facts.dig('name'…)`` or the top-scope variable ``$::name``; else None."""
+    s, e, w = word_at(an.data, off)
+    if not w:
+        return None
+    if w.startswith("::") and an.data[s - 1 : s] == b"$":
+        return w[2:], s + 2, e
+    if "::" in w or not _FACT_REF.search(an.data[max(0, s - 20) : s]):
+        return None
+    return w, s, e

@@ -336,6 +336,13 @@ async def test_completion_class_params_define_params_facts(client: LanguageClien
     assert "$::osfamily" in {i.label for i in items}
     items = await _complete(client, uri, _pos(text, "$::", 3))
     assert {"$::site_role", "$::fqdn"} <= {i.label for i in items}  # a module's custom fact too
+    # definition of a custom fact: the module's lib/facter file
+    text2 = "$r = $facts['site_role']\n$q = $::site_role\n"
+    uri2 = await _open(client, ws, "production/manifests/fact.pp", text2)
+    for needle in ("site_role']", "site_role\n"):
+        locs = await _definition(client, uri2, _pos(text2, needle, 2))
+        assert [loc.uri for loc in locs] == [_uri(os.path.join(ws, "shared/stdlib/lib/facter/site_role.rb"))]
+    _close(client, uri2)
     items = await _complete(client, uri, _pos(text, "stdlib::", 8))
     names = {i.label for i in items}
     assert {"stdlib::merge_all", "stdlib::shout"} <= names
@@ -386,7 +393,7 @@ async def test_hiera_from_class_parameter(client: LanguageClient, ws):
     locs = await _definition(client, uri, _pos(text, "$port", 1))
     assert sorted(os.path.basename(loc.uri) for loc in locs) == ["Debian.yaml", "common.yaml"]
     hv = await _hover(client, uri, _pos(text, "$port", 1))
-    assert "8080" in hv and "8081" in hv
+    assert "8080" in hv and "8081" in hv and "Integer $port = 80" in hv
     _close(client, uri)
 
 
