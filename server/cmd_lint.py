@@ -71,7 +71,7 @@ def _files(paths: list[str]) -> Iterator[str]:
         if not os.path.isdir(p):
             yield p
             continue
-        found = []
+        found: list[str] = []
         for d, dirs, names in os.walk(p):
             dirs[:] = sorted(x for x in dirs if not x.startswith("."))
             found.extend(os.path.join(d, n) for n in names if n.endswith(".pp") and not n.startswith("."))

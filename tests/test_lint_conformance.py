@@ -5,6 +5,7 @@ fix keeps Puppet's parse of the manifest unless changing it is the check's purpo
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -152,3 +153,45 @@ def test_corpus_fix(oracle: Any) -> None:
     changed = [it for it in items if lint(it[1], path=it[2], fix=True).fixed not in (None, it[1])]
     assert changed, "the corpus has fixable problems: the fix comparison must not be vacuous"
     assert _fix_properties(oracle, changed) == []
+
+
+def _mutations(text: str) -> list[tuple[str, str]]:
+    """Variants of a (lint-clean) corpus file that give the fixes work: arrows out of alignment, plain
+    strings double-quoted, tab indentation and trailing blanks, 3-space indentation."""
+    return [
+        ("arrows", re.sub(r" +=>", " =>", text)),
+        ("quotes", re.sub(r"'([^'\"\\$\n]*)'", r'"\1"', text)),
+        (
+            "tabs",
+            re.sub(r"(?m)^(  )+", lambda m: "\t" * (len(m.group()) // 2), text)
+            .replace(";\n", "; \n")
+            .replace("{\n", "{  \n"),
+        ),
+        ("indent3", re.sub(r"(?m)^  ", "   ", text)),
+    ]
+
+
+@pytest.mark.corpus
+def test_corpus_mutations(oracle: Any) -> None:
+    """Every third corpus file, mutated four ways: problems and --fix equal to puppet-lint's; our fix is
+    idempotent, and (on a sample) keeps Puppet's parse when only layout/quoting checks fixed something."""
+    files = corpus_files("pp")[::3]
+    if not files:
+        pytest.skip("corpus not installed")
+    items = []
+    for f in files:
+        text = open(f, encoding="utf-8").read()
+        items.extend((f"{f}:{k}", v, f) for k, v in _mutations(text) if v != text)
+    assert _compare(oracle, items, None, False) == []
+    assert _compare(oracle, items, None, True) == []
+    bad = []
+    for n, (name, text, path) in enumerate(items):
+        result = lint(text, path=path, fix=True)
+        if result.fixed is None or result.fixed == text:
+            continue
+        if lint(result.fixed, path=path, fix=True).fixed != result.fixed:
+            bad.append(f"{name}: fixing twice changes the text")
+        fixed_checks = {p.check for p in result.problems if p.kind == "fixed"}
+        if n % 4 == 0 and not fixed_checks & CHANGES_PARSE and _pn(oracle, result.fixed) != _pn(oracle, text):
+            bad.append(f"{name}: the fix changes Puppet's parse ({sorted(fixed_checks)})")
+    assert bad == []
