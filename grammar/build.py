@@ -11,6 +11,8 @@ grammar/parser.py applies that rule once the tree is complete (`offset is None` 
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from . import ast as A
 from .issues import Diagnostic
 from .lexer import concat_end, name_start
@@ -71,31 +73,33 @@ MATCH = {"MATCH": "=~", "NOMATCH": "!~"}
 UNARY = {"NOT": A.NotExpression, "MINUS": A.UnaryMinusExpression, "TIMES": A.UnfoldExpression}
 
 
-class CommaList(list):
+class CommaList(list[Any]):
     """A statement of the form `a, b, c` (only meaningful as the arguments of a paren-less call)."""
 
     __slots__ = ("commas",)
+    commas: list[Any]  # the COMMA tokens
 
 
-def start(x) -> int:
+def start(x: Any) -> Any:
+    """Start offset of a token or a node (None for a node built without a position)."""
     o = getattr(x, "offset", None)
     return x.start_pos if o is None and hasattr(x, "start_pos") else o
 
 
-def end(x) -> int:
+def end(x: Any) -> int:
     if hasattr(x, "start_pos"):
-        return x.end_pos
-    return x.offset + x.length
+        return cast(int, x.end_pos)
+    return cast(int, x.offset + x.length)
 
 
 class Builder:
     """Reduce actions. One instance per parse (it carries the name stack and definitions)."""
 
-    def __init__(self, locator, file: str = ""):
+    def __init__(self, locator: A.Locator, file: str = ""):
         self.locator = locator
         self.file = file
         self.namestack: list[str] = []
-        self.definitions: list = []
+        self.definitions: list[A.Definition] = []
         self.diagnostics: list[Diagnostic] = []
         # Nodes remembered by id(): each dict holds the node itself as the value, so it stays alive for the
         # whole parse and its id cannot be reused by another object (error recovery frees many nodes).
@@ -104,36 +108,36 @@ class Builder:
         self.had_errors = False  # a syntax error was recovered from inside a body
 
     # --- helpers --------------------------------------------------------------------------------
-    def loc(self, node, s, e=None):
+    def loc(self, node: Any, s: Any, e: Any = None) -> Any:
         node.offset = o = start(s)
         node.length = (end(e) - o) if e is not None else (end(s) - o)
         return node
 
-    def mk(self, cls, s, e, *args):
+    def mk(self, cls: Any, s: Any, e: Any, *args: Any) -> Any:
         o = start(s)
         return cls(self.locator, o, (end(e) if e is not None else end(s)) - o, *args)
 
-    def bare(self, cls, *args):
+    def bare(self, cls: Any, *args: Any) -> Any:
         """A node without a position of its own (it inherits its container's, length 0)."""
         return cls(self.locator, None, 0, *args)
 
-    def error(self, code, at, args=None):
+    def error(self, code: str, at: Any, args: dict[str, Any] | None = None) -> None:
         """Puppet raises here; we record the error and keep building."""
         o = start(at)
         ln = end(at) - o
         self.diagnostics.append(Diagnostic.make(code, o, ln, args, file=self.file))
 
-    def qualify(self, name):
+    def qualify(self, name: str) -> str:
         ns = "::".join(self.namestack)
         full = ns + "::" + name
         return full[2:] if full.startswith("::") else full
 
-    def add_definition(self, d):
+    def add_definition(self, d: Any) -> Any:
         self.definitions.append(d)
         return d
 
     @staticmethod
-    def block_or_expression(stmts, lbrace=None, rbrace=None, loc=None):
+    def block_or_expression(stmts: list[Any], lbrace: Any = None, rbrace: Any = None, loc: Any = None) -> Any:
         if len(stmts) > 1:
             if lbrace is not None and rbrace is not None:
                 o = start(lbrace)
@@ -142,15 +146,15 @@ class Builder:
             return A.BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
         return stmts[0]
 
-    def body(self, stmts):
+    def body(self, stmts: list[Any] | None) -> Any:
         """f_build_body: a statement list becomes an unpositioned BlockExpression; none gives None."""
         if stmts is None:
             return None
-        return A.BlockExpression(self.locator, None, 0, stmts)
+        return self.bare(A.BlockExpression, stmts)
 
-    def statements(self, raw):
+    def statements(self, raw: list[Any]) -> list[Any]:
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
-        memo = []
+        memo: list[Any] = []
         for expr in raw:
             name = memo[-1] if memo else None
             if type(name) is A.QualifiedName and name.value in STATEMENT_CALLS:
@@ -171,7 +175,7 @@ class Builder:
                     expr.rval_required = False
         return memo
 
-    def arguments(self, args, arg):
+    def arguments(self, args: list[Any], arg: Any) -> list[Any]:
         """Factory.ARGUMENTS: adjacent unfolded hashes merge into the first."""
         unfolded = self.unfolded
         if args and id(arg) in unfolded and id(args[-1]) in unfolded:
@@ -181,52 +185,52 @@ class Builder:
         return args
 
     # --- program ----------------------------------------------------------------------------------
-    def program(self, c):
+    def program(self, c: list[Any]) -> Any:
         stmts = c[0]
         body = self.block_or_expression(stmts, loc=self.locator)
         if len(stmts) > 1:
             self.top_blocks[id(body)] = body
         return A.Program(self.locator, body, self.definitions)
 
-    def empty_program(self, c):
+    def empty_program(self, c: list[Any]) -> Any:
         size = len(self.locator._bytes())
         return A.Program(self.locator, A.Nop(self.locator, size, 0), [])
 
-    def epp_program(self, c):
+    def epp_program(self, c: list[Any]) -> Any:
         params = c[1]
         stmts = c[2] if len(c) > 2 else None
         lam = self.mk(A.LambdaExpression, c[0], None, params if params is not None else [])
         lam.body = self.bare(A.EppExpression, params is not None, self.body(stmts))
         return A.Program(self.locator, lam, self.definitions)
 
-    def no_params(self, c):
+    def no_params(self, c: list[Any]) -> Any:
         return None
 
-    def empty_params(self, c):
+    def empty_params(self, c: list[Any]) -> Any:
         return []
 
-    def params(self, c):
+    def params(self, c: list[Any]) -> Any:
         return c[1]
 
     # --- statements -------------------------------------------------------------------------------
-    def statements_rule(self, c):
+    def statements_rule(self, c: list[Any]) -> Any:
         return self.statements(c[0])
 
-    def stmts_first(self, c):
+    def stmts_first(self, c: list[Any]) -> Any:
         return [c[0]]
 
-    def stmts_semi(self, c):
+    def stmts_semi(self, c: list[Any]) -> Any:
         c[0].append(c[2])
         return c[0]
 
-    def stmts_next(self, c):
+    def stmts_next(self, c: list[Any]) -> Any:
         c[0].append(c[1])
         return c[0]
 
-    def stmt_single(self, c):
+    def stmt_single(self, c: list[Any]) -> Any:
         return c[0]
 
-    def stmt_comma(self, c):
+    def stmt_comma(self, c: list[Any]) -> Any:
         first = c[0]
         if isinstance(first, CommaList):
             first.append(c[2])
@@ -236,25 +240,25 @@ class Builder:
         cl.commas = [c[1]]
         return cl
 
-    def pass1(self, c):
+    def pass1(self, c: list[Any]) -> Any:
         return c[0]
 
-    def pass2(self, c):
+    def pass2(self, c: list[Any]) -> Any:
         return c[1]
 
-    def none(self, c):
+    def none(self, c: list[Any]) -> Any:
         return None
 
-    def assign(self, c):
+    def assign(self, c: list[Any]) -> Any:
         op = c[1]
         return self.mk(A.AssignmentExpression, op, None, c[0], c[2], op.value)
 
-    def relation(self, c):
+    def relation(self, c: list[Any]) -> Any:
         op = c[1]
         return self.mk(A.RelationshipExpression, op, None, c[0], c[2], op.value)
 
     # --- resources --------------------------------------------------------------------------------
-    def _form(self, c, form, code):
+    def _form(self, c: list[Any], form: str, code: str) -> Any:
         r = c[1]
         if not isinstance(r, A.AbstractResource):
             self.error(code, c[0])
@@ -262,20 +266,20 @@ class Builder:
         r.form = form
         return self.loc(r, c[0], r)
 
-    def virtual(self, c):
+    def virtual(self, c: list[Any]) -> Any:
         return self._form(c, "virtual", "PARSE_VIRTUAL_NOT_RESOURCE")
 
-    def exported(self, c):
+    def exported(self, c: list[Any]) -> Any:
         return self._form(c, "exported", "PARSE_EXPORTED_NOT_RESOURCE")
 
-    def resource_titled(self, c):
+    def resource_titled(self, c: list[Any]) -> Any:
         first = self.bare(A.ResourceBody, c[2], c[4])
         return self.mk(A.ResourceExpression, c[0], c[6], c[0], "regular", [first] + c[5])
 
-    def class_resource(self, c):
+    def class_resource(self, c: list[Any]) -> Any:
         return self.mk(A.ResourceExpression, c[0], c[4], self.bare(A.QualifiedName, "class"), "regular", c[2])
 
-    def resource_untitled(self, c):
+    def resource_untitled(self, c: list[Any]) -> Any:
         left, lbrace, ops, rbrace = c[0], c[1], c[2], c[4]
         t = type(left)
         if t is A.QualifiedName:
@@ -300,63 +304,63 @@ class Builder:
             return left
         return self.loc(result, left, rbrace)
 
-    def resource_body(self, c):
+    def resource_body(self, c: list[Any]) -> Any:
         return self.bare(A.ResourceBody, c[0], c[2])
 
-    def no_bodies(self, c):
+    def no_bodies(self, c: list[Any]) -> Any:
         return []
 
-    def more_bodies(self, c):
+    def more_bodies(self, c: list[Any]) -> Any:
         return c[2]
 
-    def list_empty(self, c):
+    def list_empty(self, c: list[Any]) -> Any:
         return []
 
-    def list_first(self, c):
+    def list_first(self, c: list[Any]) -> Any:
         return [c[0]]
 
-    def list_sep(self, c):
+    def list_sep(self, c: list[Any]) -> Any:
         c[0].append(c[2])
         return c[0]
 
-    def list_next(self, c):
+    def list_next(self, c: list[Any]) -> Any:
         c[0].append(c[1])
         return c[0]
 
-    def attr_op(self, c):
+    def attr_op(self, c: list[Any]) -> Any:
         return self.mk(A.AttributeOperation, c[0], c[2], c[0].value, c[1].value, c[2])
 
-    def attrs_op(self, c):
+    def attrs_op(self, c: list[Any]) -> Any:
         return self.mk(A.AttributesOperation, c[0], c[2], c[2])
 
-    def attribute_name(self, c):
+    def attribute_name(self, c: list[Any]) -> Any:
         return c[0]
 
-    def endcomma(self, c):
+    def endcomma(self, c: list[Any]) -> Any:
         return None
 
     endsemi = endcomma
 
     # --- expressions ------------------------------------------------------------------------------
-    def binop(self, c):
+    def binop(self, c: list[Any]) -> Any:
         return c[0]
 
-    def method_name(self, c):
+    def method_name(self, c: list[Any]) -> Any:
         return c[0]
 
-    def tail_bin(self, c):
+    def tail_bin(self, c: list[Any]) -> Any:
         return c  # [op_token, operand]
 
-    def tail_sel(self, c):
+    def tail_sel(self, c: list[Any]) -> Any:
         return ("sel", c[2], c[5] if len(c) > 5 else ())  # entries, postfixes
 
-    def opseq(self, c):
+    def opseq(self, c: list[Any]) -> Any:
         return self._precedence([c[0]] + c[1], None)
 
-    def opseq_sel(self, c):
+    def opseq_sel(self, c: list[Any]) -> Any:
         return self._precedence([c[0]] + (c[1] if len(c) == 4 else []), c[-1])
 
-    def _binary(self, op, left, right):
+    def _binary(self, op: Any, left: Any, right: Any) -> Any:
         t = op.type
         loc = self.locator
         o, ln = op.start_pos, op.end_pos - op.start_pos
@@ -372,10 +376,10 @@ class Builder:
             return A.AndExpression(loc, o, ln, left, right)
         return A.OrExpression(loc, o, ln, left, right)
 
-    def _selector(self, left, entries):
+    def _selector(self, left: Any, entries: list[Any]) -> Any:
         return A.SelectorExpression(self.locator, left.offset, left.length, left, entries)
 
-    def _precedence(self, items, final_entry):
+    def _precedence(self, items: list[Any], final_entry: Any) -> Any:
         """Operator-precedence resolution of `operand (op operand | ?{…})* [? m => v]`.
 
         Equivalent to racc's resolution with egrammar's precedence table: an operator reduces the
@@ -383,7 +387,7 @@ class Builder:
         `? …` acts as a postfix operator at QMARK precedence and its result is an operand again.
         """
         operands = [items[0]]
-        ops = []
+        ops: list[Any] = []
         binary = self._binary
         for item in items[1:]:
             if type(item) is tuple:  # braced selector (+ postfixes)
@@ -412,19 +416,19 @@ class Builder:
             operands.append(binary(ops.pop(), operands.pop(), r))
         return operands[0]
 
-    def selector_entry(self, c):
+    def selector_entry(self, c: list[Any]) -> Any:
         return self.mk(A.SelectorEntry, c[1], None, c[0], c[2])
 
-    def unary_op(self, c):
+    def unary_op(self, c: list[Any]) -> Any:
         return self.mk(UNARY[c[0].type], c[0], None, c[1])
 
-    def postfix_chain(self, c):
+    def postfix_chain(self, c: list[Any]) -> Any:
         node = c[0]
         for pf in c[1]:
             node = self.apply_postfix(node, pf)
         return node
 
-    def apply_postfix(self, left, pf):
+    def apply_postfix(self, left: Any, pf: Any) -> Any:
         kind = pf[0]
         loc = self.locator
         o = left.offset
@@ -447,41 +451,41 @@ class Builder:
         q = self.mk(qcls, lq, rq, query)
         return CollectExpression(loc, o, end(rbrace if rbrace is not None else rq) - o, left, q, ops)
 
-    def p_access(self, c):
+    def p_access(self, c: list[Any]) -> Any:
         return ("access", c[1], c[3])
 
-    def p_call(self, c):
+    def p_call(self, c: list[Any]) -> Any:
         return ("call", c[1], c[3], None)
 
-    def p_call0(self, c):
+    def p_call0(self, c: list[Any]) -> Any:
         return ("call", [], c[1], None)
 
-    def p_call_l(self, c):
+    def p_call_l(self, c: list[Any]) -> Any:
         return ("call", c[1], c[3], c[4])
 
-    def p_call0_l(self, c):
+    def p_call0_l(self, c: list[Any]) -> Any:
         return ("call", [], c[1], c[2])
 
-    def p_dot(self, c):
+    def p_dot(self, c: list[Any]) -> Any:
         return ("dot", c[0], c[1], None, [], None)
 
-    def p_dot_l(self, c):
+    def p_dot_l(self, c: list[Any]) -> Any:
         return ("dot", c[0], c[1], None, [], c[2])
 
-    def p_method(self, c):
+    def p_method(self, c: list[Any]) -> Any:
         return ("dot", c[0], c[1], (c[2], c[4]), c[3], None)
 
-    def p_method_l(self, c):
+    def p_method_l(self, c: list[Any]) -> Any:
         return ("dot", c[0], c[1], (c[2], c[4]), c[3], c[5])
 
-    def p_method0(self, c):
+    def p_method0(self, c: list[Any]) -> Any:
         # Puppet's action names a 4th value that does not exist: the call covers only the `(`.
         return ("dot", c[0], c[1], (c[2], c[2]), [], None)
 
-    def p_method0_l(self, c):
+    def p_method0_l(self, c: list[Any]) -> Any:
         return ("dot", c[0], c[1], (c[2], c[2]), [], c[4])
 
-    def _collect(self, c, ops, rbrace):
+    def _collect(self, c: list[Any], ops: list[Any], rbrace: Any) -> Any:
         lq = c[0]
         if len(c) >= 3 and not hasattr(c[1], "start_pos"):
             query, rq = c[1], c[2]
@@ -490,25 +494,25 @@ class Builder:
         qcls = A.VirtualQuery if lq.type == "LCOLLECT" else A.ExportedQuery
         return ("collect", qcls, lq, query, rq, ops, rbrace)
 
-    def p_collect(self, c):
+    def p_collect(self, c: list[Any]) -> Any:
         return self._collect(c, [], None)
 
-    def p_collect_ops(self, c):
+    def p_collect_ops(self, c: list[Any]) -> Any:
         return self._collect(c[:-4], c[-3], c[-1])
 
-    def args_first(self, c):
+    def args_first(self, c: list[Any]) -> Any:
         return [c[0]]
 
-    def args_next(self, c):
+    def args_next(self, c: list[Any]) -> Any:
         return self.arguments(c[0], c[2])
 
-    def unfolded_hash(self, c):
+    def unfolded_hash(self, c: list[Any]) -> Any:
         e = c[0]
         h = A.LiteralHash(self.locator, e.offset, e.length, [e])
         self.unfolded[id(h)] = h
         return h
 
-    def lambda_expr(self, c):
+    def lambda_expr(self, c: list[Any]) -> Any:
         pipe, rbrace = c[0], c[-1]
         if not isinstance(c[1], list):  # ||
             params, rtype, rest = [], c[2], c[3:]
@@ -518,17 +522,17 @@ class Builder:
         return self.mk(A.LambdaExpression, pipe, rbrace, params, self.body(stmts), rtype)
 
     # --- primaries --------------------------------------------------------------------------------
-    def primary(self, c):
+    def primary(self, c: list[Any]) -> Any:
         return c[0]
 
-    def variable(self, c):
+    def variable(self, c: list[Any]) -> Any:
         t = c[0]
         o = t.start_pos
         ln = t.end_pos - o
         qn = A.QualifiedName(self.locator, name_start(t), ln - 1, t.value)
         return A.VariableExpression(self.locator, o, ln, qn)
 
-    def number(self, c):
+    def number(self, c: list[Any]) -> Any:
         t = c[0]
         value, radix = to_number(t.value)
         o = t.start_pos
@@ -536,68 +540,68 @@ class Builder:
             return A.LiteralFloat(self.locator, o, t.end_pos - o, value)
         return A.LiteralInteger(self.locator, o, t.end_pos - o, value, radix)
 
-    def boolean(self, c):
+    def boolean(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralBoolean, c[0], None, c[0].value == "true")
 
-    def default(self, c):
+    def default(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralDefault, c[0], None)
 
-    def undef(self, c):
+    def undef(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralUndef, c[0], None)
 
-    def qname(self, c):
+    def qname(self, c: list[Any]) -> Any:
         return self.mk(A.QualifiedName, c[0], None, c[0].value)
 
-    def string(self, c):
+    def string(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralString, c[0], None, c[0].value)
 
     keyword_string = string
 
-    def qref(self, c):
+    def qref(self, c: list[Any]) -> Any:
         return self.mk(A.QualifiedReference, c[0], None, c[0].value)
 
-    def regex(self, c):
+    def regex(self, c: list[Any]) -> Any:
         t = c[0]
         return self.mk(A.LiteralRegularExpression, t, None, A.Regexp(t.value), regexp_inspect(t.value))
 
-    def reserved(self, c):
+    def reserved(self, c: list[Any]) -> Any:
         return self.mk(A.ReservedWord, c[0], None, c[0].value, False)
 
-    def array(self, c):
+    def array(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralList, c[0], c[-1], c[1])
 
-    def array_empty(self, c):
+    def array_empty(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralList, c[0], c[1], [])
 
-    def hash(self, c):
+    def hash(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralHash, c[0], c[-1], c[1])
 
-    def hash_empty(self, c):
+    def hash_empty(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralHash, c[0], c[1], [])
 
-    def keyed_entry(self, c):
+    def keyed_entry(self, c: list[Any]) -> Any:
         return self.mk(A.KeyedEntry, c[1], None, c[0], c[2])
 
-    def paren(self, c):
+    def paren(self, c: list[Any]) -> Any:
         return self.mk(A.ParenthesizedExpression, c[0], None, c[1])
 
-    def _type_call(self, tok, args, last, lam):
+    def _type_call(self, tok: Any, args: list[Any], last: Any, lam: Any) -> Any:
         fn = self.mk(A.QualifiedName, tok, None, tok.value)
         return self.mk(A.CallNamedFunctionExpression, tok, last, fn, True, args, lam)
 
-    def type_call(self, c):
+    def type_call(self, c: list[Any]) -> Any:
         return self._type_call(c[0], c[2], c[4], None)
 
-    def type_call0(self, c):
+    def type_call0(self, c: list[Any]) -> Any:
         return self._type_call(c[0], [], c[2], None)
 
-    def type_call_l(self, c):
+    def type_call_l(self, c: list[Any]) -> Any:
         return self._type_call(c[0], c[2], c[5], c[5])
 
-    def type_call0_l(self, c):
+    def type_call0_l(self, c: list[Any]) -> Any:
         return self._type_call(c[0], [], c[3], c[3])
 
-    def dq_string(self, c):
+    def dq_string(self, c: list[Any]) -> Any:
         pre = c[0]
         segs = [self.mk(A.LiteralString, pre, None, pre.value)] if pre.value else []
         rest = c[1]  # segments (None: an empty one, dropped as Puppet drops it), then the string's end
@@ -605,88 +609,88 @@ class Builder:
         o = pre.start_pos
         return A.ConcatenatedString(self.locator, o, rest[-1] - o, segs)
 
-    def _text(self, expr):
+    def _text(self, expr: Any) -> Any:
         return self.bare(A.TextExpression, interpolate(self, expr))
 
-    def _segment(self, tok):
+    def _segment(self, tok: Any) -> Any:
         return self.mk(A.LiteralString, tok, None, tok.value) if tok.value else None
 
-    def dq_last(self, c):
+    def dq_last(self, c: list[Any]) -> Any:
         # the list ends with where the string ends (for heredocs with a margin: Puppet's mapped end)
         return [self._text(c[0]), self._segment(c[1]), concat_end(c[1])]
 
-    def dq_more(self, c):
+    def dq_more(self, c: list[Any]) -> Any:
         return [self._text(c[0]), self._segment(c[1])] + c[2]
 
-    def heredoc(self, c):
+    def heredoc(self, c: list[Any]) -> Any:
         text = c[1]
         if hasattr(text, "start_pos"):  # STRING token
             text = self.mk(A.LiteralString, text, None, text.value)
         return self.mk(A.HeredocExpression, c[0], None, text, c[0].value)
 
-    def render_string(self, c):
+    def render_string(self, c: list[Any]) -> Any:
         return self.mk(A.RenderStringExpression, c[0], None, c[0].value)
 
-    def render_expr(self, c):
+    def render_expr(self, c: list[Any]) -> Any:
         return self.mk(A.RenderExpression, c[0], c[2], c[1])
 
-    def render_block(self, c):
+    def render_block(self, c: list[Any]) -> Any:
         stmts = c[2]
         return self.mk(
             A.RenderExpression, c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
         )
 
-    def epp_end(self, c):
+    def epp_end(self, c: list[Any]) -> Any:
         return c[0]
 
     # --- conditionals ---------------------------------------------------------------------------
-    def if_expr(self, c):
+    def if_expr(self, c: list[Any]) -> Any:
         return self.loc(c[1], c[0], c[1])
 
-    def if_part(self, c):
+    def if_part(self, c: list[Any]) -> Any:
         test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
         return self.mk(A.IfExpression, test, els if els is not None else rb, test, then, els)
 
-    def if_part_empty(self, c):
+    def if_part_empty(self, c: list[Any]) -> Any:
         test, lb, rb, els = c
         return self.mk(A.IfExpression, test, els if els is not None else rb, test, None, els)
 
-    def no_else(self, c):
+    def no_else(self, c: list[Any]) -> Any:
         return None
 
-    def no_else_tok(self, c):
+    def no_else_tok(self, c: list[Any]) -> Any:
         return None
 
-    def elsif(self, c):
+    def elsif(self, c: list[Any]) -> Any:
         return self.loc(c[1], c[0], c[1])
 
-    def else_block(self, c):
+    def else_block(self, c: list[Any]) -> Any:
         return self.block_or_expression(c[2], c[1], c[3], self.locator)
 
-    def unless_expr(self, c):
+    def unless_expr(self, c: list[Any]) -> Any:
         kw, test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
         return self.mk(A.UnlessExpression, kw, rb, test, then, els)
 
-    def unless_empty(self, c):
+    def unless_empty(self, c: list[Any]) -> Any:
         kw, test, lb, rb, els = c
         # Puppet's action ends this one at its 5th value, the else part (or the keyword when there is none)
         return self.mk(A.UnlessExpression, kw, els, test, None, els)
 
-    def case_expr(self, c):
+    def case_expr(self, c: list[Any]) -> Any:
         return self.mk(A.CaseExpression, c[0], c[4], c[1], c[3])
 
-    def case_option(self, c):
+    def case_option(self, c: list[Any]) -> Any:
         stmts = c[3] if len(c) == 5 else None
         return self.mk(A.CaseOption, c[1], c[-1], c[0], self.body(stmts))
 
     # --- definitions ------------------------------------------------------------------------------
-    def _body_of(self, c, lbrace_index):
+    def _body_of(self, c: list[Any], lbrace_index: int) -> Any:
         """Statements between `{` at lbrace_index and the final `}` (None when empty)."""
         return c[lbrace_index + 1] if len(c) - lbrace_index == 3 else None
 
-    def classname(self, c):
+    def classname(self, c: list[Any]) -> Any:
         t = c[0]
         if t.type == "CLASS":
             self.error("PARSE_CLASS_KEYWORD", t)
@@ -694,78 +698,79 @@ class Builder:
             self.error("PARSE_QUOTED_NAME", t)
         return t
 
-    def stacked_classname(self, c):
+    def stacked_classname(self, c: list[Any]) -> Any:
         self.namestack.append(c[0].value)
         return c[0]
 
-    def define(self, c):
+    def define(self, c: list[Any]) -> Any:
         name = self.qualify(c[1].value)
         d = self.mk(A.ResourceTypeDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
-    def hostclass(self, c):
+    def hostclass(self, c: list[Any]) -> Any:
         self.namestack.pop()
         name = self.qualify(c[1].value)
         parent = c[3].value if c[3] is not None else None
         d = self.mk(A.HostClassDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
         return self.add_definition(d)
 
-    def plan(self, c):
+    def plan(self, c: list[Any]) -> Any:
         self.namestack.pop()
         name = self.qualify(c[1].value)
         d = self.mk(A.PlanDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
-    def apply(self, c):
+    def apply(self, c: list[Any]) -> Any:
         stmts = c[6] if len(c) == 8 else []
         blk = self.bare(A.ApplyBlockExpression, stmts)
         return self.mk(A.ApplyExpression, c[0], c[-1], c[2], blk)
 
-    def function(self, c):
+    def function(self, c: list[Any]) -> Any:
         d = self.mk(A.FunctionDefinition, c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3])
         return self.add_definition(d)
 
-    def node(self, c):
+    def node(self, c: list[Any]) -> Any:
         d = self.mk(A.NodeDefinition, c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
-    def dotted_first(self, c):
+    def dotted_first(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralString, c[0], None, c[0].value)
 
-    def dotted_next(self, c):
+    def dotted_next(self, c: list[Any]) -> Any:
         return self.mk(A.LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
 
-    def name_or_number(self, c):
+    def name_or_number(self, c: list[Any]) -> Any:
         return c[0]
 
-    def return_type(self, c):
+    def return_type(self, c: list[Any]) -> Any:
         return self.qref(c[1:])
 
-    def return_type_access(self, c):
+    def return_type_access(self, c: list[Any]) -> Any:
         t = self.qref(c[1:])
         return A.AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
 
-    def typed_parameter(self, c):
+    def typed_parameter(self, c: list[Any]) -> Any:
         c[1].type_expr = c[0]
         return c[1]
 
-    def param_default(self, c):
+    def param_default(self, c: list[Any]) -> Any:
         return self.mk(A.Parameter, c[0], None, c[0].value, c[2])
 
-    def param(self, c):
+    def param(self, c: list[Any]) -> Any:
         return self.mk(A.Parameter, c[0], None, c[0].value)
 
-    def param_rest_default(self, c):
+    def param_rest_default(self, c: list[Any]) -> Any:
         return self.mk(A.Parameter, c[1], None, c[1].value, c[3], None, True)
 
-    def param_rest(self, c):
+    def param_rest(self, c: list[Any]) -> Any:
         return self.mk(A.Parameter, c[1], None, c[1].value, None, None, True)
 
-    def param_type_access(self, c):
+    def param_type_access(self, c: list[Any]) -> Any:
         t = self.qref(c)
         return A.AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
 
-    def _type_assignment(self, lhs, rhs, s, e):
+    def _type_assignment(self, lhs: Any, rhs: Any, s: Any, e: Any) -> Any:
+        d: A.Definition
         if type(lhs) is A.AccessExpression:
             d = A.TypeMapping(self.locator, 0, 0, lhs, rhs)
         else:
@@ -773,31 +778,31 @@ class Builder:
         self.loc(d, s, e)
         return self.add_definition(d)
 
-    def type_alias_hash(self, c):
+    def type_alias_hash(self, c: list[Any]) -> Any:
         ref = self.qref(c[3:])
         entry = self.bare(A.KeyedEntry, ref, c[4])
         return self._type_assignment(c[1], entry, c[1], c[4])
 
-    def type_alias_access(self, c):
+    def type_alias_access(self, c: list[Any]) -> Any:
         ref = self.qref(c[3:])
         acc = self.bare(A.AccessExpression, ref, c[5])
         return self._type_assignment(c[1], acc, c[1], None)
 
-    def type_alias_ref(self, c):
+    def type_alias_ref(self, c: list[Any]) -> Any:
         ref = self.qref(c[3:])
         return self._type_assignment(c[1], ref, c[1], ref)
 
-    def type_alias_plain_hash(self, c):
+    def type_alias_plain_hash(self, c: list[Any]) -> Any:
         return self._type_assignment(c[1], c[3], c[1], c[3])
 
-    def type_alias_array(self, c):
+    def type_alias_array(self, c: list[Any]) -> Any:
         return self._type_assignment(c[1], c[3], c[1], None)
 
-    def type_definition(self, c):
+    def type_definition(self, c: list[Any]) -> Any:
         d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
         return self.add_definition(d)
 
-    def type_definition_inherits(self, c):
+    def type_definition_inherits(self, c: list[Any]) -> Any:
         d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
@@ -805,7 +810,7 @@ class Builder:
 CollectExpression = A.CollectExpression
 
 
-def interpolate(b: Builder, expr):
+def interpolate(b: Builder, expr: Any) -> Any:
     """Factory#interpolate: a bare name (or decimal integer) left-most in an interpolation is a variable."""
     t = type(expr)
     if t is A.QualifiedName or (t is A.LiteralInteger and expr.radix == 10):
@@ -819,14 +824,14 @@ def interpolate(b: Builder, expr):
     return expr
 
 
-def _rewriteable(o):
+def _rewriteable(o: Any) -> bool:
     t = type(o)
     if t in (A.AccessExpression, A.QualifiedName, A.NamedAccessExpression, A.CallMethodExpression):
         return True
     return t is A.LiteralInteger and o.radix == 10
 
 
-def type_alias_rhs(b: Builder, rhs):
+def type_alias_rhs(b: Builder, rhs: Any) -> Any:
     """Factory#build_TypeAlias: `T {…}` and `{…}` become `Object[{…}]` (with parent => T)."""
     t = type(rhs)
     if t is A.KeyedEntry:
@@ -840,7 +845,7 @@ def type_alias_rhs(b: Builder, rhs):
     return rhs
 
 
-def to_number(text: str):
+def to_number(text: str) -> tuple[int | float, int]:
     """Puppet's number conversion: (value, radix); floats have radix 10."""
     if text[:2] in ("0x", "0X"):
         return int(text[2:], 16), 16
