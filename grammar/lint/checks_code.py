@@ -203,7 +203,7 @@ def parameter_order(m: Manifest) -> list[Problem]:
                 nest = max(nest - 1, 0)
             if ty == "EQUALS":
                 seen_equals = True
-            if nest or parens or not _is_parameter(t) or not _is_required(t) or not seen_equals:
+            if nest or parens or not seen_equals or not _is_parameter(t) or not _is_required(t):
                 continue
             out.append(
                 problem(

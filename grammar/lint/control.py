@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from puppet_xpp.grammar.lint.tokens import Tok
 
 _CONTROL = re.compile(r"lint:(ignore:\w+|endignore)", re.ASCII)
+_COMMENTS = frozenset({"COMMENT", "MLCOMMENT", "SLASH_COMMENT"})
 _WORD = re.compile(r"lint:(ignore|endignore)")
 
 
@@ -30,7 +31,7 @@ def parse(tokens: list[Tok]) -> Overrides:
     out = Overrides()
     stack: list[list[tuple[int, str, str]]] = []
     for tok in tokens:
-        if tok.type not in ("COMMENT", "MLCOMMENT", "SLASH_COMMENT") or not _CONTROL.match(tok.value.strip()):
+        if tok.type not in _COMMENTS or "lint:" not in tok.value or not _CONTROL.match(tok.value.strip()):
             continue
         words = tok.value.strip().split()
         controls: list[str] = []

@@ -89,17 +89,30 @@ class Manifest:
 
     @cached_property
     def index(self) -> dict[int, int]:
-        return {id(t): i for i, t in enumerate(self.tokens)}
-
-    def pos(self, tok: Tok) -> int:
-        return self.index[id(tok)]
+        self._scan()
+        return self.index
 
     @cached_property
     def _by_type(self) -> dict[str, list[int]]:
-        out: dict[str, list[int]] = {}
+        self._scan()
+        return self._by_type
+
+    def _scan(self) -> None:
+        """One pass: each token's position, and the positions of each token type."""
+        index: dict[int, int] = {}
+        by: dict[str, list[int]] = {}
         for i, t in enumerate(self.tokens):
-            out.setdefault(t.type, []).append(i)
-        return out
+            index[id(t)] = i
+            lst = by.get(t.type)
+            if lst is None:
+                by[t.type] = [i]
+            else:
+                lst.append(i)
+        self.__dict__["index"] = index
+        self.__dict__["_by_type"] = by
+
+    def pos(self, tok: Tok) -> int:
+        return self.index[id(tok)]
 
     def of_type(self, *types: str) -> list[Tok]:
         """The tokens of these types, in order (one index built per manifest instead of a scan per check)."""
@@ -114,9 +127,8 @@ class Manifest:
     def title_tokens(self) -> list[Tok]:
         toks = self.tokens
         out: list[Tok] = []
-        for i, t in enumerate(toks):
-            if t.type != "COLON":
-                continue
+        for i in self._by_type.get("COLON", ()):
+            t = toks[i]
             if toks[i - 1].type == "RBRACK":
                 start = max((k for k, r in enumerate(toks) if r.type == "LBRACK"), default=None)
                 if start is None:
@@ -135,7 +147,7 @@ class Manifest:
         toks = self.tokens
         out: list[Resource] = []
         marker = 0
-        for colon in (t for t in toks if t.type == "COLON"):
+        for colon in self.of_type("COLON"):
             if colon.next_code is None or colon.next_code.type == "LBRACE":
                 continue
             start = self.pos(colon)

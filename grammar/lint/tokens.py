@@ -315,33 +315,29 @@ class _Builder:
                 raise _Fail(at - 1, "unterminated string" if text[at - 1] == '"' else None)
             raise _Fail(at)
         pos = 0
-        i = 0
-        n = len(text)
-        count = len(spans)
         out = self.out
         direct = _DIRECT
-        while pos < n:
-            while i < count and spans[i][0] < pos:
-                i += 1
-            if i < count:
-                start, end, ptype = spans[i]
-            else:
-                start = end = n
-                ptype = ""
+        for start, end, ptype in spans:
+            if start < pos:
+                continue  # inside a token already made (a heredoc body, a merged variable...)
             if pos < start:
                 if start == pos + 1 and text[pos] == " ":
                     out.append(Tok("WHITESPACE", " "))
                     pos = start
                 else:
-                    pos = self.trivia(pos, start)
-                continue
+                    while pos < start:
+                        pos = self.trivia(pos, start)
+                    if start < pos:
+                        continue
             fast = direct.get(ptype)
             if fast is not None:
                 out.append(Tok(fast, text[pos:end]))
                 pos = end
-                i += 1
             else:
                 pos = self.code(pos, end, ptype)
+        n = len(text)
+        while pos < n:
+            pos = self.trivia(pos, n)
         return self.out
 
     def add(self, type_: str, value: str, raw: str | None = None) -> None:
