@@ -88,31 +88,20 @@ class Manifest:
     relative: bool = False
 
     @cached_property
-    def index(self) -> dict[int, int]:
-        self._scan()
-        return self.index
-
-    @cached_property
     def _by_type(self) -> dict[str, list[int]]:
-        self._scan()
-        return self._by_type
-
-    def _scan(self) -> None:
-        """One pass: each token's position, and the positions of each token type."""
-        index: dict[int, int] = {}
+        """The positions of each token type."""
         by: dict[str, list[int]] = {}
         for i, t in enumerate(self.tokens):
-            index[id(t)] = i
             lst = by.get(t.type)
             if lst is None:
                 by[t.type] = [i]
             else:
                 lst.append(i)
-        self.__dict__["index"] = index
-        self.__dict__["_by_type"] = by
+        return by
 
     def pos(self, tok: Tok) -> int:
-        return self.index[id(tok)]
+        """Position of a token of the (unchanged, linked) list."""
+        return tok.idx
 
     def of_type(self, *types: str) -> list[Tok]:
         """The tokens of these types, in order (one index built per manifest instead of a scan per check)."""

@@ -92,6 +92,7 @@ _VARIABLE = re.compile(r"\$((::)?(\w+(-\w+)*::)*\w+(-\w+)*(\[.+?\])*)", re.ASCII
 # the empty alternative first, as Ruby tries its ``\A`` alternative first
 _UNENC_VAR = re.compile(r"(?:|[^\\])\$(::)?(\w+(-\w+)*::)*\w+(-\w+)*", re.ASCII)
 _END_STRING = re.compile(r'(?:|[^\\])(\\\\)*"')
+_PLAIN_RUN = re.compile(r'(?:[^${}"\\](?=[^${}"\\]))+')
 _ESC_DQUOTE = re.compile(r'\\+"')
 _HEREDOC_NAME = re.compile(rf'"?(.+?)"?(:.+?)?[{_BLANK_CHARS}]*(/.*)?$', re.DOTALL)
 
@@ -99,7 +100,7 @@ _HEREDOC_NAME = re.compile(rf'"?(.+?)"?(:.+?)?[{_BLANK_CHARS}]*(/.*)?$', re.DOTA
 class Tok:
     """One token: puppet-lint's type name, value and raw text, position, and its neighbours."""
 
-    __slots__ = ("type", "value", "raw", "line", "column", "prev", "next", "prev_code", "next_code")
+    __slots__ = ("type", "value", "raw", "line", "column", "prev", "next", "prev_code", "next_code", "idx")
 
     def __init__(self, type_: str, value: str, raw: str | None = None, line: int = 0, column: int = 0):
         self.type = type_
@@ -111,6 +112,7 @@ class Tok:
         self.next: Tok | None = None
         self.prev_code: Tok | None = None
         self.next_code: Tok | None = None
+        self.idx = -1  # position in the list, as of the last link()
 
     def __repr__(self) -> str:
         return f"<Tok {self.type} {self.value!r} @{self.line}:{self.column}>"
@@ -189,17 +191,19 @@ class _Fail(Exception):
 
 
 def link(tokens: list[Tok]) -> None:
-    """Set every token's prev/next and prev_code/next_code links from the list order."""
+    """Set every token's prev/next and prev_code/next_code links and its position from the list."""
     prev: Tok | None = None
     prev_code: Tok | None = None
-    for t in tokens:
+    formatting = FORMATTING
+    for i, t in enumerate(tokens):
+        t.idx = i
         t.prev = prev
         t.next = None
         t.next_code = None
         if prev is not None:
             prev.next = t
         t.prev_code = prev_code
-        if t.type not in FORMATTING:
+        if t.type not in formatting:
             if prev_code is not None:
                 prev_code.next_code = t
             prev_code = t
@@ -321,8 +325,14 @@ class _Builder:
             if start < pos:
                 continue  # inside a token already made (a heredoc body, a merged variable...)
             if pos < start:
-                if start == pos + 1 and text[pos] == " ":
+                c = text[pos]
+                if start == pos + 1 and c == " ":
                     out.append(Tok("WHITESPACE", " "))
+                    pos = start
+                elif c == "\n" and not self.heredocs and text.count(" ", pos + 1, start) == start - pos - 1:
+                    out.append(Tok("NEWLINE", "\n"))
+                    if start > pos + 1:
+                        out.append(Tok("INDENT", text[pos + 1 : start]))
                     pos = start
                 else:
                     while pos < start:
@@ -552,7 +562,14 @@ class _Slurper:
     def string(self) -> tuple[list[tuple[str, str]], int]:
         t = self.text
         n = len(t)
+        plain = _PLAIN_RUN
         while self.pos < n:
+            m = plain.match(t, self.pos)
+            if m:
+                # characters that none of the rules below can start at (nor at the character before)
+                self.seg.append(m.group())
+                self.pos = m.end()
+                continue
             c = t[self.pos]
             if t.startswith("${", self.pos):
                 self.start_interp()
