@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Language-server latency and memory, measured through the real protocol (stdio JSON-RPC).
 
-    python3 bench/bench_lsp.py [--file PATH] [--edits N] [--corpus DIR] [--no-memory]
+    python3 bench/bench_lsp.py [--file PATH ...] [--edits N] [--corpus DIR] [--no-memory] [--no-big]
 
-* keystroke -> published diagnostics: p50/p95/max over N one-character edits (insert, then delete
-  again) in the middle of FILE (by byte offset), and separately at code lines in the middle of its
-  last top-level statement (for apache's vhost.pp that is the body of the one `define`);
+For FILE (apache's vhost.pp by default) and for a ~300 KB one-class manifest built from the corpus's
+class bodies (``--no-big`` leaves it out):
+
+* keystroke -> published diagnostics, p50/p95/max, per scenario: ``middle``: N one-character edits
+  (insert, then delete again) in the middle of the file (by byte offset); ``code``: the same at code
+  lines in the middle of its last top-level statement (for vhost.pp the body of the one `define`);
+  ``break``: a `(` typed at such a line (the statement breaks: a syntax error inside the body) and
+  deleted again (repaired); ``typing``: a new statement typed there character by character (broken
+  until it is complete) and deleted again character by character; ``header``: one-character edits
+  on the lines of the last top-level statement's parameter list (reparsed as a whole);
 * the in-process full parse (+ validation) time of the same file, for comparison;
 * process start -> first diagnostics of FILE;
 * resident memory after indexing the whole corpus as the workspace.
@@ -133,12 +140,12 @@ def pct(xs, p):
     return xs[k]
 
 
-def keystrokes(c, uri, text, positions, version):
+def keystrokes(c, uri, text, positions, version, piece="x"):
     """One-character insert + delete at each (line, col); returns (latencies in ms, next version)."""
     lat = []
     for line, col in positions:
         for change in (
-            {"range": _r(line, col, line, col), "text": "x"},
+            {"range": _r(line, col, line, col), "text": piece},
             {"range": _r(line, col, line, col + 1), "text": ""},
         ):
             version += 1
@@ -152,38 +159,106 @@ def keystrokes(c, uri, text, positions, version):
     return lat, version
 
 
+def typing(c, uri, positions, version, piece):
+    """Type piece character by character at each (line, col), then delete it character by character."""
+    lat = []
+    for line, col in positions:
+        at = col
+        ln = line
+        for ch in piece:
+            version += 1
+            change = {"range": _r(ln, at, ln, at), "text": ch}
+            t0 = time.perf_counter()
+            c.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
+            m = c.diags(uri, version)
+            lat.append((m["_t"] - t0) * 1000)
+            if ch == "\n":
+                ln, at = ln + 1, 0
+            else:
+                at += 1
+        for ch in reversed(piece):
+            version += 1
+            if ch == "\n":
+                change = {"range": _r(ln - 1, 10**6, ln, 0), "text": ""}
+                ln -= 1
+                at = None
+            else:
+                change = {"range": _r(ln, at - 1, ln, at), "text": ""}
+                at -= 1
+            t0 = time.perf_counter()
+            c.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+            )
+            m = c.diags(uri, version)
+            lat.append((m["_t"] - t0) * 1000)
+            if at is None:
+                at = col + 0  # (never used again: the piece starts with its newline)
+    return lat, version
+
+
+def build_one_class_manifest(corpus: str, target: int = 300_000) -> str:
+    """A ~target-byte manifest with one class, its body made of the corpus's class bodies (classes
+    without nested definitions, from files that parse without errors)."""
+    import glob
+
+    from puppet_xpp.grammar.parser import parse
+
+    parts: list = []
+    size = 0
+    for f in sorted(glob.glob(os.path.join(corpus, "*/manifests/**/*.pp"), recursive=True)):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        r = parse(text, f)
+        if r.errors or r.program is None:
+            continue
+        body = r.program.body
+        data = text.encode()
+        for st in getattr(body, "statements", [body]):
+            if type(st).__name__ != "HostClassDefinition" or st.body is None or not st.body.statements:
+                continue
+            seg = data[st.body.statements[0].offset : st.offset + st.length - 1].decode().rstrip()
+            if "class " in seg or "define " in seg:
+                continue
+            parts.append("  " + seg + "\n")
+            size += len(seg) + 3
+            if size >= target:
+                return "class big {\n" + "".join(parts) + "}\n"
+    return "class big {\n" + "".join(parts) + "}\n"
+
+
 def _r(l0, c0, l1, c1):
     return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--file", default=DEFAULT_FILE)
-    ap.add_argument("--edits", type=int, default=100)
-    ap.add_argument("--corpus", default="/usr/share/puppet/modules")
-    ap.add_argument("--no-memory", action="store_true")
-    a = ap.parse_args(argv)
-    text = open(a.file, encoding="utf-8").read()
+def bench_file(path, text, edits):
+    """All figures for one file (see the module docstring)."""
     lines = text.splitlines()
-    out = {"file": a.file, "bytes": len(text.encode()), "lines": len(lines)}
+    out = {"file": path, "bytes": len(text.encode()), "lines": len(lines)}
 
     # full in-process reparse (+ validation), for comparison
     from puppet_xpp.grammar.parser import parse
     from puppet_xpp.grammar.validator import validate
 
-    parse(text, a.file)
+    parse(text, path)
     ts = []
     for _ in range(10):
         t0 = time.perf_counter()
-        r = parse(text, a.file)
-        validate(r.program, file=a.file)
+        r = parse(text, path)
+        validate(r.program, file=path)
         ts.append((time.perf_counter() - t0) * 1000)
     out["full_parse_validate_ms_median"] = round(statistics.median(ts), 2)
 
     # start -> first diagnostics
     t0 = time.perf_counter()
     c = Client()
-    uri = "file://" + a.file
+    uri = "file://" + path
     c.notify(
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
@@ -193,55 +268,105 @@ def main(argv=None):
 
     # keystrokes in the middle of the file (by bytes) ...
     mid_line = len(text[: len(text) // 2].splitlines())
-    pos_mid = [(mid_line + (k % 40) - 20, 0) for k in range(a.edits)]
-    lat_mid, v = keystrokes(c, uri, text, pos_mid, 1)
-    # ... and on code lines in the middle of the last top-level statement (the define's body)
+    pos_mid = [(mid_line + (k % 40) - 20, 0) for k in range(edits)]
+    lats = {}
+    lats["middle"], v = keystrokes(c, uri, text, pos_mid, 1)
+    # ... on code lines in the middle of the last top-level statement (the define's / class's body)
+    starts = [i for i, l in enumerate(lines) if l[:1].isalpha()]
+    last = starts[-1] if starts else 0
+    opened = next((i for i in range(last, len(lines)) if lines[i].rstrip().endswith("{")), last)
     code_lines = [i for i, l in enumerate(lines) if l.strip() and not l.strip().startswith("#")]
-    body = [i for i in code_lines if i > len(lines) - (len(lines) - code_lines[0]) and i < len(lines) - 1]
+    body = [i for i in code_lines if opened < i < len(lines) - 1]
     mid_body = body[len(body) // 2 - 20 : len(body) // 2 + 20] or body
     pos_code = [
-        (
-            mid_body[k % len(mid_body)],
-            len(lines[mid_body[k % len(mid_body)]]) - len(lines[mid_body[k % len(mid_body)]].lstrip()),
-        )
-        for k in range(a.edits)
+        (mid_body[k % len(mid_body)], _indent(lines[mid_body[k % len(mid_body)]])) for k in range(edits)
     ]
-    lat_code, v = keystrokes(c, uri, text, pos_code, v)
+    lats["code"], v = keystrokes(c, uri, text, pos_code, v)
+    lats["break"], v = keystrokes(c, uri, text, pos_code, v, piece="(")
+    n_typed = max(1, edits // 20)
+    pos_type = [(line, len(lines[line])) for line, _ in pos_code[:n_typed]]
+    lats["typing"], v = typing(c, uri, pos_type, v, "\n  notice('x', [1, {a => 2}])")
+    header = [i for i in code_lines if last < i < opened]
+    if header:
+        pos_head = [(header[k % len(header)], _indent(lines[header[k % len(header)]])) for k in range(edits)]
+        lats["header"], v = keystrokes(c, uri, text, pos_head, v)
     c.close()
-    for name, lat in (("middle", lat_mid), ("code", lat_code)):
+    for name, lat in lats.items():
         out[f"keystroke_{name}_ms"] = {
             "n": len(lat),
             "p50": round(pct(lat, 50), 2),
             "p95": round(pct(lat, 95), 2),
             "max": round(max(lat), 2),
         }
+    return out
 
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", action="append")
+    ap.add_argument("--edits", type=int, default=100)
+    ap.add_argument("--corpus", default="/usr/share/puppet/modules")
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
+    a = ap.parse_args(argv)
+    files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [DEFAULT_FILE])]
+    tmp = None
+    if not a.no_big and os.path.isdir(a.corpus):
+        import tempfile
+
+        tmp = tempfile.mkdtemp(prefix="bench-lsp-")
+        big = os.path.join(tmp, "big.pp")
+        text = build_one_class_manifest(a.corpus)
+        with open(big, "w", encoding="utf-8") as f:
+            f.write(text)
+        files.append((big, text))
+    results = []
+    try:
+        for path, text in files:
+            out = bench_file(path, text, a.edits)
+            results.append(out)
+            print(f"{path}: {out['bytes']} bytes, {out['lines']} lines")
+            print(f"  full parse+validate (in process): {out['full_parse_validate_ms_median']} ms")
+            print(f"  start -> first diagnostics:       {out['start_to_first_diagnostics_ms']} ms")
+            for k, v in out.items():
+                if k.startswith("keystroke_"):
+                    name = k[len("keystroke_") : -len("_ms")]
+                    print(
+                        f"  keystroke -> diagnostics, {name + ':':8s} p50 {v['p50']} ms, p95 {v['p95']} ms, "
+                        f"max {v['max']} ms (n={v['n']})"
+                    )
+    finally:
+        if tmp:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    mem = {}
     if not a.no_memory and os.path.isdir(a.corpus):
+        path, text = files[0]
+        uri = "file://" + path
         t0 = time.perf_counter()
         c = Client(root=a.corpus)
         c.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], 900)
-        out["corpus_index_seconds"] = round(time.perf_counter() - t0, 1)
-        out["corpus_rss_mb"] = round(c.rss_mb(), 1)
+        mem["corpus_index_seconds"] = round(time.perf_counter() - t0, 1)
+        mem["corpus_rss_mb"] = round(c.rss_mb(), 1)
         c.notify(
             "textDocument/didOpen",
             {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
         )
         c.diags(uri, 1)
-        out["corpus_rss_mb_with_file_open"] = round(c.rss_mb(), 1)
+        mem["corpus_rss_mb_with_file_open"] = round(c.rss_mb(), 1)
         c.close()
-
-    km, kc = out["keystroke_middle_ms"], out["keystroke_code_ms"]
-    print(f"{a.file}: {out['bytes']} bytes, {out['lines']} lines")
-    print(f"  full parse+validate (in process): {out['full_parse_validate_ms_median']} ms")
-    print(f"  start -> first diagnostics:       {out['start_to_first_diagnostics_ms']} ms")
-    print(f"  keystroke -> diagnostics, middle: p50 {km['p50']} ms, p95 {km['p95']} ms, max {km['max']} ms")
-    print(f"  keystroke -> diagnostics, code:   p50 {kc['p50']} ms, p95 {kc['p95']} ms, max {kc['max']} ms")
-    if "corpus_rss_mb" in out:
         print(
-            f"  corpus workspace: indexed in {out['corpus_index_seconds']} s, RSS {out['corpus_rss_mb']} MB "
-            f"({out['corpus_rss_mb_with_file_open']} MB with the file open)"
+            f"  corpus workspace: indexed in {mem['corpus_index_seconds']} s, RSS {mem['corpus_rss_mb']} MB "
+            f"({mem['corpus_rss_mb_with_file_open']} MB with {os.path.basename(path)} open)"
         )
-    print(json.dumps(out))
+    print(f"  load average (1/5/15 min): {os.getloadavg()}")
+    print(json.dumps({"files": results, **mem, "loadavg": os.getloadavg()}))
     return 0
 
 

@@ -49,7 +49,7 @@ from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import parser as P
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.issues import Diagnostic
-from puppet_xpp.grammar.lexer import Lexer
+from puppet_xpp.grammar.lexer import Lexer, MappedToken
 
 Node = A.Node
 BlockExpression = A.BlockExpression
@@ -95,7 +95,7 @@ class _Escalate(Exception):
 class _Level:
     """One statement list of the current parse (the program's or a `{ }` body's)."""
 
-    __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags")
+    __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags", "first")
 
     def __init__(self, opener: Any, states: tuple, values: list, raw: list):
         self.opener = opener  # the `{` token (None: the program)
@@ -106,6 +106,7 @@ class _Level:
         self.bounds: list = []  # lookahead token after each raw statement (None: end of input)
         self.out: list | None = None  # the transformed list, the one the AST holds
         self.xdiags: list = []  # diagnostics of the call transform of this list
+        self.first: Any = None  # the first token of the first statement, when known (the program's)
 
 
 def _transform(raw: list, locator: Any, file: str) -> tuple[list, list]:
@@ -281,12 +282,16 @@ class _Positions:
             n = pop()
             e = pending.get(id(n))
             o = n.offset if e is None else n.offset + e[1]
-            if o >= b:
+            if o >= b and n is not root:
                 if delta:
                     mark(n, delta)
                 continue
             if e is not None:
                 self.push(n)
+            if o >= b:  # the root (the program's body may be rebuilt): move it, mark what it holds
+                n.offset += delta
+                stack.extend(_children(n))
+                continue
             e = o + n.length
             if o < a and e > a:
                 if e >= b:
@@ -351,6 +356,8 @@ class IncrementalParser:
         self._defs_stale = False
         self._vdiags: list | None = None
         self._inside: list | None = None  # per token: inside a string or heredoc text
+        self._levels_dq: list = []
+        self._mapped = False  # a token has derived positions (lexer.MappedToken)
         self.stats: dict[str, Any] = {}
         self.tables = P.tables()
 
@@ -430,7 +437,7 @@ class IncrementalParser:
         pending, self._pending = self._pending, None
         self._dirty = False
         self._vdiags = None
-        self._set_locator()
+        self._set_locator(pending if self.levels is not None else None)
         try:
             if self.levels is None or pending is None or self.config.epp:
                 self._full()
@@ -461,13 +468,29 @@ class IncrementalParser:
         ]
         self.stats = {"mode": "crashed"}
 
-    def _set_locator(self) -> None:
+    def _set_locator(self, pending: tuple[int, int, int] | None) -> None:
+        """The locator (nodes refer to it) takes the new text; its line index is updated around the
+        edited range when there is one."""
         loc = self.locator
-        fresh = A.make_locator(self.text or "", self.config.file)
-        loc.string = fresh.string
+        data = self.data
+        old = loc.line_index
+        if pending is not None and old is not None:
+            ds, de, delta = pending
+            de_old = de - delta
+            k = bisect.bisect_right(old, ds)
+            j = bisect.bisect_left(old, de_old + 1)
+            mid = []
+            p = data.find(b"\n", ds, de)
+            while p >= 0:
+                mid.append(p + 1)
+                p = data.find(b"\n", p + 1, de)
+            idx = old[:k] + mid + ([x + delta for x in old[j:]] if delta else old[j:])
+        else:
+            idx = A.line_starts(data)
+        loc.string = self.text
         loc.file = self.config.file
-        loc.line_index = fresh.line_index
-        object.__setattr__(loc, "_b", self.data)
+        loc.line_index = idx
+        object.__setattr__(loc, "_b", data)
 
     # -- full parse (also the fallback)
 
@@ -482,6 +505,7 @@ class IncrementalParser:
             rec = _Recorder(toks, len(toks), self.locator, cfg.file)
         res = P.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
         self.tokens = toks
+        self._mapped = any(type(t) is MappedToken for t in toks)
         self._program = res.program
         self.pos = _Positions()
         self._defs_stale = False
@@ -497,6 +521,7 @@ class IncrementalParser:
         xd = [d for lv in levels.values() for d in lv.xdiags]
         self.base_diags = _remove_values([d for d in res.diagnostics if id(d) not in lex], xd)
         self.levels = levels
+        levels[0].first = toks[0] if toks else None
         self._inside = None
 
     # -- incremental
@@ -606,12 +631,15 @@ class IncrementalParser:
             for t in toks[ce:]:
                 t.start_pos += delta
                 t.end_pos += delta
-                ce_pos = getattr(t, "concat_end_pos", None)
-                if ce_pos is not None:
-                    t.concat_end_pos = ce_pos + delta
-                ns = getattr(t, "name_start_pos", None)
-                if ns is not None:
-                    t.name_start_pos = ns + delta
+            if self._mapped:
+                for t in toks[ce:]:
+                    if type(t) is MappedToken:
+                        if t.concat_end_pos is not None:
+                            t.concat_end_pos += delta
+                        if t.name_start_pos is not None:
+                            t.name_start_pos += delta
+        if not self._mapped:
+            self._mapped = any(type(t) is MappedToken for t in middle)
         self._splice_inside(m0, m1_old, len(middle))
         # lexer warnings
         b_old_line = b_line_new - delta
@@ -636,25 +664,36 @@ class IncrementalParser:
         return m0, ce, dT
 
     def _inside_flags(self) -> list:
-        """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?"""
+        """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
+        (``self._levels_dq[k]``: the string nesting after token k, kept up to date by _splice_inside.)"""
         if self._inside is None:
-            out = []
-            level = 0
-            prev = None
-            for t in self.tokens:
-                ty = t.type
-                if ty == "DQPRE":
-                    level += 1
-                out.append(level > 0 or prev == "HEREDOC")
-                if ty == "DQPOST" and level:
-                    level -= 1
-                prev = ty
-            self._inside = out
+            self._inside, self._levels_dq = _dq_flags(self.tokens, 0, len(self.tokens), 0)
         return self._inside
 
     def _splice_inside(self, m0: int, m1_old: int, m_new: int) -> None:
-        # the flags depend on the string nesting before a token: recompute them (cheap next time)
-        self._inside = None
+        """Flags of the spliced tokens, then of the ones after them until the nesting is the old one."""
+        if self._inside is None:
+            return
+        toks = self.tokens
+        n = len(toks)
+        old_f, old_lv = self._inside, self._levels_dq
+        lv0 = old_lv[m0 - 1] if m0 else 0
+        k = m0 + m_new
+        f, lv = _dq_flags(toks, m0, k, lv0)
+        level = lv[-1] if lv else lv0
+        j = m1_old  # old index of toks[k]
+        while k < n:
+            ty = toks[k].type
+            cur = level + 1 if ty == "DQPRE" else level
+            f.append(cur > 0 or (k > 0 and toks[k - 1].type == "HEREDOC"))
+            level = cur - 1 if ty == "DQPOST" and cur else cur
+            lv.append(level)
+            k += 1
+            j += 1
+            if level == old_lv[j - 1]:
+                break  # the same nesting after the same token: the rest is unchanged
+        self._inside = old_f[:m0] + f + old_f[j:]
+        self._levels_dq = old_lv[:m0] + lv + old_lv[j:]
 
     @staticmethod
     def _regex_div(toks: list, i: int, n: int, before: list | None = None, before_n: int = 0) -> bool:
@@ -799,6 +838,8 @@ class IncrementalParser:
         rec.depth = len(lvl.states) + 1
         rec.ce = ce
         rec.sync = {id(bt): j for j, bt in enumerate(lvl.bounds) if bt is not None and j >= s}
+        if s == 0 and lvl.first is not None:
+            rec.sync[id(lvl.first)] = -1  # statements typed before the first one
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
@@ -816,7 +857,7 @@ class IncrementalParser:
             j = rec.stop[1]
             new_raw = raw_run + old_raw[j + 1 :]
             new_bounds = lvl.bounds[:s] + rec.run_bounds + lvl.bounds[j + 1 :]
-            end_tok = lvl.bounds[j]
+            end_tok = lvl.first if j < 0 else lvl.bounds[j]
             r_end_cur = end_tok.start_pos
             inclusive = False
             old_items = old_raw[s : j + 1]
@@ -850,7 +891,12 @@ class IncrementalParser:
 
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
-        for key in [k for k, v in levels.items() if v is not lvl and v.opener is not None]:
+        hi = max(r_end_cur, r_end_old)
+        for key in [
+            k
+            for k, v in levels.items()
+            if v is not lvl and v.opener is not None and r_start <= v.opener.start_pos <= hi
+        ]:
             oi = self._index(levels[key].opener)
             if oi < 0 or start_i <= oi < end_idx:
                 del levels[key]
@@ -871,6 +917,7 @@ class IncrementalParser:
         lvl.bounds = new_bounds
         lvl.xdiags = xdiags
         if top:
+            lvl.first = toks[0] if toks else None
             lvl.out = out
             loc = self.locator
             if out:
@@ -1020,6 +1067,23 @@ class IncrementalParser:
         if abort is not None:  # validation stops there (as validate() does)
             return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort]
         return logged + diags
+
+
+def _dq_flags(toks: list, i: int, n: int, level: int) -> tuple[list, list]:
+    """Inside-string flags of toks[i:n] and the nesting after each, from nesting `level` before."""
+    flags = []
+    lvs = []
+    prev = toks[i - 1].type if i else None
+    for k in range(i, n):
+        ty = toks[k].type
+        if ty == "DQPRE":
+            level += 1
+        flags.append(level > 0 or prev == "HEREDOC")
+        if ty == "DQPOST" and level:
+            level -= 1
+        lvs.append(level)
+        prev = ty
+    return flags, lvs
 
 
 def gone_tok(tok: Any, a: int, b: int) -> bool:

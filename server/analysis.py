@@ -108,7 +108,9 @@ class Analysis:
     version: int | None
     text: str
     data: bytes
-    program: object | None
+    # the Program, or a function returning it: the incremental parser moves positions after an edit
+    # lazily, so the AST is brought up to date only when a feature asks for it (not per keystroke)
+    program_source: object | None
     tokens: list
     locator: object
     parse_diagnostics: list
@@ -116,6 +118,17 @@ class Analysis:
     lines: LineIndex
     epp: bool = False
     tasks: bool = False
+
+    @property
+    def program(self):
+        p = self.program_source
+        if callable(p):
+            p = self.program_source = p()
+        return p
+
+    @program.setter
+    def program(self, value) -> None:
+        self.program_source = value
 
     @property
     def diagnostics(self) -> list:
@@ -245,7 +258,7 @@ class Document:
                 self.version,
                 p.text,
                 p.data,
-                p.program,
+                lambda: p.program,
                 p.tokens,
                 p.locator,
                 p.parse_diagnostics(),
