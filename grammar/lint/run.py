@@ -92,11 +92,13 @@ def lint(
     except LintSyntaxError as e:
         problems.append(Problem("syntax", "error", "Syntax error", e.token.line, e.token.column))
         return LintResult(problems, None, overrides.warnings)
+    attempted = False  # whether any fix ran (one that declines may still have edited tokens)
     for c, found in per_check:
         if fix and c.fix is not None:
             for p in found:
                 if p.kind == "ignored" or p.check == "syntax":
                     continue
+                attempted = True
                 try:
                     c.fix(m, p)
                     p.kind = "fixed"
@@ -105,5 +107,9 @@ def lint(
         problems.extend(found)
     result = LintResult(problems, None, overrides.warnings)
     if fix and not result.syntax_error:
-        result.fixed = "".join(t.render() for t in m.tokens)
+        untouched = "\r" not in text and not m.of_type("SLASH_COMMENT")
+        if untouched and not attempted:
+            result.fixed = text  # the tokens render back to the text exactly
+        else:
+            result.fixed = "".join(t.render() for t in m.tokens)
     return result
