@@ -83,15 +83,26 @@ if req['mode'] == 'fuzz'
 end
 
 $loaded = 0
+$parse_cpu = 0.0 # CPU seconds inside the parser's entry points (parse + validate, or the .xpp loader)
+def cpu
+  Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+end
+
 module CountLoads
   def parse_string(s, f = nil)
     $loaded += 1 if f.is_a?(String) && f.end_with?('.pp') && !is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser)
+    t = cpu
     super
+  ensure
+    $parse_cpu += cpu - t
   end
 
   def parse_file(f)
     $loaded += 1 if f.is_a?(String) && f.end_with?('.pp') && !is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser)
+    t = cpu
     super
+  ensure
+    $parse_cpu += cpu - t
   end
 end
 Puppet::Pops::Parser::EvaluatingParser.prepend(CountLoads)
@@ -129,11 +140,14 @@ if req['classes'] # one catalog per class (`include <class>`), all in this proce
     r
   end }
 else
+  t0 = cpu
   result = compile_one(req, nil)
+  result['compile_cpu'] = cpu - t0
   st = PuppetX::Xpp::Runtime.stats
   served, parsed = st.served, st.parsed
 end
 result['loaded'] = $loaded
+result['parse_cpu'] = $parse_cpu
 result['served'] = served
 result['parsed'] = parsed
 result['logs'] = logs.map { |l| { 'level' => l.level.to_s, 'message' => l.message.to_s, 'file' => l.file, 'line' => l.line, 'pos' => l.pos } }

@@ -151,8 +151,14 @@ module PuppetX
         [INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START].each do |c|
           @u.register_type(c) do |p|
             @code = c
+            n = p.bytesize
             b = p.getbyte(0)
-            @arg = b && b < 0x80 && p.bytesize == 1 ? b : uint(p)
+            @arg =
+              if n == 1 && b < 0x80 then b # positive fixint
+              elsif n == 2 && b == 0xcc then p.getbyte(1) # uint 8
+              elsif n == 3 && b == 0xcd then (p.getbyte(1) << 8) | p.getbyte(2) # uint 16
+              else uint(p)
+              end
             EXT
           end
         end
@@ -169,6 +175,7 @@ module PuppetX
         @stab = []
         @file = file
         @locator = nil
+        @locator_idx = -1
         @depth = 0
         v = value
         raise FormatError, 'unexpected data after the XPP payload' unless @u.buffer.empty?
@@ -267,7 +274,7 @@ module PuppetX
         vals
       end
 
-      MARKERS = {} # PCORE_OBJECT_START payload bytes -> [segments (String or table index), marker]
+      MARKERS = {} # PCORE_OBJECT_START payload bytes -> [[index, segment name, ...], [new segments], marker]
       MARKERS_MAX = 4096
 
       # The marker of a PCORE_OBJECT_START payload, entered in the writer table after its new segments.
@@ -277,10 +284,19 @@ module PuppetX
       def marker_for(p)
         hit = MARKERS[p]
         if hit
-          segs, names, marker = hit
+          checks, strings, marker = hit
           # the indexes must name the same segments here (checked before anything enters the table)
-          if segs.each_with_index.all? { |sg, i| sg.is_a?(String) || @wtab[sg] == names[i] }
-            segs.each { |sg| @wtab << sg if sg.is_a?(String) }
+          ok = true
+          i = 0
+          while i < checks.size
+            unless @wtab[checks[i]] == checks[i + 1]
+              ok = false
+              break
+            end
+            i += 2
+          end
+          if ok
+            @wtab.concat(strings)
             @wtab << marker
             return marker
           end
@@ -303,7 +319,10 @@ module PuppetX
             segs << sg
           end
         end
-        MARKERS[p.dup.freeze] = [segs.freeze, names.freeze, marker].freeze if !hit && MARKERS.size < MARKERS_MAX
+        checks = []
+        segs.each_with_index { |sg, i| checks.push(sg, names[i]) unless sg.is_a?(String) }
+        strings = segs.select { |sg| sg.is_a?(String) }
+        MARKERS[p.dup.freeze] = [checks.freeze, strings.freeze, marker].freeze if !hit && MARKERS.size < MARKERS_MAX
         @wtab << marker
         marker
       end
@@ -348,7 +367,7 @@ module PuppetX
       end
 
       def object(marker)
-        _, kind, klass, count, name, build = marker
+        kind = marker[1]
         idx = @stab.size
         @stab << OPEN
         if kind == :positioned
@@ -356,12 +375,12 @@ module PuppetX
           l = @u.read
           off = @u.read
           len = @u.read
-          unless l.equal?(EXT) && @code == 0x01 && @locator && @stab[@arg].equal?(@locator) &&
-                 off.is_a?(Integer) && len.is_a?(Integer)
-            raise FormatError, "#{name}: locator, offset and length expected"
+          unless l.equal?(EXT) && @code == 0x01 && @arg == @locator_idx && off.is_a?(Integer) && len.is_a?(Integer)
+            raise FormatError, "#{marker[4]}: locator, offset and length expected"
           end
           raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
-          obj = klass.allocate
+          count = marker[3]
+          obj = marker[2].allocate
           case count
           when 3 then obj.__send__(Builder::METHOD, @locator, off, len)
           when 4 then obj.__send__(Builder::METHOD, @locator, off, len, value)
@@ -379,6 +398,7 @@ module PuppetX
           @depth -= 1
           return @stab[idx] = obj
         end
+        _, kind, klass, count, _name, build = marker
         vals = values(count)
         obj =
           case kind
@@ -389,6 +409,7 @@ module PuppetX
             string, _file, index = vals
             raise FormatError, 'bad Locator' unless string.is_a?(String) && (index.nil? || index.is_a?(Array))
             raise FormatError, 'bad Locator line index' unless index.nil? || index.all? { |i| i.is_a?(Integer) }
+            @locator_idx = idx
             @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
           else
             PTYPE.new(klass, vals)
