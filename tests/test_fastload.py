@@ -27,7 +27,16 @@ import tracemalloc
 import pytest
 
 from puppet_xpp.grammar import ast as A
-from puppet_xpp.xpp import pcore, pcore_c, pcore_nodes, pcore_read, pcore_tokens, pcore_write, result
+from puppet_xpp.xpp import (
+    pcore,
+    pcore_base,
+    pcore_c,
+    pcore_nodes,
+    pcore_read,
+    pcore_tokens,
+    pcore_write,
+    result,
+)
 from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
@@ -206,9 +215,10 @@ def test_loads_uses_the_extension():
     calls = []
     real = pcore._C_LOAD
 
-    def spy(d):
+    def spy(d, budget):
         calls.append(d)
-        return real(d)
+        assert budget == pcore_base.work_budget(len(d))
+        return real(d, budget)
 
     old = pcore._C_LOAD
     pcore._C_LOAD = spy

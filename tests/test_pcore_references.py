@@ -193,6 +193,44 @@ def test_cycle_is_malformed(kind, fmt):
     _rejected_quickly(data, fmt)
 
 
+def _repeated_string():
+    """One 100,000-character string, then 10,000 references to it (3 bytes each): 10^9 characters."""
+    return ["x" * 100_000] * 10_000
+
+
+def _locators_without_index():
+    """Locators whose line index the reader must compute, all of one big text (by reference)."""
+    text = "a\n" * 50_000
+    return [A.Locator(text, "/srv/x.pp", None) for _ in range(10_000)]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("make", [_repeated_string, _locators_without_index], ids=["strings", "locators"])
+def test_work_per_byte_is_bounded(make, fmt):
+    """Repeated text is bounded by pcore_base.WORK_PER_BYTE characters per byte of the document."""
+    data = pcore.dumps(make(), fmt, check=False)
+    assert len(data) < 400_000
+    _rejected_quickly(data, fmt)
+
+
+def test_work_bound_admits_what_puppet_writes():
+    """A source that repeats its names and strings a lot is far within the bound."""
+    from puppet_xpp.grammar.parser import parse
+
+    src = "".join(f"notice('{'y' * 60}', $abcdefghijklmnop, Foo::Bar::Baz)\n" for _ in range(1000))
+    prog = parse(src, "/srv/x.pp").program
+    for fmt in FORMATS:
+        data = pcore.dumps(prog, fmt)
+        for _name, c_load in _readers():
+            old = pcore._C_LOAD
+            pcore._C_LOAD = c_load
+            try:
+                assert pcore.loads(data, fmt) == prog
+            finally:
+                pcore._C_LOAD = old
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_verify_reports_a_dag_in_the_diagnostics(fmt):

@@ -106,7 +106,18 @@ typedef struct {
     PyObject **v; Py_ssize_t vn, vcap;
     Frame *f; Py_ssize_t fn, fcap;
     PyObject *result;
+    Py_ssize_t budget;      /* work bound left, in characters (see work_budget in pcore_base.py) */
+    int limited;            /* 0: no bound (load() without a budget) */
 } Reader;
+
+/* Charge n characters of work (a repeated string handed out, a line index computed). -1: over. */
+static inline int charge(Reader *r, Py_ssize_t n)
+{
+    if (!r->limited)
+        return 0;
+    r->budget -= n;
+    return r->budget < 0 ? -1 : 0;
+}
 
 #define GROW(ptr, n, cap, type)                                                         \
     do {                                                                                \
@@ -394,6 +405,11 @@ static PyObject *finish_node(Reader *r, Frame *f)
     if (ni->is_locator) {
         PyObject **li = (PyObject **)((char *)o + ni->offsets[2]);
         if (*li == Py_None) {
+            PyObject *str = *(PyObject **)((char *)o + ni->offsets[0]);
+            if (charge(r, PyUnicode_Check(str) ? PyUnicode_GET_LENGTH(str) : 0) < 0) {
+                Py_DECREF(o);
+                return NULL;
+            }
             PyObject *x = PyObject_CallFunctionObjArgs(g_line_index,
                                                        *(PyObject **)((char *)o + ni->offsets[0]),
                                                        *(PyObject **)((char *)o + ni->offsets[1]), NULL);
@@ -771,6 +787,8 @@ static int extension(Reader *r, int code, const unsigned char *p, const unsigned
             WEntry e = r->w[k];
             switch (e.kind) {
             case W_STR:
+                if (charge(r, PyUnicode_GET_LENGTH(e.obj)) < 0)
+                    return -1;
                 Py_INCREF(e.obj);
                 return deliver(r, e.obj);
             case W_NODE:
@@ -1004,8 +1022,12 @@ static PyObject *declined_or_error(void)
     return g_declined;
 }
 
-static PyObject *fl_load(PyObject *self, PyObject *arg)
+static PyObject *fl_load(PyObject *self, PyObject *args)
 {
+    PyObject *arg;
+    Py_ssize_t budget = -1;
+    if (!PyArg_ParseTuple(args, "O|n:load", &arg, &budget))
+        return NULL;
     if (g_infos == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "puppet_xpp.xpp._fastload is not configured");
         return NULL;
@@ -1017,6 +1039,8 @@ static PyObject *fl_load(PyObject *self, PyObject *arg)
     memset(&r, 0, sizeof r);
     r.p = buf.buf;
     r.end = (const unsigned char *)buf.buf + buf.len;
+    r.budget = budget;
+    r.limited = budget >= 0;
     PyObject *res;
     if (read_all(&r) == 0) {
         res = r.result;
@@ -1225,9 +1249,9 @@ static PyMethodDef fl_methods[] = {
     {"configure", fl_configure, METH_VARARGS,
      "configure(classes, by_name, declined, Regexp, PType, PObject, object_params, finish_pobject, "
      "line_index): the AST description (from xpp.pcore)."},
-    {"load", fl_load, METH_O,
-     "load(data) -> the value of a Pcore msgpack stream, or the 'declined' object (malformed or "
-     "unsupported input: the Python reader decides)."},
+    {"load", fl_load, METH_VARARGS,
+     "load(data, budget=-1) -> the value of a Pcore msgpack stream, or the 'declined' object (malformed, "
+     "unsupported, or beyond the work budget in characters (-1: none): the Python reader decides)."},
     {"check", fl_check, METH_VARARGS, "check(pcore_name, index, value) -> bool (attribute type check)."},
     {NULL, NULL, 0, NULL},
 };

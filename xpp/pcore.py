@@ -71,6 +71,7 @@ from puppet_xpp.xpp.pcore_base import (
     XppError,
     XppFormatError,
     XppWriteError,
+    work_budget,
 )
 from puppet_xpp.xpp.pcore_c import _C_DECLINED, _c_loader
 from puppet_xpp.xpp.pcore_fast import _fast_build
@@ -123,16 +124,22 @@ def loads(data: Buffer, fmt: str = "msgpack") -> Any:
 
 
 def _loads(data: Buffer, fmt: str) -> Any:
+    try:
+        budget: int | None = work_budget(len(data))
+    except TypeError:  # not sized: the readers reject it
+        budget = None
     if fmt == "msgpack" and _C_LOAD is not None:
-        v = _C_LOAD(data)
+        v = _C_LOAD(data, -1 if budget is None else budget)
         if v is not _C_DECLINED:
             return v
     toks = _mp_tokens(data) if fmt == "msgpack" else _json_tokens(data)
+    if budget is None:
+        budget = work_budget(len(toks))
     try:
-        return _fast_build(toks)
+        return _fast_build(toks, budget)
     except Exception:  # malformed, or beyond the fast path: the complete reader decides
         pass
-    values = _build(toks)
+    values = _build(toks, budget)
     if len(values) != 1:
         raise XppFormatError("empty stream" if not values else "trailing data after the value")
     return values[0]

@@ -46,6 +46,26 @@ _EXT_NAMES = {
 #: what the readers take: the bytes of a stream
 Buffer = bytes | bytearray
 
+#: Work bound of a read, in characters: repeated strings (INNER_TABULATION) handed out, and source texts
+#: whose line index a reader computes, may add up to WORK_PER_BYTE per input byte plus WORK_BASE.  A
+#: document Puppet writes stays far below (its repeated strings are names and texts of its own source);
+#: beyond it a small file could make every consumer (e.g. --dump) handle gigabytes.
+WORK_PER_BYTE = 16
+WORK_BASE = 1 << 20
+
+
+def work_budget(size: int) -> int:
+    """The work bound of reading a document of ``size`` bytes."""
+    return WORK_PER_BYTE * size + WORK_BASE
+
+
+def _over_budget() -> NoReturn:
+    raise XppFormatError(
+        f"the document repeats more text than {WORK_PER_BYTE} characters per byte of it allow "
+        "(a back-reference bomb?)"
+    )
+
+
 MAX_INT = (1 << 63) - 1
 MIN_INT = -(1 << 63)
 

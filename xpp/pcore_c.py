@@ -49,7 +49,7 @@ def _line_index(string: str, file: str) -> list[int]:
     return line_starts(string.encode("utf-8", "surrogateescape"))
 
 
-def _c_loader() -> Callable[[object], Any] | None:
+def _c_loader() -> Callable[[object, int], Any] | None:
     """``xpp._fastload.load`` configured with the AST description, or None (not built, disabled, or the
     description is beyond it)."""
     import os
@@ -93,6 +93,7 @@ def _c_loader() -> Callable[[object], Any] | None:
             _finish_pobject,
             _line_index,
         )
+        _fastload.load(b"\xc0", -1)  # a build without the work budget argument is stale too
     except Exception as e:  # e.g. a stale build of the extension: the Python reader does the work
         import warnings
 

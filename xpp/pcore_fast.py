@@ -38,7 +38,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
     # A resolved PCORE_OBJECT_START marker is stored in the writer table as a closure reading that many
     # attributes (so a repeated marker, INNER_TABULATION(k), is read by calling wtab[k]).
     L = [
-        "def make(nxt):",
+        "def make(nxt, bud):",
         "    wtab = []; wapp = wtab.append; stab = []; sapp = stab.append",
         "    def value(t):",
         "        c = t.__class__",
@@ -48,7 +48,10 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
         "                w = wtab[t[1]]",
         "                c = w.__class__",
         "                if c is FN: return w()",
-        "                if c is str: return w",
+        "                if c is str:",
+        "                    bud[0] -= len(w)",
+        "                    if bud[0] < 0: raise Reject",
+        "                    return w",
         "                return special(w)",
         "            if code == 1: raise Reject",
         "            if code == 18: return fresh(t)()",
@@ -130,7 +133,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
         "        stab[k] = o",
         "        return o",
     ]
-    L.append("    st = (nxt, value, stab, sapp, wtab, wapp)")
+    L.append("    st = (nxt, value, stab, sapp, wtab, wapp, bud)")
     L.append("    def read():")
     L.append("        v = value(nxt())")
     L.append("        try: nxt()")
@@ -151,7 +154,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
             L.append(f"    if count != {info.min}: raise Reject")
         else:
             L.append(f"    if not {info.min} <= count <= {info.max}: raise Reject")
-        L.append("    nxt, value, stab, sapp, wtab, wapp = st")
+        L.append("    nxt, value, stab, sapp, wtab, wapp, bud = st")
         L.append("    def r():")
         L.append("        k = len(stab); sapp(PENDING)")
         checks = []
@@ -182,7 +185,9 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
             elif cat in ("str", "enum"):
                 L.append(f"{pad}t = nxt()")
                 L.append(f"{pad}if t.__class__ is str: wapp(t); a{k} = t")
-                L.append(f"{pad}elif t.__class__ is tuple and t[0] == 0: a{k} = wtab[t[1]]")
+                L.append(f"{pad}elif t.__class__ is tuple and t[0] == 0:")
+                L.append(f"{pad}    a{k} = wtab[t[1]]; bud[0] -= len(a{k})")
+                L.append(f"{pad}    if bud[0] < 0: raise Reject")
                 L.append(f"{pad}else: a{k} = value(t)")
             else:
                 L.append(f"{pad}t = nxt()")
@@ -208,7 +213,10 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
         for k, attr in enumerate(info.wire):
             L.append(f"        o.{attr} = a{k}")
         if cls is _LOCATOR:
-            L.append("        if a2 is None: o.line_index = make_locator(a0, a1).line_index")
+            L.append("        if a2 is None:")
+            L.append("            bud[0] -= len(a0)")
+            L.append("            if bud[0] < 0: raise Reject")
+            L.append("            o.line_index = make_locator(a0, a1).line_index")
         L.append("        stab[k] = o")
         L.append("        return o")
         L.append("    return r")
@@ -232,16 +240,17 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
     return "\n".join(L), env
 
 
-def _compile_fast() -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+def _compile_fast() -> Callable[[Callable[[], Any], list[int]], Callable[[], Any]]:
     src, env = _fast_source()
     exec(compile(src, "<xpp.pcore fast reader>", "exec"), env)
-    make: Callable[[Callable[[], Any]], Callable[[], Any]] = env["make"]
+    make: Callable[[Callable[[], Any], list[int]], Callable[[], Any]] = env["make"]
     return make
 
 
 _FAST_MAKE = _compile_fast()
 
 
-def _fast_build(toks: list[Any]) -> Any:
-    """The single value of ``toks``, or raise (anything) when the fast path cannot read it."""
-    return _FAST_MAKE(iter(toks).__next__)()
+def _fast_build(toks: list[Any], budget: int | None = None) -> Any:
+    """The single value of ``toks``, or raise (anything) when the fast path cannot read it.  ``budget``:
+    the work bound (:func:`xpp.pcore_base.work_budget`), None: unbounded."""
+    return _FAST_MAKE(iter(toks).__next__, [budget if budget is not None else 1 << 62])()

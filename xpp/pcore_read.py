@@ -24,6 +24,7 @@ from puppet_xpp.xpp.pcore_base import (
     _fail,
     _finish_pobject,
     _object_params,
+    _over_budget,
 )
 from puppet_xpp.xpp.pcore_nodes import _INFO_BY_NAME, _LOCATOR, _NODE, _REGEXP, _describe
 
@@ -48,7 +49,7 @@ class _Frame:
 _K_ARRAY, _K_MAP, _K_NODE, _K_PTYPE, _K_OTYPE, _K_POBJ = range(6)
 
 
-def _finish_node(f: _Frame) -> Any:
+def _finish_node(f: _Frame, bud: list[int]) -> Any:
     info = f.info
     vals = f.vals
     k = info.checks(vals)
@@ -60,11 +61,16 @@ def _finish_node(f: _Frame) -> Any:
     obj = f.obj
     info.cls.__init__(obj, *vals)
     if info.cls is _LOCATOR and obj.line_index is None:
+        bud[0] -= len(obj.string)
+        if bud[0] < 0:
+            _over_budget()
         obj.line_index = _ast.make_locator(obj.string, obj.file).line_index
     return obj
 
 
-def _build(toks: list[Any]) -> list[Any]:
+def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
+    """The values of a token stream; ``budget``: the work bound (:func:`work_budget`), None: unbounded."""
+    bud = [budget if budget is not None else 1 << 62]
     wtab: list[Any] = []  # writer-level table
     stab: list[Any] = []  # serializer-level table
     opened: set[int] = set()  # stab indexes of objects whose values are being read (a reference is a cycle)
@@ -84,6 +90,10 @@ def _build(toks: list[Any]) -> list[Any]:
                 _fail(f"INNER_TABULATION index {k} out of range")
             t = wtab[k]
             fresh = False
+            if type(t) is str:
+                bud[0] -= len(t)
+                if bud[0] < 0:
+                    _over_budget()
         tt = type(t)
         if tt is not tuple:
             if tt is str:
@@ -144,7 +154,7 @@ def _build(toks: list[Any]) -> list[Any]:
                     opened.add(f.extra)
                     stack.append(f)
                     continue
-                v = _finish_node(f) if f.kind == _K_NODE else obj
+                v = _finish_node(f, bud) if f.kind == _K_NODE else obj
             elif code == ARRAY_START:
                 n = t[1]
                 v = []
@@ -229,7 +239,7 @@ def _build(toks: list[Any]) -> list[Any]:
             obj = f.obj
             opened.discard(f.extra)
             if kind == _K_NODE:
-                v = _finish_node(f)
+                v = _finish_node(f, bud)
             elif kind == _K_POBJ:
                 _finish_pobject(obj, f.vals, *f.info)
                 v = obj
