@@ -54,7 +54,8 @@ the text.  A back-reference (TABULATION) is accepted only where Puppet's model s
 ``locator`` attribute referring to a Locator, and each entry of ``Program.definitions`` referring (once) to
 a node read since that Program started.  Any other repeated or cyclic reference is malformed: the value
 read is then always a tree (plus those two kinds of sharing), so anything that walks it is linear in the
-size of the input.
+size of the input.  Repeated strings and computed line indexes are bounded too: at most
+``pcore_base.WORK_PER_BYTE`` characters per input byte (plus ``WORK_BASE``), else the input is malformed.
 """
 
 from __future__ import annotations
