@@ -133,8 +133,36 @@ class _Recorder:
         self.ce = 0  # first token after the changed ones
         self.run_bounds: list = []
         self.stop: tuple | None = None  # ('sync', old index) | ('end',)
+        self.old_levels: dict[int, _Level] = {}  # bodies that may be kept whole (event "open")
+        self.jumped: list[_Level] = []
+        self.tables: Any = None
+        self.parser: Any = None
 
-    def __call__(self, event: str, i: int, stack: list, values: list) -> bool:
+    def _open(self, i: int, stack: list, values: list) -> Any:
+        """A `{` after the changed tokens whose body is unchanged: push the old body's statements and
+        go on at its `}` (same LR state after the brace, same enclosing class names)."""
+        if i - 1 < self.ce or not self.old_levels:
+            return None
+        lv = self.old_levels.get(id(values[-1]))
+        if lv is None or lv.out is None or lv.closer is None or lv.states[-1] != stack[-1]:
+            return None
+        t = self.tables
+        if P.open_class_names(t, stack, values) != P.open_class_names(t, list(lv.states), lv.values):
+            return None
+        k = self.parser._index(lv.closer)
+        if k <= i:
+            return None
+        g = t.gotos[stack[-1]].get("statements")
+        if g is None:
+            return None
+        stack.append(g)
+        values.append(lv.out)
+        self.jumped.append(lv)
+        return k
+
+    def __call__(self, event: str, i: int, stack: list, values: list) -> Any:
+        if event == "open":
+            return self._open(i, stack, values)
         tgt = self.target
         if tgt is not None and len(stack) == self.depth:
             if event == "item":
@@ -179,6 +207,10 @@ class _Recorder:
                 if key == 0:
                     self.top_done = True
         return False
+
+
+def _noop() -> None:
+    pass
 
 
 def _remove_values(diags: list, remove: list) -> list:
@@ -312,14 +344,19 @@ class _Positions:
                     push(v)
 
 
-def _held_lists(roots: list) -> set[int]:
-    """ids of the statement lists that nodes of these trees hold (a body's BlockExpression...)."""
+def _held_lists(roots: list, skip: set[int] | frozenset = frozenset()) -> set[int]:
+    """ids of the statement lists that nodes of these trees hold (a body's BlockExpression...), not
+    looking below the nodes in skip."""
     held = set()
-    for r in roots:
-        for y in A.walk(r):
-            st = getattr(y, "statements", None)
-            if type(st) is list:
-                held.add(id(st))
+    stack = list(roots)
+    while stack:
+        y = stack.pop()
+        if id(y) in skip:
+            continue
+        st = getattr(y, "statements", None)
+        if type(st) is list:
+            held.add(id(st))
+        stack.extend(_children(y))
     return held
 
 
@@ -347,7 +384,12 @@ class IncrementalParser:
         self.lex_diags: list = []
         self.base_diags: list = []  # parse diagnostics other than the call transforms'
         self.full_diags: list = []  # all parse diagnostics
-        self._program: Any = None
+        self._program: Any = None  # the Program shown (a plain parse's while the text is broken)
+        self._base: Any = None  # the Program of the incremental state
+        # (first changed token, first unchanged token, bytes added) since the incremental state, while
+        # the text has a syntax error at the top level: the state stays as it was, a plain parse of
+        # the current tokens is shown, and the next edit reparses from the state over both edits
+        self._broken: tuple[int, int, int] | None = None
         self.block_recovery = False
         self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
@@ -365,6 +407,8 @@ class IncrementalParser:
     def program(self) -> Any:
         """The current Program (positions and definitions brought up to date on first use)."""
         prog = self._program
+        if self._broken is not None:
+            return prog
         if prog is not None and (self.pos.pending or self._defs_stale):
             self.pos.flush(prog.body)
             if self._defs_stale:
@@ -458,7 +502,8 @@ class IncrementalParser:
         except Exception:
             pass
         self.levels = None
-        self._program = None
+        self._program = self._base = None
+        self._broken = None
         self.tokens = []
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         self.full_diags = [
@@ -506,7 +551,8 @@ class IncrementalParser:
         res = P.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
         self.tokens = toks
         self._mapped = any(type(t) is MappedToken for t in toks)
-        self._program = res.program
+        self._program = self._base = res.program
+        self._broken = None
         self.pos = _Positions()
         self._defs_stale = False
         self.block_recovery = res.block_recovery
@@ -532,22 +578,43 @@ class IncrementalParser:
         changed = self._relex(ds, de, delta)
         if changed is None:
             return
-        c, ce, _dT = changed
+        c, ce, dT, m1_old = changed
+        total = delta
+        if self._broken is not None:  # the changes since the incremental state, together
+            c0, ce0, d0 = self._broken
+            mn = ce - c
+            c0 = c0 if c0 < c else (c0 + dT if c0 >= m1_old else c)
+            ce0 = ce0 if ce0 <= c else (ce0 + dT if ce0 >= m1_old else c + mn)
+            c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
         lvl = self._innermost(c, ce)
         parsed = 0
         while True:
             try:
-                parsed = self._reparse_level(lvl, c, ce, delta)
+                parsed = self._reparse_level(lvl, c, ce, total)
                 break
             except _Escalate:
-                lvl = self._parent(lvl)
-                if lvl is None:
-                    raise _Fallback() from None
+                parent = self._parent(lvl)
+                if parent is None:  # a syntax error at the top level
+                    self._broken = (c, ce, total)
+                    self._show_plain()
+                    return
+                lvl = parent
+        self._broken = None
+        self._program = self._base
         self.stats["tokens_parsed"] = parsed
+
+    def _show_plain(self) -> None:
+        """grammar.parser on the current tokens (the text has a syntax error at the top level)."""
+        res = P.parse_lexed(self.locator, self.tokens, self.lex_diags)
+        self._program = res.program
+        self.block_recovery = res.block_recovery
+        self.full_diags = list(res.diagnostics)
+        self.stats["mode"] = "plain"
+        self.stats["tokens_parsed"] = len(self.tokens)
 
     # -- lexing window
 
-    def _relex(self, ds: int, de: int, delta: int) -> tuple[int, int, int] | None:
+    def _relex(self, ds: int, de: int, delta: int) -> tuple[int, int, int, int] | None:
         """Re-lex a window around the edit and splice the tokens that changed; returns (first changed
         token, first unchanged token after them, token count delta) in the new token list, or None
         when no token changed (positions are then moved here)."""
@@ -654,14 +721,14 @@ class IncrementalParser:
         keep.extend(lex_diags)
         self.lex_diags = keep
         self.stats = {"mode": "incremental", "tokens_lexed": nw, "window": (a_line, b_line_new)}
-        if not middle and m1_old == m0:
+        if not middle and m1_old == m0 and self._broken is None:
             # only blanks or comments changed: move what follows
             self.stats["mode"] = "shift"
             self.stats["tokens_parsed"] = 0
             self._move_all(ds, de - delta, delta)
             self._finish([], [])
             return None
-        return m0, ce, dT
+        return m0, ce, dT, m1_old
 
     def _inside_flags(self) -> list:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
@@ -840,6 +907,9 @@ class IncrementalParser:
         rec.sync = {id(bt): j for j, bt in enumerate(lvl.bounds) if bt is not None and j >= s}
         if s == 0 and lvl.first is not None:
             rec.sync[id(lvl.first)] = -1  # statements typed before the first one
+        rec.old_levels = self.levels
+        rec.tables = t
+        rec.parser = self
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
@@ -872,8 +942,12 @@ class IncrementalParser:
             raise _Fallback()
         if not top and (lvl.out is None or len(lvl.out) < 2 or _out_len(new_raw) < 2):
             raise _Escalate()  # a single statement is held directly, not as a list
+        # bodies kept whole (see _Recorder._open): their statements are old, after the edit
+        jumped = rec.jumped
+        jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
+        jspans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in jumped]  # current coordinates
         for x in _nodes_of(new_items):
-            if P.fix_positions(x) is not None:
+            if P.fix_positions(x, jskip) is not None:
                 raise _Fallback()  # too deep: grammar.parser reports it
         # -- commit (positions of what stays are still the old ones until moved below)
         if s:
@@ -885,10 +959,14 @@ class IncrementalParser:
             self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)
         )
 
+        def in_jumped(o: int) -> bool:
+            return any(lo <= o <= hi for lo, hi in jspans)
+
         def gone(d: Diagnostic) -> bool:
             o = d.offset
             return o is not None and r_start <= o and (o < r_end_old or (inclusive and o == r_end_old))
 
+        kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
         hi = max(r_end_cur, r_end_old)
@@ -898,17 +976,26 @@ class IncrementalParser:
             if v is not lvl and v.opener is not None and r_start <= v.opener.start_pos <= hi
         ]:
             oi = self._index(levels[key].opener)
-            if oi < 0 or start_i <= oi < end_idx:
+            if (oi < 0 or start_i <= oi < end_idx) and not (
+                oi >= 0 and in_jumped(levels[key].opener.start_pos)
+            ):
                 del levels[key]
         self._move_all(r_start, r_end_old, delta)
+        if jumped and delta:
+            for d in kept_diags:
+                d.offset += delta
+            for v in levels.values():
+                if v.opener is not None and in_jumped(v.opener.start_pos):
+                    for d in v.xdiags:
+                        if d.offset is not None:
+                            d.offset += delta
+            for jl in jumped:
+                for x in jl.out or ():
+                    self.pos.mark(x, delta)
+        self.base_diags.extend(kept_diags)
         self._flush_calls(new_raw)
         out, xdiags = _transform(new_raw, self.locator, cfg.file)
-        held: set[int] = set()
-        for x in _nodes_of(new_items):
-            for y in A.walk(x):
-                st = getattr(y, "statements", None)
-                if type(st) is list:
-                    held.add(id(st))
+        held = _held_lists(_nodes_of(new_items), jskip)
         new_levels = {k: v for k, v in rec.levels.items() if v.out is not None and id(v.out) in held}
         run_x = [d for v in new_levels.values() for d in v.xdiags]
         self.base_diags.extend(_remove_values(list(b.diagnostics), run_x))
@@ -924,18 +1011,19 @@ class IncrementalParser:
                 self.pos.push(out[0])
                 self.pos.push(out[-1])
             body = Builder.block_or_expression(out, loc=loc) if out else Nop(loc, len(data), 0)
-            self._program = Program(loc, body, [])
+            self._base = Program(loc, body, [])
         else:
             assert lvl.out is not None
             lvl.out[:] = out
         self._defs_stale = True
+        self.stats["bodies_kept"] = self.stats.get("bodies_kept", 0) + len(jumped)
         self._finish(old_items, new_items)
         return ce - start_i
 
     def _move_all(self, a: int, b: int, delta: int) -> None:
         """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""
-        if self._program is not None:
-            self.pos.move(self._program.body, a, b, delta)
+        if self._base is not None:
+            self.pos.move(self._base.body, a, b, delta)
         if not delta:
             return
         for d in self.base_diags:
@@ -1009,7 +1097,7 @@ class IncrementalParser:
         prog = self._program
         if prog is None:
             return []
-        if self.levels is None:
+        if self.levels is None or self._broken is not None:
             self._vcache = {}
             return list(self._checker().validate(self.program))
         units: set[int] = set()

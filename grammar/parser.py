@@ -217,7 +217,9 @@ class Driver:
         list is ``values[-1]``, the lookahead ``tokens[i]``), "end" before a complete list's call
         transform and "list" after it (``values[-1]`` is then the transformed list); when it returns
         True, or when a reduction would pop the stack below ``floor`` entries, the parse stops there
-        and ``(STOPPED, i)`` is returned."""
+        and ``(STOPPED, i)`` is returned.  After a `{` is shifted, event "open": a token index
+        returned means the watch pushed the body's statements itself (a body kept from an earlier
+        parse) and the parse goes on at that token (the body's `}`)."""
         actions = self.t.actions
         gotos = self.t.gotos
         callbacks = self.callbacks
@@ -253,6 +255,10 @@ class Driver:
                 i += 1
                 if len(stack) > MAX_STACK:
                     raise _TooDeep(i - 1)
+                if watch is not None and tok.type == "LBRACE":
+                    k = watch("open", i, stack, values)
+                    if k:
+                        i = k
                 continue
             fn, size, origin = callbacks[-act - 1]
             if watch is not None:
@@ -565,8 +571,9 @@ def _top_statements(prog, builder) -> list:
     return [body]
 
 
-def fix_positions(root):
+def fix_positions(root, skip=frozenset()):
     """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
+    Nodes whose id() is in skip are not entered (already done).
 
     Returns the first node nested deeper than MAX_DEPTH, or None."""
     stack = [(root, 0)]
@@ -578,6 +585,8 @@ def fix_positions(root):
         node, depth = pop()
         if depth > MAX_DEPTH and too_deep is None:
             too_deep = node
+        if skip and id(node) in skip:
+            continue
         o = node.offset if hasattr(node, "offset") else None
         depth += 1
         for f in node._child_fields:
