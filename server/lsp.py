@@ -23,6 +23,8 @@ from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
 
 from . import analysis_features as F
+from . import lsp_guard as G
+from . import lsp_text as T
 from . import lsp_world as W  # Ruby/built-in/Hiera knowledge
 from .analysis import Document, doc_config_for, path_of_uri, to_lsp_diagnostics, uri_of_path
 from .analysis_index import WorkspaceIndex, index_file, symbols_of, workspace_files
@@ -41,11 +43,18 @@ class DocState:
         self.lock = threading.Lock()
         self.job = None  # asyncio task computing diagnostics
         self.published = None
+        self.last_good = None  # the last analysis that succeeded (features use it after an internal error)
+        self.refused: str | None = None  # why our copy may differ from the client's (until reopened)
 
 
 class PuppetServer(LanguageServer):
     def __init__(self):
-        super().__init__("puppet-xpp", VERSION, text_document_sync_kind=L.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "puppet-xpp",
+            VERSION,
+            text_document_sync_kind=L.TextDocumentSyncKind.Incremental,
+            protocol_cls=G.GuardedProtocol,
+        )
         self.docs: dict[str, DocState] = {}
         self.settings = Settings()
         self.index = WorkspaceIndex()
@@ -82,6 +91,61 @@ class PuppetServer(LanguageServer):
     def config_for(self, uri: str):
         return doc_config_for(path_of_uri(uri), self.settings, self.roots)
 
+    # -- transport (server.lsp_guard) ---------------------------------------------------------------
+
+    def start_io(self, stdin=None, stdout=None):
+        """stdio with bounded header lines and pygls' reader replaced by :func:`lsp_guard.read_messages`."""
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        class Bounded(StdinAsyncReader):
+            def readline(self):
+                return self.loop.run_in_executor(self.executor, self.stdin.readline, G.MAX_HEADER_LINE)
+
+        self._stop_event = threading.Event()
+        reader = Bounded(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                G.read_messages(self._stop_event, reader, self.protocol, log, self.report_server_error)
+            )
+        except BrokenPipeError:
+            log.error("connection to the client lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        import pygls.server
+
+        pygls.server.run_async = G.read_messages  # type: ignore[assignment]  # the same loop for TCP
+        super().start_tcp(host, port)
+
+    def refuse_document(self, uri: str, why: str) -> None:
+        """A change to ``uri`` could not be applied: our copy would drift from the client's, so the
+        document is not analysed until it is opened again, and its diagnostics say so."""
+        st = self.docs.get(uri)
+        if st is None:
+            return
+        st.refused = why
+        self.text_document_publish_diagnostics(
+            L.PublishDiagnosticsParams(
+                uri=uri,
+                diagnostics=[
+                    L.Diagnostic(
+                        range=L.Range(
+                            start=L.Position(line=0, character=0), end=L.Position(line=0, character=0)
+                        ),
+                        severity=L.DiagnosticSeverity.Error,
+                        code="DOCUMENT_OUT_OF_SYNC",
+                        source="puppet-xpp",
+                        message="puppet-xpp could not apply a change to this document (the client sent a "
+                        f"malformed change: {why.splitlines()[0][:200] if why else '?'}); close and reopen it",
+                    )
+                ],
+            )
+        )
+
 
 server = None  # the instance created by create_server()
 
@@ -107,15 +171,64 @@ def _sync_state(st: DocState):
         version = st.version
     doc = st.doc
     for rng, text in changes:
-        doc.apply_change(rng, text)
+        _apply_change(doc, rng, text)
     doc.version = version
     return version
 
 
+def _apply_change(doc, rng, text: str) -> None:
+    """One content change, with LSP's line rule when the document holds a lone CR (server.lsp_text)."""
+    text = T.clean_surrogates(text)
+    if rng is not None and T.has_lone_cr_bytes(doc.data):
+        full = doc.text
+        li = doc.line_index()
+        ends = []
+        for line, col in rng:
+            i = T.lsp_offset(full, line, col, doc.encoding)
+            ends.append(li.position(len(full[:i].encode("utf-8", "surrogateescape"))))
+        rng = (ends[0], ends[1])
+    doc.apply_change(rng, text)
+
+
+class _Diag:
+    """A diagnostic of the server itself (same fields as server.analysis.LspDiagnostic)."""
+
+    def __init__(self, start, end, severity, code, message):
+        self.start, self.end, self.severity, self.code, self.message = start, end, severity, code, message
+        self.deprecated = False
+
+
 def _analyze(st: DocState):
+    """Worker: (version, diagnostics) of the current text.  Binary content is reported once and not
+    analysed; an internal failure becomes one INTERNAL_ERROR (the traceback goes to the log) and the
+    last good analysis stays for the features; at most lsp_text.MAX_DIAGNOSTICS are published."""
     version = _sync_state(st)
-    an = st.doc.analysis()
-    return version, to_lsp_diagnostics(an)
+    doc = st.doc
+    binary = T.binary_reason(doc.data)
+    if binary is not None:
+        why, off = binary
+        pos = doc.line_index().position(off)
+        return version, [_Diag(pos, pos, 1, "BINARY_CONTENT", f"binary content ({why}): not analysed")]
+    try:
+        an = doc.analysis()
+        diags = to_lsp_diagnostics(an)
+    except Exception as e:
+        from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+        log.error("analysis failed for %s:\n%s", st.uri, format_traceback(e))
+        d = internal_error(e, st.uri)
+        return version, [_Diag((0, 0), (0, 0), 1, d.code, d.message)]
+    st.last_good = an
+    if T.has_lone_cr_bytes(doc.data):  # positions in LSP's line rule, not Puppet's (server.lsp_text)
+        li, data, enc = an.lines, doc.data, doc.encoding
+        for d in diags:
+            d.start = T.lsp_position(data, li.offset(*d.start), enc)
+            d.end = T.lsp_position(data, li.offset(*d.end), enc)
+    shown, more = T.cap(diags)
+    if more:
+        d = diags[len(shown)]
+        shown = [*shown, _Diag(d.start, d.end, 3, "TOO_MANY_DIAGNOSTICS", f"and {more} more")]
+    return version, shown
 
 
 def create_server() -> PuppetServer:
@@ -160,7 +273,7 @@ def create_server() -> PuppetServer:
     @ls.feature(L.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PuppetServer, params: L.DidOpenTextDocumentParams):
         td = params.text_document
-        doc = Document(td.uri, td.text, td.version, ls.config_for(td.uri), ls.encoding)
+        doc = Document(td.uri, T.clean_surrogates(td.text), td.version, ls.config_for(td.uri), ls.encoding)
         ls.docs[td.uri] = DocState(td.uri, doc)
         _schedule(ls, td.uri)
 
@@ -172,9 +285,14 @@ def create_server() -> PuppetServer:
         with st.lock:
             for ch in params.content_changes:
                 rng = getattr(ch, "range", None)
+                if rng is None:
+                    st.refused = None  # the whole text: in sync again
+                elif st.refused is not None:
+                    continue
                 st.pending.append((_rng(rng) if rng is not None else None, ch.text))
             st.version = params.text_document.version
-        _schedule(ls, st.uri)
+        if st.refused is None:
+            _schedule(ls, st.uri)
 
     @ls.feature(L.TEXT_DOCUMENT_DID_SAVE, L.SaveOptions(include_text=False))
     async def did_save(ls: PuppetServer, params: L.DidSaveTextDocumentParams):
@@ -285,8 +403,8 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
         except Exception as e:  # pragma: no cover - analysis never raises, but never die
             ls.log(f"puppet-xpp: analysis failed for {st.uri}: {e}", L.MessageType.Error)
             return
-        if ls.docs.get(st.uri) is not st:
-            return  # closed meanwhile
+        if ls.docs.get(st.uri) is not st or st.refused is not None:
+            return  # closed meanwhile, or refused (lsp_guard: a change that could not be applied)
         if version == st.version:
             ls.timings.append(time.perf_counter() - t0)
             del ls.timings[:-1000]
@@ -319,7 +437,15 @@ async def _with_analysis(ls, uri, fn, default):
 
     def run():
         _sync_state(st)
-        return fn(st.doc.analysis())
+        if st.refused is not None or T.binary_reason(st.doc.data) is not None:
+            return default
+        try:
+            an = st.doc.analysis()
+        except Exception:  # an internal failure: the last good parse answers (see _analyze)
+            an = st.last_good
+            if an is None:
+                return default
+        return fn(an)
 
     try:
         return await ls.on_worker(run)
@@ -781,7 +907,8 @@ def main(argv=None) -> int:
             server.start_io()
     finally:
         server.worker.shutdown(wait=False, cancel_futures=True)
-    return 0
+    code = getattr(server.protocol, "exit_code", None)
+    return 0 if code is None else code  # LSP: exit without shutdown is 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,198 @@
+"""The language server's defences against broken clients (issue 11 item 8), kept apart from the handlers.
+
+* **Framing.**  pygls' reader goes deaf for good after one bad header (``Content-Length: abc``, a negative
+  or too short length: the next body is then read as header lines and never matches again) and reads any
+  announced length into memory.  :func:`read_messages` replaces it: a ``Content-Length`` header is found
+  anywhere at the end of a line (so a body glued to the next header recovers at that header), a bad value
+  skips that message with a logged error (its bytes are then passed over as lines up to the next
+  header), header lines are bounded, and a length over :data:`MAX_MESSAGE_BYTES`
+  (``PUPPET_XPP_LSP_MAX_MESSAGE`` bytes) is refused the same way: nothing of that size is ever held.
+* **Memory over weeks.**  pygls 2.1.1 stores a future in ``_request_futures`` for every notification whose
+  handler is a coroutine, a thread function or one of its own generator handlers (``didChange``,
+  ``didOpen``, ...), under a fresh id that nothing ever removes: ~2 KB per keystroke.
+  :class:`GuardedProtocol` removes each such future when it completes.  The workaround depends on that
+  private attribute, so ``pyproject.toml`` pins pygls to the version it was checked against.
+* **One copy of a document**: pygls' own copy (unused) is not kept (see the did* methods below).
+* **Lifecycle.**  After ``shutdown`` every request gets ``InvalidRequest`` and notifications other than
+  ``exit`` are ignored; ``exit`` without ``shutdown`` ends the process with status 1 (pygls computes that
+  status, but its I/O loop swallows the ``SystemExit``; :attr:`GuardedProtocol.exit_code` keeps it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Generator
+from typing import Any
+
+from lsprotocol import types as L
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+log = logging.getLogger("puppet-xpp.lsp")
+
+MAX_MESSAGE_BYTES = int(os.environ.get("PUPPET_XPP_LSP_MAX_MESSAGE", str(64 * 1024 * 1024)))
+MAX_HEADER_LINE = 1024 * 1024
+_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n?\Z", re.IGNORECASE)
+_INVALID_REQUEST = -32600
+
+
+class GuardedProtocol(LanguageServerProtocol):
+    exit_code: int | None = None  # set by the exit notification
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        if method_name == L.EXIT:
+            self.exit_code = 0 if getattr(self, "_shutdown", False) else 1
+        futures = self._request_futures
+        before = set(futures)
+        super()._handle_notification(method_name, params)
+        for key in set(futures) - before:
+            fut = futures.get(key)
+            if fut is not None:
+                fut.add_done_callback(lambda _f, key=key: futures.pop(key, None))
+
+    # pygls keeps a second copy of every open document (unused here: the server's own Document is the
+    # copy), updated line by line on every change (O(size) per keystroke) and raising on input the server
+    # repairs (lone surrogates) before our handler runs.  These replace its bookkeeping: they only call
+    # the server's handlers.
+    @lsp_method(L.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(L.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(L.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if getattr(self, "_shutdown", False) and method != L.EXIT:
+            if method is not None and getattr(message, "id", None) is not None:  # a request: answer it
+                from pygls.exceptions import JsonRpcException
+
+                err = JsonRpcException(code=_INVALID_REQUEST, message=f"{method}: the server is shut down")
+                self._send_response(message.id, None, err.to_response_error())
+            else:
+                log.warning("ignoring %s after shutdown", method)
+            return
+        super().handle_message(message)
+
+
+async def read_messages(
+    stop_event: Any,
+    reader: Any,
+    protocol: Any,
+    logger: logging.Logger | None = None,
+    error_handler: Any = None,
+) -> None:
+    """The message loop (same signature as ``pygls.io_.run_async``), with the framing rules above."""
+    logger = logger or log
+    length: int | None = None
+    while not stop_event.is_set():
+        try:
+            line = await reader.readline()
+        except ValueError:  # asyncio.StreamReader: a line over its limit
+            await reader.read(MAX_HEADER_LINE)
+            continue
+        if not line:
+            break
+        if not line.strip():
+            if length is None:
+                continue  # blank line without a valid length: nothing to read
+            n, length = length, None
+            try:
+                body = await reader.readexactly(n)
+            except Exception:  # asyncio.IncompleteReadError: the client went away
+                break
+            if len(body) < n:
+                break
+            _dispatch(body, protocol, logger, error_handler)
+            continue
+        m = _LENGTH.search(line[-200:])
+        if m is not None:
+            value = m.group(1)
+            if value.isdigit() and 0 < int(value) <= MAX_MESSAGE_BYTES:
+                length = int(value)
+            elif value.isdigit() and int(value) > MAX_MESSAGE_BYTES:
+                length = None  # not read: its bytes are skipped as lines up to the next header
+                logger.error(
+                    "message of %s bytes exceeds the limit of %d: skipped", value[:20], MAX_MESSAGE_BYTES
+                )
+            else:
+                length = None
+                logger.error("bad Content-Length %r: message skipped", value[:40])
+
+
+def _dispatch(body: bytes, protocol: Any, logger: logging.Logger, error_handler: Any) -> None:
+    try:
+        message = json.loads(body, object_hook=protocol.structure_message)
+    except Exception as exc:
+        message = _repaired(body, protocol)
+        if message is None:
+            logger.error("unreadable message dropped: %s", str(exc).splitlines()[0] if str(exc) else exc)
+            _out_of_sync(body, protocol, str(exc))
+            return
+    try:
+        protocol.handle_message(message)
+    except Exception as exc:
+        logger.exception("Unable to handle message")
+        if error_handler:
+            from pygls.exceptions import JsonRpcException
+
+            error_handler(exc, JsonRpcException)
+
+
+_UINT = 2**31 - 1
+
+
+def _clamp(v: Any) -> Any:
+    """Positions in a didChange outside LSP's uinteger range are clamped (the client's meaning: 'far')."""
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if k in ("line", "character") and isinstance(x, (int, float)) and not isinstance(x, bool):
+                out[k] = min(max(int(x), 0), _UINT)
+            else:
+                out[k] = _clamp(x)
+        return out
+    if isinstance(v, list):
+        return [_clamp(x) for x in v]
+    return v
+
+
+def _repaired(body: bytes, protocol: Any) -> Any:
+    """A didChange rejected for out-of-range positions, with its positions clamped (else None)."""
+    try:
+        raw = json.loads(body)
+    except Exception:
+        return None
+    if not isinstance(raw, dict) or raw.get("method") != L.TEXT_DOCUMENT_DID_CHANGE:
+        return None
+    try:
+        return json.loads(json.dumps(_clamp(raw)), object_hook=protocol.structure_message)
+    except Exception:
+        return None
+
+
+def _out_of_sync(body: bytes, protocol: Any, why: str) -> None:
+    """A change we could not apply: our copy would differ from the client's, so the document is refused
+    (its diagnostics say so) until the client opens it again."""
+    try:
+        raw = json.loads(body)
+        uri = raw["params"]["textDocument"]["uri"]
+        method = raw.get("method")
+    except Exception:
+        return
+    if method != L.TEXT_DOCUMENT_DID_CHANGE:
+        return
+    refuse = getattr(protocol._server, "refuse_document", None)
+    if refuse is not None:
+        refuse(uri, why)
