@@ -181,7 +181,10 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     other = os.path.join(os.path.dirname(env_dir), "copy")
     shutil.copytree(env_dir, other, ignore=shutil.ignore_patterns(".xpp"))
     subprocess.run(
-        SERVER + ["--compile", other], env=dict(os.environ, PYTHONPATH=REPO), check=False, capture_output=True
+        SERVER + ["--compile", other, "--strict", "warning"],  # the client's setting (initialization_options)
+        env=dict(os.environ, PYTHONPATH=REPO),
+        check=False,
+        capture_output=True,
     )
     ref = open(os.path.join(other, ".xpp", "modules", "base", "manifests", "init.xpp"), "rb").read()
     assert data.replace(b"", b"") == ref
