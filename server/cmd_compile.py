@@ -369,7 +369,7 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
     fmode, _dmode = parse_mode(a.mode)
     given = None
     if a.modulepath is not None:
-        given = expand_modulepath(split_path(a.modulepath), os.getcwd(), "", a.basemodulepath, [])
+        given = expand_modulepath(split_path(a.modulepath), os.getcwd(), a.basemodulepath, [])
     # the file's environment, module path and plan rule, as for --validate, --dump and the language server
     ctx = file_context(os.path.abspath(src), tasks=a.tasks, modulepath=given, manifest=a.manifest)
     mp, manifest, tasks = list(ctx.modulepath), ctx.manifest, ctx.tasks

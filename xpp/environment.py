@@ -125,11 +125,11 @@ def split_path(value: str) -> list[str]:
 
 
 def expand_modulepath(
-    entries: list[str], base: str, env_name: str, basemodulepath: str | None, notes: list[tuple[str, str]]
+    entries: list[str], base: str, basemodulepath: str | None, notes: list[tuple[str, str]]
 ) -> list[str]:
     """Absolute directories of a modulepath (``$basemodulepath`` expanded, relative entries against
-    ``base``, globs expanded); what cannot be expanded is dropped with a note.  ``env_name`` is kept for
-    the callers: Puppet does not expand ``$environment`` in a modulepath."""
+    ``base``, globs expanded); what cannot be expanded is dropped with a note (Puppet does not expand
+    ``$environment`` in a modulepath either)."""
     out: list[str] = []
     for e in entries:
         if e in ("$basemodulepath", "${basemodulepath}"):
@@ -182,14 +182,13 @@ def load_environment(
             conf = parse_conf(conf_path)
         except OSError as e:
             raise NotAnEnvironment(f"{conf_path}: cannot read: {e.strerror}") from None
-    name = os.path.basename(root)
     if modulepath is not None:
-        mp = expand_modulepath(split_path(modulepath), os.getcwd(), name, basemodulepath, notes)
+        mp = expand_modulepath(split_path(modulepath), os.getcwd(), basemodulepath, notes)
     else:
         entries = split_path(conf["modulepath"]) if "modulepath" in conf else ["modules", "$basemodulepath"]
         if "modulepath" not in conf and basemodulepath is None:
             entries = ["modules"]  # Puppet's default; the base modules are simply not known here
-        mp = expand_modulepath(entries, root, name, basemodulepath, notes)
+        mp = expand_modulepath(entries, root, basemodulepath, notes)
     man = conf.get("manifest")
     if man and not man.startswith("$"):
         manifest = os.path.normpath(os.path.join(root, os.path.expanduser(man)))
