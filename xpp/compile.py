@@ -56,11 +56,8 @@ from puppet_xpp.xpp.environment import (
     SOURCE_DIRS,
     Environment,
     NotAnEnvironment,
-    expand_modulepath,
     is_plan_file,
     load_environment,
-    parse_conf,
-    split_path,
 )
 
 __all__ = [
@@ -159,11 +156,8 @@ class EnvResult:
 
 
 # The model of an environment is xpp.environment's (shared with --validate, --dump, --compile FILE and
-# the language server); these names stay for the callers of this module.
+# the language server); EnvLayout stays as this module's name for it.
 EnvLayout = Environment
-_parse_conf = parse_conf
-_split_path = split_path
-_expand_modulepath = expand_modulepath
 
 
 def detect_environment(
