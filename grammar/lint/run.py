@@ -8,6 +8,7 @@ check order. A manifest whose resources cannot be delimited gives only "Syntax e
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from puppet_xpp.grammar.lint import checks_code, checks_text, control
@@ -55,9 +56,11 @@ def lint(
     enabled: set[str] | None = None,
     fix: bool = False,
     relative: bool = False,
+    fix_only: Callable[[Problem], bool] | None = None,
 ) -> LintResult:
     """Run the ``enabled`` checks (default: puppet-lint's defaults) on ``text``; ``path`` is the file
-    name the layout check compares against (relative to the working directory)."""
+    name the layout check compares against (relative to the working directory). With ``fix``, every
+    fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one")."""
     if not text:
         return LintResult([], text if fix else None)
     on = default_enabled() if enabled is None else enabled
@@ -96,7 +99,7 @@ def lint(
     for c, found in per_check:
         if fix and c.fix is not None:
             for p in found:
-                if p.kind == "ignored" or p.check == "syntax":
+                if p.kind == "ignored" or p.check == "syntax" or (fix_only is not None and not fix_only(p)):
                     continue
                 attempted = True
                 try:
