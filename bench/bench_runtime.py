@@ -61,10 +61,13 @@ def bench_loader(puppet: str, rounds: int) -> dict:
 
 
 def bench_compile(puppet: str, rounds: int) -> dict:
-    """A first catalog compile of examples/production (a fresh process each time, so every file is loaded
-    once) with and without --xpp: CPU seconds of the whole compile and inside the parser's entry points
-    (parse + validate, or the runtime's loading); best of ``rounds``."""
+    """First compiles (a fresh process each time, so every file is loaded once) with and without --xpp:
+    CPU seconds of the whole compile and inside the parser's entry points (parse + validate, or the
+    runtime's loading); best of ``rounds``.  ``production``: the example environment's catalog;
+    ``corpus``: one catalog per corpus module's main class, all in one process."""
     import pathlib
+
+    from tests.runtime.test_puppet_runtime import corpus_classes
 
     with tempfile.TemporaryDirectory() as tmp:
         t = pathlib.Path(tmp)
@@ -73,13 +76,18 @@ def bench_compile(puppet: str, rounds: int) -> dict:
             os.path.join(REPO, "examples", "production"), envdir, ignore=shutil.ignore_patterns(".xpp")
         )
         compile_tree(str(envdir), puppet)
+        cases = {
+            "production": (str(envdir), {}),
+            "corpus": (corpus_env(puppet), {"classes": corpus_classes()}),
+        }
         best: dict = {}
         for _ in range(rounds):
-            for xpp in (False, True):
-                res = run(puppet, str(envdir), t, xpp)
-                k = "xpp" if xpp else "plain"
-                for what in ("compile_cpu", "parse_cpu"):
-                    best[(k, what)] = min(best.get((k, what), res[what]), res[what])
+            for case, (env, extra) in cases.items():
+                for xpp in (False, True):
+                    res = run(puppet, env, t, xpp, **extra)
+                    for what in ("compile_cpu", "parse_cpu", "loaded"):
+                        key = (case, xpp, what)
+                        best[key] = min(best.get(key, res[what]), res[what])
         return best
 
 
@@ -107,11 +115,13 @@ def main() -> int:
             f"  loader vs parse + validate: {r['parse'] / r['loader']:.1f}x; vs Deserializer: {r['deserializer'] / r['loader']:.1f}x"
         )
         c = bench_compile(puppet, a.rounds)
-        print(
-            "  first compile of examples/production, CPU s (whole compile / inside the parser): "
-            f"without --xpp {c[('plain', 'compile_cpu')]:.3f} / {c[('plain', 'parse_cpu')]:.3f}, "
-            f"with {c[('xpp', 'compile_cpu')]:.3f} / {c[('xpp', 'parse_cpu')]:.3f}"
-        )
+        for case in ("production", "corpus"):
+            print(
+                f"  first compile, {case} ({c[(case, False, 'loaded')]} files loaded), CPU s whole compile / "
+                f"inside the parser: without --xpp {c[(case, False, 'compile_cpu')]:.3f} / "
+                f"{c[(case, False, 'parse_cpu')]:.3f}, with {c[(case, True, 'compile_cpu')]:.3f} / "
+                f"{c[(case, True, 'parse_cpu')]:.3f}"
+            )
     return 0
 
 

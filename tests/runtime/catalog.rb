@@ -132,6 +132,7 @@ end
 
 served = parsed = 0
 if req['classes'] # one catalog per class (`include <class>`), all in this process
+  t0 = cpu
   result = { 'catalogs' => req['classes'].map do |c|
     r = compile_one(req, "include #{c}\n")
     st = PuppetX::Xpp::Runtime.stats
@@ -139,6 +140,7 @@ if req['classes'] # one catalog per class (`include <class>`), all in this proce
     parsed += st.parsed
     r
   end }
+  result['compile_cpu'] = cpu - t0
 else
   t0 = cpu
   result = compile_one(req, nil)

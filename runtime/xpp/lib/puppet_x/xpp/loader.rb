@@ -77,7 +77,7 @@ module PuppetX
       LOCATOR = 'Puppet::AST::Locator'
       MAX_DEPTH = 2000
 
-      # type name -> [class, required count, max count, builder], from Puppet's model classes.
+      # type name -> [class, required count, max count, initialize parameters], from Puppet's model classes.
       #
       # The builder is a flattened constructor: Puppet's generated initializers call `super` through up to
       # six classes, each XOR-ing its own attributes' hashes into @hash; that call chain costs more than
@@ -95,7 +95,7 @@ module PuppetX
             next if pt.nil? || (pt.respond_to?(:abstract?) && pt.abstract?)
             ps = k.instance_method(:initialize).parameters
             req = ps.count { |kind, _| kind == :req }
-            t[pt.name] = [k, req, ps.size, Builder.for(k, ps, req)].freeze
+            t[pt.name] = [k, req, ps.size, ps].freeze
           end
           t.freeze
         end
@@ -106,6 +106,16 @@ module PuppetX
         Sample = Struct.new(:n) # a distinct value per attribute, with a distinct hash
         DEFAULTS = {}.compare_by_identity
         METHOD = :__puppet_x_xpp_init # the one method added to each model class
+
+        BUILT = {}.compare_by_identity # class -> builder or false; made on first use (a run loads few types)
+        LOCK = Mutex.new
+
+        def self.cached(klass, params, req)
+          b = BUILT[klass]
+          return b || nil unless b.nil?
+          LOCK.synchronize { BUILT[klass] = self.for(klass, params, req) || false }
+          BUILT[klass] || nil
+        end
 
         # A lambda(vals) -> instance, or nil when the class must use `new`.
         def self.for(klass, params, req)
@@ -355,7 +365,8 @@ module PuppetX
           unless count.between?(min, max)
             raise FormatError, "Feature count mismatch for #{name}. Expected #{min} - #{max}, actual #{count}"
           end
-          [PCORE_OBJECT_START, min >= 3 && info[3] ? :positioned : :node, klass, count, name, info[3]].freeze
+          build = Builder.cached(klass, info[3], min)
+          [PCORE_OBJECT_START, min >= 3 && build ? :positioned : :node, klass, count, name, build].freeze
         elsif name == LOCATOR
           raise FormatError, 'bad Locator' unless count.between?(2, 3)
           [PCORE_OBJECT_START, :locator, nil, count, name].freeze
