@@ -44,9 +44,20 @@ def reindent(text: str) -> str:
     the innermost unclosed bracket (a line starting with a closing bracket: that line's level); a line
     continuing an expression keeps a deeper indentation it already has. Blank lines lose their blanks;
     lines inside strings, heredocs and comments keep theirs."""
+    return _reindent(text)[0]
+
+
+def indent_widths(text: str) -> dict[int, int]:
+    """The indentation (in spaces) ``reindent`` gives each line it indents, by 1-based line number; a
+    blank line gets what code typed on it would get (the editor's indentation after Enter)."""
+    return _reindent(text)[1]
+
+
+def _reindent(text: str) -> tuple[str, dict[int, int]]:
     toks, problem = tokenise(text)
+    widths: dict[int, int] = {}
     if problem is not None:
-        return text
+        return text, widths
     out: list[Tok] = []
     stack: list[int] = []  # for each open bracket, the level it gives the lines inside it, minus one
     opened_on: list[int] = []  # ... the line it is on
@@ -70,6 +81,8 @@ def reindent(text: str) -> str:
                 level = cur = stack[-1] + 1 if stack else 0
                 continue  # a heredoc body, or the first line: left as it is
             if first is None or first.type == "NEWLINE":
+                blank = (stack[-1] + 1 + (1 if titled[-1] else 0)) if stack else 0
+                widths[t.line] = INDENT_WIDTH * blank
                 i = j  # a blank line: no indentation
                 continue
             closing = 0
@@ -98,6 +111,7 @@ def reindent(text: str) -> str:
                 width = had - had % 2  # kept, but even (2sp_soft_tabs)
             if width:
                 out.append(Tok("INDENT", " " * width))
+            widths[first.line] = width
             line_first = first.type
             i = j
             continue
@@ -130,5 +144,8 @@ def reindent(text: str) -> str:
         if t.type not in ("WHITESPACE", "NEWLINE", "INDENT", "COMMENT", "MLCOMMENT", "SLASH_COMMENT"):
             last_code = t
         i += 1
+    if at_line_start and toks and toks[-1].type == "NEWLINE":  # the empty last line
+        blank = (stack[-1] + 1 + (1 if titled[-1] else 0)) if stack else 0
+        widths[toks[-1].line + 1] = INDENT_WIDTH * blank
     link(out)
-    return "".join(t.render() for t in out)
+    return "".join(t.render() for t in out), widths
