@@ -60,7 +60,7 @@ FACTS = {
 }
 
 
-def compile_tree(envdir: str, puppet: str) -> None:
+def compile_tree(envdir: str, puppet: str, fmt: str = "msgpack") -> None:
     """``envdir/.xpp`` at the language level of ``puppet`` (what ``puppet-xpp --compile`` writes)."""
     level, strict = LEVEL[puppet]
     env = xcompile.detect_environment(envdir)
@@ -77,6 +77,7 @@ def compile_tree(envdir: str, puppet: str) -> None:
             modulepath=env.modulepath,
             manifest=env.manifest,
             puppet_version=level,
+            fmt=fmt,
         )
         layout.write_atomic(job.out, data)
 
@@ -157,9 +158,10 @@ def production(tmp_path):
     return str(d)
 
 
+@pytest.mark.parametrize("fmt", ["msgpack", "json"])
 @pytest.mark.parametrize("puppet", PUPPETS)
-def test_production_catalog_identical(puppet, production, tmp_path):
-    compile_tree(production, puppet)
+def test_production_catalog_identical(puppet, fmt, production, tmp_path):
+    compile_tree(production, puppet, fmt)
     plain = run(puppet, production, tmp_path, False)
     fast = run(puppet, production, tmp_path, True)
     assert "error" not in plain, plain
@@ -210,23 +212,26 @@ def test_damaged_xpp_falls_back(puppet, how, production, tmp_path):
 
 @pytest.mark.parametrize("puppet", PUPPETS)
 def test_error_holding_xpp_raises_puppets_error(puppet, production, tmp_path):
-    """A validation error (the AST is kept, PRFC-23) and a syntax error: the same error as Puppet's, from
-    the .xpp (no fallback), and the warnings of the file replayed."""
+    """A validation error (the AST is kept, PRFC-23), a syntax error, and warnings: the same error (or
+    catalog) as Puppet's, from the .xpp (no fallback), and the file's warnings replayed as Puppet logs them
+    (message, file, line, column)."""
     user = os.path.join(production, "modules", "base", "manifests", "user.pp")
     text = open(user, encoding="utf-8").read()
     for bad in (
         text.rstrip()[:-1]
         + '  $base::other = 1\n  notice("\\q")\n}\n',  # CROSS_SCOPE_ASSIGNMENT + a lexer warning
         text.rstrip()[:-1] + "  $x = [1, 2\n}\n",  # syntax error
+        # a lexer warning and DUPLICATE_KEY: warnings at 7.23 (strict=warning), an error at 8 (strict=error)
+        text.rstrip()[:-1] + '  $h = {"a" => 1, "a" => 2}\n  notice("\\q", $h)\n}\n',
     ):
         open(user, "w", encoding="utf-8").write(bad)
         compile_tree(production, puppet)
         plain = run(puppet, production, tmp_path, False)
         fast = run(puppet, production, tmp_path, True)
-        assert "error" in plain, plain
-        assert fast.get("error") == plain["error"]
+        assert ("error" in plain) == (puppet == "8" or "$h" not in bad), plain
+        assert fast.get("error") == plain.get("error") and fast.get("catalog") == plain.get("catalog")
         assert not xpp_warnings(fast) and fast["served"] == fast["loaded"] == plain["loaded"]
-        assert other_logs(fast) == other_logs(plain)
+        assert other_logs(plain) and other_logs(fast) == other_logs(plain)
 
 
 def test_level_mismatch_falls_back_and_files_cross_puppets(production, tmp_path):
@@ -285,3 +290,31 @@ def test_damaged_input_raises_only_format_error(puppet, tmp_path):
     assert res["other"] == []
     assert res["loaded_with_checksum"] == 0
     assert res["format_error"] > 1000
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
+def test_puppet_apply_as_documented(puppet, production, tmp_path):
+    """The README's way: no patch, only RUBYLIB + RUBYOPT, then `puppet apply --xpp`."""
+    compile_tree(production, puppet)
+    site = os.path.join(production, "manifests", "site.pp")
+    args = ["apply", "--xpp", "--noop", "-v", "--environmentpath", os.path.dirname(production)]
+    args += [
+        "--environment",
+        "production",
+        "--confdir",
+        str(tmp_path / "c"),
+        "--vardir",
+        str(tmp_path / "v"),
+        site,
+    ]
+    if puppet == "7.23":
+        cmd = ["puppet", *args]
+    else:  # the OpenVox tarball has no bin/: its command line, started the way bin/puppet does
+        code = "require 'puppet/util/command_line'; Puppet::Util::CommandLine.new('puppet', ARGV).execute"
+        cmd = ruby_command(puppet) + ["-e", code, "--", *args]
+    envv = dict(os.environ, RUBYLIB=RUNTIME_LIB, RUBYOPT="-rpuppet_x/xpp/boot")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=envv)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-3000:]
+    assert "manifests loaded from .xpp, 0 parsed instead (fell back)" in text, text[-3000:]
+    assert "xpp: not using" not in text
