@@ -632,7 +632,8 @@ def _compile_job(job: Job, read_source, narrowed_mode) -> FileResult:
             pass
         return fr
     fr.src_stat = _stat_sig(src.stat)
-    existing = tree.read(rel)
+    # nothing to read in a directory this run created (a cold compile: saves a failing open per file)
+    existing = None if os.path.dirname(rel) in w.get("fresh", ()) else tree.read(rel)
     if w.get("check") and src.diagnostic is None:
         rows = _existing_is_current(existing, src.text, job.recorded, w["fmt"])
         if rows is not None:
@@ -696,10 +697,13 @@ def _payload(fr: FileResult) -> tuple:
 
 
 def _owner_for(env: EnvLayout, opts: Options):
+    """(uid, gid) to give the files (root: ENVDIR's owner), or None (ours; nothing to change)."""
     chown = opts.chown if opts.chown is not None else (hasattr(os, "geteuid") and os.geteuid() == 0)
     if not chown:
         return None
     st = os.stat(env.root)
+    if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()):
+        return None  # already ours: no chown, no change of user to read sources
     return st.st_uid, st.st_gid
 
 
@@ -852,6 +856,7 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
         "max_bytes": opts.max_source_bytes,
         "debug": opts.debug,
         "check": not opts.force and (same_settings or state.get("fingerprint") is None),
+        "fresh": frozenset(anchored.created),
     }
     reported = 0
 
@@ -913,19 +918,38 @@ def _run(jobs, idx, settings, opts):
 
     tables()
     items = [(i, jobs[i]) for i in idx]
-    if n == 1 or len(idx) < 4:
-        _init_worker(dict(settings))
-        try:
-            for item in items:
-                yield _work(item)
-        finally:
-            t = _W.pop("tree", None)
-            if t is not None:
-                t.close()
-        return
+    # Parsing allocates many objects that are freed by reference counting; the default GC thresholds
+    # make the collector run thousands of times over the parser tables (and, after fork, touch their
+    # pages: copy-on-write).  Freeze what exists now and collect less often while compiling.
+    import gc
+
+    old_threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*_GC_THRESHOLD)
+    try:
+        if n == 1 or len(idx) < 4:
+            _init_worker(dict(settings))
+            try:
+                for item in items:
+                    yield _work(item)
+            finally:
+                t = _W.pop("tree", None)
+                if t is not None:
+                    t.close()
+            return
+        yield from _run_pool(items, n, settings)
+    finally:
+        gc.set_threshold(*old_threshold)
+        gc.unfreeze()
+
+
+_GC_THRESHOLD = (50_000, 20, 20)
+
+
+def _run_pool(items, n, settings):
     from puppet_xpp.xpp.workers import run_pool
 
-    chunk = max(1, min(8, len(items) // (n * 8)))
+    chunk = max(1, min(16, len(items) // (n * 8)))
     for kind, (i, job), value in run_pool(
         _work, items, n, _init_worker, (dict(settings, pdeathsig=True, parent=os.getpid()),), chunk
     ):

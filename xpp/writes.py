@@ -109,6 +109,8 @@ class AnchoredTree:
         self.owner = owner
         self.keep = keep
         self._fds: dict[str, int] = {}
+        self.created: set[str] = set()  # directories (relative) this object created
+        self._made = False
         parent, name = os.path.split(os.path.abspath(root))
         pfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the environment may be a link
         try:
@@ -135,6 +137,7 @@ class AnchoredTree:
             fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
         except OSError as e:
             raise self._why(parent_fd, name, where, e) from None
+        self._made = made
         if made:
             if self.owner is not None:
                 os.fchown(fd, *self.owner)
@@ -165,7 +168,10 @@ class AnchoredTree:
             return fd
         head, _, name = rel_dir.rpartition("/")
         parent = self.dir_fd(head, create=create)
+        self._made = False
         fd = self._open_child(parent, name, create=create, where=os.path.join(self.root, rel_dir))
+        if self._made:
+            self.created.add(rel_dir)
         if len(self._fds) >= self.keep:
             old = next(iter(self._fds))
             os.close(self._fds.pop(old))
