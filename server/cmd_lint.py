@@ -22,7 +22,6 @@ import fnmatch
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 
 from puppet_xpp.grammar.lint.config import LintConfig, UsageError, load_config
@@ -108,21 +107,11 @@ def _status(result: LintResult, cfg: LintConfig) -> int:
 
 
 def _write(path: str, data: bytes) -> None:
-    """Atomic replace of a regular file (temporary file in the same directory + rename), mode kept."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=".puppet-xpp-lint.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, st.st_mode & 0o7777)
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """The fixed text, by the one rule for files puppet-xpp writes (xpp.writes.write_output: atomic for a
+    regular file, through a symbolic link to its target, mode kept)."""
+    from puppet_xpp.xpp.writes import write_output
+
+    write_output(path, data)
 
 
 def _shown(p: Problem, cfg: LintConfig) -> bool:

@@ -318,7 +318,8 @@ def test_long_single_line_string_edits(raw):
         c.change(uri, v, (0, 10), (0, 10), "b")
         assert _ranges(c.publish(uri, v, timeout=60)) == []
         times.append(time.monotonic() - t0)
-    assert sorted(times)[len(times) // 2] < 5.0, times  # measured ~2 s on the shared 2-core machine
+    # measured 2-3.3 s per edit on the shared 2-core machine, all of it lexing the 5 MB string
+    assert sorted(times)[len(times) // 2] < 8.0, times
     assert c.rss_mb() < 400
 
 
