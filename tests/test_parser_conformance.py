@@ -23,7 +23,7 @@ PARSE_ERRORS = ("Puppet::ParseErrorWithIssue", "Puppet::ParseError")
 def our_positions(program):
     out = []
     for n in A.walk(program):
-        if n._name == "Program":
+        if type(n) is A.Program:
             out.append(["Program", None, None])
         else:
             out.append([n._name, n.offset, n.length])

@@ -192,7 +192,7 @@ def test_ruby_error_of_puppet_is_our_diagnostic(level, src, ruby_class):
     fails = [d for d in mine if d["code"] == "LITERAL_NEGATION_FAILS"]
     assert len(fails) == 1 and fails[0]["severity"] == "error" and ruby_class in fails[0]["message"], mine
     res = parse(src)
-    minus = next(n for n in _nodes(res.program) if n._name == "UnaryMinusExpression")
+    minus = next(n for n in _nodes(res.program) if type(n) is A.UnaryMinusExpression)
     assert fails[0]["offset"] == minus.offset and fails[0]["length"] == minus.length
     if "b => 3" in src:  # the rest of the hash is still checked
         assert [d["code"] for d in mine].count("DUPLICATE_KEY") == 1
@@ -257,13 +257,12 @@ def _loc(text="x"):
 
 
 def _make_program(body, loc):
-    prog = A.TYPES["Program"].__new__(A.TYPES["Program"])
+    prog = A.Program.__new__(A.Program)
     prog.body, prog.definitions, prog.locator = body, [], loc
     return prog
 
 
-def _n(name, **kw):
-    cls = A.TYPES[name]
+def _n(cls, **kw):
     obj = cls.__new__(cls)
     for f in cls._fields:
         setattr(obj, f, kw.get(f, cls._defaults.get(f)))
@@ -278,10 +277,10 @@ def _n(name, **kw):
 
 def test_unsupported_assignment_operator():
     a = _n(
-        "AssignmentExpression",
+        A.AssignmentExpression,
         operator="*=",
-        left_expr=_n("VariableExpression", expr=_n("QualifiedName", value="a")),
-        right_expr=_n("LiteralInteger", value=1),
+        left_expr=_n(A.VariableExpression, expr=_n(A.QualifiedName, value="a")),
+        right_expr=_n(A.LiteralInteger, value=1),
     )
     d = validate(_make_program(a, _loc()))
     assert [(x.code, x.message) for x in d] == [
@@ -291,7 +290,7 @@ def test_unsupported_assignment_operator():
 
 def test_illegal_assignment_via_index():
     c = Checker()
-    c.assign(_n("LiteralInteger", value=1), True)
+    c.assign(_n(A.LiteralInteger, value=1), True)
     assert [(x.code, x.message) for x in c.diagnostics] == [
         (
             "ILLEGAL_ASSIGNMENT_VIA_INDEX",
@@ -301,9 +300,9 @@ def test_illegal_assignment_via_index():
 
 
 def test_unfold_operator_outside_a_resource():
-    op = _n("AttributesOperation", expr=_n("LiteralHash", entries=[]))
-    body = _n("ResourceBody", title=_n("LiteralString", value="t"), operations=[op])
-    block = _n("BlockExpression", statements=[body])
+    op = _n(A.AttributesOperation, expr=_n(A.LiteralHash, entries=[]))
+    body = _n(A.ResourceBody, title=_n(A.LiteralString, value="t"), operations=[op])
+    block = _n(A.BlockExpression, statements=[body])
     d = validate(_make_program(block, _loc()))
     assert [(x.code, x.message) for x in d] == [
         ("UNSUPPORTED_OPERATOR_IN_CONTEXT", "The operator '* =>' in a Block Expression is not supported.")
@@ -311,7 +310,7 @@ def test_unfold_operator_outside_a_resource():
 
 
 def test_illegal_class_reference():
-    d = validate(_make_program(_n("QualifiedReference", cased_value="foo"), _loc()))
+    d = validate(_make_program(_n(A.QualifiedReference, cased_value="foo"), _loc()))
     assert [(x.code, x.message) for x in d] == [
         (
             "ILLEGAL_CLASSREF",
