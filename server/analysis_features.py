@@ -14,15 +14,15 @@ from puppet_xpp.grammar import ast as A
 
 from . import analysis_data as D
 
+# name -> class: kept only for callers not yet converted to the real classes (server/lsp.py: F.T[...])
 T = A.TYPES
-Node = A.Node
 DEFINITIONS = (
-    T["HostClassDefinition"],
-    T["ResourceTypeDefinition"],
-    T["FunctionDefinition"],
-    T["TypeAlias"],
-    T["NodeDefinition"],
-    T["TypeDefinition"],
+    A.HostClassDefinition,
+    A.ResourceTypeDefinition,
+    A.FunctionDefinition,
+    A.TypeAlias,
+    A.NodeDefinition,
+    A.TypeDefinition,
 )
 
 # LSP SymbolKind numbers
@@ -30,29 +30,29 @@ SK_MODULE, SK_CLASS, SK_METHOD, SK_PROPERTY, SK_FIELD, SK_FUNCTION, SK_VARIABLE 
 SK_OBJECT, SK_STRUCT, SK_TYPEPARAM, SK_INTERFACE = 19, 23, 26, 11
 
 KIND_NAMES = {
-    T["HostClassDefinition"]: "class",
-    T["ResourceTypeDefinition"]: "define",
-    T["FunctionDefinition"]: "function",
-    T["PlanDefinition"]: "plan",
-    T["TypeAlias"]: "type",
-    T["NodeDefinition"]: "node",
-    T["TypeDefinition"]: "type",
+    A.HostClassDefinition: "class",
+    A.ResourceTypeDefinition: "define",
+    A.FunctionDefinition: "function",
+    A.PlanDefinition: "plan",
+    A.TypeAlias: "type",
+    A.NodeDefinition: "node",
+    A.TypeDefinition: "type",
 }
 
 
 def symbol_kind(node) -> int:
     t = type(node)
-    if t is T["HostClassDefinition"]:
+    if t is A.HostClassDefinition:
         return SK_CLASS
-    if t is T["ResourceTypeDefinition"]:
+    if t is A.ResourceTypeDefinition:
         return SK_STRUCT
-    if t is T["PlanDefinition"]:
+    if t is A.PlanDefinition:
         return SK_METHOD
-    if t is T["FunctionDefinition"]:
+    if t is A.FunctionDefinition:
         return SK_FUNCTION
-    if t in (T["TypeAlias"], T["TypeDefinition"]):
+    if t in (A.TypeAlias, A.TypeDefinition):
         return SK_TYPEPARAM
-    if t is T["NodeDefinition"]:
+    if t is A.NodeDefinition:
         return SK_MODULE
     return SK_OBJECT
 
@@ -108,7 +108,7 @@ def name_span(an, node):
     toks = an.tokens
     if not toks or node.offset is None:
         return node.offset or 0, 0
-    if type(node) is T["NodeDefinition"]:  # its names (`default` too), never a name in its body
+    if type(node) is A.NodeDefinition:  # its names (`default` too), never a name in its body
         hs = [h for h in node.host_matches or () if h.offset is not None and h.length > 0]
         if hs:
             return hs[0].offset, hs[-1].offset + hs[-1].length - hs[0].offset
@@ -178,13 +178,13 @@ def summary_of(doc: str) -> str:
 
 
 def children(node):
-    return node.children() if isinstance(node, Node) else ()
+    return node.children() if isinstance(node, A.Node) else ()
 
 
 def statements_of(body):
     if body is None:
         return []
-    if type(body) in (T["BlockExpression"], T["ApplyBlockExpression"]):
+    if type(body) in (A.BlockExpression, A.ApplyBlockExpression):
         return list(body.statements)
     return [body]
 
@@ -237,7 +237,7 @@ def _extents_for(program):
 
 def node_path(program, off: int) -> list:
     """Nodes whose subtree covers byte offset `off`, outermost first (an identifier's end counts)."""
-    path = []
+    path: list[A.Node] = []
     if program is None or program.body is None:
         return path
     ext = _extents_for(program)
@@ -262,7 +262,7 @@ def document_symbols(an) -> list:
     prog = an.program
     if prog is None or prog.body is None:
         return []
-    return _symbols_in(an, statements_of(prog.body) if type(prog.body) is not T["Nop"] else [])
+    return _symbols_in(an, statements_of(prog.body) if type(prog.body) is not A.Nop else [])
 
 
 def _symbols_in(an, stmts) -> list:
@@ -300,7 +300,7 @@ def _symbols_of(an, s) -> list:
                 "children": kids,
             }
         ]
-    if t is T["ResourceExpression"]:
+    if t is A.ResourceExpression:
         tn = s.type_name
         tname = tn.value if hasattr(tn, "value") else src(an, tn)
         out = []
@@ -317,7 +317,7 @@ def _symbols_of(an, s) -> list:
                 }
             )
         return out
-    if t is T["AssignmentExpression"] and type(s.left_expr) is T["VariableExpression"]:
+    if t is A.AssignmentExpression and type(s.left_expr) is A.VariableExpression:
         v = s.left_expr
         return [
             {
@@ -330,15 +330,15 @@ def _symbols_of(an, s) -> list:
             }
         ]
     out = []
-    if t in (T["IfExpression"], T["UnlessExpression"]):
+    if t in (A.IfExpression, A.UnlessExpression):
         out.extend(_symbols_in(an, statements_of(s.then_expr)))
         out.extend(_symbols_in(an, statements_of(s.else_expr)))
-    elif t is T["CaseExpression"]:
+    elif t is A.CaseExpression:
         for o in s.options:
             out.extend(_symbols_in(an, statements_of(o.then_expr)))
-    elif t is T["BlockExpression"]:
+    elif t is A.BlockExpression:
         out.extend(_symbols_in(an, s.statements))
-    elif t in (T["CallNamedFunctionExpression"], T["CallMethodExpression"]) and s.lambda_ is not None:
+    elif t in (A.CallNamedFunctionExpression, A.CallMethodExpression) and s.lambda_ is not None:
         out.extend(_symbols_in(an, statements_of(s.lambda_.body)))
     return out
 
@@ -349,7 +349,7 @@ def _symbols_of(an, s) -> list:
 def folding_ranges(an) -> list:
     """[(start_line, end_line, kind)] kind: None | 'comment' | 'region'."""
     lines = an.lines
-    out = []
+    out: list[tuple[int, int, str | None]] = []
     stack = []
     for t in an.tokens:
         ty = t.type
@@ -493,7 +493,7 @@ def semantic_tokens(an) -> list:
             continue
         items.append((s, m.end() - s, _TT["comment"], 0))
     items.sort()
-    out = []
+    out: list[int] = []
     lines = an.lines
     pl = pc = 0
     last_end = -1
@@ -523,7 +523,7 @@ _HEREDOC_TAG = re.compile(rb'@\(\s*"?([^":/)]+?)"?\s*(?::[^/)]*)?(?:/[^)]*)?\)')
 
 def _heredoc_bodies(an) -> list:
     """[(start, end)] byte ranges of heredoc texts (from the line after ``@(TAG)`` to the end-tag line)."""
-    out = []
+    out: list[tuple[int, int]] = []
     data = an.data
     pos = 0
     for t in an.tokens:
@@ -582,9 +582,7 @@ def _var_name(v) -> str | None:
 
 def scope_chain(path) -> list:
     """Scope-opening nodes on a node path (innermost last)."""
-    return [
-        n for n in path if isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"]))
-    ]
+    return [n for n in path if isinstance(n, (A.NamedDefinition, A.LambdaExpression, A.NodeDefinition))]
 
 
 def visible_variables(an, off: int) -> dict:
@@ -595,7 +593,7 @@ def visible_variables(an, off: int) -> dict:
         return out
     path = node_path(prog, off)
     # top scope assignments
-    for s in statements_of(prog.body) if prog.body is not None and type(prog.body) is not T["Nop"] else []:
+    for s in statements_of(prog.body) if prog.body is not None and type(prog.body) is not A.Nop else []:
         _collect_assignments(s, out, off, top=True)
     for sc in scope_chain(path):
         for p in getattr(sc, "parameters", None) or []:
@@ -611,26 +609,26 @@ def _collect_assignments(s, out, off, top=False):
     while stack:
         n = stack.pop()
         t = type(n)
-        if t is T["AssignmentExpression"]:
-            if type(n.left_expr) is T["VariableExpression"] and n.offset <= off:
+        if t is A.AssignmentExpression:
+            if type(n.left_expr) is A.VariableExpression and n.offset <= off:
                 nm = _var_name(n.left_expr)
                 if nm and nm not in out:
                     out[nm] = n.left_expr
-            elif type(n.left_expr) is T["LiteralList"]:
+            elif type(n.left_expr) is A.LiteralList:
                 for v in n.left_expr.values:
-                    if type(v) is T["VariableExpression"] and n.offset <= off:
+                    if type(v) is A.VariableExpression and n.offset <= off:
                         nm = _var_name(v)
                         if nm and nm not in out:
                             out[nm] = v
             stack.append(n.right_expr)
-        elif isinstance(n, (T["NamedDefinition"], T["LambdaExpression"], T["NodeDefinition"])):
+        elif isinstance(n, (A.NamedDefinition, A.LambdaExpression, A.NodeDefinition)):
             continue  # own scope
         elif t in (
-            T["BlockExpression"],
-            T["IfExpression"],
-            T["UnlessExpression"],
-            T["CaseExpression"],
-            T["CaseOption"],
+            A.BlockExpression,
+            A.IfExpression,
+            A.UnlessExpression,
+            A.CaseExpression,
+            A.CaseOption,
         ):
             stack.extend(n.children())
 
@@ -649,42 +647,42 @@ def reference_at(an, off: int):
         return None
     node = path[-1]
     parent = path[-2] if len(path) > 1 else None
+    if type(node) is A.QualifiedName and type(parent) is A.VariableExpression:
+        node, parent = parent, (path[-3] if len(path) > 2 else None)
     t = type(node)
-    if t is T["QualifiedName"] and type(parent) is T["VariableExpression"]:
-        node, parent, t = parent, (path[-3] if len(path) > 2 else None), T["VariableExpression"]
-    if t is T["VariableExpression"]:
+    if t is A.VariableExpression:
         return ("variable", _var_name(node) or "", node)
-    if t is T["QualifiedName"]:
-        if type(parent) is T["CallNamedFunctionExpression"]:
+    if type(node) is A.QualifiedName:
+        if type(parent) is A.CallNamedFunctionExpression:
             if parent.functor_expr is node:
                 return ("function", node.value, node)
             fn = getattr(parent.functor_expr, "value", "")
             if fn in ("include", "contain", "require", "class"):
                 return ("class", node.value.lstrip(":"), node)
-        if type(parent) is T["ResourceExpression"] and parent.type_name is node:
+        if type(parent) is A.ResourceExpression and parent.type_name is node:
             if node.value == "class":
                 return ("class", node.value, node)
             return ("class_or_define", node.value.lstrip(":"), node)
         return ("class_or_define", node.value.lstrip(":"), node)
-    if t is T["LiteralString"]:
+    if t is A.LiteralString:
         # class { 'name': }  /  include 'name'
         for anc in reversed(path[:-1]):
-            if type(anc) is T["ResourceExpression"]:
+            if type(anc) is A.ResourceExpression:
                 if getattr(anc.type_name, "value", "") == "class":
                     return ("class", node.value.lstrip(":"), node)
                 break
-            if type(anc) is T["CallNamedFunctionExpression"]:
+            if type(anc) is A.CallNamedFunctionExpression:
                 if getattr(anc.functor_expr, "value", "") in ("include", "contain", "require"):
                     return ("class", node.value.lstrip(":"), node)
                 break
             if (
-                type(anc) is T["AccessExpression"]
-                and type(anc.left_expr) is T["QualifiedReference"]
+                type(anc) is A.AccessExpression
+                and type(anc.left_expr) is A.QualifiedReference
                 and anc.left_expr.cased_value.lower() == "class"
             ):
                 return ("class", node.value.lstrip(":"), node)
         return None
-    if t is T["QualifiedReference"]:
+    if t is A.QualifiedReference:
         return ("type", node.cased_value.lstrip(":"), node)
     return None
 

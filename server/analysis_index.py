@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from puppet_xpp.grammar import ast as A
 
 from . import analysis_features as F
 from .analysis import LineIndex
 from .symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
-
-T = A.TYPES
 
 
 def symbols_of(an, path: str) -> list:
@@ -24,7 +23,7 @@ def symbols_of(an, path: str) -> list:
     out = []
     lines = an.lines
     for d in prog.definitions:
-        if type(d) is T["NodeDefinition"]:
+        if type(d) is A.NodeDefinition:
             name = " ".join(F.src(an, h) for h in d.host_matches)
         else:
             name = getattr(d, "name", "")
@@ -82,7 +81,7 @@ class WorkspaceIndex:
     def set_file(self, path: str, syms: list):
         with self.lock:
             for s in self.by_path.get(path, ()):
-                lst = self.by_key.get((s.kind_group, s.key) if hasattr(s, "kind_group") else s.key)
+                lst = self.by_key.get(s.key)
                 if lst is not None:
                     try:
                         lst.remove(s)
@@ -150,14 +149,18 @@ def index_file(path: str, tasks: bool | None = None):
     if res.program is None:
         return []
 
-    class _An:
-        pass
+    class _An:  # the parts of an Analysis that symbols_of and the PARSED_HOOKS read
+        program: Any
+        tokens: list
+        data: bytes
+        lines: LineIndex
 
+    loc: Any = res.locator  # a grammar.ast Locator (ParseResult types it as object)
     an = _An()
     an.program = res.program
     an.tokens = res.tokens
-    an.data = res.locator._bytes()
-    an.lines = LineIndex(an.data, list(res.locator.line_index))
+    an.data = loc._bytes()
+    an.lines = LineIndex(an.data, list(loc.line_index))
     for hook in PARSED_HOOKS:  # one parse also feeds e.g. the reference index (server/references.py)
         hook(path, an)
     return symbols_of(an, path)

@@ -39,7 +39,7 @@ _INTERP = re.compile(r"%\{[^}]*\}")
 def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
     """The layer of ``root/hiera.yaml`` (None: absent, not version 5, or not YAML)."""
     try:
-        import yaml
+        import yaml  # type: ignore[import-untyped]
 
         with open(os.path.join(root, "hiera.yaml"), encoding="utf-8") as f:
             conf = yaml.safe_load(f)
@@ -47,7 +47,9 @@ def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
         return None
     if not isinstance(conf, dict) or conf.get("version") != 5:
         return None
-    defaults = conf.get("defaults") if isinstance(conf.get("defaults"), dict) else {}
+    defaults = conf.get("defaults")
+    if not isinstance(defaults, dict):
+        defaults = {}
     out = []
     for level in conf.get("hierarchy") or []:
         if not isinstance(level, dict):
@@ -149,7 +151,7 @@ def find(layers, key: str) -> list:
                     val += ("\n" if val else "") + lines[j]
                     j += 1
                 if not val:
-                    more = []
+                    more: list[str] = []
                     while j < len(lines) and len(more) < 10 and lines[j][:1] in (" ", "\t", "-"):
                         more.append(lines[j])
                         j += 1
@@ -212,11 +214,11 @@ def key_at(an, off: int):
     for m in re.finditer(rb"\$([a-z_]\w*)", line):
         if m.start() <= rel <= m.end():
             name = m.group(1).decode()
-            from . import analysis_features as F
+            from puppet_xpp.grammar import ast as A
 
             prog = an.program
             for d in prog.definitions if prog is not None else ():
-                if type(d) is not F.T["HostClassDefinition"]:
+                if type(d) is not A.HostClassDefinition:
                     continue
                 for p in d.parameters or []:
                     if (

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from puppet_xpp.grammar import ast as A
+
 from . import analysis_features as F
 from . import builtins as B
 from .symbols import Sym
@@ -307,8 +309,6 @@ def signature_help(index, an, off: int, local=(), level: str | None = None):
 
 def resource_titles(an, rtype: str) -> list:
     """Titles (as written, unquoted) of the resources of type `rtype` declared in a document."""
-    from .analysis_features import T
-
     out: list = []
     prog = an.program
     if prog is None or prog.body is None:
@@ -316,7 +316,7 @@ def resource_titles(an, rtype: str) -> list:
     stack = [prog.body]
     while stack:
         n = stack.pop()
-        if type(n) is T["ResourceExpression"]:
+        if type(n) is A.ResourceExpression:
             tn = getattr(n.type_name, "value", "")
             if str(tn).lower().lstrip(":") == rtype:
                 for b in n.bodies:
