@@ -13,15 +13,20 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as L
 
+from . import analysis_data as D
 from . import analysis_features as F
 from . import hiera as H
 from . import world as W
 from .analysis import path_of_uri, uri_of_path
 from .analysis_index import index_file, symbols_of, workspace_files
 from .workspace import environment_at, find_environment
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
 
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
 
@@ -35,7 +40,8 @@ def index_roots(ls) -> list:
         for d in env.modulepath if env is not None else ():
             out.append(d)
     out.extend(ls.settings.modulepath)
-    seen, res = set(), []
+    seen: set[str] = set()
+    res: list[str] = []
     for d in out:
         d = os.path.abspath(d)
         if d not in seen and os.path.isdir(d) and not any(d.startswith(s + os.sep) for s in seen):
@@ -325,7 +331,7 @@ def completion(ls, uri, an, pos, base):
                         data={"k": "attr", "t": rtype, "n": a.name},
                     )
                 )
-            for a in F.D.META_PARAMETERS:
+            for a in D.META_PARAMETERS:
                 items.append(
                     L.CompletionItem(
                         label=a,
@@ -361,7 +367,7 @@ def completion(ls, uri, an, pos, base):
         names = {it.label for it in items}
         # resource references: Type['title'] of the core and Ruby-defined types
         if prefix[:1].isupper():
-            for t in list(F.D.RESOURCE_TYPES) + [
+            for t in list(D.RESOURCE_TYPES) + [
                 s.name for s in ls.index.all() if s.kind in ("resource_type", "define")
             ]:
                 ref = "::".join(x.capitalize() for x in t.split("::"))
@@ -457,7 +463,7 @@ def resolve(ls, item: L.CompletionItem):
 # ----------------------------------------------------------------------------------------------- indexing
 
 
-def register(ls, with_analysis):
+def register(ls: LanguageServer, with_analysis):
     """Register this module's LSP features on server `ls` (with_analysis: lsp.py's runner)."""
 
     @ls.feature(L.TEXT_DOCUMENT_SIGNATURE_HELP, L.SignatureHelpOptions(trigger_characters=["(", ","]))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .symbols import Attr, Param, Signature, Sym
 
@@ -70,7 +72,7 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list:
         return []
     r = _Reader(data, path)
     out: list = []
-    readers = {
+    readers: dict[tuple[str, str | None], Callable[[Any], Sym | None]] = {
         ("create_function", "ruby4"): r.function4,
         ("newfunction", "ruby3"): r.function3,
         ("newtype", "type"): r.native_type,
@@ -187,7 +189,7 @@ def _dedent(text: str) -> str:
 
 def _pairs(n) -> dict:
     """key -> value node of a hash or of an argument list's trailing hash."""
-    out = {}
+    out: dict = {}
     if n is None:
         return out
     kids = n.named_children if n.type in ("hash", "argument_list") else []
