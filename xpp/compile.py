@@ -454,10 +454,11 @@ def settings_fingerprint(env: EnvLayout, opts: Options) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def _load_state(path: str) -> dict:
+def _load_state(tree: writes.AnchoredTree) -> dict:
+    """The state file, read through the anchored tree (a link there is not followed)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            st = json.load(f)
+        data = tree.read(STATE_FILE)
+        st = json.loads(data) if data is not None else None
         if type(st) is dict and st.get("version") == STATE_VERSION and type(st.get("files")) is dict:
             return st
     except (OSError, ValueError):
@@ -801,7 +802,7 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
     jobs, skipped = plan(env, opts.runtime_root)
     res.skipped = skipped
     state_path = os.path.join(env.xpp_root, STATE_FILE)
-    state = _load_state(state_path)
+    state = _load_state(anchored)
     fp = settings_fingerprint(env, opts)
     same_settings = state.get("fingerprint") == fp
     old_files = state["files"] if same_settings and not opts.force else {}
