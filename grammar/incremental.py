@@ -109,6 +109,24 @@ class _Level:
         self.first: Any = None  # the first token of the first statement, when known (the program's)
 
 
+class _Ghost:
+    """Statements of a list that a syntax error swallowed (recovery skipped them to the list's end):
+    kept aside with their diagnostics, lists and cached validation, so that the edit repairing the
+    error finds them again (same tokens) instead of reparsing the rest of the list."""
+
+    __slots__ = ("level", "raw", "bounds", "start", "diags", "levels", "vcache", "delta")
+
+    def __init__(self, level: _Level, raw: list, bounds: list, start: Any) -> None:
+        self.level = level
+        self.raw = raw  # the statements
+        self.bounds = bounds  # bounds[k]: lookahead token after raw[k]
+        self.start = start  # the first token of raw[0]
+        self.diags: list = []  # their parse diagnostics
+        self.levels: dict[int, _Level] = {}  # their statement lists
+        self.vcache: dict[int, tuple] = {}
+        self.delta = 0  # bytes added before them since they were set aside
+
+
 def _transform(raw: list, locator: Any, file: str) -> tuple[list, list]:
     b = Builder(locator, file)
     out = b.statements(raw)
@@ -130,6 +148,7 @@ class _Recorder:
         self.target: _Level | None = None
         self.depth = 0  # stack height of that list's statements
         self.sync: dict[int, int] = {}  # id(old lookahead token) -> old statement index
+        self.gsync: dict[int, int] = {}  # the same for the statements of a _Ghost
         self.ce = 0  # first token after the changed ones
         self.run_bounds: list = []
         self.stop: tuple | None = None  # ('sync', old index) | ('end',)
@@ -172,6 +191,10 @@ class _Recorder:
                     j = self.sync.get(id(tok))
                     if j is not None:
                         self.stop = ("sync", j)
+                        return True
+                    j = self.gsync.get(id(tok))
+                    if j is not None:
+                        self.stop = ("ghost", j)
                         return True
                 return False
             if event == "end":
@@ -228,6 +251,21 @@ def _remove_values(diags: list, remove: list) -> list:
     return out
 
 
+def _first_child(n: Any) -> Any:
+    for f in n._child_fields:
+        v = getattr(n, f)
+        if v is None:
+            continue
+        if type(v) is list:
+            for x in v:
+                if isinstance(x, Node):
+                    return x
+            continue
+        if isinstance(v, Node):
+            return v
+    return None
+
+
 def _children(n: Any) -> list:
     out = []
     for f in n._child_fields:
@@ -250,6 +288,7 @@ class _Positions:
     def __init__(self) -> None:
         self.pending: dict[int, list] = {}
         self.touched: list = []  # nodes around the edits seen by move()
+        self._delta = 0
 
     def mark(self, n: Any, d: int) -> None:
         e = self.pending.get(id(n))
@@ -301,47 +340,91 @@ class _Positions:
                 elif isinstance(v, Node):
                     push((v, d))
 
-    def move(self, root: Any, a: int, b: int, delta: int) -> None:
-        """An edit replaced bytes [a, b) (old coordinates) by delta more: nodes at or after b move
-        (marked), nodes around [a, b) grow.  Visits only the nodes around the edit and their
-        children."""
-        stack = [root]
-        pop = stack.pop
-        push = stack.append
-        mark = self.mark
+    def _lo(self, n: Any) -> int:
+        """Where n's subtree starts (an operator node stands after its left operand): the smallest
+        offset along the first children."""
         pending = self.pending
-        while stack:
-            n = pop()
+        d = 0
+        lo = None
+        while n is not None:
             e = pending.get(id(n))
-            o = n.offset if e is None else n.offset + e[1]
-            if o >= b and n is not root:
-                if delta:
-                    mark(n, delta)
-                continue
             if e is not None:
+                d += e[1]
+            o = n.offset + d
+            if lo is None or o < lo:
+                lo = o
+            n = _first_child(n)
+        return int(lo) if lo is not None else 0
+
+    def _spine(self, root: Any, a: int, b: int, visit: Any) -> None:
+        """Walk the nodes that may lie around [a, b): calls visit(node, true offset) for each such
+        node (after pushing its mark); marks subtrees that start at or after b (with delta, see move).
+        In a list only the last element that starts before b can reach it (source order)."""
+        stack = [root]
+        lo_of = self._lo
+        while stack:
+            n = stack.pop()
+            if id(n) in self.pending:
                 self.push(n)
-            if o >= b:  # the root (the program's body may be rebuilt): move it, mark what it holds
-                n.offset += delta
-                stack.extend(_children(n))
+            if visit(n):
                 continue
-            e = o + n.length
-            if o < a and e > a:
-                if e >= b:
-                    n.length += delta  # around the edit
-                self.touched.append(n)
-            elif e <= b and not (n.length == 0 and o <= a):
-                continue  # before the edit or inside the replaced range (an unpositioned container
-                # may hold nodes after it; a call made by the transform, a statement after the range)
             for f in n._child_fields:
                 v = getattr(n, f)
                 if v is None:
                     continue
                 if type(v) is list:
+                    last = None
                     for x in v:
                         if isinstance(x, Node):
-                            push(x)
+                            if lo_of(x) >= b:
+                                self._after(x)
+                            else:
+                                last = x
+                    if last is not None:
+                        stack.append(last)
                 elif isinstance(v, Node):
-                    push(v)
+                    if lo_of(v) >= b:
+                        self._after(v)
+                    else:
+                        stack.append(v)
+
+    def _after(self, n: Any) -> None:
+        if self._delta:
+            self.mark(n, self._delta)
+
+    def ends_inside(self, root: Any, a: int, b: int) -> bool:
+        """Does a node around [a, b) end inside it?  (Its end was derived from a statement that is
+        reparsed: only its builder knows the new one.)"""
+        found = []
+
+        def visit(n: Any) -> bool:
+            o = n.offset
+            if o < a < o + n.length < b:
+                found.append(n)
+            return bool(found)
+
+        self._delta = 0
+        self._spine(root, a, b, visit)
+        return bool(found)
+
+    def move(self, root: Any, a: int, b: int, delta: int) -> None:
+        """An edit replaced bytes [a, b) (old coordinates) by delta more: nodes at or after b move
+        (their subtrees marked), nodes around [a, b) grow."""
+        touched = self.touched
+
+        def visit(n: Any) -> bool:
+            o = n.offset
+            e = o + n.length
+            if o >= b:
+                n.offset = o + delta  # (an operator after the edit, its left operand before it)
+            elif o < a and e > a:
+                if e >= b:
+                    n.length += delta  # around the edit
+                touched.append(n)
+            return False
+
+        self._delta = delta
+        self._spine(root, a, b, visit)
 
 
 def _held_lists(roots: list, skip: set[int] | frozenset = frozenset()) -> set[int]:
@@ -390,6 +473,7 @@ class IncrementalParser:
         # the text has a syntax error at the top level: the state stays as it was, a plain parse of
         # the current tokens is shown, and the next edit reparses from the state over both edits
         self._broken: tuple[int, int, int] | None = None
+        self._ghost: _Ghost | None = None
         self.block_recovery = False
         self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
@@ -553,6 +637,7 @@ class IncrementalParser:
         self._mapped = any(type(t) is MappedToken for t in toks)
         self._program = self._base = res.program
         self._broken = None
+        self._ghost = None
         self.pos = _Positions()
         self._defs_stale = False
         self.block_recovery = res.block_recovery
@@ -725,6 +810,12 @@ class IncrementalParser:
             # only blanks or comments changed: move what follows
             self.stats["mode"] = "shift"
             self.stats["tokens_parsed"] = 0
+            g = self._ghost
+            if g is not None:
+                if ds < g.start.start_pos:
+                    g.delta += delta
+                else:
+                    self._ghost = None
             self._move_all(ds, de - delta, delta)
             self._finish([], [])
             return None
@@ -910,6 +1001,10 @@ class IncrementalParser:
         rec.old_levels = self.levels
         rec.tables = t
         rec.parser = self
+        g = self._ghost
+        if g is not None and g.level is lvl:
+            rec.gsync = {id(bt): j for j, bt in enumerate(g.bounds[:-1]) if bt is not None}
+            rec.gsync[id(g.start)] = -1
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
@@ -937,6 +1032,14 @@ class IncrementalParser:
             r_end_cur = lvl.closer.start_pos if lvl.closer is not None else len(data)
             inclusive = True
             old_items = old_raw[s:]
+        ghost = self._ghost
+        restore = None
+        if rec.stop[0] == "ghost" and ghost is not None:
+            k = rec.stop[1]
+            restore = ghost.raw[k + 1 :]
+            new_raw = raw_run + restore
+            new_bounds = lvl.bounds[:s] + rec.run_bounds + ghost.bounds[k + 1 :]
+            end_tok = ghost.start if k < 0 else ghost.bounds[k]
         new_items = new_raw[s : len(raw_run)]
         if len(new_bounds) != len(new_raw):
             raise _Fallback()
@@ -955,6 +1058,8 @@ class IncrementalParser:
         else:
             r_start = lvl.opener.end_pos if lvl.opener is not None else 0
         r_end_old = r_end_cur - delta
+        if not top and self.pos.ends_inside(self._base.body, r_start, r_end_old):
+            raise _Escalate()
         end_idx = (
             self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)
         )
@@ -966,6 +1071,34 @@ class IncrementalParser:
             o = d.offset
             return o is not None and r_start <= o and (o < r_end_old or (inclusive and o == r_end_old))
 
+        # statements after the change that a syntax error swallowed: set aside for the repair
+        new_ghost = None
+        if (
+            rec.stop[0] == "end"
+            and not top
+            and lvl.closer is not None
+            and (ghost is None or ghost.level is not lvl)
+        ):
+            for k in range(max(s, 1), len(old_raw) - 1):
+                bt = lvl.bounds[k - 1]
+                if bt is None or bt.type == "RBRACE":
+                    break
+                if self._index(bt) >= ce:
+                    cl = lvl.closer.start_pos
+                    new_ghost = _Ghost(lvl, old_raw[k:], lvl.bounds[k:], bt)
+                    lo_old, hi_old = bt.start_pos - delta, cl - delta
+                    new_ghost.diags = [
+                        d for d in self.base_diags if d.offset is not None and lo_old <= d.offset < hi_old
+                    ]
+                    new_ghost.levels = {
+                        key: v
+                        for key, v in self.levels.items()
+                        if v.opener is not None and bt.start_pos <= v.opener.start_pos < cl
+                    }
+                    ids = {id(x) for x in _nodes_of(new_ghost.raw)}
+                    new_ghost.vcache = {i: e for i, e in self._vcache.items() if i in ids}
+                    new_ghost.delta = delta
+                    break
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
@@ -993,8 +1126,36 @@ class IncrementalParser:
                 for x in jl.out or ():
                     self.pos.mark(x, delta)
         self.base_diags.extend(kept_diags)
-        self._flush_calls(new_raw)
+        if restore is not None and ghost is not None:
+            ghost.delta += delta
+            gd = ghost.delta
+            at = end_tok.start_pos
+            for x in _nodes_of(restore):
+                if gd:
+                    self.pos.mark(x, gd)
+            for d in ghost.diags:
+                if d.offset + gd >= at:
+                    d.offset += gd
+                    self.base_diags.append(d)
+            for key, v in ghost.levels.items():
+                if v.opener.start_pos >= at and self._index(v.opener) >= 0:
+                    for d in v.xdiags:
+                        if d.offset is not None:
+                            d.offset += gd
+                    levels[key] = v
+            keep = {id(x) for x in _nodes_of(restore)}
+            self._vcache.update((i, e) for i, e in ghost.vcache.items() if i in keep)
+            self._ghost = None
+        elif new_ghost is not None:
+            self._ghost = new_ghost
+        elif ghost is not None:
+            if self._index(ghost.start) >= 0 and r_start < ghost.start.start_pos:
+                ghost.delta += delta
+            else:
+                self._ghost = None
+        self._flush_calls(new_raw, lvl.out or [])
         out, xdiags = _transform(new_raw, self.locator, cfg.file)
+        out = _reuse_calls(out, new_raw, lvl.out or [])
         held = _held_lists(_nodes_of(new_items), jskip)
         new_levels = {k: v for k, v in rec.levels.items() if v.out is not None and id(v.out) in held}
         run_x = [d for v in new_levels.values() for d in v.xdiags]
@@ -1018,7 +1179,7 @@ class IncrementalParser:
         self._defs_stale = True
         self.stats["bodies_kept"] = self.stats.get("bodies_kept", 0) + len(jumped)
         self._finish(old_items, new_items)
-        return ce - start_i
+        return max(err, ce) - start_i
 
     def _move_all(self, a: int, b: int, delta: int) -> None:
         """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""
@@ -1035,12 +1196,17 @@ class IncrementalParser:
                 if d.offset is not None and d.offset >= b:
                     d.offset += delta
 
-    def _flush_calls(self, raw: list) -> None:
-        """The statements the call transform will combine into calls (it reads their positions)."""
+    def _flush_calls(self, raw: list, old_out: list) -> None:
+        """The statements the call transform will combine into calls (it reads their positions); the
+        marks of the calls it made before go down to the statements they hold."""
         from puppet_xpp.grammar.build import STATEMENT_CALLS
 
-        if not self.pos.pending:
+        pending = self.pos.pending
+        if not pending:
             return
+        for x in old_out:
+            if id(x) in pending and type(x) is A.CallNamedFunctionExpression:
+                self.pos.push(x)
         prev = None
         for expr in raw:
             if type(prev) is A.QualifiedName and prev.value in STATEMENT_CALLS:
@@ -1176,6 +1342,30 @@ def _dq_flags(toks: list, i: int, n: int, level: int) -> tuple[list, list]:
 
 def gone_tok(tok: Any, a: int, b: int) -> bool:
     return bool(a <= tok.start_pos < b)
+
+
+def _reuse_calls(out: list, raw: list, old_out: list) -> list:
+    """The calls the transform made again, equal to ones it made before, are the old objects (their
+    validation stays cached)."""
+    call = A.CallNamedFunctionExpression
+    raw_ids = {id(x) for x in raw}
+    old = {id(x.functor_expr): x for x in old_out if type(x) is call and id(x) not in raw_ids}
+    if not old:
+        return out
+    res = []
+    for x in out:
+        if type(x) is call and id(x) not in raw_ids:
+            o = old.get(id(x.functor_expr))
+            if (
+                o is not None
+                and o.offset == x.offset
+                and o.length == x.length
+                and len(o.arguments) == len(x.arguments)
+                and all(p is q for p, q in zip(o.arguments, x.arguments))
+            ):
+                x = o
+        res.append(x)
+    return res
 
 
 def _out_len(raw: list) -> int:

@@ -293,8 +293,19 @@ class Driver:
         if getattr(opener, "type", None) != "LBRACE":
             return None  # a template's own statement list (after its parameters): the top level's recovery
         data = self.b.locator._bytes()
-        lbrace = bisect.bisect_left(tokens, opener.start_pos, key=_start_pos)  # the body's `{`
-        k = _resume_in_block(tokens, data, lbrace, err, n)
+        gs = self.t.gotos[stack[j]].get("stmts")
+        keep = j + 2 if j + 1 < len(stack) and stack[j + 1] == gs else j + 1
+        # brackets are counted from the cut statement's start (the body's earlier statements are
+        # complete), or from the body's `{`
+        first = values[keep - 1] if keep - 1 < len(values) else None
+        at = getattr(first, "start_pos", None)
+        if at is None:
+            at = getattr(first, "offset", None)
+        if at is None or at < opener.end_pos:
+            before = bisect.bisect_left(tokens, opener.start_pos, key=_start_pos)  # the `{`
+        else:
+            before = bisect.bisect_left(tokens, at, key=_start_pos) - 1  # the token before the statement
+        k = _resume_in_block(tokens, data, before, err, n)
         if k is None or k == resumed:
             return None
         if err != resumed:  # an error right where we resumed is a consequence of the previous one
@@ -308,8 +319,6 @@ class Driver:
                     file=self.b.file,
                 )
             )
-        gs = self.t.gotos[stack[j]].get("stmts")
-        keep = j + 2 if j + 1 < len(stack) and stack[j + 1] == gs else j + 1
         del stack[keep:]
         del values[keep - 1 :]
         self.b.namestack[:] = open_class_names(self.t, stack, values)

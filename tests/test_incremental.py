@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import pn
-from puppet_xpp.server.analysis import DocConfig, full_analysis
 from puppet_xpp.grammar.incremental import IncrementalParser
+from puppet_xpp.server.analysis import DocConfig, full_analysis
 
 BASE = """# @summary a class
 class demo (
@@ -187,3 +187,163 @@ def test_corpus_file_random_edits():
             a += 1
         p.edit(a, min(n, a + rnd.randrange(3)), rnd.choice(PIECES))
         check_same(p, config)
+
+
+# --- inside bodies: large one-class manifests, templates ----------------------------------------------
+def one_class_manifest(target: int) -> str:
+    """A manifest of about `target` bytes with one class whose body is made of the corpus's class
+    bodies (classes without nested definitions, from files that parse without errors).  Also what
+    bench/bench_lsp.py measures on (with target 300 KB)."""
+    from puppet_xpp.grammar.parser import parse
+    from tests.conformance.corpus import corpus_files
+
+    parts: list = []
+    size = 0
+    for f in corpus_files("pp"):
+        with open(f, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
+        r = parse(text, f)
+        if r.errors or r.program is None:
+            continue
+        data = text.encode("utf-8", "surrogateescape")
+        for s in getattr(r.program.body, "statements", [r.program.body]):
+            if type(s) is not A.HostClassDefinition or s.body is None or not s.body.statements:
+                continue
+            seg = data[s.body.statements[0].offset : s.offset + s.length - 1].decode().rstrip()
+            if "class " in seg or "define " in seg:
+                continue
+            parts.append("  " + seg + "\n")
+            size += len(seg) + 3
+            if size >= target:
+                return "class big {\n" + "".join(parts) + "}\n"
+    return "class big {\n" + "".join(parts) + "}\n"
+
+
+def _random_edits(p, config, rnd, count, lo=0):
+    for _ in range(count):
+        n = len(p.data)
+        a = rnd.randrange(lo, n)
+        while a < n and (p.data[a] & 0xC0) == 0x80:
+            a += 1
+        b = min(n, a + rnd.randrange(3))
+        while b < n and (p.data[b] & 0xC0) == 0x80:
+            b += 1
+        p.edit(a, b, rnd.choice(PIECES))
+        check_same(p, config)
+
+
+@pytest.mark.corpus
+def test_one_class_manifest_random_edits():
+    """Random edit sequences inside the body of a large one-class manifest (every edit is checked
+    against a full parse + validation; the size grows with PUPPET_XPP_ONE_CLASS_BYTES)."""
+    target = int(os.environ.get("PUPPET_XPP_ONE_CLASS_BYTES", "40000"))
+    text = one_class_manifest(target)
+    if len(text) < target // 2:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
+    for seed in range(3):
+        p = IncrementalParser(text, config)
+        p.update()
+        _random_edits(p, config, random.Random(seed), 25, lo=12)
+
+
+@pytest.mark.corpus
+def test_one_class_manifest_edit_reparses_one_statement():
+    """An edit inside the body of a one-class manifest reparses and revalidates a few statements,
+    also when it breaks the statement (a syntax error inside the body) and when it repairs it."""
+    text = one_class_manifest(40000)
+    if len(text) < 20000:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="big.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    p.validation_diagnostics()
+    lines = text.splitlines(keepends=True)
+    at = sum(len(x.encode()) for x in lines[: len(lines) // 2])
+    line = lines[len(lines) // 2]
+    at += len(line) - len(line.lstrip())
+    for piece in ("x", "("):
+        for a, b, t in ((at, at, piece), (at, at + 1, "")):
+            p.edit(a, b, t)
+            check_same(p, config)
+            assert p.stats["mode"] == "incremental", p.stats
+            if t != "(":  # (an open `(` makes recovery skip the rest of the body: scanned, set aside)
+                assert p.stats["tokens_parsed"] < 300 < len(p.tokens)
+            # (the calls `include x` makes are made again after a repair: validated again too)
+            assert p.stats["statements_validated"] <= 60
+
+
+@pytest.mark.corpus
+def test_definition_header_edit_keeps_the_body():
+    """An edit in a define's parameter list reparses the header and keeps the body (unchanged braces)."""
+    if not os.path.exists(CORPUS):
+        pytest.skip("corpus not installed")
+    text = open(CORPUS, encoding="utf-8").read()
+    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    at = text.encode().index(b"$ssl_chain ")
+    p.edit(at + 1, at + 1, "y")
+    check_same(p, config)
+    assert p.stats["mode"] == "incremental" and p.stats["bodies_kept"] == 1
+    p.edit(at, at, "x")  # a syntax error at the top level: a plain parse is shown ...
+    check_same(p, config)
+    assert p.stats["mode"] == "plain"
+    p.edit(at, at + 1, "")  # ... and the repair is incremental again
+    check_same(p, config)
+    assert p.stats["mode"] == "incremental"
+
+
+BASE_EPP = """<%- | String $name, Optional[Integer] $port = undef | -%>
+Hello <%= $name %>!
+<% if $port { -%>
+port <%= $port %>
+<% } else { -%>
+no port
+<% } -%>
+<% [1, 2].each |$i| { %><%= $i %> <% } %>
+"""
+
+
+@settings(
+    max_examples=int(os.environ.get("PUPPET_XPP_HYPOTHESIS_EXAMPLES", "150")) // 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 6), st.sampled_from(PIECES + ["<%", "%>", "<%=", "-%>"])),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_template_random_edits_equal_full_parse(edits):
+    config = DocConfig(file="t.epp", epp=True)
+    p = IncrementalParser(BASE_EPP, config)
+    p.update()
+    for where, dellen, piece in edits:
+        n = len(p.data)
+        a = int(where * n)
+        while a < n and (p.data[a] & 0xC0) == 0x80:
+            a += 1
+        b = min(n, a + dellen)
+        while b < n and (p.data[b] & 0xC0) == 0x80:
+            b += 1
+        p.edit(a, b, piece)
+        check_same(p, config)
+
+
+@pytest.mark.corpus
+def test_corpus_templates_random_edits():
+    from tests.conformance.corpus import corpus_files
+
+    files = corpus_files("epp")
+    if not files:
+        pytest.skip("corpus not installed")
+    rnd = random.Random(5)
+    for path in rnd.sample(files, min(6, len(files))):
+        text = open(path, encoding="utf-8").read()
+        config = DocConfig(file=path, epp=True)
+        p = IncrementalParser(text, config)
+        p.update()
+        _random_edits(p, config, rnd, 8)
