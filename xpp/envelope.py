@@ -59,7 +59,7 @@ _TAIL = re.compile(_WS + rb"\Z")
 MAX_HEADER = 4096
 
 
-def header(fmt: str = "msgpack", checksum: str | None = None, params: dict | None = None) -> bytes:
+def header(fmt: str = "msgpack", checksum: str | None = None, params: dict[str, str] | None = None) -> bytes:
     """The envelope line + blank line.  ``params`` (name -> value, both ``[A-Za-z0-9_-]+``) follow
     ``version``; ``checksum`` (a ``sha256-<hex>`` value) comes last."""
     try:
@@ -82,7 +82,9 @@ def payload_checksum(payload: bytes) -> str:
     return f"{CHECKSUM_ALGO}-{hashlib.sha256(payload).hexdigest()}"
 
 
-def wrap(payload: bytes, fmt: str = "msgpack", checksum: bool = False, params: dict | None = None) -> bytes:
+def wrap(
+    payload: bytes, fmt: str = "msgpack", checksum: bool = False, params: dict[str, str] | None = None
+) -> bytes:
     """The envelope for ``fmt`` (extra ``params``; the payload's checksum when ``checksum``) + ``payload``."""
     return header(fmt, payload_checksum(payload) if checksum else None, params) + payload
 
@@ -92,7 +94,7 @@ def looks_like_xpp(data: bytes) -> bool:
     return bytes(data[: len(MIME_PREFIX)]) == MIME_PREFIX
 
 
-def unwrap(data) -> tuple[str, dict, bytes]:
+def unwrap(data: bytes | bytearray | memoryview) -> tuple[str, dict[str, str], bytes]:
     """Split an .xpp document into (base encoding, parameters, payload).  Raises XppFormatError unless the
     envelope follows the grammar and says ``document-type=xpp`` and ``version=1``."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -110,7 +112,7 @@ def unwrap(data) -> tuple[str, dict, bytes]:
             "not an XPP document: envelope must start with 'application/vnd.puppet.pcore+msgpack' or '+json'"
         )
     fmt = t.group(1).decode("ascii")
-    params: dict = {}
+    params: dict[str, str] = {}
     pos = t.end()
     while True:
         p = _PARAM.match(head, pos)

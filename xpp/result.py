@@ -63,7 +63,9 @@ the envelope.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from puppet_xpp.grammar import ast as _ast
 from puppet_xpp.xpp import envelope as _env
@@ -111,7 +113,7 @@ def _type_value() -> PType:
     )
 
 
-def _data(v, where: str):
+def _data(v: Any, where: str) -> Any:
     """A copy of ``v`` as Puppet Data (str keys; scalars, lists, dicts).  Other objects become strings."""
     t = type(v)
     if v is None or t in (str, int, float, bool):
@@ -123,10 +125,10 @@ def _data(v, where: str):
     return str(v)
 
 
-def diagnostic_record(d, locator=None) -> dict:
+def diagnostic_record(d: Any, locator: Any = None) -> dict[str, Any]:
     """The record dict of a Diagnostic (or a validated copy of a record dict)."""
     if isinstance(d, dict):
-        rec = _data(d, "diagnostic")
+        rec: dict[str, Any] = _data(d, "diagnostic")
         return rec
     code = getattr(d, "code", None)
     if code is None:
@@ -152,7 +154,7 @@ def diagnostic_record(d, locator=None) -> dict:
     }
 
 
-def to_diagnostic(rec: dict):
+def to_diagnostic(rec: dict[str, Any]) -> Any:
     """A :class:`grammar.issues.Diagnostic` for a record dict (line/pos are not kept: they derive from
     the offset and the Locator)."""
     from puppet_xpp.grammar.issues import Diagnostic
@@ -168,12 +170,14 @@ def to_diagnostic(rec: dict):
     )
 
 
-def parse_result_payload(program, diagnostics=(), fmt: str = "msgpack", *, locator=None) -> bytes:
+def parse_result_payload(
+    program: Any, diagnostics: Iterable[Any] = (), fmt: str = "msgpack", *, locator: Any = None
+) -> bytes:
     """The Pcore payload (no envelope) of an Xpp::ParseResult."""
     if program is not None and not isinstance(program, _PROGRAM):
         raise XppWriteError(f"program must be a Program or None, not {type(program).__name__}")
     if locator is None and program is not None:
-        locator = program.locator
+        locator = cast(Any, program).locator
     records = [diagnostic_record(d, locator) for d in diagnostics]
     values = [program, records]
     # trailing attribute values equal to their defaults are not written (as Puppet's ObjectWriter does)
@@ -185,15 +189,27 @@ def parse_result_payload(program, diagnostics=(), fmt: str = "msgpack", *, locat
 
 
 # settings key -> (envelope parameter, Python value -> parameter value)
-_SETTINGS = {
-    "puppet_version": ("puppet-version", lambda v: v.replace(".", "_") if v in ("8", "7", "7.23") else None),
-    "strict": ("strict", lambda v: v if v in ("off", "warning", "error") else None),
-    "tasks": ("tasks", lambda v: ("true" if v else "false") if type(v) is bool else None),
+def _level_param(v: Any) -> str | None:
+    return v.replace(".", "_") if v in ("8", "7", "7.23") else None
+
+
+def _strict_param(v: Any) -> str | None:
+    return v if v in ("off", "warning", "error") else None
+
+
+def _tasks_param(v: Any) -> str | None:
+    return ("true" if v else "false") if type(v) is bool else None
+
+
+_SETTINGS: dict[str, tuple[str, Callable[[Any], str | None]]] = {
+    "puppet_version": ("puppet-version", _level_param),
+    "strict": ("strict", _strict_param),
+    "tasks": ("tasks", _tasks_param),
 }
 SOURCE_PARAM = "source-sha256"
 
 
-def settings_params(settings: dict | None) -> dict:
+def settings_params(settings: dict[str, Any] | None) -> dict[str, str]:
     """The envelope parameters recording ``settings`` (see the module docstring)."""
     out = {}
     for k, v in (settings or {}).items():
@@ -209,9 +225,9 @@ def settings_params(settings: dict | None) -> dict:
     return out
 
 
-def _settings_from(params: dict) -> dict:
+def _settings_from(params: dict[str, str]) -> dict[str, Any]:
     """The settings recorded in envelope ``params`` (inverse of :func:`settings_params`)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for k, (name, _conv) in _SETTINGS.items():
         v = params.get(name)
         if v is None:
@@ -225,7 +241,7 @@ def _settings_from(params: dict) -> dict:
     return out
 
 
-def source_digest(source) -> str:
+def source_digest(source: str | bytes) -> str:
     """Hex SHA-256 of the source bytes (text is encoded as the parser read it: UTF-8, surrogateescape)."""
     if isinstance(source, str):
         source = source.encode("utf-8", "surrogateescape")
@@ -233,7 +249,13 @@ def source_digest(source) -> str:
 
 
 def write_xpp(
-    program, diagnostics=(), fmt: str = "msgpack", *, locator=None, settings=None, source=None
+    program: Any,
+    diagnostics: Iterable[Any] = (),
+    fmt: str = "msgpack",
+    *,
+    locator: Any = None,
+    settings: dict[str, Any] | None = None,
+    source: str | bytes | None = None,
 ) -> bytes:
     """The .xpp document: envelope (recorded settings, source digest, payload checksum) + payload."""
     params = settings_params(settings)
@@ -246,7 +268,7 @@ def write_xpp(
     return _env.wrap(payload, fmt, checksum=True, params=params)
 
 
-def _check_data(v):
+def _check_data(v: Any) -> None:
     """Raise XppFormatError unless ``v`` is Data with String hash keys (iterative: input may be deep)."""
     stack = [v]
     while stack:
@@ -265,7 +287,7 @@ def _check_data(v):
             raise XppFormatError(f"diagnostics must be data, found {type(x).__name__}")
 
 
-def read_payload(payload, fmt: str = "msgpack"):
+def read_payload(payload: bytes, fmt: str = "msgpack") -> tuple[Any, list[dict[str, Any]]]:
     """(Program | None, diagnostics) from a payload without envelope: an Xpp::ParseResult or a bare
     Program."""
     value = loads(payload, fmt)
@@ -289,20 +311,20 @@ def read_payload(payload, fmt: str = "msgpack"):
 
 @dataclass
 class XppDocument:
-    program: object | None  # grammar.ast Program
-    diagnostics: list  # record dicts
-    settings: dict = field(default_factory=dict)  # as recorded: puppet_version, strict, tasks
+    program: Any  # grammar.ast Program, or None
+    diagnostics: list[dict[str, Any]]  # record dicts
+    settings: dict[str, Any] = field(default_factory=dict)  # as recorded: puppet_version, strict, tasks
     source_sha256: str | None = None
-    params: dict = field(default_factory=dict)  # every envelope parameter
+    params: dict[str, str] = field(default_factory=dict)  # every envelope parameter
 
 
-def read_xpp(data) -> tuple:
+def read_xpp(data: bytes) -> tuple[Any, list[dict[str, Any]]]:
     """(Program | None, list of diagnostic record dicts) from an .xpp document."""
     fmt, _params, payload = _env.unwrap(data)
     return read_payload(payload, fmt)
 
 
-def read_document(data) -> XppDocument:
+def read_document(data: bytes) -> XppDocument:
     """Everything an .xpp document holds; raises XppFormatError on any malformed input."""
     fmt, params, payload = _env.unwrap(data)
     program, diagnostics = read_payload(payload, fmt)

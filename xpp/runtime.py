@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from puppet_xpp.xpp.pcore import XppFormatError
 from puppet_xpp.xpp.result import read_document, source_digest, to_diagnostic
@@ -38,7 +39,7 @@ log = logging.getLogger("puppet-xpp.runtime")
 class ParseRefused(Exception):
     """Puppet would refuse this file: its first error diagnostic (``.diagnostic``)."""
 
-    def __init__(self, diagnostic):
+    def __init__(self, diagnostic: Any) -> None:
         self.diagnostic = diagnostic
         super().__init__(diagnostic.message)
 
@@ -46,7 +47,7 @@ class ParseRefused(Exception):
 @dataclass
 class Loaded:
     program: object | None  # grammar.ast Program, or None when the source has no AST
-    diagnostics: list = field(default_factory=list)  # grammar.issues.Diagnostic
+    diagnostics: list[Any] = field(default_factory=list)  # grammar.issues.Diagnostic
     origin: str = "pp"  # "xpp": read from the .xpp; "pp": parsed from the source
     reason: str | None = None  # why the .xpp was not used (None when it was)
     xpp_path: str | None = None
@@ -83,7 +84,7 @@ def load_or_parse(
     tasks: bool | None = None,
     strict: str | None = None,
     puppet_version: str | None = None,
-    logger=None,
+    logger: logging.Logger | None = None,
 ) -> Loaded:
     """The parse result of `pp_path`: from its `.xpp` (given, or found in `env_dir`'s tree) when that
     loads, is current and was validated under these settings, else parsed and validated from the source
@@ -100,7 +101,7 @@ def load_or_parse(
 
         tasks = file_context(pp_path).tasks
     reason = _try_reason(xpp_path)
-    if reason is None:
+    if reason is None and xpp_path is not None:
         try:
             with open(xpp_path, "rb") as f:
                 doc = read_document(f.read())
@@ -127,7 +128,7 @@ def load_or_parse(
     return Loaded(*_parse(source, pp_path, env_dir, tasks, strict, puppet_version), "pp", reason, xpp_path)
 
 
-def _try_reason(xpp_path):
+def _try_reason(xpp_path: str | None) -> str | None:
     if xpp_path is None:
         return "the file lies in no environment's .xpp layout"
     if not os.path.exists(xpp_path):
@@ -135,11 +136,19 @@ def _try_reason(xpp_path):
     return None
 
 
-def _parse(source, pp_path, env_dir, tasks, strict, puppet_version=None):
+def _parse(
+    source: str,
+    pp_path: str,
+    env_dir: str | None,
+    tasks: bool,
+    strict: str | None,
+    puppet_version: str | None = None,
+) -> tuple[Any, list[Any]]:
     from puppet_xpp.grammar.parser import parse
     from puppet_xpp.grammar.validator import validate
 
-    modulepath, manifest = (), None
+    modulepath: tuple[str, ...] = ()
+    manifest: str | None = None
     if env_dir is not None:
         from puppet_xpp.xpp.compile import CompileError, detect_environment
 
