@@ -8,7 +8,9 @@
     puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings]   puppet-lint's checks
     puppet-xpp --version
 
-Exit codes: 0 clean, 1 problems in the sources, 2 usage or I/O failure.
+Exit codes: 0 clean, 1 problems in the sources (Puppet would reject them too), 2 anything else: usage,
+I/O failure, a file that could not be handled, an internal error (reported per file as INTERNAL_ERROR
+where the command can go on; otherwise one line here, the traceback with --debug).
 """
 
 from __future__ import annotations
@@ -68,6 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # the last guard: a one-line report, never a traceback (unless --debug)
+        if mode is None:
+            raise  # the language server logs its own failures
+        from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+        if "--debug" in argv:
+            sys.stderr.write(format_traceback(e))
+        print(f"puppet-xpp {mode}: {internal_error(e, '').message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -427,3 +427,17 @@ def test_lock_no_wait_and_wait(tmp_path):
     o, e = p.communicate(timeout=60)
     assert p.returncode == 0 and b"waiting for it" in e
     assert not stale.exists()  # the lock holder removes every leftover temporary file
+
+
+def test_cli_last_guard_is_one_line_and_2(monkeypatch, capsys):
+    from puppet_xpp.server import cli, cmd_verify
+
+    def boom(argv):
+        raise KeyError("x")
+
+    monkeypatch.setattr(cmd_verify, "main", boom)
+    assert cli.main(["--verify", "f.xpp"]) == 2
+    err = capsys.readouterr().err
+    assert err == "puppet-xpp --verify: Internal error (KeyError): 'x'\n"
+    assert cli.main(["--verify", "f.xpp", "--debug"]) == 2
+    assert "Traceback" in capsys.readouterr().err
