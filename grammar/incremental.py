@@ -373,15 +373,12 @@ class _Positions:
                 if v is None:
                     continue
                 if type(v) is list:
-                    last = None
-                    for x in v:
-                        if isinstance(x, Node):
-                            if lo_of(x) >= b:
-                                self._after(x)
-                            else:
-                                last = x
-                    if last is not None:
-                        stack.append(last)
+                    nodes = [x for x in v if isinstance(x, Node)]
+                    m = bisect.bisect_left(nodes, b, key=lo_of)  # (starts are in source order)
+                    for x in nodes[m:]:
+                        self._after(x)
+                    if m:
+                        stack.append(nodes[m - 1])
                 elif isinstance(v, Node):
                     if lo_of(v) >= b:
                         self._after(v)
@@ -392,13 +389,16 @@ class _Positions:
         if self._delta:
             self.mark(n, self._delta)
 
-    def ends_inside(self, root: Any, a: int, b: int) -> bool:
+    def ends_inside(self, root: Any, a: int, b: int, ignore: set[int]) -> bool:
         """Does a node around [a, b) end inside it?  (Its end was derived from a statement that is
-        reparsed: only its builder knows the new one.)"""
+        reparsed: only its builder knows the new one.)  The list's own statements (ignore) do not
+        count: they are replaced, calls made by the transform included."""
         found = []
 
         def visit(n: Any) -> bool:
             o = n.offset
+            if id(n) in ignore:
+                return False
             if o < a < o + n.length < b:
                 found.append(n)
             return bool(found)
@@ -1058,7 +1058,9 @@ class IncrementalParser:
         else:
             r_start = lvl.opener.end_pos if lvl.opener is not None else 0
         r_end_old = r_end_cur - delta
-        if not top and self.pos.ends_inside(self._base.body, r_start, r_end_old):
+        if not top and self.pos.ends_inside(
+            self._base.body, r_start, r_end_old, {id(x) for x in lvl.out or ()}
+        ):
             raise _Escalate()
         end_idx = (
             self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)

@@ -254,6 +254,12 @@ class Document:
         if self._analysis is None:
             p = self.parser
             p.update()
+            if p.stats.get("mode") == "full":
+                # a full parse's objects live until the next one: keep them out of the cyclic
+                # collector's full passes (their pauses would land on keystrokes)
+                import gc
+
+                gc.freeze()
             self._analysis = Analysis(
                 self.version,
                 p.text,
