@@ -381,6 +381,9 @@ def create_server() -> PuppetServer:
         return await _with_analysis(ls, uri, lambda an: W.completion(ls, uri, an, pos, _completion), None)
 
     W.register(ls, _with_analysis)
+    from . import lsp_references  # references, highlight, rename, call hierarchy
+
+    lsp_references.register(ls)
     return ls
 
 

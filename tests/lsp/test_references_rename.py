@@ -1,0 +1,137 @@
+"""Rename end to end (pytest-lsp, VS Code's capabilities), each test on its own fresh environment and
+server: the edit is applied to disk as an editor does, then Puppet compiles the catalog
+(``puppet apply --noop --strict_variables``: every include, type, function, qualified variable and
+Hiera key resolves) and our validator (module-location rules equal to Puppet's) finds no location error.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import pytest_lsp
+from pytest_lsp import LanguageClient
+
+from tests.lsp.test_references import (
+    CONFIG,
+    apply_edit,
+    build_workspace,
+    close_doc,
+    location_errors,
+    locs,
+    name_pattern,
+    occurrences,
+    open_doc,
+    puppet_compile,
+    references,
+    rename,
+    start,
+    tell_server,
+    until,
+)
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def fresh_env(tmp_path):
+    return build_workspace(tmp_path)
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def fresh(lsp_client: LanguageClient, fresh_env):
+    await start(lsp_client, fresh_env)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_rename_class_moves_file_and_module_still_compiles(fresh: LanguageClient, fresh_env):
+    env = fresh_env
+    assert "port=8080 user=deploy" in puppet_compile(env)
+    assert location_errors(env) == []
+    app = os.path.join(env, "modules/mymod/manifests/app.pp")
+    open_doc(fresh, app)
+    edit = await rename(fresh, app, "mymod::app", "mymod::web::frontend")
+    close_doc(fresh, app)
+    edited, moved = apply_edit(edit)
+    target = os.path.join(env, "modules/mymod/manifests/web/frontend.pp")
+    assert moved == [(app, target)]
+    assert open(target).read().startswith("# @param port the port\nclass mymod::web::frontend (")
+    # nothing still names the old class; Puppet compiles the catalog (includes, Class[...], inherits,
+    # $mymod::web::frontend::port and the Hiera keys mymod::web::frontend::user all resolve)
+    assert occurrences(env, r"(?i)(mymod::app)\b") == set()
+    assert location_errors(env) == []
+    assert "port=8080 user=deploy" in puppet_compile(env)
+    # the server follows: references of the new name come from the moved file too
+    tell_server(fresh, edited, moved)
+    site = os.path.join(env, "manifests/site.pp")
+
+    want = occurrences(env, name_pattern("mymod::web::frontend"))
+    assert ("modules/mymod/manifests/web/frontend.pp", 1, 6) in want
+
+    async def found():
+        return locs(env, await references(fresh, site, "mymod::web::frontend")) == want
+
+    await until(found)
+
+
+async def test_rename_parameter_body_named_uses_and_hiera(fresh: LanguageClient, fresh_env):
+    env = fresh_env
+    app = os.path.join(env, "modules/mymod/manifests/app.pp")
+    open_doc(fresh, app)
+    edit = await rename(fresh, app, "$user", "owner", delta=1)
+    close_doc(fresh, app)
+    edited, moved = apply_edit(edit)
+    assert moved == []
+    text = open(app).read()
+    assert "String $owner = 'app'" in text and "content => $owner" in text
+    assert "'mymod::app::owner': deploy" in open(os.path.join(env, "data/common.yaml")).read()
+    # Puppet finds the renamed Hiera key and the qualified variable (strict variables)
+    assert "port=8080 user=deploy" in puppet_compile(env)
+    tell_server(fresh, edited, moved)
+    open_doc(fresh, app)
+    edit = await rename(fresh, app, "$port", "listen_port", delta=1)
+    close_doc(fresh, app)
+    apply_edit(edit)
+    site = open(os.path.join(env, "manifests/site.pp")).read()
+    assert "class { 'mymod::app': listen_port => 8080 }" in site
+    # vhost's own parameter `port` is another parameter: untouched
+    assert "mymod::vhost { 'main': port => $listen_port" in open(app).read()
+    assert "port=8080 user=deploy" in puppet_compile(env)
+
+
+async def test_rename_define_function_and_type_alias(fresh: LanguageClient, fresh_env):
+    env = fresh_env
+    steps = [
+        (
+            "modules/mymod/manifests/vhost.pp",
+            "mymod::vhost",
+            "mymod::web::vhost",
+            "modules/mymod/manifests/web/vhost.pp",
+        ),
+        (
+            "modules/mymod/functions/double.pp",
+            "mymod::double",
+            "mymod::twice",
+            "modules/mymod/functions/twice.pp",
+        ),
+        ("modules/mymod/types/port.pp", "Mymod::Port", "Mymod::Tcp_port", "modules/mymod/types/tcp_port.pp"),
+    ]
+    for rel, needle, new, target in steps:
+        path = os.path.join(env, rel)
+        open_doc(fresh, path)
+        edit = await rename(fresh, path, needle, new)
+        close_doc(fresh, path)
+        edited, moved = apply_edit(edit)
+        assert moved == [(path, os.path.join(env, target))]
+        tell_server(fresh, edited, moved)
+        assert occurrences(env, "(?i)" + name_pattern(needle)) == set()
+        assert location_errors(env) == []
+        puppet_compile(env)
+
+        async def settled(new=new, target=target):
+            got = locs(env, await references(fresh, os.path.join(env, target), new.split("::")[-1]))
+            return got == occurrences(env, "(?i)" + name_pattern(new))
+
+        await until(settled)
+    assert "Mymod::Tcp_port $port" in open(os.path.join(env, "modules/mymod/manifests/web/vhost.pp")).read()
