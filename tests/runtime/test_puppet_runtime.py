@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -296,25 +297,29 @@ def test_damaged_input_raises_only_format_error(puppet, tmp_path):
 def test_puppet_apply_as_documented(puppet, production, tmp_path):
     """The README's way: no patch, only RUBYLIB + RUBYOPT, then `puppet apply --xpp`."""
     compile_tree(production, puppet)
-    site = os.path.join(production, "manifests", "site.pp")
-    args = ["apply", "--xpp", "--noop", "-v", "--environmentpath", os.path.dirname(production)]
-    args += [
-        "--environment",
-        "production",
-        "--confdir",
-        str(tmp_path / "c"),
-        "--vardir",
-        str(tmp_path / "v"),
-        site,
-    ]
-    if puppet == "7.23":
-        cmd = ["puppet", *args]
-    else:  # the OpenVox tarball has no bin/: its command line, started the way bin/puppet does
-        code = "require 'puppet/util/command_line'; Puppet::Util::CommandLine.new('puppet', ARGV).execute"
-        cmd = ruby_command(puppet) + ["-e", code, "--", *args]
-    envv = dict(os.environ, RUBYLIB=RUNTIME_LIB, RUBYOPT="-rpuppet_x/xpp/boot")
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=envv)
-    text = out.stdout + out.stderr
-    assert out.returncode == 0, text[-3000:]
-    assert "manifests loaded from .xpp, 0 parsed instead (fell back)" in text, text[-3000:]
-    assert "xpp: not using" not in text
+    served = []
+    # the main manifest named absolute, and relative to the working directory (as in the README)
+    for site in (os.path.join(production, "manifests", "site.pp"), "envs/production/manifests/site.pp"):
+        args = ["apply", "--xpp", "--noop", "-v", "--environmentpath", os.path.dirname(production)]
+        args += [
+            "--environment",
+            "production",
+            "--confdir",
+            str(tmp_path / "c"),
+            "--vardir",
+            str(tmp_path / "v"),
+        ]
+        if puppet == "7.23":
+            cmd = ["puppet", *args, site]
+        else:  # the OpenVox tarball has no bin/: its command line, started the way bin/puppet does
+            code = "require 'puppet/util/command_line'; Puppet::Util::CommandLine.new('puppet', ARGV).execute"
+            cmd = ruby_command(puppet) + ["-e", code, "--", *args, site]
+        envv = dict(os.environ, RUBYLIB=RUNTIME_LIB, RUBYOPT="-rpuppet_x/xpp/boot")
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=envv)
+        text = out.stdout + out.stderr
+        assert out.returncode == 0, text[-3000:]
+        m = re.search(r"xpp: (\d+) manifests loaded from \.xpp, 0 parsed instead \(fell back\)", text)
+        assert m, text[-3000:]
+        assert "xpp: not using" not in text
+        served.append(int(m.group(1)))
+    assert served[0] == served[1] >= 2

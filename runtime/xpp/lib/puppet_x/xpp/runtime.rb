@@ -195,9 +195,10 @@ module PuppetX
         end
       end
 
+      # A file name (absolute, or relative to the working directory as Puppet reads it) of a .pp file.
       def self.applies?(parser, file)
         file.is_a?(String) && file.end_with?('.pp') && enabled? &&
-          !parser.is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser) && File.absolute_path?(file)
+          !parser.is_a?(Puppet::Pops::Parser::EvaluatingParser::EvaluatingEppParser)
       end
 
       # Prepended to Puppet::Parser::Compiler's class: one summary line per compile.
