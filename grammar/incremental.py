@@ -47,6 +47,7 @@ from typing import Any
 
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import parser as P
+from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
@@ -76,6 +77,10 @@ _NO_REGEX = frozenset(
 _SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
 
 
+def _end(n: Any) -> int:
+    return int(n.offset + n.length)
+
+
 def _start(t: Any) -> int:
     return int(t.start_pos)
 
@@ -97,15 +102,15 @@ class _Level:
 
     __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags", "first")
 
-    def __init__(self, opener: Any, states: tuple, values: list, raw: list):
+    def __init__(self, opener: Any, states: tuple[Any, ...], values: list[Any], raw: list[Any]):
         self.opener = opener  # the `{` token (None: the program)
         self.closer: Any = None  # the `}` token (None: end of input); set when the list is complete
         self.states = states  # LR stack below the list
         self.values = values  # the values of that stack
         self.raw = raw  # raw statements (before the call transform)
-        self.bounds: list = []  # lookahead token after each raw statement (None: end of input)
-        self.out: list | None = None  # the transformed list, the one the AST holds
-        self.xdiags: list = []  # diagnostics of the call transform of this list
+        self.bounds: list[Any] = []  # lookahead token after each raw statement (None: end of input)
+        self.out: list[Any] | None = None  # the transformed list, the one the AST holds
+        self.xdiags: list[Any] = []  # diagnostics of the call transform of this list
         self.first: Any = None  # the first token of the first statement, when known (the program's)
 
 
@@ -116,18 +121,18 @@ class _Ghost:
 
     __slots__ = ("level", "raw", "bounds", "start", "diags", "levels", "vcache", "delta")
 
-    def __init__(self, level: _Level, raw: list, bounds: list, start: Any) -> None:
+    def __init__(self, level: _Level, raw: list[Any], bounds: list[Any], start: Any) -> None:
         self.level = level
         self.raw = raw  # the statements
         self.bounds = bounds  # bounds[k]: lookahead token after raw[k]
         self.start = start  # the first token of raw[0]
-        self.diags: list = []  # their parse diagnostics
+        self.diags: list[Any] = []  # their parse diagnostics
         self.levels: dict[int, _Level] = {}  # their statement lists
-        self.vcache: dict[int, tuple] = {}
+        self.vcache: dict[int, tuple[Any, ...]] = {}
         self.delta = 0  # bytes added before them since they were set aside
 
 
-def _transform(raw: list, locator: Any, file: str) -> tuple[list, list]:
+def _transform(raw: list[Any], locator: Any, file: str) -> tuple[list[Any], list[Any]]:
     b = Builder(locator, file)
     out = b.statements(raw)
     return out, b.diagnostics
@@ -137,7 +142,7 @@ class _Recorder:
     """The ``watch`` of grammar.parser.Driver.run: records statement lists; in a resumed run, also
     says where to stop (see IncrementalParser._reparse_level)."""
 
-    def __init__(self, tokens: list, n: int, locator: Any, file: str):
+    def __init__(self, tokens: list[Any], n: int, locator: Any, file: str):
         self.tokens = tokens
         self.n = n
         self.locator = locator
@@ -150,14 +155,14 @@ class _Recorder:
         self.sync: dict[int, int] = {}  # id(old lookahead token) -> old statement index
         self.gsync: dict[int, int] = {}  # the same for the statements of a _Ghost
         self.ce = 0  # first token after the changed ones
-        self.run_bounds: list = []
-        self.stop: tuple | None = None  # ('sync', old index) | ('end',)
+        self.run_bounds: list[Any] = []
+        self.stop: tuple[Any, ...] | None = None  # ('sync', old index) | ('end',)
         self.old_levels: dict[int, _Level] = {}  # bodies that may be kept whole (event "open")
         self.jumped: list[_Level] = []
         self.tables: Any = None
         self.parser: Any = None
 
-    def _open(self, i: int, stack: list, values: list) -> Any:
+    def _open(self, i: int, stack: list[Any], values: list[Any]) -> Any:
         """A `{` after the changed tokens whose body is unchanged: push the old body's statements and
         go on at its `}` (same LR state after the brace, same enclosing class names)."""
         if i - 1 < self.ce or not self.old_levels:
@@ -166,7 +171,7 @@ class _Recorder:
         if lv is None or lv.out is None or lv.closer is None or lv.states[-1] != stack[-1]:
             return None
         t = self.tables
-        if P.open_class_names(t, stack, values) != P.open_class_names(t, list(lv.states), lv.values):
+        if P.open_class_names(t, stack, values) != P.open_class_names(t, list[Any](lv.states), lv.values):
             return None
         k = self.parser._index(lv.closer)
         if k <= i:
@@ -179,7 +184,7 @@ class _Recorder:
         self.jumped.append(lv)
         return k
 
-    def __call__(self, event: str, i: int, stack: list, values: list) -> Any:
+    def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         if event == "open":
             return self._open(i, stack, values)
         tgt = self.target
@@ -214,7 +219,7 @@ class _Recorder:
         lvl = self.levels.get(key)
         if event == "item":
             if lvl is None or lvl.raw is not values[-1]:
-                lvl = _Level(opener, tuple(stack[:-1]), values[:-1], values[-1])
+                lvl = _Level(opener, tuple[Any, ...](stack[:-1]), values[:-1], values[-1])
                 self.levels[key] = lvl
             lvl.bounds.append(self.tokens[i] if i < self.n else None)
         elif lvl is not None and (event == "list" or lvl.raw is values[-1]):
@@ -236,7 +241,7 @@ def _noop() -> None:
     pass
 
 
-def _remove_values(diags: list, remove: list) -> list:
+def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
     """diags without one occurrence of each diagnostic in remove (compared by value)."""
     if not remove:
         return diags
@@ -266,8 +271,8 @@ def _first_child(n: Any) -> Any:
     return None
 
 
-def _children(n: Any) -> list:
-    out = []
+def _children(n: Any) -> list[Any]:
+    out: list[Any] = []
     for f in n._child_fields:
         v = getattr(n, f)
         if v is None:
@@ -286,8 +291,8 @@ class _Positions:
     applies one node's mark and hands it down to its children."""
 
     def __init__(self) -> None:
-        self.pending: dict[int, list] = {}
-        self.touched: list = []  # nodes around the edits seen by move()
+        self.pending: dict[int, list[Any]] = {}
+        self.touched: list[Any] = []  # nodes around the edits seen by move()
         self._delta = 0
 
     def mark(self, n: Any, d: int) -> None:
@@ -310,7 +315,7 @@ class _Positions:
                 else:
                     f[1] += d
 
-    def flush(self, root: Any, skip: set[int] | frozenset = frozenset()) -> None:
+    def flush(self, root: Any, skip: set[int] | frozenset[int] = frozenset()) -> None:
         """Apply every mark in root's subtree (not below the nodes in skip, which keep theirs)."""
         if not self.pending:
             return
@@ -427,7 +432,7 @@ class _Positions:
         self._spine(root, a, b, visit)
 
 
-def _held_lists(roots: list, skip: set[int] | frozenset = frozenset()) -> set[int]:
+def _held_lists(roots: list[Any], skip: set[int] | frozenset[int] = frozenset()) -> set[int]:
     """ids of the statement lists that nodes of these trees hold (a body's BlockExpression...), not
     looking below the nodes in skip."""
     held = set()
@@ -443,7 +448,7 @@ def _held_lists(roots: list, skip: set[int] | frozenset = frozenset()) -> set[in
     return held
 
 
-def _nodes_of(items: list) -> list:
+def _nodes_of(items: list[Any]) -> list[Any]:
     """The Node roots of raw statements (a statement may be a comma list of them)."""
     out = []
     for v in items:
@@ -462,11 +467,11 @@ class IncrementalParser:
         self.text: str | None = text
         self.data = text.encode("utf-8", "surrogateescape")
         self.locator = A.make_locator(text, config.file)
-        self.tokens: list = []
+        self.tokens: list[Any] = []
         self.levels: dict[int, _Level] | None = None  # None: no incremental state
-        self.lex_diags: list = []
-        self.base_diags: list = []  # parse diagnostics other than the call transforms'
-        self.full_diags: list = []  # all parse diagnostics
+        self.lex_diags: list[Any] = []
+        self.base_diags: list[Any] = []  # parse diagnostics other than the call transforms'
+        self.full_diags: list[Any] = []  # all parse diagnostics
         self._program: Any = None  # the Program shown (a plain parse's while the text is broken)
         self._base: Any = None  # the Program of the incremental state
         # (first changed token, first unchanged token, bytes added) since the incremental state, while
@@ -477,12 +482,12 @@ class IncrementalParser:
         self.block_recovery = False
         self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
-        self._vcache: dict[int, tuple] = {}
+        self._vcache: dict[int, tuple[Any, ...]] = {}
         self.pos = _Positions()
         self._defs_stale = False
-        self._vdiags: list | None = None
-        self._inside: list | None = None  # per token: inside a string or heredoc text
-        self._levels_dq: list = []
+        self._vdiags: list[Any] | None = None
+        self._inside: list[Any] | None = None  # per token: inside a string or heredoc text
+        self._levels_dq: list[Any] = []
         self._mapped = False  # a token has derived positions (lexer.MappedToken)
         self.stats: dict[str, Any] = {}
         self.tables = P.tables()
@@ -497,16 +502,16 @@ class IncrementalParser:
             self.pos.flush(prog.body)
             if self._defs_stale:
                 defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
-                defs.sort(key=lambda d: d.offset + d.length)
+                defs.sort(key=_end)
                 prog.definitions = defs
                 self._defs_stale = False
         return prog
 
     # ------------------------------------------------------------------------------------------ edits
 
-    def line_starts(self) -> list:
+    def line_starts(self) -> list[Any]:
         if not self._dirty:
-            return list(self.locator.line_index)
+            return list(self.locator.line_index or ())
         data = self.data
         out = [0]
         find = data.find
@@ -615,8 +620,8 @@ class IncrementalParser:
                 p = data.find(b"\n", p + 1, de)
             idx = old[:k] + mid + ([x + delta for x in old[j:]] if delta else old[j:])
         else:
-            idx = A.line_starts(data)
-        loc.string = self.text
+            idx = line_starts(data)
+        loc.string = self.text or ""
         loc.file = self.config.file
         loc.line_index = idx
         object.__setattr__(loc, "_b", data)
@@ -646,7 +651,7 @@ class IncrementalParser:
         self.levels = None
         if rec is None or not rec.top_done or res.program is None:
             return
-        held = _held_lists([res.program.body])
+        held = _held_lists([res.program.body])  # type: ignore[attr-defined]
         levels = {k: v for k, v in rec.levels.items() if v.out is not None and (k == 0 or id(v.out) in held)}
         lex = {id(d) for d in self.lex_diags}
         xd = [d for lv in levels.values() for d in lv.xdiags]
@@ -821,7 +826,7 @@ class IncrementalParser:
             return None
         return m0, ce, dT, m1_old
 
-    def _inside_flags(self) -> list:
+    def _inside_flags(self) -> list[Any]:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
         (``self._levels_dq[k]``: the string nesting after token k, kept up to date by _splice_inside.)"""
         if self._inside is None:
@@ -854,7 +859,9 @@ class IncrementalParser:
         self._levels_dq = old_lv[:m0] + lv + old_lv[j:]
 
     @staticmethod
-    def _regex_div(toks: list, i: int, n: int, before: list | None = None, before_n: int = 0) -> bool:
+    def _regex_div(
+        toks: list[Any], i: int, n: int, before: list[Any] | None = None, before_n: int = 0
+    ) -> bool:
         """Is one of toks[i:n] a DIV lexed where a regex could start (no closing `/` was found)?"""
         for k in range(i, n):
             if toks[k].type == "DIV":
@@ -884,7 +891,7 @@ class IncrementalParser:
             return None
         return ls
 
-    def _lex_window(self, a: int, b: int) -> tuple[list | None, list | None]:
+    def _lex_window(self, a: int, b: int) -> tuple[list[Any] | None, list[Any] | None]:
         """Tokens + warnings of data[a:b] at their global positions, or (None, None) on a hard error."""
         window = self.data[a:b].decode("utf-8", "surrogateescape")
         lx = Lexer(window, epp=False, tasks=self.config.tasks)
@@ -904,7 +911,7 @@ class IncrementalParser:
             for d in lx.diagnostics:
                 if d.offset is not None:
                     d.offset += a
-        return toks, list(lx.diagnostics)
+        return toks, list[Any](lx.diagnostics)
 
     # -- statement lists
 
@@ -1181,7 +1188,7 @@ class IncrementalParser:
         self._defs_stale = True
         self.stats["bodies_kept"] = self.stats.get("bodies_kept", 0) + len(jumped)
         self._finish(old_items, new_items)
-        return max(err, ce) - start_i
+        return max(err if err is not None else ce, ce) - start_i
 
     def _move_all(self, a: int, b: int, delta: int) -> None:
         """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""
@@ -1198,7 +1205,7 @@ class IncrementalParser:
                 if d.offset is not None and d.offset >= b:
                     d.offset += delta
 
-    def _flush_calls(self, raw: list, old_out: list) -> None:
+    def _flush_calls(self, raw: list[Any], old_out: list[Any]) -> None:
         """The statements the call transform will combine into calls (it reads their positions); the
         marks of the calls it made before go down to the statements they hold."""
         from puppet_xpp.grammar.build import STATEMENT_CALLS
@@ -1211,7 +1218,7 @@ class IncrementalParser:
                 self.pos.push(x)
         prev = None
         for expr in raw:
-            if type(prev) is A.QualifiedName and prev.value in STATEMENT_CALLS:
+            if isinstance(prev, A.QualifiedName) and prev.value in STATEMENT_CALLS:
                 self.pos.flush(prev)
                 for x in _nodes_of([expr]):
                     self.pos.flush(x)
@@ -1219,7 +1226,7 @@ class IncrementalParser:
                 continue
             prev = expr if isinstance(expr, Node) else (expr[-1] if len(expr) else None)
 
-    def _finish(self, replaced: list, new: list) -> None:
+    def _finish(self, replaced: list[Any], new: list[Any]) -> None:
         """Parse diagnostics of the current state (sorted as grammar.parser sorts them)."""
         assert self.levels is not None
         d = list(self.lex_diags) + list(self.base_diags)
@@ -1237,10 +1244,10 @@ class IncrementalParser:
 
     # ------------------------------------------------------------------------------------------ results
 
-    def parse_diagnostics(self) -> list:
+    def parse_diagnostics(self) -> list[Any]:
         return list(self.full_diags)
 
-    def validation_diagnostics(self) -> list:
+    def validation_diagnostics(self) -> list[Any]:
         if self._vdiags is None:
             self._vdiags = self._validate()
         return list(self._vdiags)
@@ -1258,7 +1265,7 @@ class IncrementalParser:
             level=getattr(cfg, "level", None),
         )
 
-    def _validate(self) -> list:
+    def _validate(self) -> list[Any]:
         """grammar.validator's diagnostics, redone only for the statements that changed: every
         statement of a statement list is a unit whose diagnostics (with those of the statements
         below it) are cached until an edit replaces it or happens inside it."""
@@ -1275,11 +1282,11 @@ class IncrementalParser:
         if type(prog.body) is not BlockExpression:
             units.add(id(prog.body))
         old = self._vcache
-        cache: dict[int, tuple] = {}
+        cache: dict[int, tuple[Any, ...]] = {}
         self.stats["statements_validated"] = 0
         pos = self.pos
 
-        def unit(node: Any, path: list) -> tuple:
+        def unit(node: Any, path: list[Any]) -> tuple[Any, ...]:
             """(logged, diagnostics, abort) of a unit and everything below it."""
             hit = old.get(id(node))
             if hit is not None and hit[0] is node:
@@ -1296,7 +1303,7 @@ class IncrementalParser:
             self.stats["statements_validated"] += 1
             pos.flush(node, units)
             logged, diags, abort, stopped = self._checker().validate_part(node, path, units)
-            logged, diags = list(logged), list(diags)
+            logged, diags = list(logged), list[Any](diags)
             for child, cpath in stopped:
                 cl, cd, ca = unit(child, cpath)
                 logged.extend(cl)
@@ -1309,7 +1316,7 @@ class IncrementalParser:
         pos.flush(prog.body, units)
         ck = self._checker()
         logged, diags, abort, stopped = ck.validate_part(prog, [], units)
-        logged, diags = list(logged), list(diags)
+        logged, diags = list(logged), list[Any](diags)
         ck.diagnostics = []
         ck.check_top_construct_in_module(prog)
         diags.extend(ck.diagnostics)
@@ -1325,7 +1332,7 @@ class IncrementalParser:
         return logged + diags
 
 
-def _dq_flags(toks: list, i: int, n: int, level: int) -> tuple[list, list]:
+def _dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], list[Any]]:
     """Inside-string flags of toks[i:n] and the nesting after each, from nesting `level` before."""
     flags = []
     lvs = []
@@ -1346,7 +1353,7 @@ def gone_tok(tok: Any, a: int, b: int) -> bool:
     return bool(a <= tok.start_pos < b)
 
 
-def _reuse_calls(out: list, raw: list, old_out: list) -> list:
+def _reuse_calls(out: list[Any], raw: list[Any], old_out: list[Any]) -> list[Any]:
     """The calls the transform made again, equal to ones it made before, are the old objects (their
     validation stays cached)."""
     call = A.CallNamedFunctionExpression
@@ -1370,14 +1377,14 @@ def _reuse_calls(out: list, raw: list, old_out: list) -> list:
     return res
 
 
-def _out_len(raw: list) -> int:
+def _out_len(raw: list[Any]) -> int:
     """How many statements Puppet's call transform makes of a raw list (without building them)."""
     from puppet_xpp.grammar.build import STATEMENT_CALLS
 
     n = 0
     prev = None
     for expr in raw:
-        if type(prev) is A.QualifiedName and prev.value in STATEMENT_CALLS:
+        if isinstance(prev, A.QualifiedName) and prev.value in STATEMENT_CALLS:
             prev = None  # merged into a call
             continue
         if isinstance(expr, Node):

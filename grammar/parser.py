@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from lark import Lark
 from lark.lexer import Lexer as _LarkLexer
@@ -208,7 +209,17 @@ class Driver:
         # (before its call transform runs)
         self.watched = [1 if o == "stmts" else 2 if o == "statements" else 0 for _n, _s, o in t.rules]
 
-    def run(self, tokens, i, n, eof_pos, stack=None, values=None, watch=None, floor=0):
+    def run(
+        self,
+        tokens: list[Any],
+        i: int,
+        n: int,
+        eof_pos: int,
+        stack: list[int] | None = None,
+        values: list[Any] | None = None,
+        watch: Any = None,
+        floor: int = 0,
+    ) -> tuple[Any, int | None]:
         """Parse tokens[i:n] as a program. Returns (value, None) or (salvaged, error_index).
 
         The incremental parser (grammar/incremental.py) runs the same loop from the middle of a parse:
@@ -580,7 +591,7 @@ def _top_statements(prog, builder) -> list:
     return [body]
 
 
-def fix_positions(root, skip=frozenset()):
+def fix_positions(root: Any, skip: Any = frozenset()) -> Any:
     """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
     Nodes whose id() is in skip are not entered (already done).
 

@@ -577,7 +577,7 @@ class Checker:
         self.check_top_construct_in_module(program)
         walk(program)
 
-    def validate_part(self, node: Any, path: list[Any], stop: Any = frozenset()) -> tuple:
+    def validate_part(self, node: Any, path: list[Any], stop: Any = frozenset()) -> tuple[Any, ...]:
         """Validate ``node`` and what is below it as validate() does where ``path`` (Program first)
         holds it, except below the nodes whose id() is in ``stop``: those are neither checked nor
         entered but returned with their path (the incremental parser keeps their diagnostics; for the
