@@ -21,14 +21,23 @@ only the statements of the innermost enclosing statement list that it touches.
   first later boundary of that list where the old parse had one on the same (unchanged) lookahead
   token, or at the list's end.  The statements after it are reused; the list is transformed again
   and spliced into the AST in place.  Syntax errors inside bodies recover exactly as in a full parse
-  (the same driver).  When the run leaves the list (a brace changed), the list's statement in the
-  enclosing list is reparsed instead, up to the program; a syntax error at the top level, a lexer
-  error, EPP and too deep nesting use a full parse.
-* **Positions.**  Nodes after the edit move and the nodes around it grow: one descent from the
-  program visits only those (and the ones after the edit, which must move anyway).
-* **Validation** (:meth:`IncrementalParser.validation_diagnostics`): diagnostics are cached per
-  statement at every depth; the statements an edit replaced and the statements around them (whose
-  checks see their bodies) are validated again, plus the program-level checks.
+  (the same driver).  When the run leaves the list (a brace changed) or a node around it ends inside
+  the reparsed statements, the enclosing list reparses the statement holding it instead.  A `{`
+  after the change whose body did not change (same LR state after it) is not reparsed: its old
+  statements are pushed whole (an edit in a class's parameter list reparses the header only).
+* **Broken text.**  Statements that a syntax error swallowed (recovery skipped to the list's end) are
+  set aside and found again by the edit that repairs it.  A syntax error at the top level keeps the
+  incremental state as it was and shows a plain parse of the current tokens; the next edit reparses
+  from that state over both edits.  A lexer error, EPP and too deep nesting use a full parse.
+* **Positions.**  Nodes after an edit move lazily: the statements after it are marked (O(statements),
+  not O(nodes)) and the marks are applied when the AST is handed out (``program``); the nodes around
+  the edit grow.  Puppet's locations are not always nested (an operator stands after its left
+  operand, a call's lambda and an if's else lie after the node's end): the walk goes by where
+  subtrees start.
+* **Validation** (:meth:`IncrementalParser.validation_diagnostics`): every statement of every list is
+  a unit whose diagnostics (with those below it) are cached until an edit replaces it or happens
+  inside it (grammar.validator's ``Checker.validate_part`` validates a unit in its context, stopping
+  at the units below it); the program-level checks run each time.
 
 Public API (the language server's)::
 

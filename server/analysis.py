@@ -3,8 +3,8 @@
 A :class:`Document` holds the text of one open file and its current :class:`Analysis` (tokens, the
 Program, parse and validation diagnostics).  Edits arrive as LSP content changes (ranges in the
 client's position encoding, UTF-16 by default) and are applied to the document's text; the analysis
-is brought up to date by :mod:`grammar.incremental` (reparsing only the top-level statements
-or statement-list bodies an edit touches) and validation is cached per top-level statement.
+is brought up to date by :mod:`grammar.incremental` (reparsing only the statements an edit touches,
+at any depth, with validation cached per statement).
 
 Positions: the AST and the diagnostics use UTF-8 byte offsets; LSP uses 0-based lines and columns in
 UTF-16 code units (or UTF-8 / UTF-32 when negotiated).  :class:`LineIndex` converts both ways.
