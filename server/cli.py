@@ -6,6 +6,7 @@
     puppet-xpp --compile [ENVDIR... | FILE.pp -o OUT.xpp] [options]
     puppet-xpp --verify FILE.xpp...
     puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings]   puppet-lint's checks
+    puppet-xpp --references NAME [ENVDIR...] [--callers]   where a class/type/function/$variable is used
     puppet-xpp --version
 
 Exit codes: 0 clean, 1 problems in the sources (Puppet would reject them too), 2 anything else: usage,
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-MODES = ("--dump", "--validate", "--compile", "--verify", "--lint")
+MODES = ("--dump", "--validate", "--compile", "--verify", "--lint", "--references")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import cmd_lint
 
             return cmd_lint.main(argv)
+        if mode == "--references":
+            from . import cmd_references
+
+            return cmd_references.main(argv)
         if argv and argv[0] in ("-h", "--help"):
             from puppet_xpp.grammar.levels import DEFAULT_LEVEL, LEVELS
 
