@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark
 from lark.lexer import Lexer as _LarkLexer
@@ -69,10 +69,10 @@ CLOSERS = frozenset(("RBRACE", "RBRACK", "RPAREN"))
 
 
 class _NoLexer(_LarkLexer):
-    def __init__(self, conf):
+    def __init__(self, conf: Any) -> None:
         pass
 
-    def lex(self, data):  # pragma: no cover - lark never lexes for us
+    def lex(self, data: Any, parser_state: Any = None) -> Any:  # pragma: no cover - lark never lexes for us
         return iter(data)
 
 
@@ -82,7 +82,7 @@ class EndToken:
     __slots__ = ("start_pos", "end_pos", "value")
     type = "$END"
 
-    def __init__(self, pos):
+    def __init__(self, pos: int) -> None:
         self.start_pos = self.end_pos = pos
         self.value = ""
 
@@ -95,14 +95,14 @@ class Tables:
     ``(action name, number of symbols, nonterminal)``.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         lk = Lark.open(GRAMMAR_FILE, parser="lalr", lexer=_NoLexer, cache=_cache_path())
         table = lk.parser.parser.parser.parse_table
-        rule_index: dict = {}
-        rules: list = []
+        rule_index: dict[Any, int] = {}
+        rules: list[tuple[str, int, str]] = []
         nstates = max(table.states) + 1
-        self.actions = [dict() for _ in range(nstates)]
-        self.gotos = [dict() for _ in range(nstates)]
+        self.actions: list[dict[str, int]] = [dict() for _ in range(nstates)]
+        self.gotos: list[dict[str, int]] = [dict() for _ in range(nstates)]
         for st, row in table.states.items():
             acts, gotos = self.actions[st], self.gotos[st]
             for sym, (action, arg) in row.items():
@@ -125,7 +125,7 @@ class Tables:
         # Not for a statement list's end (`statements: stmts`): that would close the body (or the
         # program) before the same error, and the recovery keeps the list open instead.
         for acts in self.actions:
-            counts: dict = {}
+            counts: dict[int, int] = {}
             for v in acts.values():
                 if v < 0 and rules[-v - 1][2] not in ("start", "statements"):
                     counts[v] = counts.get(v, 0) + 1
@@ -136,7 +136,7 @@ class Tables:
         self.goto_statements = self.gotos[self.start].get("statements")
 
 
-def _cache_path():
+def _cache_path() -> Any:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     d = os.path.join(base, "puppet-xpp")
     try:
@@ -163,29 +163,29 @@ def tables() -> Tables:
 @dataclass
 class ParseResult:
     program: object | None  # grammar.ast Program
-    diagnostics: list = field(default_factory=list)
+    diagnostics: list[Any] = field(default_factory=list)
     locator: object = None
-    tokens: list = field(default_factory=list)
+    tokens: list[Any] = field(default_factory=list)
     block_recovery: bool = False  # a syntax error was recovered from inside a body
 
     @property
-    def errors(self):
+    def errors(self) -> list[Any]:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
 class _SyntaxError(Exception):
-    def __init__(self, index):
+    def __init__(self, index: int) -> None:
         self.index = index
 
 
-def _where(tok) -> str:
+def _where(tok: Any) -> str:
     if tok.type == "$END":
         return "end of input"
     v = tok.value
     return f"'{v}'"
 
 
-def syntax_error(tok, file: str) -> Diagnostic:
+def syntax_error(tok: Any, file: str) -> Diagnostic:
     """Puppet's SYNTAX_ERROR at a token (or at the end of input)."""
     return Diagnostic.make(
         "SYNTAX_ERROR", tok.start_pos, tok.end_pos - tok.start_pos, {"where": _where(tok)}, file=file
@@ -199,7 +199,7 @@ STOPPED = object()
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
-    def __init__(self, builder: Builder, nested: bool = True):
+    def __init__(self, builder: Builder, nested: bool = True) -> None:
         t = tables()
         self.t = t
         self.b = builder
@@ -292,7 +292,9 @@ class Driver:
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
 
-    def recover_in_block(self, tokens, err, n, stack, values, resumed):
+    def recover_in_block(
+        self, tokens: list[Any], err: int, n: int, stack: list[int], values: list[Any], resumed: int
+    ) -> int | None:
         """Recovery from a syntax error inside a body (class, define, node, function, lambda, if, case,
         block, template...): report it, drop the statement it cut, skip to the next statement start of
         that body (or to the `}` closing it) and go on, so the rest of the body and of the file parse
@@ -336,7 +338,7 @@ class Driver:
         self.b.had_errors = True
         return k
 
-    def reduce(self, stack, values, k):
+    def reduce(self, stack: list[int], values: list[Any], k: int) -> Any:
         """Reduce by rule k: pop its symbols, run its action, push the goto state; returns the value.
         (Driver.run inlines this in its loop, the hot path.)"""
         fn, size, origin = self.callbacks[k]
@@ -351,7 +353,7 @@ class Driver:
         values.append(v)
         return v
 
-    def salvage(self, stack, values):
+    def salvage(self, stack: list[int], values: list[Any]) -> Any:
         """What is kept of the input before a syntax error (the parse stops there, as Puppet's does):
         ``("stmts", raw statement list)`` -- when the input so far is a complete program, the statement
         the error cut is completed and kept too; ``("statements", list)`` when the list was complete
@@ -383,7 +385,7 @@ class Driver:
             return ("epp", (values[0], params, stmts))
         return None
 
-    def _completes(self, stack) -> bool:
+    def _completes(self, stack: list[int]) -> bool:
         """Would `$END` be accepted here? (simulated on states only, no actions run)"""
         actions, gotos, rules = self.t.actions, self.t.gotos, self.t.rules
         stack = list(stack)
@@ -401,15 +403,15 @@ class Driver:
 
 
 class _TooDeep(Exception):
-    def __init__(self, index):
+    def __init__(self, index: int) -> None:
         self.index = index
 
 
-def _start_pos(t):
-    return t.start_pos
+def _start_pos(t: Any) -> int:
+    return int(t.start_pos)
 
 
-def block_context(t: Tables, stack, values):
+def block_context(t: Tables, stack: list[int], values: list[Any]) -> int | None:
     """Index in the LR stack of the innermost body still open (a state that expects a statement list:
     just after a body's `{`, with no `}` after it yet), or None when only the top level is open."""
     gotos = t.gotos
@@ -424,7 +426,7 @@ def block_context(t: Tables, stack, values):
     return None
 
 
-def open_class_names(t: Tables, stack, values):
+def open_class_names(t: Tables, stack: list[int], values: list[Any]) -> list[str]:
     """The class/plan name stack for an LR stack: the names of the open `class`/`plan` definitions."""
     names = []
     gotos = t.gotos
@@ -452,12 +454,12 @@ _KIND = {
 }
 
 
-def _resume_in_block(tokens, data, lbrace, err, n):
+def _resume_in_block(tokens: list[Any], data: bytes, lbrace: int, err: int, n: int) -> int | None:
     """After an error at token err inside the body opened by the `{` at token index lbrace: the next
     statement start of that body (first on its line, outside every bracket the cut statement opened;
     the error token itself may be one), or the `}` that closes the body.  Brackets are matched by
     kind, so a bracket the cut statement left open does not swallow the body's `}`."""
-    open_ = []
+    open_: list[str] = []
     for k in range(lbrace + 1, n):
         t = tokens[k]
         ty = t.type
@@ -478,7 +480,9 @@ def _resume_in_block(tokens, data, lbrace, err, n):
     return None
 
 
-def next_resume(tokens, data, scan_from, depth, err, chunk_start):
+def next_resume(
+    tokens: list[Any], data: bytes, scan_from: int, depth: int, err: int, chunk_start: int
+) -> tuple[int | None, int | None]:
     """Where recovery resumes after a syntax error at token `err`: (token index, bracket depth before
     it), or (None, None).  The candidates are tokens that start a statement, stand first on their line
     and lie either outside all brackets or in the first column (top-level code is rarely indented); the
@@ -502,7 +506,9 @@ def next_resume(tokens, data, scan_from, depth, err, chunk_start):
     return None, None
 
 
-def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool = False, watch=None):
+def parse_tokens(
+    tokens: list[Any], builder: Builder, eof_pos: int, data: bytes, epp: bool = False, watch: Any = None
+) -> Any:
     """Parse a token list into a Program, recovering from syntax errors at statement boundaries.
     ``watch``: see Driver.run (given to the first run only, the one that starts at the first token)."""
     driver = Driver(builder)
@@ -526,12 +532,13 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
             value.definitions = [d for d in builder.definitions if id(d) in kept]
         return value
     # --- error recovery ---------------------------------------------------------------------------
-    raw: list = []
+    raw: list[Any] = []
     report = True
     chunk_start = 0
     scan_from, scan_depth = 0, 0  # the last resume point and the bracket depth before it
     while err is not None:
         kind, got = value or (None, None)
+        got = cast(Any, got)
         tok = tokens[err] if err < n else EndToken(eof_pos)
         if report:
             builder.diagnostics.append(
@@ -558,7 +565,7 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
         k, d = next_resume(tokens, data, scan_from, scan_depth, err, chunk_start)
         if k is None:
             break
-        scan_from, scan_depth = k, d
+        scan_from, scan_depth = k, d or 0
         chunk_start = k
         builder.namestack.clear()
         try:
@@ -573,19 +580,19 @@ def parse_tokens(tokens, builder: Builder, eof_pos: int, data: bytes, epp: bool 
     if epp:
         return None
     if not raw:
-        return A.TYPES["Program"](builder.locator, A.TYPES["Nop"](builder.locator, eof_pos, 0), [])
+        return A.Program(builder.locator, A.Nop(builder.locator, eof_pos, 0), [])
     body = Builder.block_or_expression(raw, loc=builder.locator)
-    prog = A.TYPES["Program"](builder.locator, body, [])
+    prog = A.Program(builder.locator, body, [])
     kept = set(id(x) for x in A.walk(prog))
     prog.definitions = [d for d in builder.definitions if id(d) in kept]
     return prog
 
 
-def _top_statements(prog, builder) -> list:
+def _top_statements(prog: Any, builder: Builder) -> list[Any]:
     """The top-level statements of a (partial) program (none for an empty one)."""
     body = prog.body
     if id(body) in builder.top_blocks:
-        return body.statements
+        return list(body.statements)
     if type(body) is A.TYPES["Nop"]:
         return []
     return [body]
@@ -596,10 +603,10 @@ def fix_positions(root: Any, skip: Any = frozenset()) -> Any:
     Nodes whose id() is in skip are not entered (already done).
 
     Returns the first node nested deeper than MAX_DEPTH, or None."""
-    stack = [(root, 0)]
+    stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append
-    Node = A.Node
+    Node: Any = A.Node  # (positions are attributes of the concrete node classes)
     too_deep = None
     while stack:
         node, depth = pop()
@@ -639,7 +646,7 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
     return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
 
 
-def _failed_unit_start(tokens) -> int:
+def _failed_unit_start(tokens: list[Any]) -> int:
     """Where the lexing unit that a hard lexer error cut begins.  Puppet stops at the lexer error, so a
     syntax error at or after it is an echo: Puppet scans a heredoc's text with its tag and a
     double-quoted string with all of its interpolations before the parser sees any of their tokens."""
@@ -660,7 +667,13 @@ def _failed_unit_start(tokens) -> int:
 
 
 def parse_lexed(
-    locator, tokens, lex_diagnostics, lex_error=None, *, epp: bool = False, watch=None
+    locator: Any,
+    tokens: list[Any],
+    lex_diagnostics: list[Any],
+    lex_error: Any = None,
+    *,
+    epp: bool = False,
+    watch: Any = None,
 ) -> ParseResult:
     """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
     error).  The tokens are not modified.  ``watch``: see Driver.run (the incremental parser records
