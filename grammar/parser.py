@@ -24,6 +24,7 @@ from lark.parsers.lalr_analysis import Shift
 from . import ast as A
 from .build import Builder
 from .issues import Diagnostic
+from .ruby import escape_slash
 
 GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
 MAX_STACK = 6000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead of exhausting later passes
@@ -182,6 +183,8 @@ def _where(tok: Any) -> str:
     if tok.type == "$END":
         return "end of input"
     v = tok.value
+    if tok.type == "REGEX":  # Puppet shows the token's Regexp (Ruby's Regexp#to_s)
+        v = f"(?-mix:{escape_slash(v)})"
     return f"'{v}'"
 
 

@@ -244,6 +244,18 @@ def test_template_top_level_syntax_error_is_puppets(src, oracle):
         validate(res.program, file="t.epp")
 
 
+@pytest.mark.parametrize(
+    "src", ["file { $x:/abc/ }", "file { $x:/a\\/c/ }", "file { $x:/a\\.c/ }", "notice(1)\n$y = [/x\n/ /y/]"]
+)
+def test_syntax_error_at_a_regex_is_puppets(src, oracle):
+    """Puppet shows the regex token as its Ruby Regexp (found by the mutation campaign)."""
+    res = parse(src, "r.pp")
+    want = oracle.request("parse", source=src)
+    first = _first_error(res)
+    assert not want["ok"] and first is not None
+    assert (first.message, first.line_col(res.locator)) == (want["error"], (want["line"], want["pos"]))
+
+
 def test_epp_heredoc_with_a_syntax_error_is_puppets(oracle):
     """`puppet parser validate` checks an `@(END:epp)` heredoc by parsing it as a template."""
     from puppet_xpp.grammar.validator import validate
