@@ -18,7 +18,7 @@ from puppet_xpp.grammar.lint.config import LintConfig, UsageError, load_config
 from puppet_xpp.grammar.lint.core import CHECKS, Problem
 from puppet_xpp.grammar.lint.format import format_manifest, indent_widths
 from puppet_xpp.grammar.lint.run import lint
-from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok, link, tokenise
+from puppet_xpp.grammar.lint.tokens import Tok, link, tokenise
 
 Pos = tuple[int, int]
 Edit = tuple[Pos, Pos, str]  # (start, end, new text)
@@ -364,24 +364,32 @@ def code_actions(
 
 
 def _ignore_edit(lines: list[str], li: int, check: str, encoding: str) -> list[Edit]:
-    """A control comment: at the end of the line, or (when the line already ends in a comment or is
-    inside a string) a ``lint:ignore`` / ``lint:endignore`` pair around it."""
-    text = "\n".join(lines)
-    toks, _ = tokenise(text)
-    on_line = [t for t in toks if t.line == li + 1 and t.type not in FORMATTING]
-    has_comment = any(t.type in ("COMMENT", "MLCOMMENT", "SLASH_COMMENT") and t.line == li + 1 for t in toks)
+    """A control comment: at the end of the line, or a ``lint:ignore`` / ``lint:endignore`` pair around
+    it when the line already ends in a comment or is (partly) inside a multi-line string, heredoc or
+    comment (the pair then encloses those tokens)."""
+    toks, _ = tokenise("\n".join(lines))
+    target = li + 1
+    spans = [(t.line, t.line + t.render().count("\n"), t) for t in toks if t.type != "NEWLINE"]
+    # heredoc bodies as one span from the line that opens them (the line before the body)
+    start: int | None = None
+    for a, b, t in list(spans):
+        if start is None and t.type in ("HEREDOC", "HEREDOC_PRE"):
+            start = a
+        if start is not None and t.type in ("HEREDOC", "HEREDOC_POST"):
+            spans.append((start - 1, b, t))
+            start = None
+    covering = [(a, b, t) for a, b, t in spans if a <= target <= b]
+    inside = any(a < target or t.type.startswith("HEREDOC") for a, _b, t in covering)
+    has_comment = any(t.type in ("COMMENT", "MLCOMMENT", "SLASH_COMMENT") for _a, _b, t in covering)
     line = lines[li]
-    if on_line and not has_comment:
-        end = len(line.rstrip())
-        return [
-            (
-                (li, _col(line, end, encoding)),
-                (li, _col(line, len(line), encoding)),
-                f" # lint:ignore:{check}",
-            )
-        ]
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if covering and not inside and not has_comment:
+        end = _col(line, len(line.rstrip("\r")), encoding)
+        return [((li, end), (li, end), f" # lint:ignore:{check}")]
+    first = min([a for a, _b, _t in covering] + [target])
+    last = max([b for a, b, _t in spans if first <= a <= target] + [target])
+    head = lines[first - 1]
+    indent = head[: len(head) - len(head.lstrip(" \t"))]
     return [
-        ((li, 0), (li, 0), f"{indent}# lint:ignore:{check}\n"),
-        ((li + 1, 0), (li + 1, 0), f"{indent}# lint:endignore\n"),
+        ((first - 1, 0), (first - 1, 0), f"{indent}# lint:ignore:{check}\n"),
+        ((last, 0), (last, 0), f"{indent}# lint:endignore\n"),
     ]
