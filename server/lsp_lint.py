@@ -17,7 +17,9 @@ from .analysis import path_of_uri
 
 log = logging.getLogger("puppet-xpp.lsp")
 
-_settings = AL.LintSettings()
+# lint diagnostics and quick fixes are opt-in (``puppet.lint.enabled``): the server's diagnostics stay
+# the parser's and validator's unless the user asks for puppet-lint's; formatting is always available
+_settings = AL.LintSettings(enabled=False)
 
 
 def configure(d: Any) -> None:
@@ -32,6 +34,8 @@ def settings() -> AL.LintSettings:
 
 def diagnostics(doc: Any, uri: str) -> list[AL.LintDiag]:
     """Worker thread: lint diagnostics of a (synced) document; none for EPP or when lint is off."""
+    if not _settings.enabled:
+        return []
     path = path_of_uri(uri)
     try:
         return AL.diagnostics(doc.text, path, _settings, doc.encoding)
