@@ -107,6 +107,19 @@ def workspace_edit(ls, plan: RN.Plan) -> L.WorkspaceEdit:
     return L.WorkspaceEdit(document_changes=changes)
 
 
+def ruby_definitions(ls, key) -> list:
+    """Locations of Ruby-defined functions and resource types of that name (the workspace index reads
+    them from the modules' .rb files; they are definitions only: Ruby code is never edited)."""
+    kinds = {"function": ("function",), "type": ("resource_type",)}.get(key[0])
+    if not kinds:
+        return []
+    return [
+        L.Location(uri=uri_of_path(s.path), range=_rng(*s.selection))
+        for s in ls.index.lookup(key[1], kinds)
+        if s.path.endswith(".rb")
+    ]
+
+
 def _item(ls, key):
     defs = ls.refs.defs(key)
     if not defs:
@@ -159,7 +172,10 @@ def register(ls) -> None:
         def fn(ref):
             if ref is None:
                 return None
-            return [_loc(r) for r in ls.refs.refs(ref.key) if incl or r.role != "def"]
+            out = [_loc(r) for r in ls.refs.refs(ref.key) if incl or r.role != "def"]
+            if incl:
+                out[:0] = ruby_definitions(ls, ref.key)
+            return out
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
@@ -196,10 +212,10 @@ def register(ls) -> None:
                 RN.check_renameable(ls.refs, ref)
             except RN.RenameError as e:
                 raise RenameRefused(str(e)) from None
-            s, e = RN.target_range(ref)
+            start, end = RN.target_range(ref)
             return L.PrepareRenamePlaceholder(
-                range=_rng(s, e),
-                placeholder=ref.key[1].rpartition("::")[2] if ref.key[0] in ("var", "lvar") else ref.key[1],
+                range=_rng(start, end),
+                placeholder=ref.text.rpartition("::")[2] if ref.key[0] in ("var", "lvar") else ref.text,
             )
 
         return await on_worker_at(params.text_document.uri, params.position, fn)

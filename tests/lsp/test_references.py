@@ -72,6 +72,11 @@ FILES = {
     ),
     "modules/mymod/functions/double.pp": "function mymod::double(Integer $x) >> Integer {\n  $x * 2\n}\n",
     "modules/mymod/types/port.pp": "type Mymod::Port = Integer[1, 65535]\n",
+    "modules/mymod/lib/puppet/functions/mymod/rfn.rb": (
+        "Puppet::Functions.create_function(:'mymod::rfn') do\n"
+        "  dispatch :rfn do\n    param 'Integer', :x\n  end\n\n  def rfn(x)\n    x + 1\n  end\nend\n"
+    ),
+    "modules/mymod/manifests/util.pp": "class mymod::util {\n  $v = mymod::rfn(1)\n  notice(mymod::rfn(2))\n}\n",
     "modules/other/manifests/init.pp": "class other {\n  include mymod::app\n  contain mymod\n}\n",
 }
 
@@ -478,3 +483,22 @@ async def test_rename_refusals(client: LanguageClient, env):
         )
     finally:
         close_doc(client, app)
+
+
+async def test_references_of_a_ruby_function(client: LanguageClient, env):
+    """A function defined in Ruby (lib/puppet/functions): its uses, and its definition in the .rb file."""
+    path = os.path.join(env, "modules/mymod/manifests/util.pp")
+    open_doc(client, path)
+    try:
+        got = await references(client, path, "mymod::rfn")
+        # the .rb definition is where the workspace index puts create_function (line 1)
+        assert {(p, ln) for p, ln, _c in locs(env, got)} == {
+            ("modules/mymod/manifests/util.pp", 1),
+            ("modules/mymod/manifests/util.pp", 2),
+            ("modules/mymod/lib/puppet/functions/mymod/rfn.rb", 0),
+        }
+        assert len(got) == 3
+        got = await references(client, path, "mymod::rfn", decl=False)
+        assert {p for p, _l, _c in locs(env, got)} == {"modules/mymod/manifests/util.pp"}
+    finally:
+        close_doc(client, path)
