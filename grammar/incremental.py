@@ -1281,8 +1281,10 @@ class IncrementalParser:
         prog = self._program
         if prog is None:
             return []
-        if self.levels is None or self._broken is not None:
+        if self.levels is None:
             self._vcache = {}
+            return list(self._checker().validate(self.program))
+        if self._broken is not None:  # (the state's cache stays for the repair)
             return list(self._checker().validate(self.program))
         units: set[int] = set()
         for lvl in self.levels.values():
