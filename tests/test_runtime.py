@@ -156,3 +156,16 @@ def test_checksum_catches_a_flipped_bit(env):
     _xpp(env, "init").write_bytes(bytes(data))
     res = load_or_parse(_init(env), env_dir=str(env))
     assert res.origin == "pp" and "checksum" in res.reason
+
+
+def test_diagnostics_only_xpp_without_source_digest_is_not_used(env):
+    """Nothing tells whether such a file is current (another writer, or no source to digest)."""
+    from puppet_xpp.xpp.result import read_document, write_xpp
+
+    xpp = _xpp(env, "broken")
+    doc = read_document(xpp.read_bytes())
+    assert doc.program is None and doc.source_sha256
+    xpp.write_bytes(write_xpp(None, doc.diagnostics))
+    assert read_document(xpp.read_bytes()).source_sha256 is None
+    res = load_or_parse(str(env / "modules" / "base" / "manifests" / "broken.pp"), env_dir=str(env))
+    assert res.origin == "pp" and "source digest" in res.reason and res.refused

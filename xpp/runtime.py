@@ -114,7 +114,11 @@ def load_or_parse(
             bad = [k for k, v in doc.settings.items() if want.get(k) is not None and want[k] != v]
             if doc.program is not None and doc.program.locator.string != source:
                 reason = f"{xpp_path} is stale: its source differs from {pp_path}"
-            elif doc.program is None and doc.source_sha256 not in (None, source_digest(raw)):
+            elif doc.program is None and doc.source_sha256 is None:
+                reason = (
+                    f"{xpp_path} has neither a program nor a source digest: cannot tell whether it is current"
+                )
+            elif doc.program is None and doc.source_sha256 != source_digest(raw):
                 reason = f"{xpp_path} is stale: its source digest differs from {pp_path}"
             elif doc.program is None and not doc.diagnostics:
                 reason = f"{xpp_path} holds neither a program nor diagnostics"

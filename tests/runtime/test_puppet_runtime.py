@@ -248,6 +248,18 @@ def test_error_holding_xpp_raises_puppets_error(puppet, production, tmp_path):
         assert fast.get("error") == plain.get("error") and fast.get("catalog") == plain.get("catalog")
         assert not xpp_warnings(fast) and fast["served"] == fast["loaded"] == plain["loaded"]
         assert other_logs(plain) and other_logs(fast) == other_logs(plain)
+    # the syntax error's .xpp (no Program) without its source digest: nothing says it is current
+    open(user, "w", encoding="utf-8").write(text.rstrip()[:-1] + "  $x = [1, 2\n}\n")
+    compile_tree(production, puppet)
+    xpp = os.path.join(production, ".xpp", "modules", "base", "manifests", "user.xpp")
+    data = open(xpp, "rb").read()
+    head, payload = data.split(b"\n\n", 1)
+    open(xpp, "wb").write(re.sub(rb"; source-sha256=[0-9a-f]+", b"", head) + b"\n\n" + payload)
+    plain = run(puppet, production, tmp_path, False)
+    fast = run(puppet, production, tmp_path, True)
+    assert fast["error"] == plain["error"]
+    (w,) = xpp_warnings(fast)
+    assert xpp in w and "source digest" in w
 
 
 def test_level_mismatch_falls_back_and_files_cross_puppets(production, tmp_path):
