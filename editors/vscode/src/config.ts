@@ -10,6 +10,8 @@ export interface ServerSettings {
   strict: 'off' | 'warning' | 'error';
   tasks: boolean;
   xppOnSave: boolean;
+  /** puppet-lint diagnostics (sent only when the user set something). */
+  lint?: { enabled: boolean; rcPath?: string };
 }
 
 /** What we need from a vscode.WorkspaceConfiguration. */
@@ -24,12 +26,21 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
   const strict = cfg.get<string>('strict');
   const tasks = cfg.get<unknown>('tasks');
   const xpp = cfg.get<unknown>('xppOnSave');
-  return {
+  const lintOn = cfg.get<unknown>('lint.enabled');
+  const rc = cfg.get<unknown>('lint.rcPath');
+  const settings: ServerSettings = {
     modulepath: Array.isArray(mp) ? mp.filter((p): p is string => typeof p === 'string' && p !== '') : [],
     strict: (strict && STRICT.includes(strict) ? strict : 'warning') as ServerSettings['strict'],
     tasks: tasks === true,
     xppOnSave: xpp !== false,
   };
+  if (lintOn === true || (typeof rc === 'string' && rc !== '')) {
+    settings.lint = { enabled: lintOn === true };
+    if (typeof rc === 'string' && rc !== '') {
+      settings.lint.rcPath = expandPath(rc);
+    }
+  }
+  return settings;
 }
 
 /** The configuration sections the server asks for (it asks for "puppet"). */
