@@ -26,6 +26,8 @@ M.defaults = {
   client_config = {},
   -- show a message each time the server writes a .xpp file
   notify_xpp_written = false,
+  -- format the buffer through the server (puppet-lint's fixes, indentation, => alignment) before :w
+  format_on_save = false,
   -- buffer-local LSP mappings set on attach where the buffer has none (Neovim 0.7 has no defaults):
   -- false to keep your own; a table to choose the keys
   keymaps = {
@@ -151,6 +153,18 @@ local function on_attach(cfg)
       map('n', km.hover, vim.lsp.buf.hover)
       map('n', km.references, vim.lsp.buf.references)
       map('i', km.signature_help, vim.lsp.buf.signature_help)
+    end
+    if cfg.format_on_save then
+      vim.api.nvim_create_autocmd('BufWritePre', {
+        buffer = bufnr,
+        callback = function()
+          if vim.lsp.buf.format then
+            vim.lsp.buf.format({ bufnr = bufnr, id = client.id, timeout_ms = 3000 })
+          else
+            vim.lsp.buf.formatting_sync(nil, 3000) -- Neovim 0.7
+          end
+        end,
+      })
     end
     if cfg.on_attach then
       cfg.on_attach(client, bufnr)
