@@ -502,3 +502,45 @@ async def test_references_of_a_ruby_function(client: LanguageClient, env):
         assert {p for p, _l, _c in locs(env, got)} == {"modules/mymod/manifests/util.pp"}
     finally:
         close_doc(client, path)
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def no_file_ops(lsp_client: LanguageClient, env):
+    """A client that cannot rename files (no resource operations in its workspace-edit capabilities)."""
+    caps = pytest_lsp.client_capabilities("visual_studio_code")
+    caps.workspace.workspace_edit.resource_operations = []
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=caps,
+            root_uri=_uri(env),
+            workspace_folders=[L.WorkspaceFolder(uri=_uri(env), name="production")],
+        )
+    )
+
+    async def indexed():
+        r = await lsp_client.workspace_symbol_async(L.WorkspaceSymbolParams(query="mymod::app"))
+        return bool(r)
+
+    await until(indexed)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_rename_refused_without_file_renames(no_file_ops: LanguageClient, env):
+    app = os.path.join(env, "modules/mymod/manifests/app.pp")
+    open_doc(no_file_ops, app)
+    try:
+        with pytest.raises(Exception, match="cannot rename files"):
+            await rename(no_file_ops, app, "mymod::app", "mymod::frontend")
+        with pytest.raises(Exception, match="out of the module"):
+            await rename(no_file_ops, app, "mymod::app", "other::app")
+        # a parameter rename moves no file: still offered, as plain edits
+        edit = await rename(no_file_ops, app, "$user", "owner", delta=1)
+        paths = {os.path.relpath(_path(c.text_document.uri), env) for c in edit.document_changes}
+        assert paths == {
+            "modules/mymod/manifests/app.pp",
+            "modules/mymod/manifests/db.pp",
+            "data/common.yaml",
+        }
+    finally:
+        close_doc(no_file_ops, app)

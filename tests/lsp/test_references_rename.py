@@ -116,6 +116,13 @@ async def test_rename_define_function_and_type_alias(fresh: LanguageClient, fres
             "modules/mymod/functions/twice.pp",
         ),
         ("modules/mymod/types/port.pp", "Mymod::Port", "Mymod::Tcp_port", "modules/mymod/types/tcp_port.pp"),
+        # into another module: the client renames files and module `other` exists
+        (
+            "modules/mymod/manifests/params.pp",
+            "mymod::params",
+            "other::params",
+            "modules/other/manifests/params.pp",
+        ),
     ]
     for rel, needle, new, target in steps:
         path = os.path.join(env, rel)
