@@ -120,6 +120,14 @@ def ruby_definitions(ls, key) -> list:
     ]
 
 
+def _refuse_ruby(ls, ref) -> None:
+    rb = ruby_definitions(ls, ref.key)
+    if rb and not ls.refs.defs(ref.key):
+        raise RenameRefused(
+            f"{ref.text} is defined in Ruby ({path_of_uri(rb[0].uri)}): Ruby files are not renamed"
+        )
+
+
 def _item(ls, key):
     defs = ls.refs.defs(key)
     if not defs:
@@ -208,6 +216,7 @@ def register(ls) -> None:
         def fn(ref):
             if ref is None:
                 raise RenameRefused("nothing to rename here")
+            _refuse_ruby(ls, ref)
             try:
                 RN.check_renameable(ls.refs, ref)
             except RN.RenameError as e:
@@ -225,6 +234,7 @@ def register(ls) -> None:
         def fn(ref):
             if ref is None:
                 raise RenameRefused("nothing to rename here")
+            _refuse_ruby(ls, ref)
             movable = can_move_files(ls)
             try:
                 plan = RN.plan_rename(

@@ -500,6 +500,8 @@ async def test_references_of_a_ruby_function(client: LanguageClient, env):
         assert len(got) == 3
         got = await references(client, path, "mymod::rfn", decl=False)
         assert {p for p, _l, _c in locs(env, got)} == {"modules/mymod/manifests/util.pp"}
+        with pytest.raises(Exception, match="defined in Ruby"):
+            await rename(client, path, "mymod::rfn", "mymod::other_fn")
     finally:
         close_doc(client, path)
 

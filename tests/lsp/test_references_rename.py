@@ -98,6 +98,13 @@ async def test_rename_parameter_body_named_uses_and_hiera(fresh: LanguageClient,
     # vhost's own parameter `port` is another parameter: untouched
     assert "mymod::vhost { 'main': port => $listen_port" in open(app).read()
     assert "port=8080 user=deploy" in puppet_compile(env)
+    # a function's parameter (a local variable): its two places in the function, nothing else
+    fn = os.path.join(env, "modules/mymod/functions/double.pp")
+    edit = await rename(fresh, fn, "$x", "value", delta=1)
+    edited, _moved = apply_edit(edit)
+    assert edited == [fn]
+    assert open(fn).read() == "function mymod::double(Integer $value) >> Integer {\n  $value * 2\n}\n"
+    assert "port=8080 user=deploy" in puppet_compile(env)
 
 
 async def test_rename_define_function_and_type_alias(fresh: LanguageClient, fresh_env):
