@@ -7,7 +7,10 @@ export const SECTION = 'puppetXpp';
 /** The settings the language server understands (initializationOptions / workspace/configuration). */
 export interface ServerSettings {
   modulepath: string[];
-  strict: 'off' | 'warning' | 'error';
+  /** The language level: which Puppet the validator answers like. */
+  puppetVersion: '8' | '7' | '7.23';
+  /** Omitted: the level's own default (the server decides). */
+  strict?: 'off' | 'warning' | 'error';
   tasks: boolean;
   xppOnSave: boolean;
   /** puppet-lint diagnostics (sent only when the user set something). */
@@ -20,20 +23,25 @@ export interface ConfigLike {
 }
 
 const STRICT = ['off', 'warning', 'error'];
+const LEVELS = ['8', '7', '7.23'];
 
 export function serverSettings(cfg: ConfigLike): ServerSettings {
   const mp = cfg.get<unknown>('modulepath');
   const strict = cfg.get<string>('strict');
+  const level = cfg.get<string>('puppetVersion');
   const tasks = cfg.get<unknown>('tasks');
   const xpp = cfg.get<unknown>('xppOnSave');
   const lintOn = cfg.get<unknown>('lint.enabled');
   const rc = cfg.get<unknown>('lint.rcPath');
   const settings: ServerSettings = {
     modulepath: Array.isArray(mp) ? mp.filter((p): p is string => typeof p === 'string' && p !== '') : [],
-    strict: (strict && STRICT.includes(strict) ? strict : 'warning') as ServerSettings['strict'],
+    puppetVersion: (level && LEVELS.includes(level) ? level : '8') as ServerSettings['puppetVersion'],
     tasks: tasks === true,
     xppOnSave: xpp !== false,
   };
+  if (strict && STRICT.includes(strict)) {
+    settings.strict = strict as ServerSettings['strict'];
+  }
   if (lintOn === true || (typeof rc === 'string' && rc !== '')) {
     settings.lint = { enabled: lintOn === true };
     if (typeof rc === 'string' && rc !== '') {
@@ -82,9 +90,13 @@ export function serverLaunch(cfg: ConfigLike, workspaceFolder?: string): Launch 
   };
 }
 
-/** `puppet-xpp --compile ENV --strict LEVEL` (the environment's own module path is used, as on save). */
+/**
+ * `puppet-xpp --compile ENV --puppet-version V [--strict S]` (the environment's own module path is used, as on
+ * save; without a `strict` setting the level's default applies, as in the server).
+ */
 export function compileArgs(envDir: string, settings: ServerSettings): string[] {
-  return ['--compile', envDir, '--strict', settings.strict];
+  const args = ['--compile', envDir, '--puppet-version', settings.puppetVersion];
+  return settings.strict ? [...args, '--strict', settings.strict] : args;
 }
 
 export type DumpFormat = 'pn' | 'tree';

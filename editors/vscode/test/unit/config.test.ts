@@ -10,14 +10,17 @@ import {
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
 
 test('server settings: defaults match the server defaults', () => {
-  assert.deepEqual(serverSettings(cfg({})), { modulepath: [], strict: 'warning', tasks: false, xppOnSave: true });
+  assert.deepEqual(serverSettings(cfg({})), { modulepath: [], puppetVersion: '8', tasks: false, xppOnSave: true });
+  assert.equal(serverSettings(cfg({ strict: 'default' })).strict, undefined);
+  assert.equal(serverSettings(cfg({ puppetVersion: '7.23' })).puppetVersion, '7.23');
+  assert.equal(serverSettings(cfg({ puppetVersion: '6' })).puppetVersion, '8');
 });
 
 test('server settings: values are passed through, bad ones fall back', () => {
   assert.deepEqual(
     serverSettings(cfg({ modulepath: ['/a', 3, '', 'b'], strict: 'error', tasks: true, xppOnSave: false })),
-    { modulepath: ['/a', 'b'], strict: 'error', tasks: true, xppOnSave: false });
-  assert.equal(serverSettings(cfg({ strict: 'loud' })).strict, 'warning');
+    { modulepath: ['/a', 'b'], puppetVersion: '8', strict: 'error', tasks: true, xppOnSave: false });
+  assert.equal(serverSettings(cfg({ strict: 'loud' })).strict, undefined);
   assert.equal(serverSettings(cfg({ tasks: 'yes' })).tasks, false);
 });
 
@@ -29,15 +32,18 @@ test('launch: default is puppet-xpp --stdio, paths are expanded', () => {
 });
 
 test('command lines', () => {
-  assert.deepEqual(compileArgs('/env', { modulepath: ['/m1'], strict: 'error', tasks: false, xppOnSave: true }),
-    ['--compile', '/env', '--strict', 'error']);
+  assert.deepEqual(
+    compileArgs('/env', { modulepath: ['/m1'], puppetVersion: '7.23', strict: 'error', tasks: false, xppOnSave: true }),
+    ['--compile', '/env', '--puppet-version', '7.23', '--strict', 'error']);
+  assert.deepEqual(compileArgs('/env', { modulepath: [], puppetVersion: '8', tasks: false, xppOnSave: true }),
+    ['--compile', '/env', '--puppet-version', '8']);
   assert.deepEqual(dumpArgs('/e/.xpp/modules/m/manifests/init.xpp', 'pn'),
     ['--dump', '/e/.xpp/modules/m/manifests/init.xpp', '--format', 'pn', '--pretty']);
   assert.deepEqual(dumpArgs('/x.xpp', 'tree'), ['--dump', '/x.xpp', '--format', 'tree']);
 });
 
 test('workspace/configuration: the server sections get our settings, others what VS Code had', () => {
-  const ours = { modulepath: [], strict: 'error' as const, tasks: false, xppOnSave: true };
+  const ours = { modulepath: [], puppetVersion: '8' as const, strict: 'error' as const, tasks: false, xppOnSave: true };
   const seen: (string | undefined)[] = [];
   const out = answerConfiguration(
     [{ section: 'puppet', scopeUri: 'file:///e' }, { section: 'editor' }, {}, { section: 'puppetXpp' }],
