@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from . import analysis_features as F
 from . import lsp_guard as G
+from . import lsp_lint as LL  # puppet-lint diagnostics, formatting, code actions
 from . import lsp_text as T
 from . import lsp_world as W  # Ruby/built-in/Hiera knowledge
 from .analysis import Document, doc_config_for, path_of_uri, to_lsp_diagnostics, uri_of_path
@@ -224,6 +225,7 @@ def _analyze(st: DocState):
         for d in diags:
             d.start = T.lsp_position(data, li.offset(*d.start), enc)
             d.end = T.lsp_position(data, li.offset(*d.end), enc)
+    diags = [*diags, *LL.diagnostics(doc, st.uri)]
     shown, more = T.cap(diags)
     if more:
         d = diags[len(shown)]
@@ -252,6 +254,7 @@ def create_server() -> PuppetServer:
         ls.settings = Settings.from_dict(
             params.initialization_options or {}, ls.settings, roots[0] if roots else None
         )
+        LL.configure(params.initialization_options)
 
     @ls.feature(L.INITIALIZED)
     async def initialized(ls: PuppetServer, params):
@@ -265,6 +268,7 @@ def create_server() -> PuppetServer:
     async def did_change_configuration(ls: PuppetServer, params: L.DidChangeConfigurationParams):
         if params.settings:
             ls.settings = Settings.from_dict(params.settings, ls.settings, ls.roots[0] if ls.roots else None)
+            LL.configure(params.settings)
         await _pull_configuration(ls)
         await _reconfigure_documents(ls)
 
@@ -384,6 +388,7 @@ def create_server() -> PuppetServer:
     from . import lsp_references  # references, highlight, rename, call hierarchy
 
     lsp_references.register(ls)
+    LL.register(ls)
     return ls
 
 
@@ -427,7 +432,7 @@ def _diag(d):
         ),
         severity=L.DiagnosticSeverity(d.severity),
         code=d.code,
-        source="puppet-xpp",
+        source=getattr(d, "source", "puppet-xpp"),
         message=d.message,
         tags=[L.DiagnosticTag.Deprecated] if d.deprecated else None,
     )
@@ -804,6 +809,7 @@ async def _pull_configuration(ls: PuppetServer) -> bool:
         return False
     if res and isinstance(res[0], dict):
         ls.settings = Settings.from_dict(res[0], ls.settings, ls.roots[0] if ls.roots else None)
+        LL.configure(res[0])
         return True
     return False
 

@@ -14,6 +14,7 @@ from tests.editors import REPO, editor_tool_missing, nvim_binaries, server_wrapp
 TEXT = "class foo {\n      file { 'x':\n    ensure => \"present\",\n     mode => '0644',\n  }\n}\n"
 INIT = """
 vim.opt.runtimepath:prepend({plugin})
+vim.cmd('filetype plugin on')
 require('puppet_xpp').setup({{ cmd = {{ {server}, '--stdio' }}, format_on_save = true }})
 vim.cmd('edit ' .. {file})
 local ok = vim.wait(20000, function()
@@ -51,7 +52,7 @@ def test_format_on_save(version: str, tmp_path: Path, oracle: Any) -> None:
         )
     )
     proc = subprocess.run(
-        [str(nvim), "--headless", "--clean", "-u", str(init)],
+        [str(nvim), "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {init}"],
         cwd=tmp_path,
         capture_output=True,
         timeout=120,

@@ -1,0 +1,136 @@
+"""Lint through the language server with a real LSP client (pytest-lsp): puppet-lint diagnostics while
+typing (opt-in setting), Format Document, Format Selection, on-type formatting and code actions; the
+results are judged by puppet-lint (the oracle op ``lint``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as L
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.publishes import mark, published, wait_publish
+from tests.test_lint_editor import apply
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+TEXT = "class foo {\n  file { 'x':\n    ensure => \"present\",\n    mode => 644,\n  }\n}\n"
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
+async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
+    root = str(tmp_path_factory.mktemp("lintws"))
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+            root_uri="file://" + root,
+            initialization_options={"puppet": {"lint": {"enabled": True}}},
+        )
+    )
+    lsp_client._lint_root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _edits(edits: list[L.TextEdit]) -> list[Any]:
+    return [
+        ((e.range.start.line, e.range.start.character), (e.range.end.line, e.range.end.character), e.new_text)
+        for e in edits
+    ]
+
+
+async def _open(client: LanguageClient, name: str, text: str) -> str:
+    path = os.path.join(client._lint_root, "foo", "manifests", name)  # type: ignore[attr-defined]
+    uri = "file://" + path
+    client._mark = mark(client)  # type: ignore[attr-defined]
+    client.text_document_did_open(
+        L.DidOpenTextDocumentParams(
+            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        )
+    )
+    return uri
+
+
+async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any) -> None:
+    uri = await _open(client, "init.pp", TEXT)
+    p = await wait_publish(client, uri, 1, after=client._mark)  # type: ignore[attr-defined]
+    lint = [d for d in p.diagnostics if d.source == "puppet-lint"]
+    theirs = oracle.call("lint", source=TEXT, path="foo/manifests/init.pp")["problems"]
+    assert sorted((d.code, d.range.start.line + 1, d.range.start.character + 1) for d in lint) == sorted(
+        (t["check"], t["line"], t["column"]) for t in theirs
+    )
+
+    # Format Document: nothing left for puppet-lint's layout and quoting checks
+    edits = await client.text_document_formatting_async(
+        L.DocumentFormattingParams(
+            text_document=L.TextDocumentIdentifier(uri=uri),
+            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+        )
+    )
+    formatted = apply(TEXT, _edits(edits or []))
+    left = oracle.call("lint", source=formatted, path="foo/manifests/init.pp")["problems"]
+    assert [t["check"] for t in left] == ["documentation"], formatted
+
+    # Format Selection of line 3 only: only that line changes
+    edits = await client.text_document_range_formatting_async(
+        L.DocumentRangeFormattingParams(
+            text_document=L.TextDocumentIdentifier(uri=uri),
+            range=L.Range(start=L.Position(line=3, character=0), end=L.Position(line=3, character=5)),
+            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+        )
+    )
+    assert edits and all(e.range.start.line <= 3 <= e.range.end.line for e in edits)
+
+    # code actions on line 3: a fix for each fixable problem there, an ignore for each
+    actions = await client.text_document_code_action_async(
+        L.CodeActionParams(
+            text_document=L.TextDocumentIdentifier(uri=uri),
+            range=L.Range(start=L.Position(line=3, character=0), end=L.Position(line=3, character=0)),
+            context=L.CodeActionContext(diagnostics=[]),
+        )
+    )
+    titles = [a.title for a in actions or [] if isinstance(a, L.CodeAction)]
+    assert "Ignore file_mode on this line" in titles and any(
+        t.startswith("Fix: unquoted file mode") for t in titles
+    )
+    fix = next(
+        a
+        for a in actions or []
+        if isinstance(a, L.CodeAction) and a.title.startswith("Fix: unquoted file mode")
+    )
+    assert fix.edit is not None and fix.edit.changes is not None
+    after = apply(TEXT, _edits(fix.edit.changes[uri]))
+    checks = [t["check"] for t in oracle.call("lint", source=after, path="foo/manifests/init.pp")["problems"]]
+    assert "unquoted_file_mode" not in checks
+
+    # on-type formatting after '=>': the block's arrows aligned
+    edits = await client.text_document_on_type_formatting_async(
+        L.DocumentOnTypeFormattingParams(
+            text_document=L.TextDocumentIdentifier(uri=uri),
+            position=L.Position(line=3, character=11),
+            ch=">",
+            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+        )
+    )
+    aligned = apply(TEXT, _edits(edits or []))
+    checks = [
+        t["check"] for t in oracle.call("lint", source=aligned, path="foo/manifests/init.pp")["problems"]
+    ]
+    assert "arrow_alignment" not in checks and "arrow_alignment" in [t["check"] for t in theirs]
+    assert len(published(client)) >= 1
+
+
+async def test_lint_off_by_setting(client: LanguageClient) -> None:
+    client.workspace_did_change_configuration(
+        L.DidChangeConfigurationParams(settings={"puppet": {"lint": {"enabled": False}}})
+    )
+    uri = await _open(client, "other.pp", TEXT)
+    p = await wait_publish(client, uri, 1, after=client._mark)  # type: ignore[attr-defined]
+    assert [d for d in p.diagnostics if d.source == "puppet-lint"] == []
