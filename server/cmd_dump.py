@@ -79,7 +79,8 @@ def tree_lines(node, locator, depth=0, out=None, label=""):
 
     out = [] if out is None else out
     pad = "  " * depth
-    if isinstance(node, A.Node) and node._name != "Program":
+    # the tree holds the Program and Positioned nodes only (Program is not Positioned)
+    if isinstance(node, A.Positioned):
         line, col = locator.line_for_offset(node.offset), locator.pos_on_line(node.offset)
         scal = [
             f"{f}={getattr(node, f)!r}"

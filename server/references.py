@@ -34,16 +34,15 @@ from puppet_xpp.grammar import ast as A
 
 from . import analysis_features as F
 
-T = A.TYPES
 _CLASS_FUNCS = frozenset(("include", "contain", "require", "class"))
 _DEFS = {
-    T["HostClassDefinition"]: "class",
-    T["ResourceTypeDefinition"]: "type",
-    T["FunctionDefinition"]: "function",
-    T["PlanDefinition"]: "plan",
-    T["TypeAlias"]: "type",
+    A.HostClassDefinition: "class",
+    A.ResourceTypeDefinition: "type",
+    A.FunctionDefinition: "function",
+    A.PlanDefinition: "plan",
+    A.TypeAlias: "type",
 }
-_LOCAL_SCOPES = (T["FunctionDefinition"], T["PlanDefinition"], T["NodeDefinition"])
+_LOCAL_SCOPES = (A.FunctionDefinition, A.PlanDefinition, A.NodeDefinition)
 # top-level keys of a Hiera YAML file that look like `module::...::name`
 _HIERA_KEY = re.compile(rb"""^(["']?)((?:::)?[a-z][a-z0-9_]*(?:::[a-z0-9_]+)+)\1[ \t]*:""", re.M)
 HIERA_DIRS = ("data", "hieradata")
@@ -93,12 +92,12 @@ def _declared(params, body) -> set:
     while stack:
         n = stack.pop()
         t = type(n)
-        if t is T["AssignmentExpression"]:
+        if t is A.AssignmentExpression:
             left = n.left_expr
-            for v in left.values if type(left) is T["LiteralList"] else (left,):
-                if type(v) is T["VariableExpression"]:
+            for v in left.values if type(left) is A.LiteralList else (left,):
+                if type(v) is A.VariableExpression:
                     out.add(getattr(v.expr, "value", ""))
-        if isinstance(n, (T["Definition"], T["LambdaExpression"])):
+        if isinstance(n, (A.Definition, A.LambdaExpression)):
             continue
         stack.extend(n.children())
     return out
@@ -146,14 +145,14 @@ class _Extractor:
     def add_name(self, kind, node, owner, role="ref"):
         """A QualifiedName / LiteralString / QualifiedReference naming a class/type."""
         t = type(node)
-        if t is T["QualifiedName"]:
+        if t is A.QualifiedName:
             self.add((kind, norm(node.value)), node.offset, node.length, role, owner)
-        elif t is T["LiteralString"]:
+        elif t is A.LiteralString:
             if node.length >= 2 and self.data[node.offset : node.offset + 1] in (b"'", b'"'):
                 self.add((kind, norm(node.value)), node.offset + 1, node.length - 2, role, owner)
-        elif t is T["QualifiedReference"]:
+        elif t is A.QualifiedReference:
             self.add((kind, norm(node.value)), node.offset, node.length, role, owner)
-        elif t is T["LiteralList"]:
+        elif t is A.LiteralList:
             for v in node.values:
                 self.add_name(kind, v, owner, role)
 
@@ -182,10 +181,10 @@ class _Extractor:
             kind = _DEFS[t]
             me = (kind, norm(n.name))
             self._def_name(n, kind, me)
-            if t is T["TypeAlias"]:
+            if t is A.TypeAlias:
                 return [(c, scope, me, False) for c in kids]
             params = getattr(n, "parameters", None) or []
-            pc = norm(n.parent_class) if t is T["HostClassDefinition"] and n.parent_class else None
+            pc = norm(n.parent_class) if t is A.HostClassDefinition and n.parent_class else None
             if pc:
                 self._inherits(n, pc, me)
             skind = {"class": "class", "type": "define"}.get(kind, "local")
@@ -193,26 +192,26 @@ class _Extractor:
             inner = _Scope(skind, sname, n.offset, _declared(params, n.body), scope, pc)
             for p in params:
                 self.add(_resolve(inner, p.name, self.path), p.offset + 1, len(p.name.encode()), "def", me)
-            return [(c, inner, me, False) for c in kids if type(c) is not T["Parameter"]] + [
+            return [(c, inner, me, False) for c in kids if type(c) is not A.Parameter] + [
                 (c, inner, me, False) for p in params for c in p.children()
             ]
-        if t is T["NodeDefinition"]:
+        if t is A.NodeDefinition:
             me = ("node", " ".join(F.src(self.an, h) for h in n.host_matches))
             if n.host_matches:  # a definition ref, so call hierarchy can name the node
                 h = n.host_matches[0]
                 self.add(me, h.offset, h.length, "def", me, me[1])
             inner = _Scope("local", "node", n.offset, _declared((), n.body), scope)
             return [(c, inner, me, False) for c in kids]
-        if t is T["LambdaExpression"]:
+        if t is A.LambdaExpression:
             inner = _Scope("lambda", "", n.offset, _declared(n.parameters, n.body), scope)
             for p in n.parameters:
                 self.add(
                     ("lvar", self.path, n.offset, p.name), p.offset + 1, len(p.name.encode()), "def", owner
                 )
-            return [(c, inner, owner, False) for c in kids if type(c) is not T["Parameter"]] + [
+            return [(c, inner, owner, False) for c in kids if type(c) is not A.Parameter] + [
                 (c, inner, owner, False) for p in n.parameters for c in p.children()
             ]
-        if t is T["VariableExpression"]:
+        if t is A.VariableExpression:
             q = n.expr
             name = getattr(q, "value", None)
             off = n.offset
@@ -229,27 +228,27 @@ class _Extractor:
                     key = _resolve(scope, name, self.path)
                 self.add(key, off, len(name.encode()), "write" if write else "read", owner)
             return []
-        if t is T["AssignmentExpression"]:
+        if t is A.AssignmentExpression:
             left = n.left_expr
-            lefts = left.values if type(left) is T["LiteralList"] else [left]
+            lefts = left.values if type(left) is A.LiteralList else [left]
             return [(v, scope, owner, True) for v in lefts] + [(n.right_expr, scope, owner, False)]
-        if t is T["CallNamedFunctionExpression"]:
+        if t is A.CallNamedFunctionExpression:
             f = n.functor_expr
-            if type(f) is T["QualifiedName"]:
+            if type(f) is A.QualifiedName:
                 self.add(("function", norm(f.value)), f.offset, f.length, "ref", owner)
                 rest = [c for c in kids if c is not f]
                 if f.value in _CLASS_FUNCS:
                     for a in n.arguments:
                         self.add_name("class", a, owner)
                     rest = [c for c in rest if c not in n.arguments]
-                elif f.value == "lookup" and n.arguments and type(n.arguments[0]) is T["LiteralString"]:
+                elif f.value == "lookup" and n.arguments and type(n.arguments[0]) is A.LiteralString:
                     a = n.arguments[0]
                     if "::" in a.value:
                         self.add_name("var", a, owner)
                 return [(c, scope, owner, False) for c in rest]
-        if t is T["CallMethodExpression"]:
+        if t is A.CallMethodExpression:
             f = n.functor_expr
-            if type(f) is T["NamedAccessExpression"] and type(f.right_expr) is T["QualifiedName"]:
+            if type(f) is A.NamedAccessExpression and type(f.right_expr) is A.QualifiedName:
                 nm = f.right_expr.value
                 b = nm.encode()
                 end = f.offset + f.length if f.offset is not None else -1
@@ -259,10 +258,10 @@ class _Extractor:
                 return [(c, scope, owner, False) for c in kids if c is not f] + [
                     (f.left_expr, scope, owner, False)
                 ]
-        if t is T["ResourceExpression"]:
+        if t is A.ResourceExpression:
             tn = n.type_name
             tname = norm(getattr(tn, "value", "") or "")
-            out = []
+            out: list[tuple] = []
             if tname == "class":
                 for b in n.bodies:
                     self.add_name("class", b.title, owner)
@@ -272,7 +271,7 @@ class _Extractor:
                             self._attr(op, ti, owner)
                         out.extend((c, scope, owner, False) for c in op.children())
                 return out
-            if type(tn) is T["QualifiedName"]:
+            if type(tn) is A.QualifiedName:
                 self.add(("type", tname), tn.offset, tn.length, "ref", owner)
             else:
                 out.append((tn, scope, owner, False))
@@ -284,27 +283,27 @@ class _Extractor:
                         self._attr(op, tname, owner)
                     out.extend((c, scope, owner, False) for c in op.children())
             return out
-        if t is T["ResourceDefaultsExpression"]:
+        if t is A.ResourceDefaultsExpression:
             tr = n.type_ref
             tname = norm(getattr(tr, "value", "") or "")
             for op in n.operations:
                 if tname and tname != "class":
                     self._attr(op, tname, owner)
             return [(c, scope, owner, False) for c in kids]
-        if t is T["AccessExpression"]:
+        if t is A.AccessExpression:
             left = n.left_expr
-            if type(left) is T["QualifiedReference"] and left.value.lower() == "class":
+            if type(left) is A.QualifiedReference and left.value.lower() == "class":
                 for k in n.keys:
                     self.add_name("class", k, owner)
                 return []
-        if t is T["QualifiedReference"]:
+        if t is A.QualifiedReference:
             if n.value.lower() not in ("class",):
                 self.add(("type", norm(n.value)), n.offset, n.length, "ref", owner)
             return []
         return [(c, scope, owner, False) for c in kids]
 
     def _attr(self, op, owner_name, owner):
-        if type(op) is T["AttributeOperation"] and op.offset is not None:
+        if type(op) is A.AttributeOperation and op.offset is not None:
             nm = op.attribute_name
             if self.data[op.offset : op.offset + len(nm.encode())] == nm.encode():
                 self.add(("var", f"{owner_name}::{nm}"), op.offset, len(nm.encode()), "write", owner, nm)
@@ -327,9 +326,9 @@ class _Extractor:
 
 def _titles(title) -> list:
     t = type(title)
-    if t in (T["LiteralString"], T["QualifiedName"]):
+    if t in (A.LiteralString, A.QualifiedName):
         return [norm(title.value)]
-    if t is T["LiteralList"]:
+    if t is A.LiteralList:
         return [x for v in title.values for x in _titles(v)]
     return []
 
@@ -489,7 +488,7 @@ def index_yaml(refs: RefIndex, path: str) -> None:
 
 def hiera_files(roots) -> list:
     """YAML files under a ``data``/``hieradata`` directory below the roots (environment and module data)."""
-    out = []
+    out: list[str] = []
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures"))
