@@ -240,7 +240,8 @@ _ALTS = [
         r"|\|>>|\|>|\||@@|@(?!\()|:(?!:)|%",
     ),
     ("WORD", _SEG + "(?:::" + _SEG + ")*"),
-    ("SQ", r"'(?:[^'\\]|\\[\s\S])*'"),
+    # unrolled (a run of plain characters between escapes): one regex step per escape, not per character
+    ("SQ", r"'[^'\\]*(?:\\[\s\S][^'\\]*)*'"),
     ("LBRACE", r"\{"),
     ("RBRACE", r"\}"),
     ("CLASSREF", _CREF),
