@@ -326,7 +326,13 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
     status = 0
     reports = []
     t0 = time.monotonic()
-    totals = {"compiled": 0, "up_to_date": 0, "removed": 0, "with_errors": 0, "failed": 0}
+    totals: dict[str, int | float] = {
+        "compiled": 0,
+        "up_to_date": 0,
+        "removed": 0,
+        "with_errors": 0,
+        "failed": 0,
+    }
     for envdir in a.paths or ["."]:
         try:
             env = detect_environment(envdir, basemodulepath=a.basemodulepath, modulepath=a.modulepath)

@@ -19,7 +19,7 @@ import sys
 def _files(paths):
     for p in paths:
         if os.path.isdir(p):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(p):
                 dirs.sort()
                 found.extend(os.path.join(root, f) for f in files if f.endswith(".xpp"))

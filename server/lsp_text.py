@@ -35,8 +35,8 @@ def lsp_offset(text: str, line: int, character: int, encoding: str) -> int:
                 break
         else:
             return len(text)
-    m = _BREAK.search(text, start)
-    end = m.start() if m else len(text)
+    nxt = _BREAK.search(text, start)
+    end = nxt.start() if nxt else len(text)
     if encoding == "utf-32":
         return min(start + max(character, 0), end)
     units = 0
