@@ -14,8 +14,6 @@ from puppet_xpp.grammar import ast as A
 
 from . import analysis_data as D
 
-# name -> class: kept only for callers not yet converted to the real classes (server/lsp.py: F.T[...])
-T = A.TYPES
 DEFINITIONS = (
     A.HostClassDefinition,
     A.ResourceTypeDefinition,

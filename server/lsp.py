@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
 
+from puppet_xpp.grammar import ast as A
+
 from . import analysis_features as F
 from . import lsp_guard as G
 from . import lsp_lint as LL  # puppet-lint diagnostics, formatting, code actions
@@ -522,7 +524,7 @@ def _hover(ls, an, pos):
     text = None
     if kind == "variable":
         d = F.local_definition(an, ref, off)
-        if d is not None and type(d) is F.T["Parameter"]:
+        if d is not None and type(d) is A.Parameter:
             typ = F.src(an, d.type_expr)
             dflt = F.src(an, d.value)
             text = f"```puppet\n{(typ + ' ') if typ else ''}${d.name}{(' = ' + dflt) if dflt else ''}\n```\n(parameter)"
@@ -653,7 +655,7 @@ def _completion(ls, an, pos):
                     insert_text=name,
                     filter_text=name,
                     kind=CK.Variable,
-                    detail="parameter" if type(node) is F.T["Parameter"] else "variable",
+                    detail="parameter" if type(node) is A.Parameter else "variable",
                 )
             )
         for name in ("facts", "trusted", "server_facts", "title", "name", "module_name", "environment"):
