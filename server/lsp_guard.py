@@ -24,7 +24,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from lsprotocol import types as L
@@ -39,6 +39,15 @@ _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?\n?\Z", r
 _INVALID_REQUEST = -32600
 
 
+def _forget(futures: dict[Any, Any], key: Any) -> Callable[[Any], None]:
+    """A done-callback removing ``key`` from ``futures`` (bound to this key, not to the loop variable)."""
+
+    def done(_f: Any) -> None:
+        futures.pop(key, None)
+
+    return done
+
+
 class GuardedProtocol(LanguageServerProtocol):
     exit_code: int | None = None  # set by the exit notification
 
@@ -51,7 +60,7 @@ class GuardedProtocol(LanguageServerProtocol):
         for key in set(futures) - before:
             fut = futures.get(key)
             if fut is not None:
-                fut.add_done_callback(lambda _f, key=key: futures.pop(key, None))
+                fut.add_done_callback(_forget(futures, key))
 
     # pygls keeps a second copy of every open document (unused here: the server's own Document is the
     # copy), updated line by line on every change (O(size) per keystroke) and raising on input the server

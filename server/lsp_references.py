@@ -9,6 +9,7 @@ workspace indexing, which parses each file once for both the symbol index and th
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as L
 from pygls.exceptions import JsonRpcException
@@ -17,6 +18,9 @@ from . import references as R
 from . import rename as RN
 from .analysis import path_of_uri, uri_of_path
 from .analysis_index import index_file
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
 
 REQUEST_FAILED = -32803
 
@@ -167,13 +171,14 @@ def _owner_item(ls, owner):
 def register(ls) -> None:
     from . import analysis_index as AI
 
+    srv: LanguageServer = ls  # typed handle for the decorators (ls also carries PuppetServer's attributes)
     ls.refs = R.RefIndex()
     AI.PARSED_HOOKS.append(R.feed(ls.refs))
 
     async def on_worker_at(uri, position, fn):
         return await ls.on_worker(lambda: fn(_at(ls, uri, position)))
 
-    @ls.feature(L.TEXT_DOCUMENT_REFERENCES)
+    @srv.feature(L.TEXT_DOCUMENT_REFERENCES)
     async def references(ls, params: L.ReferenceParams):
         incl = params.context.include_declaration
 
@@ -187,7 +192,7 @@ def register(ls) -> None:
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
-    @ls.feature(L.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    @srv.feature(L.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     async def highlight(ls, params: L.DocumentHighlightParams):
         path = path_of_uri(params.text_document.uri)
 
@@ -211,7 +216,7 @@ def register(ls) -> None:
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
-    @ls.feature(L.TEXT_DOCUMENT_PREPARE_RENAME)
+    @srv.feature(L.TEXT_DOCUMENT_PREPARE_RENAME)
     async def prepare_rename(ls, params: L.PrepareRenameParams):
         def fn(ref):
             if ref is None:
@@ -229,7 +234,7 @@ def register(ls) -> None:
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
-    @ls.feature(L.TEXT_DOCUMENT_RENAME, L.RenameOptions(prepare_provider=True))
+    @srv.feature(L.TEXT_DOCUMENT_RENAME, L.RenameOptions(prepare_provider=True))
     async def rename(ls, params: L.RenameParams):
         def fn(ref):
             if ref is None:
@@ -246,7 +251,7 @@ def register(ls) -> None:
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
-    @ls.feature(L.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    @srv.feature(L.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
     async def prepare_call_hierarchy(ls, params: L.CallHierarchyPrepareParams):
         def fn(ref):
             if ref is None or ref.key[0] not in RN.CALLABLE:
@@ -256,7 +261,7 @@ def register(ls) -> None:
 
         return await on_worker_at(params.text_document.uri, params.position, fn)
 
-    @ls.feature(L.CALL_HIERARCHY_INCOMING_CALLS)
+    @srv.feature(L.CALL_HIERARCHY_INCOMING_CALLS)
     async def incoming_calls(ls, params: L.CallHierarchyIncomingCallsParams):
         key = tuple(params.item.data or ())
 
@@ -275,7 +280,7 @@ def register(ls) -> None:
 
         return await ls.on_worker(work)
 
-    @ls.feature(L.CALL_HIERARCHY_OUTGOING_CALLS)
+    @srv.feature(L.CALL_HIERARCHY_OUTGOING_CALLS)
     async def outgoing_calls(ls, params: L.CallHierarchyOutgoingCallsParams):
         key = tuple(params.item.data or ())
 
@@ -292,7 +297,7 @@ def register(ls) -> None:
 
         return await ls.on_worker(work)
 
-    @ls.feature(
+    @srv.feature(
         L.WORKSPACE_DID_RENAME_FILES,
         L.FileOperationRegistrationOptions(
             filters=[L.FileOperationFilter(pattern=L.FileOperationPattern(glob="**/*.pp"))]
