@@ -90,6 +90,7 @@ _TRIVIA = re.compile(
 )
 _VARIABLE = re.compile(r"\$((::)?(\w+(-\w+)*::)*\w+(-\w+)*(\[.+?\])*)", re.ASCII)
 # the empty alternative first, as Ruby tries its ``\A`` alternative first
+_PLAIN_VAR = re.compile(r"\$(::)?(\w+::)*\w+", re.ASCII)
 _UNENC_VAR = re.compile(r"(?:|[^\\])\$(::)?(\w+(-\w+)*::)*\w+(-\w+)*", re.ASCII)
 _END_STRING = re.compile(r'(?:|[^\\])(\\\\)*"')
 _PLAIN_RUN = re.compile(r'(?:[^${}"\\](?=[^${}"\\]))+')
@@ -321,6 +322,7 @@ class _Builder:
         pos = 0
         out = self.out
         direct = _DIRECT
+        plain_var = _PLAIN_VAR.fullmatch
         for start, end, ptype in spans:
             if start < pos:
                 continue  # inside a token already made (a heredoc body, a merged variable...)
@@ -343,8 +345,25 @@ class _Builder:
             if fast is not None:
                 out.append(Tok(fast, text[pos:end]))
                 pos = end
-            else:
-                pos = self.code(pos, end, ptype)
+                continue
+            after = text[end : end + 1]
+            if ptype == "NAME" and after not in ("-", ".", "("):
+                v = text[pos:end]
+                if v[:1].islower() and v.isascii():
+                    out.append(Tok(v.upper() if v in KEYWORDS else "NAME", v))
+                    pos = end
+                    continue
+            elif ptype == "VARIABLE" and after not in ("[", "-") and text[pos] == "$":
+                raw = text[pos:end]
+                if plain_var(raw):
+                    out.append(Tok("VARIABLE", raw[1:], raw))
+                    pos = end
+                    continue
+            elif ptype == "STRING" and text[pos] == "'":
+                out.append(Tok("SSTRING", text[pos + 1 : end - 1]))
+                pos = end
+                continue
+            pos = self.code(pos, end, ptype)
         n = len(text)
         while pos < n:
             pos = self.trivia(pos, n)
@@ -402,6 +421,10 @@ class _Builder:
                 return end
         c = text[pos]
         if c == "$" and ptype == "VARIABLE":
+            if text[end : end + 1] not in ("[", "-") and _PLAIN_VAR.fullmatch(text, pos, end):
+                raw = text[pos:end]  # nothing after it that puppet-lint would take into the name
+                self.out.append(Tok("VARIABLE", raw[1:], raw))
+                return end
             m = _VARIABLE.match(text, pos, _line_end(text, pos))
             if m:
                 self.add("VARIABLE", m.group(1), "$" + m.group(1))
