@@ -48,7 +48,9 @@ import re
 import stat as _stat
 import sys
 import time
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from puppet_xpp.xpp import layout, writes
 from puppet_xpp.xpp.environment import (
@@ -59,6 +61,10 @@ from puppet_xpp.xpp.environment import (
     is_plan_file,
     load_environment,
 )
+
+if TYPE_CHECKING:
+    from puppet_xpp.grammar.issues import Diagnostic
+    from puppet_xpp.xpp.sources import Source
 
 __all__ = [
     "CompileError",
@@ -122,31 +128,32 @@ class FileResult:
     status: str  # compiled | up to date | failed (I/O, internal error, lost worker) | unreadable
     errors: int = 0
     warnings: int = 0
-    diagnostics: list = field(default_factory=list)  # [severity, code, message, line, column, logged]
+    # rows: [severity, code, message, line, column, logged]
+    diagnostics: list[list[Any]] = field(default_factory=list)
     message: str = ""  # I/O problem
-    src_stat: list | None = None
-    xpp_stat: list | None = None
+    src_stat: list[int] | None = None
+    xpp_stat: list[int] | None = None
     written: bool = False  # the .xpp was (re)written (a compile giving the same bytes is not)
 
 
 @dataclass
 class EnvResult:
     env: EnvLayout
-    files: list = field(default_factory=list)  # FileResult, in plan order
-    skipped: list = field(default_factory=list)  # (path, reason)
-    removed: list = field(default_factory=list)  # removed .xpp paths
-    io_errors: list = field(default_factory=list)  # problems not tied to one file (exit status 2)
+    files: list[FileResult] = field(default_factory=list)  # in plan order
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    removed: list[str] = field(default_factory=list)  # removed .xpp paths
+    io_errors: list[str] = field(default_factory=list)  # problems not tied to one file (exit status 2)
     seconds: float = 0.0
 
-    def count(self, status):
+    def count(self, status: str) -> int:
         return sum(1 for r in self.files if r.status == status)
 
     @property
-    def with_errors(self):
+    def with_errors(self) -> int:
         return sum(1 for r in self.files if r.errors)
 
     @property
-    def failed(self):
+    def failed(self) -> int:
         """Files that could not be handled (unreadable, refused, not written, internal error): exit 2."""
         return sum(1 for r in self.files if r.status in ("failed", "unreadable"))
 
@@ -174,10 +181,10 @@ def detect_environment(
 # planning
 
 
-def _walk_pp(top: str, skip=()):
+def _walk_pp(top: str, skip: Container[str] = ()) -> Iterator[tuple[str, str | None]]:
     """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
     yields (path, None) for files and (path, reason) for entries that cannot be used."""
-    seen = set()
+    seen: set[tuple[int, int]] = set()
     stack = [top]
     while stack:
         d = stack.pop()
@@ -191,20 +198,20 @@ def _walk_pp(top: str, skip=()):
         except OSError as e:
             yield d, f"cannot read directory: {e.strerror}"
             continue
-        subdirs = []
-        for e in entries:
-            p = e.path
+        subdirs: list[str] = []
+        for entry in entries:
+            p = entry.path
             try:
-                is_dir = e.is_dir()
+                is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
             if is_dir:
-                if p not in skip and e.name != layout.XPP_DIR:
+                if p not in skip and entry.name != layout.XPP_DIR:
                     subdirs.append(p)
                 continue
-            if not e.name.endswith(".pp"):
+            if not entry.name.endswith(".pp"):
                 continue
-            if e.is_symlink() and not os.path.exists(p):
+            if entry.is_symlink() and not os.path.exists(p):
                 yield p, "broken symbolic link"
                 continue
             yield p, None
@@ -232,19 +239,20 @@ def _utf8(name: str) -> bool:
         return False
 
 
-def plan(env: EnvLayout, runtime_root: str | None = None):
+def plan(env: EnvLayout, runtime_root: str | None = None) -> tuple[list[Job], list[tuple[str, str]]]:
     """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason)."""
-    jobs: list = []
-    skipped: list = []
-    seen_out: dict = {}
+    jobs: list[Job] = []
+    skipped: list[tuple[str, str]] = []
+    seen_out: dict[str, str] = {}
     modulepath = list(env.modulepath)
 
-    def add(src, module, fallback_rel):
+    def add(src: str, module: str, fallback_rel: str | None) -> None:
         tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
         t = layout.xpp_target(env.root, modulepath, src)
         if t is not None and t.module == module:
             out, recorded = t.out_path, t.recorded
         else:  # the main manifest outside the environment: environment/manifests/...
+            assert fallback_rel is not None  # (walk gives it for the manifest directory)
             out = os.path.join(env.out_base, module, layout._xpp_name(fallback_rel))
             recorded = layout._recorded(env.root, src)
         out = os.path.normpath(out)
@@ -263,7 +271,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             Job(src, _display(env, src), out, rel, _recorded(env, src, recorded, runtime_root), module, tasks)
         )
 
-    def walk(top, module, fallback_base=None):
+    def walk(top: str, module: str, fallback_base: str | None = None) -> None:
         for p, problem in _walk_pp(top, skip=env.modulepath):
             if problem is not None:
                 skipped.append((p, problem))
@@ -286,7 +294,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None):
             walk(p, layout.ENV_MODULE)
 
     # modules: the first occurrence of a name wins
-    first: dict = {}
+    first: dict[str, str] = {}
     for d in env.modulepath:
         try:
             names = sorted(e.name for e in os.scandir(d) if e.is_dir())
@@ -333,13 +341,13 @@ class _Tree:
     (:class:`xpp.writes.AnchoredTree`: no component is followed if it is a symbolic link, so a directory
     swapped for a link during a run makes that file fail, never escape the tree)."""
 
-    def __init__(self, env: EnvLayout, opts: Options, owner):
+    def __init__(self, env: EnvLayout, opts: Options, owner: tuple[int, int] | None) -> None:
         self.env = env
         self.dir_mode = opts.dir_mode
         self.owner = owner
         self.anchored: writes.AnchoredTree | None = None
 
-    def check_root(self, module_dirs) -> None:
+    def check_root(self, module_dirs: Iterable[str]) -> None:
         root = self.env.xpp_root
         if os.path.islink(root):
             raise CompileError(
@@ -396,11 +404,11 @@ class _Tree:
 # state (incremental compile)
 
 
-def _stat_sig(st) -> list:
+def _stat_sig(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
 
 
-def _xpp_sig(st) -> list:
+def _xpp_sig(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
@@ -454,7 +462,7 @@ def settings_fingerprint(env: EnvLayout, opts: Options) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def _load_state(tree: writes.AnchoredTree) -> dict:
+def _load_state(tree: writes.AnchoredTree) -> dict[str, Any]:
     """The state file, read through the anchored tree (a link there is not followed)."""
     try:
         data = tree.read(STATE_FILE)
@@ -469,10 +477,10 @@ def _load_state(tree: writes.AnchoredTree) -> dict:
 # ------------------------------------------------------------------------------------------------------
 # one file (runs in a worker process)
 
-_W: dict = {}  # worker settings: fmt, strict, modulepath, manifest, file_mode, owner, check
+_W: dict[str, Any] = {}  # worker settings: fmt, strict, modulepath, manifest, file_mode, owner, check
 
 
-def _init_worker(settings: dict) -> None:
+def _init_worker(settings: dict[str, Any]) -> None:
     _W.clear()
     _W.update(settings)
     if settings.get("pdeathsig"):
@@ -496,18 +504,18 @@ def _die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
-def _diag_rows(diags, locator) -> list:
+def _diag_rows(diags: Iterable[Any], locator: Any) -> list[list[Any]]:
     from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
 
-    rows = []
+    rows: list[list[Any]] = []
     for d in diags:
         line, col = d.line_col(locator) if locator is not None else (None, None)
         rows.append([d.severity, d.code, d.message, line, col, isinstance(d, LoggedDiagnostic)])
     return rows
 
 
-def _record_rows(records) -> list:
-    rows = []
+def _record_rows(records: Iterable[dict[str, Any]]) -> list[list[Any]]:
+    rows: list[list[Any]] = []
     for r in records:
         logged = r.get("offset") is None and r.get("line") is not None
         rows.append(
@@ -523,20 +531,20 @@ def _record_rows(records) -> list:
     return rows
 
 
-def _counts(rows):
+def _counts(rows: Iterable[Sequence[Any]]) -> tuple[int, int]:
     e = sum(1 for r in rows if r[0] == "error")
     w = sum(1 for r in rows if r[0] in ("warning", "deprecation"))
     return e, w
 
 
 def _worker_tree() -> writes.AnchoredTree:
-    t = _W.get("tree")
+    t: writes.AnchoredTree | None = _W.get("tree")
     if t is None:
         t = _W["tree"] = writes.AnchoredTree(_W["xpp_root"], dir_mode=_W["dir_mode"], owner=_W["owner"])
     return t
 
 
-def _existing_is_current(data, text: str, recorded: str, fmt: str):
+def _existing_is_current(data: bytes | None, text: str, recorded: str, fmt: str) -> list[list[Any]] | None:
     """The diagnostic rows of the existing .xpp ``data`` when it holds exactly this source (the Locator
     string), recorded name and encoding; else None."""
     if data is None:
@@ -560,17 +568,17 @@ def _existing_is_current(data, text: str, recorded: str, fmt: str):
 
 
 def source_xpp(
-    src,
+    src: Source,
     recorded: str,
     *,
     abs_path: str,
     tasks: bool,
     strict: str,
-    modulepath,
-    manifest,
-    fmt,
-    puppet_version=None,
-):
+    modulepath: Iterable[str],
+    manifest: str | None,
+    fmt: str,
+    puppet_version: str | None = None,
+) -> tuple[bytes, list[list[Any]]]:
     """(xpp bytes, diagnostic rows) of a source read by :func:`xpp.sources.read_source` whose text may be
     used (an INVALID_ENCODING source gets an .xpp holding only that diagnostic, as Puppet rejects it)."""
     if src.diagnostic is not None:
@@ -580,7 +588,8 @@ def source_xpp(
         return layout.write_program(None, [src.diagnostic], loc, recorded, fmt=fmt), _diag_rows(
             [src.diagnostic], loc
         )
-    info: dict = {}
+    info: dict[str, Any] = {}
+    assert src.text is not None  # the callers compile only a source that was read
     data = layout.compile_source(
         src.text,
         recorded,
@@ -617,7 +626,9 @@ def compile_job(job: Job) -> FileResult:
         return fr
 
 
-def _compile_job(job: Job, read_source, narrowed_mode) -> FileResult:
+def _compile_job(
+    job: Job, read_source: Callable[..., Source], narrowed_mode: Callable[..., int]
+) -> FileResult:
     w = _W
     fr = FileResult(job, "compiled")
     rel = "modules/" + job.rel
@@ -632,6 +643,7 @@ def _compile_job(job: Job, read_source, narrowed_mode) -> FileResult:
         except OSError:
             pass
         return fr
+    assert src.stat is not None  # read_source sets it whenever the text was read
     fr.src_stat = _stat_sig(src.stat)
     # nothing to read in a directory this run created (a cold compile: saves a failing open per file)
     existing = None if os.path.dirname(rel) in w.get("fresh", ()) else tree.read(rel)
@@ -674,13 +686,13 @@ def _compile_job(job: Job, read_source, narrowed_mode) -> FileResult:
     return fr
 
 
-def _work(item):
+def _work(item: tuple[int, Job]) -> tuple[int, tuple[Any, ...]]:
     i, job = item
     fr = compile_job(job)
     return i, _payload(fr)
 
 
-def _payload(fr: FileResult) -> tuple:
+def _payload(fr: FileResult) -> tuple[Any, ...]:
     return (
         fr.status,
         fr.errors,
@@ -697,7 +709,7 @@ def _payload(fr: FileResult) -> tuple:
 # the environment
 
 
-def _owner_for(env: EnvLayout, opts: Options):
+def _owner_for(env: EnvLayout, opts: Options) -> tuple[int, int] | None:
     """(uid, gid) to give the files (root: ENVDIR's owner), or None (ours; nothing to change)."""
     chown = opts.chown if opts.chown is not None else (hasattr(os, "geteuid") and os.geteuid() == 0)
     if not chown:
@@ -708,8 +720,8 @@ def _owner_for(env: EnvLayout, opts: Options):
     return st.st_uid, st.st_gid
 
 
-def _module_dirs(env: EnvLayout) -> list:
-    out = []
+def _module_dirs(env: EnvLayout) -> list[str]:
+    out: list[str] = []
     for d in env.modulepath:
         try:
             out.extend(e.path for e in os.scandir(d) if e.is_dir() and MODULE_NAME.match(e.name))
@@ -721,23 +733,23 @@ def _module_dirs(env: EnvLayout) -> list:
 class _Events:
     """Default no-op event sink; see :func:`compile_environment`."""
 
-    def start(self, env, total, todo):
+    def start(self, env: EnvLayout, total: int, todo: int) -> None:
         pass
 
-    def progress(self, done, todo, result):
+    def progress(self, done: int, todo: int, result: FileResult) -> None:
         pass
 
-    def file(self, result):
+    def file(self, result: FileResult) -> None:
         pass
 
-    def removed(self, path):
+    def removed(self, path: str) -> None:
         pass
 
 
 LOCK_FILE = "compile.lock"
 
 
-def _lock(tree: writes.AnchoredTree, env: EnvLayout, opts: Options, events) -> int:
+def _lock(tree: writes.AnchoredTree, env: EnvLayout, opts: Options, events: Any) -> int:
     """Take the environment's compile lock (``.xpp/compile.lock``, ``flock``): one compile per environment
     at a time.  Busy: wait (telling ``events.waiting`` once) or, with ``wait=False``, CompileError."""
     import fcntl
@@ -775,7 +787,7 @@ def _lock(tree: writes.AnchoredTree, env: EnvLayout, opts: Options, events) -> i
     return fd
 
 
-def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult:
+def compile_environment(env: EnvLayout, opts: Options, events: Any = None) -> EnvResult:
     """Compile ``env`` incrementally.
 
     ``events`` (optional) receives ``start(env, total, todo)``, ``progress(done, todo, FileResult)`` as
@@ -797,8 +809,17 @@ def compile_environment(env: EnvLayout, opts: Options, events=None) -> EnvResult
         os.close(lock_fd)  # releases the lock
 
 
-def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
+def _compile_locked(
+    env: EnvLayout,
+    opts: Options,
+    events: Any,
+    res: EnvResult,
+    owner: tuple[int, int] | None,
+    tree: _Tree,
+    t0: float,
+) -> EnvResult:
     anchored = tree.anchored
+    assert anchored is not None  # compile_environment opened it
     jobs, skipped = plan(env, opts.runtime_root)
     res.skipped = skipped
     state_path = os.path.join(env.xpp_root, STATE_FILE)
@@ -808,11 +829,13 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
     old_files = state["files"] if same_settings and not opts.force else {}
 
     # cheap stat check first
-    results: list = [None] * len(jobs)
-    todo: list = []
+    results: list[FileResult | None] = [None] * len(jobs)
+    todo: list[int] = []
     for i, job in enumerate(jobs):
         ent = old_files.get(job.rel)
         if ent is not None and ent.get("src") == job.src and ent.get("recorded") == job.recorded:
+            s_sig: list[int] | None
+            x_sig: list[int] | None
             try:
                 s_sig = _stat_sig(os.stat(job.src))
                 x_sig = _xpp_sig(anchored.stat("modules/" + job.rel))
@@ -828,7 +851,7 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
     events.start(env, len(jobs), len(todo))
 
     # output directories, created in this process (a refusal is reported for each file below it)
-    runnable = []
+    runnable: list[int] = []
     for i in todo:
         job = jobs[i]
         try:
@@ -861,7 +884,7 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
     }
     reported = 0
 
-    def flush():
+    def flush() -> None:
         nonlocal reported
         while reported < len(jobs) and results[reported] is not None:
             events.file(results[reported])
@@ -874,13 +897,13 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
         events.progress(done, len(runnable), results[i])
         flush()
     flush()
-    res.files = results
+    res.files = cast("list[FileResult]", results)  # every job has its result now
 
     # stale outputs, temporary files left by killed runs (we hold the lock: all of them), empty directories
     res.removed = _sweep(anchored, env, {j.rel for j in jobs}, events)
 
-    files = {}
-    for fr in results:
+    files: dict[str, dict[str, Any]] = {}
+    for fr in res.files:
         if fr.status in ("compiled", "up to date") and fr.src_stat and fr.xpp_stat:
             files[fr.job.rel] = {
                 "src": fr.job.src,
@@ -904,7 +927,9 @@ def _compile_locked(env, opts, events, res, owner, tree, t0) -> EnvResult:
     return res
 
 
-def _run(jobs, idx, settings, opts):
+def _run(
+    jobs: list[Job], idx: list[int], settings: dict[str, Any], opts: Options
+) -> Iterator[tuple[int, tuple[Any, ...]]]:
     """Yield (plan index, result payload) for the jobs at ``idx``, compiled by worker processes; a job
     whose worker died is reported failed (:mod:`xpp.workers`)."""
     if not idx:
@@ -947,7 +972,9 @@ def _run(jobs, idx, settings, opts):
 _GC_THRESHOLD = (50_000, 20, 20)
 
 
-def _run_pool(items, n, settings):
+def _run_pool(
+    items: list[tuple[int, Job]], n: int, settings: dict[str, Any]
+) -> Iterator[tuple[int, tuple[Any, ...]]]:
     from puppet_xpp.xpp.workers import run_pool
 
     chunk = max(1, min(16, len(items) // (n * 8)))
@@ -960,11 +987,11 @@ def _run_pool(items, n, settings):
             yield i, _payload(FileResult(job, "failed", message=f"{job.display}: not compiled: {value}"))
 
 
-def _sweep(tree: writes.AnchoredTree, env: EnvLayout, expected: set, events) -> list:
+def _sweep(tree: writes.AnchoredTree, env: EnvLayout, expected: set[str], events: Any) -> list[str]:
     """Remove .xpp files no source maps to, every temporary file (the caller holds the lock, so none is
     being written) and directories left empty, below ``.xpp/modules``, through directory descriptors
     (``os.fwalk`` does not follow links)."""
-    removed = []
+    removed: list[str] = []
     try:
         base_fd = tree.dir_fd("modules")
     except OSError:
@@ -1035,7 +1062,7 @@ def write_job(env: EnvLayout, job: Job, data: bytes, opts: Options | None = None
 class SourceRefused(OSError):
     """:func:`compile_file`: the source is not read (see :mod:`xpp.sources`); ``diagnostic`` says why."""
 
-    def __init__(self, diagnostic):
+    def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
 
@@ -1047,17 +1074,18 @@ def compile_file(
     fmt: str = "msgpack",
     tasks: bool = False,
     strict: str | None = None,
-    modulepath=(),
-    manifest=None,
+    modulepath: Iterable[str] = (),
+    manifest: str | None = None,
     max_bytes: int | None = None,
     puppet_version: str | None = None,
-):
+) -> tuple[bytes, list[list[Any]]]:
     """(xpp bytes, diagnostic rows) of one file; :class:`SourceRefused` (an OSError) when it is not read
     (missing, unreadable, not a regular file, over the size limit)."""
     from puppet_xpp.xpp.sources import read_source
 
     source = read_source(src, limit=max_bytes)
     if source.text is None:
+        assert source.diagnostic is not None  # a source not read has the diagnostic saying why
         raise SourceRefused(source.diagnostic)
     level, strict = _level(Options(strict=strict, puppet_version=puppet_version))
     return source_xpp(

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 XPP_DIR = ".xpp"
 ENV_MODULE = "environment"
@@ -43,7 +45,7 @@ def _xpp_name(rel: str) -> str:
     return base + ".xpp" if ext in (".pp", ".epp") else rel + ".xpp"
 
 
-def xpp_target(env_root: str, modulepath, src: str) -> XppTarget | None:
+def xpp_target(env_root: str, modulepath: Iterable[str] | None, src: str) -> XppTarget | None:
     """The .xpp location of source file ``src`` in the environment at ``env_root``.
 
     None when ``src`` is neither in one of the ``modulepath`` directories nor below ``env_root``."""
@@ -76,7 +78,9 @@ def _recorded(env_root: str, src: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def write_atomic(path: str, data: bytes, mode: int | None = None, owner: tuple | None = None) -> None:
+def write_atomic(
+    path: str, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
+) -> None:
     """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure.
     ``mode`` (e.g. 0o644) and ``owner`` ((uid, gid)) are applied to the temporary file before the rename."""
     d = os.path.dirname(path) or "."
@@ -107,11 +111,11 @@ def compile_source(
     epp: bool | None = None,
     tasks: bool = False,
     strict: str = "warning",
-    modulepath=(),
-    manifest=None,
+    modulepath: Iterable[str] = (),
+    manifest: str | None = None,
     fmt: str = "msgpack",
-    info: dict | None = None,
-    puppet_version: str = "7.23",
+    info: dict[str, Any] | None = None,
+    puppet_version: str | None = "7.23",
 ) -> bytes:
     """Parse + validate ``text`` and return the .xpp document.
 
@@ -147,12 +151,19 @@ def compile_source(
 
 
 def write_program(
-    program, diagnostics, locator, recorded: str, fmt: str = "msgpack", *, settings=None, source=None
+    program: Any,
+    diagnostics: Iterable[Any],
+    locator: Any,
+    recorded: str,
+    fmt: str = "msgpack",
+    *,
+    settings: dict[str, Any] | None = None,
+    source: str | bytes | None = None,
 ) -> bytes:
     """The .xpp bytes of an already parsed program (diagnostics re-labelled with ``recorded``)."""
     from puppet_xpp.xpp.result import write_xpp
 
-    ds = []
+    ds: list[Any] = []
     for d in diagnostics:
         if getattr(d, "file", recorded) != recorded:
             d = _relabel(d, recorded)
@@ -160,7 +171,7 @@ def write_program(
     return write_xpp(program, ds, fmt, locator=locator, settings=settings, source=source)
 
 
-def _relabel(d, recorded):
+def _relabel(d: Any, recorded: str) -> Any:
     import dataclasses
 
     return dataclasses.replace(d, file=recorded)
