@@ -206,6 +206,29 @@ def test_duplicate_module_first_wins(tmp_path):
     assert [s["path"] for s in skipped] == [str(e / "other" / "apache")]
 
 
+def test_nested_modulepath_entries(tmp_path, oracle):
+    """``modulepath = mods:mods/inner``: a module of the inner directory gets its .xpp under its own name
+    (where a runtime loading that module looks), and Puppet's location error (Puppet resolves the file
+    against the first entry) instead of a crash."""
+    e = tmp_path / "env"
+    src = "class mod { notice(1) }\n"
+    write(
+        e,
+        {
+            "environment.conf": "modulepath = mods:mods/inner\n",
+            "manifests/site.pp": "include mod\n",
+            "mods/inner/mod/manifests/init.pp": src,
+        },
+    )
+    rc, out, err = compile_(str(e))
+    assert rc == 1, err
+    assert sorted(xpps(e)) == ["environment/manifests/site.xpp", "mod/manifests/init.xpp"]
+    f = str(e / "mods/inner/mod/manifests/init.pp")
+    want = oracle.call("validate", file=f, modulepath=[str(e / "mods"), str(e / "mods/inner")])
+    assert [d["code"] for d in want] == ["ILLEGAL_DEFINITION_LOCATION"]
+    assert "Unacceptable location. The name 'mod' is unacceptable" in out
+
+
 def test_module_outside_the_environment_is_recorded_absolute(tmp_path, oracle):
     e = tmp_path / "env"
     base = tmp_path / "base"

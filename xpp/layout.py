@@ -54,15 +54,19 @@ def xpp_target(env_root: str, modulepath: Iterable[str] | None, src: str) -> Xpp
     out_base = os.path.join(env_root, XPP_DIR, "modules")
     if src.startswith(os.path.join(env_root, XPP_DIR) + os.sep):
         return None
+    # the deepest module directory holding the file wins: with ``mods:mods/inner``, a file of
+    # ``mods/inner/m`` belongs to module ``m``, not to a module ``inner`` of ``mods``
+    best: list[str] | None = None
     for d in modulepath or ():
         prefix = os.path.abspath(d).rstrip(os.sep) + os.sep
         if src.startswith(prefix):
             parts = src[len(prefix) :].split(os.sep)
-            if len(parts) < 2:
-                continue
-            module, inner = parts[0], os.path.join(*parts[1:])
-            out = os.path.join(out_base, module, _xpp_name(inner))
-            return XppTarget(out, _recorded(env_root, src), module)
+            if len(parts) >= 2 and (best is None or len(parts) < len(best)):
+                best = parts
+    if best is not None:
+        module, inner = best[0], os.path.join(*best[1:])
+        out = os.path.join(out_base, module, _xpp_name(inner))
+        return XppTarget(out, _recorded(env_root, src), module)
     if src.startswith(env_root + os.sep):
         rel = os.path.relpath(src, env_root)
         return XppTarget(
