@@ -85,7 +85,7 @@ _BLANK = re.compile(f"[{_BLANK_CHARS}]+")
 _EOL = re.compile(r"\r\n|\r|\n")
 _TRIVIA = re.compile(
     rf"(?P<nl>(?P<eol>\r\n|\r|\n)(?P<ind>[{_BLANK_CHARS}]+)?)|(?P<ws>[{_BLANK_CHARS}]+)"
-    r"|(?P<c>#[^\r\n]*)|(?P<ml>/\*.*?(?:\*/|\Z))",
+    r"|(?P<c>#[^\r\n]*)|(?P<sc>//[^\r\n]*)|(?P<ml>/\*.*?(?:\*/|\Z))",
     re.DOTALL,
 )
 _VARIABLE = re.compile(r"\$((::)?(\w+(-\w+)*::)*\w+(-\w+)*(\[.+?\])*)", re.ASCII)
@@ -305,13 +305,24 @@ class _Builder:
 
     def build(self) -> list[Tok]:
         text = self.text
-        lx = Lexer(text)
-        ptoks = lx.tokens()
-        table = _char_offsets(text)
-        if table is None:
-            spans = [(t.start_pos, t.end_pos, t.type) for t in ptoks]
-        else:
-            spans = [(table(t.start_pos), table(t.end_pos), t.type) for t in ptoks]
+        masked = text
+        for _ in range(10_000):
+            lx = Lexer(masked)
+            ptoks = lx.tokens()
+            table = _char_offsets(masked)
+            if table is None:
+                spans = [(t.start_pos, t.end_pos, t.type) for t in ptoks]
+            else:
+                spans = [(table(t.start_pos), table(t.end_pos), t.type) for t in ptoks]
+            at = _slash_comment(masked, spans)
+            if at is None:
+                break
+            # a `//` comment (puppet-lint has them, Puppet does not): our lexer sees a regex or two
+            # divisions there; blank it out (same length) and lex again; trivia() makes the comment
+            e = _line_end(masked, at)
+            if masked[e - 1 : e] == "\r":
+                e -= 1
+            masked = masked[:at] + " " * (e - at) + masked[e:]
         if lx.error is not None:
             end = len(text) if lx.error.offset is None else lx.error.offset
             at = end if table is None else table(end)
@@ -393,6 +404,8 @@ class _Builder:
                 out.append(Tok("WHITESPACE", m.group()))
             elif kind == "c":
                 out.append(Tok("COMMENT", m.group()[1:]))
+            elif kind == "sc":
+                out.append(Tok("SLASH_COMMENT", m.group()[2:]))
             else:
                 raw = m.group()
                 v = re.sub(r"\A/\* ?", "", raw)
@@ -506,6 +519,14 @@ class _Builder:
                 self.add(mid, value)
         last = segs[-1][1]
         self.add(post, last, None if term is None else last + term)
+
+
+def _slash_comment(text: str, spans: list[tuple[int, int, str]]) -> int | None:
+    """Where the first ``//`` at a code position starts, if any."""
+    for start, _end, ptype in spans:
+        if ptype in ("DIV", "REGEX") and text.startswith("//", start):
+            return start
+    return None
 
 
 def _line_end(text: str, pos: int) -> int:

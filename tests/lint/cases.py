@@ -44,6 +44,9 @@ CASES: list[tuple[str, str]] = [
     # comments
     ("star_comment", "# doc\nclass foo {\n  /* a comment\n   * more\n   */\n  $x = 1\n}\n"),
     ("star_comment_one", "/* one line */\n$x = 1\n"),
+    ("slash_comment", "// a comment\n$x = 1 // after code\n$y = '//' // don't\n"),
+    ("slash_comment_crlf", "$x = 1 // c\r\n$y = 2\r\n"),
+    ("slash_comment_control", '$x = "a" // lint:ignore:double_quoted_strings\n'),
     # case_without_default
     ("case_no_default", "case $x {\n  'a': {}\n}\n"),
     ("case_default", "case $x {\n  'a': {}\n  default: {}\n}\n"),
