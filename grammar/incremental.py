@@ -28,7 +28,9 @@ only the statements of the innermost enclosing statement list that it touches.
 * **Broken text.**  Statements that a syntax error swallowed (recovery skipped to the list's end) are
   set aside and found again by the edit that repairs it.  A syntax error at the top level keeps the
   incremental state as it was and shows a plain parse of the current tokens; the next edit reparses
-  from that state over both edits.  A lexer error, EPP and too deep nesting use a full parse.
+  from that state over both edits.  A run that meets an error no list recovers from (an open
+  bracket typed in a one-class body) goes to that plain parse at once: every enclosing list's run
+  would meet the same error.  A lexer error, EPP and too deep nesting use a full parse.
 * **Positions.**  Nodes after an edit move lazily: the statements after it are marked (O(statements),
   not O(nodes)) and the marks are applied when the AST is handed out (``program``); the nodes around
   the edit grow.  Puppet's locations are not always nested (an operator stands after its left
@@ -103,7 +105,16 @@ class _Fallback(Exception):
 
 
 class _Escalate(Exception):
-    """The statement list cannot take this edit on its own: reparse in the enclosing list."""
+    """The statement list cannot take this edit on its own: reparse in the enclosing list.
+
+    ``hard``: the list's run met a syntax error it could not recover from (the top level's kind).  A
+    run in any enclosing list reaches the same LR configuration at this list's boundary (the tokens
+    before it are unchanged) and, never popping below this list's stack, meets the same error: each
+    of them would escalate too, so the text is broken at the top level without trying them."""
+
+    def __init__(self, hard: bool = False) -> None:
+        super().__init__()
+        self.hard = hard
 
 
 class _Level:
@@ -687,12 +698,15 @@ class IncrementalParser:
             c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
         lvl = self._innermost(c, ce)
         parsed = 0
+        tried = 0
         while True:
+            tried += 1
+            self.stats["lists_tried"] = tried
             try:
                 parsed = self._reparse_level(lvl, c, ce, total)
                 break
-            except _Escalate:
-                parent = self._parent(lvl)
+            except _Escalate as e:
+                parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
                     self._broken = (c, ce, total)
                     self._show_plain()
@@ -1029,7 +1043,7 @@ class IncrementalParser:
         except Exception:
             raise _Fallback() from None
         if value is not P.STOPPED or rec.stop is None:
-            raise _Escalate()
+            raise _Escalate(value is not P.STOPPED and err is not None)
         raw_run = values[-1] if len(values) == len(lvl.values) + 1 else []
         if not isinstance(raw_run, list):
             raise _Escalate()

@@ -274,6 +274,37 @@ def test_one_class_manifest_edit_reparses_one_statement():
 
 
 @pytest.mark.corpus
+def test_one_class_manifest_typing_a_statement():
+    """A statement typed character by character in the middle of a one-class body, then deleted (what
+    bench/bench_lsp.py's ``typing`` scenario does): an open `'` or `{` breaks the file at the top
+    level on the way.  Every step equals a full parse; a run that meets an error no list recovers
+    from goes to the plain parse without trying the enclosing lists again."""
+    text = one_class_manifest(40000)
+    if len(text) < 20000:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="big.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    lines = text.splitlines(keepends=True)
+    k = len(lines) // 2
+    while not lines[k].startswith("  }"):
+        k += 1
+    at = sum(len(x.encode()) for x in lines[: k + 1]) - 1  # the end of a statement of the body
+    piece = "\n  notice('x', [1, {a => 2}])"
+    tried = []
+    for i, ch in enumerate(piece):
+        p.edit(at + i, at + i, ch)
+        check_same(p, config)
+        if p.stats["mode"] == "plain":
+            tried.append(p.stats["lists_tried"])
+    for i in range(len(piece) - 1, -1, -1):
+        p.edit(at + i, at + i + 1, "")
+        check_same(p, config)
+    assert p.data.decode() == text
+    assert 1 in tried, tried
+
+
+@pytest.mark.corpus
 def test_definition_header_edit_keeps_the_body():
     """An edit in a define's parameter list reparses the header and keeps the body (unchanged braces)."""
     if not os.path.exists(CORPUS):
