@@ -140,6 +140,10 @@ class Tok:
             return f"${v}"
         if t == "UNENC_VARIABLE":
             return f"${v}"
+        if t == "SLASH_COMMENT":
+            # puppet-lint renders it without its "//" (a fix run with slash_comments off turns the
+            # comment into code); we keep the comment a comment
+            return f"//{v}"
         if t == "NEWLINE":
             return "\n"
         if t == "COMMENT":
