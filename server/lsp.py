@@ -270,7 +270,9 @@ def create_server() -> PuppetServer:
     async def did_change_configuration(ls: PuppetServer, params: L.DidChangeConfigurationParams):
         if params.settings:
             ls.settings = Settings.from_dict(params.settings, ls.settings, ls.roots[0] if ls.roots else None)
-            LL.configure(params.settings)
+            if LL.configure(params.settings):
+                for uri in list(ls.docs):
+                    _schedule(ls, uri)  # lint diagnostics on or off
         await _pull_configuration(ls)
         await _reconfigure_documents(ls)
 

@@ -22,10 +22,13 @@ log = logging.getLogger("puppet-xpp.lsp")
 _settings = AL.LintSettings(enabled=False)
 
 
-def configure(d: Any) -> None:
-    """Take the lint settings from a client settings object (unknown keys ignored)."""
+def configure(d: Any) -> bool:
+    """Take the lint settings from a client settings object (unknown keys ignored); True if they
+    changed (open documents then need new diagnostics)."""
     global _settings
+    old = _settings
     _settings = AL.LintSettings.from_dict(d, _settings)
+    return _settings != old
 
 
 def settings() -> AL.LintSettings:

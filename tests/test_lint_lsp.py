@@ -128,9 +128,13 @@ async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any
 
 
 async def test_lint_off_by_setting(client: LanguageClient) -> None:
+    uri0 = "file://" + os.path.join(client._lint_root, "foo", "manifests", "init.pp")  # type: ignore[attr-defined]
+    before = mark(client)
     client.workspace_did_change_configuration(
         L.DidChangeConfigurationParams(settings={"puppet": {"lint": {"enabled": False}}})
     )
+    p0 = await wait_publish(client, uri0, after=before)  # the open document is published again
+    assert [d for d in p0.diagnostics if d.source == "puppet-lint"] == []
     uri = await _open(client, "other.pp", TEXT)
     p = await wait_publish(client, uri, 1, after=client._mark)  # type: ignore[attr-defined]
     assert [d for d in p.diagnostics if d.source == "puppet-lint"] == []
