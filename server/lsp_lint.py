@@ -8,6 +8,7 @@ server publishes with its own.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as L
@@ -82,7 +83,9 @@ async def _on_doc(ls: Any, uri: str, fn: Any, default: Any) -> Any:
 
 
 def register(ls: Any) -> None:
-    @ls.feature(L.TEXT_DOCUMENT_FORMATTING)
+    feature: Callable[..., Callable[[Callable[..., Any]], Callable[..., Any]]] = ls.feature
+
+    @feature(L.TEXT_DOCUMENT_FORMATTING)
     async def formatting(ls: Any, params: L.DocumentFormattingParams) -> list[L.TextEdit]:
         def fn(text: str, path: str | None, enc: str) -> list[L.TextEdit]:
             return _edits(AL.formatting(text, path, _settings, enc))
@@ -90,7 +93,7 @@ def register(ls: Any) -> None:
         result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
         return result
 
-    @ls.feature(L.TEXT_DOCUMENT_RANGE_FORMATTING)
+    @feature(L.TEXT_DOCUMENT_RANGE_FORMATTING)
     async def range_formatting(ls: Any, params: L.DocumentRangeFormattingParams) -> list[L.TextEdit]:
         r = params.range
         rng = ((r.start.line, r.start.character), (r.end.line, r.end.character))
@@ -101,7 +104,7 @@ def register(ls: Any) -> None:
         result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
         return result
 
-    @ls.feature(
+    @feature(
         L.TEXT_DOCUMENT_ON_TYPE_FORMATTING,
         L.DocumentOnTypeFormattingOptions(first_trigger_character=">", more_trigger_character=["\n"]),
     )
@@ -114,7 +117,7 @@ def register(ls: Any) -> None:
         result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
         return result
 
-    @ls.feature(
+    @feature(
         L.TEXT_DOCUMENT_CODE_ACTION,
         L.CodeActionOptions(code_action_kinds=[L.CodeActionKind.QuickFix, L.CodeActionKind.SourceFixAll]),
     )
