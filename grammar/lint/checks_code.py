@@ -317,9 +317,7 @@ def _block_end_line(m: Manifest, pipe: Tok) -> int:
 def case_without_default(m: Manifest) -> list[Problem]:
     toks = m.tokens
     cases: list[tuple[int, int]] = []
-    for i, t in enumerate(toks):
-        if t.type != "CASE":
-            continue
+    for i in m.positions("CASE"):
         depth = 0
         for k in range(i + 1, len(toks)):
             ty = toks[k].type
@@ -370,7 +368,7 @@ def selector_inside_resource(m: Manifest) -> list[Problem]:
 def unquoted_node_name(m: Manifest) -> list[Problem]:
     out = []
     toks = m.tokens
-    for node in (t for t in toks if t.type == "NODE"):
+    for node in m.of_type("NODE"):
         i = m.pos(node)
         brace = next((k for k in range(i, len(toks)) if toks[k].type == "LBRACE"), None)
         if brace is None:

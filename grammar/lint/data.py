@@ -103,6 +103,10 @@ class Manifest:
         """Position of a token of the (unchanged, linked) list."""
         return tok.idx
 
+    def positions(self, type_: str) -> list[int]:
+        """The positions of the tokens of one type, in order."""
+        return self._by_type.get(type_, [])
+
     def of_type(self, *types: str) -> list[Tok]:
         """The tokens of these types, in order (one index built per manifest instead of a scan per check)."""
         by = self._by_type

@@ -244,6 +244,48 @@ def number_lines(tokens: list[Tok]) -> None:
             col += len(text)
 
 
+def _link_and_number(tokens: list[Tok]) -> None:
+    """``link`` and ``number_lines`` in one pass (the hot path of tokenise)."""
+    prev: Tok | None = None
+    prev_code: Tok | None = None
+    formatting = FORMATTING
+    simple = _SIMPLE
+    line = 1
+    col = 1
+    for i, t in enumerate(tokens):
+        t.idx = i
+        t.prev = prev
+        if prev is not None:
+            prev.next = t
+        t.prev_code = prev_code
+        ty = t.type
+        if ty not in formatting:
+            if prev_code is not None:
+                prev_code.next_code = t
+            prev_code = t
+        prev = t
+        if ty in simple:
+            t.line = line
+            t.column = col
+            col += len(t.value)
+            continue
+        if ty == "UNENC_VARIABLE":
+            col -= 2
+        t.line = line
+        t.column = col
+        if ty == "NEWLINE":
+            line += 1
+            col = 1
+            continue
+        text = t.render(creating=True)
+        if "\n" in text or "\r" in text:
+            parts = _EOL.split(text)
+            line += len(parts) - 1
+            col = len(parts[-1]) + 1
+        else:
+            col += len(text)
+
+
 # token types rendered as their value, which never holds a line break
 _SIMPLE = frozenset(
     "WHITESPACE INDENT CLASSREF TYPE NUMBER FUNCTION_NAME NAME DIV AT".split()
@@ -258,8 +300,7 @@ def tokenise(text: str) -> tuple[list[Tok], LexProblem | None]:
         toks = _Builder(text).build()
     except _Fail as f:
         return [], _problem_at(text, f.pos, f.reason)
-    link(toks)
-    number_lines(toks)
+    _link_and_number(toks)
     return toks, None
 
 
