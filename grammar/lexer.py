@@ -53,6 +53,7 @@ from puppet_xpp.grammar.lexer_match import scanner_match
 from puppet_xpp.grammar.lexer_text import (
     DQ_ESCAPES,
     LISTSTART_PREV,
+    NO_REGEX,
     WS_CHARS,
     WS_RE,
     ByteMap,
@@ -162,27 +163,6 @@ _TASK_KEYWORDS = {"plan": "PLAN", "apply": "APPLY"}
 # token types that "${x}" turns into a variable (Puppet: NUMBER NAME WORD and the keyword tokens,
 # but not PLAN/APPLY)
 _TO_VARIABLE = frozenset(["NUMBER", "NAME", "WORD"] + list(set(KEYWORDS.values())))
-# after these a '/' is division, otherwise it may start a regex
-_NO_REGEX = frozenset(
-    [
-        "RPAREN",
-        "RBRACK",
-        "RRCOLLECT",
-        "RCOLLECT",
-        "NAME",
-        "CLASSREF",
-        "NUMBER",
-        "STRING",
-        "BOOLEAN",
-        "DQPRE",
-        "DQMID",
-        "DQPOST",
-        "HEREDOC",
-        "REGEX",
-        "VARIABLE",
-        "WORD",
-    ]
-)
 
 _OPS = {
     "<<|": "LLCOLLECT",
@@ -540,7 +520,7 @@ class _Engine:
         text = self.text
         if text.startswith("/*", p):
             raise LexFail("UNCLOSED_MLCOMMENT", p)
-        if self.after() not in _NO_REGEX:
+        if self.after() not in NO_REGEX:
             q = text.find("/", p + 1)
             # After a failed search from slash_fail < p, every later '/' is escaped unless only
             # backslashes separate it from p: check that first one only (keeps '/\\/\\/...' linear).

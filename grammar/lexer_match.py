@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from puppet_xpp.grammar.lexer_text import BLANKS, WS_CHARS, WS_RE
+from puppet_xpp.grammar.lexer_text import BLANKS, NO_REGEX, WS_CHARS, WS_RE
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.lexer import _Engine
@@ -43,26 +43,6 @@ _SCANNED = frozenset(
         "PRIVATE",
         "PLAN",
         "APPLY",
-    ]
-)
-_NO_REGEX = frozenset(
-    [
-        "RPAREN",
-        "RBRACK",
-        "RRCOLLECT",
-        "RCOLLECT",
-        "NAME",
-        "CLASSREF",
-        "NUMBER",
-        "STRING",
-        "BOOLEAN",
-        "DQPRE",
-        "DQMID",
-        "DQPOST",
-        "HEREDOC",
-        "REGEX",
-        "VARIABLE",
-        "WORD",
     ]
 )
 
@@ -129,7 +109,7 @@ def scanner_match(self: _Engine, last: str | tuple[int, int, int, int] | None) -
             matched = None
         elif typ == "DIV":
             prev = toks[i - 1].type if i > n0 else None
-            if prev not in _NO_REGEX:
+            if prev not in NO_REGEX:
                 matched = None
         i += 1
     return _gap(self, cur, close, matched)

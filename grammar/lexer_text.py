@@ -18,6 +18,29 @@ BLANKS = " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\
 BLANK_CLASS = "[ \\t\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]"
 # Puppet's whitespace token pattern: [[:blank:]\r]+
 WS_RE = re.compile("[\\r" + BLANK_CLASS[1:] + "+")
+
+# token types after which a '/' is a division; after any other token it may start a regex (the lexer
+# decides with it, and so does the reconstruction of a scanner match on the UNCLOSED_QUOTE path)
+NO_REGEX = frozenset(
+    [
+        "RPAREN",
+        "RBRACK",
+        "RRCOLLECT",
+        "RCOLLECT",
+        "NAME",
+        "CLASSREF",
+        "NUMBER",
+        "STRING",
+        "BOOLEAN",
+        "DQPRE",
+        "DQMID",
+        "DQPOST",
+        "HEREDOC",
+        "REGEX",
+        "VARIABLE",
+        "WORD",
+    ]
+)
 WS_CHARS = frozenset(BLANKS + "\r")
 # characters before '[' that make it LISTSTART
 LISTSTART_PREV = frozenset(BLANKS + "\r\n")

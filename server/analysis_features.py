@@ -752,3 +752,18 @@ def _enclosing_resource_type(data: bytes, off: int):
             seen_colon = True
         i -= 1
     return None
+
+
+def doc_markdown(doc: str) -> str:
+    """A puppet-strings doc comment as hover Markdown: ``@summary`` as its text, ``@param`` as a list item."""
+    out = []
+    for line in doc.splitlines():
+        s = line.strip()
+        if s.startswith("@summary"):
+            out.append(s[len("@summary") :].strip())
+        elif s.startswith("@param"):
+            parts = s.split(None, 2)
+            out.append(f"- `{parts[1] if len(parts) > 1 else ''}` {parts[2] if len(parts) > 2 else ''}")
+        else:
+            out.append(line)
+    return "\n".join(out).strip()

@@ -557,7 +557,7 @@ def _hover(ls, an, pos):
             s = syms[0]
             text = f"```puppet\n{s.signature}\n```"
             if s.doc:
-                text += "\n\n" + _doc_markdown(s.doc)
+                text += "\n\n" + F.doc_markdown(s.doc)
         elif name.lower() in F.D.RESOURCE_TYPES:
             desc, attrs = F.D.RESOURCE_TYPES[name.lower()]
             text = f"**{name.lower()}** (core resource type)\n\n{desc}\n\nAttributes: " + ", ".join(attrs)
@@ -567,20 +567,6 @@ def _hover(ls, an, pos):
         return None
     rng = _range(an.lines, node.offset, node.length)
     return L.Hover(contents=L.MarkupContent(kind=L.MarkupKind.Markdown, value=text), range=rng)
-
-
-def _doc_markdown(doc: str) -> str:
-    out = []
-    for line in doc.splitlines():
-        s = line.strip()
-        if s.startswith("@summary"):
-            out.append(s[len("@summary") :].strip())
-        elif s.startswith("@param"):
-            parts = s.split(None, 2)
-            out.append(f"- `{parts[1] if len(parts) > 1 else ''}` {parts[2] if len(parts) > 2 else ''}")
-        else:
-            out.append(line)
-    return "\n".join(out).strip()
 
 
 def _owner_doc(an, param):

@@ -78,20 +78,6 @@ def _prange(r):
     return L.Range(start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1))
 
 
-def _md(text: str) -> str:
-    out = []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("@summary"):
-            out.append(s[len("@summary") :].strip())
-        elif s.startswith("@param"):
-            parts = s.split(None, 2)
-            out.append(f"- `{parts[1] if len(parts) > 1 else ''}` {parts[2] if len(parts) > 2 else ''}")
-        else:
-            out.append(line)
-    return "\n".join(out).strip()
-
-
 def _hover_obj(text, rng):
     return L.Hover(contents=L.MarkupContent(kind=L.MarkupKind.Markdown, value=text), range=rng)
 
@@ -111,7 +97,7 @@ def function_markdown(sym) -> str:
     text = f"```puppet\n{head}\n```\n({origin.get(sym.origin, 'function')})"
     doc = W.doc_of(sym)
     if doc:
-        text += "\n\n" + _md(doc)
+        text += "\n\n" + F.doc_markdown(doc)
     return text
 
 
@@ -133,7 +119,7 @@ def type_markdown(sym) -> str:
         text += "\n\nparameters: " + ", ".join(params)
     doc = W.doc_of(sym)
     if doc:
-        text += "\n\n" + _md(doc)
+        text += "\n\n" + F.doc_markdown(doc)
     return text
 
 
@@ -152,7 +138,7 @@ def attribute_markdown(owner, attr, kind) -> str:
         text = f"```puppet\n{attr.type + ' ' if attr.type else ''}${attr.name}{' = ' + attr.default if attr.default else ''}\n```\n(parameter of {kind} {owner.name})"
         doc = attr.doc
     if doc:
-        text += "\n\n" + _md(doc)
+        text += "\n\n" + F.doc_markdown(doc)
     return text
 
 
@@ -441,14 +427,14 @@ def resolve(ls, item: L.CompletionItem):
     if d.get("k") == "fn":
         syms = W.functions_named(ls.index, d.get("n", ""), level=_level(ls))
         if syms:
-            text = function_markdown(syms[0]) if syms[0].origin != "puppet" else _md(syms[0].doc)
+            text = function_markdown(syms[0]) if syms[0].origin != "puppet" else F.doc_markdown(syms[0].doc)
     elif d.get("k") == "type":
         t = W.resource_type_named(ls.index, d.get("n", ""), _level(ls))
         if t is not None and not ls.index.lookup(d.get("n", ""), ("class", "define")):
             text = type_markdown(t)
         else:
             for s in ls.index.lookup(d.get("n", ""), ("class", "define")):
-                text = f"```puppet\n{s.signature}\n```\n\n{_md(s.doc)}"
+                text = f"```puppet\n{s.signature}\n```\n\n{F.doc_markdown(s.doc)}"
                 break
     elif d.get("k") == "attr":
         attrs, owner, kind = W.attributes_of(ls.index, d.get("t", ""), _level(ls))
