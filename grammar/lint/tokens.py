@@ -215,37 +215,9 @@ def link(tokens: list[Tok]) -> None:
         prev = t
 
 
-def number_lines(tokens: list[Tok]) -> None:
-    """Give each (linked) token the line and column puppet-lint gives it."""
-    line = 1
-    col = 1
-    simple = _SIMPLE
-    for t in tokens:
-        ty = t.type
-        if ty in simple:
-            t.line = line
-            t.column = col
-            col += len(t.value)
-            continue
-        if ty == "UNENC_VARIABLE":
-            col -= 2
-        t.line = line
-        t.column = col
-        if ty == "NEWLINE":
-            line += 1
-            col = 1
-            continue
-        text = t.render(creating=True)
-        if "\n" in text or "\r" in text:
-            parts = _EOL.split(text)
-            line += len(parts) - 1
-            col = len(parts[-1]) + 1
-        else:
-            col += len(text)
-
-
 def _link_and_number(tokens: list[Tok]) -> None:
-    """``link`` and ``number_lines`` in one pass (the hot path of tokenise)."""
+    """``link`` plus the line and column puppet-lint gives each token, in one pass (the hot path of
+    tokenise; fresh tokens, so the forward links need no reset)."""
     prev: Tok | None = None
     prev_code: Tok | None = None
     formatting = FORMATTING
