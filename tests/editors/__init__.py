@@ -7,8 +7,10 @@ The tools come from ``.ci/editors``: Debian's ``neovim`` (0.7), Neovim 0.11 from
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,3 +53,52 @@ def server_wrapper(directory: Path) -> Path:
     )
     w.chmod(0o755)
     return w
+
+
+def run_nvim_script(nvim: str, script: Path, tmp_path: Path, spec: dict, timeout: float) -> dict:
+    """Run Lua test ``script`` in a headless Neovim with no user configuration and return the result
+    it writes to ``spec["result"]`` (plus ``_output``: what Neovim printed).  The script reads ``spec``
+    from the file named by ``$PUPPET_XPP_NVIM_TEST``; ``tmp_path/bin`` comes first on PATH, so
+    ``puppet-xpp`` is this checkout's server when a test puts :func:`server_wrapper` there.  Neovim and
+    whatever it started (the language server) are killed when it is done or out of time."""
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec))
+    env = dict(os.environ)
+    env.update(
+        {
+            "PUPPET_XPP_NVIM_TEST": str(spec_file),
+            "PATH": str(tmp_path / "bin") + os.pathsep + env.get("PATH", ""),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+            "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        }
+    )
+    env.pop("VIMINIT", None)
+    proc = subprocess.Popen(
+        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+        pytest.fail(f"{nvim} did not finish in {timeout}s:\n{out.decode(errors='replace')[-4000:]}")
+    finally:
+        try:  # the language server, if Neovim left it behind
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+    res_file = Path(spec["result"])
+    assert res_file.exists(), (
+        f"no result from {nvim} (exit {proc.returncode}):\n{out.decode(errors='replace')[-4000:]}"
+    )
+    res: dict = json.loads(res_file.read_text())
+    res["_output"] = out.decode(errors="replace")
+    return res

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.editors import REPO, editor_tool_missing, nvim_binaries, server_wrapper
+from tests.editors import REPO, editor_tool_missing, nvim_binaries, run_nvim_script, server_wrapper
 from tests.lsp.test_references import (
     build_workspace,
     location_errors,
@@ -26,44 +25,7 @@ SCRIPT = Path(__file__).with_name("nvim_rename.lua")
 
 
 def _run(nvim: str, tmp_path: Path, spec: dict, timeout: float = 240) -> dict:
-    spec_file = tmp_path / "spec.json"
-    spec_file.write_text(json.dumps(spec))
-    env = dict(os.environ)
-    env.update(
-        {
-            "PUPPET_XPP_NVIM_TEST": str(spec_file),
-            "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
-            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-            "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
-            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        }
-    )
-    env.pop("VIMINIT", None)
-    proc = subprocess.Popen(
-        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, _ = proc.communicate()
-        pytest.fail(f"{nvim} did not finish in {timeout}s:\n{out.decode(errors='replace')[-4000:]}")
-    finally:
-        try:
-            os.killpg(proc.pid, 9)
-        except ProcessLookupError:
-            pass
-    res_file = Path(spec["result"])
-    assert res_file.exists(), f"no result from {nvim}:\n{out.decode(errors='replace')[-4000:]}"
-    res = json.loads(res_file.read_text())
-    res["_output"] = out.decode(errors="replace")[-3000:]
-    return res
+    return run_nvim_script(nvim, SCRIPT, tmp_path, spec, timeout)
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
