@@ -106,6 +106,15 @@ class Builder:
         self.unfolded: dict[int, A.LiteralHash] = {}  # LiteralHash nodes made of bare `k => v` arguments
         self.top_blocks: dict[int, A.BlockExpression] = {}  # blocks made of a program's statement list
         self.had_errors = False  # a syntax error was recovered from inside a body
+        # Puppet raises at its first error, so its first error is the first one raised in parse order,
+        # not the first by position.  An error raised by a reduction that error recovery makes after a
+        # syntax error (Puppet never gets there) sorts after that syntax error: see diagnostic_order.
+        self.stopped_at: int | None = None  # offset of the last syntax error met
+        self.late: dict[int, int] = {}  # id(diagnostic) -> offset of the syntax error it sorts after
+        # statement lists whose call transform racc's default reduction runs before it reports a syntax
+        # error (the error came right after a complete statement): id(list) -> (list, error offset)
+        self.transform_first: dict[int, tuple[list[Any], int]] = {}
+        self._raised_before = -1  # in such a transform: errors before this offset are not late
 
     # --- helpers --------------------------------------------------------------------------------
     def loc(self, node: Any, s: Any, e: Any = None) -> Any:
@@ -125,7 +134,28 @@ class Builder:
         """Puppet raises here; we record the error and keep building."""
         o = start(at)
         ln = end(at) - o
-        self.diagnostics.append(Diagnostic.make(code, o, ln, args, file=self.file))
+        d = Diagnostic.make(code, o, ln, args, file=self.file)
+        self.diagnostics.append(d)
+        stop = self.stopped_at
+        if stop is not None and self._raised_before <= o < stop:
+            self.late[id(d)] = stop
+
+    def syntax_error_met(self, offset: int, open_list: list[Any] | None) -> None:
+        """The driver met a syntax error at offset; what is reduced from now on is error recovery.
+        open_list: the statement list just before the error when it ends in a complete statement --
+        racc reduces it by default (running the call transform, which may raise) before it reports
+        the error, so that transform's errors before the syntax error still come first."""
+        self.stopped_at = offset
+        if open_list is not None:
+            self.transform_first.setdefault(id(open_list), (open_list, offset))
+
+    def diagnostic_order(self, d: Diagnostic) -> tuple[bool, int, bool]:
+        """Sort key of the parse diagnostics: errors first, by position, except that an error raised
+        during error recovery comes right after the syntax error that Puppet stops at."""
+        late = self.late.get(id(d))
+        if late is not None:
+            return (d.severity != "error", late, True)
+        return (d.severity != "error", d.offset if d.offset is not None else -1, False)
 
     def qualify(self, name: str) -> str:
         ns = "::".join(self.namestack)
@@ -154,6 +184,14 @@ class Builder:
 
     def statements(self, raw: list[Any]) -> list[Any]:
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
+        first = self.transform_first.get(id(raw))
+        self._raised_before = first[1] if first is not None else -1
+        try:
+            return self._transform_calls(raw)
+        finally:
+            self._raised_before = -1
+
+    def _transform_calls(self, raw: list[Any]) -> list[Any]:
         memo: list[Any] = []
         for expr in raw:
             name = memo[-1] if memo else None

@@ -135,6 +135,9 @@ class Tables:
         self.end = table.end_states["start"]
         self.goto_stmts = self.gotos[self.start].get("stmts")
         self.goto_statements = self.gotos[self.start].get("statements")
+        # states just after a statement list (`statements: stmts .`): racc's default reduction there
+        # completes the list (its call transform runs) before a syntax error is reported
+        self.after_stmts = frozenset(g["stmts"] for g in self.gotos if "stmts" in g)
 
 
 def _cache_path() -> Any:
@@ -255,6 +258,9 @@ class Driver:
                 act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
                 defaults += 1
                 if act is None or defaults > 1000:
+                    self.b.syntax_error_met(
+                        tok.start_pos, values[-1] if stack[-1] in self.t.after_stmts else None
+                    )
                     k = self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
                     if k is None:
                         return self.salvage(stack, values), i
@@ -534,11 +540,30 @@ def parse_tokens(
             kept = set(id(x) for x in A.walk(value))
             value.definitions = [d for d in builder.definitions if id(d) in kept]
         return value
-    # --- error recovery ---------------------------------------------------------------------------
+    return recover_top(driver, tokens, builder, eof_pos, data, value, err, epp)
+
+
+def recover_top(
+    driver: Driver,
+    tokens: list[Any],
+    builder: Builder,
+    eof_pos: int,
+    data: bytes,
+    value: Any,
+    err: int | None,
+    epp: bool = False,
+    scan: tuple[int, int] = (0, 0),
+) -> Any:
+    """Error recovery at the top level, after a run from the first token met a syntax error there
+    (``value``: that run's salvage, ``err``: the error's token index): report it, resume at the next
+    statement start (next_resume), parse on, and so on to the end; returns the Program (None for a
+    broken template).  ``scan``: a token index at or before ``err`` and the bracket depth before it,
+    where next_resume starts scanning (the incremental parser resumes that run mid-file)."""
+    n = len(tokens)
     raw: list[Any] = []
     report = True
     chunk_start = 0
-    scan_from, scan_depth = 0, 0  # the last resume point and the bracket depth before it
+    scan_from, scan_depth = scan  # the last resume point and the bracket depth before it
     while err is not None:
         kind, got = value or (None, None)
         got = cast(Any, got)
@@ -695,7 +720,7 @@ def parse_lexed(
         limit = min(lex_error.offset, _failed_unit_start(tokens))
         diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < limit]
     diagnostics.extend(diags)
-    diagnostics.sort(key=lambda d: (d.severity != "error", d.offset if d.offset is not None else -1))
+    diagnostics.sort(key=builder.diagnostic_order)
     if program is not None:
         deep = fix_positions(program)
         if deep is not None:

@@ -52,6 +52,49 @@ def test_recovery_gives_puppets_error(src, oracle):
             assert first.line_col(res.locator) == (want["line"], want["pos"]), (first, want)
 
 
+# Puppet stops at its first error, in parse order.  A statement list's call transform (illegal comma,
+# paren-less call with arguments) raises when the list is reduced: at its `}` or the end of input, or by
+# racc's default reduction when a syntax error comes right after a complete statement -- then it comes
+# first.  A syntax error inside an unfinished statement comes first instead, although the comma is before
+# it (error recovery reduces the list later).  Minimised from the mutation campaign (issue 10 item 9).
+FIRST_RAISED = [
+    "a, b [",
+    "a, b )",
+    "a, b }",
+    "a, b ;",
+    "a, b ; )",
+    "a ; b, c [",
+    "$x = 1, 2\n$y = [",
+    "foo, bar\nnotice(",
+    "class c { a, b ) }",
+    "class c { a, b [ }",
+    "class c {\r\n x, y [ \r\n }",
+    "class c { a, b \n x ) \n }",
+    "class c { a, b } )",
+    "class c { a, b \n }\nx, y [",
+    "if $x { a, b ( }",
+]
+FIRST_RAISED_EPP = [
+    "<% a, b [ %>",
+    "<% a, b ) %>",
+    "<% a, b %> <%= [ %>",
+    "<% a, b %>x<% ) %>",
+]
+
+
+@pytest.mark.parametrize(
+    ("src", "epp"), [(s, False) for s in FIRST_RAISED] + [(s, True) for s in FIRST_RAISED_EPP]
+)
+def test_first_error_is_the_first_puppet_raises(src, epp, oracle):
+    res = parse(src, "t.epp" if epp else "t.pp", epp=epp)
+    want = oracle.request("parse", source=src, epp=epp)
+    assert not want["ok"], want
+    first = res.errors[0]
+    assert first.message == want["error"], (res.errors, want)
+    if want.get("line") is not None:
+        assert first.line_col(res.locator) == (want["line"], want["pos"]), (res.errors, want)
+
+
 @pytest.mark.parametrize("src", MERGED)
 def test_unfolded_hashes_merge_as_puppet_does(src, oracle):
     res = parse(src, "")

@@ -278,11 +278,13 @@ MUTATION_PIECES = [
 
 
 def mutate(src: str, rnd: random.Random) -> str:
-    """One random damage: a deletion, an insertion of a bracket/quote/tag/heredoc marker, a truncation
-    or an ASCII byte replaced by another (the text stays valid UTF-8: invalid bytes are another check)."""
+    """One random damage: a deletion, an insertion of a bracket/quote/tag/heredoc marker, a truncation,
+    an ASCII byte replaced by another, or a NUL, a CR, CR or CRLF line ends, a byte order mark (the text
+    stays valid UTF-8: Puppet given invalid bytes fails outside its parser, so tests/test_entry_campaign.py
+    checks those, without a comparison)."""
     b = src.encode("utf-8")
     n = len(b)
-    op = rnd.randrange(4)
+    op = rnd.randrange(5)
     at = rnd.randrange(n + 1)
     while 0 < at < n and (b[at] & 0xC0) == 0x80:  # on a character boundary
         at -= 1
@@ -295,6 +297,14 @@ def mutate(src: str, rnd: random.Random) -> str:
         out = b[:at] + rnd.choice(MUTATION_PIECES).encode() + b[at:]
     elif op == 2:
         out = b[:at]
+    elif op == 4:
+        kind = rnd.randrange(5)
+        if kind < 2:
+            out = b[:at] + (b"\x00", b"\r")[kind] + b[at:]
+        elif kind < 4:
+            out = b.replace(b"\n", (b"\r", b"\r\n")[kind - 2])
+        else:
+            out = "\ufeff".encode() + b
     else:
         ascii_at = [k for k in range(max(0, at - 40), min(n, at + 40)) if b[k] < 0x80]
         if not ascii_at:
@@ -353,10 +363,11 @@ def test_mutation_campaign(oracle):
     deadline = time.monotonic() + seconds
     batch: list = []
     done = compared = 0
+    epp_done = epp_compared = 0  # templates: part of the same run, counted apart for the report
     failures: list = []
 
     def flush():
-        nonlocal compared
+        nonlocal compared, epp_compared
         answers = oracle.request_many("parse", [{"source": d, "epp": epp} for _p, epp, d, _r in batch])
         for (path, epp, damaged, res), want in zip(batch, answers):
             if want.get("ok") or want.get("class") not in (
@@ -365,6 +376,7 @@ def test_mutation_campaign(oracle):
             ):
                 continue  # accepted (validation is another test's) or Puppet itself crashed
             compared += 1
+            epp_compared += epp
             first = _first_error(res)
             got = None if first is None else (first.message, first.line_col(res.locator))
             exp = (want["error"], (want.get("line"), want.get("pos")))
@@ -378,10 +390,23 @@ def test_mutation_campaign(oracle):
         res = _check_no_crash(path, epp, src, damaged)
         batch.append((path, epp, damaged, res))
         done += 1
+        epp_done += epp
         if len(batch) >= 50:
             flush()
         if time.monotonic() > deadline:
             break
     flush()
-    print(f"mutation campaign: {done} inputs, {compared} compared with Puppet, {len(failures)} differ")
+    print(
+        f"mutation campaign: seed {seed}, {done} inputs ({epp_done} EPP), {compared} compared with Puppet"
+        f" ({epp_compared} EPP), {len(failures)} differ ({sum(1 for f in failures if f[1])} EPP)"
+    )
+    dump = os.environ.get("PUPPET_XPP_MUTATION_DUMP")
+    if dump:  # every differing input, one JSON line each (to minimise and add as table cases)
+        import json
+
+        with open(dump, "w", encoding="utf-8") as f:
+            for path, epp, damaged, got, exp in failures:
+                f.write(
+                    json.dumps({"path": path, "epp": epp, "src": damaged, "got": got, "want": exp}) + "\n"
+                )
     assert not failures, failures[:5]
