@@ -120,7 +120,7 @@ class _Escalate(Exception):
 class _Level:
     """One statement list of the current parse (the program's or a `{ }` body's)."""
 
-    __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags", "first")
+    __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags", "first", "stale")
 
     def __init__(self, opener: Any, states: tuple[Any, ...], values: list[Any], raw: list[Any]):
         self.opener = opener  # the `{` token (None: the program)
@@ -132,6 +132,9 @@ class _Level:
         self.out: list[Any] | None = None  # the transformed list, the one the AST holds
         self.xdiags: list[Any] = []  # diagnostics of the call transform of this list
         self.first: Any = None  # the first token of the first statement, when known (the program's)
+        # the LR stack below the list (states/values) may hold objects of an older parse: a body kept
+        # whole while its header was reparsed (see _Recorder._open), or a list inside it
+        self.stale = False
 
 
 class _Ghost:
@@ -259,6 +262,47 @@ class _Recorder:
 
 def _noop() -> None:
     pass
+
+
+def _no_visit(n: Any) -> bool:
+    return False
+
+
+# errors that a reduction made after a statement boundary reports before it (at a node that began
+# before the boundary): a plain parse resumed at that boundary would not find them in the state
+_AROUND = frozenset(
+    (
+        "SYNTAX_ERROR",
+        "PARSE_VIRTUAL_NOT_RESOURCE",
+        "PARSE_EXPORTED_NOT_RESOURCE",
+        "PARSE_RESOURCE_WITHOUT_TITLE_PLUS",
+        "PARSE_NOT_A_RESOURCE",
+    )
+)
+
+
+class _Sync:
+    """The ``watch`` of IncrementalParser._resume_plain's run: stops it where a list around the change
+    reaches a boundary (or its end) that the old parse had on the same unchanged token, at that list's
+    stack height -- from there the parse is the old one, so the text is not broken at the top level."""
+
+    def __init__(self, tokens: list[Any], n: int, ce: int) -> None:
+        self.tokens = tokens
+        self.n = n
+        self.ce = ce
+        self.stops: dict[int, int] = {}  # id(lookahead token after a statement) -> stack height
+        self.ends: dict[int, int] = {}  # id(closing token) -> stack height (0: end of input)
+
+    def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
+        if event == "open" or i < self.ce:
+            return None
+        if event == "item":
+            h = self.stops.get(id(self.tokens[i])) if i < self.n else None
+        elif event == "end":
+            h = self.ends.get(id(self.tokens[i])) if i < self.n else self.ends.get(0)
+        else:
+            return False
+        return h is not None and h == len(stack)
 
 
 def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
@@ -697,6 +741,7 @@ class IncrementalParser:
             ce0 = ce0 if ce0 <= c else (ce0 + dT if ce0 >= m1_old else c + mn)
             c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
         lvl = self._innermost(c, ce)
+        first = lvl
         parsed = 0
         tried = 0
         while True:
@@ -706,6 +751,9 @@ class IncrementalParser:
                 parsed = self._reparse_level(lvl, c, ce, total)
                 break
             except _Escalate as e:
+                if lvl is first and first.opener is not None and self._resume_plain(first, c, ce):
+                    self._broken = (c, ce, total)
+                    return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
                     self._broken = (c, ce, total)
@@ -715,6 +763,142 @@ class IncrementalParser:
         self._broken = None
         self._program = self._base
         self.stats["tokens_parsed"] = parsed
+
+    def _resume_plain(self, lvl: _Level, c: int, ce: int) -> bool:
+        """The text may be broken at the top level: run grammar.parser's plain parse from the last
+        boundary of lvl (the innermost list around the change) instead of from the first token.
+
+        The tokens before that boundary did not change, so a plain parse reaches the LR configuration
+        the state recorded there (lvl's stack, with the statements each enclosing list had by then); the
+        run goes on from it with the same driver, unwatched, so it is the plain parse's first run from
+        there.  When it fails at the top level, grammar.parser.recover_top does the rest (its bracket
+        scan starts at the boundary, with the depth the stack shows), and the diagnostics before the
+        boundary are the state's.  Returns False (the caller goes on as before) when the run reaches a
+        boundary of lvl or of an enclosing list where the old parse had one on the same unchanged token
+        (the text is not broken at the top level), or when the state cannot vouch for the configuration
+        (an error recovered before the boundary, a stack holding objects of an older parse)."""
+        assert self.levels is not None and self._base is not None
+        toks = self.tokens
+        n = len(toks)
+        data = self.data
+        t = self.tables
+        oi = self._index(lvl.opener)
+        if lvl.stale or oi < 0 or oi >= c:
+            return False
+        s, start_i = self._boundary(lvl, c, oi + 1)
+        bpos = toks[start_i].start_pos if start_i < n else len(data)
+        chain = [lvl]
+        while True:
+            par = self._parent(chain[-1])
+            if par is None:
+                break
+            if par.stale:
+                return False
+            chain.append(par)
+        # what the state knows before the boundary must be a plain parse's: no recovered syntax error
+        # (recovery there would change the bracket depth count and the driver's last resume point), no
+        # error of a node built around the boundary (reported by a reduction after it)
+        for d in self.base_diags:
+            if d.offset is not None and d.offset < bpos and d.code in _AROUND:
+                return False
+        # the LR stack at the boundary: each enclosing list holds the statements before the one that
+        # holds lvl (the recorded list objects grew since)
+        stack = list(lvl.states)
+        values = list(lvl.values)
+        by_depth = {len(a.values): a for a in chain[1:]}
+        gotos = t.gotos
+        op_pos = lvl.opener.start_pos
+        lists = []
+        for k in range(len(values)):
+            if stack[k + 1] == gotos[stack[k]].get("stmts"):
+                a = by_depth.get(k)
+                if a is None:
+                    return False
+                m = bisect.bisect_right(a.bounds, op_pos, key=_bound_pos)
+                if m == 0:
+                    return False
+                values[k] = a.raw[:m]
+                lists.append((a, m))
+        if s:
+            stack.append(gotos[stack[-1]]["stmts"])
+            values.append(lvl.raw[:s])
+            lists.append((lvl, s))
+        # positions: the builder reads the start and end of the values it combines
+        pos = self.pos
+        if pos.pending:
+            pos._delta = 0
+            pos._spine(self._base.body, bpos, bpos, _no_visit)
+            pending = pos.pending
+            for a, m in lists:
+                for x in a.out or ():
+                    if id(x) in pending and pos._lo(x) < bpos:
+                        pos.push(x)
+                for x in _nodes_of(a.raw[:m]):
+                    if id(x) in pending:
+                        pos.push(x)
+            for v in values:
+                for x in _nodes_of([v]) if isinstance(v, list) else ([v] if isinstance(v, Node) else []):
+                    if id(x) in pending:
+                        pos.push(x)
+        depth = sum(1 for v in values if getattr(v, "type", None) in P.OPENERS)
+        watch = _Sync(toks, n, ce)
+        for a in chain:
+            d = len(a.states) + 1
+            for bt in a.bounds:
+                if bt is not None:
+                    watch.stops[id(bt)] = d
+            if a.closer is not None:
+                watch.ends[id(a.closer)] = d
+        watch.ends[0] = 2  # the program's end (end of input)
+        g = self._ghost
+        if g is not None and g.level in chain:
+            d = len(g.level.states) + 1
+            for bt in g.bounds[:-1]:
+                if bt is not None:
+                    watch.stops[id(bt)] = d
+            watch.stops[id(g.start)] = d
+        cfg = self.config
+        b = Builder(self.locator, cfg.file)
+        b.namestack[:] = P.open_class_names(t, stack, values)
+        drv = P.Driver(b)
+        try:
+            value, err = drv.run(toks, start_i, n, len(data), stack, values, watch)
+            if value is P.STOPPED or err is None:
+                return False
+            prog = P.recover_top(drv, toks, b, len(data), data, value, err, False, (start_i, depth))
+            finish = getattr(b, "transform_dropped", None)  # (as grammar.parser.parse_lexed does)
+            if finish is not None:
+                finish()
+        except Exception:
+            return False
+        # the diagnostics: the state's before the boundary, then the plain parse's
+        diags = list(self.lex_diags)
+        diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < bpos)
+        for v in self.levels.values():
+            if v.closer is not None and v.closer.start_pos < bpos and v not in chain:
+                diags.extend(v.xdiags)
+        diags.extend(b.diagnostics)
+        diags.sort(key=b.diagnostic_order)
+        pos.flush(prog.body)  # (it may hold statements from before the boundary)
+        deep = P.fix_positions(prog)
+        if deep is not None:
+            diags.append(
+                Diagnostic.make(
+                    "PARSE_TOO_DEEP", deep.offset, deep.length, {"limit": P.MAX_DEPTH}, file=cfg.file
+                )
+            )
+            prog = None
+        else:
+            defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
+            defs.sort(key=_end)
+            prog.definitions = defs
+        self._program = prog
+        self.block_recovery = b.had_errors
+        self.full_diags = diags
+        self.stats["mode"] = "plain"
+        self.stats["resumed"] = True
+        self.stats["tokens_parsed"] = n - start_i
+        return True
 
     def _show_plain(self) -> None:
         """grammar.parser on the current tokens (the text has a syntax error at the top level)."""
@@ -990,6 +1174,20 @@ class IncrementalParser:
             best, best_pos = other, op.start_pos
         return best
 
+    def _boundary(self, lvl: _Level, c: int, first: int) -> tuple[int, int]:
+        """(s, token index): the last statement boundary of lvl before token c -- statements 0..s-1 end
+        before c (their lookahead token is a current token before c); first: the list's first token."""
+        toks = self.tokens
+        bnd = lvl.bounds
+        pos_c = toks[c].start_pos if c < len(toks) else len(self.data)
+        s = bisect.bisect_left(bnd, pos_c, key=_bound_pos)
+        while s > 0:
+            k = self._index(bnd[s - 1])
+            if 0 <= k < c:
+                break
+            s -= 1
+        return s, (self._index(bnd[s - 1]) if s else first)
+
     def _reparse_level(self, lvl: _Level, c: int, ce: int, delta: int) -> int:
         """Reparse the statements of `lvl` around tokens [c, ce) (see the module docstring); returns
         the number of tokens parsed."""
@@ -1003,17 +1201,7 @@ class IncrementalParser:
         first = 0 if top else self._index(lvl.opener) + 1
         if not top and first - 1 >= c:
             raise _Escalate()
-        # the last boundary before the first changed token
-        # statements 0..s-1 end before c (their lookahead token is a current token before c)
-        bnd = lvl.bounds
-        pos_c = toks[c].start_pos if c < n else len(data)
-        s = bisect.bisect_left(bnd, pos_c, key=_bound_pos)
-        while s > 0:
-            k = self._index(bnd[s - 1])
-            if 0 <= k < c:
-                break
-            s -= 1
-        start_i = self._index(bnd[s - 1]) if s else first
+        s, start_i = self._boundary(lvl, c, first)
         stack = list(lvl.states)
         values = list(lvl.values)
         if s:
@@ -1132,6 +1320,10 @@ class IncrementalParser:
                     new_ghost.delta = delta
                     break
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
+        if jumped:
+            for v in self.levels.values():
+                if v.opener is not None and in_jumped(v.opener.start_pos):
+                    v.stale = True
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
         hi = max(r_end_cur, r_end_old)
