@@ -149,6 +149,13 @@ class Builder:
         if open_list is not None:
             self.transform_first.setdefault(id(open_list), (open_list, offset))
 
+    def transform_dropped(self) -> None:
+        """The errors of the call transforms racc ran before a syntax error, for the lists that error
+        recovery then dropped (a body left open at the end of the input) instead of reducing them."""
+        while self.transform_first:
+            raw, _at = next(iter(self.transform_first.values()))
+            self.statements(raw)
+
     def diagnostic_order(self, d: Diagnostic) -> tuple[bool, int, bool]:
         """Sort key of the parse diagnostics: errors first, by position, except that an error raised
         during error recovery comes right after the syntax error that Puppet stops at."""
@@ -184,7 +191,7 @@ class Builder:
 
     def statements(self, raw: list[Any]) -> list[Any]:
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
-        first = self.transform_first.get(id(raw))
+        first = self.transform_first.pop(id(raw), None)
         self._raised_before = first[1] if first is not None else -1
         try:
             return self._transform_calls(raw)

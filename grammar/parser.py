@@ -88,6 +88,15 @@ class EndToken:
         self.value = ""
 
 
+class CutToken(EndToken):
+    """Where a hard lexer error cut the tokens.  Puppet's lexer raises when the parser reads that
+    token, so nothing is accepted or reduced on it: only reductions racc makes without reading a
+    token (Tables.only_reduce) happen before the error."""
+
+    __slots__ = ()
+    type = "$CUT"
+
+
 class Tables:
     """LALR(1) tables, compiled once into plain ints for a fast driver.
 
@@ -123,6 +132,8 @@ class Tables:
         # on any lookahead it has no entry for, and only then reports the error. Reductions have side
         # effects (Puppet raises some errors from rule actions), so we emulate them on errors.
         self.default_reduce = []
+        self.only_reduce: list[int | None] = []  # a state's one action when it is a reduce (racc's
+        # states without an action table row: it reduces there without reading the next token)
         # Not for a statement list's end (`statements: stmts`): that would close the body (or the
         # program) before the same error, and the recovery keeps the list open instead.
         for acts in self.actions:
@@ -131,6 +142,8 @@ class Tables:
                 if v < 0 and rules[-v - 1][2] not in ("start", "statements"):
                     counts[v] = counts.get(v, 0) + 1
             self.default_reduce.append(max(counts, key=lambda k: (counts[k], k)) if counts else None)
+            only = set(acts.values())
+            self.only_reduce.append(only.pop() if len(only) == 1 and min(only) < 0 else None)
         self.start = table.start_states["start"]
         self.end = table.end_states["start"]
         self.goto_stmts = self.gotos[self.start].get("stmts")
@@ -205,11 +218,12 @@ STOPPED = object()
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
-    def __init__(self, builder: Builder, nested: bool = True) -> None:
+    def __init__(self, builder: Builder, nested: bool = True, cut: bool = False) -> None:
         t = tables()
         self.t = t
         self.b = builder
         self.nested = nested  # recover from errors inside bodies (recover_in_block)
+        self.cut = cut  # the tokens end at a hard lexer error, not at the end of the input
         self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
         # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
         # (before its call transform runs)
@@ -249,18 +263,20 @@ class Driver:
             values = []
         elif values is None:
             raise ValueError("a stack needs its values")
-        end_tok = EndToken(eof_pos)
+        end_tok = CutToken(eof_pos) if self.cut else EndToken(eof_pos)
         end_state = self.t.end
         while True:
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
             if act is None:
-                act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
+                if tok is end_tok and self.cut:
+                    act = self.t.only_reduce[stack[-1]]
+                else:
+                    act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
                 defaults += 1
                 if act is None or defaults > 1000:
-                    self.b.syntax_error_met(
-                        tok.start_pos, values[-1] if stack[-1] in self.t.after_stmts else None
-                    )
+                    after_stmts = stack[-1] in self.t.after_stmts and tok.type != "$CUT"
+                    self.b.syntax_error_met(tok.start_pos, values[-1] if after_stmts else None)
                     k = self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
                     if k is None:
                         return self.salvage(stack, values), i
@@ -516,11 +532,18 @@ def next_resume(
 
 
 def parse_tokens(
-    tokens: list[Any], builder: Builder, eof_pos: int, data: bytes, epp: bool = False, watch: Any = None
+    tokens: list[Any],
+    builder: Builder,
+    eof_pos: int,
+    data: bytes,
+    epp: bool = False,
+    watch: Any = None,
+    cut: bool = False,
 ) -> Any:
     """Parse a token list into a Program, recovering from syntax errors at statement boundaries.
-    ``watch``: see Driver.run (given to the first run only, the one that starts at the first token)."""
-    driver = Driver(builder)
+    ``watch``: see Driver.run (given to the first run only, the one that starts at the first token);
+    ``cut``: the tokens end at a hard lexer error (CutToken)."""
+    driver = Driver(builder, cut=cut)
     n = len(tokens)
     try:
         value, err = driver.run(tokens, 0, n, eof_pos, watch=watch)
@@ -553,12 +576,14 @@ def recover_top(
     err: int | None,
     epp: bool = False,
     scan: tuple[int, int] = (0, 0),
+    definitions: bool = True,
 ) -> Any:
     """Error recovery at the top level, after a run from the first token met a syntax error there
     (``value``: that run's salvage, ``err``: the error's token index): report it, resume at the next
     statement start (next_resume), parse on, and so on to the end; returns the Program (None for a
     broken template).  ``scan``: a token index at or before ``err`` and the bracket depth before it,
-    where next_resume starts scanning (the incremental parser resumes that run mid-file)."""
+    where next_resume starts scanning (the incremental parser resumes that run mid-file).
+    ``definitions=False``: the Program's definitions list is left empty (the caller fills it)."""
     n = len(tokens)
     raw: list[Any] = []
     report = True
@@ -611,8 +636,9 @@ def recover_top(
         return A.Program(builder.locator, A.Nop(builder.locator, eof_pos, 0), [])
     body = Builder.block_or_expression(raw, loc=builder.locator)
     prog = A.Program(builder.locator, body, [])
-    kept = set(id(x) for x in A.walk(prog))
-    prog.definitions = [d for d in builder.definitions if id(d) in kept]
+    if definitions:
+        kept = set(id(x) for x in A.walk(prog))
+        prog.definitions = [d for d in builder.definitions if id(d) in kept]
     return prog
 
 
@@ -680,8 +706,6 @@ def _failed_unit_start(tokens: list[Any]) -> int:
     double-quoted string with all of its interpolations before the parser sees any of their tokens."""
     if not tokens:
         return 0
-    if tokens[-1].type == "HEREDOC":
-        return int(tokens[-1].start_pos)
     depth = 0
     start = None
     for t in tokens:
@@ -691,7 +715,11 @@ def _failed_unit_start(tokens: list[Any]) -> int:
             depth += 1
         elif t.type == "DQPOST" and depth:
             depth -= 1
-    return int(start) if depth and start is not None else int(tokens[-1].end_pos) + 1
+    if depth and start is not None:  # (a heredoc in an interpolation fails with its string)
+        return int(start)
+    if tokens[-1].type == "HEREDOC":
+        return int(tokens[-1].start_pos)
+    return int(tokens[-1].end_pos) + 1
 
 
 def parse_lexed(
@@ -714,7 +742,8 @@ def parse_lexed(
     builder = Builder(locator, file)
     if lex_error is not None and not tokens:
         return ParseResult(None, diagnostics, locator, tokens)
-    program = parse_tokens(tokens, builder, len(data), data, epp=epp, watch=watch)
+    program = parse_tokens(tokens, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None)
+    builder.transform_dropped()
     diags = builder.diagnostics
     if lex_error is not None:
         limit = min(lex_error.offset, _failed_unit_start(tokens))
