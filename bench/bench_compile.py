@@ -4,25 +4,33 @@
     python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--no-puppet]
 
 Builds a temporary environment whose ``environment.conf`` puts the module corpus (default
-/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  Then, as whole processes in the
-same run (best of N rounds, default 3):
+/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  Then, in each of N rounds
+(default 3), one after the other so that every round sees the same machine:
 
-* cold compile: ``puppet-xpp --compile ENV`` with no ``.xpp`` tree (removed before each round);
+* in-process work: in one process, after its imports, the parser tables and the GC settings of
+  ``--compile`` (so that only the work is timed), read + parse + validate + encode + write every planned
+  file, with the functions ``--compile`` uses, into the same tree of directories, each file written as
+  ``--compile`` must write it (temporary file + rename, mode set);
+* cold compile: ``puppet-xpp --compile ENV`` with no ``.xpp`` tree, a whole process: wall clock, and CPU
+  (user + sys) of the process and its worker processes;
 * ``puppet parser validate`` of exactly the files the compile read, in that environment
-  (``--environmentpath``/``--environment``, so the module-location checks are the same);
-* incremental run: ``puppet-xpp --compile ENV`` again with nothing changed (target: <= 0.5 s);
-* one changed file: a source rewritten with new content, then ``--compile`` (that file is recompiled);
-* the in-process work of a cold compile: in one already warm process (imports done, parser tables
-  loaded), read + parse + validate + encode + write every planned file (into the same tree of
-  directories) with the functions ``--compile`` uses, one after the other, Python's default settings.  The cold compile's CPU over this is its overhead (process start-up,
-  imports, workers, bookkeeping; target <= 1.3x, issue 12 item 6).
+  (``--environmentpath``/``--environment``, so the module-location checks are the same).
 
-Wall-clock seconds are printed, and the CPU seconds (user + sys) of each process.  Exit status 0.
+The cold compile's CPU over the in-process work is its overhead (interpreter start-up, imports, parser
+tables, planning, workers, state file; target <= 1.3x, issue 12 item 6); each round prints its own
+ratio, and the summary the ratio of the best figures.  Then: ``--compile`` again with nothing changed
+(target <= 0.5 s), and with one file changed.  The 1-minute load average is printed beside each figure:
+on a shared machine, only figures taken at a low load mean much.
+
+The package's bytecode is compiled first (``compileall``), as an installed package has it: with
+``PYTHONDONTWRITEBYTECODE`` set, a module edited since its ``.pyc`` was written would otherwise be
+compiled again by every cold process.  Exit status 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -35,7 +43,12 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def load() -> float:
+    return os.getloadavg()[0]
+
+
 def timed(cmd, **kw):
+    """(completed process, wall seconds, CPU seconds of it and its waited-for descendants)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -47,6 +60,9 @@ def timed(cmd, **kw):
 
 def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
     """(files, CPU seconds, split) of the work a cold compile does, in this (warmed-up) process."""
+    import gc
+
+    import puppet_xpp.xpp.result  # noqa: F401  (imported by the first write otherwise)
     from puppet_xpp.grammar.parser import parse, tables
     from puppet_xpp.grammar.validator import validate
     from puppet_xpp.xpp import compile as C
@@ -57,9 +73,13 @@ def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
     env = C.detect_environment(env_dir)
     jobs, _ = C.plan(env)
     level, strict = C._level(C.Options())
-    split = {"read": 0.0, "parse": 0.0, "validate": 0.0, "write": 0.0}
+    mode = C.Options().file_mode
+    gc.freeze()  # as --compile does while compiling (xpp.compile._run)
+    gc.set_threshold(*C._GC_THRESHOLD)
+    split = {"read": 0.0, "parse": 0.0, "validate": 0.0, "encode": 0.0, "write": 0.0}
     clock = time.process_time
     made: set = set()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     t0 = clock()
     for job in jobs:
         a = clock()
@@ -84,18 +104,24 @@ def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
         data = layout.write_program(
             program, diags, res.locator, job.recorded, settings=settings, source=src.text
         )
+        e = clock()
         out = os.path.join(out_dir, job.rel)  # the same tree of directories and files
         folder = os.path.dirname(out)
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        with open(out, "wb") as f:
-            f.write(data)
-        e = clock()
+        tmp = os.path.join(folder, "." + os.path.basename(out) + ".tmp")
+        fd = os.open(tmp, flags, 0o600)
+        os.write(fd, data)
+        os.fchmod(fd, mode)
+        os.close(fd)
+        os.replace(tmp, out)
+        f = clock()
         split["read"] += b - a
         split["parse"] += c - b
         split["validate"] += d - c
-        split["write"] += e - d
+        split["encode"] += e - d
+        split["write"] += f - e
     return len(jobs), clock() - t0, split
 
 
@@ -118,6 +144,8 @@ def main(argv=None) -> int:
     if not os.path.isdir(ns.modulepath):
         print(f"no module directory {ns.modulepath}", file=sys.stderr)
         return 2
+    for pkg in ("grammar", "xpp", "server"):
+        compileall.compile_dir(os.path.join(REPO, pkg), quiet=1)
 
     work = tempfile.mkdtemp(prefix="bench-compile-")
     try:
@@ -133,17 +161,22 @@ def main(argv=None) -> int:
             ours += ["--jobs", str(ns.jobs)]
         report = os.path.join(work, "report.json")
 
-        # the file list (and a warm-up of the parser-table cache)
+        # the file list (and a warm-up of the parser-table cache and of the page cache)
         p = subprocess.run(ours + ["--report", report], env=pyenv, capture_output=True, text=True)
         with open(report) as f:
             files = [x["path"] for x in json.load(f)["environments"][0]["files"]]
         nbytes = sum(os.path.getsize(x) for x in files)
-        listfile = os.path.join(work, "files.txt")
-        with open(listfile, "w") as f:
-            f.write("\n".join(files) + "\n")
-
-        cold, puppet, warm, one, inproc = [], [], [], [], []
-        for _ in range(ns.rounds):
+        puppet_cmd = ["puppet", "parser", "validate", "--environmentpath", work, "--environment", "benchenv"]
+        print(
+            f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {ns.modulepath}; "
+            f"{os.cpu_count()} cores; --jobs {ns.jobs or 'default (cores)'}; {ns.rounds} rounds"
+        )
+        print(
+            "round  load | cold compile wall   CPU | in-process CPU (load) | ratio | puppet validate wall   CPU"
+        )
+        cold, inproc, puppet = [], [], []
+        for r in range(ns.rounds):
+            la = load()
             p = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--in-process", env],
                 env=pyenv,
@@ -151,63 +184,63 @@ def main(argv=None) -> int:
                 text=True,
             )
             assert p.returncode == 0, p.stderr
-            inproc.append(json.loads(p.stdout))
+            inproc.append(dict(json.loads(p.stdout), load=la))
             shutil.rmtree(os.path.join(env, ".xpp"), ignore_errors=True)
+            lc = load()
             p, wall, cpu = timed(ours, env=pyenv)
             assert p.returncode in (0, 1), p.stderr
-            cold.append((wall, cpu))
-            p, wall, cpu = timed(ours, env=pyenv)
-            warm.append((wall, cpu))
-            assert p.returncode in (0, 1), p.stderr
+            cold.append((wall, cpu, lc))
+            line = (
+                f"{r + 1:5} {lc:5.2f} | {wall:15.2f} s {cpu:5.2f} s | {inproc[-1]['cpu']:10.2f} s ({la:4.2f})"
+                f" | {cpu / inproc[-1]['cpu']:4.2f}x"
+            )
             if not ns.no_puppet:
-                cmd = [
-                    "puppet",
-                    "parser",
-                    "validate",
-                    "--environmentpath",
-                    work,
-                    "--environment",
-                    "benchenv",
-                    *files,
-                ]
-                p, wall, cpu = timed(cmd, cwd=work)
-                puppet.append((wall, cpu, p.returncode))
+                lp = load()
+                p, wall, cpu = timed(puppet_cmd + files, cwd=work)
+                puppet.append((wall, cpu, p.returncode, lp))
+                line += f" | {wall:15.2f} s {cpu:5.2f} s ({lp:4.2f})"
+            print(line, flush=True)
 
-        # one changed file (a copy of the environment's own manifest, which we may modify)
-        site = os.path.join(env, "manifests", "site.pp")
+        warm, one = [], []
+        for _ in range(ns.rounds):  # nothing changed
+            lw = load()
+            p, wall, cpu = timed(ours, env=pyenv)
+            assert p.returncode in (0, 1), p.stderr
+            warm.append((wall, cpu, lw))
+        site = os.path.join(env, "manifests", "site.pp")  # the environment's own manifest: ours to change
         for k in range(ns.rounds):
             with open(site, "a") as f:
                 f.write(f"# change {k}\n")
+            lo = load()
             p, wall, cpu = timed(ours, env=pyenv)
-            one.append((wall, cpu))
+            one.append((wall, cpu, lo))
 
         def best(xs):
-            w = min(x[0] for x in xs)
-            c = min(x[1] for x in xs)
-            return f"{w:6.2f} s wall  {c:6.2f} s CPU"
+            w = min(xs, key=lambda x: x[0])
+            c = min(xs, key=lambda x: x[1])
+            return f"{w[0]:6.2f} s wall (load {w[-1]:.2f})  {c[1]:6.2f} s CPU (load {c[-1]:.2f})"
 
-        print(
-            f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {ns.modulepath}; "
-            f"{os.cpu_count()} cores; best of {ns.rounds}"
-        )
-        print(f"  puppet-xpp --compile, cold          {best(cold)}")
-        if puppet:
-            print(f"  puppet parser validate (same files) {best(puppet)}   (exit {puppet[0][2]})")
-            print(
-                f"  cold compile vs puppet parser validate: {min(x[0] for x in puppet) / min(x[0] for x in cold):.1f}x "
-                "faster (wall)"
-            )
-        work_cpu = min(x["cpu"] for x in inproc)
-        split = min(inproc, key=lambda x: x["cpu"])["split"]
+        work_best = min(inproc, key=lambda x: x["cpu"])
         cold_cpu = min(x[1] for x in cold)
+        print(f"best of {ns.rounds}:")
+        print(f"  puppet-xpp --compile, cold (CPU incl. workers)   {best(cold)}")
         print(
-            f"  in-process work (read+parse+validate+write, one warm process) {work_cpu:6.2f} s CPU   ("
-            + ", ".join(f"{k} {v:.2f}" for k, v in split.items())
+            f"  in-process work (read+parse+validate+encode+write) {work_best['cpu']:6.2f} s CPU (load "
+            f"{work_best['load']:.2f})   ("
+            + ", ".join(f"{k} {v:.2f}" for k, v in work_best["split"].items())
             + ")"
         )
-        print(f"  cold compile CPU / in-process work: {cold_cpu / work_cpu:.2f}x   (target <= 1.3x)")
-        print(f"  puppet-xpp --compile, nothing changed {best(warm)}   (target <= 0.5 s)")
-        print(f"  puppet-xpp --compile, one file changed {best(one)}")
+        print(f"  cold compile CPU / in-process work: {cold_cpu / work_best['cpu']:.2f}x   (target <= 1.3x)")
+        if puppet:
+            print(
+                f"  puppet parser validate (same files)              {best(puppet)}   (exit {puppet[0][2]})"
+            )
+            print(
+                f"  cold compile vs puppet parser validate: {min(x[0] for x in puppet) / min(x[0] for x in cold):.1f}x "
+                f"faster (wall), {min(x[1] for x in puppet) / cold_cpu:.1f}x less CPU"
+            )
+        print(f"  puppet-xpp --compile, nothing changed           {best(warm)}   (target <= 0.5 s)")
+        print(f"  puppet-xpp --compile, one file changed          {best(one)}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

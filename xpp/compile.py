@@ -487,17 +487,33 @@ def _init_worker(settings: dict[str, Any]) -> None:
         _die_with_parent(settings.get("parent"))
 
 
+_PRCTL: list[Callable[..., int] | None] = []  # libc's prctl, looked up once (in the parent, before forking)
+
+
+def _prctl() -> Callable[..., int] | None:
+    if not _PRCTL:
+        fn: Callable[..., int] | None = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                fn = ctypes.CDLL(None, use_errno=True).prctl
+            except Exception:  # pragma: no cover - best effort
+                fn = None
+        _PRCTL.append(fn)
+    return _PRCTL[0]
+
+
 def _die_with_parent(parent: int | None = None) -> None:
     """Linux: a worker is killed when the compiling process dies (e.g. SIGKILL), instead of lingering
     (also when the parent died before this ran: then ``parent`` is no longer our parent)."""
-    if not sys.platform.startswith("linux"):
+    prctl = _prctl()
+    if prctl is None:
         return
     try:
-        import ctypes
         import signal
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except Exception:  # pragma: no cover - best effort
         pass
     if parent is not None and os.getppid() != parent:
@@ -674,12 +690,13 @@ def _compile_job(
     mode = narrowed_mode(w["file_mode"], src.stat, owner[1] if owner else os.getegid())
     try:
         if existing == out_bytes:  # identical bytes: not rewritten
-            if _stat.S_IMODE(tree.stat(rel).st_mode) != mode:
+            st = tree.stat(rel)
+            if _stat.S_IMODE(st.st_mode) != mode:
                 tree.chmod(rel, mode)
         else:
-            tree.write(rel, out_bytes, mode=mode, owner=owner)
+            st = tree.write(rel, out_bytes, mode=mode, owner=owner)
             fr.written = True
-        fr.xpp_stat = _xpp_sig(tree.stat(rel))
+        fr.xpp_stat = _xpp_sig(st)
     except OSError as e:
         fr.status = "failed"
         fr.message = f"cannot write {job.out}: {e.strerror or e}"
@@ -953,7 +970,7 @@ def _run(
     gc.freeze()
     gc.set_threshold(*_GC_THRESHOLD)
     try:
-        if n == 1 or len(idx) < 4:
+        if n == 1 or len(idx) < 4 or not hasattr(os, "fork"):
             _init_worker(dict(settings))
             try:
                 for item in items:
@@ -977,6 +994,13 @@ def _run_pool(
 ) -> Iterator[tuple[int, tuple[Any, ...]]]:
     from puppet_xpp.xpp.workers import run_pool
 
+    _prctl()  # looked up once here, not in every worker
+    if settings["check"] and any(
+        os.path.dirname("modules/" + j.rel) not in settings["fresh"] for _, j in items
+    ):
+        from puppet_xpp.xpp.pcore_fast import prepare
+
+        prepare()  # existing .xpp files will be read: generate the reader once, before forking
     chunk = max(1, min(16, len(items) // (n * 8)))
     for kind, (i, job), value in run_pool(
         _work, items, n, _init_worker, (dict(settings, pdeathsig=True, parent=os.getpid()),), chunk

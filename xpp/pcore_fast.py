@@ -247,10 +247,24 @@ def _compile_fast() -> Callable[[Callable[[], Any], list[int]], Callable[[], Any
     return make
 
 
-_FAST_MAKE = _compile_fast()
+# Generated and compiled on the first read, not at import: every process importing xpp.pcore would
+# otherwise pay for it (~35 ms), and ``--compile`` writes without reading on a cold run.
+_FAST_MAKE: Callable[[Callable[[], Any], list[int]], Callable[[], Any]] | None = None
+
+
+def prepare() -> None:
+    """Generate and compile the reader now (e.g. before forking workers that will all read)."""
+    global _FAST_MAKE
+    if _FAST_MAKE is None:
+        _FAST_MAKE = _compile_fast()
 
 
 def _fast_build(toks: list[Any], budget: int | None = None) -> Any:
     """The single value of ``toks``, or raise (anything) when the fast path cannot read it.  ``budget``:
     the work bound (:func:`xpp.pcore_base.work_budget`), None: unbounded."""
-    return _FAST_MAKE(iter(toks).__next__, [budget if budget is not None else 1 << 62])()
+    make = _FAST_MAKE
+    if make is None:
+        prepare()
+        make = _FAST_MAKE
+        assert make is not None
+    return make(iter(toks).__next__, [budget if budget is not None else 1 << 62])()

@@ -1,75 +1,156 @@
-"""A small process pool for ``--compile`` that notices when a worker dies.
+"""A small process pool for ``--compile`` that notices when a worker dies, and costs little to run.
 
 ``multiprocessing.Pool.imap_unordered`` never learns that a task was lost when its worker is killed
 (``kill -9``, the OOM killer, a segfault in an extension): the caller waits for ever.  Here the parent
-knows which items each worker holds (it hands them out a chunk at a time and each result names its
-item), and waits on the workers' pipes *and* their process sentinels together; a worker that dies is
-replaced, and the items it held come back as lost, so the caller can report them as failed and go on.
+knows which items each worker holds (it hands them out a chunk at a time, and a worker answers its items
+one by one, in the order it got them); a worker that dies is seen as the end of its result pipe, and is
+replaced.  The item it was working on (the first one it held without answering) comes back as lost, so
+the caller can report it as failed and go on; the items it had not started are handed out again.
 
     for kind, item, value in run_pool(fn, items, n, initializer, initargs, chunk):
         kind == "done": value is fn(item);  kind == "lost": value is a reason (str)
 
-Workers are forked (they share the parent's loaded parser tables) and start with ``initializer``.
+Workers are forked (``os.fork``: they share the parent's imported modules and loaded parser tables) and
+start with ``initializer``.  The pool is plain pipes, ``poll`` and ``pickle`` rather than
+:mod:`multiprocessing`: a cold ``--compile`` is a short-lived process, and multiprocessing's imports,
+per-wait selectors and per-worker bootstrap were a measurable part of its CPU (issue 12 item 6).  Each
+worker has a task pipe (chunks of ``(key, item)``; end of file: stop) and a result pipe (one
+``(key, value)`` frame per item, so an item answered before a death is never lost).
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import os
+import pickle
+import select
+import signal
+import struct
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from multiprocessing.connection import Connection, wait
 from typing import Any
+
+_HEADER = struct.Struct("!I")  # frame: length, then the pickle
+
+# the parent's ends of every live worker's pipes: a newly forked worker closes them, so each pipe has
+# exactly one writer and a worker's death shows as the end of its result pipe
+_PARENT_FDS: set[int] = set()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _frame(obj: Any) -> bytes:
+    body = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(body)) + body
 
 
 def _serve(
-    conn: Connection, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: tuple[Any, ...]
-) -> None:
+    tasks_fd: int, results_fd: int, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: Any
+) -> int:
+    """The worker's loop: read a chunk, answer each item; end of the task pipe: exit status 0."""
     if init is not None:
         init(*args)
-    while True:
-        try:
-            chunk = conn.recv()
-        except EOFError:
-            return
-        if chunk is None:
-            return
-        for key, item in chunk:
-            conn.send((key, fn(item)))
+    with os.fdopen(tasks_fd, "rb") as tasks:
+        while True:
+            head = tasks.read(_HEADER.size)
+            if len(head) < _HEADER.size:
+                return 0
+            (size,) = _HEADER.unpack(head)
+            body = tasks.read(size)
+            if len(body) < size:
+                return 0
+            for key, item in pickle.loads(body):
+                _write_all(results_fd, _frame((key, fn(item))))
 
 
 class _Worker:
-    def __init__(
-        self, ctx: Any, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: tuple[Any, ...]
-    ):
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, fn, init, args), daemon=True)
-        self.proc.start()
-        child.close()
-        self.held: dict[int, Any] = {}  # key -> item handed out, not yet answered
+    def __init__(self, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: tuple[Any, ...]):
+        task_r, task_w = os.pipe()
+        res_r, res_w = os.pipe()
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered may be written twice
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent stops us
+                for fd in _PARENT_FDS | {task_w, res_r}:
+                    os.close(fd)
+                code = _serve(task_r, res_w, fn, init, args)
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else 1
+            except BaseException:  # noqa: BLE001 - reported by the parent as a worker that exited
+                import traceback
 
-    def give(self, chunk: list[tuple[int, Any]]) -> None:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(task_r)
+        os.close(res_w)
+        self.pid = pid
+        self.tasks = task_w
+        self.results = res_r
+        _PARENT_FDS.update((task_w, res_r))
+        self.buf = bytearray()
+        self.held: dict[int, Any] = {}  # key -> item handed out, not yet answered (in hand-out order)
+
+    def give(self, chunk: list[tuple[int, Any]]) -> bool:
+        """Hand out ``chunk``; False when the worker is gone (its pipe is closed)."""
         for key, item in chunk:
             self.held[key] = item
-        self.conn.send(chunk)
-
-    def stop(self) -> None:
         try:
-            self.conn.send(None)
+            _write_all(self.tasks, _frame(chunk))
+            return True
         except OSError:
-            pass
-        self.proc.join(5)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join()
-        self.conn.close()
+            return False
+
+    def answers(self, data: bytes) -> Iterator[tuple[int, Any]]:
+        """The complete (key, value) frames received so far."""
+        buf = self.buf
+        buf += data
+        pos = 0
+        while len(buf) - pos >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(buf, pos)
+            end = pos + _HEADER.size + size
+            if len(buf) < end:
+                break
+            yield pickle.loads(memoryview(buf)[pos + _HEADER.size : end])
+            pos = end
+        del buf[:pos]
+
+    def close(self, kill: bool = False) -> int:
+        """Close our ends (a waiting worker then exits), kill it when asked; its wait status."""
+        for fd in (self.tasks, self.results):
+            _PARENT_FDS.discard(fd)
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:
+            try:
+                return os.waitpid(self.pid, 0)[1]
+            except ChildProcessError:
+                return 0
+            except InterruptedError:
+                continue
 
 
-def _reason(proc: Any) -> str:
-    code = proc.exitcode
-    if code is not None and code < 0:
+def _reason(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
         try:
-            import signal
-
             name = signal.Signals(-code).name
         except ValueError:
             name = str(-code)
@@ -86,47 +167,48 @@ def run_pool(
     chunk: int = 1,
 ) -> Iterator[tuple[str, Any, Any]]:
     """Yield ("done", item, fn(item)) or ("lost", item, reason) once for every item, in completion order."""
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     queue = deque(enumerate(items))
-    workers = [_Worker(ctx, fn, initializer, initargs) for _ in range(max(1, min(n, len(items))))]
+    poller = select.poll()
+    workers: dict[int, _Worker] = {}  # result fd -> worker
+
+    def start() -> _Worker:
+        w = _Worker(fn, initializer, initargs)
+        workers[w.results] = w
+        poller.register(w.results, select.POLLIN)
+        return w
 
     def feed(w: _Worker) -> None:
-        part = [queue.popleft() for _ in range(min(chunk, len(queue)))]
-        if part:
-            w.give(part)
+        # keep a second chunk queued behind the one being worked on: a worker never waits for us
+        while queue and len(w.held) < 2 * chunk:
+            part = [queue.popleft() for _ in range(min(chunk, len(queue)))]
+            if not w.give(part):
+                return  # gone: its result pipe ends next, and these items are handed out again
 
     try:
-        for w in workers:
-            feed(w)
-        while any(w.held for w in workers):
-            busy = [w for w in workers if w.held]
-            wait([w.conn for w in busy] + [w.proc.sentinel for w in busy])
-            for w in busy:
-                closed = False
-                while w.held and w.conn.poll():
-                    try:
-                        key, value = w.conn.recv()
-                    except (EOFError, OSError):
-                        closed = True
-                        break
-                    yield "done", w.held.pop(key), value
-                if closed:
-                    w.proc.join(5)
-                if w.held and not w.proc.is_alive():
-                    w.proc.join()
-                    why = _reason(w.proc)
-                    for item in w.held.values():
-                        yield "lost", item, why
-                    w.held.clear()
-                    w.conn.close()
-                    k = workers.index(w)
-                    w = workers[k] = _Worker(ctx, fn, initializer, initargs)
-                if not w.held:
+        for _ in range(max(1, min(n, len(items)))):
+            feed(start())
+        while any(w.held for w in workers.values()):
+            for fd, _event in poller.poll():
+                w = workers[fd]
+                try:
+                    data = os.read(fd, 1 << 16)
+                except OSError:
+                    data = b""
+                if data:
+                    for key, value in w.answers(data):
+                        yield "done", w.held.pop(key), value
                     feed(w)
+                    continue
+                # end of the result pipe: the worker is gone
+                poller.unregister(fd)
+                del workers[fd]
+                status = w.close()
+                held = list(w.held.items())
+                if held:
+                    yield "lost", held[0][1], _reason(status)
+                    queue.extendleft(reversed(held[1:]))  # not started: handed out again
+                if queue:
+                    feed(start())
     finally:
-        for w in workers:
-            if w.proc.is_alive():
-                w.stop()
-            else:
-                w.proc.join()
-                w.conn.close()
+        for w in workers.values():
+            w.close(kill=bool(w.held))

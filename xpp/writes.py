@@ -6,11 +6,12 @@
   target, directly into a FIFO or character device, never over the source or a directory.
 
 Regular files are always replaced atomically (temporary file in the same directory + rename), so a
-killed run leaves only complete files and temporary files named ``.NAME.<random>.tmp``.
+killed run leaves only complete files and temporary files named ``.NAME.<pid>.<n>.tmp``.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 
@@ -81,6 +82,15 @@ def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tu
         except OSError:
             pass
         raise
+
+
+_COUNT = itertools.count()
+
+
+def _temp_name(name: str) -> str:
+    """``.NAME.<pid>.<n>.tmp``: a new name per call, distinct between processes (a name left by a killed
+    run whose pid was ours is skipped by the caller's exclusive create)."""
+    return f".{name}.{os.getpid()}.{next(_COUNT)}.tmp"
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -184,20 +194,31 @@ class AnchoredTree:
 
     def write(
         self, rel: str, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
-    ) -> None:
-        """Atomically replace file ``rel`` with ``data`` (temporary file in its directory + rename)."""
+    ) -> os.stat_result:
+        """Atomically replace file ``rel`` with ``data`` (temporary file in its directory + rename).
+        Returns the stat of the file written (taken on its descriptor: the rename keeps inode, size and
+        modification time), so the caller needs no second look-up."""
         dfd, name = self._split(rel, create=True)
-        tmp = f".{name}.{os.getpid()}{os.urandom(4).hex()}.tmp"
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd
-        )
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        while True:
+            tmp = _temp_name(name)
+            try:
+                fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+                break
+            except FileExistsError:  # left by a killed run of a process with our pid: another name
+                continue
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
                 if owner is not None:
-                    os.fchown(f.fileno(), *owner)
+                    os.fchown(fd, *owner)
                 if mode is not None:
-                    os.fchmod(f.fileno(), mode)
+                    os.fchmod(fd, mode)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
             os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             try:
@@ -205,6 +226,7 @@ class AnchoredTree:
             except OSError:
                 pass
             raise
+        return st
 
     def read(self, rel: str) -> bytes | None:
         """Contents of regular file ``rel`` (None when missing, a link or unreadable)."""
