@@ -156,8 +156,8 @@ def _fix_names_containing_uppercase(m: Manifest, p: Problem) -> None:
 def nested_classes_or_defines(m: Manifest) -> list[Problem]:
     out = []
     for d in m.classes:
-        for t in d.tokens[1:]:
-            if t.type not in ("CLASS", "DEFINE") or t.next_code is None or t.next_code.type == "LBRACE":
+        for t in m.in_range(d.start + 1, d.end, "CLASS", "DEFINE"):
+            if t.next_code is None or t.next_code.type == "LBRACE":
                 continue
             word = "class" if t.type == "CLASS" else "defined type"
             out.append(problem("nested_classes_or_defines", "warning", f"{word} defined inside a class", t))
@@ -173,12 +173,13 @@ def _is_parameter(t: Tok) -> bool:
 
 
 def _is_required(t: Tok) -> bool:
-    data_type = prev_of(t, ("TYPE",))
-    if data_type is not None and data_type.value == "Optional":
+    # the cheap tests first; the backward walk for the data type only when they would say "required"
+    if t.next_code is not None and t.next_code.type not in ("COMMA", "RPAREN"):
         return False
-    if t.next_code is None or t.next_code.type in ("COMMA", "RPAREN"):
-        return not (t.prev_code is not None and t.prev_code.type == "EQUALS")
-    return False
+    if t.prev_code is not None and t.prev_code.type == "EQUALS":
+        return False
+    data_type = prev_of(t, ("TYPE",))
+    return data_type is None or data_type.value != "Optional"
 
 
 @check("parameter_order")
@@ -245,7 +246,7 @@ def variable_scope(m: Manifest) -> list[Problem]:
         block_scopes: dict[int, list[str]] = {}
         in_pipe = False
         block_params: list[list[str]] = []
-        for t in d.tokens:
+        for t in m.in_range(d.start, d.end, "EQUALS", "VARIABLE", "PIPE"):
             ty = t.type
             if ty == "EQUALS":
                 pc = t.prev_code
@@ -353,9 +354,9 @@ def case_without_default(m: Manifest) -> list[Problem]:
 def selector_inside_resource(m: Manifest) -> list[Problem]:
     out = []
     for r in m.resources:
-        for t in r.tokens:
+        for t in m.in_range(r.start - 1, r.end, "FARROW"):
             v = t.next_code
-            if t.type != "FARROW" or v is None or v.type != "VARIABLE":
+            if v is None or v.type != "VARIABLE":
                 continue
             if v.next_code is not None and v.next_code.type == "QMARK":
                 out.append(
@@ -419,7 +420,7 @@ def duplicate_params(m: Manifest) -> list[Problem]:
     for r in m.resources:
         seen: dict[int, set[str]] = {}
         level = 0
-        for t in r.tokens:
+        for t in m.in_range(r.start - 1, r.end, "LBRACE", "RBRACE", "FARROW"):
             if t.type == "LBRACE":
                 level += 1
             elif t.type == "RBRACE":

@@ -158,7 +158,9 @@ _URL_PATH = re.compile(r"puppet://.*?/(.+)")
 
 @check("puppet_url_without_modules")
 def puppet_url_without_modules(m: Manifest) -> list[Problem]:
-    out = []
+    out: list[Problem] = []
+    if m.text is not None and "puppet://" not in m.text:
+        return out
     for t in m.of_type("SSTRING", "STRING", "DQPRE"):
         if not t.value.startswith("puppet://"):
             continue
@@ -194,7 +196,9 @@ def _fix_quoted_booleans(m: Manifest, p: Problem) -> None:
 
 @check("single_quote_string_with_variables")
 def single_quote_string_with_variables(m: Manifest) -> list[Problem]:
-    out = []
+    out: list[Problem] = []
+    if m.text is not None and "${" not in m.text:
+        return out
     for t in m.of_type("SSTRING"):
         if "${" not in t.value:
             continue
@@ -260,7 +264,7 @@ def _line_length(name: str, m: Manifest, limit: int) -> list[Problem]:
     return [
         problem(name, "warning", f"line has more than {limit} characters", line=n, column=limit)
         for n, line in enumerate(m.lines, 1)
-        if "://" not in line and "template(" not in line and len(line) > limit
+        if len(line) > limit and "://" not in line and "template(" not in line
     ]
 
 
@@ -271,10 +275,11 @@ def chars140(m: Manifest) -> list[Problem]:
 
 @check("2sp_soft_tabs")
 def soft_tabs(m: Manifest) -> list[Problem]:
+    toks = m.tokens
     return [
-        problem("2sp_soft_tabs", "error", "two-space soft tabs not used", t)
-        for t in m.of_type("INDENT")
-        if len(t.value) % 2
+        problem("2sp_soft_tabs", "error", "two-space soft tabs not used", toks[i])
+        for i in m.positions("INDENT")
+        if len(toks[i].value) % 2
     ]
 
 
@@ -301,7 +306,8 @@ def _param_length(tok: Tok) -> tuple[int, Tok]:
 def arrow_alignment(m: Manifest) -> list[Problem]:
     out = []
     for r in m.resources:
-        rtoks = [t for t in r.tokens if t.type not in _COMMENT_TYPES]
+        # the only token types the walk below acts on (comments, which it skips, are none of them)
+        rtoks = m.in_range(r.start - 1, r.end, "FARROW", "LBRACE", "RBRACE", "SEMIC")
         arrows = [t for t in rtoks if t.type == "FARROW"]
         if not arrows or arrows[0].line == arrows[-1].line:
             continue
@@ -396,6 +402,8 @@ def _fix_arrow_alignment(m: Manifest, p: Problem) -> None:
 
 @check("hard_tabs")
 def hard_tabs(m: Manifest) -> list[Problem]:
+    if m.text is not None and "\t" not in m.text:
+        return []
     return [
         problem("hard_tabs", "error", "tab character found", t)
         for t in m.of_type("INDENT", "WHITESPACE")
@@ -409,13 +417,17 @@ def _fix_hard_tabs(m: Manifest, p: Problem) -> None:
     tok.value = tok.value.replace("\t", "  ")
 
 
+_BLANK_TYPES = ("WHITESPACE", "INDENT")
+
+
 @check("trailing_whitespace")
 def trailing_whitespace(m: Manifest) -> list[Problem]:
-    return [
-        problem("trailing_whitespace", "error", "trailing whitespace found", t)
-        for t in m.of_type("WHITESPACE", "INDENT")
-        if (t.next is None or t.next.type == "NEWLINE")
-    ]
+    # a blank token before a NEWLINE or last: found from the newlines (fewer), in order
+    toks = m.tokens
+    found = [toks[k - 1] for k in m.positions("NEWLINE") if k and toks[k - 1].type in _BLANK_TYPES]
+    if toks and toks[-1].type in _BLANK_TYPES:
+        found.append(toks[-1])
+    return [problem("trailing_whitespace", "error", "trailing whitespace found", t) for t in found]
 
 
 @fixer("trailing_whitespace")

@@ -8,7 +8,7 @@ reports one "Syntax error" for the file and nothing else).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -80,16 +80,24 @@ class Definition:
 
 @dataclass
 class Manifest:
+    """One manifest's tokens and what the checks derive from them. The derived data (type index, bracket
+    matches, resources, definitions) is computed once, on the tokens as tokenised: checks run before any
+    fix edits the list."""
+
     tokens: list[Tok]
     path: str | None = None
     fullpath: str | None = None
     filename: str | None = None
     lines: list[str] = field(default_factory=list)
     relative: bool = False
+    text: str | None = None  # the source, for checks that can rule themselves out by a substring test
+    index: dict[str, list[int]] | None = field(default=None, repr=False)  # type -> positions, if known
 
     @cached_property
     def _by_type(self) -> dict[str, list[int]]:
         """The positions of each token type."""
+        if self.index is not None:
+            return self.index
         by: dict[str, list[int]] = {}
         for i, t in enumerate(self.tokens):
             lst = by.get(t.type)
@@ -99,6 +107,10 @@ class Manifest:
                 lst.append(i)
         return by
 
+    @cached_property
+    def _merged(self) -> dict[tuple[str, ...], list[int]]:
+        return {}
+
     def pos(self, tok: Tok) -> int:
         """Position of a token of the (unchanged, linked) list."""
         return tok.idx
@@ -107,14 +119,66 @@ class Manifest:
         """The positions of the tokens of one type, in order."""
         return self._by_type.get(type_, [])
 
+    def positions_of(self, *types: str) -> list[int]:
+        """The positions of the tokens of these types, in order (computed once per set of types)."""
+        if len(types) == 1:
+            return self._by_type.get(types[0], [])
+        key = tuple(sorted(types))
+        got = self._merged.get(key)
+        if got is None:
+            by = self._by_type
+            got = sorted(i for ty in key for i in by.get(ty, ()))
+            self._merged[key] = got
+        return got
+
     def of_type(self, *types: str) -> list[Tok]:
         """The tokens of these types, in order (one index built per manifest instead of a scan per check)."""
-        by = self._by_type
-        idx = [i for ty in types for i in by.get(ty, ())]
-        if len(types) > 1:
-            idx.sort()
         toks = self.tokens
-        return [toks[i] for i in idx]
+        return [toks[i] for i in self.positions_of(*types)]
+
+    def in_range(self, start: int, end: int, *types: str) -> list[Tok]:
+        """The tokens of these types at positions ``start``..``end`` (inclusive), in order."""
+        idx = self.positions_of(*types)
+        toks = self.tokens
+        return [toks[i] for i in idx[bisect_left(idx, start) : bisect_right(idx, end)]]
+
+    @cached_property
+    def _closers(self) -> dict[int, Tok | None]:
+        return {}
+
+    def closer(self, opener: Tok) -> Tok | None:
+        """``next_of(opener, (its closing type,))``, remembered per opener (the unchanged list only)."""
+        memo = self._closers
+        i = opener.idx
+        if i in memo:
+            return memo[i]
+        want = _OPEN_CLOSE[opener.type]
+        it = opener.next
+        while it is not None:
+            ty = it.type
+            if ty == want:
+                break
+            if ty in _OPEN_CLOSE:
+                it = self.closer(it)
+                if it is None:
+                    break
+            it = it.next
+        memo[i] = it
+        return it
+
+    def next_of(self, tok: Tok, types: tuple[str, ...]) -> Tok | None:
+        """:func:`next_of` (no value) with remembered bracket matches (the unchanged list only)."""
+        it = tok.next
+        while it is not None:
+            ty = it.type
+            if ty in types:
+                return it
+            if ty in _OPEN_CLOSE:
+                it = self.closer(it)
+                if it is None:
+                    return None
+            it = it.next
+        return None
 
     @cached_property
     def title_tokens(self) -> list[Tok]:
@@ -123,9 +187,11 @@ class Manifest:
         for i in self._by_type.get("COLON", ()):
             t = toks[i]
             if toks[i - 1].type == "RBRACK":
-                start = max((k for k, r in enumerate(toks) if r.type == "LBRACK"), default=None)
-                if start is None:
+                # puppet-lint takes the last '[' of the whole manifest
+                lbracks = self._by_type.get("LBRACK")
+                if not lbracks:
                     continue
+                start = lbracks[-1]
                 out.extend(r for r in toks[start + 1 : i - 1] if r.type in ("STRING", "NAME"))
             else:
                 nxt = t.next_code
@@ -143,20 +209,20 @@ class Manifest:
         for colon in self.of_type("COLON"):
             if colon.next_code is None or colon.next_code.type == "LBRACE":
                 continue
-            start = self.pos(colon)
+            start = colon.idx
             if start < marker:
                 break
-            end_tok = next_of(colon, ("SEMIC", "RBRACE"))
-            if end_tok is None or self.pos(end_tok) < start:
+            end_tok = self.next_of(colon, ("SEMIC", "RBRACE"))
+            if end_tok is None or end_tok.idx < start:
                 raise LintSyntaxError(colon)
-            marker = self.pos(end_tok)
+            marker = end_tok.idx
             out.append(
                 Resource(
                     start + 1,
                     marker,
                     toks[start : marker + 1],
                     self._resource_type(start),
-                    self._resource_params(toks[start : marker + 1]),
+                    self._resource_params(colon, start, marker),
                 )
             )
         return out
@@ -172,16 +238,25 @@ class Manifest:
                     return pc
         raise LintSyntaxError(self.tokens[index])
 
-    def _resource_params(self, rtoks: list[Tok]) -> list[Tok]:
-        members = {id(t) for t in rtoks}
+    def _resource_params(self, colon: Tok, start: int, end: int) -> list[Tok]:
+        """The NAMEs followed by ``=>`` between ``start`` and ``end``, bracketed blocks skipped (puppet-lint
+        walks ``next NAME`` from the resource's first token until it leaves the resource)."""
         out: list[Tok] = []
-        it: Tok | None = rtoks[0].prev
+        it: Tok | None = colon
+        closer = self.closer
         while it is not None:
-            it = next_of(it, ("NAME",))
-            if it is None or id(it) not in members:
-                break
-            if it.next_code is not None and it.next_code.type == "FARROW":
-                out.append(it)
+            ty = it.type
+            if ty == "NAME":
+                if not start <= it.idx <= end:
+                    break
+                nc = it.next_code
+                if nc is not None and nc.type == "FARROW":
+                    out.append(it)
+            elif ty in _OPEN_CLOSE:
+                it = closer(it)
+                if it is None:
+                    break
+            it = it.next
         return out
 
     @cached_property

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from puppet_xpp.grammar.lint import checks_code, checks_text, control
 from puppet_xpp.grammar.lint.core import CHECKS, Check, NoFix, Problem
 from puppet_xpp.grammar.lint.data import LintSyntaxError, Manifest
-from puppet_xpp.grammar.lint.tokens import tokenise
+from puppet_xpp.grammar.lint.tokens import tokenise_indexed
 
 # puppet-lint 3.0.1's check order (the order it loads its plugins)
 ORDER = (
@@ -64,12 +64,12 @@ def lint(
     if not text:
         return LintResult([], text if fix else None)
     on = default_enabled() if enabled is None else enabled
-    toks, lex_problem = tokenise(text)
+    toks, lex_problem, index = tokenise_indexed(text)
     problems: list[Problem] = []
     if lex_problem is not None:
         msg = "Syntax error" if lex_problem.reason is None else f"Syntax error ({lex_problem.reason})"
         problems.append(Problem("syntax", "error", msg, lex_problem.line, lex_problem.column))
-    overrides = control.parse(toks)
+    overrides = control.parse(toks) if "lint:" in text else control.Overrides()
     m = Manifest(
         toks,
         path=path,
@@ -77,6 +77,8 @@ def lint(
         filename=os.path.basename(path) if path else None,
         lines=text.split("\n"),
         relative=relative,
+        text=text,
+        index=index,
     )
     per_check: list[tuple[Check, list[Problem]]] = []
     try:

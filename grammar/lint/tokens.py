@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
 
 from puppet_xpp.grammar.lexer import Lexer
 
@@ -78,13 +80,13 @@ _WORDLIKE = frozenset(
 )
 _TYPE_SET = frozenset(_TYPE_NAMES.split("|"))
 _WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")
-_BLANK_CHARS = (
+BLANK_CHARS = (
     "\t\v\f \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 )
-_BLANK = re.compile(f"[{_BLANK_CHARS}]+")
+_BLANK = re.compile(f"[{BLANK_CHARS}]+")
 _EOL = re.compile(r"\r\n|\r|\n")
 _TRIVIA = re.compile(
-    rf"(?P<nl>(?P<eol>\r\n|\r|\n)(?P<ind>[{_BLANK_CHARS}]+)?)|(?P<ws>[{_BLANK_CHARS}]+)"
+    rf"(?P<nl>(?P<eol>\r\n|\r|\n)(?P<ind>[{BLANK_CHARS}]+)?)|(?P<ws>[{BLANK_CHARS}]+)"
     r"|(?P<c>#[^\r\n]*)|(?P<sc>//[^\r\n]*)|(?P<ml>/\*.*?(?:\*/|\Z))",
     re.DOTALL,
 )
@@ -95,7 +97,7 @@ _UNENC_VAR = re.compile(r"(?:|[^\\])\$(::)?(\w+(-\w+)*::)*\w+(-\w+)*", re.ASCII)
 _END_STRING = re.compile(r'(?:|[^\\])(\\\\)*"')
 _PLAIN_RUN = re.compile(r'(?:[^${}"\\](?=[^${}"\\]))+')
 _ESC_DQUOTE = re.compile(r'\\+"')
-_HEREDOC_NAME = re.compile(rf'"?(.+?)"?(:.+?)?[{_BLANK_CHARS}]*(/.*)?$', re.DOTALL)
+_HEREDOC_NAME = re.compile(rf'"?(.+?)"?(:.+?)?[{BLANK_CHARS}]*(/.*)?$', re.DOTALL)
 
 
 class Tok:
@@ -215,9 +217,10 @@ def link(tokens: list[Tok]) -> None:
         prev = t
 
 
-def _link_and_number(tokens: list[Tok]) -> None:
+def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     """``link`` plus the line and column puppet-lint gives each token, in one pass (the hot path of
-    tokenise; fresh tokens, so the forward links need no reset)."""
+    tokenise; fresh tokens, so the forward links need no reset); returns the positions of each type."""
+    by: dict[str, list[int]] = {}
     prev: Tok | None = None
     prev_code: Tok | None = None
     formatting = FORMATTING
@@ -231,6 +234,11 @@ def _link_and_number(tokens: list[Tok]) -> None:
             prev.next = t
         t.prev_code = prev_code
         ty = t.type
+        lst = by.get(ty)
+        if lst is None:
+            by[ty] = [i]
+        else:
+            lst.append(i)
         if ty not in formatting:
             if prev_code is not None:
                 prev_code.next_code = t
@@ -256,6 +264,7 @@ def _link_and_number(tokens: list[Tok]) -> None:
             col = len(parts[-1]) + 1
         else:
             col += len(text)
+    return by
 
 
 # token types rendered as their value, which never holds a line break
@@ -268,12 +277,17 @@ _SIMPLE = frozenset(
 
 def tokenise(text: str) -> tuple[list[Tok], LexProblem | None]:
     """The lint tokens of ``text`` (linked and numbered), or the reason it cannot be tokenised."""
+    toks, problem, _ = tokenise_indexed(text)
+    return toks, problem
+
+
+def tokenise_indexed(text: str) -> tuple[list[Tok], LexProblem | None, dict[str, list[int]]]:
+    """:func:`tokenise` plus the positions of each token type (made in the same pass)."""
     try:
         toks = _Builder(text).build()
     except _Fail as f:
-        return [], _problem_at(text, f.pos, f.reason)
-    _link_and_number(toks)
-    return toks, None
+        return [], _problem_at(text, f.pos, f.reason), {}
+    return toks, None, _link_and_number(toks)
 
 
 def tokenise_fragment(text: str) -> list[Tok]:
@@ -312,6 +326,9 @@ def _char_offsets(text: str) -> Callable[[int], int] | None:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_SPAN = attrgetter("start_pos", "end_pos", "type")
+# a lower-case word without dashes that our lexer makes one NAME (or keyword) token of
+_PLAIN_NAME = re.compile(r"(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*", re.ASCII)
 
 
 class _Builder:
@@ -322,16 +339,22 @@ class _Builder:
 
     def build(self) -> list[Tok]:
         text = self.text
+        plain = _PLAIN_NAME.fullmatch(text)
+        if plain is not None:
+            # the code of a "${name}" (most interpolations): one word, no need to lex it
+            v = plain.group()
+            return [Tok(v.upper() if v in KEYWORDS else "NAME", v)]
         masked = text
         for _ in range(10_000):
             lx = Lexer(masked)
             ptoks = lx.tokens()
             table = _char_offsets(masked)
+            spans: Iterable[tuple[int, int, str]]
             if table is None:
-                spans = [(t.start_pos, t.end_pos, t.type) for t in ptoks]
+                spans = map(_SPAN, ptoks)  # byte offsets are character offsets
             else:
                 spans = [(table(t.start_pos), table(t.end_pos), t.type) for t in ptoks]
-            at = _slash_comment(masked, spans)
+            at = _slash_comment(masked, ptoks, table) if "//" in masked else None
             if at is None:
                 break
             # a `//` comment (puppet-lint has them, Puppet does not): our lexer sees a regex or two
@@ -538,11 +561,13 @@ class _Builder:
         self.add(post, last, None if term is None else last + term)
 
 
-def _slash_comment(text: str, spans: list[tuple[int, int, str]]) -> int | None:
-    """Where the first ``//`` at a code position starts, if any."""
-    for start, _end, ptype in spans:
-        if ptype in ("DIV", "REGEX") and text.startswith("//", start):
-            return start
+def _slash_comment(text: str, ptoks: list[Any], table: Callable[[int], int] | None) -> int | None:
+    """Where the first ``//`` at a code position starts, if any (``table``: byte -> char offsets)."""
+    for t in ptoks:
+        if t.type in ("DIV", "REGEX"):
+            start = t.start_pos if table is None else table(t.start_pos)
+            if text.startswith("//", start):
+                return start
     return None
 
 
