@@ -6,8 +6,11 @@ markers, truncation, byte flips, invalid UTF-8, NUL, CR and CRLF line ends, a by
 an environment, and run through ``--validate`` (text and JSON), ``--dump`` and ``--compile`` in both
 encodings, whose every ``.xpp`` is read back.  Checked: no exception escapes (no traceback, no
 ``INTERNAL_ERROR``), exit statuses are 0 or 1, every output line is valid (JSON parses, ``.xpp`` reads),
-and no input takes longer than the per-input bound.  ``PUPPET_XPP_CAMPAIGN_SECONDS`` (default 40) bounds
-the whole run; ``PUPPET_XPP_CAMPAIGN_SEED`` picks the seed (default: fixed, so CI is reproducible).
+and no input takes longer than the per-input bound.  Where Puppet's parser reports an error for the
+damaged file (read by Ruby as Puppet reads it: the oracle), ``--validate``'s first diagnostic for it is
+that error, at its position: the command line's own reading of bytes (BOM, CR, NUL, invalid UTF-8) is
+compared with Puppet's too.  ``PUPPET_XPP_CAMPAIGN_SECONDS`` (default 40) bounds the whole run;
+``PUPPET_XPP_CAMPAIGN_SEED`` picks the seed (default: fixed, so CI is reproducible).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pytest
 from puppet_xpp.server import cmd_compile, cmd_dump, cmd_validate
 from puppet_xpp.xpp.result import read_xpp
 from tests.conformance.corpus import corpus_files
+from tests.conformance.oracle import Oracle, ruby_available
 
 SECONDS = float(os.environ.get("PUPPET_XPP_CAMPAIGN_SECONDS", "40"))
 SEED = int(os.environ.get("PUPPET_XPP_CAMPAIGN_SEED", "20261124"))
@@ -120,7 +124,8 @@ def _no_failure(text: str, where: str) -> None:
     assert "INTERNAL_ERROR" not in text and "Internal error (" not in text, f"{where}:\n{text[-2000:]}"
 
 
-def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> None:
+def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> dict[str, list]:
+    """Runs the entry points; returns --validate's JSON diagnostics by file."""
     names = ", ".join(p.name for p in files + epps)
     n = len(files) + len(epps)
     paths = [str(p) for p in files + epps]
@@ -128,8 +133,10 @@ def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> None:
         out = io.StringIO()
         rc = cmd_validate.run([*paths, "--format", "json"], out=out)
     assert rc in (0, 1), out.getvalue()
+    found = {}
     for line in out.getvalue().splitlines():
-        json.loads(line)
+        row = json.loads(line)
+        found[row["file"]] = row["diagnostics"]
     _no_failure(out.getvalue(), "--validate --format json")
     with bounded(PER_INPUT * n, f"--validate (text) of {names}"):
         out = io.StringIO()
@@ -158,13 +165,37 @@ def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> None:
                 data = x.read_bytes()
                 assert data.startswith(f"application/vnd.puppet.pcore+{fmt};".encode()), x
                 read_xpp(data)
+    return found
+
+
+def _differences(found: dict[str, list], paths: list[Path], oracle: Oracle) -> tuple[int, list[tuple]]:
+    """(files compared, those whose first --validate diagnostic is not the error Puppet's parser
+    reports for them)."""
+    answers = oracle.request_many("parse", [{"file": str(p)} for p in paths])
+    out = []
+    compared = 0
+    for p, want in zip(paths, answers):
+        if want.get("ok") or want.get("class") not in ("Puppet::ParseErrorWithIssue", "Puppet::ParseError"):
+            continue  # accepted (validation is another test's) or Puppet failed outside its parser
+        compared += 1
+        diags = found.get(str(p), [])
+        first = next((d for d in diags if d["severity"] == "error"), None)
+        got = None if first is None else (first["message"], first["line"], first["column"])
+        exp = (want["error"], want.get("line"), want.get("pos"))
+        if want.get("line") is None and got is not None:
+            got = (got[0], None, None)
+        if got != exp:
+            out.append((p.read_bytes(), got, exp))
+    return compared, out
 
 
 def test_entry_points_on_damaged_corpus(tmp_path, capsys):
     pp, epp = _corpus()
     rnd = random.Random(SEED)
     deadline = time.monotonic() + SECONDS
-    inputs = 0
+    oracle = Oracle.get() if ruby_available() else None
+    inputs = compared = 0
+    differ: list[tuple] = []
     k = 0
     while time.monotonic() < deadline:
         env = tmp_path / f"env{k}"
@@ -188,8 +219,16 @@ def test_entry_points_on_damaged_corpus(tmp_path, capsys):
             f = tpl / f"t{j}.epp"
             f.write_bytes(data)
             epps.append(f)
-        _run_batch(env, files, epps, capsys)
+        found = _run_batch(env, files, epps, capsys)
+        if oracle is not None:
+            n, bad = _differences(found, files + epps, oracle)
+            compared += n
+            differ.extend(bad)
         inputs += len(files) + len(epps)
         k += 1
-    print(f"entry-point campaign: seed {SEED}, {inputs} damaged inputs in {k} environments")
+    print(
+        f"entry-point campaign: seed {SEED}, {inputs} damaged inputs in {k} environments;"
+        f" {compared} with a Puppet parse error, first error compared: {len(differ)} differ"
+    )
     assert inputs >= BATCH
+    assert not differ, differ[:5]
