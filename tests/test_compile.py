@@ -720,6 +720,25 @@ def test_sigkill_mid_run_leaves_only_complete_files(tmp_path):
     assert "compiled 0, up to date" in p.stdout and "removed 0" in p.stdout
 
 
+def _double_or_die(x):
+    if x in (13, 14):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 2 * x
+
+
+def test_worker_pool_loses_only_the_item_being_worked_on():
+    """xpp.workers: a worker killed while on an item loses that item only; what it held but had not
+    started is handed to another worker, every other item is answered once."""
+    from puppet_xpp.xpp.workers import run_pool
+
+    got = list(run_pool(_double_or_die, list(range(60)), 2, chunk=4))
+    lost = [(item, why) for kind, item, why in got if kind == "lost"]
+    done = [(item, value) for kind, item, value in got if kind == "done"]
+    reason = "the worker process compiling it died (killed by SIGKILL)"
+    assert lost == [(13, reason), (14, reason)]
+    assert sorted(done) == [(i, 2 * i) for i in range(60) if i not in (13, 14)]
+
+
 # ------------------------------------------------------------------------------------------------------
 # single file: --compile FILE.pp -o OUT.xpp
 

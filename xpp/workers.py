@@ -26,11 +26,14 @@ import select
 import signal
 import struct
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 _HEADER = struct.Struct("!I")  # frame: length, then the pickle
+_NAP = 0.01  # seconds between two looks at the workers' answers
+_READ = 1 << 16  # bytes read from a result pipe at once (a pipe's default capacity)
 
 # the parent's ends of every live worker's pipes: a newly forked worker closes them, so each pipe has
 # exactly one writer and a worker's death shows as the end of its result pipe
@@ -127,17 +130,21 @@ class _Worker:
 
     def close(self, kill: bool = False) -> int:
         """Close our ends (a waiting worker then exits), kill it when asked; its wait status."""
+        self.stop(kill)
+        return self.reap()
+
+    def stop(self, kill: bool = False) -> None:
         for fd in (self.tasks, self.results):
-            _PARENT_FDS.discard(fd)
-            try:
+            if fd in _PARENT_FDS:  # (once: the number may be reused after)
+                _PARENT_FDS.discard(fd)
                 os.close(fd)
-            except OSError:
-                pass
         if kill:
             try:
                 os.kill(self.pid, signal.SIGKILL)
             except OSError:
                 pass
+
+    def reap(self) -> int:
         while True:
             try:
                 return os.waitpid(self.pid, 0)[1]
@@ -187,14 +194,22 @@ def run_pool(
     try:
         for _ in range(max(1, min(n, len(items)))):
             feed(start())
+        full = False
         while any(w.held for w in workers.values()):
+            # Answers are read in batches: between two looks the parent sleeps a little, so it wakes
+            # ~100 times a second instead of once per item, and a worker, which has a chunk queued
+            # behind the one it works on, never waits for it (nor, unless a pipe was full, for us).
+            if not full:
+                time.sleep(_NAP)
+            full = False
             for fd, _event in poller.poll():
                 w = workers[fd]
                 try:
-                    data = os.read(fd, 1 << 16)
+                    data = os.read(fd, _READ)
                 except OSError:
                     data = b""
                 if data:
+                    full = full or len(data) == _READ
                     for key, value in w.answers(data):
                         yield "done", w.held.pop(key), value
                     feed(w)
@@ -210,5 +225,7 @@ def run_pool(
                 if queue:
                     feed(start())
     finally:
+        for w in workers.values():  # all told to stop (or killed) first, then all waited for
+            w.stop(kill=bool(w.held))
         for w in workers.values():
-            w.close(kill=bool(w.held))
+            w.reap()
