@@ -264,6 +264,26 @@ def _noop() -> None:
     pass
 
 
+def _roots(values: list[Any]) -> set[int]:
+    """ids of the nodes among values and in the lists among them (one level, comma lists too)."""
+    out = set()
+    for v in values:
+        if isinstance(v, Node):
+            out.add(id(v))
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, Node):
+                    out.add(id(x))
+                elif isinstance(x, list):
+                    out.update(id(y) for y in x if isinstance(y, Node))
+    return out
+
+
+def _mark(pos: _Positions, n: Any) -> int:
+    e = pos.pending.get(id(n))
+    return int(e[1]) if e is not None else 0
+
+
 def _no_visit(n: Any) -> bool:
     return False
 
@@ -279,6 +299,19 @@ _AROUND = frozenset(
         "PARSE_NOT_A_RESOURCE",
     )
 )
+
+
+class _ListBuilder(Builder):
+    """A Builder that keeps the statement lists it makes (the units of a resumed plain parse)."""
+
+    def __init__(self, locator: Any, file: str) -> None:
+        super().__init__(locator, file)
+        self.lists: list[list[Any]] = []
+
+    def statements(self, raw: list[Any]) -> list[Any]:
+        out = super().statements(raw)
+        self.lists.append(out)
+        return out
 
 
 class _Sync:
@@ -542,6 +575,12 @@ class IncrementalParser:
         # the text has a syntax error at the top level: the state stays as it was, a plain parse of
         # the current tokens is shown, and the next edit reparses from the state over both edits
         self._broken: tuple[int, int, int] | None = None
+        # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
+        # their validation cache, and whether its positions and definitions are still to be brought
+        # up to date (on first use of `program`)
+        self._plain_units: set[int] | None = None
+        self._pcache: dict[int, tuple[Any, ...]] = {}
+        self._plain_lazy = False
         self._ghost: _Ghost | None = None
         self.block_recovery = False
         self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
@@ -561,6 +600,12 @@ class IncrementalParser:
         """The current Program (positions and definitions brought up to date on first use)."""
         prog = self._program
         if self._broken is not None:
+            if prog is not None and self._plain_units is not None and self._plain_lazy:
+                self.pos.flush(prog.body)  # (statements from before the boundary may carry marks)
+                defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
+                defs.sort(key=_end)
+                prog.definitions = defs
+                self._plain_lazy = False
             return prog
         if prog is not None and (self.pos.pending or self._defs_stale):
             self.pos.flush(prog.body)
@@ -657,6 +702,7 @@ class IncrementalParser:
         self.levels = None
         self._program = self._base = None
         self._broken = None
+        self._plain_units = None
         self.tokens = []
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         self.full_diags = [
@@ -706,6 +752,7 @@ class IncrementalParser:
         self._mapped = any(type(t) is MappedToken for t in toks)
         self._program = self._base = res.program
         self._broken = None
+        self._plain_units = None
         self._ghost = None
         self.pos = _Positions()
         self._defs_stale = False
@@ -761,6 +808,7 @@ class IncrementalParser:
                     return
                 lvl = parent
         self._broken = None
+        self._plain_units = None
         self._program = self._base
         self.stats["tokens_parsed"] = parsed
 
@@ -858,17 +906,18 @@ class IncrementalParser:
                     watch.stops[id(bt)] = d
             watch.stops[id(g.start)] = d
         cfg = self.config
-        b = Builder(self.locator, cfg.file)
+        old_ids = _roots(values)
+        b = _ListBuilder(self.locator, cfg.file)
         b.namestack[:] = P.open_class_names(t, stack, values)
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, watch)
             if value is P.STOPPED or err is None:
                 return False
-            prog = P.recover_top(drv, toks, b, len(data), data, value, err, False, (start_i, depth))
-            finish = getattr(b, "transform_dropped", None)  # (as grammar.parser.parse_lexed does)
-            if finish is not None:
-                finish()
+            prog = P.recover_top(
+                drv, toks, b, len(data), data, value, err, False, (start_i, depth), definitions=False
+            )
+            b.transform_dropped()  # (as grammar.parser.parse_lexed does)
         except Exception:
             return False
         # the diagnostics: the state's before the boundary, then the plain parse's
@@ -879,8 +928,7 @@ class IncrementalParser:
                 diags.extend(v.xdiags)
         diags.extend(b.diagnostics)
         diags.sort(key=b.diagnostic_order)
-        pos.flush(prog.body)  # (it may hold statements from before the boundary)
-        deep = P.fix_positions(prog)
+        deep = P.fix_positions(prog, old_ids)  # (the statements from before the boundary are done)
         if deep is not None:
             diags.append(
                 Diagnostic.make(
@@ -888,10 +936,17 @@ class IncrementalParser:
                 )
             )
             prog = None
-        else:
-            defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
-            defs.sort(key=_end)
-            prog.definitions = defs
+        units = {id(x) for out in b.lists for x in out}
+        if prog is not None:
+            body = prog.body
+            if type(body) is BlockExpression:
+                units.update(id(x) for x in body.statements)
+            else:
+                units.add(id(body))
+        if self._plain_units is None:
+            self._pcache = {}
+        self._plain_units = units
+        self._plain_lazy = True
         self._program = prog
         self.block_recovery = b.had_errors
         self.full_diags = diags
@@ -904,6 +959,7 @@ class IncrementalParser:
         """grammar.parser on the current tokens (the text has a syntax error at the top level)."""
         res = P.parse_lexed(self.locator, self.tokens, self.lex_diags)
         self._program = res.program
+        self._plain_units = None
         self.block_recovery = res.block_recovery
         self.full_diags = list(res.diagnostics)
         self.stats["mode"] = "plain"
@@ -1490,15 +1546,28 @@ class IncrementalParser:
         if self.levels is None:
             self._vcache = {}
             return list(self._checker().validate(self.program))
-        if self._broken is not None:  # (the state's cache stays for the repair)
-            return list(self._checker().validate(self.program))
         units: set[int] = set()
         for lvl in self.levels.values():
             if lvl.out is not None:
                 units.update(id(x) for x in lvl.out)
+        if self._broken is not None:  # (the state's cache stays for the repair)
+            if self._plain_units is None:
+                return list(self._checker().validate(self.program))
+            # a resumed plain parse (_resume_plain): the statements it kept from before the boundary
+            # are the state's, validated with its cache; its own lists are units cached apart
+            units |= self._plain_units
+            out, self._pcache = self._validate_units(prog, units, self._pcache, self._vcache)
+            return out
         if type(prog.body) is not BlockExpression:
             units.add(id(prog.body))
-        old = self._vcache
+        out, self._vcache = self._validate_units(prog, units, self._vcache)
+        return out
+
+    def _validate_units(
+        self, prog: Any, units: set[int], old: dict[int, Any], base: dict[int, Any] | None = None
+    ) -> tuple[list[Any], dict[int, Any]]:
+        """Validation diagnostics of prog and the new cache: units found in old (or unmoved in base,
+        which is only read) are not validated again."""
         cache: dict[int, tuple[Any, ...]] = {}
         self.stats["statements_validated"] = 0
         pos = self.pos
@@ -1506,6 +1575,10 @@ class IncrementalParser:
         def unit(node: Any, path: list[Any]) -> tuple[Any, ...]:
             """(logged, diagnostics, abort) of a unit and everything below it."""
             hit = old.get(id(node))
+            if base is not None and (hit is None or hit[0] is not node):
+                hit = base.get(id(node))
+                if hit is not None and hit[0] is node and hit[1] != node.offset + _mark(pos, node):
+                    hit = None  # (moved: its diagnostics are the state's, not to be moved here)
             if hit is not None and hit[0] is node:
                 e = pos.pending.get(id(node))
                 now = node.offset + (e[1] if e is not None else 0)
@@ -1543,10 +1616,9 @@ class IncrementalParser:
             diags.extend(cd)
             if ca is not None and (abort is None or ca.offset < abort.offset):
                 abort = ca
-        self._vcache = cache
         if abort is not None:  # validation stops there (as validate() does)
-            return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort]
-        return logged + diags
+            return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort], cache
+        return logged + diags, cache
 
 
 def _dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], list[Any]]:
