@@ -304,6 +304,118 @@ def test_one_class_manifest_typing_a_statement():
     assert 1 in tried, tried
 
 
+BREAKING = [
+    "\n  notice('x', [1, {a => 2}])",
+    "\n  if $a { foo(1, [2",
+    "\n  $h = { 'a' => [1, 2], 'b' => \"${x}\" }",
+    "\n  file { '/x': content => @(EOT)\n    t\n    | EOT\n  }",
+    "\n  [1].each |$v| { notice($v) ",
+]
+
+
+def _type_and_delete(p, config, at, piece, seen):
+    """Type piece at byte `at` character by character, then delete it again, checking every step;
+    seen collects the modes the incremental parser took."""
+    for i, ch in enumerate(piece):
+        p.edit(at + i, at + i, ch)
+        check_same(p, config)
+        seen.add((p.stats["mode"], p.stats.get("resumed", False)))
+    for i in range(len(piece) - 1, -1, -1):
+        p.edit(at + i, at + i + 1, "")
+        check_same(p, config)
+        seen.add((p.stats["mode"], p.stats.get("resumed", False)))
+
+
+@pytest.mark.corpus
+def test_one_class_manifest_break_and_repair_resumed():
+    """Statements typed and deleted character by character, and random breaking edits, at random
+    lines of a one-class body: while the text is broken at the top level, the plain parse is resumed
+    at the boundary before the change (stats "resumed"), and every step equals a full parse."""
+    text = one_class_manifest(30000)
+    if len(text) < 15000:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    rnd = random.Random(11)
+    lines = text.splitlines(keepends=True)
+    seen: set = set()
+    for piece in BREAKING:
+        k = rnd.randrange(2, len(lines) - 2)
+        at = sum(len(x.encode()) for x in lines[:k]) + len(lines[k].rstrip("\n").encode())
+        _type_and_delete(p, config, at, piece, seen)
+        assert p.data.decode() == text
+    # random breaking pieces, never repaired on purpose
+    for _ in range(20):
+        n = len(p.data)
+        a = rnd.randrange(20, n - 20)
+        while a < n and (p.data[a] & 0xC0) == 0x80:
+            a += 1
+        p.edit(a, a + rnd.randrange(2), rnd.choice(["{", "(", "[", "'", '"', "}", "if $x {", "\n"]))
+        check_same(p, config)
+        seen.add((p.stats["mode"], p.stats.get("resumed", False)))
+    assert ("plain", True) in seen, seen
+
+
+@settings(
+    max_examples=int(os.environ.get("PUPPET_XPP_HYPOTHESIS_EXAMPLES", "150")) // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1), st.integers(0, 3), st.sampled_from(["{", "(", "[", "'", '"', "}", ")", "\n"])
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_breaking_edits_inside_bodies_equal_full_parse(edits):
+    """Unbalanced brackets and quotes inside the bodies of a class (the resumed plain parse), then
+    removed again in reverse order: every step equals a full parse."""
+    text = "class outer {\n" + BASE.replace("\n", "\n  ") + "\n}\n$after = 1\n"
+    config = DocConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    lo, hi = len("class outer {\n"), len(text.encode()) - len("\n}\n$after = 1\n")
+    done = []
+    for where, dellen, piece in edits:
+        a = lo + int(where * (hi - lo))
+        while a < len(p.data) and (p.data[a] & 0xC0) == 0x80:
+            a += 1
+        b = min(len(p.data), a + dellen)
+        while b < len(p.data) and (p.data[b] & 0xC0) == 0x80:
+            b += 1
+        done.append((a, p.data[a:b].decode("utf-8", "surrogateescape"), piece))
+        p.edit(a, b, piece)
+        hi += len(piece.encode()) - (b - a)
+        check_same(p, config)
+    for a, old, piece in reversed(done):
+        p.edit(a, a + len(piece.encode()), old)
+        check_same(p, config)
+    assert p.data.decode() == text
+
+
+@pytest.mark.corpus
+def test_corpus_template_typing_breaks_and_repairs():
+    """EPP: a tag and a statement typed into a corpus template character by character and deleted."""
+    from tests.conformance.corpus import corpus_files
+
+    files = corpus_files("epp")
+    if not files:
+        pytest.skip("corpus not installed")
+    path = random.Random(3).choice(files)
+    text = open(path, encoding="utf-8").read()
+    config = DocConfig(file=path, epp=True)
+    p = IncrementalParser(text, config)
+    p.update()
+    at = len(text.encode()) // 2
+    while at < len(p.data) and (p.data[at] & 0xC0) == 0x80:
+        at += 1
+    _type_and_delete(p, config, at, "<% if $x { [1, {a => '2'}].each |$v| { %>t<% } } %>", set())
+
+
 @pytest.mark.corpus
 def test_definition_header_edit_keeps_the_body():
     """An edit in a define's parameter list reparses the header and keeps the body (unchanged braces)."""
