@@ -244,20 +244,22 @@ def plan(env: EnvLayout, runtime_root: str | None = None) -> tuple[list[Job], li
     jobs: list[Job] = []
     skipped: list[tuple[str, str]] = []
     seen_out: dict[str, str] = {}
-    modulepath = list(env.modulepath)
+    target_of = layout.xpp_targets(env.root, env.modulepath)
+    out_base = env.out_base
+    out_prefix = out_base + os.sep
 
     def add(src: str, module: str, fallback_rel: str | None) -> None:
         tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
-        t = layout.xpp_target(env.root, modulepath, src)
+        t = target_of(src)
         if t is not None and t.module == module:
             out, recorded = t.out_path, t.recorded
         else:  # the main manifest outside the environment: environment/manifests/...
             assert fallback_rel is not None  # (walk gives it for the manifest directory)
-            out = os.path.join(env.out_base, module, layout._xpp_name(fallback_rel))
+            out = os.path.join(out_base, module, layout._xpp_name(fallback_rel))
             recorded = layout._recorded(env.root, src)
         out = os.path.normpath(out)
-        if not out.startswith(env.out_base + os.sep):
-            skipped.append((src, f"its .xpp {out} would be outside {env.out_base}; refused"))
+        if not out.startswith(out_prefix):
+            skipped.append((src, f"its .xpp {out} would be outside {out_base}; refused"))
             return
         if out in seen_out:
             skipped.append((src, f"maps to the same .xpp as {seen_out[out]}; skipped"))
@@ -266,7 +268,7 @@ def plan(env: EnvLayout, runtime_root: str | None = None) -> tuple[list[Job], li
             skipped.append((src, "its file name is not valid UTF-8 (an .xpp records it as text); skipped"))
             return
         seen_out[out] = src
-        rel = os.path.relpath(out, env.out_base).replace(os.sep, "/")
+        rel = out[len(out_prefix) :].replace(os.sep, "/")
         jobs.append(
             Job(src, _display(env, src), out, rel, _recorded(env, src, recorded, runtime_root), module, tasks)
         )

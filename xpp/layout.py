@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,30 +49,40 @@ def xpp_target(env_root: str, modulepath: Iterable[str] | None, src: str) -> Xpp
     """The .xpp location of source file ``src`` in the environment at ``env_root``.
 
     None when ``src`` is neither in one of the ``modulepath`` directories nor below ``env_root``."""
+    return xpp_targets(env_root, modulepath)(src)
+
+
+def xpp_targets(env_root: str, modulepath: Iterable[str] | None) -> Callable[[str], XppTarget | None]:
+    """:func:`xpp_target` for many files of one environment (the environment's paths prepared once)."""
     env_root = os.path.abspath(env_root)
-    src = os.path.abspath(src)
+    root_prefix = env_root + os.sep
     out_base = os.path.join(env_root, XPP_DIR, "modules")
-    if src.startswith(os.path.join(env_root, XPP_DIR) + os.sep):
+    xpp_prefix = os.path.join(env_root, XPP_DIR) + os.sep
+    prefixes = [os.path.abspath(d).rstrip(os.sep) + os.sep for d in modulepath or ()]
+
+    def target(src: str) -> XppTarget | None:
+        src = os.path.abspath(src)
+        if src.startswith(xpp_prefix):
+            return None
+        # the deepest module directory holding the file wins: with ``mods:mods/inner``, a file of
+        # ``mods/inner/m`` belongs to module ``m``, not to a module ``inner`` of ``mods``
+        best: list[str] | None = None
+        for prefix in prefixes:
+            if src.startswith(prefix):
+                parts = src[len(prefix) :].split(os.sep)
+                if len(parts) >= 2 and (best is None or len(parts) < len(best)):
+                    best = parts
+        recorded = src[len(root_prefix) :].replace(os.sep, "/") if src.startswith(root_prefix) else src
+        if best is not None:
+            module = best[0]
+            out = out_base + os.sep + module + os.sep + _xpp_name(os.sep.join(best[1:]))
+            return XppTarget(out, recorded, module)
+        if src.startswith(root_prefix):
+            rel = src[len(root_prefix) :]
+            return XppTarget(out_base + os.sep + ENV_MODULE + os.sep + _xpp_name(rel), recorded, ENV_MODULE)
         return None
-    # the deepest module directory holding the file wins: with ``mods:mods/inner``, a file of
-    # ``mods/inner/m`` belongs to module ``m``, not to a module ``inner`` of ``mods``
-    best: list[str] | None = None
-    for d in modulepath or ():
-        prefix = os.path.abspath(d).rstrip(os.sep) + os.sep
-        if src.startswith(prefix):
-            parts = src[len(prefix) :].split(os.sep)
-            if len(parts) >= 2 and (best is None or len(parts) < len(best)):
-                best = parts
-    if best is not None:
-        module, inner = best[0], os.path.join(*best[1:])
-        out = os.path.join(out_base, module, _xpp_name(inner))
-        return XppTarget(out, _recorded(env_root, src), module)
-    if src.startswith(env_root + os.sep):
-        rel = os.path.relpath(src, env_root)
-        return XppTarget(
-            os.path.join(out_base, ENV_MODULE, _xpp_name(rel)), _recorded(env_root, src), ENV_MODULE
-        )
-    return None
+
+    return target
 
 
 def _recorded(env_root: str, src: str) -> str:
