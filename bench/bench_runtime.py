@@ -1,14 +1,18 @@
 """Benchmark of the XPP runtime (runtime/xpp) on the corpus, on Puppet 7.23 and OpenVox 8 (issue 14).
 
-In one Ruby process per Puppet, over every corpus manifest without errors (``/usr/share/puppet/modules``):
-Puppet's parse + validate, the runtime's fast loader, and Puppet's stock Pcore Deserializer reading the
-same ``.xpp`` payloads, as MB/s of *source* (CPU time of the Ruby process, so a shared machine
-disturbs it less); then a first catalog compile of ``examples/production`` with
-and without ``--xpp`` (a fresh process each, so every file is loaded once): CPU time of the whole compile
-and inside the parser.  The ``.xpp`` trees are
-compiled at each Puppet's level and cached under ``.cache/runtime/`` (shared with tests/runtime).
+In one Ruby process per Puppet (``bench/bench_runtime.rb``), over every corpus manifest without errors
+(``/usr/share/puppet/modules``), from memory: Puppet's parse + validate (``EvaluatingParser#parse_string``),
+what the runtime does instead (the fast loader, its usability check and the replay of the recorded
+diagnostics), and Puppet's stock Pcore Deserializer reading the same ``.xpp`` payloads.  Every loaded Program
+is first checked equal to Puppet's own parse.  Then ``--rounds`` interleaved rounds (each side once per
+round, in rotating order; the Deserializer, ~35x slower than the loader, only in the first two), a full GC before each timed pass and GC running as usual inside it, CPU time of
+the Ruby process; reported as MB/s of *source*, best and median pass, and the median of the per-round
+ratios.  Then a first catalog compile of ``examples/production`` and of the corpus with and without
+``--xpp`` (a fresh process each, so every file is loaded once): CPU time of the whole compile and inside
+the parser.  The ``.xpp`` trees are compiled at each Puppet's level and cached under ``.cache/runtime/``
+(shared with tests/runtime).  The machine's load average is printed before and after each Puppet's run.
 
-    python bench/bench_runtime.py [--rounds 3] [--puppet 7.23 --puppet 8]
+    python bench/bench_runtime.py [--rounds 7] [--puppet 7.23 --puppet 8] [--no-compile]
 """
 
 from __future__ import annotations
@@ -91,30 +95,47 @@ def bench_compile(puppet: str, rounds: int) -> dict:
         return best
 
 
+def load() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--puppet", action="append", choices=["7.23", "8"])
+    ap.add_argument("--no-compile", action="store_true", help="only the loader comparison")
     a = ap.parse_args()
-    print(f"load: {os.getloadavg()[0]:.2f} (1 min)  cores: {os.cpu_count()}")
+    print(f"cores: {os.cpu_count()}")
     for puppet in a.puppet or ["7.23", "8"]:
         why = missing_reason(puppet)
         if why:
             print(f"Puppet {puppet}: skipped ({why})")
             continue
+        before = load()
         r = bench_loader(puppet, a.rounds)
         mb = r["bytes"] / 1e6
-        print(f"Puppet {puppet}: {r['files']} corpus files, {mb:.2f} MB of source (best of {a.rounds})")
+        print(
+            f"Puppet {puppet}: {r['files']} corpus files, {mb:.2f} MB of source; {r['same_programs']} loaded "
+            f"Programs == Puppet's parse; {r['rounds']} interleaved rounds, CPU s ({before})"
+        )
         for key, label in (
             ("parse", "parse + validate"),
             ("loader", "xpp loader"),
             ("deserializer", "stock Deserializer"),
         ):
-            print(f"  {label:20s} {r[key]:7.3f} s  {mb / r[key]:6.1f} MB/s")
+            t = r[key]
+            print(
+                f"  {label:20s} best {t['best']:7.3f} s {mb / t['best']:6.1f} MB/s   median {t['median']:7.3f} s"
+                f"   GC runs {t['gc_runs']}"
+            )
         print(
-            f"  loader vs parse + validate: {r['parse'] / r['loader']:.1f}x; vs Deserializer: {r['deserializer'] / r['loader']:.1f}x"
+            f"  loader vs parse + validate: {r['ratio_best']:.2f}x (best passes), {r['ratio_median']:.2f}x "
+            f"(median of per-round ratios); vs Deserializer: {r['deserializer']['best'] / r['loader']['best']:.1f}x"
+            f"  ({load()})"
         )
-        c = bench_compile(puppet, a.rounds)
+        if a.no_compile:
+            continue
+        c = bench_compile(puppet, min(a.rounds, 3))
         for case in ("production", "corpus"):
             print(
                 f"  first compile, {case} ({c[(case, False, 'loaded')]} files loaded), CPU s whole compile / "

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # The fast reader of `.xpp` files (PRFC-23 documents written by puppet-xpp): the envelope, the checksum and
-# the Pcore msgpack payload, read with the msgpack gem's C unpacker and turned into Puppet's own AST
+# the Pcore msgpack payload, decoded byte by byte (see MsgpackReader#value) and turned into Puppet's own AST
 # objects (Puppet::Pops::Model::*) directly.
 #
 # Why not Puppet's stock Pcore Deserializer: it resolves every type name through the type parser and
@@ -14,8 +14,8 @@
 # before anything is read, so a damaged or truncated file cannot load as a different AST.  Without it, the
 # structure is still checked (extension codes, counts, table indexes, value kinds of the envelope fields).
 # Any problem raises PuppetX::Xpp::FormatError and nothing else.
-require 'digest'
 require 'msgpack'
+require 'openssl'
 
 module PuppetX
   module Xpp
@@ -26,12 +26,26 @@ module PuppetX
     # keys, see docs/xpp-format.md) and the envelope parameters.
     Document = Struct.new(:program, :diagnostics, :params)
 
+    # SHA-256 hex digest through OpenSSL (Puppet loads it anyway), one digest object per thread: about 4x
+    # faster than Digest::SHA256.hexdigest on the corpus, where the payload checksum was the largest cost of
+    # loading after the payload itself.
+    def self.sha256_hex(data)
+      d = (Thread.current[:puppet_x_xpp_sha256] ||= OpenSSL::Digest.new('SHA256'))
+      d.reset
+      d.update(data)
+      d.hexdigest
+    end
+
     module Envelope
-      HEAD = /\Aapplication\/vnd\.puppet\.pcore\+(msgpack|json)(?=[ \t\r\n;]|\z)/.freeze
-      PARAM = /\G[ \t\r\n]*;[ \t\r\n]*([A-Za-z0-9_-]+)[ \t\r\n]*=[ \t\r\n]*([A-Za-z0-9_-]+)/.freeze
-      TAIL = /\G[ \t\r\n]*\z/.freeze
+      WS = '[ \t\r\n]*'
+      NAME = '[A-Za-z0-9_-]+'
+      # the whole header checked by one match (the parameters captured as one run); that run, its blanks
+      # deleted, is then split on ';' and '=' (a regex scan over the 64-digit values costs more than the match)
+      HEAD = %r{\Aapplication/vnd\.puppet\.pcore\+(msgpack|json)((?:#{WS};#{WS}#{NAME}#{WS}=#{WS}#{NAME})*)#{WS}\z}.freeze
       BLANK = /\r?\n\r?\n/.freeze
       MAX_HEADER = 4096
+      CHECKSUM = /\Asha256-[0-9a-f]{64}\z/.freeze
+      START = %r{\Aapplication/vnd\.puppet\.pcore\+(msgpack|json)(?=[ \t\r\n;]|\z)}.freeze
 
       # [format, params, payload] of an .xpp document (a binary String); raises FormatError.
       def self.split(data)
@@ -39,22 +53,25 @@ module PuppetX
         raise FormatError, 'not an XPP document (no envelope ended by a blank line)' unless m && m.begin(0) <= MAX_HEADER
         head = data.byteslice(0, m.begin(0))
         t = HEAD.match(head)
-        raise FormatError, "not an XPP document: no 'application/vnd.puppet.pcore+msgpack|json' envelope" unless t
-        params = {}
-        pos = t.end(0)
-        while (p = PARAM.match(head, pos))
-          raise FormatError, "XPP envelope repeats the parameter #{p[1]}" if params.key?(p[1])
-          params[p[1]] = p[2]
-          pos = p.end(0)
+        unless t
+          raise FormatError, 'malformed XPP envelope' if START.match?(head)
+          raise FormatError, "not an XPP document: no 'application/vnd.puppet.pcore+msgpack|json' envelope"
         end
-        raise FormatError, 'malformed XPP envelope' unless TAIL.match(head, pos)
+        kv = t[2].delete(" \t\r\n").tr('=', ';').split(';')
+        kv.shift # the empty string before the first ';'
+        params = Hash[*kv]
+        if params.size * 2 != kv.size
+          seen = {}
+          dup = kv.each_slice(2).find { |k, _| seen.key?(k) || !(seen[k] = true) }
+          raise FormatError, "XPP envelope repeats the parameter #{dup[0]}"
+        end
         raise FormatError, 'XPP envelope needs document-type=xpp' unless params['document-type'] == 'xpp'
         raise FormatError, "unsupported XPP version #{params['version'].inspect}" unless params['version'] == '1'
         payload = data.byteslice(m.end(0), data.bytesize - m.end(0))
         sum = params['checksum']
         if sum
-          raise FormatError, 'unsupported XPP checksum (expected sha256-<hex>)' unless sum =~ /\Asha256-[0-9a-f]{64}\z/
-          unless Digest::SHA256.hexdigest(payload) == sum[7..]
+          raise FormatError, 'unsupported XPP checksum (expected sha256-<hex>)' unless CHECKSUM.match?(sum)
+          unless Xpp.sha256_hex(payload) == sum[7..]
             raise FormatError, 'XPP payload does not match its checksum (damaged or truncated file)'
           end
         end
@@ -71,7 +88,6 @@ module PuppetX
       PCORE_OBJECT_START = 0x12
       OBJECT_START = 0x13
       REGEXP = 0x30
-      EXT = Object.new.freeze # what the unpacker returns for an extension: the details are in @code/@arg
       OPEN = Object.new.freeze # a serializer-table entry whose value is still being read
       PTYPE = Struct.new(:name, :values)
       LOCATOR = 'Puppet::AST::Locator'
@@ -155,40 +171,23 @@ module PuppetX
 
 
       def initialize
-        @u = MessagePack::Unpacker.new
-        # Each extension sets @code/@arg and returns EXT; a 1-byte payload (the usual small index or count)
-        # is decoded inline, anything longer by the gem.
-        [INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START].each do |c|
-          @u.register_type(c) do |p|
-            @code = c
-            n = p.bytesize
-            b = p.getbyte(0)
-            @arg =
-              if n == 1 && b < 0x80 then b # positive fixint
-              elsif n == 2 && b == 0xcc then p.getbyte(1) # uint 8
-              elsif n == 3 && b == 0xcd then (p.getbyte(1) << 8) | p.getbyte(2) # uint 16
-              else uint(p)
-              end
-            EXT
-          end
-        end
-        @u.register_type(PCORE_OBJECT_START) { |p| @code = PCORE_OBJECT_START; @arg = p; EXT }
-        @u.register_type(REGEXP) { |p| @code = REGEXP; @arg = p; EXT }
         @table = self.class.table
       end
 
-      # The top-level value of `payload`; `file` becomes the Locator's file name.
+      # The top-level value of `payload` (a binary String); `file` becomes the Locator's file name.
       def read(payload, file)
-        @u.reset
-        @u.feed(payload)
+        @s = payload
+        @n = payload.bytesize
+        @p = 0
         @wtab = []
         @stab = []
         @file = file
         @locator = nil
         @locator_idx = -1
         @depth = 0
+        @in_type = 0
         v = value
-        raise FormatError, 'unexpected data after the XPP payload' unless @u.buffer.empty?
+        raise FormatError, 'unexpected data after the XPP payload' unless @p == @n
         v
       rescue EOFError
         raise FormatError, 'truncated XPP payload'
@@ -196,10 +195,10 @@ module PuppetX
         raise
       rescue SystemStackError
         raise FormatError, 'XPP payload nested too deeply'
-      rescue StandardError => e # msgpack's MalformedFormatError, UnknownExtTypeError, a bad constructor call...
+      rescue StandardError => e # msgpack's MalformedFormatError (extension payloads), a bad constructor call...
         raise FormatError, "malformed XPP payload (#{e.class}: #{e.message})"
       ensure
-        @wtab = @stab = nil
+        @wtab = @stab = @s = nil
       end
 
       private
@@ -210,26 +209,64 @@ module PuppetX
         v
       end
 
+      # The payload is decoded here with String#getbyte, not by the msgpack gem's Unpacker.  Why: about half
+      # the values of a payload are Pcore extensions (table references, object starts), which the gem hands
+      # one by one to a Ruby block with a new String; here the usual shapes (a node's type reference, its
+      # Locator reference, offset and length, a name or a short string) are recognised inline without any
+      # allocation, and the rest is decoded by #other.  The gem also built whole msgpack arrays and maps,
+      # which never belong in a Pcore stream, before they could be refused (a damaged length once asked
+      # for gigabytes: NoMemoryError); here their first byte is refused.  Strings are sliced out of the
+      # payload.  Reading past the end raises EOFError.
+
       # The next value.  Writer-table markers are kept as [code, ...] arrays: a PCORE_OBJECT_START marker
       # holds what its first sight established ([code, kind, class or name, count, name, builder]), so a
-      # repeat costs one table lookup.  (Literal `when` values: Ruby then dispatches with a jump table.)
-      # Positioned nodes (most of a payload) are built at the end of this method, not in a called one: one
-      # Ruby call less per node measured about 6% of the loader's time on the corpus.
+      # repeat costs one table lookup.  Positioned nodes (most of a payload) are built at the end of this
+      # method, not in a called one (one Ruby call less per node).
       def value
-        v = @u.read
-        unless v.equal?(EXT)
-          if v.is_a?(String)
-            @wtab << v
-          elsif !(v.is_a?(Integer) || v.nil? || v == true || v == false || v.is_a?(Float))
-            # msgpack's own arrays, maps and binary never occur in a Pcore stream
-            raise FormatError, "unexpected #{v.class} in a Pcore stream"
+        s = @s
+        p = @p
+        c = s.getbyte(p)
+        if c == 0xd4 # fixext 1: an extension with a 1-byte payload (the usual small index or count)
+          code = s.getbyte(p + 1)
+          a = s.getbyte(p + 2)
+          raise EOFError unless a
+          @p = p + 3
+          if code == PCORE_OBJECT_START || code == REGEXP then arg = @s.byteslice(p + 2, 1)
+          elsif a < 0x80 then arg = a
+          else arg = ext_arg(code, @s.byteslice(p + 2, 1)) # not a positive fixint: an error
           end
+        elsif c.nil?
+          raise EOFError
+        elsif c == 0xd5 && s.getbyte(p + 2) == 0xcc && (code = s.getbyte(p + 1)) != PCORE_OBJECT_START && code != REGEXP
+          # fixext 2 holding a uint 8 (an index past 127)
+          arg = s.getbyte(p + 3)
+          raise EOFError unless arg
+          @p = p + 4
+        elsif c < 0x80 # positive fixint
+          @p = p + 1
+          return c
+        elsif c >= 0xa0 && c <= 0xbf # fixstr
+          n = c & 0x1f
+          raise EOFError if p + n >= @n
+          @p = p + 1 + n
+          v = @s.byteslice(p + 1, n).force_encoding(Encoding::UTF_8)
+          @wtab << v
           return v
+        elsif c == 0xcd # uint 16 (the Locator's line offsets)
+          raise EOFError if p + 2 >= @n
+          @p = p + 3
+          return (s.getbyte(p + 1) << 8) | s.getbyte(p + 2)
+        elsif c == 0xc0
+          @p = p + 1
+          return nil
+        else
+          code, arg = other(c, p)
+          return arg if code.nil? # a plain value
         end
-        arg = @arg
-        case @code
+        case code
         when 0x00 # INNER_TABULATION
-          marker = @wtab.fetch(arg) { raise FormatError, "INNER_TABULATION index #{arg} out of range" }
+          marker = @wtab[arg]
+          raise FormatError, "INNER_TABULATION index #{arg} out of range" if marker.nil?
           return marker if marker.is_a?(String)
           case marker[0]
           when 0x12 then nil # an object of a type seen before: built below
@@ -242,6 +279,7 @@ module PuppetX
         when 0x01 # TABULATION
           v = @stab.fetch(arg) { raise FormatError, "TABULATION index #{arg} out of range" }
           raise FormatError, 'cyclic reference in XPP payload' if v.equal?(OPEN)
+          raise FormatError, "#{v.name} outside an included object's type" if v.is_a?(PTYPE) && @in_type.zero?
           return v
         when 0x10 # ARRAY_START
           a = []
@@ -249,7 +287,13 @@ module PuppetX
           raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
           i = 0
           while i < arg
-            a << value
+            # small integers inline (a Locator's line offsets are most of a payload's arrays)
+            p = @p
+            c = s.getbyte(p)
+            if c && c < 0x80 then @p = p + 1; a << c
+            elsif c == 0xcd && p + 2 < @n then @p = p + 3; a << ((s.getbyte(p + 1) << 8) | s.getbyte(p + 2))
+            else a << value
+            end
             i += 1
           end
           @depth -= 1
@@ -264,28 +308,60 @@ module PuppetX
         when 0x13 # OBJECT_START
           @wtab << [OBJECT_START, arg]
           return included(arg)
-        else # 0x30 REGEXP
+        when 0x30 # REGEXP
           src = MessagePack.unpack(arg)
           raise FormatError, 'bad REGEXP payload' unless src.is_a?(String)
           @wtab << [REGEXP, src]
           return regexp(src)
+        else
+          raise FormatError, "unknown Pcore extension type #{code}"
         end
         return object(marker) unless marker[1] == :positioned
-        # A positioned node (most of a payload), built here rather than in a called method: it starts with
-        # TABULATION(the Locator), offset, length, read inline.
+        # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
+        # usual encodings are decoded inline; any other goes through #value and is checked.
         idx = @stab.size
         @stab << OPEN
-        l = @u.read
-        off = @u.read
-        len = @u.read
-        unless l.equal?(EXT) && @code == 0x01 && @arg == @locator_idx && off.is_a?(Integer) && len.is_a?(Integer)
-          raise FormatError, "#{marker[4]}: locator, offset and length expected"
+        p = @p
+        if s.getbyte(p) == 0xd4 && s.getbyte(p + 1) == TABULATION && s.getbyte(p + 2) == @locator_idx
+          p += 3
+        else
+          @p = p
+          l = value
+          raise FormatError, "#{marker[4]}: locator, offset and length expected" unless l.equal?(@locator) && l
+          p = @p
         end
+        off = s.getbyte(p)
+        if off && off < 0x80 then p += 1
+        elsif off == 0xcd && p + 2 < @n then off = (s.getbyte(p + 1) << 8) | s.getbyte(p + 2); p += 3
+        else p = integer(p, marker); off = @int
+        end
+        len = s.getbyte(p)
+        if len && len < 0x80 then p += 1
+        elsif len == 0xcc && p + 1 < @n then len = s.getbyte(p + 1); p += 2
+        else p = integer(p, marker); len = @int
+        end
+        @p = p
         raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
         obj = marker[2].allocate
         case marker[3]
         when 3 then obj.__puppet_x_xpp_init(@locator, off, len)
-        when 4 then obj.__puppet_x_xpp_init(@locator, off, len, value)
+        when 4
+          # one more attribute, often a string (a name, a literal): inline when it is a short one or a
+          # reference to one
+          c = s.getbyte(p)
+          if c && c >= 0xa0 && c <= 0xbf # fixstr
+            n = c & 0x1f
+            raise EOFError if p + n >= @n
+            @p = p + 1 + n
+            v = s.byteslice(p + 1, n).force_encoding(Encoding::UTF_8)
+            @wtab << v
+          elsif c == 0xd4 && s.getbyte(p + 1) == INNER_TABULATION && (v = s.getbyte(p + 2)) && v < 0x80 &&
+                (v = @wtab[v]).is_a?(String)
+            @p = p + 3
+          else
+            v = value
+          end
+          obj.__puppet_x_xpp_init(@locator, off, len, v)
         when 5 then obj.__puppet_x_xpp_init(@locator, off, len, value, value)
         when 6 then obj.__puppet_x_xpp_init(@locator, off, len, value, value, value)
         else
@@ -300,6 +376,96 @@ module PuppetX
         end
         @depth -= 1
         @stab[idx] = obj
+      end
+
+      # An offset or length in another encoding than #value's inline ones: the value at `p` into @int (it must
+      # be an Integer); returns the position after it.
+      def integer(p, marker)
+        @p = p
+        @int = value
+        raise FormatError, "#{marker[4]}: locator, offset and length expected" unless @int.is_a?(Integer)
+        @p
+      end
+
+      # The value starting with byte `c` at `p` that #value does not decode inline: [nil, plain value] or
+      # [extension code, argument] (an index or count, or the payload of PCORE_OBJECT_START and REGEXP).
+      def other(c, p)
+        if c >= 0xe0 # negative fixint
+          @p = p + 1
+          return [nil, c - 0x100]
+        end
+        case c # (only Integer literals: Ruby dispatches with a jump table)
+        when 0xc2 then @p = p + 1; [nil, false]
+        when 0xc3 then @p = p + 1; [nil, true]
+        when 0xcc then [nil, fixed(p, 1, 'C')]
+        when 0xcd then [nil, fixed(p, 2, 'n')]
+        when 0xce then [nil, fixed(p, 4, 'N')]
+        when 0xcf then [nil, fixed(p, 8, 'Q>')]
+        when 0xd0 then [nil, fixed(p, 1, 'c')]
+        when 0xd1 then [nil, fixed(p, 2, 's>')]
+        when 0xd2 then [nil, fixed(p, 4, 'l>')]
+        when 0xd3 then [nil, fixed(p, 8, 'q>')]
+        when 0xca then [nil, fixed(p, 4, 'g')]
+        when 0xcb then [nil, fixed(p, 8, 'G')]
+        when 0xd9 then str(p + 2, fixed(p, 1, 'C'), Encoding::UTF_8)
+        when 0xda then str(p + 3, fixed(p, 2, 'n'), Encoding::UTF_8)
+        when 0xdb then str(p + 5, fixed(p, 4, 'N'), Encoding::UTF_8)
+        when 0xc4 then str(p + 2, fixed(p, 1, 'C'), Encoding::BINARY)
+        when 0xc5 then str(p + 3, fixed(p, 2, 'n'), Encoding::BINARY)
+        when 0xc6 then str(p + 5, fixed(p, 4, 'N'), Encoding::BINARY)
+        when 0xd5 then ext(p + 1, 2)
+        when 0xd6 then ext(p + 1, 4)
+        when 0xd7 then ext(p + 1, 8)
+        when 0xd8 then ext(p + 1, 16)
+        when 0xc7 then ext(p + 2, fixed(p, 1, 'C'))
+        when 0xc8 then ext(p + 3, fixed(p, 2, 'n'))
+        when 0xc9 then ext(p + 5, fixed(p, 4, 'N'))
+        when 0xde, 0xdf then raise FormatError, 'unexpected Hash in a Pcore stream'
+        when 0xdc, 0xdd then raise FormatError, 'unexpected Array in a Pcore stream'
+        else
+          raise FormatError, 'unexpected Hash in a Pcore stream' if c < 0x90 # fixmap
+          raise FormatError, 'unexpected Array in a Pcore stream' if c < 0xa0 # fixarray
+          raise FormatError, format('malformed XPP payload (invalid byte 0x%02x)', c)
+        end
+      end
+
+      # The `size`-byte number after the type byte at `p` (String#unpack1 directive `dir`); moves past it.
+      def fixed(p, size, dir)
+        raise EOFError if p + size >= @n
+        @p = p + 1 + size
+        @s.unpack1(dir, offset: p + 1)
+      end
+
+      def str(p, n, enc)
+        raise EOFError if p + n > @n
+        @p = p + n
+        v = @s.byteslice(p, n).force_encoding(enc)
+        @wtab << v
+        [nil, v]
+      end
+
+      # An extension: its type byte at `p`, then `n` payload bytes.
+      def ext(p, n)
+        raise EOFError if p + n >= @n
+        @p = p + 1 + n
+        code = @s.getbyte(p)
+        body = @s.byteslice(p + 1, n)
+        return [code, body] if code == PCORE_OBJECT_START || code == REGEXP
+        bb = @s.getbyte(p + 1)
+        arg =
+          if n == 2 && bb == 0xcc then @s.getbyte(p + 2) # uint 8
+          elsif n == 3 && bb == 0xcd then (@s.getbyte(p + 2) << 8) | @s.getbyte(p + 3) # uint 16
+          else ext_arg(code, body)
+          end
+        [code, arg]
+      end
+
+      KNOWN = [INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, PCORE_OBJECT_START, OBJECT_START, REGEXP].freeze
+
+      # The index or count an extension of type `code` holds in `body` (a msgpack non-negative integer).
+      def ext_arg(code, body)
+        raise FormatError, "unknown Pcore extension type #{code}" unless KNOWN.include?(code)
+        uint(body)
       end
 
       def values(count)
@@ -425,6 +591,8 @@ module PuppetX
             @locator_idx = idx
             @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
           else
+            # a Pcore type is only read as an included object's type (never an AST attribute's value)
+            raise FormatError, "#{klass} outside an included object's type" unless @in_type > 0
             PTYPE.new(klass, vals)
           end
         @stab[idx] = obj
@@ -433,7 +601,9 @@ module PuppetX
       # An included object (OBJECT_START): the type, then the values; only Xpp::ParseResult is known.
       def included(count)
         raise FormatError, 'bad OBJECT_START' unless count >= 1
+        @in_type += 1
         type = value
+        @in_type -= 1
         unless type.is_a?(PTYPE) && type.name == 'Pcore::ObjectType' && type.values[0].is_a?(Hash)
           raise FormatError, 'OBJECT_START must be followed by a Pcore::ObjectType'
         end

@@ -142,7 +142,7 @@ module PuppetX
             d = p['source-sha256']
             return 'it holds neither a program nor diagnostics' if doc.diagnostics.empty?
             return 'it has neither a program nor a source digest: cannot tell whether it is current' unless d
-            return 'it is stale (its source digest differs from the file)' if d != Digest::SHA256.hexdigest(source.b)
+            return 'it is stale (its source digest differs from the file)' if d != Xpp.sha256_hex(source.b)
           end
           nil
         end
