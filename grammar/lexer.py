@@ -84,7 +84,10 @@ __all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_
 MAX_DEPTH = 100
 
 
-def _slow_new(
+_str_new = str.__new__
+
+
+def _new(
     type: str,  # noqa: A002
     value: str,
     start_pos: int | None,
@@ -93,11 +96,19 @@ def _slow_new(
     end_line: int | None,
     end_column: int | None,
     end_pos: int | None,
-) -> Token:  # pragma: no cover - older/newer lark without the fast constructor
-    return Token(type, value, start_pos=start_pos, end_pos=end_pos)
-
-
-_new: Callable[..., Token] = getattr(Token, "_future_new", None) or _slow_new
+) -> Token:
+    """A lark Token with every slot set: what ``Token._future_new`` makes, without its ``super()`` object
+    and classmethod binding (one is made per token; the parser's and the lint's hot path)."""
+    inst: Token = _str_new(Token, value)
+    inst.type = type
+    inst.start_pos = start_pos
+    inst.value = value
+    inst.line = line
+    inst.column = column
+    inst.end_line = end_line
+    inst.end_column = end_column
+    inst.end_pos = end_pos
+    return inst
 
 
 class MappedToken(Token):

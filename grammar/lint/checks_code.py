@@ -4,6 +4,7 @@ check_resources, check_conditionals, check_nodes groups), with their fixes."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from puppet_xpp.grammar.lint.core import NoFix, Problem, check, delete, fixer, index_of, insert, problem
 from puppet_xpp.grammar.lint.data import Definition, Manifest, next_of, prev_of
@@ -204,7 +205,9 @@ def parameter_order(m: Manifest) -> list[Problem]:
                 nest = max(nest - 1, 0)
             if ty == "EQUALS":
                 seen_equals = True
-            if nest or parens or not seen_equals or not _is_parameter(t) or not _is_required(t):
+            if ty != "VARIABLE" or nest or parens or not seen_equals:
+                continue
+            if not _is_parameter(t) or not _is_required(t):
                 continue
             out.append(
                 problem(
@@ -228,6 +231,7 @@ _SCOPE_VARS = frozenset(
     "facts trusted server_facts".split()
 )
 _INDEX_SUFFIX = re.compile(r"\[.+\]\Z")
+_FACTS_INDEX = re.compile(r"(facts|trusted)\[.+\]")
 
 
 @check("variable_scope")
@@ -284,12 +288,13 @@ def variable_scope(m: Manifest) -> list[Problem]:
                 for line in range(t.line, end_line + 1):
                     block_scopes.setdefault(line, []).extend(names)
         for t in referenced:
-            bare = _INDEX_SUFFIX.sub("", t.value)
-            if bare in block_scopes.get(t.line, ()):
+            v = t.value
+            bare = _INDEX_SUFFIX.sub("", v) if "[" in v else v
+            if block_scopes and bare in block_scopes.get(t.line, ()):
                 continue
-            if "::" in t.value or re.match(r"(facts|trusted)\[.+\]", t.value):
+            if "::" in v or (v[:1] in "ft" and _FACTS_INDEX.match(v)):
                 continue
-            if bare in in_scope or re.fullmatch(r"\d+", t.value):
+            if bare in in_scope or v.isdecimal():  # \d+: Unicode decimal digits, as isdecimal
                 continue
             out.append(
                 problem(
@@ -318,9 +323,10 @@ def _block_end_line(m: Manifest, pipe: Tok) -> int:
 def case_without_default(m: Manifest) -> list[Problem]:
     toks = m.tokens
     cases: list[tuple[int, int]] = []
+    braces = m.positions_of("LBRACE", "RBRACE")
     for i in m.positions("CASE"):
         depth = 0
-        for k in range(i + 1, len(toks)):
+        for k in braces[bisect_right(braces, i) :]:
             ty = toks[k].type
             if ty == "LBRACE":
                 depth += 1
@@ -330,22 +336,26 @@ def case_without_default(m: Manifest) -> list[Problem]:
                     cases.append((i, k))
                     break
     out = []
+    marks = m.positions_of("LBRACE", "RBRACE", "DEFAULT")
     for n, (s, e) in enumerate(cases):
-        later = {id(t) for s2, e2 in cases[n + 1 :] for t in toks[s2 : e2 + 1]}
-        body = [t for t in toks[s : e + 1] if id(t) not in later]
+        # the case's tokens minus those of the cases after it (nested ones), as puppet-lint cuts them
+        later = [(s2, e2) for s2, e2 in cases[n + 1 :] if s2 <= e and e2 >= s]
         depth = 0
         found = False
-        for t in body:
-            if t.type == "LBRACE":
+        for k in marks[bisect_left(marks, s) : bisect_right(marks, e)]:
+            if later and any(s2 <= k <= e2 for s2, e2 in later):
+                continue
+            ty = toks[k].type
+            if ty == "LBRACE":
                 depth += 1
-            elif t.type == "RBRACE":
+            elif ty == "RBRACE":
                 depth -= 1
-            elif t.type == "DEFAULT" and depth == 1:
+            elif depth == 1:
                 found = True
                 break
         if not found:
             out.append(
-                problem("case_without_default", "warning", "case statement without a default case", body[0])
+                problem("case_without_default", "warning", "case statement without a default case", toks[s])
             )
     return out
 

@@ -240,6 +240,7 @@ def _fix_variables_not_enclosed(m: Manifest, p: Problem) -> None:
 
 
 _BRACKETS = re.compile(r"\[.+?\]")
+_UPPER = re.compile("[A-Z]")
 
 
 @check("variable_contains_dash")
@@ -256,7 +257,7 @@ def variable_is_lowercase(m: Manifest) -> list[Problem]:
     return [
         problem("variable_is_lowercase", "warning", "variable contains an uppercase letter", t)
         for t in m.of_type("VARIABLE", "UNENC_VARIABLE")
-        if not t.value.islower() and re.search("[A-Z]", _BRACKETS.sub("", t.value))
+        if not t.value.islower() and _UPPER.search(_BRACKETS.sub("", t.value))
     ]
 
 
@@ -314,6 +315,7 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
         arrow_col = [0]
         param_col: list[int | None] = [None]
         level_toks: dict[int, list[Tok]] = {}
+        level_lines: dict[int, set[int]] = {}  # the lines of level_toks[level]
         level = 0
         for t in rtoks:
             if t.type == "FARROW":
@@ -323,7 +325,8 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
                 if param_col[level] is None:
                     param_col[level] = first.column
                 mine = level_toks.setdefault(level, [])
-                if any(a.line == t.line for a in mine):
+                lines = level_lines.setdefault(level, set())
+                if t.line in lines:
                     pc = param_col[level]
                     assert pc is not None
                     col = pc + plen + 1
@@ -331,6 +334,7 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
                     col = param.column + len(param.render()) + 1
                 arrow_col[level] = max(arrow_col[level], col)
                 mine.append(t)
+                lines.add(t.line)
             elif t.type == "LBRACE":
                 level += 1
                 arrow_col.append(0)
@@ -338,7 +342,8 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
                 param_col.append(None)
             elif t.type in ("RBRACE", "SEMIC"):
                 mine = level_toks.setdefault(level, [])
-                if len({a.line for a in mine}) > 1:
+                lines = level_lines.setdefault(level, set())
+                if len(lines) > 1:
                     for a in mine:
                         if a.column == arrow_col[level] or len(mine) == 1:
                             continue
@@ -358,6 +363,7 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
                         )
                 arrow_col[level] = 0
                 mine.clear()
+                lines.clear()
                 param_col[level] = None
                 level -= 1
     return out

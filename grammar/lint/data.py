@@ -127,14 +127,25 @@ class Manifest:
         got = self._merged.get(key)
         if got is None:
             by = self._by_type
-            got = sorted(i for ty in key for i in by.get(ty, ()))
+            got = []
+            for ty in key:
+                got += by.get(ty, ())
+            got.sort()  # sorted runs: a merge
             self._merged[key] = got
         return got
 
+    @cached_property
+    def _of_type(self) -> dict[tuple[str, ...], list[Tok]]:
+        return {}
+
     def of_type(self, *types: str) -> list[Tok]:
-        """The tokens of these types, in order (one index built per manifest instead of a scan per check)."""
-        toks = self.tokens
-        return [toks[i] for i in self.positions_of(*types)]
+        """The tokens of these types, in order (made once per set of types; do not modify the list)."""
+        got = self._of_type.get(types)
+        if got is None:
+            toks = self.tokens
+            got = [toks[i] for i in self.positions_of(*types)]
+            self._of_type[types] = got
+        return got
 
     def in_range(self, start: int, end: int, *types: str) -> list[Tok]:
         """The tokens of these types at positions ``start``..``end`` (inclusive), in order."""
@@ -242,21 +253,22 @@ class Manifest:
         """The NAMEs followed by ``=>`` between ``start`` and ``end``, bracketed blocks skipped (puppet-lint
         walks ``next NAME`` from the resource's first token until it leaves the resource)."""
         out: list[Tok] = []
-        it: Tok | None = colon
-        closer = self.closer
-        while it is not None:
-            ty = it.type
-            if ty == "NAME":
-                if not start <= it.idx <= end:
-                    break
-                nc = it.next_code
+        toks = self.tokens
+        idx = self.positions_of("NAME", "LBRACE", "LBRACK", "LPAREN")
+        skip_to = colon.idx
+        for i in idx[bisect_right(idx, skip_to) : bisect_right(idx, end)]:
+            if i <= skip_to:
+                continue  # inside a skipped block
+            t = toks[i]
+            if t.type == "NAME":
+                nc = t.next_code
                 if nc is not None and nc.type == "FARROW":
-                    out.append(it)
-            elif ty in _OPEN_CLOSE:
-                it = closer(it)
-                if it is None:
-                    break
-            it = it.next
+                    out.append(t)
+                continue
+            close = self.closer(t)
+            if close is None:
+                break
+            skip_to = close.idx
         return out
 
     @cached_property
@@ -279,6 +291,27 @@ class Manifest:
             i for ty in ("INHERITS", "LPAREN", "RPAREN", "LBRACE", "RBRACE") for i in by.get(ty, ())
         )
 
+    def _param_tokens(self, start: int, end: int) -> list[Tok] | None:
+        """The tokens inside a definition's parameter list: between the first ``(`` and its ``)`` when
+        no ``{`` comes first (over the brackets of ``start``..``end`` only)."""
+        toks = self.tokens
+        structure = self._structure
+        depth = 0
+        lparen: int | None = None
+        for i in structure[bisect_left(structure, start) : bisect_right(structure, end)]:
+            ty = toks[i].type
+            if ty == "LPAREN":
+                depth += 1
+                if depth == 1:
+                    lparen = i
+            elif ty == "RPAREN":
+                depth -= 1
+                if depth == 0:
+                    return None if lparen is None else toks[lparen + 1 : i]
+            elif ty == "LBRACE" and depth == 0:
+                return None
+        return None
+
     def _definitions(self, kind: str) -> list[Definition]:
         toks = self.tokens
         out: list[Definition] = []
@@ -288,6 +321,9 @@ class Manifest:
         structure = self._structure
         for i in starts:
             tok = toks[i]
+            nc = tok.next_code
+            if nc is None or nc.type == "LBRACE":
+                continue  # `class { 'x': }` declares, it does not define: nothing below would be added
             brace = paren = 0
             in_params = False
             inherited: Tok | None = None
@@ -310,29 +346,12 @@ class Manifest:
                     brace -= 1
                     if brace == 0 and not in_params and tok.next_code is not None:
                         if tok.next_code.type != "LBRACE":
-                            body = toks[i : j + 1]
+                            params = self._param_tokens(i, j)
                             out.append(
-                                Definition(i, j, body, _param_tokens(body), kind, tok.next_code, inherited)
+                                Definition(i, j, toks[i : j + 1], params, kind, tok.next_code, inherited)
                             )
                             break
         return out
-
-
-def _param_tokens(toks: list[Tok]) -> list[Tok] | None:
-    depth = 0
-    lparen: int | None = None
-    for i, t in enumerate(toks):
-        if t.type == "LPAREN":
-            depth += 1
-            if depth == 1:
-                lparen = i
-        elif t.type == "RPAREN":
-            depth -= 1
-            if depth == 0:
-                return None if lparen is None else toks[lparen + 1 : i]
-        elif t.type == "LBRACE" and depth == 0:
-            return None
-    return None
 
 
 def is_formatting(t: Tok) -> bool:

@@ -137,7 +137,7 @@ class Tok:
             return f"{self._prefix()}{v}{self._suffix(creating)}"
         if t == "VARIABLE":
             pc = self.prev_code
-            if pc is not None and pc.type in ("DQPRE", "DQMID", "HEREDOC_PRE", "HEREDOC_MID"):
+            if pc is not None and pc.type in _INTERP_OPEN:
                 return v if self.raw is None else self.raw
             return f"${v}"
         if t == "UNENC_VARIABLE":
@@ -244,19 +244,36 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
                 prev_code.next_code = t
             prev_code = t
         prev = t
+        t.line = line
         if ty in simple:
-            t.line = line
             t.column = col
             col += len(t.value)
             continue
-        if ty == "UNENC_VARIABLE":
-            col -= 2
-        t.line = line
-        t.column = col
         if ty == "NEWLINE":
+            t.column = col
             line += 1
             col = 1
             continue
+        # the frequent rest, rendered inline (as render(creating=True) does)
+        if ty == "COMMENT":  # "#" + a value without line breaks
+            t.column = col
+            col += len(t.value) + 1
+            continue
+        if ty == "VARIABLE":
+            pc = t.prev_code
+            if pc is None or pc.type not in _INTERP_OPEN:  # "$" + a name without line breaks
+                t.column = col
+                col += len(t.value) + 1
+                continue
+        elif ty == "SSTRING":
+            v = t.value
+            if "\n" not in v and "\r" not in v:
+                t.column = col
+                col += len(v) + 2
+                continue
+        elif ty == "UNENC_VARIABLE":
+            col -= 2
+        t.column = col
         text = t.render(creating=True)
         if "\n" in text or "\r" in text:
             parts = _EOL.split(text)
@@ -267,6 +284,8 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     return by
 
 
+# the tokens after which a VARIABLE renders as its raw text (the inside of a string's ``${...}``)
+_INTERP_OPEN = frozenset({"DQPRE", "DQMID", "HEREDOC_PRE", "HEREDOC_MID"})
 # token types rendered as their value, which never holds a line break
 _SIMPLE = frozenset(
     "WHITESPACE INDENT CLASSREF TYPE NUMBER FUNCTION_NAME NAME DIV AT".split()
@@ -549,10 +568,10 @@ class _Builder:
         self.add(pre, segs[0][1])
         for kind, value in segs[1:-1]:
             if kind == "INTERP":
-                sub = _Builder(value).build()
-                for k, t in enumerate(sub):
-                    type_ = "VARIABLE" if k == 0 and t.is_interpolated_variable() else t.type
-                    self.add(type_, t.value, t.raw)
+                sub = _Builder(value).build()  # fresh, unlinked tokens: taken as they are
+                if sub and sub[0].is_interpolated_variable():
+                    sub[0].type = "VARIABLE"
+                self.out.extend(sub)
             elif kind == "UNENC_VAR":
                 self.add("UNENC_VARIABLE", value[1:] if value.startswith("$") else value)
             else:
