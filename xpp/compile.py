@@ -871,17 +871,23 @@ def _compile_locked(
 
     # output directories, created in this process (a refusal is reported for each file below it)
     runnable: list[int] = []
+    dirs: dict[str, str | None] = {}  # directory -> why it could not be created (None: it is there)
     for i in todo:
         job = jobs[i]
-        try:
-            tree.ensure_dir(os.path.dirname(job.out))
+        d = os.path.dirname(job.out)
+        if d not in dirs:
+            try:
+                tree.ensure_dir(d)
+                dirs[d] = None
+            except CompileError as e:
+                dirs[d] = str(e)
+            except OSError as e:
+                dirs[d] = f"cannot create {d}: {e.strerror or e}"
+        why = dirs[d]
+        if why is None:
             runnable.append(i)
-        except CompileError as e:
-            results[i] = FileResult(job, "failed", message=str(e))
-        except OSError as e:
-            results[i] = FileResult(
-                job, "failed", message=f"cannot create {os.path.dirname(job.out)}: {e.strerror or e}"
-            )
+        else:
+            results[i] = FileResult(job, "failed", message=why)
     anchored.forget()  # the workers open their own descriptors
 
     # an existing .xpp is trusted when its embedded source is this source, unless the settings changed
