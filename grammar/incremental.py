@@ -104,6 +104,17 @@ class _Fallback(Exception):
     """The incremental path cannot be used for this edit: do a full parse."""
 
 
+class _LexBroken(_Fallback):
+    """The text has a hard lexer error after the edit: the state stays as it was (the next update
+    reparses from it over all edits since), and a plain parse of these tokens is shown."""
+
+    def __init__(self, tokens: list[Any], diags: list[Any], error: Any) -> None:
+        super().__init__()
+        self.tokens = tokens
+        self.diags = diags
+        self.error = error
+
+
 class _Escalate(Exception):
     """The statement list cannot take this edit on its own: reparse in the enclosing list.
 
@@ -579,6 +590,11 @@ class IncrementalParser:
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
         self._plain_units: set[int] | None = None
+        # after a hard lexer error (_show_lex_broken): the state's tokens while the plain parse's are
+        # shown, and whether the line index must be made anew at the next update
+        self._kept_tokens: list[Any] | None = None
+        self._relocate = False
+        self._lex_fail: tuple[Any, ...] | None = None  # _lex_window's last hard error
         self._pcache: dict[int, tuple[Any, ...]] = {}
         self._plain_lazy = False
         self._ghost: _Ghost | None = None
@@ -599,6 +615,8 @@ class IncrementalParser:
     def program(self) -> Any:
         """The current Program (positions and definitions brought up to date on first use)."""
         prog = self._program
+        if self._kept_tokens is not None:
+            return prog
         if self._broken is not None:
             if prog is not None and self._plain_units is not None and self._plain_lazy:
                 self.pos.flush(prog.body)  # (statements from before the boundary may carry marks)
@@ -679,13 +697,18 @@ class IncrementalParser:
         pending, self._pending = self._pending, None
         self._dirty = False
         self._vdiags = None
-        self._set_locator(pending if self.levels is not None else None)
+        if self._kept_tokens is not None:  # (after a hard lexer error: the state's tokens again)
+            self.tokens, self._kept_tokens = self._kept_tokens, None
+        self._set_locator(pending if self.levels is not None and not self._relocate else None)
+        self._relocate = False
         try:
             if self.levels is None or pending is None or self.config.epp:
                 self._full()
                 return
             try:
                 self._incremental(*pending)
+            except _LexBroken as e:
+                self._show_lex_broken(e, pending)
             except _Fallback:
                 self._full()
         except Exception as e:  # a parser bug must not take the server down
@@ -777,7 +800,9 @@ class IncrementalParser:
         levels = self.levels
         assert levels is not None
         changed = self._relex(ds, de, delta)
-        if changed is None:
+        if changed is None:  # (only blanks or comments changed; the state is shown again)
+            self._program = self._base
+            self._plain_units = None
             return
         c, ce, dT, m1_old = changed
         total = delta
@@ -955,6 +980,20 @@ class IncrementalParser:
         self.stats["tokens_parsed"] = n - start_i
         return True
 
+    def _show_lex_broken(self, e: _LexBroken, pending: tuple[int, int, int]) -> None:
+        """grammar.parser on the tokens of a text with a hard lexer error (the tokens before the edit
+        window are the state's); the state and the edits since it stay pending."""
+        self._pending = pending  # (later edits merge into it: see edit)
+        self._relocate = True  # (the line index is the current text's already)
+        self._kept_tokens = self.tokens
+        self.tokens = e.tokens
+        res = P.parse_lexed(self.locator, e.tokens, e.diags, e.error)
+        self._program = res.program
+        self._plain_units = None
+        self.block_recovery = res.block_recovery
+        self.full_diags = list(res.diagnostics)
+        self.stats = {"mode": "lexbroken", "tokens_parsed": len(e.tokens)}
+
     def _show_plain(self) -> None:
         """grammar.parser on the current tokens (the text has a syntax error at the top level)."""
         res = P.parse_lexed(self.locator, self.tokens, self.lex_diags)
@@ -1004,25 +1043,43 @@ class IncrementalParser:
                 break
         # `/*` lexes as a comment only when a `*/` follows, anywhere later; a `/` where a regex may
         # start lexes as DIV only when no `/` follows: such windows are not local
-        win = data[a_line:b_line_new]
-        if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
-            raise _Fallback()
-        if b_idx < n_old and b"/*" in win and data.find(b"*/", b_line_new) != -1:
-            b_idx, b_line_new = n_old, len(data)
-        if b"/" in win and self._regex_div(toks, 0, a_idx):
-            raise _Fallback()
-        new_toks, lex_diags = self._lex_window(a_line, b_line_new)
-        if (
-            new_toks is not None
-            and b_idx < n_old
-            and self._regex_div(new_toks, 0, len(new_toks), toks, a_idx)
-            and data.find(b"/", b_line_new) != -1
-        ):
-            new_toks = None
-        if new_toks is None and b_idx < n_old:
-            b_idx, b_line_new = n_old, len(data)
+        # a window that does not lex on its own grows (4 times more tokens each time) to the next
+        # anchor, up to the end of the text: a quote typed in the middle of a file makes a string that
+        # ends further down, the tokens after it are lexed anew until old and new lexing meet again
+        step = 256
+        regex_before: bool | None = None
+        self._lex_fail = None
+        while True:
+            win = data[a_line:b_line_new]
+            if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
+                raise _Fallback()
+            if b_idx < n_old and b"/*" in win and data.find(b"*/", b_line_new) != -1:
+                b_idx, b_line_new = n_old, len(data)
+                continue
+            if b"/" in win:
+                if regex_before is None:
+                    regex_before = self._regex_div(toks, 0, a_idx)
+                if regex_before:
+                    raise _Fallback()
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
+            if (
+                new_toks is not None
+                and b_idx < n_old
+                and self._regex_div(new_toks, 0, len(new_toks), toks, a_idx)
+                and data.find(b"/", b_line_new) != -1
+            ):
+                new_toks = None
+            if new_toks is not None or b_idx >= n_old:
+                break
+            nxt = self._anchor_from(b_idx + step, de_old, delta, inside)
+            step *= 4
+            b_idx, b_line_new = nxt if nxt is not None else (n_old, len(data))
         if new_toks is None:
+            f = self._lex_fail
+            if f is not None and f[0] == a_line and f[1] == len(data):
+                # a hard lexer error: what a full parse of the text is given, without the state's
+                keep = [d for d in self.lex_diags if d.offset is None or d.offset < a_line]
+                raise _LexBroken(toks[:a_idx] + f[2], keep + f[3], f[4])
             raise _Fallback()
         assert lex_diags is not None
         nw = len(new_toks)
@@ -1159,8 +1216,6 @@ class IncrementalParser:
         window = self.data[a:b].decode("utf-8", "surrogateescape")
         lx = Lexer(window, epp=False, tasks=self.config.tasks)
         toks = lx.tokens()
-        if lx.error is not None:
-            return None, None
         if a:
             for t in toks:
                 t.start_pos += a
@@ -1174,7 +1229,22 @@ class IncrementalParser:
             for d in lx.diagnostics:
                 if d.offset is not None:
                     d.offset += a
+        if lx.error is not None:
+            self._lex_fail = (a, b, toks, list[Any](lx.diagnostics), lx.error)
+            return None, None
         return toks, list[Any](lx.diagnostics)
+
+    def _anchor_from(self, idx: int, de_old: int, delta: int, inside: list[Any]) -> tuple[int, int] | None:
+        """The first window end (token index, line start in the new text) at or after token idx."""
+        toks = self.tokens
+        data = self.data
+        for k in range(idx, min(len(toks), idx + _SCAN)):
+            if inside[k] or toks[k].start_pos < de_old:
+                continue
+            ls = self._anchor_line(k, data, delta, False)
+            if ls is not None and ls - delta > de_old:
+                return k, ls
+        return None
 
     # -- statement lists
 
@@ -1545,6 +1615,8 @@ class IncrementalParser:
             return []
         if self.levels is None:
             self._vcache = {}
+            return list(self._checker().validate(self.program))
+        if self._kept_tokens is not None:  # a hard lexer error (the state's cache stays)
             return list(self._checker().validate(self.program))
         units: set[int] = set()
         for lvl in self.levels.values():
