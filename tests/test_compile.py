@@ -739,6 +739,21 @@ def test_worker_pool_loses_only_the_item_being_worked_on():
     assert sorted(done) == [(i, 2 * i) for i in range(60) if i not in (13, 14)]
 
 
+def _echo_twice(x):
+    return x + x
+
+
+@pytest.mark.timeout(120)
+def test_worker_pool_large_items_and_answers_never_block():
+    """Chunks and answers far larger than a pipe holds (64 KiB): the parent never waits on a worker that
+    waits on it (task pipe written without blocking, answers read while writing)."""
+    from puppet_xpp.xpp.workers import run_pool
+
+    items = [f"{i:03d}" + "x" * 50_000 for i in range(48)]
+    got = list(run_pool(_echo_twice, items, 2, chunk=8))
+    assert sorted((kind, item, value) for kind, item, value in got) == [("done", x, x + x) for x in items]
+
+
 # ------------------------------------------------------------------------------------------------------
 # single file: --compile FILE.pp -o OUT.xpp
 

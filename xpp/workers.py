@@ -97,22 +97,32 @@ class _Worker:
                 os._exit(code)
         os.close(task_r)
         os.close(res_w)
+        os.set_blocking(task_w, False)  # the parent never blocks on a worker that is busy answering
         self.pid = pid
         self.tasks = task_w
         self.results = res_r
         _PARENT_FDS.update((task_w, res_r))
-        self.buf = bytearray()
+        self.buf = bytearray()  # answers received, not yet complete
+        self.out = bytearray()  # tasks not yet taken by the pipe
         self.held: dict[int, Any] = {}  # key -> item handed out, not yet answered (in hand-out order)
 
-    def give(self, chunk: list[tuple[int, Any]]) -> bool:
-        """Hand out ``chunk``; False when the worker is gone (its pipe is closed)."""
+    def give(self, chunk: list[tuple[int, Any]]) -> None:
+        """Hand out ``chunk`` (what the pipe does not take now waits in ``out``: see :meth:`flush`)."""
         for key, item in chunk:
             self.held[key] = item
+        self.out += _frame(chunk)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the task pipe takes without waiting.  A worker that is gone is noticed by the end
+        of its result pipe, so a failed write is only dropped here."""
         try:
-            _write_all(self.tasks, _frame(chunk))
-            return True
+            while self.out:
+                del self.out[: os.write(self.tasks, self.out)]
+        except BlockingIOError:
+            pass
         except OSError:
-            return False
+            self.out.clear()
 
     def answers(self, data: bytes) -> Iterator[tuple[int, Any]]:
         """The complete (key, value) frames received so far."""
@@ -177,6 +187,7 @@ def run_pool(
     queue = deque(enumerate(items))
     poller = select.poll()
     workers: dict[int, _Worker] = {}  # result fd -> worker
+    writing: dict[int, _Worker] = {}  # task fd -> worker with tasks the pipe has not taken yet
 
     def start() -> _Worker:
         w = _Worker(fn, initializer, initargs)
@@ -185,11 +196,18 @@ def run_pool(
         return w
 
     def feed(w: _Worker) -> None:
-        # keep a second chunk queued behind the one being worked on: a worker never waits for us
-        while queue and len(w.held) < 2 * chunk:
-            part = [queue.popleft() for _ in range(min(chunk, len(queue)))]
-            if not w.give(part):
-                return  # gone: its result pipe ends next, and these items are handed out again
+        # a second chunk queued behind the one being worked on: a worker never waits for us
+        while queue and len(w.held) <= chunk:
+            w.give([queue.popleft() for _ in range(min(chunk, len(queue)))])
+        pending(w)
+
+    def pending(w: _Worker) -> None:
+        if w.out and w.tasks not in writing:
+            writing[w.tasks] = w
+            poller.register(w.tasks, select.POLLOUT)
+        elif not w.out and w.tasks in writing:
+            del writing[w.tasks]
+            poller.unregister(w.tasks)
 
     try:
         for _ in range(max(1, min(n, len(items)))):
@@ -202,7 +220,15 @@ def run_pool(
             if not full:
                 time.sleep(_NAP)
             full = False
+            replace = 0  # workers gone in this look (replaced after it: no descriptor number reused in it)
             for fd, _event in poller.poll():
+                if fd in writing:
+                    w = writing[fd]
+                    w.flush()
+                    pending(w)
+                    continue
+                if fd not in workers:  # (the task pipe of a worker gone in this look)
+                    continue
                 w = workers[fd]
                 try:
                     data = os.read(fd, _READ)
@@ -217,13 +243,16 @@ def run_pool(
                 # end of the result pipe: the worker is gone
                 poller.unregister(fd)
                 del workers[fd]
+                w.out.clear()
+                pending(w)
                 status = w.close()
                 held = list(w.held.items())
                 if held:
                     yield "lost", held[0][1], _reason(status)
                     queue.extendleft(reversed(held[1:]))  # not started: handed out again
-                if queue:
-                    feed(start())
+                replace += 1
+            for _ in range(min(replace, len(queue))):
+                feed(start())
     finally:
         for w in workers.values():  # all told to stop (or killed) first, then all waited for
             w.stop(kill=bool(w.held))
