@@ -39,6 +39,50 @@ if req['mode'] == 'read'
   exit 0
 end
 
+if req['mode'] == 'widen'
+  # The same payloads in msgpack's widest encodings (every integer 9 bytes, every string str32, every
+  # extension ext32 with its payload widened too): still the same Pcore stream, so the loader must give
+  # the same Program as from the file and as Puppet's own parse -- this drives the loader's general
+  # decoding paths, which puppet-xpp's shortest encodings never reach.  {"results": [[ok, why]...]}
+  def widen(v)
+    case v
+    when Integer then v >= 0 ? "\xcf".b + [v].pack('Q>') : "\xd3".b + [v].pack('q>')
+    when String then (v.encoding == Encoding::BINARY ? "\xc6".b : "\xdb".b) + [v.bytesize].pack('N') + v.b
+    when Float then "\xcb".b + [v].pack('G')
+    when MessagePack::ExtensionValue
+      u = MessagePack::Unpacker.new
+      u.feed(v.payload)
+      body = +''.b
+      u.each { |x| body << widen(x) } # index/count, a REGEXP's source, PCORE_OBJECT_START's sequence
+      "\xc9".b + [body.bytesize, v.type].pack('NC') + body
+    else MessagePack.pack(v) # nil, true, false
+    end
+  end
+  env = Puppet::Node::Environment.create(:x, [])
+  out = Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
+    req['pairs'].map do |xpp, src|
+      data = File.binread(xpp)
+      cut = data.index("\n\n")
+      u = MessagePack::Unpacker.new(allow_unknown_ext: true)
+      u.feed(data.byteslice(cut + 2..))
+      wide = +''.b
+      u.each { |x| wide << widen(x) }
+      head = data.byteslice(0, cut).sub(/checksum=sha256-[0-9a-f]+/, "checksum=sha256-#{PuppetX::Xpp.sha256_hex(wide)}")
+      begin
+        prog = PuppetX::Xpp::Loader.load(head + "\n\n" + wide, src).program
+        own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
+        orig = PuppetX::Xpp::Loader.load(data, src).program
+        ok = prog == own && prog == orig && wide.bytesize > data.bytesize - cut
+        [ok, ok ? 'ok' : 'differs']
+      rescue PuppetX::Xpp::FormatError => e
+        [false, "FormatError: #{e.message}"]
+      end
+    end
+  end
+  puts JSON.generate('results' => out)
+  exit 0
+end
+
 if req['mode'] == 'fuzz'
   # Damaged copies of .xpp files: {"format_error": n, "loaded": n, "other": [descriptions]}; with the
   # envelope checksum kept, every payload change must be a FormatError; without it, any outcome but a

@@ -306,6 +306,21 @@ def test_corpus_catalogs_identical(puppet, tmp_path):
 
 
 @pytest.mark.parametrize("puppet", PUPPETS)
+def test_widest_msgpack_encodings_load_the_same(puppet, tmp_path):
+    """The loader decodes puppet-xpp's shortest encodings inline; the same corpus payloads re-encoded in
+    msgpack's widest forms (9-byte integers, str32, ext32) are the same Pcore stream and must load as the
+    same Program, equal to Puppet's parse."""
+    if not os.path.isdir(CORPUS):
+        pytest.skip("no module corpus (bash .ci/install)")
+    env = corpus_env(puppet)
+    jobs, _ = xcompile.plan(xcompile.detect_environment(env))
+    pairs = [[j.out, j.src] for j in jobs[::5]]
+    res = run(puppet, env, tmp_path, False, mode="widen", pairs=pairs)
+    bad = [(p, why) for p, (ok, why) in zip(pairs, res["results"]) if not ok]
+    assert len(res["results"]) == len(pairs) > 100 and not bad, bad[:5]
+
+
+@pytest.mark.parametrize("puppet", PUPPETS)
 def test_damaged_input_raises_only_format_error(puppet, tmp_path):
     """Seeded damage (truncation, bit flip, deletion, insertion) of corpus .xpp payloads: the loader raises
     PuppetX::Xpp::FormatError or loads a Program, never anything else; with the envelope's checksum kept

@@ -333,6 +333,10 @@ module PuppetX
         off = s.getbyte(p)
         if off && off < 0x80 then p += 1
         elsif off == 0xcd && p + 2 < @n then off = (s.getbyte(p + 1) << 8) | s.getbyte(p + 2); p += 3
+        elsif off == 0xcc && p + 1 < @n then off = s.getbyte(p + 1); p += 2
+        elsif off == 0xce && p + 4 < @n
+          off = (s.getbyte(p + 1) << 24) | (s.getbyte(p + 2) << 16) | (s.getbyte(p + 3) << 8) | s.getbyte(p + 4)
+          p += 5
         else p = integer(p, marker); off = @int
         end
         len = s.getbyte(p)

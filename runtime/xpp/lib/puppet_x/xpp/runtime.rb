@@ -137,7 +137,7 @@ module PuppetX
           t = p['tasks']
           return "it was validated with tasks=#{t}, running with tasks=#{!!Puppet[:tasks]}" if t && (t == 'true') != !!Puppet[:tasks]
           if doc.program
-            return 'it is stale (its source differs from the file)' unless doc.program.locator.string.b == source.b
+            return 'it is stale (its source differs from the file)' unless same_bytes?(doc.program.locator.string, source)
           else
             d = p['source-sha256']
             return 'it holds neither a program nor diagnostics' if doc.diagnostics.empty?
@@ -145,6 +145,11 @@ module PuppetX
             return 'it is stale (its source digest differs from the file)' if d != Xpp.sha256_hex(source.b)
           end
           nil
+        end
+
+        # Byte equality whatever the encodings say (no copies when they are the same).
+        def same_bytes?(a, b)
+          a.bytesize == b.bytesize && (a.encoding == b.encoding ? a == b : a.b == b.b)
         end
 
         # Puppet's parse + validate outcome from the recorded diagnostics; returns the Program.
