@@ -38,6 +38,11 @@ def default_enabled() -> set[str]:
     return {c.name for c in all_checks() if c.enabled}
 
 
+# the registry is complete once the check modules are imported (above); lint() reads these per call
+_ALL = tuple(all_checks())
+_DEFAULT = frozenset(default_enabled())
+
+
 @dataclass
 class LintResult:
     problems: list[Problem]
@@ -63,7 +68,7 @@ def lint(
     fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one")."""
     if not text:
         return LintResult([], text if fix else None)
-    on = default_enabled() if enabled is None else enabled
+    on = _DEFAULT if enabled is None else enabled
     toks, lex_problem, index = tokenise_indexed(text)
     problems: list[Problem] = []
     if lex_problem is not None:
@@ -82,17 +87,18 @@ def lint(
     )
     per_check: list[tuple[Check, list[Problem]]] = []
     try:
-        for c in all_checks():
+        for c in _ALL:
             if c.name not in on:
                 continue
             found = c.run(m)
-            for p in found:
-                if p.check == "syntax":
-                    continue
-                why = overrides.reason(p.check, p.line)
-                if why is not None:
-                    p.kind = "ignored"
-                    p.reason = why
+            if overrides.lines:
+                for p in found:
+                    if p.check == "syntax":
+                        continue
+                    why = overrides.reason(p.check, p.line)
+                    if why is not None:
+                        p.kind = "ignored"
+                        p.reason = why
             per_check.append((c, found))
     except LintSyntaxError as e:
         problems.append(Problem("syntax", "error", "Syntax error", e.token.line, e.token.column))

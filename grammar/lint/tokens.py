@@ -181,6 +181,18 @@ class Tok:
         return self.type == "NAME" or self.type.lower() in KEYWORDS
 
 
+class _Fresh(Tok):
+    """A token made by the builder: only its type, value and raw text are set here; ``_link_and_number``
+    (which every built list goes through) sets the links and the position, so they are stored once."""
+
+    __slots__ = ()
+
+    def __init__(self, type_: str, value: str, raw: str | None = None):
+        self.type = type_
+        self.value = value
+        self.raw = raw
+
+
 @dataclass
 class LexProblem:
     """A text the lint lexer cannot cut into tokens: puppet-lint's "Syntax error"."""
@@ -219,7 +231,8 @@ def link(tokens: list[Tok]) -> None:
 
 def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     """``link`` plus the line and column puppet-lint gives each token, in one pass (the hot path of
-    tokenise; fresh tokens, so the forward links need no reset); returns the positions of each type."""
+    tokenise, on the builder's fresh tokens: every link and position is set here); returns the positions
+    of each type."""
     by: dict[str, list[int]] = {}
     prev: Tok | None = None
     prev_code: Tok | None = None
@@ -243,6 +256,8 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
             if prev_code is not None:
                 prev_code.next_code = t
             prev_code = t
+        else:
+            t.next_code = None
         prev = t
         t.line = line
         if ty in simple:
@@ -281,6 +296,10 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
             col = len(parts[-1]) + 1
         else:
             col += len(text)
+    if prev is not None:
+        prev.next = None
+    if prev_code is not None:
+        prev_code.next_code = None
     return by
 
 
@@ -310,12 +329,13 @@ def tokenise_indexed(text: str) -> tuple[list[Tok], LexProblem | None, dict[str,
 
 
 def tokenise_fragment(text: str) -> list[Tok]:
-    """Tokens of a piece of code (a fix's inserted text); raises ValueError if it does not lex."""
+    """Tokens of a piece of code (a fix's inserted text), linked and numbered from the fragment's start;
+    raises ValueError if it does not lex."""
     try:
         toks = _Builder(text).build()
     except _Fail as f:
         raise ValueError(f.reason or "syntax error") from None
-    link(toks)
+    _link_and_number(toks)
     return toks
 
 
@@ -362,7 +382,7 @@ class _Builder:
         if plain is not None:
             # the code of a "${name}" (most interpolations): one word, no need to lex it
             v = plain.group()
-            return [Tok(v.upper() if v in KEYWORDS else "NAME", v)]
+            return [_Fresh(v.upper() if v in KEYWORDS else "NAME", v)]
         masked = text
         for _ in range(10_000):
             lx = Lexer(masked)
@@ -390,21 +410,24 @@ class _Builder:
                 raise _Fail(at - 1, "unterminated string" if text[at - 1] == '"' else None)
             raise _Fail(at)
         pos = 0
-        out = self.out
+        append = self.out.append
         direct = _DIRECT
         plain_var = _PLAIN_VAR.fullmatch
+        heredocs = self.heredocs
+        fresh = _Fresh
+        keywords = KEYWORDS
         for start, end, ptype in spans:
             if start < pos:
                 continue  # inside a token already made (a heredoc body, a merged variable...)
             if pos < start:
                 c = text[pos]
                 if start == pos + 1 and c == " ":
-                    out.append(Tok("WHITESPACE", " "))
+                    append(fresh("WHITESPACE", " "))
                     pos = start
-                elif c == "\n" and not self.heredocs and text.count(" ", pos + 1, start) == start - pos - 1:
-                    out.append(Tok("NEWLINE", "\n"))
+                elif c == "\n" and not heredocs and text.count(" ", pos + 1, start) == start - pos - 1:
+                    append(fresh("NEWLINE", "\n"))
                     if start > pos + 1:
-                        out.append(Tok("INDENT", text[pos + 1 : start]))
+                        append(fresh("INDENT", text[pos + 1 : start]))
                     pos = start
                 else:
                     while pos < start:
@@ -413,24 +436,24 @@ class _Builder:
                         continue
             fast = direct.get(ptype)
             if fast is not None:
-                out.append(Tok(fast, text[pos:end]))
+                append(fresh(fast, text[pos:end]))
                 pos = end
                 continue
             after = text[end : end + 1]
             if ptype == "NAME" and after not in ("-", ".", "("):
                 v = text[pos:end]
                 if v[:1].islower() and v.isascii():
-                    out.append(Tok(v.upper() if v in KEYWORDS else "NAME", v))
+                    append(fresh(v.upper() if v in keywords else "NAME", v))
                     pos = end
                     continue
             elif ptype == "VARIABLE" and after not in ("[", "-") and text[pos] == "$":
                 raw = text[pos:end]
                 if plain_var(raw):
-                    out.append(Tok("VARIABLE", raw[1:], raw))
+                    append(fresh("VARIABLE", raw[1:], raw))
                     pos = end
                     continue
             elif ptype == "STRING" and text[pos] == "'":
-                out.append(Tok("SSTRING", text[pos + 1 : end - 1]))
+                append(fresh("SSTRING", text[pos + 1 : end - 1]))
                 pos = end
                 continue
             pos = self.code(pos, end, ptype)
@@ -440,37 +463,42 @@ class _Builder:
         return self.out
 
     def add(self, type_: str, value: str, raw: str | None = None) -> None:
-        self.out.append(Tok(type_, value, raw))
+        self.out.append(_Fresh(type_, value, raw))
 
     # -- trivia: blanks, newlines (+ heredoc bodies), comments --------------------------------------
     def trivia(self, pos: int, end: int) -> int:
         text = self.text
-        out = self.out
+        append = self.out.append
+        heredocs = self.heredocs
+        match = _TRIVIA.match
+        fresh = _Fresh
         while pos < end:
-            m = _TRIVIA.match(text, pos, end)
+            m = match(text, pos, end)
             if m is None:
                 return self.code(pos, pos + 1, "OTHER")
-            kind = m.lastgroup
+            kind = m.lastindex  # _TRIVIA's groups: 1 nl (2 eol, 3 ind), 4 ws, 5 c, 6 sc, 7 ml
+            start = pos
             pos = m.end()
-            if kind == "nl":
-                out.append(Tok("NEWLINE", m.group("eol")))
-                if self.heredocs:
+            if kind == 1:
+                eol, ind = m.group(2, 3)
+                append(fresh("NEWLINE", eol))
+                if heredocs:
                     # the body may reach past the next code token: the caller skips those
-                    return self.heredoc(m.start("ind") if m.group("ind") else pos, self.heredocs.pop(0))
-                if m.group("ind"):
-                    out.append(Tok("INDENT", m.group("ind")))
-            elif kind == "ws":
-                out.append(Tok("WHITESPACE", m.group()))
-            elif kind == "c":
-                out.append(Tok("COMMENT", m.group()[1:]))
-            elif kind == "sc":
-                out.append(Tok("SLASH_COMMENT", m.group()[2:]))
+                    return self.heredoc(m.start(3) if ind else pos, heredocs.pop(0))
+                if ind:
+                    append(fresh("INDENT", ind))
+            elif kind == 5:
+                append(fresh("COMMENT", text[start + 1 : pos]))
+            elif kind == 4:
+                append(fresh("WHITESPACE", text[start:pos]))
+            elif kind == 6:
+                append(fresh("SLASH_COMMENT", text[start + 2 : pos]))
             else:
                 raw = m.group()
                 v = re.sub(r"\A/\* ?", "", raw)
                 v = re.sub(r" ?\*/\Z", "", v)
                 v = re.sub(r"^ *\*", "", v, flags=re.M)
-                out.append(Tok("MLCOMMENT", v, raw))
+                append(fresh("MLCOMMENT", v, raw))
         return pos
 
     # -- code tokens --------------------------------------------------------------------------------
@@ -480,22 +508,22 @@ class _Builder:
             v = text[pos:end]
             if ptype == "CLASSREF":
                 if v in _TYPE_SET:
-                    self.out.append(Tok("TYPE", v))
+                    self.out.append(_Fresh("TYPE", v))
                     return end
                 if v.split("::", 1)[0] not in _TYPE_SET and not v.startswith("::"):
-                    self.out.append(Tok("CLASSREF", v))
+                    self.out.append(_Fresh("CLASSREF", v))
                     return end
             elif v[:1].islower() and v.isascii() and "-" not in v:
                 if text[end : end + 1] == "(":
-                    self.out.append(Tok("FUNCTION_NAME", v))
+                    self.out.append(_Fresh("FUNCTION_NAME", v))
                 else:
-                    self.out.append(Tok(v.upper() if v in KEYWORDS else "NAME", v))
+                    self.out.append(_Fresh(v.upper() if v in KEYWORDS else "NAME", v))
                 return end
         c = text[pos]
         if c == "$" and ptype == "VARIABLE":
             if text[end : end + 1] not in ("[", "-") and _PLAIN_VAR.fullmatch(text, pos, end):
                 raw = text[pos:end]  # nothing after it that puppet-lint would take into the name
-                self.out.append(Tok("VARIABLE", raw[1:], raw))
+                self.out.append(_Fresh("VARIABLE", raw[1:], raw))
                 return end
             m = _VARIABLE.match(text, pos, _line_end(text, pos))
             if m:
@@ -509,7 +537,7 @@ class _Builder:
                 body = text[pos + 1 : end - 1]
                 if "$" not in body and "}" not in body and "\\" not in body:
                     # nothing the string splitter would treat specially: one STRING
-                    self.out.append(Tok("STRING", body))
+                    self.out.append(_Fresh("STRING", body))
                     return end
             return self.dq_string(pos + 1)
         if ptype == "HEREDOC":
