@@ -123,9 +123,10 @@ class _Escalate(Exception):
     before it are unchanged) and, never popping below this list's stack, meets the same error: each
     of them would escalate too, so the text is broken at the top level without trying them."""
 
-    def __init__(self, hard: bool = False) -> None:
+    def __init__(self, hard: bool = False, synced: bool = False) -> None:
         super().__init__()
         self.hard = hard
+        self.synced = synced  # the run came back to the list's boundaries (the text parses there)
 
 
 class _Level:
@@ -330,23 +331,30 @@ class _Sync:
     reaches a boundary (or its end) that the old parse had on the same unchanged token, at that list's
     stack height -- from there the parse is the old one, so the text is not broken at the top level."""
 
-    def __init__(self, tokens: list[Any], n: int, ce: int) -> None:
+    def __init__(self, tokens: list[Any], n: int, ce: int, lists: dict[int, _Level]) -> None:
         self.tokens = tokens
         self.n = n
         self.ce = ce
-        self.stops: dict[int, int] = {}  # id(lookahead token after a statement) -> stack height
-        self.ends: dict[int, int] = {}  # id(closing token) -> stack height (0: end of input)
+        self.lists = lists  # stack height of a list's statements -> the list
+        self.ghost: tuple[int, set[int]] | None = None  # (height, ids of the _Ghost's boundaries)
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
-        if event == "open" or i < self.ce:
+        if event == "open" or i < self.ce or event == "list":
             return None
-        if event == "item":
-            h = self.stops.get(id(self.tokens[i])) if i < self.n else None
-        elif event == "end":
-            h = self.ends.get(id(self.tokens[i])) if i < self.n else self.ends.get(0)
-        else:
+        lvl = self.lists.get(len(stack))
+        if lvl is None:
             return False
-        return h is not None and h == len(stack)
+        tok = self.tokens[i] if i < self.n else None
+        if event == "end":
+            return tok is lvl.closer
+        if tok is None:
+            return False
+        bounds = lvl.bounds
+        k = bisect.bisect_left(bounds, tok.start_pos, key=_bound_pos)
+        if k < len(bounds) and bounds[k] is tok:
+            return True
+        g = self.ghost
+        return g is not None and g[0] == len(stack) and id(tok) in g[1]
 
 
 def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
@@ -823,7 +831,12 @@ class IncrementalParser:
                 parsed = self._reparse_level(lvl, c, ce, total)
                 break
             except _Escalate as e:
-                if lvl is first and first.opener is not None and self._resume_plain(first, c, ce):
+                if (
+                    lvl is first
+                    and not e.synced
+                    and first.opener is not None
+                    and self._resume_plain(first, c, ce)
+                ):
                     self._broken = (c, ce, total)
                     return
                 parent = None if e.hard else self._parent(lvl)
@@ -860,14 +873,17 @@ class IncrementalParser:
             return False
         s, start_i = self._boundary(lvl, c, oi + 1)
         bpos = toks[start_i].start_pos if start_i < n else len(data)
-        chain = [lvl]
-        while True:
-            par = self._parent(chain[-1])
-            if par is None:
-                break
-            if par.stale:
-                return False
-            chain.append(par)
+        op_pos = lvl.opener.start_pos
+        around = [
+            a
+            for a in self.levels.values()
+            if a.opener is None
+            or (a.opener.start_pos < op_pos and a.closer is not None and a.closer.start_pos > op_pos)
+        ]
+        if any(a.stale for a in around):
+            return False
+        around.sort(key=lambda a: -1 if a.opener is None else a.opener.start_pos, reverse=True)
+        chain = [lvl] + around
         # what the state knows before the boundary must be a plain parse's: no recovered syntax error
         # (recovery there would change the bracket depth count and the driver's last resume point), no
         # error of a node built around the boundary (reported by a reduction after it)
@@ -880,7 +896,6 @@ class IncrementalParser:
         values = list(lvl.values)
         by_depth = {len(a.values): a for a in chain[1:]}
         gotos = t.gotos
-        op_pos = lvl.opener.start_pos
         lists = []
         for k in range(len(values)):
             if stack[k + 1] == gotos[stack[k]].get("stmts"):
@@ -914,22 +929,10 @@ class IncrementalParser:
                     if id(x) in pending:
                         pos.push(x)
         depth = sum(1 for v in values if getattr(v, "type", None) in P.OPENERS)
-        watch = _Sync(toks, n, ce)
-        for a in chain:
-            d = len(a.states) + 1
-            for bt in a.bounds:
-                if bt is not None:
-                    watch.stops[id(bt)] = d
-            if a.closer is not None:
-                watch.ends[id(a.closer)] = d
-        watch.ends[0] = 2  # the program's end (end of input)
+        watch = _Sync(toks, n, ce, {len(a.states) + 1: a for a in chain})
         g = self._ghost
         if g is not None and g.level in chain:
-            d = len(g.level.states) + 1
-            for bt in g.bounds[:-1]:
-                if bt is not None:
-                    watch.stops[id(bt)] = d
-            watch.stops[id(g.start)] = d
+            watch.ghost = (len(g.level.states) + 1, {id(bt) for bt in g.bounds[:-1]} | {id(g.start)})
         cfg = self.config
         old_ids = _roots(values)
         b = _ListBuilder(self.locator, cfg.file)
@@ -1326,7 +1329,7 @@ class IncrementalParser:
         top = lvl.opener is None
         first = 0 if top else self._index(lvl.opener) + 1
         if not top and first - 1 >= c:
-            raise _Escalate()
+            raise _Escalate(synced=True)
         s, start_i = self._boundary(lvl, c, first)
         stack = list(lvl.states)
         values = list(lvl.values)
@@ -1388,7 +1391,7 @@ class IncrementalParser:
         if len(new_bounds) != len(new_raw):
             raise _Fallback()
         if not top and (lvl.out is None or len(lvl.out) < 2 or _out_len(new_raw) < 2):
-            raise _Escalate()  # a single statement is held directly, not as a list
+            raise _Escalate(synced=True)  # a single statement is held directly, not as a list
         # bodies kept whole (see _Recorder._open): their statements are old, after the edit
         jumped = rec.jumped
         jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
@@ -1405,7 +1408,7 @@ class IncrementalParser:
         if not top and self.pos.ends_inside(
             self._base.body, r_start, r_end_old, {id(x) for x in lvl.out or ()}
         ):
-            raise _Escalate()
+            raise _Escalate(synced=True)
         end_idx = (
             self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)
         )
