@@ -594,6 +594,7 @@ class IncrementalParser:
         # the text has a syntax error at the top level: the state stays as it was, a plain parse of
         # the current tokens is shown, and the next edit reparses from the state over both edits
         self._broken: tuple[int, int, int] | None = None
+        self._broken_ds = 0  # while broken: the first byte changed since the incremental state
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -822,6 +823,7 @@ class IncrementalParser:
             c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
         lvl = self._innermost(c, ce)
         first = lvl
+        dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
         parsed = 0
         tried = 0
         while True:
@@ -835,13 +837,15 @@ class IncrementalParser:
                     lvl is first
                     and not e.synced
                     and first.opener is not None
-                    and self._resume_plain(first, c, ce)
+                    and self._resume_plain(first, c, ce, dmin)
                 ):
                     self._broken = (c, ce, total)
+                    self._broken_ds = dmin
                     return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
                     self._broken = (c, ce, total)
+                    self._broken_ds = dmin
                     self._show_plain()
                     return
                 lvl = parent
@@ -850,7 +854,7 @@ class IncrementalParser:
         self._program = self._base
         self.stats["tokens_parsed"] = parsed
 
-    def _resume_plain(self, lvl: _Level, c: int, ce: int) -> bool:
+    def _resume_plain(self, lvl: _Level, c: int, ce: int, ds: int) -> bool:
         """The text may be broken at the top level: run grammar.parser's plain parse from the last
         boundary of lvl (the innermost list around the change) instead of from the first token.
 
@@ -873,6 +877,8 @@ class IncrementalParser:
             return False
         s, start_i = self._boundary(lvl, c, oi + 1)
         bpos = toks[start_i].start_pos if start_i < n else len(data)
+        # what lies before lim is the same text in the state's coordinates and in the current ones
+        lim = min(bpos, toks[c].start_pos if c < n else len(data), ds)
         op_pos = lvl.opener.start_pos
         around = [
             a
@@ -888,7 +894,7 @@ class IncrementalParser:
         # (recovery there would change the bracket depth count and the driver's last resume point), no
         # error of a node built around the boundary (reported by a reduction after it)
         for d in self.base_diags:
-            if d.offset is not None and d.offset < bpos and d.code in _AROUND:
+            if d.offset is not None and d.offset < lim and d.code in _AROUND:
                 return False
         # the LR stack at the boundary: each enclosing list holds the statements before the one that
         # holds lvl (the recorded list objects grew since)
@@ -950,9 +956,9 @@ class IncrementalParser:
             return False
         # the diagnostics: the state's before the boundary, then the plain parse's
         diags = list(self.lex_diags)
-        diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < bpos)
+        diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
         for v in self.levels.values():
-            if v.closer is not None and v.closer.start_pos < bpos and v not in chain:
+            if v.closer is not None and v.closer.start_pos < lim and v not in chain:
                 diags.extend(v.xdiags)
         diags.extend(b.diagnostics)
         diags.sort(key=b.diagnostic_order)
