@@ -387,9 +387,8 @@ class _Engine:
         nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
         while True:
             m = nxt()
-            g = m.lastindex
-            p = m.end(1)
-            e = m.end()
+            g: int = m.lastindex  # type: ignore[assignment]  # never None: one alternative always matches
+            p, e = m.span(g)  # the token's group starts where the skipped prefix (group 1) ends
             if g == G_VAR:
                 append(new("VARIABLE", text[p + 1 : e], p, None, None, None, None, e))
             elif g == G_OP:

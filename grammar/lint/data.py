@@ -9,13 +9,39 @@ reports one "Syntax error" for the file and nothing else).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok
 
 _OPEN_CLOSE = {"LBRACE": "RBRACE", "LBRACK": "RBRACK", "LPAREN": "RPAREN"}
 _CLOSE_OPEN = {v: k for k, v in _OPEN_CLOSE.items()}
+
+
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):  # noqa: N801 - used like functools.cached_property
+    """``functools.cached_property`` without its lock (Python 3.11 takes one at each first access, which
+    costs more than most of these computations on a small manifest): the value replaces the descriptor
+    in the instance's ``__dict__``."""
+
+    def __init__(self, fn: Callable[[Any], _T]):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    @overload
+    def __get__(self, inst: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, inst: object, owner: type | None = None) -> _T: ...
+    def __get__(self, inst: object | None, owner: type | None = None) -> _T | _once[_T]:
+        if inst is None:
+            return self
+        value = self.fn(inst)
+        inst.__dict__[self.name] = value
+        return value
 
 
 class LintSyntaxError(Exception):
@@ -93,23 +119,22 @@ class Manifest:
     text: str | None = None  # the source, for checks that can rule themselves out by a substring test
     index: dict[str, list[int]] | None = field(default=None, repr=False)  # type -> positions, if known
 
-    @cached_property
-    def _by_type(self) -> dict[str, list[int]]:
-        """The positions of each token type."""
-        if self.index is not None:
-            return self.index
-        by: dict[str, list[int]] = {}
-        for i, t in enumerate(self.tokens):
-            lst = by.get(t.type)
-            if lst is None:
-                by[t.type] = [i]
-            else:
-                lst.append(i)
-        return by
+    _by_type: dict[str, list[int]] = field(init=False, repr=False)  # the positions of each token type
+    _merged: dict[tuple[str, ...], list[int]] = field(init=False, repr=False, default_factory=dict)
+    _of_type: dict[tuple[str, ...], list[Tok]] = field(init=False, repr=False, default_factory=dict)
+    _closers: dict[int, Tok | None] = field(init=False, repr=False, default_factory=dict)
 
-    @cached_property
-    def _merged(self) -> dict[tuple[str, ...], list[int]]:
-        return {}
+    def __post_init__(self) -> None:
+        by = self.index
+        if by is None:
+            by = {}
+            for i, t in enumerate(self.tokens):
+                lst = by.get(t.type)
+                if lst is None:
+                    by[t.type] = [i]
+                else:
+                    lst.append(i)
+        self._by_type = by
 
     def pos(self, tok: Tok) -> int:
         """Position of a token of the (unchanged, linked) list."""
@@ -123,20 +148,20 @@ class Manifest:
         """The positions of the tokens of these types, in order (computed once per set of types)."""
         if len(types) == 1:
             return self._by_type.get(types[0], [])
-        key = tuple(sorted(types))
-        got = self._merged.get(key)
+        merged = self._merged
+        got = merged.get(types)
         if got is None:
-            by = self._by_type
-            got = []
-            for ty in key:
-                got += by.get(ty, ())
-            got.sort()  # sorted runs: a merge
-            self._merged[key] = got
+            key = tuple(sorted(types))  # the same list for the same set of types in any order
+            got = merged.get(key)
+            if got is None:
+                by = self._by_type
+                got = []
+                for ty in key:
+                    got += by.get(ty, ())
+                got.sort()  # sorted runs: a merge
+                merged[key] = got
+            merged[types] = got
         return got
-
-    @cached_property
-    def _of_type(self) -> dict[tuple[str, ...], list[Tok]]:
-        return {}
 
     def of_type(self, *types: str) -> list[Tok]:
         """The tokens of these types, in order (made once per set of types; do not modify the list)."""
@@ -152,10 +177,6 @@ class Manifest:
         idx = self.positions_of(*types)
         toks = self.tokens
         return [toks[i] for i in idx[bisect_left(idx, start) : bisect_right(idx, end)]]
-
-    @cached_property
-    def _closers(self) -> dict[int, Tok | None]:
-        return {}
 
     def closer(self, opener: Tok) -> Tok | None:
         """``next_of(opener, (its closing type,))``, remembered per opener (the unchanged list only)."""
@@ -191,7 +212,7 @@ class Manifest:
             it = it.next
         return None
 
-    @cached_property
+    @_once
     def title_tokens(self) -> list[Tok]:
         toks = self.tokens
         out: list[Tok] = []
@@ -212,7 +233,7 @@ class Manifest:
                     out.append(toks[i - 1])
         return out
 
-    @cached_property
+    @_once
     def resources(self) -> list[Resource]:
         toks = self.tokens
         out: list[Resource] = []
@@ -271,19 +292,19 @@ class Manifest:
             skip_to = close.idx
         return out
 
-    @cached_property
+    @_once
     def classes(self) -> list[Definition]:
         return self._definitions("CLASS")
 
-    @cached_property
+    @_once
     def defines(self) -> list[Definition]:
         return self._definitions("DEFINE")
 
-    @cached_property
+    @_once
     def nodes(self) -> list[Definition]:
         return self._definitions("NODE")
 
-    @cached_property
+    @_once
     def _structure(self) -> list[int]:
         """Indices of the tokens that delimit definitions (braces, parentheses, ``inherits``)."""
         by = self._by_type

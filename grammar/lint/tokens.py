@@ -79,6 +79,7 @@ _WORDLIKE = frozenset(
     "FUNCTION TYPE ATTR PRIVATE".split()
 )
 _TYPE_SET = frozenset(_TYPE_NAMES.split("|"))
+_LOWER_WORDS = _WORDLIKE - {"CLASSREF"}
 _WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")
 BLANK_CHARS = (
     "\t\v\f \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
@@ -234,8 +235,9 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     tokenise, on the builder's fresh tokens: every link and position is set here); returns the positions
     of each type."""
     by: dict[str, list[int]] = {}
-    prev: Tok | None = None
-    prev_code: Tok | None = None
+    start = _Fresh("", "")  # stands before the first token while linking (no None tests in the loop)
+    prev: Tok = start
+    prev_code: Tok = start
     formatting = FORMATTING
     simple = _SIMPLE
     line = 1
@@ -243,8 +245,7 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     for i, t in enumerate(tokens):
         t.idx = i
         t.prev = prev
-        if prev is not None:
-            prev.next = t
+        prev.next = t
         t.prev_code = prev_code
         ty = t.type
         lst = by.get(ty)
@@ -253,8 +254,7 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
         else:
             lst.append(i)
         if ty not in formatting:
-            if prev_code is not None:
-                prev_code.next_code = t
+            prev_code.next_code = t
             prev_code = t
         else:
             t.next_code = None
@@ -296,10 +296,14 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
             col = len(parts[-1]) + 1
         else:
             col += len(text)
-    if prev is not None:
-        prev.next = None
-    if prev_code is not None:
-        prev_code.next_code = None
+    prev.next = None
+    prev_code.next_code = None
+    if tokens:
+        tokens[0].prev = None
+        for t in tokens:  # up to the first code token: no code before them
+            if t.prev_code is not start:
+                break
+            t.prev_code = None
     return by
 
 
@@ -345,23 +349,44 @@ def _problem_at(text: str, pos: int, reason: str | None) -> LexProblem:
     return LexProblem(line, pos - (before.rfind("\n") + 1) + 1, reason)
 
 
-def _char_offsets(text: str) -> Callable[[int], int] | None:
-    """byte offset -> char offset (None for ASCII text, where they are equal)."""
-    if text.isascii():
-        return None
-    starts: list[int] = []  # byte offset of each non-ASCII character
-    extra: list[int] = []  # bytes beyond one per character, up to and including that character
+def _byte_table(text: str) -> tuple[list[int], list[int]]:
+    """For a non-ASCII text: the byte offset of each non-ASCII character, and the bytes beyond one per
+    character up to and including it; each list starts with a sentinel (-1, 0) so that a byte offset
+    ``b`` maps to ``b - extra[bisect_left(starts, b) - 1]``."""
+    starts: list[int] = [-1]
+    extra: list[int] = [0]
     more = 0
     for m in _NON_ASCII.finditer(text):
         starts.append(m.start() + more)
         more += len(m.group().encode("utf-8", "surrogatepass")) - 1
         extra.append(more)
+    return starts, extra
+
+
+def _char_offsets(text: str) -> Callable[[int], int] | None:
+    """byte offset -> char offset (None for ASCII text, where they are equal)."""
+    if text.isascii():
+        return None
+    starts, extra = _byte_table(text)
 
     def to_char(b: int) -> int:
-        k = bisect_left(starts, b)
-        return b - (extra[k - 1] if k else 0)
+        return b - extra[bisect_left(starts, b) - 1]
 
     return to_char
+
+
+def _char_spans(text: str, ptoks: list[Any]) -> list[tuple[int, int, str]]:
+    """(start, end, type) of each lexer token in characters of a non-ASCII text (one table, inline)."""
+    starts, extra = _byte_table(text)
+    bl = bisect_left
+    return [
+        (
+            t.start_pos - extra[bl(starts, t.start_pos) - 1],
+            t.end_pos - extra[bl(starts, t.end_pos) - 1],
+            t.type,
+        )
+        for t in ptoks
+    ]
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -392,7 +417,7 @@ class _Builder:
             if table is None:
                 spans = map(_SPAN, ptoks)  # byte offsets are character offsets
             else:
-                spans = [(table(t.start_pos), table(t.end_pos), t.type) for t in ptoks]
+                spans = _char_spans(masked, ptoks)
             at = _slash_comment(masked, ptoks, table) if "//" in masked else None
             if at is None:
                 break
@@ -416,6 +441,8 @@ class _Builder:
         heredocs = self.heredocs
         fresh = _Fresh
         keywords = KEYWORDS
+        lower_words = _LOWER_WORDS
+        type_set = _TYPE_SET
         for start, end, ptype in spans:
             if start < pos:
                 continue  # inside a token already made (a heredoc body, a merged variable...)
@@ -440,12 +467,24 @@ class _Builder:
                 pos = end
                 continue
             after = text[end : end + 1]
-            if ptype == "NAME" and after not in ("-", ".", "("):
-                v = text[pos:end]
-                if v[:1].islower() and v.isascii():
-                    append(fresh(v.upper() if v in keywords else "NAME", v))
-                    pos = end
-                    continue
+            if ptype in lower_words:
+                if after not in ("-", ".", "("):  # else code() decides (a call, a dashed name...)
+                    v = text[pos:end]
+                    if v[:1].islower() and v.isascii():
+                        append(fresh(v.upper() if v in keywords else "NAME", v))
+                        pos = end
+                        continue
+            elif ptype == "CLASSREF":
+                if after not in ("-", "."):
+                    v = text[pos:end]
+                    if v in type_set:
+                        append(fresh("TYPE", v))
+                        pos = end
+                        continue
+                    if v.split("::", 1)[0] not in type_set and not v.startswith("::"):
+                        append(fresh("CLASSREF", v))
+                        pos = end
+                        continue
             elif ptype == "VARIABLE" and after not in ("[", "-") and text[pos] == "$":
                 raw = text[pos:end]
                 if plain_var(raw):
