@@ -85,6 +85,9 @@ _BLANK = b" \t\r\x0b\x0c"
 _NO_REGEX = frozenset(
     ("RBRACK", "RPAREN", "RBRACE", "NAME", "CLASSREF", "NUMBER", "STRING", "BOOLEAN", "DQPOST", "VARIABLE")
 )
+# token types whose lexing depends on the token before them (`/` after a value is a division,
+# `{` after `?` a selector's): a window whose first token is one of them is not lexed on its own
+_CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
 _SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
 
 
@@ -1150,7 +1153,15 @@ class IncrementalParser:
                     g.delta += delta
                 else:
                     self._ghost = None
-            self._move_all(ds, de - delta, delta)
+            # the edit may have replaced characters of a token by the same ones (a quote by a quote):
+            # nodes grow only by what changed between the tokens
+            a2, b2 = ds, de
+            if m0 < len(toks) and m0 > 0 and toks[m0 - 1].end_pos <= toks[m0].start_pos:
+                if toks[m0 - 1].start_pos < ds < toks[m0 - 1].end_pos:
+                    a2 = min(toks[m0 - 1].end_pos, de)
+                if a2 <= toks[m0].start_pos < de:
+                    b2 = toks[m0].start_pos
+            self._move_all(a2, b2 - delta, delta)
             self._finish([], [])
             return None
         return m0, ce, dT, m1_old
@@ -1225,6 +1236,8 @@ class IncrementalParser:
         window = self.data[a:b].decode("utf-8", "surrogateescape")
         lx = Lexer(window, epp=False, tasks=self.config.tasks)
         toks = lx.tokens()
+        if a and toks and toks[0].type in _CONTEXT_FIRST:
+            raise _Fallback()  # (lexed without the token before it, which decides its type)
         if a:
             for t in toks:
                 t.start_pos += a
