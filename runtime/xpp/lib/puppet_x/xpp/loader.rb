@@ -231,7 +231,8 @@ module PuppetX
           a = s.getbyte(p + 2)
           raise EOFError unless a
           @p = p + 3
-          if code == PCORE_OBJECT_START || code == REGEXP then arg = @s.byteslice(p + 2, 1)
+          if code == INNER_TABULATION && a < 0x80 then arg = a
+          elsif code == PCORE_OBJECT_START || code == REGEXP then arg = @s.byteslice(p + 2, 1)
           elsif a < 0x80 then arg = a
           else arg = ext_arg(code, @s.byteslice(p + 2, 1)) # not a positive fixint: an error
           end
@@ -278,7 +279,7 @@ module PuppetX
           marker = marker_for(arg)
         when 0x01 # TABULATION
           v = @stab.fetch(arg) { raise FormatError, "TABULATION index #{arg} out of range" }
-          raise FormatError, 'cyclic reference in XPP payload' if v.equal?(OPEN)
+          raise FormatError, 'cyclic reference in XPP payload' if v.equal?(OPEN) || (v.is_a?(Puppet::Pops::Model::PopsObject) && v.hash.nil?)
           raise FormatError, "#{v.name} outside an included object's type" if v.is_a?(PTYPE) && @in_type.zero?
           return v
         when 0x10 # ARRAY_START
@@ -319,8 +320,8 @@ module PuppetX
         return object(marker) unless marker[1] == :positioned
         # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
         # usual encodings are decoded inline; any other goes through #value and is checked.
-        idx = @stab.size
-        @stab << OPEN
+        obj = marker[2].allocate
+        @stab << obj # (a reference to it before its initializer ran is refused as cyclic: see TABULATION)
         p = @p
         if s.getbyte(p) == 0xd4 && s.getbyte(p + 1) == TABULATION && s.getbyte(p + 2) == @locator_idx
           p += 3
@@ -346,7 +347,6 @@ module PuppetX
         end
         @p = p
         raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
-        obj = marker[2].allocate
         case marker[3]
         when 3 then obj.__puppet_x_xpp_init(@locator, off, len)
         when 4
@@ -379,7 +379,7 @@ module PuppetX
           obj.__puppet_x_xpp_init(@locator, off, len, *rest)
         end
         @depth -= 1
-        @stab[idx] = obj
+        obj
       end
 
       # An offset or length in another encoding than #value's inline ones: the value at `p` into @int (it must
@@ -437,7 +437,7 @@ module PuppetX
       def fixed(p, size, dir)
         raise EOFError if p + size >= @n
         @p = p + 1 + size
-        @s.unpack1(dir, offset: p + 1)
+        @s.byteslice(p + 1, size).unpack1(dir) # (no unpack1 offset: on JRuby 9.3, Puppet Server's Ruby 2.6)
       end
 
       def str(p, n, enc)
