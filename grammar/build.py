@@ -92,6 +92,13 @@ def end(x: Any) -> int:
     return cast(int, x.offset + x.length)
 
 
+def _end_or(x: Any, default: int) -> int:
+    """end(x), or default for None and a node built without a position."""
+    if x is None or (not hasattr(x, "start_pos") and getattr(x, "offset", None) is None):
+        return default
+    return end(x)
+
+
 class Builder:
     """Reduce actions. One instance per parse (it carries the name stack and definitions)."""
 
@@ -107,10 +114,12 @@ class Builder:
         self.top_blocks: dict[int, A.BlockExpression] = {}  # blocks made of a program's statement list
         self.had_errors = False  # a syntax error was recovered from inside a body
         # Puppet raises at its first error, so its first error is the first one raised in parse order,
-        # not the first by position.  An error raised by a reduction that error recovery makes after a
-        # syntax error (Puppet never gets there) sorts after that syntax error: see diagnostic_order.
+        # not the first by position: the errors raised here sort by where Puppet raises them (the end of
+        # the reduced construct), and one raised by a reduction that error recovery makes after a syntax
+        # error (Puppet never gets there) after that syntax error.  See diagnostic_order.
         self.stopped_at: int | None = None  # offset of the last syntax error met
-        self.late: dict[int, int] = {}  # id(diagnostic) -> offset of the syntax error it sorts after
+        self.order: dict[int, tuple[int, int]] = {}  # id(diagnostic) -> its sort position (see above)
+        self._raise_at = -1  # the end of the construct whose transform is running
         # statement lists whose call transform racc's default reduction runs before it reports a syntax
         # error (the error came right after a complete statement): id(list) -> (list, error offset)
         self.transform_first: dict[int, tuple[list[Any], int]] = {}
@@ -130,15 +139,18 @@ class Builder:
         """A node without a position of its own (it inherits its container's, length 0)."""
         return cls(self.locator, None, 0, *args)
 
-    def error(self, code: str, at: Any, args: dict[str, Any] | None = None) -> None:
-        """Puppet raises here; we record the error and keep building."""
+    def error(self, code: str, at: Any, args: dict[str, Any] | None = None, raised: Any = None) -> None:
+        """Puppet raises here; we record the error and keep building.  raised: the last child of the
+        reduced construct (Puppet raises once it is read), when it ends after `at`."""
         o = start(at)
         ln = end(at) - o
         d = Diagnostic.make(code, o, ln, args, file=self.file)
         self.diagnostics.append(d)
         stop = self.stopped_at
         if stop is not None and self._raised_before <= o < stop:
-            self.late[id(d)] = stop
+            self.order[id(d)] = (stop, 2)
+        else:
+            self.order[id(d)] = (max(o + ln, self._raise_at, _end_or(raised, -1)), 0)
 
     def syntax_error_met(self, offset: int, open_list: list[Any] | None) -> None:
         """The driver met a syntax error at offset; what is reduced from now on is error recovery.
@@ -156,13 +168,16 @@ class Builder:
             raw, _at = next(iter(self.transform_first.values()))
             self.statements(raw)
 
-    def diagnostic_order(self, d: Diagnostic) -> tuple[bool, int, bool]:
-        """Sort key of the parse diagnostics: errors first, by position, except that an error raised
-        during error recovery comes right after the syntax error that Puppet stops at."""
-        late = self.late.get(id(d))
-        if late is not None:
-            return (d.severity != "error", late, True)
-        return (d.severity != "error", d.offset if d.offset is not None else -1, False)
+    def diagnostic_order(self, d: Diagnostic) -> tuple[bool, int, int]:
+        """Sort key of the parse diagnostics: errors first, then in the order Puppet would raise them --
+        the lexer's and syntax errors by position, the errors raised here by the end of the construct
+        whose reduction raises them (before a syntax error at the token after it; in reduction order
+        at the same end), an error raised during error recovery right after the syntax error that
+        Puppet stops at."""
+        key = self.order.get(id(d))
+        if key is None:
+            return (d.severity != "error", d.offset if d.offset is not None else -1, 1)
+        return (d.severity != "error", key[0], key[1])
 
     def qualify(self, name: str) -> str:
         ns = "::".join(self.namestack)
@@ -193,10 +208,12 @@ class Builder:
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
         first = self.transform_first.pop(id(raw), None)
         self._raised_before = first[1] if first is not None else -1
+        last = raw[-1] if raw else None
+        self._raise_at = _end_or(last[-1] if isinstance(last, CommaList) else last, -1)
         try:
             return self._transform_calls(raw)
         finally:
-            self._raised_before = -1
+            self._raised_before = self._raise_at = -1
 
     def _transform_calls(self, raw: list[Any]) -> list[Any]:
         memo: list[Any] = []
@@ -306,7 +323,7 @@ class Builder:
     def _form(self, c: list[Any], form: str, code: str) -> Any:
         r = c[1]
         if not isinstance(r, A.AbstractResource):
-            self.error(code, c[0])
+            self.error(code, c[0], raised=r)
             return r
         r.form = form
         return self.loc(r, c[0], r)
@@ -332,7 +349,7 @@ class Builder:
             for op in ops:
                 if type(op) is A.AttributeOperation:
                     if op.operator == "+>":
-                        self.error("PARSE_RESOURCE_WITHOUT_TITLE_PLUS", lbrace)
+                        self.error("PARSE_RESOURCE_WITHOUT_TITLE_PLUS", lbrace, raised=rbrace)
                         return left
                     key = self.bare(A.LiteralString, op.attribute_name)
                     entries.append(self.bare(A.KeyedEntry, key, op.value_expr))
@@ -345,7 +362,7 @@ class Builder:
         elif t is A.AccessExpression:
             result = A.ResourceOverrideExpression(self.locator, 0, 0, left, "regular", ops)
         else:
-            self.error("PARSE_NOT_A_RESOURCE", left)
+            self.error("PARSE_NOT_A_RESOURCE", left, raised=rbrace)
             return left
         return self.loc(result, left, rbrace)
 

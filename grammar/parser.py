@@ -742,11 +742,14 @@ def parse_lexed(
     builder = Builder(locator, file)
     if lex_error is not None and not tokens:
         return ParseResult(None, diagnostics, locator, tokens)
-    program = parse_tokens(tokens, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None)
+    parsed = tokens
+    if lex_error is not None:  # Puppet's parser never reads a token of the lexing unit that failed
+        limit = min(lex_error.offset, _failed_unit_start(tokens))
+        parsed = tokens[: bisect.bisect_left(tokens, limit, key=_start_pos)]
+    program = parse_tokens(parsed, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None)
     builder.transform_dropped()
     diags = builder.diagnostics
     if lex_error is not None:
-        limit = min(lex_error.offset, _failed_unit_start(tokens))
         diags = [d for d in diags if d.code != "SYNTAX_ERROR" or d.offset < limit]
     diagnostics.extend(diags)
     diagnostics.sort(key=builder.diagnostic_order)

@@ -86,6 +86,15 @@ FIRST_RAISED = [
     # a heredoc in an interpolation fails with its string: no syntax error inside that string counts
     '$c = "h ${x:@("END")}"\n',
     '$c = "h ${:@("END"):fqdn}"\n',
+    # ... and so does a double-quoted string with a failing interpolation: none of its tokens is parsed
+    "\"${a,\nb,'')",
+    # errors raised by reductions come in reduction order: an inner construct's first, a list's
+    # call transform after every error of its statements
+    "@ @s",
+    "@ @s\nx",
+    "a, b\nclass c { @x }",
+    "class c { a, b\n @x }",
+    "class c { a, b\n class d { @x } }",
 ]
 FIRST_RAISED_EPP = [
     "<% a, b [ %>",

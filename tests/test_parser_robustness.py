@@ -317,11 +317,13 @@ def mutate(src: str, rnd: random.Random) -> str:
 def _mutation_inputs(seed: int, count: int):
     files = [(p, False) for p in corpus_files("pp")] + [(p, True) for p in corpus_files("epp")]
     rnd = random.Random(seed)
-    for _ in range(count):
+    made = 0
+    while made < count:
         path, epp = rnd.choice(files)
         with open(path, encoding="utf-8") as f:
             src = f.read()
-        if src:
+        if src:  # (empty files are skipped: count is the number of damaged inputs)
+            made += 1
             yield path, epp, src, mutate(src, rnd)
 
 
