@@ -14,7 +14,9 @@ only the statements of the innermost enclosing statement list that it touches.
 * **Lexing.**  Only a window of lines around the edit is re-lexed, from a line where the lexer is in
   its initial state to one after the edit (*anchors*: tokens first on their line, outside strings,
   whose lexing does not depend on the previous token); a window that cannot be lexed on its own
-  (comments, regexes, a hard lexer error) grows to the end of the text or falls back to a full parse.
+  (a string or comment running past it) grows to the next anchor, 4 times further each time, up to
+  the end of the text; one starting with a token whose type depends on the one before, or with
+  comments and regexes that are not local, falls back to a full parse.
   Tokens outside the changed middle keep their identity (the records refer to them).
 * **Parsing.**  The innermost list around the changed tokens is resumed, with the same driver, from
   the last statement boundary before them with the stack a full parse has there, and stopped at the
@@ -28,9 +30,17 @@ only the statements of the innermost enclosing statement list that it touches.
 * **Broken text.**  Statements that a syntax error swallowed (recovery skipped to the list's end) are
   set aside and found again by the edit that repairs it.  A syntax error at the top level keeps the
   incremental state as it was and shows a plain parse of the current tokens; the next edit reparses
-  from that state over both edits.  A run that meets an error no list recovers from (an open
-  bracket typed in a one-class body) goes to that plain parse at once: every enclosing list's run
-  would meet the same error.  A lexer error, EPP and too deep nesting use a full parse.
+  from that state over both edits.  That plain parse is *resumed*: when the innermost list's run
+  does not come back to its boundaries, the same driver runs on, unwatched, from the LR configuration
+  the state recorded at the list's last boundary before the change (the tokens before it are
+  unchanged, so a plain parse from the first token reaches exactly that configuration), and
+  grammar.parser.recover_top does the top-level recovery from there; the diagnostics before the
+  change are the state's.  If that run meets an old boundary of a list around the change again, the
+  text is not broken at the top level and the lists are tried as before.  Its Program is validated
+  with the state's cache (the statements it kept are the state's units).  A hard lexer error (an
+  unclosed quote) also keeps the state: the tokens before the lexing window are the state's, the
+  window's complete them up to the error, and a plain parse of those is shown.  Too deep nesting, a
+  window that cannot be lexed on its own and EPP use a full parse.
 * **Positions.**  Nodes after an edit move lazily: the statements after it are marked (O(statements),
   not O(nodes)) and the marks are applied when the AST is handed out (``program``); the nodes around
   the edit grow.  Puppet's locations are not always nested (an operator stands after its left
