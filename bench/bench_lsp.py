@@ -313,6 +313,7 @@ def main(argv=None):
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
     a = ap.parse_args(argv)
+    load_start = os.getloadavg()  # (the machine may be shared: the load is reported with the figures)
     files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [DEFAULT_FILE])]
     tmp = None
     if not a.no_big and os.path.isdir(a.corpus):
@@ -365,8 +366,8 @@ def main(argv=None):
             f"  corpus workspace: indexed in {mem['corpus_index_seconds']} s, RSS {mem['corpus_rss_mb']} MB "
             f"({mem['corpus_rss_mb_with_file_open']} MB with {os.path.basename(path)} open)"
         )
-    print(f"  load average (1/5/15 min): {os.getloadavg()}")
-    print(json.dumps({"files": results, **mem, "loadavg": os.getloadavg()}))
+    print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
+    print(json.dumps({"files": results, **mem, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
     return 0
 
 
