@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Lint throughput: puppet-xpp's lint (grammar.lint) next to puppet-lint 3.0.1's, on the same files.
 
-    python bench/bench_lint.py [--rounds N] [--no-puppet-lint] [PATH...]
+    python bench/bench_lint.py [--rounds N] [--no-puppet-lint] [--cli] [PATH...]
 
 PATH: files or directories (recursive *.pp); default: the Debian module corpus. Both sides read every file
 first (not timed), then lint all of them N rounds (default 3) with the default checks, and N rounds with
 ``--fix`` semantics (checks + fixes + the fixed text); the best round counts. puppet-lint runs in-process
 in one Ruby process (the script below: ``PuppetLint#run`` per file, as its command line does, without
-printing). Times are CPU seconds of the process (the machine may be shared). Prints one line per side and
-mode, and the ratios (ours / puppet-lint's files per second).
+printing). Times are CPU seconds of each process (the machine may be shared), one core on each side;
+process start-up is counted on neither side. Prints one line per side and mode, and the ratios (ours /
+puppet-lint's files per second), with the load average before and after.
+
+``--cli`` also times both command lines on the same files (``python -m puppet_xpp --lint FILES`` and
+``puppet-lint FILES``, output discarded; with ``--fix`` on fresh copies of the files): CPU seconds (user +
+system) of each child process, start-up, reading, printing and writing included on both sides.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import argparse
 import gc
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,11 +98,53 @@ def _puppet_lint(files: list[str], rounds: int) -> dict[str, float]:
     return result
 
 
+def _child_cpu(cmd: list[str], cwd: str | None = None) -> float:
+    """CPU seconds (user + system) of one child process run to completion, output discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _cli(files: list[str], rounds: int) -> None:
+    """Both command lines, lint and --fix (on fresh copies in a scratch tree), best of ``rounds``."""
+    ours = [sys.executable, "-m", "puppet_xpp", "--lint"]
+    theirs = ["puppet-lint"]
+    for mode in ("lint", "fix"):
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for side, cmd in (("puppet-xpp ", ours), ("puppet-lint", theirs)):
+                with tempfile.TemporaryDirectory() as tmp:
+                    if mode == "fix":
+                        targets = []
+                        for f in files:  # the same relative layout under the scratch directory
+                            dst = os.path.join(tmp, f.lstrip(os.sep))
+                            os.makedirs(os.path.dirname(dst), exist_ok=True)
+                            shutil.copyfile(f, dst)
+                            targets.append(dst)
+                        args = [*cmd, "--fix", *targets]
+                    else:
+                        args = [*cmd, *files]
+                    s = _child_cpu(args, cwd=tmp)
+                best[side] = min(best.get(side, s), s)
+        for side, s in best.items():
+            print(f"cli {side} {mode:4}: {s:7.3f} s  {len(files) / s:8.0f} files/s")
+        print(
+            f"cli ratio {mode}: {best['puppet-lint'] / best['puppet-xpp ']:.1f}x (start-up included on both sides)"
+        )
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("paths", nargs="*")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-puppet-lint", action="store_true", help="only time our lint")
+    ap.add_argument("--cli", action="store_true", help="also time both command lines (start-up included)")
     ns = ap.parse_args(argv)
     if ns.paths:
         files = _files(ns.paths)
@@ -108,7 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     texts = [open(f, encoding="utf-8", errors="surrogateescape").read() for f in files]
     size = sum(len(t.encode("utf-8", "surrogateescape")) for t in texts)
-    print(f"{len(files)} files, {size / 1e6:.2f} MB, best of {ns.rounds} rounds")
+    print(f"{len(files)} files, {size / 1e6:.2f} MB, best of {ns.rounds} rounds; {_load()}")
+    print(
+        "in-process, CPU seconds of each process on one core; start-up and file reading not counted on either side"
+    )
     ours = {"lint": _ours(files, texts, ns.rounds, False), "fix": _ours(files, texts, ns.rounds, True)}
     for mode, s in ours.items():
         print(f"puppet-xpp  {mode:4}: {s:7.3f} s  {len(files) / s:8.0f} files/s")
@@ -119,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"puppet-lint {mode:4}: {s:7.3f} s  {len(files) / s:8.0f} files/s")
     for mode in ("lint", "fix"):
         print(f"ratio {mode}: {theirs[mode] / ours[mode]:.1f}x (ours / puppet-lint's throughput)")
+    if ns.cli:
+        _cli(files, ns.rounds)
+    print(_load())
     return 0
 
 

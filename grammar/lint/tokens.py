@@ -392,7 +392,13 @@ def _char_spans(text: str, ptoks: list[Any]) -> list[tuple[int, int, str]]:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _SPAN = attrgetter("start_pos", "end_pos", "type")
 # a lower-case word without dashes that our lexer makes one NAME (or keyword) token of
-_PLAIN_NAME = re.compile(r"(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*", re.ASCII)
+_PLAIN_NAME_RE = r"(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*"
+_PLAIN_NAME = re.compile(_PLAIN_NAME_RE, re.ASCII)
+# the inside of a double-quoted string made of plain text (no "$", "\", braces) and "${name}"s (a name
+# the builder makes one NAME or keyword token of, which puppet-lint's rules make the VARIABLE); and the
+# split of such an inside into text, name, text, ..., text
+_SIMPLE_DQ = re.compile(rf'((?:[^$\\{{}}"]*\$\{{{_PLAIN_NAME_RE}\}})+[^$\\{{}}"]*)"', re.ASCII)
+_SIMPLE_INTERP = re.compile(rf"\$\{{({_PLAIN_NAME_RE})\}}", re.ASCII)
 
 
 class _Builder:
@@ -455,6 +461,21 @@ class _Builder:
                     append(fresh("NEWLINE", "\n"))
                     if start > pos + 1:
                         append(fresh("INDENT", text[pos + 1 : start]))
+                    pos = start
+                elif text.count(" ", pos, start) == start - pos:  # a run of spaces (alignment)
+                    append(fresh("WHITESPACE", text[pos:start]))
+                    pos = start
+                elif (
+                    not heredocs and text.count(" ", pos, start) + text.count("\n", pos, start) == start - pos
+                ):
+                    # spaces and line ends only (blank lines): what trivia() makes of them
+                    lines = text[pos:start].split("\n")
+                    if lines[0]:
+                        append(fresh("WHITESPACE", lines[0]))
+                    for ind in lines[1:]:
+                        append(fresh("NEWLINE", "\n"))
+                        if ind:
+                            append(fresh("INDENT", ind))
                     pos = start
                 else:
                     while pos < start:
@@ -611,6 +632,17 @@ class _Builder:
 
     # -- strings -------------------------------------------------------------------------------------
     def dq_string(self, start: int) -> int:
+        m = _SIMPLE_DQ.match(self.text, start)
+        if m is not None:
+            # only plain text and "${name}"s: the segments the splitter would make, made directly
+            parts = _SIMPLE_INTERP.split(m.group(1))
+            add = self.out.append
+            add(_Fresh("DQPRE", parts[0]))
+            last = len(parts) - 1
+            for k in range(1, last, 2):
+                add(_Fresh("VARIABLE", parts[k]))
+                add(_Fresh("DQMID" if k + 1 < last else "DQPOST", parts[k + 1]))
+            return m.end()
         segments, end = _Slurper(self.text, start).string()
         if not segments:
             raise _Fail(start - 1, "unterminated string")
