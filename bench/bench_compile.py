@@ -5,7 +5,8 @@
 
 Builds a temporary environment whose ``environment.conf`` puts the module corpus (default
 /usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  Then, in each of N rounds
-(default 3), one after the other so that every round sees the same machine:
+(default 3), one after the other so that every round sees the same machine (the first two in
+alternate order from round to round):
 
 * in-process work: in one process, after its imports, the parser tables and the GC settings of
   ``--compile`` (so that only the work is timed), read + parse + validate + encode + write every planned
@@ -174,10 +175,12 @@ def main(argv=None) -> int:
             f"{os.cpu_count()} cores; --jobs {ns.jobs or 'default (cores)'}; {ns.rounds} rounds"
         )
         print(
-            "round  load | cold compile wall   CPU | in-process CPU (load) | ratio | puppet validate wall   CPU"
+            "round  load | cold compile wall  CPU (sys) | in-process CPU (sys) (load) | ratio "
+            "| puppet validate wall  CPU (load)"
         )
         cold, inproc, puppet = [], [], []
-        for r in range(ns.rounds):
+
+        def in_process() -> None:
             la = load()
             p = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--in-process", env],
@@ -187,12 +190,18 @@ def main(argv=None) -> int:
             )
             assert p.returncode == 0, p.stderr
             inproc.append(dict(json.loads(p.stdout), load=la))
+
+        for r in range(ns.rounds):
+            if r % 2 == 0:  # the two in either order, alternately
+                in_process()
             shutil.rmtree(os.path.join(env, ".xpp"), ignore_errors=True)
             lc = load()
             p, wall, cpu, sys_cpu = timed(ours, env=pyenv)
             assert p.returncode in (0, 1), p.stderr
             cold.append((wall, cpu, lc))
-            ip = inproc[-1]
+            if r % 2 == 1:
+                in_process()
+            ip, la = inproc[-1], inproc[-1]["load"]
             line = (
                 f"{r + 1:5} {lc:5.2f} | {wall:12.2f} s {cpu:5.2f} s ({sys_cpu:4.2f}) | {ip['cpu']:10.2f} s "
                 f"({ip['split']['sys']:4.2f}) ({la:4.2f}) | {cpu / ip['cpu']:4.2f}x"
