@@ -1424,6 +1424,10 @@ class IncrementalParser:
         # bodies kept whole (see _Recorder._open): their statements are old, after the edit
         jumped = rec.jumped
         jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
+        if jumped:  # (a body kept whole that a syntax error then dropped is not in the new statements)
+            held_now = _held_lists(_nodes_of(new_items), jskip)
+            jumped = [jl for jl in jumped if jl.out is not None and id(jl.out) in held_now]
+            jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
         jspans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in jumped]  # current coordinates
         for x in _nodes_of(new_items):
             if P.fix_positions(x, jskip) is not None:
@@ -1478,9 +1482,10 @@ class IncrementalParser:
                     new_ghost.delta = delta
                     break
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
-        if jumped:
+        if rec.jumped:
+            spans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in rec.jumped]
             for v in self.levels.values():
-                if v.opener is not None and in_jumped(v.opener.start_pos):
+                if v.opener is not None and any(lo <= v.opener.start_pos <= hi for lo, hi in spans):
                     v.stale = True
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
@@ -1653,7 +1658,7 @@ class IncrementalParser:
         units: set[int] = set()
         for lvl in self.levels.values():
             if lvl.out is not None:
-                units.update(id(x) for x in lvl.out)
+                units.update(map(id, lvl.out))
         if self._broken is not None:  # (the state's cache stays for the repair)
             if self._plain_units is None:
                 return list(self._checker().validate(self.program))
