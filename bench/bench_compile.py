@@ -10,8 +10,8 @@ alternate order from round to round):
 
 * in-process work: in one process, after its imports, the parser tables and the GC settings of
   ``--compile`` (so that only the work is timed), read + parse + validate + encode + write every planned
-  file, with the functions ``--compile`` uses, into the same tree of directories, each file written as
-  ``--compile`` must write it (temporary file + rename, mode set);
+  file, with the functions ``--compile`` uses, into the same tree of directories (beside ``ENV/.xpp``),
+  each file written as ``--compile`` must write it (temporary file + rename, mode set);
 * cold compile: ``puppet-xpp --compile ENV`` with no ``.xpp`` tree, a whole process: wall clock, and CPU
   (user + sys) of the process and its worker processes;
 * ``puppet parser validate`` of exactly the files the compile read, in that environment
@@ -42,6 +42,11 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The in-process work writes its tree beside ENV/.xpp, and each measurement comes right after the other's
+# tree was deleted: ext4 picks a new file's inode near its directory's and skips the inodes deleted in the
+# last minutes one by one (recently_deleted), so creating 823 files costs from 0.05 to 0.5 s of sys CPU
+# depending on what was deleted nearby just before; both sides must meet the same conditions.
+INPROC_DIR = ".xpp-in-process"
 
 
 def load() -> float:
@@ -107,7 +112,7 @@ def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
             program, diags, res.locator, job.recorded, settings=settings, source=src.text
         )
         e = clock()
-        out = os.path.join(out_dir, job.rel)  # the same tree of directories and files
+        out = os.path.join(out_dir, "modules", job.rel)  # the same tree of directories and files
         folder = os.path.dirname(out)
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
@@ -137,7 +142,7 @@ def main(argv=None) -> int:
     ap.add_argument("--in-process", metavar="ENV", help=argparse.SUPPRESS)  # (the helper run below)
     ns = ap.parse_args(argv)
     if ns.in_process:
-        out = tempfile.mkdtemp(prefix="bench-inproc-")
+        out = os.path.join(ns.in_process, INPROC_DIR)
         try:
             n, cpu, split = in_process_work(ns.in_process, out)
         finally:
@@ -191,14 +196,16 @@ def main(argv=None) -> int:
             assert p.returncode == 0, p.stderr
             inproc.append(dict(json.loads(p.stdout), load=la))
 
+        xpp_tree = os.path.join(env, ".xpp")
+        shutil.rmtree(xpp_tree)  # (each measurement follows the deletion of the same tree of files)
         for r in range(ns.rounds):
             if r % 2 == 0:  # the two in either order, alternately
-                in_process()
-            shutil.rmtree(os.path.join(env, ".xpp"), ignore_errors=True)
+                in_process()  # (its tree deleted when done)
             lc = load()
             p, wall, cpu, sys_cpu = timed(ours, env=pyenv)
             assert p.returncode in (0, 1), p.stderr
             cold.append((wall, cpu, lc))
+            shutil.rmtree(xpp_tree)
             if r % 2 == 1:
                 in_process()
             ip, la = inproc[-1], inproc[-1]["load"]
@@ -214,6 +221,7 @@ def main(argv=None) -> int:
             print(line, flush=True)
 
         warm, one = [], []
+        subprocess.run(ours, env=pyenv, capture_output=True)  # the tree the next runs find up to date
         for _ in range(ns.rounds):  # nothing changed
             lw = load()
             p, wall, cpu, _ = timed(ours, env=pyenv)
