@@ -290,6 +290,8 @@ def variable_scope(m: Manifest) -> list[Problem]:
         for t in referenced:
             v = t.value
             bare = _INDEX_SUFFIX.sub("", v) if "[" in v else v
+            if bare in in_scope:  # the most frequent reason to skip (each test below only skips)
+                continue
             if block_scopes and bare in block_scopes.get(t.line, ()):
                 continue
             if "::" in v or (v[:1] in "ft" and _FACTS_INDEX.match(v)):

@@ -330,8 +330,8 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
                     pc = param_col[level]
                     assert pc is not None
                     col = pc + plen + 1
-                else:
-                    col = param.column + len(param.render()) + 1
+                else:  # the parameter token's own rendered length (what plen is, but for a string's end)
+                    col = param.column + (len(param.render()) if param.type == "DQPOST" else plen) + 1
                 arrow_col[level] = max(arrow_col[level], col)
                 mine.append(t)
                 lines.add(t.line)

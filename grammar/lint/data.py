@@ -17,6 +17,8 @@ from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok
 
 _OPEN_CLOSE = {"LBRACE": "RBRACE", "LBRACK": "RBRACK", "LPAREN": "RPAREN"}
 _CLOSE_OPEN = {v: k for k, v in _OPEN_CLOSE.items()}
+_OPENERS = tuple(_OPEN_CLOSE)
+_BRACKETS = _OPENERS + tuple(_CLOSE_OPEN)
 
 
 _T = TypeVar("_T")
@@ -184,32 +186,33 @@ class Manifest:
         i = opener.idx
         if i in memo:
             return memo[i]
-        want = _OPEN_CLOSE[opener.type]
-        it = opener.next
-        while it is not None:
-            ty = it.type
-            if ty == want:
-                break
-            if ty in _OPEN_CLOSE:
-                it = self.closer(it)
-                if it is None:
-                    break
-            it = it.next
-        memo[i] = it
-        return it
+        found = self._scan(i, (_OPEN_CLOSE[opener.type],), _BRACKETS)
+        memo[i] = found
+        return found
 
     def next_of(self, tok: Tok, types: tuple[str, ...]) -> Tok | None:
         """:func:`next_of` (no value) with remembered bracket matches (the unchanged list only)."""
-        it = tok.next
-        while it is not None:
-            ty = it.type
-            if ty in types:
-                return it
+        return self._scan(tok.idx, types, types + _OPENERS)
+
+    def _scan(self, after: int, want: tuple[str, ...], kinds: tuple[str, ...]) -> Tok | None:
+        """The first token of a type in ``want`` after position ``after``, bracketed blocks skipped, found
+        over the positions of ``kinds`` (``want`` and the opening brackets: the only tokens that matter)."""
+        toks = self.tokens
+        idx = self.positions_of(*kinds)
+        k = bisect_right(idx, after)
+        n = len(idx)
+        while k < n:
+            t = toks[idx[k]]
+            ty = t.type
+            if ty in want:
+                return t
             if ty in _OPEN_CLOSE:
-                it = self.closer(it)
-                if it is None:
+                close = self.closer(t)
+                if close is None:
                     return None
-            it = it.next
+                k = bisect_right(idx, close.idx, k)
+            else:
+                k += 1
         return None
 
     @_once
@@ -260,15 +263,17 @@ class Manifest:
         return out
 
     def _resource_type(self, index: int) -> Tok:
-        for k in range(index, -1, -1):
-            t = self.tokens[k]
-            if t.type == "LBRACE":
-                pc = t.prev_code
-                if pc is None:
-                    raise LintSyntaxError(t)
-                if pc.type != "QMARK":
-                    return pc
-        raise LintSyntaxError(self.tokens[index])
+        """The code token before the nearest ``{`` at or before ``index`` that no ``?`` precedes."""
+        toks = self.tokens
+        lbraces = self._by_type.get("LBRACE", [])
+        for k in reversed(lbraces[: bisect_right(lbraces, index)]):
+            t = toks[k]
+            pc = t.prev_code
+            if pc is None:
+                raise LintSyntaxError(t)
+            if pc.type != "QMARK":
+                return pc
+        raise LintSyntaxError(toks[index])
 
     def _resource_params(self, colon: Tok, start: int, end: int) -> list[Tok]:
         """The NAMEs followed by ``=>`` between ``start`` and ``end``, bracketed blocks skipped (puppet-lint
