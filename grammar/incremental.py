@@ -98,6 +98,7 @@ _NO_REGEX = frozenset(
 # token types whose lexing depends on the token before them (`/` after a value is a division,
 # `{` after `?` a selector's): a window whose first token is one of them is not lexed on its own
 _CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
+_IF = A.IfExpression
 _SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
 
 
@@ -546,14 +547,25 @@ class _Positions:
         (their subtrees marked), nodes around [a, b) grow."""
         touched = self.touched
 
+        pending = self.pending
+
         def visit(n: Any) -> bool:
             o = n.offset
             e = o + n.length
+            lo, hi = o, e
+            if type(n) is _IF and n.test is not None:
+                # an `if`'s length is the span from its test to the end of its else part (or `}`),
+                # while it starts at the keyword: that span decides whether it grows
+                m = pending.get(id(n.test))
+                lo = n.test.offset + (m[1] if m is not None else 0)
+                hi = lo + n.length
             if o >= b:
                 n.offset = o + delta  # (an operator after the edit, its left operand before it)
-            elif o < a and e > a:
-                if e >= b:
+            if lo < a and hi > a:
+                if hi >= b:
                     n.length += delta  # around the edit
+                touched.append(n)
+            elif o < a and e > a:
                 touched.append(n)
             return False
 
