@@ -925,19 +925,28 @@ class IncrementalParser:
         # holds lvl (the recorded list objects grew since)
         stack = list(lvl.states)
         values = list(lvl.values)
-        by_depth = {len(a.values): a for a in chain[1:]}
+        # ... and the record must have the structure the current text gives: an entry for the
+        # statements of each enclosing list exactly when it has some before the one holding lvl
+        # (statements typed before an enclosing statement that was not reparsed leave it as it was)
         gotos = t.gotos
         lists = []
-        for k in range(len(values)):
-            if stack[k + 1] == gotos[stack[k]].get("stmts"):
-                a = by_depth.get(k)
-                if a is None:
-                    return False
-                m = bisect.bisect_right(a.bounds, op_pos, key=_bound_pos)
-                if m == 0:
-                    return False
+        if not values or values[-1] is not lvl.opener:
+            return False
+        found = 0
+        for a in reversed(chain[1:]):  # the program's list first
+            k = 0 if a.opener is None else next((j + 1 for j, v in enumerate(values) if v is a.opener), -1)
+            if k < 0:
+                return False
+            m = bisect.bisect_right(a.bounds, op_pos, key=_bound_pos)
+            has = k < len(values) and stack[k + 1] == gotos[stack[k]].get("stmts")
+            if has != (m > 0):
+                return False
+            if has:
                 values[k] = a.raw[:m]
                 lists.append((a, m))
+                found += 1
+        if found != sum(1 for k in range(len(values)) if stack[k + 1] == gotos[stack[k]].get("stmts")):
+            return False
         if s:
             stack.append(gotos[stack[-1]]["stmts"])
             values.append(lvl.raw[:s])
