@@ -312,10 +312,7 @@ class Manifest:
     @_once
     def _structure(self) -> list[int]:
         """Indices of the tokens that delimit definitions (braces, parentheses, ``inherits``)."""
-        by = self._by_type
-        return sorted(
-            i for ty in ("INHERITS", "LPAREN", "RPAREN", "LBRACE", "RBRACE") for i in by.get(ty, ())
-        )
+        return self.positions_of("INHERITS", "LPAREN", "RPAREN", "LBRACE", "RBRACE")
 
     def _param_tokens(self, start: int, end: int) -> list[Tok] | None:
         """The tokens inside a definition's parameter list: between the first ``(`` and its ``)`` when
