@@ -1174,8 +1174,10 @@ class IncrementalParser:
         keep.extend(lex_diags)
         self.lex_diags = keep
         self.stats = {"mode": "incremental", "tokens_lexed": nw, "window": (a_line, b_line_new)}
-        if not middle and m1_old == m0 and self._broken is None:
-            # only blanks or comments changed: move what follows
+        adjacent = 0 < m0 < len(toks) and toks[m0 - 1].end_pos == toks[m0].start_pos - delta
+        if not middle and m1_old == m0 and self._broken is None and not adjacent:
+            # only blanks or comments changed: move what follows (not between two tokens that
+            # touched: a node of length 0 there may belong to either; their statement is reparsed)
             self.stats["mode"] = "shift"
             self.stats["tokens_parsed"] = 0
             g = self._ghost
@@ -1184,15 +1186,14 @@ class IncrementalParser:
                     g.delta += delta
                 else:
                     self._ghost = None
-            # the edit may have replaced characters of a token by the same ones (a quote by a quote):
-            # nodes grow only by what changed between the tokens
-            a2, b2 = ds, de
-            if m0 < len(toks) and m0 > 0 and toks[m0 - 1].end_pos <= toks[m0].start_pos:
-                if toks[m0 - 1].start_pos < ds < toks[m0 - 1].end_pos:
-                    a2 = min(toks[m0 - 1].end_pos, de)
-                if a2 <= toks[m0].start_pos < de:
-                    b2 = toks[m0].start_pos
-            self._move_all(a2, b2 - delta, delta)
+            # nodes start and end at tokens: the edit is taken as made just before the first token
+            # after it (it may also have replaced characters of a token by the same ones, a quote by
+            # a quote); a node of length 0 at the end of the token before stays where it is
+            if m0 < len(toks) and (m0 == 0 or toks[m0 - 1].end_pos <= toks[m0].start_pos - delta):
+                g0 = toks[m0].start_pos - delta
+                self._move_all(g0, g0, delta)
+            else:
+                self._move_all(ds, de - delta, delta)
             self._finish([], [])
             return None
         return m0, ce, dT, m1_old
