@@ -14,11 +14,17 @@
 # before anything is read, so a damaged or truncated file cannot load as a different AST.  Without it, the
 # structure is still checked (extension codes, counts, table indexes, value kinds of the envelope fields).
 # Any problem raises PuppetX::Xpp::FormatError and nothing else.
-require 'msgpack'
+begin
+  require 'msgpack'
+rescue LoadError # Puppet Server's JRuby has no msgpack gem: the plain-Ruby reader of the same API
+  require 'puppet_x/xpp/msgpack_pure'
+end
 require 'openssl'
 
 module PuppetX
   module Xpp
+    # the msgpack gem's API where extension payloads are decoded (the hot path reads bytes itself)
+    MP = defined?(::MessagePack::Unpacker) ? ::MessagePack : PureMsgpack
     # The one error class of malformed, truncated or unusable `.xpp` input.
     class FormatError < StandardError; end
 
@@ -204,7 +210,7 @@ module PuppetX
       private
 
       def uint(p)
-        v = MessagePack.unpack(p)
+        v = MP.unpack(p)
         raise FormatError, 'bad extension payload' unless v.is_a?(Integer) && v >= 0
         v
       end
@@ -310,7 +316,7 @@ module PuppetX
           @wtab << [OBJECT_START, arg]
           return included(arg)
         when 0x30 # REGEXP
-          src = MessagePack.unpack(arg)
+          src = MP.unpack(arg)
           raise FormatError, 'bad REGEXP payload' unless src.is_a?(String)
           @wtab << [REGEXP, src]
           return regexp(src)
@@ -518,7 +524,7 @@ module PuppetX
         raw = @wtab[size..] # the literal segments this payload entered
         k = 0
         # rebuild the segment list: literal where this payload entered a string, else the index it used
-        u = MessagePack::Unpacker.new
+        u = MP::Unpacker.new
         u.feed(p)
         u.read.times do
           sg = u.read
@@ -540,7 +546,7 @@ module PuppetX
       # The marker of a PCORE_OBJECT_START payload (segments enter the writer table, then the marker):
       # [code, :node, class, count] | [code, :locator, nil, count] | [code, :ptype, name, count]
       def object_start(p)
-        u = MessagePack::Unpacker.new
+        u = MP::Unpacker.new
         u.feed(p)
         n = u.read
         raise FormatError, 'bad PCORE_OBJECT_START' unless n.is_a?(Integer) && n.between?(1, 16)

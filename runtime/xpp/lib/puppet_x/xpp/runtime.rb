@@ -211,7 +211,7 @@ module PuppetX
 
       # Prepended to Puppet::Parser::Compiler's class: one summary line per compile.
       module CompilerHook
-        def compile(node, *args, **kw)
+        def compile(node, *args) # no **kw: JRuby 9.3 (Ruby 2.6) passes an empty one on as a positional {}
           return super unless Runtime.enabled?
           Runtime.reset_stats
           begin
