@@ -19,7 +19,8 @@ alternate order from round to round):
 
 The cold compile's CPU over the in-process work is its overhead (interpreter start-up, imports, parser
 tables, planning, workers, state file; target <= 1.3x, issue 12 item 6); each round prints its own
-ratio, and the summary the ratio of the best figures.  Then: ``--compile`` again with nothing changed
+ratio (the two measured at the same moment), and the summary their median (with their range, and the
+ratio of the best figures, which may come from different moments).  Then: ``--compile`` again with nothing changed
 (target <= 0.5 s), and with one file changed.  The 1-minute load average is printed beside each figure:
 on a shared machine, only figures taken at a low load mean much.
 
@@ -262,8 +263,8 @@ def main(argv=None) -> int:
         rounds = sorted(c[1] / w["cpu"] for c, w in zip(cold, inproc))
         extra = sorted((c[1] - w["cpu"], c[2] - w["split"]["sys"]) for c, w in zip(cold, inproc))
         print(
-            f"  cold compile CPU / in-process work: {cold_cpu / work_best['cpu']:.2f}x (best / best; the rounds' "
-            f"own ratios: {rounds[0]:.2f}x to {rounds[-1]:.2f}x, median {rounds[len(rounds) // 2]:.2f}x)   "
+            f"  cold compile CPU / in-process work: {rounds[len(rounds) // 2]:.2f}x, median of the rounds' own "
+            f"ratios ({rounds[0]:.2f}x to {rounds[-1]:.2f}x; best / best {cold_cpu / work_best['cpu']:.2f}x)   "
             "(target <= 1.3x)"
         )
         mid = extra[len(extra) // 2]
