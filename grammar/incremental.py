@@ -72,6 +72,7 @@ from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
+from puppet_xpp.grammar.lexer_text import NO_REGEX
 
 Node = A.Node
 BlockExpression = A.BlockExpression
@@ -91,10 +92,6 @@ _DEF_TYPES = frozenset(
 )
 _NOT_ANCHOR = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX", "HEREDOC", "DQPRE", "DQMID", "DQPOST"))
 _BLANK = b" \t\r\x0b\x0c"
-# tokens after which a `/` is a division, never a regex (the lexer's rule, as tokens types)
-_NO_REGEX = frozenset(
-    ("RBRACK", "RPAREN", "RBRACE", "NAME", "CLASSREF", "NUMBER", "STRING", "BOOLEAN", "DQPOST", "VARIABLE")
-)
 # token types whose lexing depends on the token before them (`/` after a value is a division,
 # `{` after `?` a selector's): a window whose first token is one of them is not lexed on its own
 _CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
@@ -1243,7 +1240,7 @@ class IncrementalParser:
                     prev = before[before_n - 1].type
                 else:
                     prev = None
-                if prev not in _NO_REGEX:
+                if prev not in NO_REGEX:  # (the lexer's rule: after `}` a regex may start)
                     return True
         return False
 
@@ -1446,10 +1443,6 @@ class IncrementalParser:
         # bodies kept whole (see _Recorder._open): their statements are old, after the edit
         jumped = rec.jumped
         jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
-        if jumped:  # (a body kept whole that a syntax error then dropped is not in the new statements)
-            held_now = _held_lists(_nodes_of(new_items), jskip)
-            jumped = [jl for jl in jumped if jl.out is not None and id(jl.out) in held_now]
-            jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
         jspans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in jumped]  # current coordinates
         for x in _nodes_of(new_items):
             if P.fix_positions(x, jskip) is not None:
@@ -1504,10 +1497,9 @@ class IncrementalParser:
                     new_ghost.delta = delta
                     break
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
-        if rec.jumped:
-            spans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in rec.jumped]
+        if jumped:
             for v in self.levels.values():
-                if v.opener is not None and any(lo <= v.opener.start_pos <= hi for lo, hi in spans):
+                if v.opener is not None and in_jumped(v.opener.start_pos):
                     v.stale = True
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
@@ -1532,6 +1524,8 @@ class IncrementalParser:
                         if d.offset is not None:
                             d.offset += delta
             for jl in jumped:
+                if new_ghost is not None and new_ghost.start.start_pos <= jl.opener.start_pos:
+                    continue  # (set aside with the swallowed statements: moved when restored)
                 for x in jl.out or ():
                     self.pos.mark(x, delta)
         self.base_diags.extend(kept_diags)
