@@ -210,6 +210,8 @@ class Builder:
         self._raised_before = first[1] if first is not None else -1
         last = raw[-1] if raw else None
         self._raise_at = _end_or(last[-1] if isinstance(last, CommaList) else last, -1)
+        if first is not None:  # raised then, although recovery let the list grow on after the error
+            self._raise_at = min(self._raise_at, first[1])
         try:
             return self._transform_calls(raw)
         finally:

@@ -70,6 +70,8 @@ FIRST_RAISED = [
     "class c { a, b [ }",
     "class c {\r\n x, y [ \r\n }",
     "class c { a, b \n x ) \n }",
+    "class c { a, b )\n x\n}",
+    "class c { a, b =>\n  x => 1,\n}\n",
     "class c { a, b } )",
     "class c { a, b \n }\nx, y [",
     "if $x { a, b ( }",

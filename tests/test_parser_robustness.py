@@ -270,7 +270,8 @@ def test_epp_heredoc_with_a_syntax_error_is_puppets(oracle):
 
 
 # --- differential mutation campaign on damaged corpus files (issue 10) -------------------------------
-# Seeded and bounded in time; PUPPET_XPP_MUTATION_SECONDS / PUPPET_XPP_MUTATIONS make a larger run.
+# Seeded and bounded in time; PUPPET_XPP_MUTATION_SECONDS / PUPPET_XPP_MUTATIONS make a larger run,
+# PUPPET_XPP_MUTATION_SEED another one; PUPPET_XPP_MUTATION_DUMP=<file> writes every differing input.
 MUTATION_PIECES = [
     "{", "}", "[", "]", "(", ")", '"', "'", "<%", "%>", "<%=", "-%>", "<%#", "@(END)", "@(\"END\")",
     "\nEND\n", "|", "${", "$", "=>", ",", ";", "\n", "/", "/*", "*/", "#", "\\", ":", "@(END:epp)",
