@@ -3,7 +3,7 @@ formatting while typing, and quick fixes, over one document's text.
 
 Positions are LSP's: 0-based lines, columns in the negotiated encoding (``utf-16`` by default). The lint
 core reports 1-based character columns; ``_col`` converts. Settings (section ``puppet``):
-``lint.enabled`` (diagnostics and quick fixes; the server starts with it off) and ``lint.rcPath`` (a
+``lint.enabled`` (diagnostics and quick fixes; on unless set to false) and ``lint.rcPath`` (a
 ``.puppet-lint.rc`` to use; default: the nearest ``.puppet-lint.rc`` in the file's directory or above,
 plus ``/etc`` and ``~`` as puppet-lint reads them).
 """

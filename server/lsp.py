@@ -227,7 +227,7 @@ def _analyze(st: DocState):
         for d in diags:
             d.start = T.lsp_position(data, li.offset(*d.start), enc)
             d.end = T.lsp_position(data, li.offset(*d.end), enc)
-    diags = [*diags, *LL.diagnostics(doc, st.uri)]
+    diags = LL.with_lint(st, version, diags)  # + the last lint result, carried over
     shown, more = T.cap(diags)
     if more:
         d = diags[len(shown)]
@@ -424,6 +424,7 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
                 L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=[_diag(d) for d in diags])
             )
             st.published = version
+            LL.after_publish(ls, st)  # lint this text when typing pauses (server.lsp_lint)
             return
         # edits arrived while we worked: go again with all of them (never publish a stale version)
 

@@ -1,26 +1,41 @@
-"""pygls handlers for lint (the logic is server/analysis_lint.py): Format Document / Selection, formatting
-while typing (after ``=>`` and after a line break), and code actions (quick fixes, "ignore this check on
-this line", fix all). ``register(ls)`` adds them to the server; ``configure(settings)`` takes the
-client's settings (section ``puppet``, key ``lint``); ``diagnostics(st)`` gives the lint diagnostics the
-server publishes with its own.
+"""pygls handlers for lint (the logic is server/analysis_lint.py and server/analysis_fixes.py): lint
+diagnostics, Format Document / Selection, formatting while typing (after ``=>`` and after a line
+break), and code actions (lint quick fixes, "ignore this check on this line", fix all, and quick fixes
+for the parser's and validator's findings). ``register(ls)`` adds the handlers; ``configure(settings)``
+takes the client's settings (section ``puppet``, key ``lint``).
+
+Lint diagnostics never delay the parse and validator diagnostics of a keystroke: lsp.py publishes
+those at once, with the last lint result carried over (:func:`with_lint`: kept on the lines the edit
+did not touch, shifted below it); :func:`after_publish` then lints the published text in the lint
+process (server/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it goes on, every
+``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint diagnostics. Every lint result is therefore a full lint of a published text,
+and the last one is that of the final text.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types as L
 
+from . import analysis_fixes as AF
 from . import analysis_lint as AL
-from .analysis import path_of_uri
+from . import lint_pool
+from .analysis import path_of_uri, to_lsp_diagnostics
 
 log = logging.getLogger("puppet-xpp.lsp")
 
-# lint diagnostics and quick fixes are opt-in (``puppet.lint.enabled``): the server's diagnostics stay
-# the parser's and validator's unless the user asks for puppet-lint's; formatting is always available
-_settings = AL.LintSettings(enabled=False)
+# lint is on by default (puppet-lint's default checks, as the Puppet VS Code extension runs them);
+# ``puppet.lint.enabled: false`` turns its diagnostics and quick fixes off; formatting stays available
+_settings = AL.LintSettings()
+LINT_DELAY = 0.15  # seconds without a new version before the published text is linted
+LINT_MAX_WAIT = 1.0  # ... but while typing goes on, at least once in this many seconds
 
 
 def configure(d: Any) -> bool:
@@ -36,16 +51,137 @@ def settings() -> AL.LintSettings:
     return _settings
 
 
-def diagnostics(doc: Any, uri: str) -> list[AL.LintDiag]:
-    """Worker thread: lint diagnostics of a (synced) document; none for EPP or when lint is off."""
-    if not _settings.enabled:
+# -- diagnostics ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Lint:
+    """One open document's lint state (shared by the worker thread and the event loop: each field is
+    replaced whole, never changed in place)."""
+
+    snap: tuple[int, str, str | None, str] | None = None  # (version, text, path, encoding) last analysed
+    parse: tuple[int, list[Any]] = (-1, [])  # (version, its parse and validator diagnostics)
+    result: tuple[str | None, list[AL.LintDiag]] = (None, [])  # (text linted, its lint diagnostics)
+    job: asyncio.Future[None] | None = field(default=None, repr=False)
+    analysed_at: float = 0.0  # time.monotonic() of the last analysis (snap)
+    linted_at: float = 0.0  # ... and of the last lint result
+
+
+_docs: weakref.WeakKeyDictionary[Any, _Lint] = weakref.WeakKeyDictionary()
+
+
+def _active(uri: str) -> bool:
+    return _settings.enabled and not uri.endswith(".epp")
+
+
+def shifted(old: str | None, diags: list[AL.LintDiag], new: str) -> list[AL.LintDiag]:
+    """The lint diagnostics of ``old`` that still hold in ``new`` as far as lines go: those above the
+    first changed line as they were, those below the last changed line moved by the lines added or
+    removed; those on changed lines are dropped (the next lint gives them again)."""
+    if old is None or not diags:
         return []
-    path = path_of_uri(uri)
-    try:
-        return AL.diagnostics(doc.text, path, _settings, doc.encoding)
-    except Exception:  # lint must never cost the parser's diagnostics
-        log.exception("lint failed for %s", uri)
-        return []
+    if old == new:
+        return diags
+    a, b = old.split("\n"), new.split("\n")
+    n = min(len(a), len(b))
+    top = 0
+    while top < n and a[top] == b[top]:
+        top += 1
+    bottom = 0
+    while bottom < n - top and a[-1 - bottom] == b[-1 - bottom]:
+        bottom += 1
+    delta = len(b) - len(a)
+    out = []
+    for d in diags:
+        line = d.start[0]
+        if line < top:
+            out.append(d)
+        elif line >= len(a) - bottom:
+            out.append(
+                AL.LintDiag(
+                    (line + delta, d.start[1]), (d.end[0] + delta, d.end[1]), d.severity, d.code, d.message
+                )
+            )
+    return out
+
+
+def with_lint(st: Any, version: int, diags: list[Any]) -> list[Any]:
+    """Worker thread (lsp._analyze): the parse and validator diagnostics of ``version`` plus the last
+    lint result carried over to its text; records the text for the next lint."""
+    lt = _docs.get(st)
+    if lt is None:
+        lt = _docs[st] = _Lint()
+    doc = st.doc
+    text = doc.text
+    lt.snap = (version, text, path_of_uri(st.uri), doc.encoding)
+    lt.analysed_at = time.monotonic()
+    lt.parse = (version, list(diags))
+    if not _active(st.uri):
+        lt.result = (None, [])
+        return diags
+    old, found = lt.result
+    return [*diags, *shifted(old, found, text)]
+
+
+def after_publish(ls: Any, st: Any) -> None:
+    """Event loop (lsp._diagnostics_loop, after a publish): lint the published text when typing
+    pauses, unless a lint is already on its way (it picks the newest text up)."""
+    lt = _docs.get(st)
+    if lt is None or not _active(st.uri):
+        return
+    if lt.job is None or lt.job.done():
+        lt.job = asyncio.ensure_future(_lint_loop(ls, st, lt))
+
+
+async def _lint_loop(ls: Any, st: Any, lt: _Lint) -> None:
+    while True:
+        await asyncio.sleep(LINT_DELAY / 3)
+        if ls.docs.get(st.uri) is not st or st.refused is not None or not _active(st.uri):
+            return
+        snap = lt.snap
+        if st.published != st.version:
+            continue  # newer edits are being analysed: lint their text once it is published
+        now = time.monotonic()
+        if now - lt.analysed_at < LINT_DELAY and now - lt.linted_at < LINT_MAX_WAIT:
+            continue  # still typing
+        if snap is None or snap[0] != st.version:
+            return  # published without an analysis (binary content, internal error): nothing to lint
+        version, text, path, enc = snap
+        if lt.result[0] != text:
+            try:
+                found = await lint_pool.run(AL.diagnostics, text, path, _settings, enc)
+            except Exception as e:  # lint must never cost the parser's diagnostics
+                log.exception("lint failed for %s", st.uri)
+                ls.log(f"puppet-xpp: lint failed for {st.uri}: {e!r}", L.MessageType.Error)
+                return
+            lt.result = (text, found)
+            lt.linted_at = time.monotonic()
+        if ls.docs.get(st.uri) is not st or st.refused is not None or not _active(st.uri):
+            return
+        if st.version == version and lt.parse[0] == version and st.published == version:
+            _publish(ls, st, version, lt.parse[1], lt.result[1])
+            return
+
+
+def _publish(ls: Any, st: Any, version: int, parse: list[Any], found: list[AL.LintDiag]) -> None:
+    from .lsp_text import cap
+
+    diags = [*parse, *found]
+    shown, more = cap(diags)
+    out = [_lsp_diag(d) for d in shown]
+    if more:
+        d = diags[len(shown)]
+        out.append(
+            _lsp_diag(
+                AL.LintDiag(d.start, d.end, 3, "TOO_MANY_DIAGNOSTICS", f"and {more} more", "puppet-xpp")
+            )
+        )
+    ls.text_document_publish_diagnostics(
+        L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=out)
+    )
+
+
+# -- requests -----------------------------------------------------------------------------------------------
 
 
 def _edits(edits: list[AL.Edit]) -> list[L.TextEdit]:
@@ -60,26 +196,78 @@ def _edits(edits: list[AL.Edit]) -> list[L.TextEdit]:
     ]
 
 
-async def _on_doc(ls: Any, uri: str, fn: Any, default: Any) -> Any:
-    """Run ``fn(text, path, encoding)`` on the worker with the document's current text."""
+def _lsp_diag(d: Any) -> L.Diagnostic:
+    """A diagnostic as lsp.py publishes it (its conversion, so that a code action's diagnostic equals
+    the published one)."""
+    from . import lsp
+
+    conv: Callable[[Any], L.Diagnostic] = lsp._diag
+    return conv(d)
+
+
+async def _snapshot(ls: Any, uri: str, extra: Callable[[Any], Any] | None = None) -> Any:
+    """(text, path, encoding, extra(state)) of the document's current text, taken on the worker;
+    None for EPP, unknown or refused documents."""
     from .lsp import _sync_state
 
     st = ls.docs.get(uri)
     if st is None or uri.endswith(".epp"):
-        return default
+        return None
 
     def run() -> Any:
         _sync_state(st)
         if st.refused is not None:
-            return default
-        return fn(st.doc.text, path_of_uri(uri), st.doc.encoding)
+            return None
+        return st.doc.text, path_of_uri(uri), st.doc.encoding, extra(st) if extra else None
 
+    return await ls.on_worker(run)
+
+
+async def _in_lint_process(
+    ls: Any, uri: str, fn: Callable[..., Any], before: tuple[Any, ...], after: tuple[Any, ...] = ()
+) -> Any:
+    """``fn(text, path, settings, *before, encoding, *after)`` in the lint process on the current text."""
     try:
-        return await ls.on_worker(run)
+        snap = await _snapshot(ls, uri)
+        if snap is None:
+            return None
+        text, path, enc, _ = snap
+        return await lint_pool.run(fn, text, path, _settings, *before, enc, *after)
     except Exception as e:
         log.exception("lint request failed for %s", uri)
         ls.log(f"puppet-xpp: lint request failed for {uri}: {e!r}", L.MessageType.Error)
-        return default
+        return None
+
+
+def _validator_fixes(st: Any, rng: tuple[tuple[int, int], tuple[int, int]]) -> list[L.CodeAction]:
+    """Worker thread: quick fixes for the parser's and validator's diagnostics in ``rng``."""
+    from .lsp_text import has_lone_cr_bytes
+
+    doc = st.doc
+    if has_lone_cr_bytes(doc.data):  # published positions follow LSP's line rule there, not ours
+        return []
+    an = doc.analysis()
+    li = an.lines
+    start, end = li.offset(*rng[0]), li.offset(*rng[1])
+    fixes = AF.quick_fixes(an, doc.config, start, end)
+    if not fixes:
+        return []
+    shown = dict(zip([id(d) for d in an.diagnostics if d.severity != "ignore"], to_lsp_diagnostics(an)))
+    out = []
+    for f in fixes:
+        a, b, new = f.edit
+        (l0, c0), (l1, c1) = li.position(a), li.position(b)
+        d = shown.get(id(f.diagnostic))
+        out.append(
+            L.CodeAction(
+                title=f.title,
+                kind=L.CodeActionKind.QuickFix,
+                diagnostics=[_lsp_diag(d)] if d is not None else None,
+                is_preferred=True,
+                edit=L.WorkspaceEdit(changes={st.uri: _edits([((l0, c0), (l1, c1), new)])}),
+            )
+        )
+    return out
 
 
 def register(ls: Any) -> None:
@@ -87,22 +275,15 @@ def register(ls: Any) -> None:
 
     @feature(L.TEXT_DOCUMENT_FORMATTING)
     async def formatting(ls: Any, params: L.DocumentFormattingParams) -> list[L.TextEdit]:
-        def fn(text: str, path: str | None, enc: str) -> list[L.TextEdit]:
-            return _edits(AL.formatting(text, path, _settings, enc))
-
-        result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
-        return result
+        found = await _in_lint_process(ls, params.text_document.uri, AL.formatting, (), (None,))
+        return _edits(found or [])
 
     @feature(L.TEXT_DOCUMENT_RANGE_FORMATTING)
     async def range_formatting(ls: Any, params: L.DocumentRangeFormattingParams) -> list[L.TextEdit]:
         r = params.range
         rng = ((r.start.line, r.start.character), (r.end.line, r.end.character))
-
-        def fn(text: str, path: str | None, enc: str) -> list[L.TextEdit]:
-            return _edits(AL.formatting(text, path, _settings, enc, rng))
-
-        result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
-        return result
+        found = await _in_lint_process(ls, params.text_document.uri, AL.formatting, (), (rng,))
+        return _edits(found or [])
 
     @feature(
         L.TEXT_DOCUMENT_ON_TYPE_FORMATTING,
@@ -110,12 +291,8 @@ def register(ls: Any) -> None:
     )
     async def on_type_formatting(ls: Any, params: L.DocumentOnTypeFormattingParams) -> list[L.TextEdit]:
         pos = (params.position.line, params.position.character)
-
-        def fn(text: str, path: str | None, enc: str) -> list[L.TextEdit]:
-            return _edits(AL.on_type_formatting(text, path, _settings, pos, params.ch, enc))
-
-        result: list[L.TextEdit] = await _on_doc(ls, params.text_document.uri, fn, [])
-        return result
+        found = await _in_lint_process(ls, params.text_document.uri, AL.on_type_formatting, (pos, params.ch))
+        return _edits(found or [])
 
     @feature(
         L.TEXT_DOCUMENT_CODE_ACTION,
@@ -125,35 +302,33 @@ def register(ls: Any) -> None:
         uri = params.text_document.uri
         r = params.range
         rng = ((r.start.line, r.start.character), (r.end.line, r.end.character))
-
-        def fn(text: str, path: str | None, enc: str) -> list[L.CodeAction]:
-            out = []
-            for a in AL.code_actions(text, path, _settings, rng, enc):
-                diags = None
-                if a.diagnostic is not None:
-                    d = a.diagnostic
-                    diags = [
-                        L.Diagnostic(
-                            range=L.Range(
-                                start=L.Position(line=d.start[0], character=d.start[1]),
-                                end=L.Position(line=d.end[0], character=d.end[1]),
-                            ),
-                            severity=L.DiagnosticSeverity(d.severity),
-                            code=d.code,
-                            source=d.source,
-                            message=d.message,
-                        )
-                    ]
-                kind = L.CodeActionKind.QuickFix if a.kind == "quickfix" else L.CodeActionKind.SourceFixAll
-                out.append(
-                    L.CodeAction(
-                        title=a.title,
-                        kind=kind,
-                        diagnostics=diags,
-                        edit=L.WorkspaceEdit(changes={uri: _edits(a.edits)}),
-                    )
-                )
+        out: list[L.CodeAction] = []
+        try:
+            snap = await _snapshot(ls, uri, lambda st: _validator_fixes(st, rng))
+        except Exception as e:
+            log.exception("code actions failed for %s", uri)
+            ls.log(f"puppet-xpp: code actions failed for {uri}: {e!r}", L.MessageType.Error)
             return out
-
-        result: list[L.CodeAction] = await _on_doc(ls, uri, fn, [])
-        return result
+        if snap is None:
+            return out
+        text, path, enc, fixes = snap
+        out.extend(fixes)
+        if not _active(uri):
+            return out
+        try:
+            actions = await lint_pool.run(AL.code_actions, text, path, _settings, rng, enc)
+        except Exception as e:
+            log.exception("lint code actions failed for %s", uri)
+            ls.log(f"puppet-xpp: lint code actions failed for {uri}: {e!r}", L.MessageType.Error)
+            return out
+        for a in actions:
+            kind = L.CodeActionKind.QuickFix if a.kind == "quickfix" else L.CodeActionKind.SourceFixAll
+            out.append(
+                L.CodeAction(
+                    title=a.title,
+                    kind=kind,
+                    diagnostics=[_lsp_diag(a.diagnostic)] if a.diagnostic is not None else None,
+                    edit=L.WorkspaceEdit(changes={uri: _edits(a.edits)}),
+                )
+            )
+        return out

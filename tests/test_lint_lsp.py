@@ -1,6 +1,7 @@
 """Lint through the language server with a real LSP client (pytest-lsp): puppet-lint diagnostics while
-typing (opt-in setting), Format Document, Format Selection, on-type formatting and code actions; the
-results are judged by puppet-lint (the oracle op ``lint``)."""
+typing (on by default; ``puppet.lint.enabled: false`` turns them off), Format Document, Format
+Selection, on-type formatting and code actions; the results are judged by puppet-lint (the oracle op
+``lint``)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
     await lsp_client.initialize_session(
         L.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
-            root_uri="file://" + root,
-            initialization_options={"puppet": {"lint": {"enabled": True}}},
+            root_uri="file://" + root,  # no lint setting: lint is on by default
         )
     )
     lsp_client._lint_root = root  # type: ignore[attr-defined]
@@ -58,9 +58,16 @@ async def _open(client: LanguageClient, name: str, text: str) -> str:
     return uri
 
 
+async def wait_lint(client: LanguageClient, uri: str, version: int, after: int) -> L.PublishDiagnosticsParams:
+    """The lint publish of a version: the server publishes each version's parse and validator
+    diagnostics first, then (typing paused) the same version again with its lint diagnostics."""
+    first = await wait_publish(client, uri, version, after=after)
+    return await wait_publish(client, uri, version, after=published(client).index(first) + 1)
+
+
 async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any) -> None:
     uri = await _open(client, "init.pp", TEXT)
-    p = await wait_publish(client, uri, 1, after=client._mark)  # type: ignore[attr-defined]
+    p = await wait_lint(client, uri, 1, client._mark)  # type: ignore[attr-defined]
     lint = [d for d in p.diagnostics if d.source == "puppet-lint"]
     theirs = oracle.call("lint", source=TEXT, path="foo/manifests/init.pp")["problems"]
     assert sorted((d.code, d.range.start.line + 1, d.range.start.character + 1) for d in lint) == sorted(

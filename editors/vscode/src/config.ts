@@ -13,7 +13,7 @@ export interface ServerSettings {
   strict?: 'off' | 'warning' | 'error';
   tasks: boolean;
   xppOnSave: boolean;
-  /** puppet-lint diagnostics (sent only when the user set something). */
+  /** puppet-lint diagnostics (omitted: the server's default, on). */
   lint?: { enabled: boolean; rcPath?: string };
 }
 
@@ -42,8 +42,8 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
   if (strict && STRICT.includes(strict)) {
     settings.strict = strict as ServerSettings['strict'];
   }
-  if (lintOn === true || (typeof rc === 'string' && rc !== '')) {
-    settings.lint = { enabled: lintOn === true };
+  if (typeof lintOn === 'boolean' || (typeof rc === 'string' && rc !== '')) {
+    settings.lint = { enabled: lintOn !== false };
     if (typeof rc === 'string' && rc !== '') {
       settings.lint.rcPath = expandPath(rc);
     }

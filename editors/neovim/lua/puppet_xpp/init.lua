@@ -4,6 +4,8 @@
 --   require('puppet_xpp').setup({
 --     cmd = { 'puppet-xpp', '--stdio' },                 -- how to start the server
 --     settings = { modulepath = {}, strict = 'warning', tasks = false, xppOnSave = true },
+--     -- puppet-lint diagnostics and quick fixes are on; to turn them off or use another .puppet-lint.rc:
+--     -- settings = { lint = { enabled = false, rcPath = '~/.puppet-lint.rc' } },
 --   })
 --
 -- Neovim >= 0.8 uses vim.lsp.start (one client per root directory, reused automatically);

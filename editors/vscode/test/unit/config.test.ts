@@ -22,6 +22,11 @@ test('server settings: values are passed through, bad ones fall back', () => {
     { modulepath: ['/a', 'b'], puppetVersion: '8', strict: 'error', tasks: true, xppOnSave: false });
   assert.equal(serverSettings(cfg({ strict: 'loud' })).strict, undefined);
   assert.equal(serverSettings(cfg({ tasks: 'yes' })).tasks, false);
+  // lint is on unless turned off (the server's default is on too)
+  assert.deepEqual(serverSettings(cfg({ 'lint.enabled': false })).lint, { enabled: false });
+  assert.deepEqual(serverSettings(cfg({ 'lint.enabled': true })).lint, { enabled: true });
+  assert.deepEqual(serverSettings(cfg({ 'lint.rcPath': '/x/.puppet-lint.rc' })).lint,
+    { enabled: true, rcPath: '/x/.puppet-lint.rc' });
 });
 
 test('launch: default is puppet-xpp --stdio, paths are expanded', () => {

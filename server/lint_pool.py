@@ -1,0 +1,93 @@
+"""Where the language server runs lint: one child process, so that puppet-lint's checks (a full pass
+over the text, ~80 ms on a large manifest) run next to the analysis worker instead of in front of it.
+The parse and validator diagnostics of a keystroke therefore never wait for lint, and lint does not
+share the analysis thread's GIL either.
+
+``await run(fn, *args)`` calls a module-level function of server.analysis_lint (its arguments and
+result are plain data) in the child. The child is started on first use (``spawn``: the server has
+threads, so no ``fork``), its stdin and stdout are pointed at /dev/null (the server's are the LSP
+stream), it exits when the server is gone (killed included), and if it cannot be started or dies, it
+is started again once; after that lint runs in a thread of the server (slower typing, same results)
+and the log says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+log = logging.getLogger("puppet-xpp.lsp")
+R = TypeVar("R")
+
+_pool: ProcessPoolExecutor | None = None
+_failures = 0
+MAX_FAILURES = 2  # after this many broken children, lint runs in-process
+
+
+def _watch_parent(parent: int) -> None:
+    """Child: exit when the server is gone (killed: the child's own end of its request queue would keep
+    it waiting forever)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _child_init(parent: int) -> None:
+    """Child initializer: off the LSP stream (nothing it prints may reach the client, and it never
+    reads the client's messages), a watch on the server, and the lint modules imported once."""
+    fd = os.open(os.devnull, os.O_RDWR)
+    os.dup2(fd, 0)
+    os.dup2(fd, 1)
+    os.close(fd)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    import puppet_xpp.server.analysis_lint  # noqa: F401
+
+
+def _get_pool() -> ProcessPoolExecutor | None:
+    global _pool
+    if _pool is None and _failures < MAX_FAILURES:
+        ctx = multiprocessing.get_context("spawn")
+        _pool = ProcessPoolExecutor(
+            max_workers=1, mp_context=ctx, initializer=_child_init, initargs=(os.getpid(),)
+        )
+    return _pool
+
+
+def _broken(why: BaseException) -> None:
+    global _pool, _failures
+    _failures += 1
+    log.error(
+        "lint process failed (%r)%s", why, "; lint runs in-process now" if _failures >= MAX_FAILURES else ""
+    )
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+    _pool = None
+
+
+async def run(fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)`` in the lint process (or, once that failed twice, in a thread)."""
+    loop = asyncio.get_running_loop()
+    pool = _get_pool()
+    if pool is not None:
+        try:
+            return await loop.run_in_executor(pool, fn, *args)
+        except (BrokenProcessPool, OSError) as e:
+            _broken(e)
+            return await run(fn, *args)
+    return await asyncio.to_thread(fn, *args)
+
+
+def shutdown() -> None:
+    """Stop the child (the server is exiting)."""
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+        _pool = None

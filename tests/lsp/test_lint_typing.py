@@ -1,0 +1,150 @@
+"""Lint while typing (server/lsp_lint.py) through a real LSP client (pytest-lsp), on the apache module's
+vhost.pp (2800 lines): lint is on without any setting; each version's parser/validator diagnostics are
+published before its lint diagnostics (lint never holds them up), and once typing stops the lint
+diagnostics arrive and are puppet-lint's (the oracle) for the final text.
+
+Run with ``-s`` to see the measured keystroke -> diagnostics times."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as L
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.publishes import mark, published, wait_publish
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+VHOST = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+TYPED = '  $typed_in = "no interpolation"\n  file { $typed_in: mode => 644 }\n'
+INTERVAL = 0.05  # seconds between keystrokes
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
+async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
+    root = str(tmp_path_factory.mktemp("typews"))
+    await lsp_client.initialize_session(
+        L.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + root
+        )
+    )
+    lsp_client._type_root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _arrivals(client: LanguageClient) -> list[tuple[float, L.PublishDiagnosticsParams]]:
+    """(arrival time, params) of every publish from now on."""
+    published(client)
+    rec: list[tuple[float, L.PublishDiagnosticsParams]] = []
+    features = client.protocol.fm.features
+    inner = features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def on_publish(params: Any, *args: Any) -> Any:
+        rec.append((time.monotonic(), params))
+        return inner(params, *args)
+
+    features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
+    return rec
+
+
+def _lint(diags: Any) -> list[tuple[str, int, int]]:
+    return sorted(
+        (str(d.code), d.range.start.line + 1, d.range.start.character + 1)
+        for d in diags
+        if d.source == "puppet-lint"
+    )
+
+
+def _theirs(oracle: Any, text: str) -> list[tuple[str, int, int]]:
+    problems = oracle.call("lint", source=text, path="apache/manifests/vhost.pp")["problems"]
+    return sorted((p["check"], p["line"], p["column"]) for p in problems if p["kind"] in ("warning", "error"))
+
+
+async def test_typing_with_lint_on_vhost(client: LanguageClient, oracle: Any) -> None:
+    if not os.path.isfile(VHOST):
+        pytest.skip(f"{VHOST} not installed")
+    text = open(VHOST, encoding="utf-8").read()
+    path = os.path.join(client._type_root, "apache", "manifests", "vhost.pp")  # type: ignore[attr-defined]
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    uri = "file://" + path
+    arrivals = _arrivals(client)
+    before = mark(client)
+    client.text_document_did_open(
+        L.DidOpenTextDocumentParams(
+            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        )
+    )
+    first = await wait_publish(client, uri, 1, after=before)
+    opened = await wait_publish(client, uri, 1, after=published(client).index(first) + 1)
+    assert _lint(opened.diagnostics) == _theirs(oracle, text)  # on by default
+
+    # type TYPED character by character at the start of the define's body
+    line = text.split("\n").index(") {") + 1
+    sent: dict[int, float] = {}
+    row, col, version = line, 0, 1
+    for ch in TYPED:
+        version += 1
+        client.text_document_did_change(
+            L.DidChangeTextDocumentParams(
+                text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    L.TextDocumentContentChangePartial(
+                        range=L.Range(
+                            start=L.Position(line=row, character=col), end=L.Position(line=row, character=col)
+                        ),
+                        text=ch,
+                    )
+                ],
+            )
+        )
+        sent[version] = time.monotonic()
+        row, col = (row + 1, 0) if ch == "\n" else (row, col + 1)
+        await asyncio.sleep(INTERVAL)
+    last = version
+    lines = text.split("\n")
+    final = "\n".join(lines[:line] + TYPED.rstrip("\n").split("\n") + lines[line:])
+    p_last = await wait_publish(client, uri, last, after=before)
+    p_lint = await wait_publish(client, uri, last, after=published(client).index(p_last) + 1, timeout=30)
+
+    # the lint diagnostics of the final text are puppet-lint's; the typed lines have some
+    theirs = _theirs(oracle, final)
+    assert _lint(p_lint.diagnostics) == theirs
+    assert {c for c, ln, _ in theirs if line < ln <= line + 2} >= {"double_quoted_strings", "file_mode"}
+    # and the parse publish of the final version carried the lint result of an earlier text, not a wait
+    assert [d for d in p_last.diagnostics if d.source != "puppet-lint"] == [
+        d for d in p_lint.diagnostics if d.source != "puppet-lint"
+    ]
+
+    # keystroke -> parse/validator diagnostics, and last keystroke -> lint diagnostics
+    parse_lat = []
+    t_lint = None
+    seen: set[int] = set()
+    for t, p in arrivals:
+        if p.uri != uri or p.version not in sent:
+            continue
+        if p.version not in seen:
+            seen.add(p.version)
+            parse_lat.append(t - sent[p.version])
+        elif p.version == last:
+            t_lint = t - sent[last]
+    assert t_lint is not None and parse_lat
+    print(
+        f"\nvhost.pp, {len(TYPED)} keystrokes every {INTERVAL * 1000:.0f} ms, lint on: {len(parse_lat)} versions "
+        f"published; keystroke -> parse diagnostics median {statistics.median(parse_lat) * 1000:.0f} ms, "
+        f"max {max(parse_lat) * 1000:.0f} ms; last keystroke -> lint diagnostics {t_lint * 1000:.0f} ms"
+    )
+    assert t_lint < 20  # bounded: the pause, plus one or two lints (generous for a shared machine)
