@@ -8,7 +8,8 @@ Lint diagnostics never delay the parse and validator diagnostics of a keystroke:
 those at once, with the last lint result carried over (:func:`with_lint`: kept on the lines the edit
 did not touch, shifted below it); :func:`after_publish` then lints the published text in the lint
 process (server/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it goes on, every
-``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint diagnostics. Every lint result is therefore a full lint of a published text,
+``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint diagnostics (unless they
+are the ones already carried). Every lint result is therefore a full lint of a published text,
 and the last one is that of the final text.
 """
 
@@ -60,7 +61,8 @@ class _Lint:
     replaced whole, never changed in place)."""
 
     snap: tuple[int, str, str | None, str] | None = None  # (version, text, path, encoding) last analysed
-    parse: tuple[int, list[Any]] = (-1, [])  # (version, its parse and validator diagnostics)
+    # (version, its parse and validator diagnostics, the lint diagnostics published with them)
+    parse: tuple[int, list[Any], list[AL.LintDiag]] = (-1, [], [])
     result: tuple[str | None, list[AL.LintDiag]] = (None, [])  # (text linted, its lint diagnostics)
     job: asyncio.Future[None] | None = field(default=None, repr=False)
     analysed_at: float = 0.0  # time.monotonic() of the last analysis (snap)
@@ -115,12 +117,14 @@ def with_lint(st: Any, version: int, diags: list[Any]) -> list[Any]:
     text = doc.text
     lt.snap = (version, text, path_of_uri(st.uri), doc.encoding)
     lt.analysed_at = time.monotonic()
-    lt.parse = (version, list(diags))
     if not _active(st.uri):
+        lt.parse = (version, list(diags), [])
         lt.result = (None, [])
         return diags
     old, found = lt.result
-    return [*diags, *shifted(old, found, text)]
+    carried = shifted(old, found, text)
+    lt.parse = (version, list(diags), carried)
+    return [*diags, *carried]
 
 
 def after_publish(ls: Any, st: Any) -> None:
@@ -159,7 +163,8 @@ async def _lint_loop(ls: Any, st: Any, lt: _Lint) -> None:
         if ls.docs.get(st.uri) is not st or st.refused is not None or not _active(st.uri):
             return
         if st.version == version and lt.parse[0] == version and st.published == version:
-            _publish(ls, st, version, lt.parse[1], lt.result[1])
+            if lt.result[1] != lt.parse[2]:  # else the carried result was already right
+                _publish(ls, st, version, lt.parse[1], lt.result[1])
             return
 
 

@@ -118,18 +118,24 @@ async def test_typing_with_lint_on_vhost(client: LanguageClient, oracle: Any) ->
     lines = text.split("\n")
     final = "\n".join(lines[:line] + TYPED.rstrip("\n").split("\n") + lines[line:])
     p_last = await wait_publish(client, uri, last, after=before)
-    p_lint = await wait_publish(client, uri, last, after=published(client).index(p_last) + 1, timeout=30)
-
-    # the lint diagnostics of the final text are puppet-lint's; the typed lines have some
     theirs = _theirs(oracle, final)
-    assert _lint(p_lint.diagnostics) == theirs
+    # the lint diagnostics of the final text are puppet-lint's: in the parse publish of the last
+    # version when the carried result was already right, else in the one lint sends after it
+    deadline = time.monotonic() + 30
+    while _lint(published(client)[-1].diagnostics) != theirs and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)  # nothing else arrives for the final text
+    final_pubs = [p for p in published(client)[published(client).index(p_last) :] if p.uri == uri]
+    assert all(p.version == last for p in final_pubs) and _lint(final_pubs[-1].diagnostics) == theirs
     assert {c for c, ln, _ in theirs if line < ln <= line + 2} >= {"double_quoted_strings", "file_mode"}
-    # and the parse publish of the final version carried the lint result of an earlier text, not a wait
-    assert [d for d in p_last.diagnostics if d.source != "puppet-lint"] == [
-        d for d in p_lint.diagnostics if d.source != "puppet-lint"
-    ]
+    # the parser/validator diagnostics did not wait for lint: the same in every publish of the version
+    assert all(
+        [d for d in p.diagnostics if d.source != "puppet-lint"]
+        == [d for d in p_last.diagnostics if d.source != "puppet-lint"]
+        for p in final_pubs
+    )
 
-    # keystroke -> parse/validator diagnostics, and last keystroke -> lint diagnostics
+    # keystroke -> parse/validator diagnostics, and last keystroke -> the final lint diagnostics
     parse_lat = []
     t_lint = None
     seen: set[int] = set()
@@ -139,12 +145,12 @@ async def test_typing_with_lint_on_vhost(client: LanguageClient, oracle: Any) ->
         if p.version not in seen:
             seen.add(p.version)
             parse_lat.append(t - sent[p.version])
-        elif p.version == last:
+        if p.version == last and t_lint is None and _lint(p.diagnostics) == theirs:
             t_lint = t - sent[last]
     assert t_lint is not None and parse_lat
     print(
         f"\nvhost.pp, {len(TYPED)} keystrokes every {INTERVAL * 1000:.0f} ms, lint on: {len(parse_lat)} versions "
         f"published; keystroke -> parse diagnostics median {statistics.median(parse_lat) * 1000:.0f} ms, "
-        f"max {max(parse_lat) * 1000:.0f} ms; last keystroke -> lint diagnostics {t_lint * 1000:.0f} ms"
+        f"max {max(parse_lat) * 1000:.0f} ms; last keystroke -> final lint diagnostics {t_lint * 1000:.0f} ms"
     )
     assert t_lint < 20  # bounded: the pause, plus one or two lints (generous for a shared machine)
