@@ -21,7 +21,9 @@ from tests.editors import REPO, editor_tool_missing, nvim_binaries, run_nvim_scr
 PLUGIN = REPO / "editors" / "neovim"
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
 
+# documented, so that lint (on by default) has nothing to say: the syntax error is the only diagnostic
 BROKEN = """\
+# @summary A module for the test.
 class mymod {
   file { '/tmp/mymod':
     ensure  => ,

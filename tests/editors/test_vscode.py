@@ -24,7 +24,9 @@ from tests.editors import VSCODE, editor_tool_missing, server_wrapper
 BIN = VSCODE / "node_modules" / ".bin"
 TIMEOUT = 300
 
+# documented, so that lint (on by default) has nothing to say: the syntax error is the only diagnostic
 BROKEN = """\
+# @summary A module for the test.
 class mymod {
   file { '/tmp/mymod':
     ensure  => ,
