@@ -120,6 +120,7 @@ class Builder:
         self.stopped_at: int | None = None  # offset of the last syntax error met
         self.order: dict[int, tuple[int, int]] = {}  # id(diagnostic) -> its sort position (see above)
         self._raise_at = -1  # the end of the construct whose transform is running
+        self._last_raise = -1  # the sort position of the last error raised (they come in parse order)
         # statement lists whose call transform racc's default reduction runs before it reports a syntax
         # error (the error came right after a complete statement): id(list) -> (list, error offset)
         self.transform_first: dict[int, tuple[list[Any], int]] = {}
@@ -149,8 +150,12 @@ class Builder:
         stop = self.stopped_at
         if stop is not None and self._raised_before <= o < stop:
             self.order[id(d)] = (stop, 2)
-        else:
-            self.order[id(d)] = (max(o + ln, self._raise_at, _end_or(raised, -1)), 0)
+        elif o < self._raised_before:  # raised by racc's default reduction at that syntax error
+            self.order[id(d)] = (self._raise_at, 0)
+        else:  # (a node's end may lie before its last token: never before an error raised earlier)
+            at = max(o + ln, self._raise_at, _end_or(raised, -1), self._last_raise)
+            self._last_raise = at
+            self.order[id(d)] = (at, 0)
 
     def syntax_error_met(self, offset: int, open_list: list[Any] | None) -> None:
         """The driver met a syntax error at offset; what is reduced from now on is error recovery.

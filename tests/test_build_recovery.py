@@ -97,6 +97,8 @@ FIRST_RAISED = [
     "a, b\nclass c { @x }",
     "class c { a, b\n @x }",
     "class c { a, b\n class d { @x } }",
+    "t,if f and y(s,''){(''){}}",  # (the `if` node ends before its body's last token)
+    "a, b\nif $f { c, d\n if $g { } }",
 ]
 FIRST_RAISED_EPP = [
     "<% a, b [ %>",
