@@ -2,6 +2,7 @@
 """Language-server latency and memory, measured through the real protocol (stdio JSON-RPC).
 
     python3 bench/bench_lsp.py [--file PATH ...] [--edits N] [--corpus DIR] [--no-memory] [--no-big]
+                               [--lint on|off]
 
 For FILE (apache's vhost.pp by default) and for a ~300 KB one-class manifest built from the corpus's
 class bodies (``--no-big`` leaves it out):
@@ -33,6 +34,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 DEFAULT_FILE = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
+LINT: bool | None = None  # --lint on|off; None: the server's default
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 
 
@@ -52,6 +54,8 @@ class Client:
         threading.Thread(target=self._read, daemon=True).start()
         caps = {"window": {"workDoneProgress": True}, "textDocument": {"publishDiagnostics": {}}}
         params = {"processId": os.getpid(), "capabilities": caps}
+        if LINT is not None:  # puppet-lint diagnostics (on by default in the server) turned on or off
+            params["initializationOptions"] = {"puppet": {"lint": {"enabled": LINT}}}
         if root:
             params["rootUri"] = "file://" + root
             params["workspaceFolders"] = [{"uri": "file://" + root, "name": "ws"}]
@@ -312,7 +316,13 @@ def main(argv=None):
     ap.add_argument("--corpus", default="/usr/share/puppet/modules")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
+    ap.add_argument(
+        "--lint", choices=["on", "off"], help="lint diagnostics on or off (default: the server's default, on)"
+    )
     a = ap.parse_args(argv)
+    global LINT
+    LINT = None if a.lint is None else a.lint == "on"
+    print(f"lint diagnostics: {a.lint or 'server default (on)'}")
     load_start = os.getloadavg()  # (the machine may be shared: the load is reported with the figures)
     files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [DEFAULT_FILE])]
     tmp = None
