@@ -6,37 +6,20 @@ Selection, on-type formatting and code actions; the results are judged by puppet
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as L
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from tests.lsp.publishes import mark, published, wait_publish
+from tests.lsp.publishes import mark, published, wait_publish, workspace_client
 from tests.test_lint_editor import apply
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TEXT = "class foo {\n  file { 'x':\n    ensure => \"present\",\n    mode => 644,\n  }\n}\n"
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
-)
-async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
-    root = str(tmp_path_factory.mktemp("lintws"))
-    await lsp_client.initialize_session(
-        L.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
-            root_uri="file://" + root,  # no lint setting: lint is on by default
-        )
-    )
-    lsp_client._lint_root = root  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
+client = workspace_client("lintws", "_lint_root")
 
 
 def _edits(edits: list[L.TextEdit]) -> list[Any]:

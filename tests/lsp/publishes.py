@@ -1,4 +1,5 @@
-"""Race-free waiting for publishDiagnostics in pytest-lsp tests.
+"""Race-free waiting for publishDiagnostics in pytest-lsp tests, and the other pieces every such test
+needs (an edit sent as one didChange, a module-scoped client on a fresh workspace).
 
 `LanguageClient.wait_for_notification` only sees notifications that arrive after it is called, and
 two publishes read from the server in one chunk resolve at most one waiter: the other is lost and the
@@ -8,9 +9,56 @@ test would wait forever.  Here every publish is recorded as it arrives, and wait
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
+from typing import Any
 
+import pytest_lsp
 from lsprotocol import types as L
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+
+
+def workspace_client(prefix: str, attr: str) -> Any:
+    """A module-scoped pytest-lsp client fixture: the server on a fresh workspace folder (named after
+    `prefix`, its path kept on the client as `attr`), initialised as Neovim 0.7, default settings."""
+
+    @pytest_lsp.fixture(
+        config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+    )
+    async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:  # (injected by its type)
+        root = str(tmp_path_factory.mktemp(prefix))
+        await lsp_client.initialize_session(
+            L.InitializeParams(
+                capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + root
+            )
+        )
+        setattr(lsp_client, attr, root)
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
+
+
+def send_edit(client, uri: str, version: int, start: tuple, end: tuple, text: str) -> None:
+    """One didChange of `uri` to `version`: the range start..end ((line, character) pairs) becomes text."""
+    client.text_document_did_change(
+        L.DidChangeTextDocumentParams(
+            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                L.TextDocumentContentChangePartial(
+                    range=L.Range(
+                        start=L.Position(line=start[0], character=start[1]),
+                        end=L.Position(line=end[0], character=end[1]),
+                    ),
+                    text=text,
+                )
+            ],
+        )
+    )
 
 
 def published(client) -> list:

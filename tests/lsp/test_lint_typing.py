@@ -10,38 +10,22 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import sys
 import time
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as L
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from tests.lsp.publishes import mark, published, wait_publish
+from tests.lsp.publishes import mark, published, send_edit, wait_publish, workspace_client
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 VHOST = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TYPED = '  $typed_in = "no interpolation"\n  file { $typed_in: mode => 644 }\n'
 INTERVAL = 0.05  # seconds between keystrokes
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
-)
-async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
-    root = str(tmp_path_factory.mktemp("typews"))
-    await lsp_client.initialize_session(
-        L.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + root
-        )
-    )
-    lsp_client._type_root = root  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
+client = workspace_client("typews", "_type_root")
 
 
 def _arrivals(client: LanguageClient) -> list[tuple[float, L.PublishDiagnosticsParams]]:
@@ -98,19 +82,7 @@ async def test_typing_with_lint_on_vhost(client: LanguageClient, oracle: Any) ->
     row, col, version = line, 0, 1
     for ch in TYPED:
         version += 1
-        client.text_document_did_change(
-            L.DidChangeTextDocumentParams(
-                text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    L.TextDocumentContentChangePartial(
-                        range=L.Range(
-                            start=L.Position(line=row, character=col), end=L.Position(line=row, character=col)
-                        ),
-                        text=ch,
-                    )
-                ],
-            )
-        )
+        send_edit(client, uri, version, (row, col), (row, col), ch)
         sent[version] = time.monotonic()
         row, col = (row + 1, 0) if ch == "\n" else (row, col + 1)
         await asyncio.sleep(INTERVAL)

@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.publishes import mark, published, wait_publish
+from tests.lsp.publishes import mark, published, send_edit, wait_publish
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "examples", "production")
@@ -56,20 +56,7 @@ def _change(client, uri, version, line, col, text, end=None):
     end = end or (line, col)
     if not hasattr(client, "_puppet_xpp_mark"):
         client._puppet_xpp_mark = mark(client)
-    client.text_document_did_change(
-        L.DidChangeTextDocumentParams(
-            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[
-                L.TextDocumentContentChangePartial(
-                    range=L.Range(
-                        start=L.Position(line=line, character=col),
-                        end=L.Position(line=end[0], character=end[1]),
-                    ),
-                    text=text,
-                )
-            ],
-        )
-    )
+    send_edit(client, uri, version, (line, col), end, text)
 
 
 def make_fixture(profile):

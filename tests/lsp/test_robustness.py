@@ -14,7 +14,7 @@ from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from puppet_xpp.server.analysis import DocConfig, LineIndex, full_analysis
-from tests.lsp.publishes import mark, wait_publish
+from tests.lsp.publishes import mark, send_edit, wait_publish
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
@@ -72,19 +72,7 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
         (l0, c0), (l1, c1) = li.position(len(text[:a].encode())), li.position(len(text[:b].encode()))
         text = text[:a] + piece + text[b:]
         version += 1
-        client.text_document_did_change(
-            L.DidChangeTextDocumentParams(
-                text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    L.TextDocumentContentChangePartial(
-                        range=L.Range(
-                            start=L.Position(line=l0, character=c0), end=L.Position(line=l1, character=c1)
-                        ),
-                        text=piece,
-                    )
-                ],
-            )
-        )
+        send_edit(client, uri, version, (l0, c0), (l1, c1), piece)
         if k % 1000 == 999:
             # responsive: a request in the middle of the storm is answered promptly
             res = await client.text_document_document_symbol_async(

@@ -6,20 +6,16 @@ the fix gives. Where no fix is unambiguous, none is offered."""
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as L
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.conformance.oracle import oracle_for
-from tests.lsp.publishes import mark, wait_publish
+from tests.lsp.publishes import mark, wait_publish, workspace_client
 from tests.test_lint_editor import apply
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # name -> (text, the code our server and Puppet give, the fix's title)
@@ -40,19 +36,7 @@ CASES = {
 NO_FIX = {"dangling operator": "$a = 1 +\n", "else if": "if $a { } else if $b { }\n"}
 
 
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
-)
-async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
-    root = str(tmp_path_factory.mktemp("fixws"))
-    await lsp_client.initialize_session(
-        L.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + root
-        )
-    )
-    lsp_client._fix_root = root  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
+client = workspace_client("fixws", "_fix_root")
 
 
 async def _errors(client: LanguageClient, name: str, text: str) -> tuple[str, list[L.Diagnostic]]:
