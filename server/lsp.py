@@ -908,7 +908,28 @@ def main(argv=None) -> int:
     finally:
         server.worker.shutdown(wait=False, cancel_futures=True)
     code = getattr(server.protocol, "exit_code", None)
-    return 0 if code is None else code  # LSP: exit without shutdown is 1
+    code = 0 if code is None else code  # LSP: exit without shutdown is 1
+    _exit_watchdog(code)
+    return code
+
+
+EXIT_GRACE = 5.0  # seconds the work in flight gets once the client's stream has ended
+
+
+def _exit_watchdog(code: int) -> None:
+    """The client's stream has ended, so nothing more can reach it. Work in flight (an .xpp being written
+    on save) gets EXIT_GRACE seconds to finish as the interpreter exits; after that the process ends
+    anyway. Why: an analysis that never returns (a bug; one was seen once, an orphaned server spinning
+    after its Neovim had quit, cause not found) must not keep a server alive without a client."""
+
+    def leave() -> None:
+        log.error("work still running %.0f s after the client's stream ended: exiting", EXIT_GRACE)
+        logging.shutdown()
+        os._exit(code)
+
+    timer = threading.Timer(EXIT_GRACE, leave)
+    timer.daemon = True
+    timer.start()
 
 
 if __name__ == "__main__":

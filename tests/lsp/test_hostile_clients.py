@@ -271,6 +271,38 @@ def test_internal_failure_publishes_and_keeps_last_good(raw):
     assert [s["name"] for s in syms] == ["a"]
 
 
+_STUCK = """
+import puppet_xpp.server.analysis as A
+_real = A.Document.analysis
+def analysis(self):
+    while b"stuck" in self.data:
+        pass
+    return _real(self)
+A.Document.analysis = analysis
+"""
+
+
+def test_server_exits_when_the_client_goes_away_during_stuck_work(raw):
+    """An analysis that never returns (a bug) must not keep a server alive once its client is gone: the
+    stream's end leaves the work in flight a grace period, then the process ends."""
+    from puppet_xpp.server.lsp import EXIT_GRACE
+
+    c = raw(_STUCK)
+    c.initialize()
+    uri = "file:///tmp/f.pp"
+    c.open(uri, "class a {\n}\n")
+    c.publish(uri, 1)
+    c.change(uri, 2, (1, 1), (1, 1), " # stuck")
+    time.sleep(0.5)  # the analysis of version 2 is running
+    t0 = time.monotonic()
+    c.p.stdin.close()  # the editor quits without shutdown/exit
+    try:
+        c.p.wait(EXIT_GRACE + 15)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the server is still running without its client")
+    assert time.monotonic() - t0 < EXIT_GRACE + 15
+
+
 # ------------------------------------------------------------------------------------------------------
 # bounded work on pathological documents (issue 10 item 10)
 
