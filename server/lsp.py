@@ -107,10 +107,15 @@ class PuppetServer(LanguageServer):
         self._stop_event = threading.Event()
         reader = Bounded(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            try:
+                await G.read_messages(self._stop_event, reader, self.protocol, log, self.report_server_error)
+            finally:  # before asyncio.run and pygls' shutdown wait for their executors' threads
+                _exit_watchdog(self.protocol)
+
         try:
-            asyncio.run(
-                G.read_messages(self._stop_event, reader, self.protocol, log, self.report_server_error)
-            )
+            asyncio.run(serve())
         except BrokenPipeError:
             log.error("connection to the client lost; shutting down")
         except (KeyboardInterrupt, SystemExit):
@@ -908,24 +913,24 @@ def main(argv=None) -> int:
     finally:
         server.worker.shutdown(wait=False, cancel_futures=True)
     code = getattr(server.protocol, "exit_code", None)
-    code = 0 if code is None else code  # LSP: exit without shutdown is 1
-    _exit_watchdog(code)
-    return code
+    return 0 if code is None else code  # LSP: exit without shutdown is 1
 
 
 EXIT_GRACE = 5.0  # seconds the work in flight gets once the client's stream has ended
 
 
-def _exit_watchdog(code: int) -> None:
-    """The client's stream has ended, so nothing more can reach it. Work in flight (an .xpp being written
-    on save) gets EXIT_GRACE seconds to finish as the interpreter exits; after that the process ends
-    anyway. Why: an analysis that never returns (a bug; one was seen once, an orphaned server spinning
-    after its Neovim had quit, cause not found) must not keep a server alive without a client."""
+def _exit_watchdog(protocol) -> None:
+    """The client's stdio stream has ended, so nothing more can reach it. Work in flight (an .xpp being
+    written on save) gets EXIT_GRACE seconds to finish while the server shuts down; after that the
+    process ends anyway. Why: work that never returns (a bug; seen once, an orphaned server spinning
+    after its Neovim had quit, its main thread waiting for a thread at shutdown, cause not found) must
+    not keep a server alive without a client."""
 
     def leave() -> None:
         log.error("work still running %.0f s after the client's stream ended: exiting", EXIT_GRACE)
         logging.shutdown()
-        os._exit(code)
+        code = getattr(protocol, "exit_code", None)
+        os._exit(0 if code is None else code)
 
     timer = threading.Timer(EXIT_GRACE, leave)
     timer.daemon = True
