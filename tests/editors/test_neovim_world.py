@@ -6,13 +6,11 @@ omnifunc takes as the completion's start column."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.editors import REPO, editor_tool_missing, nvim_binaries, server_wrapper
+from tests.editors import REPO, editor_tool_missing, nvim_binaries, run_nvim_script, server_wrapper
 
 SCRIPT = Path(__file__).with_name("nvim_omni.lua")
 LINE = "$x = stdlib::"
@@ -56,21 +54,8 @@ def test_neovim_omnifunc_completes_stdlib_names(version, tmp_path):
         "result": str(tmp_path / "result.json"),
         "step_ms": 30000,
     }
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    environ = dict(os.environ, PUPPET_XPP_NVIM_TEST=str(tmp_path / "spec.json"))
-    for k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        environ[k] = str(tmp_path / k.lower())
-    environ.pop("VIMINIT", None)
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        cwd=tmp_path,
-        env=environ,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=120,
-    )
-    out = proc.stdout.decode(errors="replace")[-3000:] + proc.stderr.decode(errors="replace")[-3000:]
-    res = json.loads((tmp_path / "result.json").read_text())
+    res = run_nvim_script(nvim, SCRIPT, tmp_path, spec, 120)
+    out = res.pop("_output")[-6000:]
     ctx = json.dumps(res, indent=1) + "\n" + out
     assert res["nvim"].startswith(version + "."), ctx
     assert "error" not in res and res["attached"], ctx
