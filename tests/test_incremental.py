@@ -88,6 +88,13 @@ PIECES = [
 ]
 
 
+def _char_start(data: bytes, i: int) -> int:
+    """The first offset >= i that is not inside a UTF-8 sequence (edits land on character boundaries)."""
+    while i < len(data) and (data[i] & 0xC0) == 0x80:
+        i += 1
+    return i
+
+
 def signature(program):
     if program is None:
         return None
@@ -134,11 +141,9 @@ def test_random_edits_equal_full_parse(batches):
             n = len(p.data)
             a = int(where * n)
             # stay on character boundaries
-            while a < n and (p.data[a] & 0xC0) == 0x80:
-                a += 1
+            a = _char_start(p.data, a)
             b = min(n, a + dellen)
-            while b < n and (p.data[b] & 0xC0) == 0x80:
-                b += 1
+            b = _char_start(p.data, b)
             p.edit(a, b, piece)
         check_same(p, config)
 
@@ -183,8 +188,7 @@ def test_corpus_file_random_edits():
     for _ in range(25):
         n = len(p.data)
         a = rnd.randrange(n)
-        while a < n and (p.data[a] & 0xC0) == 0x80:
-            a += 1
+        a = _char_start(p.data, a)
         p.edit(a, min(n, a + rnd.randrange(3)), rnd.choice(PIECES))
         check_same(p, config)
 
@@ -223,11 +227,9 @@ def _random_edits(p, config, rnd, count, lo=0):
     for _ in range(count):
         n = len(p.data)
         a = rnd.randrange(lo, n)
-        while a < n and (p.data[a] & 0xC0) == 0x80:
-            a += 1
+        a = _char_start(p.data, a)
         b = min(n, a + rnd.randrange(3))
-        while b < n and (p.data[b] & 0xC0) == 0x80:
-            b += 1
+        b = _char_start(p.data, b)
         p.edit(a, b, rnd.choice(PIECES))
         check_same(p, config)
 
@@ -349,8 +351,7 @@ def test_one_class_manifest_break_and_repair_resumed():
     for _ in range(20):
         n = len(p.data)
         a = rnd.randrange(20, n - 20)
-        while a < n and (p.data[a] & 0xC0) == 0x80:
-            a += 1
+        a = _char_start(p.data, a)
         p.edit(a, a + rnd.randrange(2), rnd.choice(["{", "(", "[", "'", '"', "}", "if $x {", "\n"]))
         check_same(p, config)
         seen.add((p.stats["mode"], p.stats.get("resumed", False)))
@@ -382,11 +383,9 @@ def test_breaking_edits_inside_bodies_equal_full_parse(edits):
     done = []
     for where, dellen, piece in edits:
         a = lo + int(where * (hi - lo))
-        while a < len(p.data) and (p.data[a] & 0xC0) == 0x80:
-            a += 1
+        a = _char_start(p.data, a)
         b = min(len(p.data), a + dellen)
-        while b < len(p.data) and (p.data[b] & 0xC0) == 0x80:
-            b += 1
+        b = _char_start(p.data, b)
         done.append((a, p.data[a:b].decode("utf-8", "surrogateescape"), piece))
         p.edit(a, b, piece)
         hi += len(piece.encode()) - (b - a)
@@ -411,8 +410,7 @@ def test_corpus_template_typing_breaks_and_repairs():
     p = IncrementalParser(text, config)
     p.update()
     at = len(text.encode()) // 2
-    while at < len(p.data) and (p.data[at] & 0xC0) == 0x80:
-        at += 1
+    at = _char_start(p.data, at)
     _type_and_delete(p, config, at, "<% if $x { [1, {a => '2'}].each |$v| { %>t<% } } %>", set())
 
 
@@ -467,11 +465,9 @@ def test_template_random_edits_equal_full_parse(edits):
     for where, dellen, piece in edits:
         n = len(p.data)
         a = int(where * n)
-        while a < n and (p.data[a] & 0xC0) == 0x80:
-            a += 1
+        a = _char_start(p.data, a)
         b = min(n, a + dellen)
-        while b < n and (p.data[b] & 0xC0) == 0x80:
-            b += 1
+        b = _char_start(p.data, b)
         p.edit(a, b, piece)
         check_same(p, config)
 
