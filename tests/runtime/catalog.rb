@@ -19,24 +19,30 @@ args = ['--confdir', req['confdir'], '--vardir', req['vardir'], '--codedir', req
 args += ['--strict', req['strict']] if req['strict']
 Puppet.initialize_settings(args)
 
-if req['mode'] == 'read'
+# Modes "read" and "widen": each [xpp, source] pair of the request through the block (in a loader
+# context), a FormatError counted as a failure; prints {"results": [[ok, why]...]} and exits.
+def pair_results(req)
   env = Puppet::Node::Environment.create(:x, [])
   out = Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
     req['pairs'].map do |xpp, src|
-      begin
-        doc = PuppetX::Xpp::Loader.load_file(xpp, src)
-        own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
-        prog = doc.program
-        shared = true
-        prog._pcore_all_contents([]) { |m| shared &&= m.locator.equal?(prog.locator) if m.is_a?(Puppet::Pops::Model::Positioned) }
-        [prog == own && shared && prog.locator.file == src, prog == own ? (shared ? 'ok' : 'locator not shared') : 'differs']
-      rescue PuppetX::Xpp::FormatError => e
-        [false, "FormatError: #{e.message}"]
-      end
+      yield xpp, src
+    rescue PuppetX::Xpp::FormatError => e
+      [false, "FormatError: #{e.message}"]
     end
   end
   puts JSON.generate('results' => out)
   exit 0
+end
+
+if req['mode'] == 'read'
+  pair_results(req) do |xpp, src|
+    doc = PuppetX::Xpp::Loader.load_file(xpp, src)
+    own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
+    prog = doc.program
+    shared = true
+    prog._pcore_all_contents([]) { |m| shared &&= m.locator.equal?(prog.locator) if m.is_a?(Puppet::Pops::Model::Positioned) }
+    [prog == own && shared && prog.locator.file == src, prog == own ? (shared ? 'ok' : 'locator not shared') : 'differs']
+  end
 end
 
 if req['mode'] == 'widen'
@@ -58,29 +64,20 @@ if req['mode'] == 'widen'
     else MessagePack.pack(v) # nil, true, false
     end
   end
-  env = Puppet::Node::Environment.create(:x, [])
-  out = Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
-    req['pairs'].map do |xpp, src|
-      data = File.binread(xpp)
-      cut = data.index("\n\n")
-      u = MessagePack::Unpacker.new(allow_unknown_ext: true)
-      u.feed(data.byteslice(cut + 2..))
-      wide = +''.b
-      u.each { |x| wide << widen(x) }
-      head = data.byteslice(0, cut).sub(/checksum=sha256-[0-9a-f]+/, "checksum=sha256-#{PuppetX::Xpp.sha256_hex(wide)}")
-      begin
-        prog = PuppetX::Xpp::Loader.load(head + "\n\n" + wide, src).program
-        own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
-        orig = PuppetX::Xpp::Loader.load(data, src).program
-        ok = prog == own && prog == orig && wide.bytesize > data.bytesize - cut
-        [ok, ok ? 'ok' : 'differs']
-      rescue PuppetX::Xpp::FormatError => e
-        [false, "FormatError: #{e.message}"]
-      end
-    end
+  pair_results(req) do |xpp, src|
+    data = File.binread(xpp)
+    cut = data.index("\n\n")
+    u = MessagePack::Unpacker.new(allow_unknown_ext: true)
+    u.feed(data.byteslice(cut + 2..))
+    wide = +''.b
+    u.each { |x| wide << widen(x) }
+    head = data.byteslice(0, cut).sub(/checksum=sha256-[0-9a-f]+/, "checksum=sha256-#{PuppetX::Xpp.sha256_hex(wide)}")
+    prog = PuppetX::Xpp::Loader.load(head + "\n\n" + wide, src).program
+    own = Puppet::Pops::Parser::Parser.new.parse_file(src).model
+    orig = PuppetX::Xpp::Loader.load(data, src).program
+    ok = prog == own && prog == orig && wide.bytesize > data.bytesize - cut
+    [ok, ok ? 'ok' : 'differs']
   end
-  puts JSON.generate('results' => out)
-  exit 0
 end
 
 if req['mode'] == 'fuzz'
