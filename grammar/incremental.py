@@ -165,7 +165,7 @@ class _Ghost:
     kept aside with their diagnostics, lists and cached validation, so that the edit repairing the
     error finds them again (same tokens) instead of reparsing the rest of the list."""
 
-    __slots__ = ("level", "raw", "bounds", "start", "diags", "levels", "vcache", "delta")
+    __slots__ = ("level", "raw", "bounds", "start", "diags", "levels", "vcache", "calls", "delta")
 
     def __init__(self, level: _Level, raw: list[Any], bounds: list[Any], start: Any) -> None:
         self.level = level
@@ -175,7 +175,65 @@ class _Ghost:
         self.diags: list[Any] = []  # their parse diagnostics
         self.levels: dict[int, _Level] = {}  # their statement lists
         self.vcache: dict[int, tuple[Any, ...]] = {}
+        # the calls the list's transform made of them (`include x`): id(functor) -> (call, its cache
+        # entry); the transform makes them anew when they are restored, the validation stays
+        self.calls: dict[int, tuple[Any, Any]] = {}
         self.delta = 0  # bytes added before them since they were set aside
+
+
+class _Shadow:
+    """Tokens that the current token list lost while records may still refer to them -- the state's,
+    while the text is broken at the top level, or a _Ghost's (a quote typed makes the rest of a file
+    lexed anew) -- moved with every later edit as if they were still in the list.  A token lexed
+    again at the same place, equal, takes the old object back, so that those records (which refer to
+    tokens by identity) find it again when the quote is closed.  Of two lost tokens at one place, the
+    older is kept (records are older than the tokens of the edits since)."""
+
+    __slots__ = ("toks",)
+    LIMIT = 200_000  # (a guard: beyond this many, the shadow is dropped, and records fall back)
+
+    def __init__(self) -> None:
+        self.toks: dict[int, Any] = {}  # start position -> token
+
+    def add(self, removed: list[Any], ds: int, de_old: int, delta: int) -> None:
+        """An edit replaced bytes [ds, de_old) (delta longer) and the tokens `removed` (old positions)."""
+        moved: dict[int, Any] = {}
+        for p, t in self.toks.items():
+            if p >= de_old:
+                _shift(t, delta)
+                moved[p + delta] = t
+            elif p < ds:
+                moved[p] = t
+        for t in removed:
+            p = t.start_pos
+            if p >= de_old:
+                p += delta
+                if p not in moved:
+                    _shift(t, delta)
+                    moved[p] = t
+            elif p < ds and t.end_pos <= ds and p not in moved:
+                moved[p] = t
+        self.toks = moved
+
+    def take_back(self, middle: list[Any]) -> None:
+        have = self.toks
+        if not have:
+            return
+        for k, x in enumerate(middle):
+            y = have.get(x.start_pos)
+            if y is not None and _same(x, y, 0):
+                middle[k] = y
+                del have[x.start_pos]
+
+
+def _shift(t: Any, delta: int) -> None:
+    t.start_pos += delta
+    t.end_pos += delta
+    if type(t) is MappedToken:
+        if t.concat_end_pos is not None:
+            t.concat_end_pos += delta
+        if t.name_start_pos is not None:
+            t.name_start_pos += delta
 
 
 def _transform(raw: list[Any], locator: Any, file: str) -> tuple[list[Any], list[Any]]:
@@ -205,6 +263,7 @@ class _Recorder:
         self.stop: tuple[Any, ...] | None = None  # ('sync', old index) | ('end',)
         self.old_levels: dict[int, _Level] = {}  # bodies that may be kept whole (event "open")
         self.jumped: list[_Level] = []
+        self.jstacks: list[tuple[tuple[Any, ...], list[Any]]] = []  # the run's LR stack at each jump
         self.tables: Any = None
         self.parser: Any = None
 
@@ -225,6 +284,7 @@ class _Recorder:
         g = t.gotos[stack[-1]].get("statements")
         if g is None:
             return None
+        self.jstacks.append((tuple[Any, ...](stack), list(values)))
         stack.append(g)
         values.append(lv.out)
         self.jumped.append(lv)
@@ -617,6 +677,12 @@ class IncrementalParser:
         # the current tokens is shown, and the next edit reparses from the state over both edits
         self._broken: tuple[int, int, int] | None = None
         self._broken_ds = 0  # while broken: the first byte changed since the incremental state
+        self._broken_de = 0  # ... and the end of the last (current coordinates)
+        # while broken: the state's token list (the tokens its records refer to), and those of its
+        # tokens that the current list lost, kept at current positions (_Shadow)
+        self._state_toks: list[Any] | None = None
+        self._shadow: _Shadow | None = None
+        self._last_splice: tuple[Any, ...] = ()  # (m0, len(middle), removed tokens, ds, de_old, delta)
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -744,6 +810,8 @@ class IncrementalParser:
                 self._full()
         except Exception as e:  # a parser bug must not take the server down
             self._crashed(e)
+        if self._broken is None and self._ghost is None:
+            self._shadow = None  # (no record refers to lost tokens any more)
 
     def _crashed(self, e: Exception) -> None:
         import traceback
@@ -755,7 +823,7 @@ class IncrementalParser:
             pass
         self.levels = None
         self._program = self._base = None
-        self._broken = None
+        self._end_broken()
         self._plain_units = None
         self.tokens = []
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
@@ -805,7 +873,7 @@ class IncrementalParser:
         self.tokens = toks
         self._mapped = any(type(t) is MappedToken for t in toks)
         self._program = self._base = res.program
-        self._broken = None
+        self._end_broken()
         self._plain_units = None
         self._ghost = None
         self.pos = _Positions()
@@ -837,12 +905,17 @@ class IncrementalParser:
             return
         c, ce, dT, m1_old = changed
         total = delta
+        de_since = de
         if self._broken is not None:  # the changes since the incremental state, together
             c0, ce0, d0 = self._broken
             mn = ce - c
             c0 = c0 if c0 < c else (c0 + dT if c0 >= m1_old else c)
             ce0 = ce0 if ce0 <= c else (ce0 + dT if ce0 >= m1_old else c + mn)
             c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
+            bde = self._broken_de
+            bde = bde if bde <= ds else (bde + delta if bde >= de - delta else de)
+            de_since = max(bde, de)
+            ce = self._state_suffix(c, ce, de_since)
         lvl = self._innermost(c, ce)
         first = lvl
         dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
@@ -861,20 +934,55 @@ class IncrementalParser:
                     and first.opener is not None
                     and self._resume_plain(first, c, ce, dmin)
                 ):
-                    self._broken = (c, ce, total)
-                    self._broken_ds = dmin
+                    self._set_broken(c, ce, total, dmin, de_since)
                     return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
-                    self._broken = (c, ce, total)
-                    self._broken_ds = dmin
+                    self._set_broken(c, ce, total, dmin, de_since)
                     self._show_plain()
                     return
                 lvl = parent
-        self._broken = None
+        self._end_broken()
         self._plain_units = None
         self._program = self._base
         self.stats["tokens_parsed"] = parsed
+
+    def _set_broken(self, c: int, ce: int, total: int, ds: int, de: int) -> None:
+        """The text is broken at the top level; the state stays (see the module docstring).  When it
+        was not broken before, the state's token list is what this update's splice replaced."""
+        if self._broken is None:
+            m0, mlen, removed, eds, ede_old, edelta = self._last_splice
+            toks = self.tokens
+            self._state_toks = toks[:m0] + removed + toks[m0 + mlen :]
+            if self._shadow is None:  # (else _relex added them already)
+                self._shadow = _Shadow()
+                self._shadow.add(removed, eds, ede_old, edelta)
+        self._broken = (c, ce, total)
+        self._broken_ds = ds
+        self._broken_de = de
+
+    def _end_broken(self) -> None:
+        self._broken = None
+        self._state_toks = None
+        if self._ghost is None:
+            self._shadow = None
+
+    def _state_suffix(self, c: int, ce: int, de: int) -> int:
+        """While broken: the changed tokens [c, ce) since the state end earlier when the last of them
+        are the state's own again (a quote closed again: the tokens after it were lexed anew and took
+        back the state's objects, see _Shadow) and no edit since the state reaches them (de: the end
+        of the last edit, current coordinates).  The state's records then sync on them."""
+        st = self._state_toks
+        if st is None:
+            return ce
+        toks = self.tokens
+        off = len(st) - len(toks)
+        while ce > c and ce - 1 + off >= 0:
+            t = toks[ce - 1]
+            if t.start_pos < de or st[ce - 1 + off] is not t:
+                break
+            ce -= 1
+        return ce
 
     def _resume_plain(self, lvl: _Level, c: int, ce: int, ds: int) -> bool:
         """The text may be broken at the top level: run grammar.parser's plain parse from the last
@@ -1142,6 +1250,16 @@ class IncrementalParser:
         m1_old = b_idx - suf  # first unchanged old token after them
         middle = new_toks[pre : nw - suf]
         dT = len(middle) - (m1_old - m0)
+        removed = toks[m0:m1_old]
+        sh = self._shadow
+        if sh is None and self._ghost is not None:
+            sh = self._shadow = _Shadow()
+        if sh is not None:  # (records refer to lost tokens: lexed again, they take their objects back)
+            sh.add(removed, ds, de_old, delta)
+            sh.take_back(middle)
+            if len(sh.toks) > sh.LIMIT:
+                sh.toks.clear()
+        self._last_splice = (m0, len(middle), removed, ds, de_old, delta)
         toks[m0:m1_old] = middle
         ce = m0 + len(middle)
         if delta:
@@ -1311,6 +1429,13 @@ class IncrementalParser:
                 return k
             k += 1
         return -1  # replaced
+
+    def _lost_or_current(self, tok: Any) -> bool:
+        """Is tok a token of the current list, or one it lost that may be lexed again (_Shadow)?"""
+        if self._index(tok) >= 0:
+            return True
+        sh = self._shadow
+        return sh is not None and sh.toks.get(tok.start_pos) is tok
 
     def _innermost(self, c: int, ce: int) -> _Level:
         """The innermost statement list whose braces enclose tokens [c, ce) and did not change."""
@@ -1494,13 +1619,16 @@ class IncrementalParser:
                     }
                     ids = {id(x) for x in _nodes_of(new_ghost.raw)}
                     new_ghost.vcache = {i: e for i, e in self._vcache.items() if i in ids}
+                    new_ghost.calls = {
+                        id(x.functor_expr): (x, self._vcache.get(id(x)))
+                        for x in lvl.out or ()
+                        if type(x) is A.CallNamedFunctionExpression and id(x.functor_expr) in ids
+                    }
                     new_ghost.delta = delta
                     break
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         if jumped:
-            for v in self.levels.values():
-                if v.opener is not None and in_jumped(v.opener.start_pos):
-                    v.stale = True
+            self._restack(jumped, rec.jstacks)
         self.base_diags = [d for d in self.base_diags if not gone(d)]
         levels = self.levels
         hi = max(r_end_cur, r_end_old)
@@ -1552,13 +1680,15 @@ class IncrementalParser:
         elif new_ghost is not None:
             self._ghost = new_ghost
         elif ghost is not None:
-            if self._index(ghost.start) >= 0 and r_start < ghost.start.start_pos:
+            if self._lost_or_current(ghost.start) and r_start < ghost.start.start_pos:
                 ghost.delta += delta
             else:
                 self._ghost = None
         self._flush_calls(new_raw, lvl.out or [])
         out, xdiags = _transform(new_raw, self.locator, cfg.file)
         out = _reuse_calls(out, new_raw, lvl.out or [])
+        if restore is not None and ghost is not None and ghost.calls:
+            self._restore_calls(out, ghost.calls)
         held = _held_lists(_nodes_of(new_items), jskip)
         new_levels = {k: v for k, v in rec.levels.items() if v.out is not None and id(v.out) in held}
         run_x = [d for v in new_levels.values() for d in v.xdiags]
@@ -1583,6 +1713,41 @@ class IncrementalParser:
         self.stats["bodies_kept"] = self.stats.get("bodies_kept", 0) + len(jumped)
         self._finish(old_items, new_items)
         return max(err if err is not None else ce, ce) - start_i
+
+    def _restack(self, jumped: list[_Level], stacks: list[tuple[tuple[Any, ...], list[Any]]]) -> None:
+        """Bodies kept whole now sit on the run's LR stack, whose values (the reparsed header) are new
+        objects: the levels of each body and of the lists inside it take that stack below their own
+        part, so that a later plain parse resumed inside them (_resume_plain) reduces the current
+        header.  A list whose recorded stack does not start with its body's is marked stale instead."""
+        assert self.levels is not None
+        for jl, (states, values) in zip(jumped, stacks):
+            old_s, old_v = jl.states, jl.values
+            ns, nv = len(old_s), len(old_v)
+            lo, hi = jl.opener.start_pos, jl.closer.start_pos
+            for v in self.levels.values():
+                if v is jl or v.opener is None or not lo < v.opener.start_pos < hi:
+                    continue
+                if v.states[:ns] == old_s and all(x is y for x, y in zip(v.values[:nv], old_v)):
+                    v.states = states + v.states[ns:]
+                    v.values = values + v.values[nv:]
+                else:
+                    v.stale = True
+            jl.states, jl.values = states, values
+
+    def _restore_calls(self, out: list[Any], calls: dict[int, tuple[Any, Any]]) -> None:
+        """The calls made anew of restored statements (same function name and arguments, the same
+        objects) take the validation cached for the calls made of them before."""
+        for x in out:
+            if type(x) is not A.CallNamedFunctionExpression:
+                continue
+            old = calls.get(id(x.functor_expr))
+            if old is None:
+                continue
+            o, hit = old
+            if hit is None or hit[0] is not o or len(o.arguments) != len(x.arguments):
+                continue
+            if all(p is q for p, q in zip(o.arguments, x.arguments)):
+                self._vcache[id(x)] = (x, *hit[1:])
 
     def _move_all(self, a: int, b: int, delta: int) -> None:
         """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""

@@ -306,6 +306,34 @@ def test_one_class_manifest_typing_a_statement():
     assert 1 in tried, tried
 
 
+def test_one_class_manifest_quote_closed_again_is_local():
+    """A quote typed in the middle of a one-class body makes the rest of the file lexed anew (one long
+    string, then code where strings were); when it is closed again, the tokens lexed after it are the
+    state's own again, so the statement is reparsed on its own: the last keystroke, which completes
+    it, revalidates a few statements, not the rest of the body.  Every step equals a full parse."""
+    text = one_class_manifest(40000)
+    if len(text) < 20000:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="big.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    lines = text.splitlines(keepends=True)
+    k = len(lines) // 3
+    while not lines[k].startswith("  }"):
+        k += 1
+    at = sum(len(x.encode()) for x in lines[: k + 1]) - 1
+    piece = "\n  notice('x', [1, {a => 2}])"
+    for i, ch in enumerate(piece):
+        p.edit(at + i, at + i, ch)
+        check_same(p, config)
+    assert p.stats["mode"] == "incremental" and p.stats["statements_validated"] <= 5, p.stats
+    for i in range(len(piece) - 1, -1, -1):
+        p.edit(at + i, at + i + 1, "")
+        check_same(p, config)
+    assert p.stats["statements_validated"] <= 5, p.stats
+    assert p.data.decode() == text
+
+
 BREAKING = [
     "\n  notice('x', [1, {a => 2}])",
     "\n  if $a { foo(1, [2",
@@ -433,6 +461,39 @@ def test_definition_header_edit_keeps_the_body():
     p.edit(at, at + 1, "")  # ... and the repair is incremental again
     check_same(p, config)
     assert p.stats["mode"] == "incremental"
+
+
+@pytest.mark.corpus
+def test_kept_body_resumes_after_header_edits():
+    """Edits before a define that keep its body whole (a statement typed at the top level and deleted,
+    a parameter renamed): a statement typed later into that body, and into an `if` inside it, breaks
+    the file at the top level on the way; the plain parse is still resumed at the body's boundary
+    (stats "resumed": the kept body's recorded LR stack holds the reparsed header), and every step
+    equals a full parse."""
+    if not os.path.exists(CORPUS):
+        pytest.skip("corpus not installed")
+    text = open(CORPUS, encoding="utf-8").read()
+    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    data = text.encode()
+    at = data.index(b"define apache::vhost")
+    p.edit(at, at, "x\n")  # a statement before the define ...
+    check_same(p, config)
+    p.edit(at, at + 2, "")  # ... deleted again: the body is kept whole both times
+    check_same(p, config)
+    par = data.index(b"$ssl_chain ")
+    p.edit(par + 1, par + 1, "y")
+    check_same(p, config)
+    assert p.stats["mode"] == "incremental" and p.stats["bodies_kept"] == 1
+    p.edit(par + 1, par + 2, "")
+    check_same(p, config)
+    for needle in (b"  if $fallbackresource {", b"    if $port {"):
+        line_end = data.index(b"\n", data.index(needle))
+        seen: set = set()
+        _type_and_delete(p, config, line_end, "\n  notice('x', [1, {a => 2}])", seen)
+        assert ("plain", True) in seen and ("plain", False) not in seen, seen
+    assert p.data == data
 
 
 BASE_EPP = """<%- | String $name, Optional[Integer] $port = undef | -%>
