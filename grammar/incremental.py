@@ -683,6 +683,7 @@ class IncrementalParser:
         self._state_toks: list[Any] | None = None
         self._shadow: _Shadow | None = None
         self._last_splice: tuple[Any, ...] = ()  # (m0, len(middle), removed tokens, ds, de_old, delta)
+        self._rdiv_clean = 0  # tokens[:k] hold no DIV lexed where a regex could start (_regex_div_before)
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -796,6 +797,7 @@ class IncrementalParser:
         self._vdiags = None
         if self._kept_tokens is not None:  # (after a hard lexer error: the state's tokens again)
             self.tokens, self._kept_tokens = self._kept_tokens, None
+            self._rdiv_clean = 0
         self._set_locator(pending if self.levels is not None and not self._relocate else None)
         self._relocate = False
         try:
@@ -826,6 +828,7 @@ class IncrementalParser:
         self._end_broken()
         self._plain_units = None
         self.tokens = []
+        self._rdiv_clean = 0
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         self.full_diags = [
             Diagnostic(
@@ -871,6 +874,7 @@ class IncrementalParser:
             rec = _Recorder(toks, len(toks), self.locator, cfg.file)
         res = P.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
         self.tokens = toks
+        self._rdiv_clean = 0
         self._mapped = any(type(t) is MappedToken for t in toks)
         self._program = self._base = res.program
         self._end_broken()
@@ -882,7 +886,7 @@ class IncrementalParser:
         self.full_diags = list(res.diagnostics)
         self.stats = {"mode": "full", "tokens_lexed": len(toks), "tokens_parsed": len(toks)}
         self.levels = None
-        if rec is None or not rec.top_done or res.program is None:
+        if rec is None or not rec.top_done or res.program is None or _overlapping(toks):
             return
         held = _held_lists([res.program.body])  # type: ignore[attr-defined]
         levels = {k: v for k, v in rec.levels.items() if v.out is not None and (k == 0 or id(v.out) in held)}
@@ -1135,6 +1139,7 @@ class IncrementalParser:
         self._relocate = True  # (the line index is the current text's already)
         self._kept_tokens = self.tokens
         self.tokens = e.tokens
+        self._rdiv_clean = 0
         res = P.parse_lexed(self.locator, e.tokens, e.diags, e.error)
         self._program = res.program
         self._plain_units = None
@@ -1206,7 +1211,7 @@ class IncrementalParser:
                 continue
             if b"/" in win:
                 if regex_before is None:
-                    regex_before = self._regex_div(toks, 0, a_idx)
+                    regex_before = self._regex_div_before(a_idx)
                 if regex_before:
                     raise _Fallback()
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
@@ -1230,6 +1235,8 @@ class IncrementalParser:
                 raise _LexBroken(toks[:a_idx] + f[2], keep + f[3], f[4])
             raise _Fallback()
         assert lex_diags is not None
+        if _overlapping(new_toks) or _overlapping(toks[a_idx:b_idx]):
+            raise _Fallback()  # (see _overlapping)
         nw = len(new_toks)
         old_win = toks[a_idx:b_idx]
         # common prefix (tokens before the edit, equal) and suffix (after it, equal once moved)
@@ -1251,6 +1258,7 @@ class IncrementalParser:
         middle = new_toks[pre : nw - suf]
         dT = len(middle) - (m1_old - m0)
         removed = toks[m0:m1_old]
+        self._rdiv_clean = min(self._rdiv_clean, m0)
         sh = self._shadow
         if sh is None and self._ghost is not None:
             sh = self._shadow = _Shadow()
@@ -1290,7 +1298,7 @@ class IncrementalParser:
         self.lex_diags = keep
         self.stats = {"mode": "incremental", "tokens_lexed": nw, "window": (a_line, b_line_new)}
         adjacent = 0 < m0 < len(toks) and toks[m0 - 1].end_pos == toks[m0].start_pos - delta
-        if not middle and m1_old == m0 and self._broken is None and not adjacent:
+        if not middle and m1_old == m0 and self._broken is None and not adjacent and not self._recovered():
             # only blanks or comments changed: move what follows (not between two tokens that
             # touched: a node of length 0 there may belong to either; their statement is reparsed)
             self.stats["mode"] = "shift"
@@ -1312,6 +1320,11 @@ class IncrementalParser:
             self._finish([], [])
             return None
         return m0, ce, dT, m1_old
+
+    def _recovered(self) -> bool:
+        """Did the parse recover from a syntax error?  Where it resumes depends on line breaks and
+        first columns (grammar.parser.next_resume), so blanks changed then are not just moved."""
+        return any(d.code == "SYNTAX_ERROR" for d in self.full_diags)
 
     def _inside_flags(self) -> list[Any]:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
@@ -1344,6 +1357,17 @@ class IncrementalParser:
                 break  # the same nesting after the same token: the rest is unchanged
         self._inside = old_f[:m0] + f + old_f[j:]
         self._levels_dq = old_lv[:m0] + lv + old_lv[j:]
+
+    def _regex_div_before(self, k: int) -> bool:
+        """_regex_div over tokens[:k], scanning only what was not scanned clean before (a splice
+        makes the tokens from its first changed one unscanned again): not O(file) per keystroke."""
+        k0 = self._rdiv_clean
+        if k0 >= k:
+            return False
+        if self._regex_div(self.tokens, k0, k):
+            return True
+        self._rdiv_clean = k
+        return False
 
     @staticmethod
     def _regex_div(
@@ -1975,16 +1999,35 @@ def _out_len(raw: list[Any]) -> int:
     return n
 
 
+def _overlapping(toks: list[Any]) -> bool:
+    """Do two of these tokens overlap?  A heredoc's text tokens follow its tag in the list although
+    the rest of the tag's line comes first in the text; a string opened on that line after the tag
+    runs across the heredoc's text, over its tokens.  Windows, anchors and the splice all assume
+    tokens that do not overlap: such a text is parsed in full."""
+    if not any(t.type == "HEREDOC" for t in toks):
+        return False
+    end = -1
+    for a, b in sorted((t.start_pos, t.end_pos) for t in toks):
+        if a < end:
+            return True
+        end = max(end, b)
+    return False
+
+
 def _same(x: Any, y: Any, delta: int) -> bool:
     """Are two tokens equal, y moved by delta?"""
-    return bool(
-        x.type == y.type
-        and x.value == y.value
-        and x.start_pos == y.start_pos + delta
-        and x.end_pos == y.end_pos + delta
-        and _opt(x, "concat_end_pos") == _opt(y, "concat_end_pos", delta)
-        and _opt(x, "name_start_pos") == _opt(y, "name_start_pos", delta)
-    )
+    if (
+        x.type != y.type
+        or x.value != y.value
+        or x.start_pos != y.start_pos + delta
+        or x.end_pos != y.end_pos + delta
+    ):
+        return False
+    if type(x) is not MappedToken and type(y) is not MappedToken:
+        return True
+    return _opt(x, "concat_end_pos") == _opt(y, "concat_end_pos", delta) and _opt(
+        x, "name_start_pos"
+    ) == _opt(y, "name_start_pos", delta)
 
 
 def _opt(t: Any, name: str, delta: int = 0) -> int | None:

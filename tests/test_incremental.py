@@ -8,7 +8,7 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from puppet_xpp.grammar import ast as A
@@ -400,6 +400,10 @@ def test_one_class_manifest_break_and_repair_resumed():
         max_size=8,
     )
 )
+# a string opened on a heredoc's tag line runs over the heredoc's text (tokens that overlap)
+@example(edits=[(0.0, 0, "{"), (0.26171875, 0, '"'), (0.5, 0, '"'), (1.0, 0, '"')])
+# a line break added while the parse recovers from an error moves where recovery resumes
+@example(edits=[(0.0, 3, "{"), (0.0, 3, "\n"), (0.03515625, 0, "\n")])
 def test_breaking_edits_inside_bodies_equal_full_parse(edits):
     """Unbalanced brackets and quotes inside the bodies of a class (the resumed plain parse), then
     removed again in reverse order: every step equals a full parse."""
