@@ -293,6 +293,8 @@ class _Recorder:
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         if event == "open":
             return self._open(i, stack, values)
+        if event == "resume":
+            return False
         tgt = self.target
         if tgt is not None and len(stack) == self.depth:
             if event == "item":
@@ -408,8 +410,18 @@ class _Sync:
         self.ce = ce
         self.lists = lists  # stack height of a list's statements -> the list
         self.ghost: tuple[int, set[int]] | None = None  # (height, ids of the _Ghost's boundaries)
+        # where the run resumed after errors inside bodies (_PlainRun), and the last run's (when the
+        # tokens from `unchanged` on are the ones it parsed): meeting one of its configurations again
+        # stops the run with `reused` set
+        self.builder: Any = None
+        self.resumes: list[tuple[Any, ...]] = []
+        self.last: _PlainRun | None = None
+        self.unchanged = 0
+        self.reused: int | None = None
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
+        if event == "resume":
+            return self._resume(i, stack, values)
         if event == "open" or i < self.ce or event == "list":
             return None
         lvl = self.lists.get(len(stack))
@@ -426,6 +438,65 @@ class _Sync:
             return True
         g = self.ghost
         return g is not None and g[0] == len(stack) and id(tok) in g[1]
+
+    def _resume(self, i: int, stack: list[Any], values: list[Any]) -> bool:
+        tok = self.tokens[i] if i < self.n else None
+        conf = (tok, tuple[Any, ...](stack), tuple(tuple(v) if type(v) is list else v for v in values))
+        last = self.last
+        if last is not None and i >= self.unchanged:
+            j = last.at(conf)
+            if j is not None:
+                self.reused = j
+                return True
+        self.resumes.append((*conf, len(self.builder.diagnostics)))
+        return False
+
+
+def _same_conf(x: tuple[Any, ...], y: tuple[Any, ...]) -> bool:
+    """Two driver configurations (token, LR states, values with lists as tuples) of the same objects."""
+    if x[0] is not y[0] or x[1] != y[1] or len(x[2]) != len(y[2]):
+        return False
+    for a, b in zip(x[2], y[2]):
+        if a is b:
+            continue
+        if type(a) is not tuple or type(b) is not tuple or len(a) != len(b):
+            return False
+        if not all(p is q for p, q in zip(a, b)):
+            return False
+    return True
+
+
+class _PlainRun:
+    """What a resumed plain parse (IncrementalParser._resume_plain) made, for the next keystroke: a
+    run that resumes after an error inside a body at a token the edit did not change, with the same
+    LR states and the same objects below, goes on exactly as this one did -- its Program and its
+    diagnostics from there on are this run's, moved by the edit.  (A quote typed mid-file makes the
+    rest of the text one string, then code where strings were: each keystroke until it is closed
+    would parse all of that again.)  Holds the objects it compares, so their ids stay unique."""
+
+    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered")
+
+    def __init__(
+        self,
+        resumes: list[tuple[Any, ...]],
+        diags: list[Any],
+        order: dict[int, Any],
+        prog: Any,
+        units: set[int],
+        recovered: bool,
+    ) -> None:
+        self.resumes = resumes  # (token, states, values, index in diags) where the run resumed
+        self.diags = diags  # the run's diagnostics, in the order it made them
+        self.order = order  # their sort keys (Builder.diagnostic_order)
+        self.prog = prog
+        self.units = units
+        self.recovered = recovered
+
+    def at(self, conf: tuple[Any, ...]) -> int | None:
+        for j, r in enumerate(self.resumes):
+            if r[0] is conf[0] and _same_conf(r, conf):
+                return j
+        return None
 
 
 def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
@@ -618,6 +689,8 @@ class _Positions:
                 hi = lo + n.length
             if o >= b:
                 n.offset = o + delta  # (an operator after the edit, its left operand before it)
+                if self._lo(n) < a:  # (... around the edit: validated again)
+                    touched.append(n)
             if lo < a and hi > a:
                 if hi >= b:
                     n.length += delta  # around the edit
@@ -684,6 +757,12 @@ class IncrementalParser:
         self._shadow: _Shadow | None = None
         self._last_splice: tuple[Any, ...] = ()  # (m0, len(middle), removed tokens, ds, de_old, delta)
         self._rdiv_clean = 0  # tokens[:k] hold no DIV lexed where a regex could start (_regex_div_before)
+        # the last update's resumed plain parse (_PlainRun), this update's, and this update's edit:
+        # (first byte, end byte, bytes added) and the first token after the ones it changed
+        self._last_plain: _PlainRun | None = None
+        self._plain_run: _PlainRun | None = None
+        self._edit: tuple[int, int, int] | None = None
+        self._edit_ce = 0
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -794,6 +873,8 @@ class IncrementalParser:
             self.text = self.data.decode("utf-8", "surrogateescape")
         pending, self._pending = self._pending, None
         self._dirty = False
+        self._last_plain, self._plain_run = self._plain_run, None
+        self._edit = pending
         self._vdiags = None
         if self._kept_tokens is not None:  # (after a hard lexer error: the state's tokens again)
             self.tokens, self._kept_tokens = self._kept_tokens, None
@@ -908,6 +989,7 @@ class IncrementalParser:
             self._plain_units = None
             return
         c, ce, dT, m1_old = changed
+        self._edit_ce = ce
         total = delta
         de_since = de
         if self._broken is not None:  # the changes since the incremental state, together
@@ -1086,9 +1168,15 @@ class IncrementalParser:
         old_ids = _roots(values)
         b = _ListBuilder(self.locator, cfg.file)
         b.namestack[:] = P.open_class_names(t, stack, values)
+        watch.builder = b
+        if self._last_plain is not None and self._edit is not None:
+            watch.last = self._last_plain
+            watch.unchanged = self._edit_ce
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, watch)
+            if watch.reused is not None:
+                return self._reuse_plain(watch, b, lim, chain)
             if value is P.STOPPED or err is None:
                 return False
             prog = P.recover_top(
@@ -1130,6 +1218,58 @@ class IncrementalParser:
         self.stats["mode"] = "plain"
         self.stats["resumed"] = True
         self.stats["tokens_parsed"] = n - start_i
+        if prog is not None:
+            order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
+            self._plain_run = _PlainRun(watch.resumes, list(b.diagnostics), order, prog, units, b.had_errors)
+        return True
+
+    def _reuse_plain(self, watch: _Sync, b: Builder, lim: int, chain: list[_Level]) -> bool:
+        """The run met a configuration of the last plain parse's (_PlainRun): that parse's Program and
+        diagnostics from there on, moved by the edit, complete this one's."""
+        last = watch.last
+        assert last is not None and self._edit is not None and self.levels is not None
+        j = watch.reused
+        assert j is not None
+        ds, de, delta = self._edit
+        de_old = de - delta
+        mine = list(b.diagnostics)
+        k = last.resumes[j][3]
+        after = last.diags[k:]
+        order = dict(b.order)
+        for d in after:
+            key = last.order.get(id(d))
+            if delta:
+                if d.offset is not None and d.offset >= de_old:
+                    d.offset += delta
+                if key is not None and key[0] >= de_old:
+                    key = (key[0] + delta, key[1])
+                    last.order[id(d)] = key
+            if key is not None:
+                order[id(d)] = key
+        prog = last.prog
+        self.pos.move(prog.body, ds, de_old, delta)
+        for y in self.pos.touched:  # (the nodes around the edit grew: validated again)
+            self._pcache.pop(id(y), None)
+        self.pos.touched = []
+        b.order = order
+        run_diags = mine + after
+        diags = list(self.lex_diags)
+        diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
+        for v in self.levels.values():
+            if v.closer is not None and v.closer.start_pos < lim and v not in chain:
+                diags.extend(v.xdiags)
+        diags.extend(run_diags)
+        diags.sort(key=b.diagnostic_order)
+        resumes = watch.resumes + [(*r[:3], r[3] - k + len(mine)) for r in last.resumes[j:]]
+        self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
+        self._plain_units = last.units
+        self._plain_lazy = True
+        self._program = prog
+        self.block_recovery = last.recovered
+        self.full_diags = diags
+        self.stats["mode"] = "plain"
+        self.stats["resumed"] = True
+        self.stats["reused"] = True
         return True
 
     def _show_lex_broken(self, e: _LexBroken, pending: tuple[int, int, int]) -> None:

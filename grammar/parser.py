@@ -246,7 +246,8 @@ class Driver:
         ``stack``/``values`` are the LR state there (the list is used and changed in place); ``watch`` is
         called as ``watch(event, i, stack, values)`` with event "item" after a statement list grew (the
         list is ``values[-1]``, the lookahead ``tokens[i]``), "end" before a complete list's call
-        transform and "list" after it (``values[-1]`` is then the transformed list); when it returns
+        transform and "list" after it (``values[-1]`` is then the transformed list), "resume" where
+        recovery from a syntax error inside a body goes on (``tokens[i]``); when it returns
         True, or when a reduction would pop the stack below ``floor`` entries, the parse stops there
         and ``(STOPPED, i)`` is returned.  After a `{` is shifted, event "open": a token index
         returned means the watch pushed the body's statements itself (a body kept from an earlier
@@ -282,6 +283,8 @@ class Driver:
                         return self.salvage(stack, values), i
                     resumed = i = k
                     defaults = 0
+                    if watch is not None and watch("resume", i, stack, values):
+                        return STOPPED, i
                     continue
             else:
                 defaults = 0

@@ -334,6 +334,51 @@ def test_one_class_manifest_quote_closed_again_is_local():
     assert p.data.decode() == text
 
 
+def test_operator_statement_around_edit_is_validated_again():
+    """A statement whose node starts at its operator (an assignment, a relationship) while its left
+    operand starts before it: an edit inside that operand leaves the node's own offset after the
+    edit, yet its validation (here reported at the operand's start) must not move with it."""
+    text = "class c {\n  include a\n  if $a {\n    $b = 1\n  } = 3\n  include b\n}\n"
+    config = DocConfig(file="c.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    p.validation_diagnostics()  # (cached)
+    at = text.index("$b")
+    p.edit(at, at, "\n ")
+    check_same(p, config)
+
+
+@pytest.mark.corpus
+def test_quote_typed_mid_file_reuses_the_last_plain_parse():
+    """A quote typed into a one-class body makes the rest of the file lexed anew; recovery then
+    leaves the body and the file is broken at the top level.  While the quote stays open, the next
+    keystroke's plain parse meets the last one's configuration where it resumed after the first
+    error, and takes that parse's Program and diagnostics from there (stats "reused"): every step
+    still equals a full parse."""
+    big = one_class_manifest(300000)
+    if len(big) < 200000:
+        pytest.skip("corpus not installed")
+    from puppet_xpp.grammar.parser import parse
+
+    data = big.encode()
+    body = parse(big, "big.pp").program.body.body.statements
+
+    def start(n):
+        return min(x.offset for x in A.walk(n) if x.offset is not None)
+
+    cut = next(start(x) for x in body if data[: x.offset].count(b"\n") >= 8300)
+    text = "class tail {\n  " + data[cut:].decode()
+    config = DocConfig(file="tail.pp")
+    lines = text.splitlines(keepends=True)
+    p = IncrementalParser(text, config)
+    p.update()
+    at = sum(len(x.encode()) for x in lines[:401]) - 1
+    seen: set = set()
+    _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", seen)
+    assert "reused" in seen, seen
+    assert p.data.decode() == text
+
+
 BREAKING = [
     "\n  notice('x', [1, {a => 2}])",
     "\n  if $a { foo(1, [2",
@@ -345,15 +390,19 @@ BREAKING = [
 
 def _type_and_delete(p, config, at, piece, seen):
     """Type piece at byte `at` character by character, then delete it again, checking every step;
-    seen collects the modes the incremental parser took."""
+    seen collects the modes the incremental parser took ("reused": see _PlainRun)."""
     for i, ch in enumerate(piece):
         p.edit(at + i, at + i, ch)
         check_same(p, config)
         seen.add((p.stats["mode"], p.stats.get("resumed", False)))
+        if p.stats.get("reused"):
+            seen.add("reused")
     for i in range(len(piece) - 1, -1, -1):
         p.edit(at + i, at + i + 1, "")
         check_same(p, config)
         seen.add((p.stats["mode"], p.stats.get("resumed", False)))
+        if p.stats.get("reused"):
+            seen.add("reused")
 
 
 @pytest.mark.corpus
