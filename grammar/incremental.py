@@ -1858,6 +1858,16 @@ class IncrementalParser:
         run_x = [d for v in new_levels.values() for d in v.xdiags]
         self.base_diags.extend(_remove_values(list(b.diagnostics), run_x))
         levels.update(new_levels)
+        for jl in jumped:
+            if jl.out is None or id(jl.out) not in held:
+                # a body kept whole, but in a statement that recovery then dropped: its lists are no
+                # longer the AST's (their transforms' errors were reported all the same)
+                lo, hi = jl.opener.start_pos, jl.closer.start_pos
+                for key in [
+                    k for k, v in levels.items() if v.opener is not None and lo <= v.opener.start_pos <= hi
+                ]:
+                    self.base_diags.extend(levels[key].xdiags)
+                    del levels[key]
         lvl.raw = new_raw
         lvl.bounds = new_bounds
         lvl.xdiags = xdiags
