@@ -9,6 +9,12 @@ threads, so no ``fork``), its stdin and stdout are pointed at /dev/null (the ser
 stream), it exits when the server is gone (killed included), and if it cannot be started or dies, it
 is started again once; after that lint runs in a thread of the server (slower typing, same results)
 and the log says why.
+
+The child runs at a lower CPU priority (``os.nice(LINT_NICE)``): on a machine with few cores a lint of
+a large manifest (a full pass, run again at least every ``lsp_lint.LINT_MAX_WAIT`` while typing goes
+on) would otherwise take a core the next keystroke's analysis needs, and that analysis is what the
+user waits for; a lint result can wait. (A lint in a thread of the server, the fallback, keeps the
+server's priority: the niceness is set in the child only.)
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ R = TypeVar("R")
 _pool: ProcessPoolExecutor | None = None
 _failures = 0
 MAX_FAILURES = 2  # after this many broken children, lint runs in-process
+LINT_NICE = 10  # added to the child's niceness
 
 
 def _watch_parent(parent: int) -> None:
@@ -41,8 +48,14 @@ def _watch_parent(parent: int) -> None:
 
 
 def _child_init(parent: int) -> None:
-    """Child initializer: off the LSP stream (nothing it prints may reach the client, and it never
-    reads the client's messages), a watch on the server, and the lint modules imported once."""
+    """Child initializer: a lower CPU priority than the server's (see above; set by the thread that then
+    runs the lint calls, as Linux keeps a niceness per thread), off the LSP stream (nothing it prints
+    may reach the client, and it never reads the client's messages), a watch on the server, and the
+    lint modules imported once."""
+    try:
+        os.nice(LINT_NICE)
+    except OSError:  # not allowed here: lint at the server's priority
+        pass
     fd = os.open(os.devnull, os.O_RDWR)
     os.dup2(fd, 0)
     os.dup2(fd, 1)

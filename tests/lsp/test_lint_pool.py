@@ -1,0 +1,27 @@
+"""The lint child process (server/lint_pool.py) runs at a lower CPU priority than the server, so that
+on a machine with few cores the keystroke analysis wins over a running lint; the fallback, lint in a
+thread of the server, keeps the server's priority."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from puppet_xpp.server import lint_pool
+
+
+def test_lint_child_is_nicer_than_the_server() -> None:
+    ours = os.nice(0)
+    try:
+        child = asyncio.run(lint_pool.run(os.nice, 0))
+        assert child == min(ours + lint_pool.LINT_NICE, 19)
+        assert os.nice(0) == ours
+        lint_pool.shutdown()
+        failures = lint_pool._failures
+        lint_pool._failures = lint_pool.MAX_FAILURES  # the child broke twice: lint in a thread
+        try:
+            assert asyncio.run(lint_pool.run(os.nice, 0)) == ours
+        finally:
+            lint_pool._failures = failures
+    finally:
+        lint_pool.shutdown()
