@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types as L
@@ -179,6 +180,7 @@ def _sync_state(st: DocState):
         version = st.version
     doc = st.doc
     for rng, text in changes:
+        LL.note_change(st, rng, text)  # (the lint diagnostics carried over follow it)
         _apply_change(doc, rng, text)
     doc.version = version
     return version
@@ -232,12 +234,17 @@ def _analyze(st: DocState):
         for d in diags:
             d.start = T.lsp_position(data, li.offset(*d.start), enc)
             d.end = T.lsp_position(data, li.offset(*d.end), enc)
-    diags = LL.with_lint(st, version, diags)  # + the last lint result, carried over
+    diags = LL.with_lint(st, version, diags, len(an.lines.starts))  # + the last lint result, carried over
+    return version, _capped(diags)
+
+
+def _capped(diags):
+    """At most lsp_text.MAX_DIAGNOSTICS of ``diags``, then one "and N more" where the next one starts."""
     shown, more = T.cap(diags)
     if more:
         d = diags[len(shown)]
         shown = [*shown, _Diag(d.start, d.end, 3, "TOO_MANY_DIAGNOSTICS", f"and {more} more")]
-    return version, shown
+    return shown
 
 
 def create_server() -> PuppetServer:
@@ -425,13 +432,42 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
         if version == st.version:
             ls.timings.append(time.perf_counter() - t0)
             del ls.timings[:-1000]
-            ls.text_document_publish_diagnostics(
-                L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=[_diag(d) for d in diags])
-            )
+            _publish(ls, st, version, diags)
             st.published = version
             LL.after_publish(ls, st)  # lint this text when typing pauses (server.lsp_lint)
             return
         # edits arrived while we worked: go again with all of them (never publish a stale version)
+
+
+# per document: the lsprotocol form of each diagnostic of its last publish, by the fields it is made of
+_converted: weakref.WeakKeyDictionary[DocState, dict[tuple, L.Diagnostic]] = weakref.WeakKeyDictionary()
+
+
+def _publish(ls: PuppetServer, st: DocState, version: int, diags: list) -> None:
+    """Event loop: publish ``diags`` (capped: _capped) as ``version`` of ``st``. A diagnostic published
+    last time (the lint diagnostics carried over, most parse diagnostics) reuses its lsprotocol form:
+    building those is most of the cost of a publish of a file with many diagnostics (pygls then
+    unstructures and encodes them; same JSON either way)."""
+    old = _converted.get(st) or {}
+    new = {}
+    out = []
+    for d in diags:
+        key = (
+            *d.start,
+            *d.end,
+            d.severity,
+            d.code,
+            getattr(d, "source", "puppet-xpp"),
+            d.message,
+            d.deprecated,
+        )
+        c = new.get(key) or old.get(key) or _diag(d)
+        new[key] = c
+        out.append(c)
+    _converted[st] = new
+    ls.text_document_publish_diagnostics(
+        L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=out)
+    )
 
 
 def _diag(d):

@@ -5,12 +5,19 @@ for the parser's and validator's findings). ``register(ls)`` adds the handlers; 
 takes the client's settings (section ``puppet``, key ``lint``).
 
 Lint diagnostics never delay the parse and validator diagnostics of a keystroke: lsp.py publishes
-those at once, with the last lint result carried over (:func:`with_lint`: kept on the lines the edit
-did not touch, shifted below it); :func:`after_publish` then lints the published text in the lint
-process (server/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it goes on, every
-``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint diagnostics (unless they
-are the ones already carried). Every lint result is therefore a full lint of a published text,
-and the last one is that of the final text.
+those at once, with the last lint result carried over (:func:`with_lint`: kept on the lines the edits
+since the lint did not touch, shifted below them); :func:`after_publish` then lints the published
+text in the lint process (server/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it
+goes on, every ``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint
+diagnostics (unless they are the ones already carried). Every lint result is therefore a full lint of
+a published text, and the last one is that of the final text.
+
+Carrying costs O(edits x lint diagnostics), not O(file), on every keystroke: the worker reports each
+content change it applies (:func:`note_change`, as lines replaced and line breaks inserted), and the
+carried diagnostics follow those changes; the ones that do not move stay the same objects (lsp.py
+keeps their converted form). A change that cannot be followed that way (a whole-text replacement, a
+document with a lone CR, whose LSP lines are not its ``\n`` lines, a line count not known) falls back
+to comparing the linted text with the current one line by line (:func:`shifted`).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsprotocol import types as L
 
@@ -55,18 +62,42 @@ def settings() -> AL.LintSettings:
 # -- diagnostics ------------------------------------------------------------------------------------------
 
 
+class _Result(NamedTuple):
+    """A lint result: the text linted, its diagnostics, and how many content changes the worker had
+    applied when it analysed that text (the changes after that one are the ones to carry it through)."""
+
+    text: str | None
+    diags: list[AL.LintDiag]
+    seq: int = 0
+
+
+_NO_RESULT = _Result(None, [])
+LOST = -1  # the ``first`` line of a change that cannot be followed line by line
+MAX_CHANGES = 32  # more changes to follow than this at once: comparing the texts is cheaper
+MAX_KEPT = 1000  # changes kept for a lint result still to come (more: that result is compared instead)
+
+
 @dataclass
 class _Lint:
-    """One open document's lint state (shared by the worker thread and the event loop: each field is
-    replaced whole, never changed in place)."""
+    """One open document's lint state. ``snap``, ``parse``, ``result`` are shared by the worker thread and
+    the event loop (each replaced whole, never changed in place); the fields after ``linted_at`` belong
+    to the worker thread."""
 
-    snap: tuple[int, str, str | None, str] | None = None  # (version, text, path, encoding) last analysed
+    # (version, text, path, encoding, seq) last analysed; seq: content changes applied before it
+    snap: tuple[int, str, str | None, str, int] | None = None
     # (version, its parse and validator diagnostics, the lint diagnostics published with them)
     parse: tuple[int, list[Any], list[AL.LintDiag]] = (-1, [], [])
-    result: tuple[str | None, list[AL.LintDiag]] = (None, [])  # (text linted, its lint diagnostics)
+    result: _Result = _NO_RESULT
     job: asyncio.Future[None] | None = field(default=None, repr=False)
     analysed_at: float = 0.0  # time.monotonic() of the last analysis (snap)
     linted_at: float = 0.0  # ... and of the last lint result
+    seq: int = 0  # content changes applied so far
+    lines: int | None = None  # line count of the current text (None: not known)
+    # the changes after result.seq, as (seq, first, last, breaks): the text's lines first..last (0-based,
+    # before the change) replaced by text with ``breaks`` line breaks
+    changes: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # (the result carried, the seq it was carried to, its diagnostics on the text after that change)
+    carried: tuple[_Result, int, list[AL.LintDiag]] = (_NO_RESULT, 0, [])
 
 
 _docs: weakref.WeakKeyDictionary[Any, _Lint] = weakref.WeakKeyDictionary()
@@ -76,10 +107,20 @@ def _active(uri: str) -> bool:
     return _settings.enabled and not uri.endswith(".epp")
 
 
+def _moved(d: AL.LintDiag, delta: int) -> AL.LintDiag:
+    if delta == 0:
+        return d
+    (l0, c0), (l1, c1) = d.start, d.end
+    return AL.LintDiag(
+        (l0 + delta, c0), (l1 + delta, c1), d.severity, d.code, d.message, d.source, d.deprecated
+    )
+
+
 def shifted(old: str | None, diags: list[AL.LintDiag], new: str) -> list[AL.LintDiag]:
     """The lint diagnostics of ``old`` that still hold in ``new`` as far as lines go: those above the
     first changed line as they were, those below the last changed line moved by the lines added or
-    removed; those on changed lines are dropped (the next lint gives them again)."""
+    removed; those on changed lines are dropped (the next lint gives them again). O(file): the
+    fallback of :func:`with_lint`."""
     if old is None or not diags:
         return []
     if old == new:
@@ -93,38 +134,85 @@ def shifted(old: str | None, diags: list[AL.LintDiag], new: str) -> list[AL.Lint
     while bottom < n - top and a[-1 - bottom] == b[-1 - bottom]:
         bottom += 1
     delta = len(b) - len(a)
-    out = []
-    for d in diags:
-        line = d.start[0]
-        if line < top:
-            out.append(d)
-        elif line >= len(a) - bottom:
-            out.append(
-                AL.LintDiag(
-                    (line + delta, d.start[1]), (d.end[0] + delta, d.end[1]), d.severity, d.code, d.message
-                )
-            )
-    return out
+    return [
+        d if d.start[0] < top else _moved(d, delta)
+        for d in diags
+        if d.start[0] < top or d.start[0] >= len(a) - bottom
+    ]
 
 
-def with_lint(st: Any, version: int, diags: list[Any]) -> list[Any]:
+def _through(diags: list[AL.LintDiag], changes: list[tuple[int, int, int, int]]) -> list[AL.LintDiag] | None:
+    """``diags`` carried through ``changes`` (see _Lint.changes): dropped on the lines a change
+    replaced, moved below them; None if a change cannot be followed."""
+    if len(changes) > MAX_CHANGES:
+        return None
+    for _seq, first, last, breaks in changes:
+        if first == LOST:
+            return None
+        delta = breaks - (last - first)
+        diags = [
+            d if d.start[0] < first else _moved(d, delta)
+            for d in diags
+            if d.start[0] < first or d.start[0] > last
+        ]
+    return diags
+
+
+def note_change(st: Any, rng: tuple[tuple[int, int], tuple[int, int]] | None, text: str) -> None:
+    """Worker thread (lsp._sync_state), before it applies a content change (``rng`` in LSP positions of
+    the current text, None for the whole text): the change as lines, for :func:`with_lint`."""
+    from .lsp_text import has_lone_cr_bytes
+
+    lt = _docs.get(st)
+    if lt is None:
+        return  # never analysed: no lint result to carry yet
+    if rng is not None and rng[0] == rng[1] and not text:
+        return  # changes nothing
+    lt.seq += 1
+    if rng is None or lt.lines is None or has_lone_cr_bytes(st.doc.data):
+        lt.lines = text.count("\n") + 1 if rng is None else None
+        lt.changes.append((lt.seq, LOST, 0, 0))
+        return
+    # the lines Document.apply_change replaces: positions in order, lines clamped to the text
+    (l0, _), (l1, _) = sorted(rng)
+    n = lt.lines
+    first, last = min(max(l0, 0), n - 1), min(max(l1, 0), n - 1)
+    breaks = text.count("\n")
+    lt.lines = n - (last - first) + breaks
+    lt.changes.append((lt.seq, first, last, breaks))
+
+
+def with_lint(st: Any, version: int, diags: list[Any], lines: int | None = None) -> list[Any]:
     """Worker thread (lsp._analyze): the parse and validator diagnostics of ``version`` plus the last
-    lint result carried over to its text; records the text for the next lint."""
+    lint result carried over to its text (``lines`` lines, None: not known); records the text for
+    the next lint."""
     lt = _docs.get(st)
     if lt is None:
         lt = _docs[st] = _Lint()
     doc = st.doc
     text = doc.text
-    lt.snap = (version, text, path_of_uri(st.uri), doc.encoding)
+    lt.lines = lines
+    lt.snap = (version, text, path_of_uri(st.uri), doc.encoding, lt.seq)
     lt.analysed_at = time.monotonic()
     if not _active(st.uri):
         lt.parse = (version, list(diags), [])
-        lt.result = (None, [])
+        lt.result = _NO_RESULT
+        lt.carried = (_NO_RESULT, lt.seq, [])
+        lt.changes = []
         return diags
-    old, found = lt.result
-    carried = shifted(old, found, text)
-    lt.parse = (version, list(diags), carried)
-    return [*diags, *carried]
+    res = lt.result
+    was, since, carried = lt.carried
+    if was is not res:  # a new lint result: carry it from its own text
+        since, carried = res.seq, res.diags
+        lt.changes = [c for c in lt.changes if c[0] > res.seq]
+    moved = _through(carried, [c for c in lt.changes if c[0] > since])
+    if moved is None:
+        moved = shifted(res.text, res.diags, text)
+    lt.carried = (res, lt.seq, moved)
+    if len(lt.changes) > MAX_KEPT:  # (a lint still to come is compared instead)
+        lt.changes = [(lt.seq, LOST, 0, 0)]
+    lt.parse = (version, list(diags), moved)
+    return [*diags, *moved]
 
 
 def after_publish(ls: Any, st: Any) -> None:
@@ -150,40 +238,27 @@ async def _lint_loop(ls: Any, st: Any, lt: _Lint) -> None:
             continue  # still typing
         if snap is None or snap[0] != st.version:
             return  # published without an analysis (binary content, internal error): nothing to lint
-        version, text, path, enc = snap
-        if lt.result[0] != text:
+        version, text, path, enc, seq = snap
+        res = lt.result
+        if res.text != text:
             try:
                 found = await lint_pool.run(AL.diagnostics, text, path, _settings, enc)
             except Exception as e:  # lint must never cost the parser's diagnostics
                 log.exception("lint failed for %s", st.uri)
                 ls.log(f"puppet-xpp: lint failed for {st.uri}: {e!r}", L.MessageType.Error)
                 return
-            lt.result = (text, found)
+            lt.result = _Result(text, found, seq)
             lt.linted_at = time.monotonic()
+        elif res.seq != seq:  # the linted text again (an edit undone): carried whole from here
+            lt.result = res._replace(seq=seq)
         if ls.docs.get(st.uri) is not st or st.refused is not None or not _active(st.uri):
             return
         if st.version == version and lt.parse[0] == version and st.published == version:
-            if lt.result[1] != lt.parse[2]:  # else the carried result was already right
-                _publish(ls, st, version, lt.parse[1], lt.result[1])
+            if lt.result.diags != lt.parse[2]:  # else the carried result was already right
+                from . import lsp
+
+                lsp._publish(ls, st, version, lsp._capped([*lt.parse[1], *lt.result.diags]))
             return
-
-
-def _publish(ls: Any, st: Any, version: int, parse: list[Any], found: list[AL.LintDiag]) -> None:
-    from .lsp_text import cap
-
-    diags = [*parse, *found]
-    shown, more = cap(diags)
-    out = [_lsp_diag(d) for d in shown]
-    if more:
-        d = diags[len(shown)]
-        out.append(
-            _lsp_diag(
-                AL.LintDiag(d.start, d.end, 3, "TOO_MANY_DIAGNOSTICS", f"and {more} more", "puppet-xpp")
-            )
-        )
-    ls.text_document_publish_diagnostics(
-        L.PublishDiagnosticsParams(uri=st.uri, version=version, diagnostics=out)
-    )
 
 
 # -- requests -----------------------------------------------------------------------------------------------
