@@ -141,9 +141,27 @@ def shifted(old: str | None, diags: list[AL.LintDiag], new: str) -> list[AL.Lint
     ]
 
 
+def _merged(changes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """``changes`` with each one whose lines meet the lines the one before produced folded into it
+    (typing: a burst of changes on a few lines becomes one): the same lines dropped, the same moved."""
+    out: list[tuple[int, int, int, int]] = []
+    for c in changes:
+        seq, fb, lb, bb = c
+        if out and fb != LOST:
+            _, fa, la, ba = out[-1]
+            if fa != LOST and fb <= fa + ba and lb >= fa:
+                first = min(fa, fb)
+                last = max(la, lb - (ba - (la - fa)))  # (lines of the first change's text or below it)
+                out[-1] = (seq, first, last, max(fa + ba, lb) + bb - (lb - fb) - first)
+                continue
+        out.append(c)
+    return out
+
+
 def _through(diags: list[AL.LintDiag], changes: list[tuple[int, int, int, int]]) -> list[AL.LintDiag] | None:
     """``diags`` carried through ``changes`` (see _Lint.changes): dropped on the lines a change
     replaced, moved below them; None if a change cannot be followed."""
+    changes = _merged(changes)
     if len(changes) > MAX_CHANGES:
         return None
     for _seq, first, last, breaks in changes:

@@ -90,6 +90,23 @@ def test_typing_a_line(tmp_path: Path, oracle: Any, no_compare: None) -> None:
     _check(oracle, st, carried, {10, 11})
 
 
+def test_a_burst_of_changes(tmp_path: Path, oracle: Any, no_compare: None) -> None:
+    """Keystrokes that arrived while the worker was busy, analysed together (more of them than
+    lsp_lint.MAX_CHANGES: those on the same lines are followed as one), then a deletion that overlaps
+    the typed lines."""
+    st = _open(tmp_path, _text())
+    typed = '  $typed_in = "no interpolation"\n  file { $typed_in: mode => 644 }\n'
+    assert len(typed) > LL.MAX_CHANGES
+    changes = []
+    row, col = 10, 0
+    for ch in typed:
+        changes.append((((row, col), (row, col)), ch))
+        row, col = (row + 1, 0) if ch == "\n" else (row, col + 1)
+    changes.append((((9, 2), (11, 2)), ""))  # line 9 and the first typed line deleted
+    carried = _change(st, *changes)
+    _check(oracle, st, carried, {9, 10})
+
+
 def test_changes_in_one_did_change(tmp_path: Path, oracle: Any, no_compare: None) -> None:
     st = _open(tmp_path, _text())
     end5 = len(st.doc.text.split("\n")[5])
