@@ -41,6 +41,15 @@ only the statements of the innermost enclosing statement list that it touches.
   unclosed quote) also keeps the state: the tokens before the lexing window are the state's, the
   window's complete them up to the error, and a plain parse of those is shown.  Too deep nesting, a
   window that cannot be lexed on its own and EPP use a full parse.
+* **Quotes.**  A quote typed mid-file makes the rest of the text lexed anew (one long string, then
+  code where strings were).  The tokens that records still refer to (the state's while broken, a
+  _Ghost's) are kept in a _Shadow, moved with later edits, and equal tokens lexed again at the same
+  place take the old objects back; while broken, a window may end at the first line after the edits
+  where the state's lexing is in its initial state (_state_tail), and the state's tokens from there
+  on are taken back without lexing them; the next keystroke's plain parse takes the last one's
+  Program and diagnostics from the first configuration (after an error inside a body) that both
+  runs reach (_PlainRun).  So only the keystrokes that open or close the quote's string over the
+  rest of the file cost a pass over it.
 * **Positions.**  Nodes after an edit move lazily: the statements after it are marked (O(statements),
   not O(nodes)) and the marks are applied when the AST is handed out (``program``); the nodes around
   the edit grow.  Puppet's locations are not always nested (an operator stands after its left
@@ -754,6 +763,9 @@ class IncrementalParser:
         # while broken: the state's token list (the tokens its records refer to), and those of its
         # tokens that the current list lost, kept at current positions (_Shadow)
         self._state_toks: list[Any] | None = None
+        self._state_inside: list[Any] | None = None  # _inside_flags of _state_toks
+        self._state_nesting: list[Any] = []  # ... and the string nesting after each
+        self._state_lexw = False  # the state had lexer warnings after the first change
         self._shadow: _Shadow | None = None
         self._last_splice: tuple[Any, ...] = ()  # (m0, len(middle), removed tokens, ds, de_old, delta)
         self._rdiv_clean = 0  # tokens[:k] hold no DIV lexed where a regex could start (_regex_div_before)
@@ -1037,9 +1049,12 @@ class IncrementalParser:
         """The text is broken at the top level; the state stays (see the module docstring).  When it
         was not broken before, the state's token list is what this update's splice replaced."""
         if self._broken is None:
-            m0, mlen, removed, eds, ede_old, edelta = self._last_splice
+            m0, mlen, removed, eds, ede_old, edelta, inside, nesting = self._last_splice
             toks = self.tokens
             self._state_toks = toks[:m0] + removed + toks[m0 + mlen :]
+            self._state_inside = inside
+            self._state_nesting = nesting
+            self._state_lexw = any(d.offset is None or d.offset >= eds for d in self.lex_diags)
             if self._shadow is None:  # (else _relex added them already)
                 self._shadow = _Shadow()
                 self._shadow.add(removed, eds, ede_old, edelta)
@@ -1342,7 +1357,12 @@ class IncrementalParser:
         step = 256
         regex_before: bool | None = None
         self._lex_fail = None
-        while True:
+        tail: Any = None
+        if self._state_toks is not None:
+            tail = self._state_tail(a_idx, a_line, de_old, delta, only_lost=True)
+            if tail:
+                new_toks, lex_diags, b_idx, b_line_new = tail[0], tail[1], tail[2], tail[3]
+        while not tail:
             win = data[a_line:b_line_new]
             if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
                 raise _Fallback()
@@ -1364,6 +1384,11 @@ class IncrementalParser:
                 new_toks = None
             if new_toks is not None or b_idx >= n_old:
                 break
+            if tail is None:  # (once) the state's lexing may end the window sooner (_state_tail)
+                tail = self._state_tail(a_idx, a_line, de_old, delta) or False
+                if tail:
+                    new_toks, lex_diags, b_idx, b_line_new = tail[0], tail[1], tail[2], tail[3]
+                    break
             nxt = self._anchor_from(b_idx + step, de_old, delta, inside)
             step *= 4
             b_idx, b_line_new = nxt if nxt is not None else (n_old, len(data))
@@ -1388,7 +1413,7 @@ class IncrementalParser:
                 break
             pre += 1
         suf = 0
-        while suf < lim - pre:
+        while not tail and suf < lim - pre:
             x, y = new_toks[nw - 1 - suf], old_win[len(old_win) - 1 - suf]
             if x.start_pos < ds + (de - ds) or not _same(x, y, delta):
                 break
@@ -1398,6 +1423,9 @@ class IncrementalParser:
         middle = new_toks[pre : nw - suf]
         dT = len(middle) - (m1_old - m0)
         removed = toks[m0:m1_old]
+        if tail:
+            back = {id(t) for t in tail[4]}
+            removed = [t for t in removed if id(t) not in back]
         self._rdiv_clean = min(self._rdiv_clean, m0)
         sh = self._shadow
         if sh is None and self._ghost is not None:
@@ -1407,7 +1435,7 @@ class IncrementalParser:
             sh.take_back(middle)
             if len(sh.toks) > sh.LIMIT:
                 sh.toks.clear()
-        self._last_splice = (m0, len(middle), removed, ds, de_old, delta)
+        self._last_splice = (m0, len(middle), removed, ds, de_old, delta, self._inside, self._levels_dq)
         toks[m0:m1_old] = middle
         ce = m0 + len(middle)
         if delta:
@@ -1423,7 +1451,10 @@ class IncrementalParser:
                             t.name_start_pos += delta
         if not self._mapped:
             self._mapped = any(type(t) is MappedToken for t in middle)
-        self._splice_inside(m0, m1_old, len(middle))
+        known = None
+        if tail and len(tail[0]) - len(tail[4]) >= pre:
+            known = (len(tail[0]) - len(tail[4]) - pre, tail[5], tail[6])
+        self._splice_inside(m0, m1_old, len(middle), known)
         # lexer warnings
         b_old_line = b_line_new - delta
         keep = []
@@ -1466,6 +1497,90 @@ class IncrementalParser:
         first columns (grammar.parser.next_resume), so blanks changed then are not just moved."""
         return any(d.code == "SYNTAX_ERROR" for d in self.full_diags)
 
+    def _state_tail(
+        self, a_idx: int, a_line: int, de_old: int, delta: int, only_lost: bool = False
+    ) -> tuple[Any, ...] | None:
+        """While broken: a window from a_line to the first line after every edit since the state where
+        the state's lexing is in its initial state (an anchor of the state's tokens), when the window
+        lexes on its own there.  The text from that line on is the state's, lexed from the same
+        initial state: its tokens are the state's, taken back (the current ones there are the
+        interim tokens of an open quote, lexed anew when it was typed, which the window would
+        otherwise have to grow over until the two lexings meet).  Returns (window tokens + the state's
+        tokens, lexer warnings, first current token kept, its line start in the new text, the state's
+        tokens taken back) or None."""
+        st, flags, sh = self._state_toks, self._state_inside, self._shadow
+        if (
+            st is None
+            or flags is None
+            or sh is None
+            or self._state_lexw
+            or len(flags) != len(st)
+            or len(self._state_nesting) != len(st)
+        ):
+            return None
+        data = self.data
+        toks = self.tokens
+        lim = max(de_old, self._broken_de)  # (previous text's coordinates, as the state's tokens)
+        have = sh.toks
+
+        def placed(x: Any) -> bool:
+            """Is x's position the current one (a token of the list or of the shadow)?  (The
+            state's tokens lost inside an edit keep an old one.)"""
+            return have.get(x.start_pos) is x or self._index(x) >= 0
+
+        # the state's tokens from the first one that is placed at or after lim on lie in text that
+        # no edit since the state touched: all of them are placed
+        ns = len(st)
+        j0 = bisect.bisect_left(st, lim, key=_start)
+        stop = min(ns, j0 + 4 * _SCAN)
+        while j0 < stop and not (st[j0].start_pos >= lim and placed(st[j0])):
+            j0 += 1
+        if j0 >= stop:
+            return None
+        for j in range(j0 + 1, min(ns, j0 + _SCAN)):
+            t = st[j]
+            if flags[j] or t.type in _NOT_ANCHOR or t.value.startswith("/"):
+                continue
+            p = t.start_pos + delta
+            ls = data.rfind(b"\n", 0, p) + 1
+            if data[ls:p].strip(_BLANK) or st[j - 1].end_pos > ls - delta or ls - delta < lim:
+                continue
+            break
+        else:
+            return None
+        if only_lost and self._index(st[j]) >= 0:
+            return None  # (the current tokens there are the state's: the usual window is as short)
+        win = data[a_line:ls]
+        if b"/*" in win or b"*/" in win:
+            return None
+        new_toks, lex_diags = self._lex_window(a_line, ls)
+        if new_toks is None or (
+            b"/" in win
+            and (
+                self._regex_div_before(a_idx)
+                or (self._regex_div(new_toks, 0, len(new_toks), toks, a_idx) and data.find(b"/", ls) != -1)
+            )
+        ):
+            return None
+        # where the current tokens are the state's again (from the end)
+        r, e = len(toks), ns
+        while r > a_idx and e > j and toks[r - 1] is st[e - 1]:
+            r -= 1
+            e -= 1
+        back: list[Any] = st[j:e]
+        here = {id(x) for x in toks[a_idx:r]}
+        if not all(id(x) in here or have.get(x.start_pos) is x for x in back):
+            return None  # (one of them lost its place: the shadow keeps one token a position)
+        for bt in back:
+            at = bt.start_pos
+            if have.get(at) is bt:
+                del have[at]
+            _shift(bt, delta)
+        b_line = toks[r].start_pos + delta if r < len(toks) else len(data)
+        if r < len(toks):
+            b_line = data.rfind(b"\n", 0, b_line) + 1
+        return (new_toks + back, lex_diags, r, b_line, back, flags[j:e], self._state_nesting[j:e])
+
     def _inside_flags(self) -> list[Any]:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
         (``self._levels_dq[k]``: the string nesting after token k, kept up to date by _splice_inside.)"""
@@ -1473,8 +1588,9 @@ class IncrementalParser:
             self._inside, self._levels_dq = _dq_flags(self.tokens, 0, len(self.tokens), 0)
         return self._inside
 
-    def _splice_inside(self, m0: int, m1_old: int, m_new: int) -> None:
-        """Flags of the spliced tokens, then of the ones after them until the nesting is the old one."""
+    def _splice_inside(self, m0: int, m1_old: int, m_new: int, known: tuple[Any, ...] | None = None) -> None:
+        """Flags of the spliced tokens, then of the ones after them until the nesting is the old one.
+        known: (k, flags, nesting) of the spliced tokens from the k-th on (the state's, _state_tail)."""
         if self._inside is None:
             return
         toks = self.tokens
@@ -1482,7 +1598,15 @@ class IncrementalParser:
         old_f, old_lv = self._inside, self._levels_dq
         lv0 = old_lv[m0 - 1] if m0 else 0
         k = m0 + m_new
-        f, lv = _dq_flags(toks, m0, k, lv0)
+        if known is not None and known[0] > 0:
+            f, lv = _dq_flags(toks, m0, m0 + known[0], lv0)
+            if (lv[-1] if lv else lv0) != 0:
+                f, lv = _dq_flags(toks, m0, k, lv0)  # (a nesting that does not meet: computed)
+            else:
+                f.extend(known[1])
+                lv.extend(known[2])
+        else:
+            f, lv = _dq_flags(toks, m0, k, lv0)
         level = lv[-1] if lv else lv0
         j = m1_old  # old index of toks[k]
         while k < n:
@@ -1774,7 +1898,10 @@ class IncrementalParser:
                     new_ghost = _Ghost(lvl, old_raw[k:], lvl.bounds[k:], bt)
                     lo_old, hi_old = bt.start_pos - delta, cl - delta
                     new_ghost.diags = [
-                        d for d in self.base_diags if d.offset is not None and lo_old <= d.offset < hi_old
+                        # (an error at the list's `}` ends its last statement: the ghost's too)
+                        d
+                        for d in self.base_diags
+                        if d.offset is not None and lo_old <= d.offset <= hi_old
                     ]
                     new_ghost.levels = {
                         key: v

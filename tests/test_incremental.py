@@ -455,6 +455,8 @@ def test_one_class_manifest_break_and_repair_resumed():
 @example(edits=[(0.0, 3, "{"), (0.0, 3, "\n"), (0.03515625, 0, "\n")])
 # a body kept whole while its header was reparsed, in a statement that recovery dropped
 @example(edits=[(0.0, 0, "("), (0.25, 0, ")")])
+# statements a syntax error swallowed, the last of them cut by the list's `}` (an error there too)
+@example(edits=[(0.0, 0, "}"), (0.0, 0, "{"), (1.0, 0, "("), (0.65625, 0, "(")])
 def test_breaking_edits_inside_bodies_equal_full_parse(edits):
     """Unbalanced brackets and quotes inside the bodies of a class (the resumed plain parse), then
     removed again in reverse order: every step equals a full parse."""
