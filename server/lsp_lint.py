@@ -14,8 +14,9 @@ a published text, and the last one is that of the final text.
 
 Carrying costs O(edits x lint diagnostics), not O(file), on every keystroke: the worker reports each
 content change it applies (:func:`note_change`, as lines replaced and line breaks inserted), and the
-carried diagnostics follow those changes; the ones that do not move stay the same objects (lsp.py
-keeps their converted form). A change that cannot be followed that way (a whole-text replacement, a
+carried diagnostics follow those changes (the ones that do not move stay the same objects; changes
+on lines that meet are followed as one), and lsp.py reuses the converted form of each diagnostic it
+published before. A change that cannot be followed that way (a whole-text replacement, a
 document with a lone CR, whose LSP lines are not its ``\n`` lines, a line count not known) falls back
 to comparing the linted text with the current one line by line (:func:`shifted`).
 """
