@@ -483,7 +483,7 @@ class _PlainRun:
     rest of the text one string, then code where strings were: each keystroke until it is closed
     would parse all of that again.)  Holds the objects it compares, so their ids stay unique."""
 
-    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered")
+    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered", "chunks")
 
     def __init__(
         self,
@@ -500,11 +500,81 @@ class _PlainRun:
         self.prog = prog
         self.units = units
         self.recovered = recovered
+        self.chunks: _Chunks | None = None  # its runs after errors at the top level
 
     def at(self, conf: tuple[Any, ...]) -> int | None:
         for j, r in enumerate(self.resumes):
             if r[0] is conf[0] and _same_conf(r, conf):
                 return j
+        return None
+
+
+class _Chunks:
+    """grammar.parser.recover_top's ``chunks``: after a syntax error at the top level, each run starts
+    afresh at a statement start (token, bracket depth before it), so what it and every later run make
+    depends on the tokens from there on only.  Records where they began (in the top-level statements
+    and the diagnostics made so far), and when the last plain parse (``last``) began one at the same
+    token, unchanged since (at or after ``unchanged``), with the same depth, takes that parse's
+    statements (moved by the edit) and diagnostics from there on instead of running them again."""
+
+    def __init__(self, owner: Any, builder: Any, last: _Chunks | None, unchanged: int) -> None:
+        self.owner = owner  # the IncrementalParser (its tokens, positions and edit)
+        self.builder = builder
+        self.last = last
+        self.unchanged = unchanged
+        self.records: list[tuple[Any, int, int, int]] = []  # (token, depth, statements, diagnostics)
+        self.raw: list[Any] | None = None  # the top-level statements (recover_top's list)
+        self.ndiag = 0  # diagnostics of the runs (before the transforms of dropped lists)
+        self.dropped: list[int] = []  # where lists dropped by recovery were cut (transform_dropped)
+        self.reused = False
+
+    def __call__(self, k: int, depth: int, raw: list[Any]) -> list[Any] | None:
+        self.raw = raw
+        p = self.owner
+        toks = p.tokens
+        tok = toks[k] if k < len(toks) else None
+        b = self.builder
+        last = self.last
+        if last is not None and tok is not None and k >= self.unchanged and last.raw is not None:
+            assert p._edit is not None
+            ds, de, delta = p._edit
+            de_old = de - delta
+            for j, r in enumerate(last.records):
+                if r[0] is not tok or r[1] != depth:
+                    continue
+                if any(off >= tok.start_pos - delta for off in last.dropped):
+                    break  # (a list it dropped reports its transform's errors at the end)
+                rest = last.raw[r[2] :]
+                nodes = _nodes_of(rest)
+                if delta:
+                    for x in nodes:
+                        p.pos.mark(x, delta)
+                    if nodes:  # (recover_top reads where the first and the last begin and end)
+                        p.pos.push(nodes[0])
+                        p.pos.push(nodes[-1])
+                for d in last.builder.diagnostics[r[3] : last.ndiag]:
+                    key = last.builder.order.get(id(d))
+                    if delta:
+                        if d.offset is not None and d.offset >= de_old:
+                            d.offset += delta
+                        if key is not None and key[0] >= de_old:
+                            key = (key[0] + delta, key[1])
+                    if key is not None:
+                        b.order[id(d)] = key
+                    b.diagnostics.append(d)
+                b.had_errors = b.had_errors or last.builder.had_errors
+                self.records.extend(
+                    (
+                        x[0],
+                        x[1],
+                        x[2] - r[2] + len(raw),
+                        x[3] - r[3] + len(b.diagnostics) - (last.ndiag - r[3]),
+                    )
+                    for x in last.records[j:]
+                )
+                self.reused = True
+                return rest
+        self.records.append((tok, depth, len(raw), len(b.diagnostics)))
         return None
 
 
@@ -760,6 +830,7 @@ class IncrementalParser:
         self._broken: tuple[int, int, int] | None = None
         self._broken_ds = 0  # while broken: the first byte changed since the incremental state
         self._broken_de = 0  # ... and the end of the last (current coordinates)
+        self._broken_top = False  # ... and the last update found it broken at the top level
         # while broken: the state's token list (the tokens its records refer to), and those of its
         # tokens that the current list lost, kept at current positions (_Shadow)
         self._state_toks: list[Any] | None = None
@@ -1017,6 +1088,11 @@ class IncrementalParser:
         lvl = self._innermost(c, ce)
         first = lvl
         dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
+        if self._broken_top and self._broken is not None and self._resume_top(c, dmin):
+            # (still broken at the top level, as after the last edit: the lists' runs would only
+            # meet the same error first; a repaired text makes _resume_top's run end without one)
+            self._set_broken(c, ce, total, dmin, de_since)
+            return
         parsed = 0
         tried = 0
         while True:
@@ -1033,11 +1109,14 @@ class IncrementalParser:
                     and self._resume_plain(first, c, ce, dmin)
                 ):
                     self._set_broken(c, ce, total, dmin, de_since)
+                    self._broken_top = False
                     return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
+                    if not self._resume_top(c, dmin):
+                        self._show_plain()
                     self._set_broken(c, ce, total, dmin, de_since)
-                    self._show_plain()
+                    self._broken_top = True
                     return
                 lvl = parent
         self._end_broken()
@@ -1064,6 +1143,7 @@ class IncrementalParser:
 
     def _end_broken(self) -> None:
         self._broken = None
+        self._broken_top = False
         self._state_toks = None
         if self._ghost is None:
             self._shadow = None
@@ -1187,6 +1267,7 @@ class IncrementalParser:
         if self._last_plain is not None and self._edit is not None:
             watch.last = self._last_plain
             watch.unchanged = self._edit_ce
+        chunks = self._chunks(b)
         drv = P.Driver(b)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, watch)
@@ -1195,12 +1276,94 @@ class IncrementalParser:
             if value is P.STOPPED or err is None:
                 return False
             prog = P.recover_top(
-                drv, toks, b, len(data), data, value, err, False, (start_i, depth), definitions=False
+                drv, toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
             )
+            chunks.ndiag = len(b.diagnostics)
+            chunks.dropped = [off for _raw, off in b.transform_first.values()]
             b.transform_dropped()  # (as grammar.parser.parse_lexed does)
         except Exception:
             return False
+        return self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
+
+    def _chunks(self, b: Builder) -> _Chunks:
+        last = self._last_plain
+        prev = last.chunks if last is not None and self._edit is not None else None
+        return _Chunks(self, b, prev, self._edit_ce)
+
+    def _resume_top(self, c: int, ds: int) -> bool:
+        """The text is broken at the top level: grammar.parser's plain parse, run from the last
+        boundary of the program's statements before the change (with the LR stack the state recorded
+        there; the tokens before it did not change) instead of from the first token, its runs after
+        top-level errors taken from the last plain parse where they begin at the same unchanged
+        token (_Chunks).  Returns False when the state cannot vouch for that configuration."""
+        assert self.levels is not None and self._base is not None
+        lvl = self.levels.get(0)
+        if lvl is None or lvl.stale:
+            return False
+        toks = self.tokens
+        n = len(toks)
+        data = self.data
+        t = self.tables
+        s, start_i = self._boundary(lvl, c, 0)
+        bpos = toks[start_i].start_pos if start_i < n else len(data)
+        lim = min(bpos, toks[c].start_pos if c < n else len(data), ds)
+        for d in self.base_diags:
+            if d.offset is not None and d.offset < lim and d.code in _AROUND:
+                return False
+        stack = list(lvl.states)
+        values = list(lvl.values)
+        if s:
+            stack.append(t.gotos[stack[-1]]["stmts"])
+            values.append(lvl.raw[:s])
+        pos = self.pos
+        if pos.pending:  # (the builder reads the positions of the statements before the boundary)
+            pos._delta = 0
+            pos._spine(self._base.body, bpos, bpos, _no_visit)
+            pending = pos.pending
+            for x in lvl.out or ():
+                if id(x) in pending and pos._lo(x) < bpos:
+                    pos.push(x)
+            for x in _nodes_of(lvl.raw[:s]):
+                if id(x) in pending:
+                    pos.push(x)
+        old_ids = _roots(values)
+        b = _ListBuilder(self.locator, self.config.file)
+        chunks = self._chunks(b)
+        drv = P.Driver(b)
+        try:
+            value, err = drv.run(toks, start_i, n, len(data), stack, values)
+            if err is None:
+                return False
+            prog = P.recover_top(
+                drv, toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
+            )
+            chunks.ndiag = len(b.diagnostics)
+            chunks.dropped = [off for _raw, off in b.transform_first.values()]
+            b.transform_dropped()
+        except Exception:
+            return False
+        self.stats["lists_tried"] = self.stats.get("lists_tried", 0)
+        return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i)
+
+    def _plain_finish(
+        self,
+        b: Any,
+        prog: Any,
+        lim: int,
+        chain: list[_Level],
+        old_ids: set[int],
+        resumes: list[tuple[Any, ...]],
+        chunks: _Chunks,
+        parsed: int,
+    ) -> bool:
+        """The Program shown while the text is broken at the top level (a resumed plain parse):
+        the diagnostics before the boundary are the state's, the rest the run's."""
+        assert self.levels is not None
+        cfg = self.config
         # the diagnostics: the state's before the boundary, then the plain parse's
+        if chunks.reused and chunks.last is not None and chunks.last.raw is not None:
+            old_ids = old_ids | {id(x) for x in _nodes_of(chunks.last.raw)}  # (positions fixed)
+        chunks.last = None  # (not a chain of every plain parse since the text broke)
         diags = list(self.lex_diags)
         diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
         for v in self.levels.values():
@@ -1217,6 +1380,8 @@ class IncrementalParser:
             )
             prog = None
         units = {id(x) for out in b.lists for x in out}
+        if chunks.reused and self._last_plain is not None:
+            units |= self._last_plain.units
         if prog is not None:
             body = prog.body
             if type(body) is BlockExpression:
@@ -1232,10 +1397,13 @@ class IncrementalParser:
         self.full_diags = diags
         self.stats["mode"] = "plain"
         self.stats["resumed"] = True
-        self.stats["tokens_parsed"] = n - start_i
+        self.stats["tokens_parsed"] = parsed
+        if chunks.reused:
+            self.stats["reused"] = True
         if prog is not None:
             order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
-            self._plain_run = _PlainRun(watch.resumes, list(b.diagnostics), order, prog, units, b.had_errors)
+            self._plain_run = _PlainRun(resumes, list(b.diagnostics), order, prog, units, b.had_errors)
+            self._plain_run.chunks = chunks
         return True
 
     def _reuse_plain(self, watch: _Sync, b: Builder, lim: int, chain: list[_Level]) -> bool:
@@ -1277,6 +1445,7 @@ class IncrementalParser:
         diags.sort(key=b.diagnostic_order)
         resumes = watch.resumes + [(*r[:3], r[3] - k + len(mine)) for r in last.resumes[j:]]
         self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
+        self._plain_run.chunks = last.chunks
         self._plain_units = last.units
         self._plain_lazy = True
         self._program = prog

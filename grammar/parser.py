@@ -580,13 +580,17 @@ def recover_top(
     epp: bool = False,
     scan: tuple[int, int] = (0, 0),
     definitions: bool = True,
+    chunks: Any = None,
 ) -> Any:
     """Error recovery at the top level, after a run from the first token met a syntax error there
     (``value``: that run's salvage, ``err``: the error's token index): report it, resume at the next
     statement start (next_resume), parse on, and so on to the end; returns the Program (None for a
     broken template).  ``scan``: a token index at or before ``err`` and the bracket depth before it,
     where next_resume starts scanning (the incremental parser resumes that run mid-file).
-    ``definitions=False``: the Program's definitions list is left empty (the caller fills it)."""
+    ``definitions=False``: the Program's definitions list is left empty (the caller fills it).
+    ``chunks(k, depth, raw)``, if given, is called before each run that resumes at token k: a list it
+    returns is the top-level statements of that run and of all the later ones (made before, from the
+    same tokens: the incremental parser), and recovery ends there."""
     n = len(tokens)
     raw: list[Any] = []
     report = True
@@ -624,6 +628,11 @@ def recover_top(
         scan_from, scan_depth = k, d or 0
         chunk_start = k
         builder.namestack.clear()
+        if chunks is not None:
+            rest = chunks(k, scan_depth, raw)
+            if rest is not None:
+                raw.extend(rest)
+                break
         try:
             value, err2 = driver.run(tokens, k, n, eof_pos)
         except _TooDeep:
