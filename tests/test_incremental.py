@@ -379,6 +379,24 @@ def test_quote_typed_mid_file_reuses_the_last_plain_parse():
     assert p.data.decode() == text
 
 
+@pytest.mark.corpus
+def test_top_level_typing_before_and_after_a_define():
+    """A statement typed at the top level of vhost.pp (in its header comment, before the define,
+    and after it), broken until complete: while broken at the top level, the plain parse runs from
+    the last top-level boundary (stats "resumed"); every step equals a full parse."""
+    if not os.path.exists(CORPUS):
+        pytest.skip("corpus not installed")
+    text = open(CORPUS, encoding="utf-8").read()
+    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    data = text.encode()
+    seen: set = set()
+    for at in (data.index(b"\n", 2000), len(data.rstrip())):
+        _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", seen)
+    assert ("plain", True) in seen and p.data == data, seen
+
+
 BREAKING = [
     "\n  notice('x', [1, {a => 2}])",
     "\n  if $a { foo(1, [2",
