@@ -112,6 +112,7 @@ def dsig(ds):
 
 def check_same(p: IncrementalParser, config: DocConfig):
     p.update()
+    assert "crash" not in p.stats, p.stats  # (an internal error, hidden by the full parse it falls back to)
     text = p.data.decode("utf-8", "surrogateescape")
     try:
         ref, vref = full_analysis(text, config)
@@ -395,6 +396,23 @@ def test_top_level_typing_before_and_after_a_define():
     for at in (data.index(b"\n", 2000), len(data.rstrip())):
         _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", seen)
     assert ("plain", True) in seen and p.data == data, seen
+
+
+def test_plain_parse_leaves_the_state_lists_alone():
+    """A statement typed into a case option's body, broken until complete: the resumed plain parse
+    reduces below the body and its builder appends to the lists on the LR stack there (the case's
+    options); those are the state's, which must not change (a state that gained an option built for
+    the plain parse crashed the next edit, which then fell back to a full parse)."""
+    text = (
+        "class c {\n  case $x {\n    'a': { $p = 1 }\n    default: {\n      $p = undef\n    }\n  }\n"
+        "  include foo\n}\n"
+    )
+    config = DocConfig(file="c.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    at = text.index("undef") + len("undef")
+    _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", set())
+    assert p.data.decode() == text
 
 
 BREAKING = [
