@@ -467,7 +467,7 @@ def _copy_list(v: Any) -> Any:
         return v
     c = type(v)(v)
     if hasattr(v, "commas"):
-        c.commas = list(v.commas)
+        c.commas = list(v.commas)  # type: ignore[attr-defined]
     return c
 
 
@@ -856,6 +856,7 @@ class IncrementalParser:
         self._plain_run: _PlainRun | None = None
         self._edit: tuple[int, int, int] | None = None
         self._edit_ce = 0
+        self._span = (0, 0)  # the bytes changed since the state (current coordinates)
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -1099,6 +1100,7 @@ class IncrementalParser:
         lvl = self._innermost(c, ce)
         first = lvl
         dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
+        self._span = (dmin, de_since)
         if self._broken_top and self._broken is not None and self._resume_top(c, dmin):
             # (still broken at the top level, as after the last edit: the lists' runs would only
             # meet the same error first; a repaired text makes _resume_top's run end without one)
@@ -2154,10 +2156,14 @@ class IncrementalParser:
         elif new_ghost is not None:
             self._ghost = new_ghost
         elif ghost is not None:
-            if self._lost_or_current(ghost.start) and r_start < ghost.start.start_pos:
-                ghost.delta += delta
-            else:
+            e0, e1 = self._span  # (the bytes changed, current coordinates)
+            gcl = ghost.level.closer
+            if not self._lost_or_current(ghost.start):
                 self._ghost = None
+            elif e1 <= ghost.start.start_pos:
+                ghost.delta += delta  # (bytes added before them)
+            elif gcl is None or self._index(gcl) < 0 or e0 < gcl.start_pos:
+                self._ghost = None  # (an edit among them)
         self._flush_calls(new_raw, lvl.out or [])
         out, xdiags = _transform(new_raw, self.locator, cfg.file)
         out = _reuse_calls(out, new_raw, lvl.out or [])

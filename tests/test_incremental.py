@@ -491,6 +491,18 @@ def test_one_class_manifest_break_and_repair_resumed():
 @example(edits=[(0.0, 3, "{"), (0.0, 3, "\n"), (0.03515625, 0, "\n")])
 # a body kept whole while its header was reparsed, in a statement that recovery dropped
 @example(edits=[(0.0, 0, "("), (0.25, 0, ")")])
+# an edit after the first of the statements a syntax error swallowed (among them): they are dropped
+@example(
+    edits=[
+        (0.87890625, 0, "{"),
+        (0.5, 3, "{"),
+        (0.875, 3, "\n"),
+        (0.0, 0, "}"),
+        (0.875, 2, "["),
+        (1.0, 0, "("),
+        (0.875, 1, ")"),
+    ]
+)
 # statements a syntax error swallowed, the last of them cut by the list's `}` (an error there too)
 @example(edits=[(0.0, 0, "}"), (0.0, 0, "{"), (1.0, 0, "("), (0.65625, 0, "(")])
 def test_breaking_edits_inside_bodies_equal_full_parse(edits):
