@@ -1549,17 +1549,23 @@ class IncrementalParser:
                 new_toks, lex_diags, b_idx, b_line_new = tail[0], tail[1], tail[2], tail[3]
         while not tail:
             win = data[a_line:b_line_new]
-            if b"*/" in win and data.rfind(b"/*", 0, a_line) != -1:
+            if b"*/" in win and self._div_star(data, 0, a_line, toks, 0):
                 raise _Fallback()
-            if b_idx < n_old and b"/*" in win and data.find(b"*/", b_line_new) != -1:
-                b_idx, b_line_new = n_old, len(data)
-                continue
             if b"/" in win:
                 if regex_before is None:
                     regex_before = self._regex_div_before(a_idx)
                 if regex_before:
                     raise _Fallback()
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
+            if (
+                new_toks is not None
+                and b_idx < n_old
+                and b"/*" in win
+                and data.find(b"*/", b_line_new) != -1
+                and self._div_star(data, a_line, b_line_new, new_toks, 0)
+            ):
+                b_idx, b_line_new = n_old, len(data)  # (a comment may run past the window)
+                continue
             if (
                 new_toks is not None
                 and b_idx < n_old
@@ -1806,6 +1812,20 @@ class IncrementalParser:
                 break  # the same nesting after the same token: the rest is unchanged
         self._inside = old_f[:m0] + f + old_f[j:]
         self._levels_dq = old_lv[:m0] + lv + old_lv[j:]
+
+    @staticmethod
+    def _div_star(data: bytes, a: int, b: int, toks: list[Any], lo: int) -> bool:
+        """Is a `/*` in data[a:b] lexed as a division in toks (sorted by position from lo)?  The lexer
+        makes `/*` a comment only when a `*/` follows somewhere: a `*/` added later in the text turns
+        such a division into a comment, while a `/*` inside a string (a path with a glob) stays."""
+        i = data.find(b"/*", a, b)
+        while i != -1:
+            k = bisect.bisect_left(toks, i, lo, key=_start)
+            # (around a heredoc the tokens are not in text order: look at the neighbours too)
+            if any(t.start_pos == i and t.type == "DIV" for t in toks[max(lo, k - 8) : k + 8]):
+                return True
+            i = data.find(b"/*", i + 2, b)
+        return False
 
     def _regex_div_before(self, k: int) -> bool:
         """_regex_div over tokens[:k], scanning only what was not scanned clean before (a splice
