@@ -427,6 +427,7 @@ class _Sync:
         self.last: _PlainRun | None = None
         self.unchanged = 0
         self.reused: int | None = None
+        self.scan = (0, 0)  # the run's first token and the bracket depth before it (recover_top's scan)
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         if event == "resume":
@@ -450,7 +451,17 @@ class _Sync:
 
     def _resume(self, i: int, stack: list[Any], values: list[Any]) -> bool:
         tok = self.tokens[i] if i < self.n else None
-        conf = (tok, tuple[Any, ...](stack), tuple(tuple(v) if type(v) is list else v for v in values))
+        # (after the run, top-level recovery counts brackets from the run's start: an edit that
+        # changed that count changes where it resumes)
+        d = self.scan[1]
+        closers, openers = P.CLOSERS, P.OPENERS
+        for t in self.tokens[self.scan[0] : i]:
+            ty = t.type
+            if ty in closers:
+                d = max(0, d - 1)
+            if ty in openers:
+                d += 1
+        conf = (tok, tuple[Any, ...](stack), tuple(tuple(v) if type(v) is list else v for v in values), d)
         last = self.last
         if last is not None and i >= self.unchanged:
             j = last.at(conf)
@@ -473,7 +484,7 @@ def _copy_list(v: Any) -> Any:
 
 def _same_conf(x: tuple[Any, ...], y: tuple[Any, ...]) -> bool:
     """Two driver configurations (token, LR states, values with lists as tuples) of the same objects."""
-    if x[0] is not y[0] or x[1] != y[1] or len(x[2]) != len(y[2]):
+    if x[0] is not y[0] or x[1] != y[1] or x[3] != y[3] or len(x[2]) != len(y[2]):
         return False
     for a, b in zip(x[2], y[2]):
         if a is b:
@@ -504,7 +515,7 @@ class _PlainRun:
         units: set[int],
         recovered: bool,
     ) -> None:
-        self.resumes = resumes  # (token, states, values, index in diags) where the run resumed
+        self.resumes = resumes  # (token, states, values, depth, index in diags) where the run resumed
         self.diags = diags  # the run's diagnostics, in the order it made them
         self.order = order  # their sort keys (Builder.diagnostic_order)
         self.prog = prog
@@ -1280,6 +1291,7 @@ class IncrementalParser:
         b = _ListBuilder(self.locator, cfg.file)
         b.namestack[:] = P.open_class_names(t, stack, values)
         watch.builder = b
+        watch.scan = (start_i, depth)
         if self._last_plain is not None and self._edit is not None:
             watch.last = self._last_plain
             watch.unchanged = self._edit_ce
@@ -1432,7 +1444,7 @@ class IncrementalParser:
         ds, de, delta = self._edit
         de_old = de - delta
         mine = list(b.diagnostics)
-        k = last.resumes[j][3]
+        k = last.resumes[j][4]
         after = last.diags[k:]
         order = dict(b.order)
         for d in after:
@@ -1459,7 +1471,7 @@ class IncrementalParser:
                 diags.extend(v.xdiags)
         diags.extend(run_diags)
         diags.sort(key=b.diagnostic_order)
-        resumes = watch.resumes + [(*r[:3], r[3] - k + len(mine)) for r in last.resumes[j:]]
+        resumes = watch.resumes + [(*r[:4], r[4] - k + len(mine)) for r in last.resumes[j:]]
         self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
         self._plain_run.chunks = last.chunks
         self._plain_units = last.units

@@ -503,6 +503,8 @@ def test_one_class_manifest_break_and_repair_resumed():
         (0.875, 1, ")"),
     ]
 )
+# a bracket typed before the point where the last plain parse resumed after an error inside a body
+@example(edits=[(0.0, 0, "'"), (0.25, 0, "'"), (0.0, 0, "("), (0.0, 0, "(")])
 # statements a syntax error swallowed, the last of them cut by the list's `}` (an error there too)
 @example(edits=[(0.0, 0, "}"), (0.0, 0, "{"), (1.0, 0, "("), (0.65625, 0, "(")])
 def test_breaking_edits_inside_bodies_equal_full_parse(edits):
