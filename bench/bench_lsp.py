@@ -12,7 +12,9 @@ class bodies (``--no-big`` leaves it out):
   lines in the middle of its last top-level statement (for vhost.pp the body of the one `define`);
   ``break``: a `(` typed at such a line (the statement breaks: a syntax error inside the body) and
   deleted again (repaired); ``typing``: a new statement typed there character by character (broken
-  until it is complete) and deleted again character by character; ``header``: one-character edits
+  until it is complete) and deleted again character by character; ``spread``: the same statement
+  typed at the end of five lines spread over the whole file (the non-blank line nearest to each
+  sixth: comments, headers, the top level, bodies); ``header``: one-character edits
   on the lines of the last top-level statement's parameter list (reparsed as a whole);
 * the in-process full parse (+ validation) time of the same file, for comparison;
 * process start -> first diagnostics of FILE;
@@ -289,7 +291,16 @@ def bench_file(path, text, edits):
     lats["break"], v = keystrokes(c, uri, text, pos_code, v, piece="(")
     n_typed = max(1, edits // 20)
     pos_type = [(line, len(lines[line])) for line, _ in pos_code[:n_typed]]
-    lats["typing"], v = typing(c, uri, pos_type, v, "\n  notice('x', [1, {a => 2}])")
+    piece = "\n  notice('x', [1, {a => 2}])"
+    lats["typing"], v = typing(c, uri, pos_type, v, piece)
+    # ... and at lines spread over the whole file (any line: comments, headers, the top level, bodies)
+    spread = []
+    for k in range(1, 6):
+        i = len(lines) * k // 6
+        while i < len(lines) - 1 and not lines[i].strip():
+            i += 1
+        spread.append((i, len(lines[i])))
+    lats["spread"], v = typing(c, uri, spread, v, piece)
     header = [i for i in code_lines if last < i < opened]
     if header:
         pos_head = [(header[k % len(header)], _indent(lines[header[k % len(header)]])) for k in range(edits)]
