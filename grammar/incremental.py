@@ -868,6 +868,8 @@ class IncrementalParser:
         self._edit: tuple[int, int, int] | None = None
         self._edit_ce = 0
         self._span = (0, 0)  # the bytes changed since the state (current coordinates)
+        # while _resume_cut runs: (tokens parsed, where the failed lexing unit begins, lexer diagnostics)
+        self._cut: tuple[int, int, list[Any]] | None = None
         # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
         # their validation cache, and whether its positions and definitions are still to be brought
         # up to date (on first use of `program`)
@@ -897,9 +899,7 @@ class IncrementalParser:
     def program(self) -> Any:
         """The current Program (positions and definitions brought up to date on first use)."""
         prog = self._program
-        if self._kept_tokens is not None:
-            return prog
-        if self._broken is not None:
+        if self._broken is not None or self._kept_tokens is not None:
             if prog is not None and self._plain_units is not None and self._plain_lazy:
                 self.pos.flush(prog.body)  # (statements from before the boundary may carry marks)
                 defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
@@ -1292,19 +1292,21 @@ class IncrementalParser:
         b.namestack[:] = P.open_class_names(t, stack, values)
         watch.builder = b
         watch.scan = (start_i, depth)
-        if self._last_plain is not None and self._edit is not None:
+        cut = self._cut
+        if self._last_plain is not None and self._edit is not None and cut is None:
             watch.last = self._last_plain
             watch.unchanged = self._edit_ce
         chunks = self._chunks(b)
-        drv = P.Driver(b)
+        drv = P.Driver(b, cut=cut is not None)
+        run_toks = toks if cut is None else toks[: cut[0]]
         try:
-            value, err = drv.run(toks, start_i, n, len(data), stack, values, watch)
+            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
             if watch.reused is not None:
                 return self._reuse_plain(watch, b, lim, chain)
             if value is P.STOPPED or err is None:
                 return False
             prog = P.recover_top(
-                drv, toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
+                drv, run_toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
             )
             chunks.ndiag = len(b.diagnostics)
             chunks.dropped = [off for _raw, off in b.transform_first.values()]
@@ -1315,7 +1317,7 @@ class IncrementalParser:
 
     def _chunks(self, b: Builder) -> _Chunks:
         last = self._last_plain
-        prev = last.chunks if last is not None and self._edit is not None else None
+        prev = last.chunks if last is not None and self._edit is not None and self._cut is None else None
         return _Chunks(self, b, prev, self._edit_ce)
 
     def _resume_top(self, c: int, ds: int) -> bool:
@@ -1357,13 +1359,15 @@ class IncrementalParser:
         old_ids = _roots(values)
         b = _ListBuilder(self.locator, self.config.file)
         chunks = self._chunks(b)
-        drv = P.Driver(b)
+        cut = self._cut
+        drv = P.Driver(b, cut=cut is not None)
+        run_toks = toks if cut is None else toks[: cut[0]]
         try:
-            value, err = drv.run(toks, start_i, n, len(data), stack, values)
+            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values)
             if err is None:
                 return False
             prog = P.recover_top(
-                drv, toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
+                drv, run_toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
             )
             chunks.ndiag = len(b.diagnostics)
             chunks.dropped = [off for _raw, off in b.transform_first.values()]
@@ -1392,12 +1396,16 @@ class IncrementalParser:
         if chunks.reused and chunks.last is not None and chunks.last.raw is not None:
             old_ids = old_ids | {id(x) for x in _nodes_of(chunks.last.raw)}  # (positions fixed)
         chunks.last = None  # (not a chain of every plain parse since the text broke)
-        diags = list(self.lex_diags)
+        cut = self._cut
+        run_diags = list(b.diagnostics)
+        if cut is not None:  # (Puppet never reads a token of the lexing unit that failed)
+            run_diags = [d for d in run_diags if d.code != "SYNTAX_ERROR" or d.offset < cut[1]]
+        diags = list(self.lex_diags if cut is None else cut[2])
         diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
         for v in self.levels.values():
             if v.closer is not None and v.closer.start_pos < lim and v not in chain:
                 diags.extend(v.xdiags)
-        diags.extend(b.diagnostics)
+        diags.extend(run_diags)
         diags.sort(key=b.diagnostic_order)
         deep = P.fix_positions(prog, old_ids)  # (the statements from before the boundary are done)
         if deep is not None:
@@ -1428,7 +1436,7 @@ class IncrementalParser:
         self.stats["tokens_parsed"] = parsed
         if chunks.reused:
             self.stats["reused"] = True
-        if prog is not None:
+        if prog is not None and cut is None:
             order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
             self._plain_run = _PlainRun(resumes, list(b.diagnostics), order, prog, units, b.had_errors)
             self._plain_run.chunks = chunks
@@ -1492,12 +1500,49 @@ class IncrementalParser:
         self._kept_tokens = self.tokens
         self.tokens = e.tokens
         self._rdiv_clean = 0
+        if self.levels is not None and self._resume_cut(e, pending):
+            return
         res = P.parse_lexed(self.locator, e.tokens, e.diags, e.error)
         self._program = res.program
         self._plain_units = None
         self.block_recovery = res.block_recovery
         self.full_diags = list(res.diagnostics)
         self.stats = {"mode": "lexbroken", "tokens_parsed": len(e.tokens)}
+
+    def _resume_cut(self, e: _LexBroken, pending: tuple[int, int, int]) -> bool:
+        """A hard lexer error after the edit (a quote left open to the end of the text): the plain
+        parse of the tokens up to it is resumed at the last boundary before the change of the
+        innermost list around it (the tokens before the lexing window are the state's), as
+        _resume_plain / _resume_top do, instead of parsing all of them again."""
+        assert self.levels is not None
+        toks = self.tokens
+        limit = min(e.error.offset, P._failed_unit_start(toks))  # (as grammar.parser.parse_lexed)
+        n_parsed = bisect.bisect_left(toks, limit, key=_start)
+        ds = pending[0] if self._broken is None else min(pending[0], self._broken_ds)
+        c = bisect.bisect_left(toks, ds, key=_start)
+        if c >= n_parsed:
+            return False  # (nothing after the change is parsed: the full path decides)
+        best: _Level | None = None
+        best_pos = -1
+        for lvl in self.levels.values():
+            op = lvl.opener
+            if op is None or op.start_pos <= best_pos or lvl.closer is None or lvl.closer.start_pos < ds:
+                continue
+            oi = self._index(op)
+            if 0 <= oi < c and toks[oi].end_pos <= ds:
+                best, best_pos = lvl, op.start_pos
+        self._cut = (n_parsed, limit, e.diags)
+        try:
+            self.stats["mode"] = "lexbroken"
+            if best is not None:
+                ok = self._resume_plain(best, c, len(toks), ds)
+            else:
+                ok = self._resume_top(c, ds)
+        finally:
+            self._cut = None
+        if ok:
+            self.stats["mode"] = "lexbroken"
+        return ok
 
     def _show_plain(self) -> None:
         """grammar.parser on the current tokens (the text has a syntax error at the top level)."""
@@ -2356,13 +2401,13 @@ class IncrementalParser:
         if self.levels is None:
             self._vcache = {}
             return list(self._checker().validate(self.program))
-        if self._kept_tokens is not None:  # a hard lexer error (the state's cache stays)
-            return list(self._checker().validate(self.program))
+        if self._kept_tokens is not None and self._plain_units is None:
+            return list(self._checker().validate(self.program))  # (a hard lexer error, parsed in full)
         units: set[int] = set()
         for lvl in self.levels.values():
             if lvl.out is not None:
                 units.update(map(id, lvl.out))
-        if self._broken is not None:  # (the state's cache stays for the repair)
+        if self._broken is not None or self._kept_tokens is not None:  # (the state's cache stays)
             if self._plain_units is None:
                 return list(self._checker().validate(self.program))
             # a resumed plain parse (_resume_plain): the statements it kept from before the boundary

@@ -415,6 +415,28 @@ def test_plain_parse_leaves_the_state_lists_alone():
     assert p.data.decode() == text
 
 
+def test_quote_open_to_the_end_resumes_the_plain_parse():
+    """A quote typed in a one-class body that no later quote closes (a hard lexer error at the end of
+    the text): the tokens up to the failed string are parsed from the last boundary before the change
+    (stats "resumed" in mode "lexbroken"), not from the first token; every step equals a full parse."""
+    text = one_class_manifest(40000)
+    if len(text) < 20000:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file="big.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    lines = text.splitlines(keepends=True)
+    seen: set = set()
+    for frac in (0.6, 0.8):
+        k = int(len(lines) * frac)
+        while not lines[k].startswith("  }"):
+            k += 1
+        at = sum(len(x.encode()) for x in lines[: k + 1]) - 1
+        _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", seen)
+    assert ("lexbroken", True) in seen, seen
+    assert p.data.decode() == text
+
+
 BREAKING = [
     "\n  notice('x', [1, {a => 2}])",
     "\n  if $a { foo(1, [2",
