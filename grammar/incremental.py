@@ -106,6 +106,9 @@ _BLANK = b" \t\r\x0b\x0c"
 _CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
 _IF = A.IfExpression
 _SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
+# a top-level syntax error this many tokens after the change makes the next edit try the plain parse
+# first (the program's list would run over all of them only to meet it again)
+_FAR = 200
 
 
 def _end(n: Any) -> int:
@@ -851,7 +854,8 @@ class IncrementalParser:
         self._broken: tuple[int, int, int] | None = None
         self._broken_ds = 0  # while broken: the first byte changed since the incremental state
         self._broken_de = 0  # ... and the end of the last (current coordinates)
-        self._broken_top = False  # ... and the last update found it broken at the top level
+        self._broken_top = False  # ... and the last update found it broken at the top level, far on
+        self._top_err = 0  # (the token index of _resume_top's first error)
         # while broken: the state's token list (the tokens its records refer to), and those of its
         # tokens that the current list lost, kept at current positions (_Shadow)
         self._state_toks: list[Any] | None = None
@@ -1113,8 +1117,9 @@ class IncrementalParser:
         dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
         self._span = (dmin, de_since)
         if self._broken_top and self._broken is not None and self._resume_top(c, dmin):
-            # (still broken at the top level, as after the last edit: the lists' runs would only
-            # meet the same error first; a repaired text makes _resume_top's run end without one)
+            # (still broken at the top level, as after the last edit, where the error came far after
+            # the change: the lists' runs would parse all that only to meet it; a repaired text makes
+            # _resume_top's run end without an error)
             self._set_broken(c, ce, total, dmin, de_since)
             return
         parsed = 0
@@ -1137,10 +1142,13 @@ class IncrementalParser:
                     return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
-                    if not self._resume_top(c, dmin):
+                    far = False
+                    if self._resume_top(c, dmin):
+                        far = self._top_err - c > _FAR
+                    else:
                         self._show_plain()
                     self._set_broken(c, ce, total, dmin, de_since)
-                    self._broken_top = True
+                    self._broken_top = far
                     return
                 lvl = parent
         self._end_broken()
@@ -1366,6 +1374,7 @@ class IncrementalParser:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values)
             if err is None:
                 return False
+            self._top_err = err
             prog = P.recover_top(
                 drv, run_toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
             )
