@@ -1269,23 +1269,7 @@ class IncrementalParser:
             stack.append(gotos[stack[-1]]["stmts"])
             values.append(lvl.raw[:s])
             lists.append((lvl, s))
-        # positions: the builder reads the start and end of the values it combines
-        pos = self.pos
-        if pos.pending:
-            pos._delta = 0
-            pos._spine(self._base.body, bpos, bpos, _no_visit)
-            pending = pos.pending
-            for a, m in lists:
-                for x in a.out or ():
-                    if id(x) in pending and pos._lo(x) < bpos:
-                        pos.push(x)
-                for x in _nodes_of(a.raw[:m]):
-                    if id(x) in pending:
-                        pos.push(x)
-            for v in values:
-                for x in _nodes_of([v]) if isinstance(v, list) else ([v] if isinstance(v, Node) else []):
-                    if id(x) in pending:
-                        pos.push(x)
+        self._place_before(bpos, lists, values)
         # the run reduces below the boundary and the builder appends to the lists it finds there
         # (a case's options, a resource's bodies...): those of the state's nodes stay as they are
         values[:] = [_copy_list(v) for v in values]
@@ -1323,6 +1307,28 @@ class IncrementalParser:
             return False
         return self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
 
+    def _place_before(self, bpos: int, lists: list[tuple[_Level, int]], values: list[Any]) -> None:
+        """A plain run resumed at byte bpos: the builder reads the start and end of the values it
+        combines, so the nodes before the boundary (the statements the lists hold, the values of the
+        LR stack) get their pending position marks applied."""
+        pos = self.pos
+        if not pos.pending:
+            return
+        pos._delta = 0
+        pos._spine(self._base.body, bpos, bpos, _no_visit)
+        pending = pos.pending
+        for a, m in lists:
+            for x in a.out or ():
+                if id(x) in pending and pos._lo(x) < bpos:
+                    pos.push(x)
+            for x in _nodes_of(a.raw[:m]):
+                if id(x) in pending:
+                    pos.push(x)
+        for v in values:
+            for x in _nodes_of([v]) if isinstance(v, list) else ([v] if isinstance(v, Node) else []):
+                if id(x) in pending:
+                    pos.push(x)
+
     def _chunks(self, b: Builder) -> _Chunks:
         last = self._last_plain
         prev = last.chunks if last is not None and self._edit is not None and self._cut is None else None
@@ -1353,17 +1359,7 @@ class IncrementalParser:
         if s:
             stack.append(t.gotos[stack[-1]]["stmts"])
             values.append(lvl.raw[:s])
-        pos = self.pos
-        if pos.pending:  # (the builder reads the positions of the statements before the boundary)
-            pos._delta = 0
-            pos._spine(self._base.body, bpos, bpos, _no_visit)
-            pending = pos.pending
-            for x in lvl.out or ():
-                if id(x) in pending and pos._lo(x) < bpos:
-                    pos.push(x)
-            for x in _nodes_of(lvl.raw[:s]):
-                if id(x) in pending:
-                    pos.push(x)
+        self._place_before(bpos, [(lvl, s)], values)
         old_ids = _roots(values)
         b = _ListBuilder(self.locator, self.config.file)
         chunks = self._chunks(b)
@@ -1409,13 +1405,7 @@ class IncrementalParser:
         run_diags = list(b.diagnostics)
         if cut is not None:  # (Puppet never reads a token of the lexing unit that failed)
             run_diags = [d for d in run_diags if d.code != "SYNTAX_ERROR" or d.offset < cut[1]]
-        diags = list(self.lex_diags if cut is None else cut[2])
-        diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
-        for v in self.levels.values():
-            if v.closer is not None and v.closer.start_pos < lim and v not in chain:
-                diags.extend(v.xdiags)
-        diags.extend(run_diags)
-        diags.sort(key=b.diagnostic_order)
+        diags = self._plain_diags(self.lex_diags if cut is None else cut[2], lim, chain, run_diags, b)
         deep = P.fix_positions(prog, old_ids)  # (the statements from before the boundary are done)
         if deep is not None:
             diags.append(
@@ -1435,13 +1425,7 @@ class IncrementalParser:
                 units.add(id(body))
         if self._plain_units is None:
             self._pcache = {}
-        self._plain_units = units
-        self._plain_lazy = True
-        self._program = prog
-        self.block_recovery = b.had_errors
-        self.full_diags = diags
-        self.stats["mode"] = "plain"
-        self.stats["resumed"] = True
+        self._show_resumed(prog, units, b.had_errors, diags)
         self.stats["tokens_parsed"] = parsed
         if chunks.reused:
             self.stats["reused"] = True
@@ -1481,25 +1465,39 @@ class IncrementalParser:
         self.pos.touched = []
         b.order = order
         run_diags = mine + after
-        diags = list(self.lex_diags)
+        diags = self._plain_diags(self.lex_diags, lim, chain, run_diags, b)
+        resumes = watch.resumes + [(*r[:4], r[4] - k + len(mine)) for r in last.resumes[j:]]
+        self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
+        self._plain_run.chunks = last.chunks
+        self._show_resumed(prog, last.units, last.recovered, diags)
+        self.stats["reused"] = True
+        return True
+
+    def _plain_diags(
+        self, lex: list[Any], lim: int, chain: list[_Level], run: list[Any], b: Builder
+    ) -> list[Any]:
+        """A resumed plain parse's diagnostics: the lexer's, the state's before the boundary (lim),
+        the call transforms' of the lists closed before it, then the run's, in Puppet's order."""
+        assert self.levels is not None
+        diags = list(lex)
         diags.extend(d for d in self.base_diags if d.offset is not None and d.offset < lim)
         for v in self.levels.values():
             if v.closer is not None and v.closer.start_pos < lim and v not in chain:
                 diags.extend(v.xdiags)
-        diags.extend(run_diags)
+        diags.extend(run)
         diags.sort(key=b.diagnostic_order)
-        resumes = watch.resumes + [(*r[:4], r[4] - k + len(mine)) for r in last.resumes[j:]]
-        self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
-        self._plain_run.chunks = last.chunks
-        self._plain_units = last.units
+        return diags
+
+    def _show_resumed(self, prog: Any, units: set[int], recovered: bool, diags: list[Any]) -> None:
+        """Show a resumed plain parse's Program (its positions and definitions brought up to date on
+        first use, its lists the units of its validation)."""
+        self._plain_units = units
         self._plain_lazy = True
         self._program = prog
-        self.block_recovery = last.recovered
+        self.block_recovery = recovered
         self.full_diags = diags
         self.stats["mode"] = "plain"
         self.stats["resumed"] = True
-        self.stats["reused"] = True
-        return True
 
     def _show_lex_broken(self, e: _LexBroken, pending: tuple[int, int, int]) -> None:
         """grammar.parser on the tokens of a text with a hard lexer error (the tokens before the edit

@@ -95,6 +95,39 @@ def _char_start(data: bytes, i: int) -> int:
     return i
 
 
+def _vhost() -> tuple[str, DocConfig, IncrementalParser]:
+    """apache's vhost.pp (one define with a long parameter list), parsed (skips without the corpus)."""
+    if not os.path.exists(CORPUS):
+        pytest.skip("corpus not installed")
+    text = open(CORPUS, encoding="utf-8").read()
+    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    return text, config, p
+
+
+def _one_class(target: int, file: str = "big.pp") -> tuple[str, DocConfig, IncrementalParser]:
+    """A one-class manifest of about target bytes (tests/test_incremental.one_class_manifest), parsed
+    (skips without the corpus)."""
+    text = one_class_manifest(target)
+    if len(text) < target // 2:
+        pytest.skip("corpus not installed")
+    config = DocConfig(file=file)
+    p = IncrementalParser(text, config)
+    p.update()
+    return text, config, p
+
+
+def _statement_end(text: str, frac: float) -> int:
+    """The byte offset of the end of the first body statement closed by a `  }` line from the given
+    fraction of a one-class manifest's lines on (where a new statement can be typed)."""
+    lines = text.splitlines(keepends=True)
+    k = int(len(lines) * frac)
+    while not lines[k].startswith("  }"):
+        k += 1
+    return sum(len(x.encode()) for x in lines[: k + 1]) - 1
+
+
 def signature(program):
     if program is None:
         return None
@@ -254,12 +287,7 @@ def test_one_class_manifest_random_edits():
 def test_one_class_manifest_edit_reparses_one_statement():
     """An edit inside the body of a one-class manifest reparses and revalidates a few statements,
     also when it breaks the statement (a syntax error inside the body) and when it repairs it."""
-    text = one_class_manifest(40000)
-    if len(text) < 20000:
-        pytest.skip("corpus not installed")
-    config = DocConfig(file="big.pp")
-    p = IncrementalParser(text, config)
-    p.update()
+    text, config, p = _one_class(40000)
     p.validation_diagnostics()
     lines = text.splitlines(keepends=True)
     at = sum(len(x.encode()) for x in lines[: len(lines) // 2])
@@ -282,17 +310,8 @@ def test_one_class_manifest_typing_a_statement():
     bench/bench_lsp.py's ``typing`` scenario does): an open `'` or `{` breaks the file at the top
     level on the way.  Every step equals a full parse; a run that meets an error no list recovers
     from goes to the plain parse without trying the enclosing lists again."""
-    text = one_class_manifest(40000)
-    if len(text) < 20000:
-        pytest.skip("corpus not installed")
-    config = DocConfig(file="big.pp")
-    p = IncrementalParser(text, config)
-    p.update()
-    lines = text.splitlines(keepends=True)
-    k = len(lines) // 2
-    while not lines[k].startswith("  }"):
-        k += 1
-    at = sum(len(x.encode()) for x in lines[: k + 1]) - 1  # the end of a statement of the body
+    text, config, p = _one_class(40000)
+    at = _statement_end(text, 0.5)
     piece = "\n  notice('x', [1, {a => 2}])"
     tried = []
     for i, ch in enumerate(piece):
@@ -312,17 +331,8 @@ def test_one_class_manifest_quote_closed_again_is_local():
     string, then code where strings were); when it is closed again, the tokens lexed after it are the
     state's own again, so the statement is reparsed on its own: the last keystroke, which completes
     it, revalidates a few statements, not the rest of the body.  Every step equals a full parse."""
-    text = one_class_manifest(40000)
-    if len(text) < 20000:
-        pytest.skip("corpus not installed")
-    config = DocConfig(file="big.pp")
-    p = IncrementalParser(text, config)
-    p.update()
-    lines = text.splitlines(keepends=True)
-    k = len(lines) // 3
-    while not lines[k].startswith("  }"):
-        k += 1
-    at = sum(len(x.encode()) for x in lines[: k + 1]) - 1
+    text, config, p = _one_class(40000)
+    at = _statement_end(text, 1 / 3)
     piece = "\n  notice('x', [1, {a => 2}])"
     for i, ch in enumerate(piece):
         p.edit(at + i, at + i, ch)
@@ -385,12 +395,7 @@ def test_top_level_typing_before_and_after_a_define():
     """A statement typed at the top level of vhost.pp (in its header comment, before the define,
     and after it), broken until complete: while broken at the top level, the plain parse runs from
     the last top-level boundary (stats "resumed"); every step equals a full parse."""
-    if not os.path.exists(CORPUS):
-        pytest.skip("corpus not installed")
-    text = open(CORPUS, encoding="utf-8").read()
-    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
-    p = IncrementalParser(text, config)
-    p.update()
+    text, config, p = _vhost()
     data = text.encode()
     seen: set = set()
     for at in (data.index(b"\n", 2000), len(data.rstrip())):
@@ -419,20 +424,10 @@ def test_quote_open_to_the_end_resumes_the_plain_parse():
     """A quote typed in a one-class body that no later quote closes (a hard lexer error at the end of
     the text): the tokens up to the failed string are parsed from the last boundary before the change
     (stats "resumed" in mode "lexbroken"), not from the first token; every step equals a full parse."""
-    text = one_class_manifest(40000)
-    if len(text) < 20000:
-        pytest.skip("corpus not installed")
-    config = DocConfig(file="big.pp")
-    p = IncrementalParser(text, config)
-    p.update()
-    lines = text.splitlines(keepends=True)
+    text, config, p = _one_class(40000)
     seen: set = set()
     for frac in (0.6, 0.8):
-        k = int(len(lines) * frac)
-        while not lines[k].startswith("  }"):
-            k += 1
-        at = sum(len(x.encode()) for x in lines[: k + 1]) - 1
-        _type_and_delete(p, config, at, "\n  notice('x', [1, {a => 2}])", seen)
+        _type_and_delete(p, config, _statement_end(text, frac), "\n  notice('x', [1, {a => 2}])", seen)
     assert ("lexbroken", True) in seen, seen
     assert p.data.decode() == text
 
@@ -574,12 +569,7 @@ def test_corpus_template_typing_breaks_and_repairs():
 @pytest.mark.corpus
 def test_definition_header_edit_keeps_the_body():
     """An edit in a define's parameter list reparses the header and keeps the body (unchanged braces)."""
-    if not os.path.exists(CORPUS):
-        pytest.skip("corpus not installed")
-    text = open(CORPUS, encoding="utf-8").read()
-    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
-    p = IncrementalParser(text, config)
-    p.update()
+    text, config, p = _vhost()
     at = text.encode().index(b"$ssl_chain ")
     p.edit(at + 1, at + 1, "y")
     check_same(p, config)
@@ -599,12 +589,7 @@ def test_kept_body_resumes_after_header_edits():
     the file at the top level on the way; the plain parse is still resumed at the body's boundary
     (stats "resumed": the kept body's recorded LR stack holds the reparsed header), and every step
     equals a full parse."""
-    if not os.path.exists(CORPUS):
-        pytest.skip("corpus not installed")
-    text = open(CORPUS, encoding="utf-8").read()
-    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
-    p = IncrementalParser(text, config)
-    p.update()
+    text, config, p = _vhost()
     data = text.encode()
     at = data.index(b"define apache::vhost")
     p.edit(at, at, "x\n")  # a statement before the define ...
