@@ -587,19 +587,23 @@ class _Chunks:
                         b.order[id(d)] = key
                     b.diagnostics.append(d)
                 b.had_errors = b.had_errors or last.builder.had_errors
+                # (its records from there on, as indices into this run's statements and diagnostics)
+                n_diag = len(b.diagnostics) - (last.ndiag - r[3])
                 self.records.extend(
-                    (
-                        x[0],
-                        x[1],
-                        x[2] - r[2] + len(raw),
-                        x[3] - r[3] + len(b.diagnostics) - (last.ndiag - r[3]),
-                    )
-                    for x in last.records[j:]
+                    (x[0], x[1], x[2] - r[2] + len(raw), x[3] - r[3] + n_diag) for x in last.records[j:]
                 )
                 self.reused = True
                 return rest
         self.records.append((tok, depth, len(raw), len(b.diagnostics)))
         return None
+
+    def finish(self) -> None:
+        """recover_top has returned: the runs' diagnostics end here, then the transforms of the lists
+        recovery dropped report theirs (as grammar.parser.parse_lexed does)."""
+        b = self.builder
+        self.ndiag = len(b.diagnostics)
+        self.dropped = [off for _raw, off in b.transform_first.values()]
+        b.transform_dropped()
 
 
 def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
@@ -1120,6 +1124,7 @@ class IncrementalParser:
             # (still broken at the top level, as after the last edit, where the error came far after
             # the change: the lists' runs would parse all that only to meet it; a repaired text makes
             # _resume_top's run end without an error)
+            self.stats["lists_tried"] = 0
             self._set_broken(c, ce, total, dmin, de_since)
             return
         parsed = 0
@@ -1300,9 +1305,7 @@ class IncrementalParser:
             prog = P.recover_top(
                 drv, run_toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
             )
-            chunks.ndiag = len(b.diagnostics)
-            chunks.dropped = [off for _raw, off in b.transform_first.values()]
-            b.transform_dropped()  # (as grammar.parser.parse_lexed does)
+            chunks.finish()
         except Exception:
             return False
         return self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
@@ -1374,12 +1377,9 @@ class IncrementalParser:
             prog = P.recover_top(
                 drv, run_toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
             )
-            chunks.ndiag = len(b.diagnostics)
-            chunks.dropped = [off for _raw, off in b.transform_first.values()]
-            b.transform_dropped()
+            chunks.finish()
         except Exception:
             return False
-        self.stats["lists_tried"] = self.stats.get("lists_tried", 0)
         return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i)
 
     def _plain_finish(
@@ -1447,7 +1447,7 @@ class IncrementalParser:
         mine = list(b.diagnostics)
         k = last.resumes[j][4]
         after = last.diags[k:]
-        order = dict(b.order)
+        order = b.order
         for d in after:
             key = last.order.get(id(d))
             if delta:
@@ -1463,7 +1463,6 @@ class IncrementalParser:
         for y in self.pos.touched:  # (the nodes around the edit grew: validated again)
             self._pcache.pop(id(y), None)
         self.pos.touched = []
-        b.order = order
         run_diags = mine + after
         diags = self._plain_diags(self.lex_diags, lim, chain, run_diags, b)
         resumes = watch.resumes + [(*r[:4], r[4] - k + len(mine)) for r in last.resumes[j:]]
@@ -1539,8 +1538,8 @@ class IncrementalParser:
             if 0 <= oi < c and toks[oi].end_pos <= ds:
                 best, best_pos = lvl, op.start_pos
         self._cut = (n_parsed, limit, e.diags)
+        self.stats = {}  # (_relex stopped before making this update's)
         try:
-            self.stats["mode"] = "lexbroken"
             if best is not None:
                 ok = self._resume_plain(best, c, len(toks), ds)
             else:
