@@ -429,6 +429,7 @@ class _Sync:
         self.resumes: list[tuple[Any, ...]] = []
         self.last: _PlainRun | None = None
         self.unchanged = 0
+        self.lim = 0  # the first byte the edit changed (before it, both runs' texts are the same)
         self.reused: int | None = None
         self.scan = (0, 0)  # the run's first token and the bracket depth before it (recover_top's scan)
 
@@ -467,7 +468,7 @@ class _Sync:
         conf = (tok, tuple[Any, ...](stack), tuple(tuple(v) if type(v) is list else v for v in values), d)
         last = self.last
         if last is not None and i >= self.unchanged:
-            j = last.at(conf)
+            j = last.at(conf, self.lim)
             if j is not None:
                 self.reused = j
                 return True
@@ -485,18 +486,45 @@ def _copy_list(v: Any) -> Any:
     return c
 
 
-def _same_conf(x: tuple[Any, ...], y: tuple[Any, ...]) -> bool:
-    """Two driver configurations (token, LR states, values with lists as tuples) of the same objects."""
+def _same_conf(x: tuple[Any, ...], y: tuple[Any, ...], lim: int) -> bool:
+    """Two driver configurations (token, LR states, values with lists as tuples) of the same objects,
+    or of equal nodes that end before byte lim (the texts of both runs are the same there).
+
+    The run starts at a boundary of the innermost list around the change that the state knows, and
+    a body of one statement is no list of its own: a run that resumes inside it after an error has
+    the enclosing headers (an `if`'s condition, the statements before the error) on its stack, made
+    anew by each run from the same unchanged tokens.  Equal to the last run's, they let its Program
+    be reused: it holds its own copies of them."""
     if x[0] is not y[0] or x[1] != y[1] or x[3] != y[3] or len(x[2]) != len(y[2]):
         return False
     for a, b in zip(x[2], y[2]):
         if a is b:
             continue
-        if type(a) is not tuple or type(b) is not tuple or len(a) != len(b):
-            return False
-        if not all(p is q for p, q in zip(a, b)):
+        if type(a) is tuple:
+            if type(b) is not tuple or len(a) != len(b):
+                return False
+            if not all(p is q or _equal_before(p, q, lim) for p, q in zip(a, b)):
+                return False
+        elif not _equal_before(a, b, lim):
             return False
     return True
+
+
+def _equal_before(a: Any, b: Any, lim: int) -> bool:
+    """Equal AST nodes (deep, positions included) that end before byte lim.  A call's rval_required
+    is not compared: the transform of the statement list that will hold it (in both runs alike, as
+    they go on the same from here) cleared the last run's."""
+    if type(a) is not type(b) or not isinstance(b, Node) or _end(b) > lim:
+        return False
+    if type(a) is A.CallNamedFunctionExpression:
+        call: Any = b
+        keep = call.rval_required
+        call.rval_required = a.rval_required
+        try:
+            return bool(a == call)
+        finally:
+            call.rval_required = keep
+    return bool(a == b)
 
 
 class _PlainRun:
@@ -507,7 +535,7 @@ class _PlainRun:
     rest of the text one string, then code where strings were: each keystroke until it is closed
     would parse all of that again.)  Holds the objects it compares, so their ids stay unique."""
 
-    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered", "chunks")
+    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered", "chunks", "far")
 
     def __init__(
         self,
@@ -525,10 +553,14 @@ class _PlainRun:
         self.units = units
         self.recovered = recovered
         self.chunks: _Chunks | None = None  # its runs after errors at the top level
+        # its first error at the top level came more than _FAR tokens after the change: the next
+        # keystroke tries the plain parse first (the innermost list's run would go all that way
+        # only to escalate, e.g. after a `{` typed in a body took the `}` of the body)
+        self.far = False
 
-    def at(self, conf: tuple[Any, ...]) -> int | None:
+    def at(self, conf: tuple[Any, ...], lim: int) -> int | None:
         for j, r in enumerate(self.resumes):
-            if r[0] is conf[0] and _same_conf(r, conf):
+            if r[0] is conf[0] and _same_conf(r, conf, lim):
                 return j
         return None
 
@@ -1127,6 +1159,19 @@ class IncrementalParser:
             self.stats["lists_tried"] = 0
             self._set_broken(c, ce, total, dmin, de_since)
             return
+        last = self._last_plain
+        if (
+            last is not None
+            and last.far
+            and self._broken is not None
+            and first.opener is not None
+            and self._resume_plain(first, c, ce, dmin)
+        ):
+            # (still broken as after the last edit, whose plain parse met its first top-level error
+            # far after the change: the innermost list's run would go all that way only to escalate)
+            self.stats["lists_tried"] = 0
+            self._set_broken(c, ce, total, dmin, de_since)
+            return
         parsed = 0
         tried = 0
         while True:
@@ -1293,6 +1338,7 @@ class IncrementalParser:
         if self._last_plain is not None and self._edit is not None and cut is None:
             watch.last = self._last_plain
             watch.unchanged = self._edit_ce
+            watch.lim = self._edit[0]
         chunks = self._chunks(b)
         drv = P.Driver(b, cut=cut is not None)
         run_toks = toks if cut is None else toks[: cut[0]]
@@ -1302,13 +1348,17 @@ class IncrementalParser:
                 return self._reuse_plain(watch, b, lim, chain)
             if value is P.STOPPED or err is None:
                 return False
+            far = err - c > _FAR
             prog = P.recover_top(
                 drv, run_toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
             )
             chunks.finish()
         except Exception:
             return False
-        return self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
+        done = self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
+        if self._plain_run is not None:
+            self._plain_run.far = far
+        return done
 
     def _place_before(self, bpos: int, lists: list[tuple[_Level, int]], values: list[Any]) -> None:
         """A plain run resumed at byte bpos: the builder reads the start and end of the values it
@@ -1468,6 +1518,7 @@ class IncrementalParser:
         resumes = watch.resumes + [(*r[:4], r[4] - k + len(mine)) for r in last.resumes[j:]]
         self._plain_run = _PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
         self._plain_run.chunks = last.chunks
+        self._plain_run.far = last.far
         self._show_resumed(prog, last.units, last.recovered, diags)
         self.stats["reused"] = True
         return True
@@ -2431,54 +2482,73 @@ class IncrementalParser:
     ) -> tuple[list[Any], dict[int, Any]]:
         """Validation diagnostics of prog and the new cache: units found in old (or unmoved in base,
         which is only read) are not validated again."""
-        cache: dict[int, tuple[Any, ...]] = {}
         self.stats["statements_validated"] = 0
-        pos = self.pos
+        return _UnitValidation(self, units, old, base).run(prog)
 
-        def unit(node: Any, path: list[Any]) -> tuple[Any, ...]:
-            """(logged, diagnostics, abort) of a unit and everything below it."""
-            hit = old.get(id(node))
-            if base is not None and (hit is None or hit[0] is not node):
-                hit = base.get(id(node))
-                if hit is not None and hit[0] is node and hit[1] != node.offset + _mark(pos, node):
-                    hit = None  # (moved: its diagnostics are the state's, not to be moved here)
-            if hit is not None and hit[0] is node:
-                e = pos.pending.get(id(node))
-                now = node.offset + (e[1] if e is not None else 0)
-                dlt = now - hit[1]
-                if dlt:
-                    for d in hit[2] + hit[3] + ([hit[4]] if hit[4] is not None else []):
-                        if d.offset is not None:
-                            d.offset += dlt
-                    hit = (node, now, hit[2], hit[3], hit[4])
-                cache[id(node)] = hit
-                return hit[2], hit[3], hit[4]
-            self.stats["statements_validated"] += 1
-            pos.flush(node, units)
-            logged, diags, abort, stopped = self._checker().validate_part(node, path, units)
-            logged, diags = list(logged), list[Any](diags)
-            for child, cpath in stopped:
-                cl, cd, ca = unit(child, cpath)
-                logged.extend(cl)
-                diags.extend(cd)
-                if ca is not None and (abort is None or ca.offset < abort.offset):
-                    abort = ca
-            cache[id(node)] = (node, node.offset, logged, diags, abort)
-            return logged, diags, abort
 
-        pos.flush(prog.body, units)
-        ck = self._checker()
+class _UnitValidation:
+    """One validation of a Program by units (IncrementalParser._validate_units).  (A class, not a
+    closure that calls itself: that is a reference cycle holding the old cache, freed only by the
+    cyclic GC, whose full passes pause a keystroke for 100-250 ms.)"""
+
+    def __init__(
+        self, parser: IncrementalParser, units: set[int], old: dict[int, Any], base: dict[int, Any] | None
+    ) -> None:
+        self.parser = parser
+        self.units = units
+        self.old = old
+        self.base = base
+        self.cache: dict[int, tuple[Any, ...]] = {}
+
+    def unit(self, node: Any, path: list[Any]) -> tuple[Any, ...]:
+        """(logged, diagnostics, abort) of a unit and everything below it."""
+        pos = self.parser.pos
+        hit = self.old.get(id(node))
+        base = self.base
+        if base is not None and (hit is None or hit[0] is not node):
+            hit = base.get(id(node))
+            if hit is not None and hit[0] is node and hit[1] != node.offset + _mark(pos, node):
+                hit = None  # (moved: its diagnostics are the state's, not to be moved here)
+        if hit is not None and hit[0] is node:
+            e = pos.pending.get(id(node))
+            now = node.offset + (e[1] if e is not None else 0)
+            dlt = now - hit[1]
+            if dlt:
+                for d in hit[2] + hit[3] + ([hit[4]] if hit[4] is not None else []):
+                    if d.offset is not None:
+                        d.offset += dlt
+                hit = (node, now, hit[2], hit[3], hit[4])
+            self.cache[id(node)] = hit
+            return hit[2], hit[3], hit[4]
+        self.parser.stats["statements_validated"] += 1
+        pos.flush(node, self.units)
+        logged, diags, abort, stopped = self.parser._checker().validate_part(node, path, self.units)
+        logged, diags = list(logged), list[Any](diags)
+        for child, cpath in stopped:
+            cl, cd, ca = self.unit(child, cpath)
+            logged.extend(cl)
+            diags.extend(cd)
+            if ca is not None and (abort is None or ca.offset < abort.offset):
+                abort = ca
+        self.cache[id(node)] = (node, node.offset, logged, diags, abort)
+        return logged, diags, abort
+
+    def run(self, prog: Any) -> tuple[list[Any], dict[int, Any]]:
+        units = self.units
+        self.parser.pos.flush(prog.body, units)
+        ck = self.parser._checker()
         logged, diags, abort, stopped = ck.validate_part(prog, [], units)
         logged, diags = list(logged), list[Any](diags)
         ck.diagnostics = []
         ck.check_top_construct_in_module(prog)
         diags.extend(ck.diagnostics)
         for child, cpath in stopped:
-            cl, cd, ca = unit(child, cpath)
+            cl, cd, ca = self.unit(child, cpath)
             logged.extend(cl)
             diags.extend(cd)
             if ca is not None and (abort is None or ca.offset < abort.offset):
                 abort = ca
+        cache = self.cache
         if abort is not None:  # validation stops there (as validate() does)
             return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort], cache
         return logged + diags, cache

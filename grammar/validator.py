@@ -628,34 +628,32 @@ class Checker:
 
     def _walk(self, node: Any) -> None:
         """Pre-order walk below ``node`` (recursive; the fast path)."""
-        checks = self._checks()
-        cont = _CONTAINMENT
-        path = self.path
+        self._visit(node, self._checks(), _CONTAINMENT, self.path)
 
-        def visit(node: Any) -> None:
-            path.append(node)
-            for f, is_list in cont[type(node)]:
-                v = getattr(node, f)
-                if v is None:
-                    continue
-                if is_list:
-                    for c in v:
-                        t = type(c)
-                        fn = checks[t]
-                        if fn is not None:
-                            fn(self, c)
-                        if cont[t]:
-                            visit(c)
-                else:
-                    t = type(v)
+    def _visit(self, node: Any, checks: Any, cont: Any, path: list[Any]) -> None:
+        # (a method, not a closure calling itself: that is a reference cycle holding the checker,
+        # freed only by the cyclic GC, whose full passes pause the language server for 100-250 ms)
+        path.append(node)
+        for f, is_list in cont[type(node)]:
+            v = getattr(node, f)
+            if v is None:
+                continue
+            if is_list:
+                for c in v:
+                    t = type(c)
                     fn = checks[t]
                     if fn is not None:
-                        fn(self, v)
+                        fn(self, c)
                     if cont[t]:
-                        visit(v)
-            path.pop()
-
-        visit(node)
+                        self._visit(c, checks, cont, path)
+            else:
+                t = type(v)
+                fn = checks[t]
+                if fn is not None:
+                    fn(self, v)
+                if cont[t]:
+                    self._visit(v, checks, cont, path)
+        path.pop()
 
     def _walk_iteratively(self, root: Any) -> None:
         path = self.path

@@ -254,12 +254,7 @@ class Document:
         if self._analysis is None:
             p = self.parser
             p.update()
-            if p.stats.get("mode") == "full":
-                # a full parse's objects live until the next one: keep them out of the cyclic
-                # collector's full passes (their pauses would land on keystrokes)
-                import gc
-
-                gc.freeze()
+            _after_update()
             self._analysis = Analysis(
                 self.version,
                 p.text,
@@ -275,6 +270,43 @@ class Document:
             )
             self.edits_since_analysis = 0
         return self._analysis
+
+
+# a full collection is due after this many analyses (run when the server is idle: lsp._idle_gc), and
+# run at once after ten times as many with no idle moment
+GC_FULL_EVERY = 1000
+_gc_count = 0
+
+
+def _after_update() -> None:
+    """Keep the cyclic GC's full passes off keystrokes.  An analysis leaves no cyclic garbage (what
+    it replaces is freed by reference counting), but every object it keeps (a plain parse of a
+    300 KB file makes a few hundred thousand) would be traversed again by each full pass, 100-250 ms
+    that land on whichever keystroke triggers one.  So what exists after an analysis is frozen
+    (gc.freeze: O(1); the collector no longer looks at it, reference counting still frees it), and
+    a full collection now and then (gc_due, full_collect) bounds what a cycle made elsewhere keeps."""
+    import gc
+
+    global _gc_count
+    _gc_count += 1
+    if _gc_count >= 10 * GC_FULL_EVERY:
+        full_collect()
+    gc.freeze()
+
+
+def gc_due() -> bool:
+    return _gc_count >= GC_FULL_EVERY
+
+
+def full_collect() -> None:
+    """A full cyclic collection over everything (frozen objects too), then freeze what is left."""
+    import gc
+
+    global _gc_count
+    _gc_count = 0
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def doc_config_for(path: str | None, settings, roots=()) -> DocConfig:

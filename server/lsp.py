@@ -30,7 +30,15 @@ from . import lsp_guard as G
 from . import lsp_lint as LL  # puppet-lint diagnostics, formatting, code actions
 from . import lsp_text as T
 from . import lsp_world as W  # Ruby/built-in/Hiera knowledge
-from .analysis import Document, doc_config_for, path_of_uri, to_lsp_diagnostics, uri_of_path
+from .analysis import (
+    Document,
+    doc_config_for,
+    full_collect,
+    gc_due,
+    path_of_uri,
+    to_lsp_diagnostics,
+    uri_of_path,
+)
 from .analysis_index import WorkspaceIndex, index_file, symbols_of, workspace_files
 from .workspace import Settings, file_context
 
@@ -67,6 +75,7 @@ class PuppetServer(LanguageServer):
         self.indexing = None
         self.client_caps = None
         self.timings: list = []
+        self.idle_gc: asyncio.Future | None = None  # a full collection waiting for a pause (_idle_gc)
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -435,8 +444,29 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
             _publish(ls, st, version, diags)
             st.published = version
             LL.after_publish(ls, st)  # lint this text when typing pauses (server.lsp_lint)
+            if gc_due() and ls.idle_gc is None:
+                ls.idle_gc = asyncio.ensure_future(_idle_gc(ls))
             return
         # edits arrived while we worked: go again with all of them (never publish a stale version)
+
+
+# seconds without any document's analysis before a due full collection runs (server.analysis.gc_due)
+GC_IDLE_SECONDS = 2.0
+
+
+async def _idle_gc(ls: PuppetServer) -> None:
+    """Run the due full collection once no document has been analysed for GC_IDLE_SECONDS (a pause
+    in typing): the 100-250 ms it takes on a large file then land on no keystroke."""
+    try:
+        while gc_due():
+            seen = [(st, st.version) for st in ls.docs.values()]
+            await asyncio.sleep(GC_IDLE_SECONDS)
+            busy = any(st.job is not None and not st.job.done() for st in ls.docs.values())
+            if busy or seen != [(st, st.version) for st in ls.docs.values()]:
+                continue
+            await ls.on_worker(full_collect)
+    finally:
+        ls.idle_gc = None
 
 
 # per document: the lsprotocol form of each diagnostic of its last publish, by the fields it is made of

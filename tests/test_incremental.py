@@ -661,3 +661,73 @@ def test_corpus_templates_random_edits():
         p = IncrementalParser(text, config)
         p.update()
         _random_edits(p, config, rnd, 8)
+
+
+def _nested_one_statement_bodies() -> tuple[str, int]:
+    """A class whose first statement nests two bodies of one statement each (no statement list of
+    their own), then enough statements that an error at the end of the file lies far after the
+    change; and the offset of the end of the innermost statement (where a statement is typed)."""
+    rest = "".join(
+        f"  file {{ '/tmp/f{i}':\n    ensure => file,\n    mode   => '0644',\n  }}\n" for i in range(60)
+    )
+    text = (
+        "class c (String $v = '1') {\n  if $a {\n    if (versioncmp($v, '4.0.0') < 0) {\n"
+        '      fail("too old: ${v}")\n    }\n  }\n' + rest + "}\n"
+    )
+    return text, text.index('${v}")') + len('${v}")')
+
+
+def test_brace_typed_in_a_one_statement_body_reuses_the_plain_parse():
+    """`[1, {` typed after the only statement of an `if` nested in another: the hash's `{` takes the
+    inner body's `}`, so the text is broken to its end.  The plain parse resumes at the class body's
+    boundary before the outer `if` (a body of one statement is no list of its own) and so builds the
+    `if` headers anew on every keystroke; equal to the last keystroke's, its Program is reused (stats
+    "reused"), and the next keystroke runs the plain parse first instead of the class body's list
+    over the rest of the file (stats "lists_tried" 0).  Every step equals a full parse."""
+    text, at = _nested_one_statement_bodies()
+    config = DocConfig(file="c.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    piece = "\n      notice('x', [1, {a => 2}])"
+    plain_first = []
+    for i, ch in enumerate(piece):
+        p.edit(at + i, at + i, ch)
+        check_same(p, config)
+        if p.stats.get("reused"):
+            plain_first.append(p.stats.get("lists_tried"))
+    # reused from `a` to `2` (after `{` typed, before the `}` that closes the hash)
+    assert plain_first == [0] * 6, plain_first
+    for i in range(len(piece) - 1, -1, -1):
+        p.edit(at + i, at + i + 1, "")
+        check_same(p, config)
+    assert p.data.decode() == text
+
+
+def test_an_analysis_leaves_no_cyclic_garbage():
+    """Typing (broken and repaired, at the top level and in bodies) and validating leave nothing
+    that only the cyclic GC can free: what an update replaces goes by reference counting (a closure
+    that called itself kept each old validation cache and checker in a cycle, and the language
+    server's keystrokes paid for the GC's full passes over them)."""
+    import gc
+
+    text, at = _nested_one_statement_bodies()
+    config = DocConfig(file="c.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    p.validation_diagnostics()
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for where in (at, len(text.encode()) - 2, 0):
+            for i, ch in enumerate("\n  notice('x', [1, {a => 2}])"):
+                p.edit(where + i, where + i, ch)
+                p.update()
+                p.validation_diagnostics()
+            p.edit(where, where + i + 1, "")
+            p.update()
+            p.validation_diagnostics()
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
