@@ -2524,14 +2524,19 @@ class _UnitValidation:
         pos.flush(node, self.units)
         logged, diags, abort, stopped = self.parser._checker().validate_part(node, path, self.units)
         logged, diags = list(logged), list[Any](diags)
+        abort = self._below(stopped, logged, diags, abort)
+        self.cache[id(node)] = (node, node.offset, logged, diags, abort)
+        return logged, diags, abort
+
+    def _below(self, stopped: list[Any], logged: list[Any], diags: list[Any], abort: Any) -> Any:
+        """Adds the units below (where the walk stopped) to logged and diags; returns the first abort."""
         for child, cpath in stopped:
             cl, cd, ca = self.unit(child, cpath)
             logged.extend(cl)
             diags.extend(cd)
             if ca is not None and (abort is None or ca.offset < abort.offset):
                 abort = ca
-        self.cache[id(node)] = (node, node.offset, logged, diags, abort)
-        return logged, diags, abort
+        return abort
 
     def run(self, prog: Any) -> tuple[list[Any], dict[int, Any]]:
         units = self.units
@@ -2542,12 +2547,7 @@ class _UnitValidation:
         ck.diagnostics = []
         ck.check_top_construct_in_module(prog)
         diags.extend(ck.diagnostics)
-        for child, cpath in stopped:
-            cl, cd, ca = self.unit(child, cpath)
-            logged.extend(cl)
-            diags.extend(cd)
-            if ca is not None and (abort is None or ca.offset < abort.offset):
-                abort = ca
+        abort = self._below(stopped, logged, diags, abort)
         cache = self.cache
         if abort is not None:  # validation stops there (as validate() does)
             return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort], cache
