@@ -82,6 +82,7 @@ from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
 from puppet_xpp.grammar.lexer_text import NO_REGEX
+from puppet_xpp.grammar.recovery import CLOSERS, OPENERS, ScanMemo
 
 Node = A.Node
 BlockExpression = A.BlockExpression
@@ -458,7 +459,7 @@ class _Sync:
         # (after the run, top-level recovery counts brackets from the run's start: an edit that
         # changed that count changes where it resumes)
         d = self.scan[1]
-        closers, openers = P.CLOSERS, P.OPENERS
+        closers, openers = CLOSERS, OPENERS
         for t in self.tokens[self.scan[0] : i]:
             ty = t.type
             if ty in closers:
@@ -934,6 +935,7 @@ class IncrementalParser:
         self._mapped = False  # a token has derived positions (lexer.MappedToken)
         self.stats: dict[str, Any] = {}
         self.tables = P.tables()
+        self._scan_memo = ScanMemo()  # recovery scans of earlier updates (grammar.recovery)
 
     @property
     def program(self) -> Any:
@@ -1323,7 +1325,7 @@ class IncrementalParser:
         # the run reduces below the boundary and the builder appends to the lists it finds there
         # (a case's options, a resource's bodies...): those of the state's nodes stay as they are
         values[:] = [_copy_list(v) for v in values]
-        depth = sum(1 for v in values if getattr(v, "type", None) in P.OPENERS)
+        depth = sum(1 for v in values if getattr(v, "type", None) in OPENERS)
         watch = _Sync(toks, n, ce, {len(a.states) + 1: a for a in chain})
         g = self._ghost
         if g is not None and g.level in chain:
@@ -1340,7 +1342,7 @@ class IncrementalParser:
             watch.unchanged = self._edit_ce
             watch.lim = self._edit[0]
         chunks = self._chunks(b)
-        drv = P.Driver(b, cut=cut is not None)
+        drv = P.Driver(b, cut=cut is not None, memo=self._scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
         try:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
@@ -1417,7 +1419,7 @@ class IncrementalParser:
         b = _ListBuilder(self.locator, self.config.file)
         chunks = self._chunks(b)
         cut = self._cut
-        drv = P.Driver(b, cut=cut is not None)
+        drv = P.Driver(b, cut=cut is not None, memo=self._scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
         try:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values)
@@ -1742,6 +1744,7 @@ class IncrementalParser:
                 sh.toks.clear()
         self._last_splice = (m0, len(middle), removed, ds, de_old, delta, self._inside, self._levels_dq)
         toks[m0:m1_old] = middle
+        self._scan_memo.spliced(toks, m0, m1_old, len(middle) - (m1_old - m0))
         ce = m0 + len(middle)
         if delta:
             for t in toks[ce:]:
@@ -2132,7 +2135,7 @@ class IncrementalParser:
         if g is not None and g.level is lvl:
             rec.gsync = {id(bt): j for j, bt in enumerate(g.bounds[:-1]) if bt is not None}
             rec.gsync[id(g.start)] = -1
-        drv = P.Driver(b)
+        drv = P.Driver(b, memo=self._scan_memo)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
         except _Escalate:

@@ -24,6 +24,7 @@ from lark.parsers.lalr_analysis import Shift
 from . import ast as A
 from .build import Builder
 from .issues import Diagnostic
+from .recovery import ScanMemo, next_resume, resume_in_block
 from .ruby import escape_slash
 
 GRAMMAR_FILE = os.path.join(os.path.dirname(__file__), "puppet.lark")
@@ -31,42 +32,6 @@ MAX_STACK = 6000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead o
 MAX_DEPTH = (
     2000  # AST nesting depth (e.g. a chain of 10,000 `+`); every consumer of the AST must cope with it
 )
-OPENERS = frozenset(("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"))
-# Tokens a statement plausibly starts with: where recovery may resume parsing.
-STARTERS = frozenset(
-    (
-        "NAME",
-        "VARIABLE",
-        "CLASSREF",
-        "CLASS",
-        "DEFINE",
-        "NODE",
-        "FUNCTION",
-        "TYPE",
-        "PLAN",
-        "APPLY",
-        "IF",
-        "UNLESS",
-        "CASE",
-        "AT",
-        "ATAT",
-        "STRING",
-        "DQPRE",
-        "WORD",
-        "LISTSTART",
-        "LBRACE",
-        "WSLPAREN",
-        "NOT",
-        "HEREDOC",
-        "NUMBER",
-        "BOOLEAN",
-        "UNDEF",
-        "DEFAULT",
-        "MINUS",
-        "REGEX",
-    )
-)
-CLOSERS = frozenset(("RBRACE", "RBRACK", "RPAREN"))
 
 
 class _NoLexer(_LarkLexer):
@@ -218,12 +183,15 @@ STOPPED = object()
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
-    def __init__(self, builder: Builder, nested: bool = True, cut: bool = False) -> None:
+    def __init__(
+        self, builder: Builder, nested: bool = True, cut: bool = False, memo: ScanMemo | None = None
+    ) -> None:
         t = tables()
         self.t = t
         self.b = builder
         self.nested = nested  # recover from errors inside bodies (recover_in_block)
         self.cut = cut  # the tokens end at a hard lexer error, not at the end of the input
+        self.memo = memo  # recovery scans of earlier runs over the same tokens (grammar.recovery)
         self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
         # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
         # (before its call transform runs)
@@ -346,7 +314,7 @@ class Driver:
             before = bisect.bisect_left(tokens, opener.start_pos, key=_start_pos)  # the `{`
         else:
             before = bisect.bisect_left(tokens, at, key=_start_pos) - 1  # the token before the statement
-        k = _resume_in_block(tokens, data, before, err, n)
+        k = resume_in_block(tokens, data, before, err, n, self.memo)
         if k is None or k == resumed:
             return None
         if err != resumed:  # an error right where we resumed is a consequence of the previous one
@@ -469,71 +437,6 @@ def open_class_names(t: Tables, stack: list[int], values: list[Any]) -> list[str
     return names
 
 
-_KIND = {
-    "LBRACE": "{",
-    "SELBRACE": "{",
-    "RBRACE": "{",
-    "LBRACK": "[",
-    "LISTSTART": "[",
-    "RBRACK": "[",
-    "LPAREN": "(",
-    "WSLPAREN": "(",
-    "RPAREN": "(",
-}
-
-
-def _resume_in_block(tokens: list[Any], data: bytes, lbrace: int, err: int, n: int) -> int | None:
-    """After an error at token err inside the body opened by the `{` at token index lbrace: the next
-    statement start of that body (first on its line, outside every bracket the cut statement opened;
-    the error token itself may be one), or the `}` that closes the body.  Brackets are matched by
-    kind, so a bracket the cut statement left open does not swallow the body's `}`."""
-    open_: list[str] = []
-    for k in range(lbrace + 1, n):
-        t = tokens[k]
-        ty = t.type
-        if ty in CLOSERS:
-            kind = _KIND[ty]
-            if kind in open_:
-                while open_.pop() != kind:
-                    pass
-            elif (
-                kind == "{" and k >= err and (not open_ or b"\n" in data[tokens[k - 1].end_pos : t.start_pos])
-            ):
-                return k  # the body's own `}` (with brackets left open, only when it begins a line)
-        elif not open_ and k >= err and ty in STARTERS:
-            if b"\n" in data[tokens[k - 1].end_pos : t.start_pos]:
-                return k
-        if ty in OPENERS:
-            open_.append(_KIND[ty])
-    return None
-
-
-def next_resume(
-    tokens: list[Any], data: bytes, scan_from: int, depth: int, err: int, chunk_start: int
-) -> tuple[int | None, int | None]:
-    """Where recovery resumes after a syntax error at token `err`: (token index, bracket depth before
-    it), or (None, None).  The candidates are tokens that start a statement, stand first on their line
-    and lie either outside all brackets or in the first column (top-level code is rarely indented); the
-    error token itself qualifies unless the parse started there.  Scanning starts at `scan_from`, a
-    token with `depth` open brackets before it (the language server resumes from a boundary too)."""
-    n = len(tokens)
-    d = depth
-    for k in range(scan_from, n):
-        t = tokens[k]
-        ty = t.type
-        if ty in CLOSERS:
-            d = max(0, d - 1)
-        if (k > err or (k == err and err > chunk_start)) and ty in STARTERS:
-            s = t.start_pos
-            if (k == 0 or b"\n" in data[tokens[k - 1].end_pos : s]) and (
-                d == 0 or s == 0 or data[s - 1 : s] == b"\n"
-            ):
-                return k, d
-        if ty in OPENERS:
-            d += 1
-    return None, None
-
-
 def parse_tokens(
     tokens: list[Any],
     builder: Builder,
@@ -622,7 +525,7 @@ def recover_top(
             raw.extend(got)
         if epp or err >= n:
             break
-        k, d = next_resume(tokens, data, scan_from, scan_depth, err, chunk_start)
+        k, d = next_resume(tokens, data, scan_from, scan_depth, err, chunk_start, driver.memo)
         if k is None:
             break
         scan_from, scan_depth = k, d or 0

@@ -731,3 +731,22 @@ def test_an_analysis_leaves_no_cyclic_garbage():
     finally:
         if was:
             gc.enable()
+
+
+def test_recovery_scans_are_remembered_across_keystrokes():
+    """A statement typed into a resource body leaves brackets open that no later token closes: each
+    keystroke's recovery scans for a resume point from the error to the end of the file.  The scans
+    of the next keystroke stop where they reach a token after the edit in a state an earlier scan
+    recorded there (grammar.recovery.ScanMemo; hits counted), and every step equals a full parse."""
+    rest = "".join(
+        f"  file {{ '/tmp/f{i}':\n    ensure => file,\n    mode   => '0644',\n  }}\n" for i in range(80)
+    )
+    text = "class c {\n  file { '/tmp/a':\n    ensure => file,\n    mode   => '0644',\n  }\n" + rest + "}\n"
+    config = DocConfig(file="c.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    at = text.index("file,") + len("file,")
+    seen: set = set()
+    _type_and_delete(p, config, at, "\n    notice('x', [1, {a => 2}])", seen)
+    assert p._scan_memo.hits >= 40, p._scan_memo.hits
+    assert p.data.decode() == text
