@@ -79,6 +79,7 @@ from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import parser as P
 from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.grammar.build import Builder
+from puppet_xpp.grammar.incremental_bodies import Bodies
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
 from puppet_xpp.grammar.lexer_text import NO_REGEX
@@ -433,11 +434,14 @@ class _Sync:
         self.lim = 0  # the first byte the edit changed (before it, both runs' texts are the same)
         self.reused: int | None = None
         self.scan = (0, 0)  # the run's first token and the bracket depth before it (recover_top's scan)
+        self.bodies: Bodies | None = None  # the run's bodies (grammar.incremental_bodies)
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         if event == "resume":
             return self._resume(i, stack, values)
-        if event == "open" or i < self.ce or event == "list":
+        if event == "open" or event == "list":
+            return None if self.bodies is None else self.bodies(event, i, stack, values)
+        if i < self.ce:
             return None
         lvl = self.lists.get(len(stack))
         if lvl is None:
@@ -536,7 +540,7 @@ class _PlainRun:
     rest of the text one string, then code where strings were: each keystroke until it is closed
     would parse all of that again.)  Holds the objects it compares, so their ids stay unique."""
 
-    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered", "chunks", "far")
+    __slots__ = ("resumes", "diags", "order", "prog", "units", "recovered", "chunks", "far", "bodies")
 
     def __init__(
         self,
@@ -558,6 +562,7 @@ class _PlainRun:
         # keystroke tries the plain parse first (the innermost list's run would go all that way
         # only to escalate, e.g. after a `{` typed in a body took the `}` of the body)
         self.far = False
+        self.bodies: Bodies | None = None  # its bodies, for the next keystroke's run to take whole
 
     def at(self, conf: tuple[Any, ...], lim: int) -> int | None:
         for j, r in enumerate(self.resumes):
@@ -712,6 +717,19 @@ class _Positions:
                     pending[id(c)] = [c, d]
                 else:
                     f[1] += d
+
+    def unpush(self, n: Any, d: int) -> None:
+        """Undo mark(n, d) and push(n): n moves back, its children's marks lose d (and go at 0)."""
+        n.offset -= d
+        pending = self.pending
+        for c in _children(n):
+            e = pending.get(id(c))
+            if e is None:
+                pending[id(c)] = [c, -d]
+            else:
+                e[1] -= d
+                if not e[1]:
+                    del pending[id(c)]
 
     def flush(self, root: Any, skip: set[int] | frozenset[int] = frozenset()) -> None:
         """Apply every mark in root's subtree (not below the nodes in skip, which keep theirs)."""
@@ -1344,20 +1362,24 @@ class IncrementalParser:
         chunks = self._chunks(b)
         drv = P.Driver(b, cut=cut is not None, memo=self._scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
+        bodies = watch.bodies = self._bodies(b, len(run_toks))
         try:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
             if watch.reused is not None:
+                bodies.undo()
                 return self._reuse_plain(watch, b, lim, chain)
             if value is P.STOPPED or err is None:
+                bodies.undo()
                 return False
             far = err - c > _FAR
             prog = P.recover_top(
-                drv, run_toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks
+                drv, run_toks, b, len(data), data, value, err, False, (start_i, depth), False, chunks, bodies
             )
             chunks.finish()
         except Exception:
+            bodies.undo()
             return False
-        done = self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i)
+        done = self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i, bodies)
         if self._plain_run is not None:
             self._plain_run.far = far
         return done
@@ -1383,6 +1405,15 @@ class IncrementalParser:
             for x in _nodes_of([v]) if isinstance(v, list) else ([v] if isinstance(v, Node) else []):
                 if id(x) in pending:
                     pos.push(x)
+
+    def _bodies(self, b: Builder, n: int) -> Bodies:
+        """The Bodies watch of a plain run: the last keystroke's run's bodies may be taken whole."""
+        last = self._last_plain
+        prev = None
+        if last is not None and self._edit is not None and self._cut is None:
+            prev = last.bodies
+        delta = self._edit[2] if self._edit is not None else 0
+        return Bodies(self, b, prev, self._edit_ce, delta, n)
 
     def _chunks(self, b: Builder) -> _Chunks:
         last = self._last_plain
@@ -1421,18 +1452,21 @@ class IncrementalParser:
         cut = self._cut
         drv = P.Driver(b, cut=cut is not None, memo=self._scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
+        bodies = self._bodies(b, len(run_toks))
         try:
-            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values)
+            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, bodies)
             if err is None:
+                bodies.undo()
                 return False
             self._top_err = err
             prog = P.recover_top(
-                drv, run_toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks
+                drv, run_toks, b, len(data), data, value, err, False, (start_i, 0), False, chunks, bodies
             )
             chunks.finish()
         except Exception:
+            bodies.undo()
             return False
-        return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i)
+        return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i, bodies)
 
     def _plain_finish(
         self,
@@ -1444,6 +1478,7 @@ class IncrementalParser:
         resumes: list[tuple[Any, ...]],
         chunks: _Chunks,
         parsed: int,
+        bodies: Bodies,
     ) -> bool:
         """The Program shown while the text is broken at the top level (a resumed plain parse):
         the diagnostics before the boundary are the state's, the rest the run's."""
@@ -1453,6 +1488,8 @@ class IncrementalParser:
         if chunks.reused and chunks.last is not None and chunks.last.raw is not None:
             old_ids = old_ids | {id(x) for x in _nodes_of(chunks.last.raw)}  # (positions fixed)
         chunks.last = None  # (not a chain of every plain parse since the text broke)
+        if bodies.jumped:  # (their positions are moved by marks, their lists are the last run's)
+            old_ids = old_ids | {id(x) for x in bodies.jumped}
         cut = self._cut
         run_diags = list(b.diagnostics)
         if cut is not None:  # (Puppet never reads a token of the lexing unit that failed)
@@ -1466,7 +1503,7 @@ class IncrementalParser:
                 )
             )
             prog = None
-        units = {id(x) for out in b.lists for x in out}
+        units = {id(x) for out in b.lists for x in out} | bodies.units
         if chunks.reused and self._last_plain is not None:
             units |= self._last_plain.units
         if prog is not None:
@@ -1485,6 +1522,8 @@ class IncrementalParser:
             order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
             self._plain_run = _PlainRun(resumes, list(b.diagnostics), order, prog, units, b.had_errors)
             self._plain_run.chunks = chunks
+            self._plain_run.bodies = bodies
+            self.stats["bodies_taken"] = len(bodies.jumped)
         return True
 
     def _reuse_plain(self, watch: _Sync, b: Builder, lim: int, chain: list[_Level]) -> bool:

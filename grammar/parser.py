@@ -484,6 +484,7 @@ def recover_top(
     scan: tuple[int, int] = (0, 0),
     definitions: bool = True,
     chunks: Any = None,
+    watch: Any = None,
 ) -> Any:
     """Error recovery at the top level, after a run from the first token met a syntax error there
     (``value``: that run's salvage, ``err``: the error's token index): report it, resume at the next
@@ -493,7 +494,8 @@ def recover_top(
     ``definitions=False``: the Program's definitions list is left empty (the caller fills it).
     ``chunks(k, depth, raw)``, if given, is called before each run that resumes at token k: a list it
     returns is the top-level statements of that run and of all the later ones (made before, from the
-    same tokens: the incremental parser), and recovery ends there."""
+    same tokens: the incremental parser), and recovery ends there.  ``watch`` is given to those runs
+    (Driver.run's)."""
     n = len(tokens)
     raw: list[Any] = []
     report = True
@@ -537,7 +539,7 @@ def recover_top(
                 raw.extend(rest)
                 break
         try:
-            value, err2 = driver.run(tokens, k, n, eof_pos)
+            value, err2 = driver.run(tokens, k, n, eof_pos, watch=watch)
         except _TooDeep:
             break
         # an error right at the resume point is a consequence of the first one: don't report it
@@ -567,11 +569,11 @@ def _top_statements(prog: Any, builder: Builder) -> list[Any]:
     return [body]
 
 
-def fix_positions(root: Any, skip: Any = frozenset()) -> Any:
+def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) -> Any:
     """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
     Nodes whose id() is in skip are not entered (already done).
 
-    Returns the first node nested deeper than MAX_DEPTH, or None."""
+    Returns the first node nested deeper than limit (below root), or None."""
     stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append
@@ -579,7 +581,7 @@ def fix_positions(root: Any, skip: Any = frozenset()) -> Any:
     too_deep = None
     while stack:
         node, depth = pop()
-        if depth > MAX_DEPTH and too_deep is None:
+        if depth > limit and too_deep is None:
             too_deep = node
         if skip and id(node) in skip:
             continue

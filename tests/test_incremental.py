@@ -663,13 +663,31 @@ def test_corpus_templates_random_edits():
         _random_edits(p, config, rnd, 8)
 
 
+def _steps(p, config, at, piece):
+    """Type piece at byte `at` character by character, then delete it again, checking every step
+    against a full parse; yields the incremental parser's stats after each step."""
+    for i, ch in enumerate(piece):
+        p.edit(at + i, at + i, ch)
+        check_same(p, config)
+        yield dict(p.stats)
+    for i in range(len(piece) - 1, -1, -1):
+        p.edit(at + i, at + i + 1, "")
+        check_same(p, config)
+        yield dict(p.stats)
+
+
+def _resources(n: int) -> str:
+    """n file resources of three lines each, indented as a body's statements."""
+    return "".join(
+        f"  file {{ '/tmp/f{i}':\n    ensure => file,\n    mode   => '0644',\n  }}\n" for i in range(n)
+    )
+
+
 def _nested_one_statement_bodies() -> tuple[str, int]:
     """A class whose first statement nests two bodies of one statement each (no statement list of
     their own), then enough statements that an error at the end of the file lies far after the
     change; and the offset of the end of the innermost statement (where a statement is typed)."""
-    rest = "".join(
-        f"  file {{ '/tmp/f{i}':\n    ensure => file,\n    mode   => '0644',\n  }}\n" for i in range(60)
-    )
+    rest = _resources(60)
     text = (
         "class c (String $v = '1') {\n  if $a {\n    if (versioncmp($v, '4.0.0') < 0) {\n"
         '      fail("too old: ${v}")\n    }\n  }\n' + rest + "}\n"
@@ -689,17 +707,10 @@ def test_brace_typed_in_a_one_statement_body_reuses_the_plain_parse():
     p = IncrementalParser(text, config)
     p.update()
     piece = "\n      notice('x', [1, {a => 2}])"
-    plain_first = []
-    for i, ch in enumerate(piece):
-        p.edit(at + i, at + i, ch)
-        check_same(p, config)
-        if p.stats.get("reused"):
-            plain_first.append(p.stats.get("lists_tried"))
+    typed = list(_steps(p, config, at, piece))[: len(piece)]
+    plain_first = [st.get("lists_tried") for st in typed if st.get("reused")]
     # reused from `a` to `2` (after `{` typed, before the `}` that closes the hash)
     assert plain_first == [0] * 6, plain_first
-    for i in range(len(piece) - 1, -1, -1):
-        p.edit(at + i, at + i + 1, "")
-        check_same(p, config)
     assert p.data.decode() == text
 
 
@@ -738,10 +749,7 @@ def test_recovery_scans_are_remembered_across_keystrokes():
     keystroke's recovery scans for a resume point from the error to the end of the file.  The scans
     of the next keystroke stop where they reach a token after the edit in a state an earlier scan
     recorded there (grammar.recovery.ScanMemo; hits counted), and every step equals a full parse."""
-    rest = "".join(
-        f"  file {{ '/tmp/f{i}':\n    ensure => file,\n    mode   => '0644',\n  }}\n" for i in range(80)
-    )
-    text = "class c {\n  file { '/tmp/a':\n    ensure => file,\n    mode   => '0644',\n  }\n" + rest + "}\n"
+    text = "class c {\n" + _resources(81) + "}\n"
     config = DocConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
@@ -749,4 +757,20 @@ def test_recovery_scans_are_remembered_across_keystrokes():
     seen: set = set()
     _type_and_delete(p, config, at, "\n    notice('x', [1, {a => 2}])", seen)
     assert p._scan_memo.hits >= 40, p._scan_memo.hits
+    assert p.data.decode() == text
+
+
+def test_plain_parse_takes_unchanged_bodies_whole():
+    """A statement typed at the top level before a define, with a bracket left open, swallows the
+    define (its body is parsed inside the unclosed call).  Each keystroke's plain parse meets the
+    define body's `{` in the same LR state as the last keystroke's run, so it takes that run's
+    statements whole instead of parsing them again (stats "bodies_taken"); every step equals a full
+    parse."""
+    text = "# a header comment\n# and another line\ndefine d (String $a = 'x') {\n" + _resources(60) + "}\n"
+    config = DocConfig(file="d.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    at = text.index("\n")
+    taken = [st.get("bodies_taken", 0) for st in _steps(p, config, at, "\n  notice('x', [1, {a => 2}])")]
+    assert taken.count(60) >= 20, taken
     assert p.data.decode() == text
