@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Language-server latency and memory, measured through the real protocol (stdio JSON-RPC).
 
-    python3 bench/bench_lsp.py [--file PATH ...] [--edits N] [--corpus DIR] [--no-memory] [--no-big]
-                               [--lint on|off]
+    python3 bench/bench_lsp.py [--file PATH ...] [--edits N] [--lines N] [--corpus DIR] [--no-memory]
+                               [--no-big] [--lint on|off]
 
 For FILE (apache's vhost.pp by default) and for a ~300 KB one-class manifest built from the corpus's
 class bodies (``--no-big`` leaves it out):
@@ -14,8 +14,10 @@ class bodies (``--no-big`` leaves it out):
   deleted again (repaired); ``typing``: a new statement typed there character by character (broken
   until it is complete) and deleted again character by character; ``spread``: the same statement
   typed at the end of five lines spread over the whole file (the non-blank line nearest to each
-  sixth: comments, headers, the top level, bodies); ``header``: one-character edits
-  on the lines of the last top-level statement's parameter list (reparsed as a whole);
+  sixth: comments, headers, the top level, bodies); ``lines``: the same at N lines (``--lines``,
+  20 by default) drawn at random (a fixed seed) from all the file's lines, the "any line" figure;
+  ``header``: one-character edits on the lines of the last top-level statement's parameter list
+  (reparsed as a whole);
 * the in-process full parse (+ validation) time of the same file, for comparison;
 * process start -> first diagnostics of FILE;
 * resident memory after indexing the whole corpus as the workspace.
@@ -37,6 +39,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 DEFAULT_FILE = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
 LINT: bool | None = None  # --lint on|off; None: the server's default
+LINES = 20  # --lines: random lines of the "lines" scenario (0: left out)
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
 
 
@@ -301,6 +304,12 @@ def bench_file(path, text, edits):
             i += 1
         spread.append((i, len(lines[i])))
     lats["spread"], v = typing(c, uri, spread, v, piece)
+    if LINES:  # ... and at random lines (any line of the file)
+        import random
+
+        rnd = random.Random(20261127)
+        picked = sorted(rnd.sample(range(len(lines)), min(LINES, len(lines))))
+        lats["lines"], v = typing(c, uri, [(i, len(lines[i])) for i in picked], v, piece)
     header = [i for i in code_lines if last < i < opened]
     if header:
         pos_head = [(header[k % len(header)], _indent(lines[header[k % len(header)]])) for k in range(edits)]
@@ -324,6 +333,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", action="append")
     ap.add_argument("--edits", type=int, default=100)
+    ap.add_argument(
+        "--lines", type=int, default=20, help="random lines typed at in the 'lines' scenario (0: none)"
+    )
     ap.add_argument("--corpus", default="/usr/share/puppet/modules")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
@@ -331,8 +343,9 @@ def main(argv=None):
         "--lint", choices=["on", "off"], help="lint diagnostics on or off (default: the server's default, on)"
     )
     a = ap.parse_args(argv)
-    global LINT
+    global LINT, LINES
     LINT = None if a.lint is None else a.lint == "on"
+    LINES = a.lines
     print(f"lint diagnostics: {a.lint or 'server default (on)'}")
     load_start = os.getloadavg()  # (the machine may be shared: the load is reported with the figures)
     files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [DEFAULT_FILE])]
