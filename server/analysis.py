@@ -254,7 +254,6 @@ class Document:
         if self._analysis is None:
             p = self.parser
             p.update()
-            _after_update()
             self._analysis = Analysis(
                 self.version,
                 p.text,
@@ -269,6 +268,7 @@ class Document:
                 self.config.tasks,
             )
             self.edits_since_analysis = 0
+            _after_update()  # (after the validation, whose cache is kept too)
         return self._analysis
 
 

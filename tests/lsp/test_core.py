@@ -85,3 +85,33 @@ def test_completion_context():
     an = d.analysis()
     assert completion_context(an, text.index("own") + 3) == ("attribute", "own", "file")
     assert completion_context(an, len(text)) == ("variable", "fo", None)
+
+
+def test_analysis_leaves_its_objects_to_reference_counting():
+    """After an analysis, what it keeps is frozen out of the cyclic GC (its full passes over a large
+    file's AST would land on a keystroke: server.analysis._after_update) and reference counting still
+    frees what the next analysis replaces; a full collection is due after GC_FULL_EVERY analyses."""
+    import gc
+
+    from puppet_xpp.server import analysis as AN
+
+    text = "class c {\n" + "".join(f"  file {{ '/tmp/f{i}': ensure => file }}\n" for i in range(300)) + "}\n"
+    d = Document("file:///c.pp", text, 1, DocConfig(file="c.pp"))
+    d.analysis()
+    frozen = gc.get_freeze_count()
+    assert frozen > 3000 and len(gc.get_objects(generation=2)) < 1000, (frozen, gc.get_count())
+    at = text.splitlines()[1].index("ensure")
+    d.apply_change(((1, at), (1, at)), "x")
+    d.analysis()
+    assert len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1)) < 50
+    was = AN._gc_count
+    try:
+        AN._gc_count = AN.GC_FULL_EVERY - 1
+        assert not AN.gc_due()
+        d.apply_change(((1, at), (1, at + 1)), "")
+        d.analysis()
+        assert AN.gc_due()
+        AN.full_collect()
+        assert not AN.gc_due() and gc.get_freeze_count() > 0
+    finally:
+        AN._gc_count = was
