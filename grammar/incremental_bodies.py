@@ -10,7 +10,7 @@ A `{ }` body after the change is parsed from the same tokens as in the last keys
 run shifts its `{` in the same LR state, with the same enclosing class names, it would do exactly what
 that run did until the `}`.  So the run pushes that run's statement list instead (the statements keep
 their identity, and so their validation) and goes on at the `}` (the Driver's "open" event, as
-grammar.incremental._Recorder does for the incremental state's bodies), with the diagnostics that run
+grammar.incremental_state._Recorder does for the incremental state's bodies), with the diagnostics that run
 made inside the body.  Each run records its bodies (event "list") for the next keystroke's; records
 live one keystroke, so every record's nodes are in the coordinates of the text before this edit.
 """
