@@ -55,6 +55,7 @@ Public API (the language server's)::
 from __future__ import annotations
 
 import bisect
+import copy
 from typing import Any
 
 from puppet_xpp.grammar import ast as A
@@ -611,6 +612,8 @@ class IncrementalParser(BrokenText, Relexer):
             return o is not None and r_start <= o and (o < r_end_old or (inclusive and o == r_end_old))
 
         # the diagnostics inside bodies kept whole stay (they are the bodies' own, moved with them)
+        # the diagnostics inside bodies kept whole stay (the bodies are the run's, moved with them)
+        kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         # statements after the change that a syntax error swallowed: set aside for the repair
         new_ghost = None
         if (
@@ -627,9 +630,12 @@ class IncrementalParser(BrokenText, Relexer):
                     cl = lvl.closer.start_pos
                     new_ghost = _Ghost(lvl, old_raw[k:], lvl.bounds[k:], bt)
                     lo_old, hi_old = bt.start_pos - delta, cl - delta
+                    kept = {id(d) for d in kept_diags}
                     new_ghost.diags = [
-                        # (an error at the list's `}` ends its last statement: the ghost's too)
-                        d
+                        # (an error at the list's `}` ends its last statement: the ghost's too; one in
+                        # a body kept whole, which the old statements set aside share, is copied: the
+                        # kept one moves with the current parse, the copy with the ghost)
+                        copy.copy(d) if id(d) in kept else d
                         for d in self.base_diags
                         if d.offset is not None and lo_old <= d.offset <= hi_old
                     ]
@@ -647,7 +653,6 @@ class IncrementalParser(BrokenText, Relexer):
                     }
                     new_ghost.delta = delta
                     break
-        kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         if jumped:
             self._restack(jumped, rec.jstacks)
         self.base_diags = [d for d in self.base_diags if not gone(d)]

@@ -357,7 +357,8 @@ class _Positions:
                     del pending[id(c)]
 
     def flush(self, root: Any, skip: set[int] | frozenset[int] = frozenset()) -> None:
-        """Apply every mark in root's subtree (not below the nodes in skip, which keep theirs)."""
+        """Apply every mark in root's subtree, not below the nodes in skip other than root (their own
+        marks are applied, their children's kept)."""
         if not self.pending:
             return
         pending = self.pending
@@ -369,9 +370,15 @@ class _Positions:
             e = pending.pop(id(n), None)
             if e is not None:
                 d += e[1]
-            if id(n) in skip:
-                if d:
-                    pending[id(n)] = [n, d]
+            if id(n) in skip and n is not root:
+                if d:  # (its own position is read by its container's checks: pushed one level)
+                    n.offset += d
+                    for c in _children(n):
+                        f = pending.get(id(c))
+                        if f is None:
+                            pending[id(c)] = [c, d]
+                        else:
+                            f[1] += d
                 continue
             if d:
                 n.offset += d
