@@ -333,27 +333,23 @@ class _Positions:
     def push(self, n: Any) -> None:
         e = self.pending.pop(id(n), None)
         if e is not None and e[1]:
-            d = e[1]
-            n.offset += d
-            pending = self.pending
-            for c in _children(n):
-                f = pending.get(id(c))
-                if f is None:
-                    pending[id(c)] = [c, d]
-                else:
-                    f[1] += d
+            self._move_one(n, e[1])
 
     def unpush(self, n: Any, d: int) -> None:
-        """Undo mark(n, d) and push(n): n moves back, its children's marks lose d (and go at 0)."""
-        n.offset -= d
+        """Undo mark(n, d) and push(n): n moves back, its children's marks lose d."""
+        self._move_one(n, -d)
+
+    def _move_one(self, n: Any, d: int) -> None:
+        """n moves by d now, its children by marks (a mark that comes to 0 goes)."""
+        n.offset += d
         pending = self.pending
         for c in _children(n):
-            e = pending.get(id(c))
-            if e is None:
-                pending[id(c)] = [c, -d]
+            f = pending.get(id(c))
+            if f is None:
+                pending[id(c)] = [c, d]
             else:
-                e[1] -= d
-                if not e[1]:
+                f[1] += d
+                if not f[1]:
                     del pending[id(c)]
 
     def flush(self, root: Any, skip: set[int] | frozenset[int] = frozenset()) -> None:
@@ -372,13 +368,7 @@ class _Positions:
                 d += e[1]
             if id(n) in skip and n is not root:
                 if d:  # (its own position is read by its container's checks: pushed one level)
-                    n.offset += d
-                    for c in _children(n):
-                        f = pending.get(id(c))
-                        if f is None:
-                            pending[id(c)] = [c, d]
-                        else:
-                            f[1] += d
+                    self._move_one(n, d)
                 continue
             if d:
                 n.offset += d
