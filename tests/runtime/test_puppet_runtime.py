@@ -350,6 +350,10 @@ def test_puppet_apply_as_documented(puppet, production, tmp_path):
             str(tmp_path / "c"),
             "--vardir",
             str(tmp_path / "v"),
+            # (apply writes its run summary there; OpenVox's default as root, /opt/puppetlabs/puppet/public,
+            # has no parent on a fresh machine)
+            "--publicdir",
+            str(tmp_path / "p"),
         ]
         if puppet == "7.23":
             cmd = ["puppet", *args, site]
