@@ -716,7 +716,7 @@ def test_brace_typed_in_a_one_statement_body_reuses_the_plain_parse():
     p.update()
     piece = "\n      notice('x', [1, {a => 2}])"
     typed = list(_steps(p, config, at, piece))[: len(piece)]
-    plain_first = [st.get("lists_tried") for st in typed if st.get("reused")]
+    plain_first = [stats.get("lists_tried") for stats in typed if stats.get("reused")]
     # reused from `a` to `2` (after `{` typed, before the `}` that closes the hash)
     assert plain_first == [0] * 6, plain_first
     assert p.data.decode() == text
@@ -779,6 +779,29 @@ def test_plain_parse_takes_unchanged_bodies_whole():
     p = IncrementalParser(text, config)
     p.update()
     at = text.index("\n")
-    taken = [st.get("bodies_taken", 0) for st in _steps(p, config, at, "\n  notice('x', [1, {a => 2}])")]
+    taken = [
+        stats.get("bodies_taken", 0) for stats in _steps(p, config, at, "\n  notice('x', [1, {a => 2}])")
+    ]
     assert taken.count(60) >= 20, taken
     assert p.data.decode() == text
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_positions_compacted_on_every_update(monkeypatch, seed):
+    """Position marks of nodes no Program holds any more are dropped once there are many (after the
+    marks of every node still held are applied): with that done on every update, random breaking
+    edits inside bodies and their undoing still equal a full parse at every step."""
+    monkeypatch.setattr(IncrementalParser, "COMPACT_AT", 0)
+    text = "class outer {\n" + BASE.replace("\n", "\n  ") + "\n}\n$after = 1\n"
+    config = DocConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
+    p = IncrementalParser(text, config)
+    p.update()
+    rnd = random.Random(seed)
+    compacted = 0
+    for _ in range(6):
+        at = _char_start(p.data, rnd.randrange(20, len(p.data) - 20))
+        piece = rnd.choice(BREAKING + ["{", "(", "'", '"', "[1, {"])
+        for stats in _steps(p, config, at, piece):
+            compacted += bool(stats.get("positions_compacted"))
+        assert p.data.decode() == text
+    assert compacted > 50
