@@ -881,13 +881,17 @@ class IncrementalParser(BrokenText, Relexer):
 
         cfg = self.config
         cls = V.TasksChecker if cfg.tasks else V.Checker
-        return cls(
+        ck = cls(
             strict=cfg.strict,
             file=cfg.file or None,
             modulepath=cfg.modulepath,
             manifest=cfg.manifest,
             level=getattr(cfg, "level", None),
         )
+        # (the statements below a unit validated again keep their marks: a check of the unit that
+        # reports one of them asks where it is)
+        ck.offset_of = self.pos.now
+        return ck
 
     def _validate(self) -> list[Any]:
         """grammar.validator's diagnostics, redone only for the statements that changed: every

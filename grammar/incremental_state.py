@@ -330,6 +330,11 @@ class _Positions:
         else:
             e[1] += d
 
+    def now(self, n: Any) -> int:
+        """Where n is, its own mark applied (the marks above it are pushed down to it: flush)."""
+        e = self.pending.get(id(n))
+        return int(n.offset + e[1]) if e is not None else int(n.offset)
+
     def push(self, n: Any) -> None:
         e = self.pending.pop(id(n), None)
         if e is not None and e[1]:
@@ -353,8 +358,8 @@ class _Positions:
                     del pending[id(c)]
 
     def flush(self, root: Any, skip: set[int] | frozenset[int] = frozenset()) -> None:
-        """Apply every mark in root's subtree, not below the nodes in skip other than root (their own
-        marks are applied, their children's kept)."""
+        """Apply every mark in root's subtree, not below the nodes in skip other than root (the marks
+        above them go down to them: where they are is now())."""
         if not self.pending:
             return
         pending = self.pending
@@ -363,13 +368,13 @@ class _Positions:
         push = stack.append
         while stack:
             n, d = pop()
+            if id(n) in skip and n is not root:
+                if d:
+                    self.mark(n, d)
+                continue
             e = pending.pop(id(n), None)
             if e is not None:
                 d += e[1]
-            if id(n) in skip and n is not root:
-                if d:  # (its own position is read by its container's checks: pushed one level)
-                    self._move_one(n, d)
-                continue
             if d:
                 n.offset += d
             for f in n._child_fields:

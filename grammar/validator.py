@@ -535,6 +535,9 @@ class Checker:
         self.logged: list[Diagnostic] = []  # what Puppet logs during validation (pp/epp heredoc checks)
         self.path: list[Any] = []
         self._namespace: str | None = None
+        # where a node is, when its offset may be stale (the incremental parser moves statements
+        # lazily: grammar.incremental_state._Positions.now); None: its offset
+        self.offset_of: Any = None
 
     # -- reporting
 
@@ -548,6 +551,8 @@ class Checker:
         if severity == "ignore":
             return
         offset = getattr(node, "offset", None)
+        if offset is not None and self.offset_of is not None:
+            offset = self.offset_of(node)
         length = getattr(node, "length", 0) or 0
         self.diagnostics.append(Diagnostic.make(code, offset, length, args, severity, self.file or ""))
 
