@@ -85,13 +85,12 @@ class ScanMemo:
         self.keys: list[int] = []  # entries' indices, sorted
         self.hits = 0  # scans that ended at a recorded state (for tests and the benchmark)
 
-    def use(self, tokens: list[Any]) -> bool:
-        """Whether the memo can serve a scan of ``tokens`` (another list: it starts afresh for it)."""
+    def use(self, tokens: list[Any]) -> None:
+        """A scan of ``tokens`` begins (another list than the last: the memo starts afresh for it)."""
         if self.tokens is not tokens:
             self.tokens = tokens
             self.entries = {}
             self.keys = []
-        return True
 
     def spliced(self, tokens: list[Any], m0: int, m1_old: int, delta: int) -> None:
         """tokens[m0:m1_old] were replaced (delta tokens more): a state recorded at index k went on over
@@ -137,11 +136,12 @@ class _Marks:
     __slots__ = ("memo", "marks", "look", "mark")
 
     def __init__(self, memo: ScanMemo | None, tokens: list[Any], first: int) -> None:
-        self.memo = memo if memo is not None and memo.use(tokens) else None
+        self.memo = memo
         self.marks: list[tuple[int, Any, Any]] = []
         self.look = self.mark = _NEVER
-        if self.memo is not None:
-            self.look = self.memo.next_key(first)
+        if memo is not None:
+            memo.use(tokens)
+            self.look = memo.next_key(first)
             self.mark = first
 
     def at(self, k: int, tok: Any, state: Any) -> tuple[bool, int | None, Any]:
