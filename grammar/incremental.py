@@ -279,9 +279,8 @@ class IncrementalParser(BrokenText, Relexer):
         the statements set aside) gets its marks applied, the rest are dropped, and so are the bodies
         recorded for the next keystroke (grammar.incremental_bodies: their marks were among them)."""
         pos = self.pos
-        for prog in (self._base, self._program):
-            if prog is not None:
-                pos.flush(prog.body)
+        for prog in {id(p): p for p in (self._base, self._program) if p is not None}.values():
+            pos.flush(prog.body)  # (once each: the state's Program is often the one shown)
         g = self._ghost
         if g is not None:
             for x in _nodes_of(g.raw):

@@ -78,19 +78,22 @@ class ScanMemo:
     what the scan returns beside the end)]."""
 
     STEP = 256  # tokens between two recorded states of a scan
+    LIMIT = 4096  # recorded states beyond which the memo starts afresh (a bound over a long session)
 
     def __init__(self) -> None:
         self.tokens: list[Any] | None = None  # the list the indices are of
         self.entries: dict[int, list[tuple[Any, Any, int | None, Any]]] = {}
         self.keys: list[int] = []  # entries' indices, sorted
+        self.size = 0  # recorded states
         self.hits = 0  # scans that ended at a recorded state (for tests and the benchmark)
 
     def use(self, tokens: list[Any]) -> None:
         """A scan of ``tokens`` begins (another list than the last: the memo starts afresh for it)."""
-        if self.tokens is not tokens:
+        if self.tokens is not tokens or self.size > self.LIMIT:
             self.tokens = tokens
             self.entries = {}
             self.keys = []
+            self.size = 0
 
     def spliced(self, tokens: list[Any], m0: int, m1_old: int, delta: int) -> None:
         """tokens[m0:m1_old] were replaced (delta tokens more): a state recorded at index k went on over
@@ -104,6 +107,7 @@ class ScanMemo:
                 keep[k + delta] = v
         self.entries = keep
         self.keys = sorted(keep)
+        self.size = sum(map(len, keep.values()))
 
     def next_key(self, k: int) -> int:
         """The first recorded index at or after k."""
@@ -126,6 +130,7 @@ class ScanMemo:
         entries = self.entries
         for k, tok, state in marks:
             entries.setdefault(k, []).append((tok, state, None if end is None else end - k, extra))
+        self.size += len(marks)
         self.keys = sorted(entries)
 
 

@@ -550,11 +550,17 @@ class Checker:
             severity = ISSUES[code].severity
         if severity == "ignore":
             return
+        length = getattr(node, "length", 0) or 0
+        self.diagnostics.append(
+            Diagnostic.make(code, self.where(node), length, args, severity, self.file or "")
+        )
+
+    def where(self, node: Any) -> Any:
+        """The offset a diagnostic of node reports (offset_of's answer when one is set)."""
         offset = getattr(node, "offset", None)
         if offset is not None and self.offset_of is not None:
             offset = self.offset_of(node)
-        length = getattr(node, "length", 0) or 0
-        self.diagnostics.append(Diagnostic.make(code, offset, length, args, severity, self.file or ""))
+        return offset
 
     # -- driver
 
@@ -899,7 +905,7 @@ class Checker:
             raise _Abort(
                 Diagnostic.make(
                     code,
-                    ref.offset,
+                    self.where(ref),
                     ref.length or 0,
                     {"syntax": syntax, "detail": detail},
                     severity,

@@ -13,6 +13,7 @@ UTF-16 code units (or UTF-8 / UTF-32 when negotiated).  :class:`LineIndex` conve
 from __future__ import annotations
 
 import bisect
+import gc
 import os
 from dataclasses import dataclass
 
@@ -285,13 +286,12 @@ def _after_update() -> None:
     that land on whichever keystroke triggers one.  So what exists after an analysis is frozen
     (gc.freeze: O(1); the collector no longer looks at it, reference counting still frees it), and
     a full collection now and then (gc_due, full_collect) bounds what a cycle made elsewhere keeps."""
-    import gc
-
     global _gc_count
     _gc_count += 1
     if _gc_count >= 10 * GC_FULL_EVERY:
-        full_collect()
-    gc.freeze()
+        full_collect()  # (it freezes what is left)
+    else:
+        gc.freeze()
 
 
 def gc_due() -> bool:
@@ -300,8 +300,6 @@ def gc_due() -> bool:
 
 def full_collect() -> None:
     """A full cyclic collection over everything (frozen objects too), then freeze what is left."""
-    import gc
-
     global _gc_count
     _gc_count = 0
     gc.unfreeze()
