@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lint throughput: puppet-xpp's lint (grammar.lint) next to puppet-lint 3.0.1's, on the same files.
+"""Lint throughput: puppet-xpp's lint (lint) next to puppet-lint 3.0.1's, on the same files.
 
     python bench/bench_lint.py [--rounds N] [--no-puppet-lint] [--cli] [PATH...]
 
@@ -32,7 +32,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from puppet_xpp.grammar.lint.run import lint  # noqa: E402
+from puppet_xpp.lint.run import lint  # noqa: E402
 
 RUBY = r"""
 require 'json'

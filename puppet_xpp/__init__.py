@@ -1,13 +1,18 @@
 """puppet-xpp: parser, static validator, XPP (PRFC-23) compiler and language server for Puppet.
 
-One import package, named after the distribution. Its subpackages keep the repository's top-level folders
-(setuptools ``package-dir`` maps them), with one direction of dependency, as Puppet's ``pops/`` does:
+One import package, named after the distribution. Its subpackages are the repository's top-level folders,
+reached through the links ``puppet_xpp/{grammar,lint,xpp,server}``, with one direction of dependency, as
+Puppet's ``pops/`` keeps parser, model, validation and serialization apart:
 
-- :mod:`puppet_xpp.grammar` (``grammar/``): lexer, grammar, parser, AST model, issue table, validator;
-- :mod:`puppet_xpp.xpp` (``xpp/``): Pcore serialization, the ``.xpp`` envelope and layout, batch compile;
+- :mod:`puppet_xpp.grammar` (``grammar/``): lexer, grammar, parser, incremental parser, AST model, issue
+  table, validator, language levels and :func:`~puppet_xpp.grammar.check.check`;
+- :mod:`puppet_xpp.lint` (``lint/``): puppet-lint's checks and fixes, on grammar's tokens and AST;
+- :mod:`puppet_xpp.xpp` (``xpp/``): environments, Pcore serialization, the ``.xpp`` envelope and layout,
+  batch compile;
 - :mod:`puppet_xpp.server` (``server/``): the language server and the ``puppet-xpp`` command line.
 
-``grammar`` imports nothing of the others; ``xpp`` imports ``grammar``; ``server`` imports both.
+``grammar`` imports nothing of the others; ``lint`` and ``xpp`` import ``grammar``; ``server`` imports
+them all (``.importlinter`` holds the contract, ``.ci/check`` runs it).
 """
 
 __version__ = "0.2.0"

@@ -15,11 +15,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from puppet_xpp.grammar.lint.config import LintConfig, UsageError, load_config
-from puppet_xpp.grammar.lint.core import CHECKS, Problem
-from puppet_xpp.grammar.lint.format import format_manifest, indent_widths
-from puppet_xpp.grammar.lint.run import lint
-from puppet_xpp.grammar.lint.tokens import Tok, link, tokenise
+from puppet_xpp.lint.config import LintConfig, UsageError, load_config
+from puppet_xpp.lint.core import CHECKS, Problem
+from puppet_xpp.lint.format import format_manifest, indent_widths
+from puppet_xpp.lint.run import lint
+from puppet_xpp.lint.tokens import Tok, link, tokenise
 
 Pos = tuple[int, int]
 Edit = tuple[Pos, Pos, str]  # (start, end, new text)

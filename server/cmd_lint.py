@@ -1,5 +1,5 @@
 """``puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings] [puppet-lint options]``:
-puppet-lint's checks (``grammar.lint``) on manifests.
+puppet-lint's checks (``lint``) on manifests.
 
 PATH is a file or a directory (searched recursively for ``*.pp``, sorted, hidden directories skipped).
 Options are puppet-lint's (``--no-NAME-check``, ``--NAME-check`` for a check that is off by default,
@@ -24,9 +24,9 @@ import os
 import sys
 from collections.abc import Iterator
 
-from puppet_xpp.grammar.lint.config import LintConfig, UsageError, load_config
-from puppet_xpp.grammar.lint.core import Problem
-from puppet_xpp.grammar.lint.run import LintResult, lint
+from puppet_xpp.lint.config import LintConfig, UsageError, load_config
+from puppet_xpp.lint.core import Problem
+from puppet_xpp.lint.run import LintResult, lint
 
 USAGE = "usage: puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings] [options]"
 

@@ -812,7 +812,6 @@ def _write_xpp(ls: PuppetServer, st: DocState):
     """Worker: write the saved file's .xpp into its environment's .xpp tree, exactly as
     ``puppet-xpp --compile ENVDIR`` does (its planning decides whether and where); returns a log line."""
     from puppet_xpp.xpp import compile as C
-    from puppet_xpp.xpp import layout
 
     _sync_state(st)
     path = path_of_uri(st.uri)
@@ -823,33 +822,16 @@ def _write_xpp(ls: PuppetServer, st: DocState):
     if env_root is None:
         return None
     try:
-        env = C.detect_environment(env_root)
+        out = C.compile_saved(env_root, path, level=ls.settings.puppet_version, strict=ls.settings.strict)
     except C.CompileError as e:
         return f"puppet-xpp: no .xpp for {path}: {e}"
-    jobs, _skipped = C.plan(env)  # noqa: F841
-    job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
-    if job is None:
+    if out is None:
         return None  # not a file --compile writes (outside the module directories)
-    from puppet_xpp.grammar.levels import resolve_strict
-
-    data, _rows = C.compile_file(
-        job.src,
-        job.recorded,
-        tasks=job.tasks,
-        strict=resolve_strict(ls.settings.puppet_version, ls.settings.strict),
-        puppet_version=ls.settings.puppet_version,
-        modulepath=env.modulepath,
-        manifest=env.manifest,
-    )
-    if hasattr(C, "write_job"):  # --compile's safety rules (no symlinks in .xpp), modes and owner
-        C.write_job(env, job, data)
-    else:  # pragma: no cover - older xpp.compile
-        layout.write_atomic(job.out, data, mode=C.Options().file_mode)
     try:
-        ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(job.out)})
+        ls.protocol.notify("puppet/xppWritten", {"uri": st.uri, "xpp": uri_of_path(out)})
     except Exception:  # pragma: no cover
         pass
-    return f"puppet-xpp: wrote {job.out}"
+    return f"puppet-xpp: wrote {out}"
 
 
 # ----------------------------------------------------------------------------------------------- settings, index

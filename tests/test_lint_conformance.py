@@ -1,4 +1,4 @@
-"""grammar.lint against puppet-lint 3.0.1 (the oracle op ``lint``): the same problems (check, kind, message,
+"""lint against puppet-lint 3.0.1 (the oracle op ``lint``): the same problems (check, kind, message,
 line, column, reason) in the same order, and byte-identical ``--fix`` output, on every corpus manifest and
 on the table of small cases in ``tests/lint/cases.py``; plus the properties of our fixes (idempotent; a
 fix keeps Puppet's parse of the manifest unless changing it is the check's purpose), judged by Puppet."""
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from puppet_xpp.grammar.lint.run import all_checks, lint
+from puppet_xpp.lint.run import all_checks, lint
 from tests.conformance.corpus import corpus_files
 from tests.lint.cases import CASES, DEVIATIONS, PATHS
 

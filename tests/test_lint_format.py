@@ -1,4 +1,4 @@
-"""Formatting (grammar.lint.format: every lint fix + indentation + arrow alignment), judged by Puppet and
+"""Formatting (lint.format: every lint fix + indentation + arrow alignment), judged by Puppet and
 by puppet-lint: formatting keeps Puppet's parse (PN) when only layout fixes are enabled, is idempotent,
 and leaves nothing for puppet-lint's whitespace checks to report."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from puppet_xpp.grammar.lint.format import format_manifest
+from puppet_xpp.lint.format import format_manifest
 from tests.conformance.corpus import corpus_files
 from tests.test_lint_conformance import CHANGES_PARSE, FIXABLE, _pn
 

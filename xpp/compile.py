@@ -1131,3 +1131,32 @@ def compile_file(
         fmt=fmt,
         puppet_version=level,
     )
+
+
+# ------------------------------------------------------------------------------------------------------
+# one saved file of an environment (the language server's .xpp on save)
+
+
+def compile_saved(env_root: str, path: str, *, level: str | None, strict: str | None) -> str | None:
+    """Write the .xpp of the one file ``path`` of the environment at ``env_root`` exactly as
+    ``--compile ENVDIR`` would (same planning rules, safety rules, modes and owner).
+
+    Returns the .xpp written (or already holding these bytes), or None when ``path`` is not a file
+    ``--compile`` writes (outside every module of the environment).  Raises CompileError (the
+    environment cannot be compiled, a refused link), SourceRefused or OSError."""
+    env = detect_environment(env_root)
+    jobs, _skipped = plan(env)
+    job = next((j for j in jobs if os.path.abspath(j.src) == os.path.abspath(path)), None)
+    if job is None:
+        return None
+    data, _rows = compile_file(
+        job.src,
+        job.recorded,
+        tasks=job.tasks,
+        strict=strict,
+        puppet_version=level,
+        modulepath=env.modulepath,
+        manifest=env.manifest,
+    )
+    write_job(env, job, data)
+    return job.out

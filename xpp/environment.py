@@ -33,6 +33,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.xpp.layout import XPP_DIR
 
 __all__ = [
@@ -282,6 +283,25 @@ class FileContext:
     modulepath: tuple[str, ...] = ()
     manifest: str | None = None
     env: Environment | None = None
+
+    def check_config(
+        self, *, level: str | None = None, strict: str | None = None, file: str | None = None
+    ) -> CheckConfig:
+        """The parse/validate configuration of this file (``grammar.check``) at ``level``/``strict``.
+
+        ``file`` is the name to record when it is not the file's path (``--compile`` records a name
+        relative to the environment); the module-location rules still judge the real path."""
+        path = self.path or ""
+        return CheckConfig(
+            file=path if file is None else file,
+            epp=self.epp,
+            tasks=self.tasks,
+            level=level,
+            strict=strict,
+            modulepath=self.modulepath,
+            manifest=self.manifest,
+            location=None if file is None or file == path else (path or None),
+        )
 
 
 def file_context(

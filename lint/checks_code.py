@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from puppet_xpp.grammar.lint.core import NoFix, Problem, check, delete, fixer, index_of, insert, problem
-from puppet_xpp.grammar.lint.data import Definition, Manifest, next_of, prev_of
-from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok
+from puppet_xpp.lint.core import NoFix, Problem, check, delete, fixer, index_of, insert, problem
+from puppet_xpp.lint.data import Definition, Manifest, next_of, prev_of
+from puppet_xpp.lint.tokens import FORMATTING, Tok
 
 
 def _defs(m: Manifest) -> list[Definition]:
@@ -492,7 +492,7 @@ def _fix_ensure_first_param(m: Manifest, p: Problem) -> None:
     # swap the two "name => value" runs (each up to, not including, its comma)
     moved = toks[:a] + toks[c:d] + toks[b:c] + toks[a:b] + toks[d:]
     toks[:] = moved
-    from puppet_xpp.grammar.lint.tokens import link
+    from puppet_xpp.lint.tokens import link
 
     link(toks)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
 
-from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok
+from puppet_xpp.lint.tokens import FORMATTING, Tok
 
 _OPEN_CLOSE = {"LBRACE": "RBRACE", "LBRACK": "RBRACK", "LPAREN": "RPAREN"}
 _CLOSE_OPEN = {v: k for k, v in _OPEN_CLOSE.items()}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from puppet_xpp.grammar.lint.run import all_checks, default_enabled
+from puppet_xpp.lint.run import all_checks, default_enabled
 
 ERROR_LEVELS = ("all", "warning", "error")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from puppet_xpp.grammar.lint.core import (
+from puppet_xpp.lint.core import (
     NoFix,
     Problem,
     check,
@@ -16,8 +16,8 @@ from puppet_xpp.grammar.lint.core import (
     problem,
     remove,
 )
-from puppet_xpp.grammar.lint.data import Manifest, prev_of
-from puppet_xpp.grammar.lint.tokens import Tok
+from puppet_xpp.lint.data import Manifest, prev_of
+from puppet_xpp.lint.tokens import Tok
 
 
 @check("slash_comments")

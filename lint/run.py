@@ -11,10 +11,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from puppet_xpp.grammar.lint import checks_code, checks_text, control
-from puppet_xpp.grammar.lint.core import CHECKS, Check, NoFix, Problem
-from puppet_xpp.grammar.lint.data import LintSyntaxError, Manifest
-from puppet_xpp.grammar.lint.tokens import tokenise_indexed
+from puppet_xpp.lint import checks_code, checks_text, control
+from puppet_xpp.lint.core import CHECKS, Check, NoFix, Problem
+from puppet_xpp.lint.data import LintSyntaxError, Manifest
+from puppet_xpp.lint.tokens import tokenise_indexed
 
 # puppet-lint 3.0.1's check order (the order it loads its plugins)
 ORDER = (

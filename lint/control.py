@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from puppet_xpp.grammar.lint.tokens import Tok
+from puppet_xpp.lint.tokens import Tok
 
 _CONTROL = re.compile(r"lint:(ignore:\w+|endignore)", re.ASCII)
 _COMMENTS = frozenset({"COMMENT", "MLCOMMENT", "SLASH_COMMENT"})

@@ -7,8 +7,8 @@ strings, heredocs and comments is never touched, and a manifest with a syntax er
 
 from __future__ import annotations
 
-from puppet_xpp.grammar.lint.run import all_checks, lint
-from puppet_xpp.grammar.lint.tokens import Tok, link, tokenise
+from puppet_xpp.lint.run import all_checks, lint
+from puppet_xpp.lint.tokens import Tok, link, tokenise
 
 INDENT_WIDTH = 2
 _OPEN = frozenset({"LBRACE", "LBRACK", "LPAREN"})

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from puppet_xpp.grammar.lint.data import Manifest
-from puppet_xpp.grammar.lint.tokens import FORMATTING, Tok
+from puppet_xpp.lint.data import Manifest
+from puppet_xpp.lint.tokens import FORMATTING, Tok
 
 
 @dataclass
