@@ -17,8 +17,8 @@ import subprocess
 import sys
 import time
 
-from puppet_xpp.server import builtins as B
-from puppet_xpp.server.analysis_index import WorkspaceIndex, index_file, workspace_files
+from puppet_xpp.server.analysis import builtins as B
+from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
 
 
 def _rss_mb(pid: int) -> tuple:

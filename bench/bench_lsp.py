@@ -40,7 +40,7 @@ sys.path.insert(0, REPO)
 DEFAULT_FILE = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
 LINT: bool | None = None  # --lint on|off; None: the server's default
 LINES = 20  # --lines: random lines of the "lines" scenario (0: left out)
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 
 class Client:

@@ -113,8 +113,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--corpus", default=CORPUS)
     a = ap.parse_args()
-    from puppet_xpp.server import references as R
-    from puppet_xpp.server.analysis import DocConfig, Document
+    from puppet_xpp.server.analysis import references as R
+    from puppet_xpp.server.analysis.document import DocConfig, Document
 
     with tempfile.TemporaryDirectory() as tmp:
         env = build_env(tmp, a.files, a.corpus or None)

@@ -29,7 +29,7 @@ from puppet_xpp.grammar.validator import validate  # noqa: E402
 
 
 def _files(paths):
-    from puppet_xpp.server.cmd_validate import collect_files
+    from puppet_xpp.server.cli.validate import collect_files
 
     return collect_files(paths)
 

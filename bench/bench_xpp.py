@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--modulepath", default=None)
     ns = ap.parse_args(argv)
     if ns.paths:
-        from puppet_xpp.server.cmd_validate import collect_files
+        from puppet_xpp.server.cli.validate import collect_files
 
         files = collect_files(ns.paths)
         modulepath = [d for d in (ns.modulepath or "").split(os.pathsep) if d]

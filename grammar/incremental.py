@@ -45,7 +45,7 @@ broken-text and lexing-window methods come from the mixins BrokenText and Relexe
 
 Public API (the language server's)::
 
-    p = IncrementalParser(text, config)       # config: server.analysis.DocConfig
+    p = IncrementalParser(text, config)       # config: server.analysis.document.DocConfig
     p.edit(start_byte, end_byte, new_text)    # any number of edits, then
     p.update()                                # -> reparses what changed
     p.program, p.tokens, p.locator, p.parse_diagnostics(), p.validation_diagnostics()

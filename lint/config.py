@@ -3,7 +3,7 @@
 An option list is applied in order, as puppet-lint applies it (``--only-checks a,b`` then ``--no-a-check``
 leaves only b). The rc files (``/etc/puppet-lint.rc``, ``~/.puppet-lint.rc``, ``./.puppet-lint.rc``, or
 one named by ``-c``/``--config``) hold one option per line; a line that is not an option is ignored.
-Used by the command line (``server/cmd_lint.py``) and the language server.
+Used by the command line (``server/cli/lint.py``) and the language server.
 """
 
 from __future__ import annotations

@@ -2,6 +2,6 @@
 
 import sys
 
-from puppet_xpp.server.cli import main
+from puppet_xpp.server.cli.main import main
 
 sys.exit(main())

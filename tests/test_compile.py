@@ -1,4 +1,4 @@
-"""`puppet-xpp --compile` (xpp/compile.py, server/cmd_compile.py): end to end on temporary environments.
+"""`puppet-xpp --compile` (xpp/compile.py, server/cli/compile.py): end to end on temporary environments.
 
 Layout and safety rules come from PRFC-23 and issue 5 (output under ENVDIR/.xpp/modules/<module>/, the
 reserved module `environment`, first module of a name wins, nothing written outside ENVDIR/.xpp); what is
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from puppet_xpp.server import cmd_compile
+from puppet_xpp.server.cli import compile as cmd_compile
 from puppet_xpp.xpp import layout
 from puppet_xpp.xpp.result import read_xpp
 
@@ -480,7 +480,7 @@ def test_leftover_temporary_files_are_removed(env):
 
 
 def test_byte_identical_to_language_server_on_save(env):
-    from puppet_xpp.server.workspace import Settings, file_context
+    from puppet_xpp.server.analysis.workspace import Settings, file_context
 
     assert compile_(str(env))[0] == 0
     got = xpps(env)

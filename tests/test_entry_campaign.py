@@ -26,7 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from puppet_xpp.server import cmd_compile, cmd_dump, cmd_validate
+from puppet_xpp.server.cli import compile as cmd_compile
+from puppet_xpp.server.cli import dump as cmd_dump
+from puppet_xpp.server.cli import validate as cmd_validate
 from puppet_xpp.xpp.result import read_xpp
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import Oracle, ruby_available

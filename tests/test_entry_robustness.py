@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from puppet_xpp.server import cmd_compile, cmd_dump, cmd_validate
+from puppet_xpp.server.cli import compile as cmd_compile
+from puppet_xpp.server.cli import dump as cmd_dump
+from puppet_xpp.server.cli import validate as cmd_validate
 from puppet_xpp.xpp.result import read_xpp
 
 REPO = Path(__file__).resolve().parents[1]
@@ -245,7 +247,7 @@ def compile_job(job):
         os.kill(os.getpid(), signal.SIGKILL)
     return real(job)
 C.compile_job = compile_job
-from puppet_xpp.server import cmd_compile
+from puppet_xpp.server.cli import compile as cmd_compile
 sys.exit(cmd_compile.main(sys.argv[1:]))
 """
 
@@ -430,7 +432,8 @@ def test_lock_no_wait_and_wait(tmp_path):
 
 
 def test_cli_last_guard_is_one_line_and_2(monkeypatch, capsys):
-    from puppet_xpp.server import cli, cmd_verify
+    from puppet_xpp.server.cli import main as cli
+    from puppet_xpp.server.cli import verify as cmd_verify
 
     def boom(argv):
         raise KeyError("x")

@@ -118,7 +118,7 @@ def _puppet(oracle, env_root: Path):
 
 
 def _validate_cli(path):
-    from puppet_xpp.server import cmd_validate
+    from puppet_xpp.server.cli import validate as cmd_validate
 
     buf = io.StringIO()
     cmd_validate.run([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
@@ -127,7 +127,7 @@ def _validate_cli(path):
 
 
 def _compile_one(path, tmp_path):
-    from puppet_xpp.server import cmd_compile
+    from puppet_xpp.server.cli import compile as cmd_compile
 
     report = tmp_path / "one.json"
     out = io.StringIO()
@@ -141,7 +141,7 @@ def _compile_one(path, tmp_path):
 
 
 def _compile_env(env_root, tmp_path):
-    from puppet_xpp.server import cmd_compile
+    from puppet_xpp.server.cli import compile as cmd_compile
 
     report = tmp_path / "env.json"
     cmd_compile.main(
@@ -160,8 +160,8 @@ def _compile_env(env_root, tmp_path):
 
 
 def _language_server(path):
-    from puppet_xpp.server.analysis import doc_config_for, full_analysis
-    from puppet_xpp.server.workspace import Settings
+    from puppet_xpp.server.analysis.document import doc_config_for, full_analysis
+    from puppet_xpp.server.analysis.workspace import Settings
 
     cfg = doc_config_for(path, Settings(puppet_version=LEVEL))
     res, vd = full_analysis(Path(path).read_text(), cfg)
@@ -171,7 +171,7 @@ def _language_server(path):
 
 
 def _dump(path):
-    from puppet_xpp.server import cmd_dump
+    from puppet_xpp.server.cli import dump as cmd_dump
 
     program, diags, _loc = cmd_dump.load(path, False)
     return program, [d.code for d in diags if d.severity == "error"]
@@ -202,9 +202,9 @@ def test_every_entry_point_treats_each_file_like_puppet(env, tmp_path, oracle):
 
 def test_xpp_on_save_writes_what_compile_writes(env, tmp_path):
     """The language server's .xpp on save (lsp._write_xpp) plans through the same model: same bytes."""
-    from puppet_xpp.server import cmd_compile
-    from puppet_xpp.server.lsp import _write_xpp
-    from puppet_xpp.server.workspace import Settings
+    from puppet_xpp.server.analysis.workspace import Settings
+    from puppet_xpp.server.cli import compile as cmd_compile
+    from puppet_xpp.server.lsp.server import _write_xpp
 
     cmd_compile.main([str(env), "-j", "1", "--puppet-version", LEVEL], out=io.StringIO(), err=io.StringIO())
     want = {p: p.read_bytes() for p in (env / ".xpp").rglob("*.xpp")}
@@ -224,7 +224,7 @@ def test_xpp_on_save_writes_what_compile_writes(env, tmp_path):
             def notify(*_a):
                 pass
 
-    import puppet_xpp.server.lsp as lsp
+    import puppet_xpp.server.lsp.server as lsp
 
     for rel in TREE:
         if rel.endswith(".pp") and not rel.startswith("site-modules/"):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import pn
 from puppet_xpp.grammar.incremental import IncrementalParser
-from puppet_xpp.server.analysis import DocConfig, full_analysis
+from puppet_xpp.server.analysis.document import DocConfig, full_analysis
 
 BASE = """# @summary a class
 class demo (

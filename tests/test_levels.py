@@ -11,7 +11,8 @@ import json
 import pytest
 
 from puppet_xpp.grammar import levels
-from puppet_xpp.server import cmd_compile, cmd_dump
+from puppet_xpp.server.cli import compile as cmd_compile
+from puppet_xpp.server.cli import dump as cmd_dump
 from puppet_xpp.xpp.result import read_document
 
 SOURCE = "class m(Integer[$x] $p = 1) {\n  $h = {a => 1, a => 2}\n  notify { $h: }\n}\n"
@@ -86,8 +87,8 @@ def test_dump_accepts_the_level(env, capsys):
 
 
 def test_language_server_setting_reaches_the_validator(env):
-    from puppet_xpp.server.analysis import doc_config_for, full_analysis
-    from puppet_xpp.server.workspace import Settings
+    from puppet_xpp.server.analysis.document import doc_config_for, full_analysis
+    from puppet_xpp.server.analysis.workspace import Settings
 
     path = str(env / "modules/m/manifests/init.pp")
     got = {}

@@ -1,4 +1,4 @@
-"""The editor side of lint (server/analysis_lint.py), judged by puppet-lint: diagnostics at puppet-lint's
+"""The editor side of lint (server/analysis/lint.py), judged by puppet-lint: diagnostics at puppet-lint's
 positions; a quick fix removes its problem; "ignore this check on this line" makes puppet-lint report
 it as ignored; formatting and on-type alignment leave nothing for puppet-lint's whitespace checks."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from puppet_xpp.server import analysis_lint as AL
+from puppet_xpp.server.analysis import lint as AL
 from tests.lint.cases import CASES
 
 SETTINGS = AL.LintSettings()

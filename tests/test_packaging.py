@@ -47,6 +47,8 @@ def test_wheel_holds_one_package(wheel):
     assert tops == {"puppet_xpp", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     assert "puppet_xpp/py.typed" in names
     assert "puppet_xpp/grammar/puppet.lark" in names
+    assert "puppet_xpp/server/analysis/data/builtins-8.json" in names
+    assert "puppet_xpp/lint/run.py" in names
     assert any(n.startswith("puppet_xpp/xpp/_fastload.") and n.endswith(".so") for n in names)
     entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "puppet-xpp = puppet_xpp.server.cli:main" in entry

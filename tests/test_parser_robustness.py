@@ -332,7 +332,7 @@ def _check_no_crash(path: str, epp: bool, src: str, damaged: str):
     """parse, validate and the incremental parser (the damage applied as an edit) never raise."""
     from puppet_xpp.grammar.incremental import IncrementalParser
     from puppet_xpp.grammar.validator import validate
-    from puppet_xpp.server.analysis import DocConfig
+    from puppet_xpp.server.analysis.document import DocConfig
 
     res = parse(damaged, path, epp=epp)
     if res.program is not None:

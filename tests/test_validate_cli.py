@@ -1,4 +1,4 @@
-"""`puppet-xpp --validate` (server/cmd_validate.py): files and directories, settings, output formats and exit
+"""`puppet-xpp --validate` (server/cli/validate.py): files and directories, settings, output formats and exit
 status; diagnostics compared with Puppet's (the oracle's `validate` op and `puppet parser validate`)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from puppet_xpp.server import cmd_validate
+from puppet_xpp.server.cli import validate as cmd_validate
 from tests.conformance.oracle import oracle_for
 
 

@@ -1,4 +1,4 @@
-"""`puppet-xpp --verify` (xpp/verify.py, server/cmd_verify.py).
+"""`puppet-xpp --verify` (xpp/verify.py, server/cli/verify.py).
 
 Well-formed inputs are documents Puppet itself serialized (oracle op `pcore_write`) and what we compile;
 ill-formed ones are Puppet's bytes with one defect each.  Every defect gives exit status 1 and a message
@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from puppet_xpp.server import cmd_verify
+from puppet_xpp.server.cli import verify as cmd_verify
 from puppet_xpp.xpp import envelope
 from puppet_xpp.xpp.result import write_xpp
 from puppet_xpp.xpp.verify import verify_bytes

@@ -1,7 +1,7 @@
 """Batch compile: the ``.xpp`` tree of a whole Puppet environment (PRFC-23 layout), incrementally.
 
 This is the engine behind ``puppet-xpp --compile [ENVDIR...]`` (the command line, progress display and
-report are in :mod:`server.cmd_compile`).
+report are in :mod:`server.cli.compile`).
 
 Environment (:func:`detect_environment`): the one model in :mod:`xpp.environment` (``environment.conf``,
 ``modulepath`` with ``$basemodulepath``, ``manifest``, the plan rule), as Puppet reads a directory

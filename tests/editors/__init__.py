@@ -43,7 +43,7 @@ def nvim_binaries() -> dict:
 
 
 def server_wrapper(directory: Path) -> Path:
-    """``directory/puppet-xpp``: runs this checkout's ``server.cli`` with this Python, whatever
+    """``directory/puppet-xpp``: runs this checkout's ``server.cli.main`` with this Python, whatever
     ``puppet-xpp`` on PATH may be. Editors start it exactly like the installed command."""
     directory.mkdir(parents=True, exist_ok=True)
     w = directory / "puppet-xpp"

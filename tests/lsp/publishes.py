@@ -19,7 +19,7 @@ from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 
 def workspace_client(prefix: str, attr: str) -> Any:

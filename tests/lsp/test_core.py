@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from puppet_xpp.server.analysis import DocConfig, Document, LineIndex
-from puppet_xpp.server.analysis_features import completion_context, document_symbols, folding_ranges
-from puppet_xpp.server.workspace import Settings, file_context, find_environment
+from puppet_xpp.server.analysis.document import DocConfig, Document, LineIndex
+from puppet_xpp.server.analysis.features import completion_context, document_symbols, folding_ranges
+from puppet_xpp.server.analysis.workspace import Settings, file_context, find_environment
 from puppet_xpp.xpp.layout import xpp_target
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -89,11 +89,11 @@ def test_completion_context():
 
 def test_analysis_leaves_its_objects_to_reference_counting():
     """After an analysis, what it keeps is frozen out of the cyclic GC (its full passes over a large
-    file's AST would land on a keystroke: server.analysis._after_update) and reference counting still
+    file's AST would land on a keystroke: server.analysis.document._after_update) and reference counting still
     frees what the next analysis replaces; a full collection is due after GC_FULL_EVERY analyses."""
     import gc
 
-    from puppet_xpp.server import analysis as AN
+    from puppet_xpp.server.analysis import document as AN
 
     text = "class c {\n" + "".join(f"  file {{ '/tmp/f{i}': ensure => file }}\n" for i in range(300)) + "}\n"
     d = Document("file:///c.pp", text, 1, DocConfig(file="c.pp"))

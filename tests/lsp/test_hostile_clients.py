@@ -18,7 +18,7 @@ import time
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 
 class Raw:
@@ -246,7 +246,7 @@ def test_lone_surrogate_and_out_of_range_positions(raw):
 # an internal failure: the diagnostic for the new version, the last good parse for the features
 
 _FAIL = """
-import puppet_xpp.server.analysis as A
+import puppet_xpp.server.analysis.document as A
 _real = A.Document.analysis
 def analysis(self):
     if b"boom" in self.data:
@@ -272,7 +272,7 @@ def test_internal_failure_publishes_and_keeps_last_good(raw):
 
 
 _STUCK = """
-import puppet_xpp.server.analysis as A
+import puppet_xpp.server.analysis.document as A
 _real = A.Document.analysis
 def analysis(self):
     while b"stuck" in self.data:
@@ -285,7 +285,7 @@ A.Document.analysis = analysis
 def test_server_exits_when_the_client_goes_away_during_stuck_work(raw):
     """An analysis that never returns (a bug) must not keep a server alive once its client is gone: the
     stream's end leaves the work in flight a grace period, then the process ends."""
-    from puppet_xpp.server.lsp import EXIT_GRACE
+    from puppet_xpp.server.lsp.server import EXIT_GRACE
 
     c = raw(_STUCK)
     c.initialize()

@@ -1,4 +1,4 @@
-"""The last lint result carried over to a newer text (server/lsp_lint.py ``with_lint``), in process: the
+"""The last lint result carried over to a newer text (server/lsp/lint.py ``with_lint``), in process: the
 worker's own analysis (lsp._analyze) after content changes as a client sends them. Every carried
 diagnostic must be one puppet-lint (the oracle) reports for the new text, and the only ones of
 puppet-lint's missing are those on the lines the changes touched (the next lint gives them again).
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from puppet_xpp.server import analysis_lint as AL
-from puppet_xpp.server import lsp
-from puppet_xpp.server import lsp_lint as LL
-from puppet_xpp.server.analysis import DocConfig, Document
+from puppet_xpp.server.analysis import lint as AL
+from puppet_xpp.server.analysis.document import DocConfig, Document
+from puppet_xpp.server.lsp import lint as LL
+from puppet_xpp.server.lsp import server as lsp
 
 ORACLE_PATH = "foo/manifests/init.pp"
 
@@ -43,7 +43,7 @@ def _open(tmp_path: Path, text: str) -> lsp.DocState:
 
 def _lint_snapshot(st: lsp.DocState, snap: Any = None) -> None:
     """The lint of the last analysed text (or of ``snap``, an earlier one) arrives, as
-    server/lsp_lint.py's lint loop records it."""
+    server/lsp/lint.py's lint loop records it."""
     lt = LL._docs[st]
     _version, text, path, enc, seq = snap or lt.snap
     lt.result = LL._Result(text, AL.diagnostics(text, path, LL.settings(), enc), seq)

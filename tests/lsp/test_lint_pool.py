@@ -1,4 +1,4 @@
-"""The lint child process (server/lint_pool.py) runs at a lower CPU priority than the server, so that
+"""The lint child process (server/analysis/lint_pool.py) runs at a lower CPU priority than the server, so that
 on a machine with few cores the keystroke analysis wins over a running lint; the fallback, lint in a
 thread of the server, keeps the server's priority."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from puppet_xpp.server import lint_pool
+from puppet_xpp.server.analysis import lint_pool
 
 
 def test_lint_child_is_nicer_than_the_server() -> None:

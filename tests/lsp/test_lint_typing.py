@@ -1,4 +1,4 @@
-"""Lint while typing (server/lsp_lint.py) through a real LSP client (pytest-lsp), on the apache module's
+"""Lint while typing (server/lsp/lint.py) through a real LSP client (pytest-lsp), on the apache module's
 vhost.pp (2800 lines): lint is on without any setting; each version's parser/validator diagnostics are
 published before its lint diagnostics (lint never holds them up), and once typing stops the lint
 diagnostics arrive and are puppet-lint's (the oracle) for the final text.

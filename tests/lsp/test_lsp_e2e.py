@@ -18,7 +18,7 @@ from tests.lsp.publishes import mark, published, send_edit, wait_publish
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "examples", "production")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 
 @pytest.fixture(scope="module")

@@ -62,7 +62,7 @@ async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
     res = await client.text_document_semantic_tokens_full_async(
         L.SemanticTokensParams(text_document=L.TextDocumentIdentifier(uri=uri))
     )
-    from puppet_xpp.server.analysis_features import TOKEN_TYPES
+    from puppet_xpp.server.analysis.features import TOKEN_TYPES
 
     data = res.data
     assert len(data) % 5 == 0

@@ -1,4 +1,4 @@
-"""The publishDiagnostics notification the server writes (server/lsp.py ``_publish``, which reuses the
+"""The publishDiagnostics notification the server writes (server/lsp/server.py ``_publish``, which reuses the
 lsprotocol form of diagnostics published before) is byte for byte what lsprotocol's converter makes of
 the same diagnostics built afresh: ranges, severities, codes, sources, the Deprecated tag, and the
 "and N more" diagnostic after the first lsp_text.MAX_DIAGNOSTICS."""
@@ -11,10 +11,10 @@ from typing import Any
 from lsprotocol import types as L
 from lsprotocol.converters import get_converter
 
-from puppet_xpp.server import lsp
-from puppet_xpp.server import lsp_text as T
-from puppet_xpp.server.analysis import DocConfig, Document, LspDiagnostic
-from puppet_xpp.server.analysis_lint import LintDiag
+from puppet_xpp.server.analysis.document import DocConfig, Document, LspDiagnostic
+from puppet_xpp.server.analysis.lint import LintDiag
+from puppet_xpp.server.lsp import server as lsp
+from puppet_xpp.server.lsp import text as T
 
 URI = "file:///tmp/publish/init.pp"
 

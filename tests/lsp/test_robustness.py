@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from puppet_xpp.server.analysis import DocConfig, LineIndex, full_analysis
+from puppet_xpp.server.analysis.document import DocConfig, LineIndex, full_analysis
 from tests.lsp.publishes import mark, send_edit, wait_publish
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
 

@@ -1,4 +1,4 @@
-"""Quick fixes for the parser's and validator's findings (server/analysis_fixes.py) through a real LSP
+"""Quick fixes for the parser's and validator's findings (server/analysis/fixes.py) through a real LSP
 client (pytest-lsp): Puppet (7.23 and OpenVox 8, the oracle) reports an error in each text; the server
 publishes it, offers one quick fix attached to that diagnostic, and Puppet finds no error in the text
 the fix gives. Where no fix is unambiguous, none is offered."""

@@ -11,13 +11,13 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from puppet_xpp.server import analysis_features as F
-from puppet_xpp.server.analysis import DocConfig, Document
-from puppet_xpp.server.analysis_index import symbols_of
+from puppet_xpp.server.analysis import features as F
+from puppet_xpp.server.analysis.document import DocConfig, Document
+from puppet_xpp.server.analysis.index import symbols_of
 from tests.lsp.publishes import mark, published, wait_publish
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 
 def _an(text):

@@ -17,7 +17,7 @@ from tests.lsp.publishes import mark, wait_publish
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli import main; sys.exit(main())"]
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
 FILES = {
     # the environment (control repository) and its Hiera layer

@@ -1,4 +1,4 @@
-"""server/ruby_index.py's static reading of modules' Ruby code against Puppet itself (the oracle's
+"""server/analysis/ruby_index.py's static reading of modules' Ruby code against Puppet itself (the oracle's
 ``ruby_api`` op loads the same files with Puppet 7.23): every 4.x function's dispatch signatures, every
 3.x function's arity and kind, every resource type's attributes, kinds, namevars and allowed values,
 over the Debian module corpus.  Also: the generated built-ins cover every function and type file of the
@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from puppet_xpp.server import builtins as B
-from puppet_xpp.server.ruby_index import index_ruby_file
+from puppet_xpp.server.analysis import builtins as B
+from puppet_xpp.server.analysis.ruby_index import index_ruby_file
 
 CORPUS = "/usr/share/puppet/modules"
 PUPPET_LIB = "/usr/lib/ruby/vendor_ruby/puppet"
@@ -178,7 +178,7 @@ def test_broken_ruby_never_raises():
     """Truncated, spliced and corrupted API files: whatever is still readable is read, nothing raises."""
     import random
 
-    from puppet_xpp.server.ruby_index import index_ruby_source, kind_of_path
+    from puppet_xpp.server.analysis.ruby_index import index_ruby_source, kind_of_path
 
     files = _files("lib/puppet/functions/**/*.rb") + _files("lib/puppet/type/*.rb")
     files += _files("lib/puppet/parser/functions/*.rb")

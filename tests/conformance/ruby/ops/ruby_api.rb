@@ -1,13 +1,13 @@
 # frozen_string_literal: true
 # op "ruby_api": how Puppet itself loads the Ruby functions and resource types of modules, to check the
-# language server's static reading of them (server/ruby_index.py).  The data shapes come from the
-# built-ins generator's helpers (server/gen_builtins.rb, PuppetXppApi).
+# language server's static reading of them (server/analysis/ruby_index.py).  The data shapes come from the
+# built-ins generator's helpers (server/analysis/gen_builtins.rb, PuppetXppApi).
 #
 # Args: modulepath (list of module directories), functions (4.x names), functions3 (3.x names),
 #       types (resource type names).
 # Result: {functions: {name => {signatures} | {error}}, functions3: {name => {arity, rvalue} | {error}},
 #          types: {name => {attributes, namevars} | {error}}}
-load File.expand_path('../../../../server/gen_builtins.rb', __dir__)
+load File.expand_path('../../../../server/analysis/gen_builtins.rb', __dir__)
 
 Oracle.register('ruby_api') do |req|
   mp = Array(req['modulepath']).map { |d| File.expand_path(d.to_s) }

@@ -107,7 +107,7 @@ def main(argv) -> int:
     unreadable, not a regular file, too large, not a readable .xpp, or an internal error: reported for
     that file as INTERNAL_ERROR, traceback with --debug).  Output is written file by file, so a failure
     on one file never loses what was printed for the others."""
-    from puppet_xpp.server.cmd_validate import FAILURE_CODES
+    from puppet_xpp.server.cli.validate import FAILURE_CODES
     from puppet_xpp.xpp.sources import format_traceback, internal_error, shown
 
     a = _args(argv)

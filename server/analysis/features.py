@@ -1,8 +1,8 @@
-"""Editor features over an :class:`server.analysis.Analysis` (no pygls imports): document symbols,
+"""Editor features over an :class:`server.analysis.document.Analysis` (no pygls imports): document symbols,
 folding ranges, semantic tokens, hover, go-to-definition, completion.  Everything works on the
 Program the parser recovered, so the valid parts of a file with syntax errors keep their features.
 
-Results are plain tuples/dicts in LSP shapes ((line, col) pairs), converted by server/lsp.py.
+Results are plain tuples/dicts in LSP shapes ((line, col) pairs), converted by server/lsp/server.py.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import bisect
 import re
 
 from puppet_xpp.grammar import ast as A
-
-from . import analysis_data as D
+from puppet_xpp.server.analysis import tables as D
 
 DEFINITIONS = (
     A.HostClassDefinition,

@@ -39,7 +39,7 @@ class Fix:
 def _first_error(data: bytes, config: Any, validate: bool, after: int) -> int | None:
     """Byte offset of the first error at or after ``after`` of a full parse (and validation) of
     ``data``; None: none there (errors before it are the text's own, which the edit cannot change)."""
-    from .analysis import full_analysis
+    from puppet_xpp.server.analysis.document import full_analysis
 
     text = data.decode("utf-8", "surrogateescape")
     if validate:

@@ -28,27 +28,27 @@ def main(argv: list[str] | None = None) -> int:
         argv.remove(mode)
     try:
         if mode == "--dump":
-            from . import cmd_dump
+            from puppet_xpp.server.cli import dump as cmd_dump
 
             return cmd_dump.main(argv)
         if mode == "--validate":
-            from . import cmd_validate
+            from puppet_xpp.server.cli import validate as cmd_validate
 
             return cmd_validate.main(argv)
         if mode == "--compile":
-            from . import cmd_compile
+            from puppet_xpp.server.cli import compile as cmd_compile
 
             return cmd_compile.main(argv)
         if mode == "--verify":
-            from . import cmd_verify
+            from puppet_xpp.server.cli import verify as cmd_verify
 
             return cmd_verify.main(argv)
         if mode == "--lint":
-            from . import cmd_lint
+            from puppet_xpp.server.cli import lint as cmd_lint
 
             return cmd_lint.main(argv)
         if mode == "--references":
-            from . import cmd_references
+            from puppet_xpp.server.cli import references as cmd_references
 
             return cmd_references.main(argv)
         if argv and argv[0] in ("-h", "--help"):
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"puppet-xpp {__version__}")
             return 0
-        from . import lsp
+        from puppet_xpp.server.lsp import server as lsp
 
         return lsp.main(argv)
     except KeyboardInterrupt:

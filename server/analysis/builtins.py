@@ -4,7 +4,7 @@ metaparameters, and Facter's core fact names.
 
 The facts come from ``data/builtins-<level>.json``, one per language level (grammar/levels.py:
 level 8 from OpenVox 8.28.1, levels 7 and 7.23 from Debian's Puppet 7.23), generated at development
-time by ``server/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference text is
+time by ``server/analysis/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference text is
 read at run time from an installed Puppet when there is one (:func:`reference`), with the same static
 Ruby reader as modules' functions.  No pygls imports here.
 """
@@ -15,7 +15,7 @@ import functools
 import json
 import os
 
-from .symbols import Attr, Param, Signature, Sym
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 # language level -> the Puppet its data was generated from
@@ -147,7 +147,7 @@ def reference(path: str, name: str):
     """The Sym read from an installed Puppet's own Ruby file (docs, definition line), or None."""
     if not path:
         return None
-    from .ruby_index import index_ruby_source
+    from puppet_xpp.server.analysis.ruby_index import index_ruby_source
 
     try:
         with open(path, "rb") as f:

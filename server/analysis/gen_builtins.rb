@@ -1,16 +1,16 @@
-# Development-time generator of server/data/builtins-<level>.json: the names, signatures, attributes,
+# Development-time generator of server/analysis/data/builtins-<level>.json: the names, signatures, attributes,
 # allowed values and namevars of a Puppet's built-in functions and core resource types, and the names
 # of the installed Facter's core facts.  Run from the repository root, once per language level:
 #
-#     ruby server/gen_builtins.rb > server/data/builtins-7.23.json               # Debian's Puppet 7.23
+#     ruby server/analysis/gen_builtins.rb > server/analysis/data/builtins-7.23.json               # Debian's Puppet 7.23
 #     ruby -I "$(python3 -c 'from tests.conformance.puppets import openvox_lib; print(openvox_lib())')" \
-#         server/gen_builtins.rb > server/data/builtins-8.json                   # OpenVox 8
+#         server/analysis/gen_builtins.rb > server/analysis/data/builtins-8.json                   # OpenVox 8
 #
 # Only facts about the API are written (names, types, value lists, arities) -- no documentation
 # prose; the language server shows reference text at run time from an installed Puppet when present.
 #
 # The helpers (PuppetXppApi) also serve the conformance oracle (tests/conformance/ruby/ops/ruby_api.rb),
-# which asks Puppet how it loads a module's functions and types to check server/ruby_index.py.
+# which asks Puppet how it loads a module's functions and types to check server/analysis/ruby_index.py.
 require 'json'
 require 'puppet'
 require 'tmpdir'

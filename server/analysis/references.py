@@ -31,8 +31,7 @@ import threading
 from dataclasses import dataclass
 
 from puppet_xpp.grammar import ast as A
-
-from . import analysis_features as F
+from puppet_xpp.server.analysis import features as F
 
 _CLASS_FUNCS = frozenset(("include", "contain", "require", "class"))
 _DEFS = {
@@ -458,7 +457,7 @@ def feed(refs: RefIndex):
 
 def build(roots):
     """(WorkspaceIndex, RefIndex) of every file under ``roots`` (the CLI and the benchmark)."""
-    from . import analysis_index as AI
+    from puppet_xpp.server.analysis import index as AI
 
     refs = RefIndex()
     idx = AI.WorkspaceIndex()

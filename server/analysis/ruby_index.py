@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .symbols import Attr, Param, Signature, Sym
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 
 _PARSER = None
 
@@ -551,7 +551,7 @@ def _value_text(n) -> str:
 
 
 def _metaparameters() -> frozenset:
-    from .builtins import metaparameters
+    from puppet_xpp.server.analysis.builtins import metaparameters
 
     return frozenset(metaparameters())
 

@@ -1,7 +1,7 @@
 """The entries of the workspace index (plain dataclasses, no imports of the analysis): what a
 definition is called, where it is, its docs, parameters, signatures and attributes.  Shared by the
-Puppet-language indexer (server/analysis_index.py), the Ruby reader (server/ruby_index.py) and the
-built-ins (server/builtins.py)."""
+Puppet-language indexer (server/analysis/index.py), the Ruby reader (server/analysis/ruby_index.py) and the
+built-ins (server/analysis/builtins.py)."""
 
 from __future__ import annotations
 

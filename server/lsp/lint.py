@@ -1,4 +1,4 @@
-"""pygls handlers for lint (the logic is server/analysis_lint.py and server/analysis_fixes.py): lint
+"""pygls handlers for lint (the logic is server/analysis/lint.py and server/analysis/fixes.py): lint
 diagnostics, Format Document / Selection, formatting while typing (after ``=>`` and after a line
 break), and code actions (lint quick fixes, "ignore this check on this line", fix all, and quick fixes
 for the parser's and validator's findings). ``register(ls)`` adds the handlers; ``configure(settings)``
@@ -7,7 +7,7 @@ takes the client's settings (section ``puppet``, key ``lint``).
 Lint diagnostics never delay the parse and validator diagnostics of a keystroke: lsp.py publishes
 those at once, with the last lint result carried over (:func:`with_lint`: kept on the lines the edits
 since the lint did not touch, shifted below them); :func:`after_publish` then lints the published
-text in the lint process (server/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it
+text in the lint process (server/analysis/lint_pool.py) once typing pauses for ``LINT_DELAY`` (or, while it
 goes on, every ``LINT_MAX_WAIT``) and publishes the same version again with the fresh lint
 diagnostics (unless they are the ones already carried). Every lint result is therefore a full lint of
 a published text, and the last one is that of the final text.
@@ -33,10 +33,10 @@ from typing import Any, NamedTuple
 
 from lsprotocol import types as L
 
-from . import analysis_fixes as AF
-from . import analysis_lint as AL
-from . import lint_pool
-from .analysis import path_of_uri, to_lsp_diagnostics
+from puppet_xpp.server.analysis import fixes as AF
+from puppet_xpp.server.analysis import lint as AL
+from puppet_xpp.server.analysis import lint_pool
+from puppet_xpp.server.analysis.document import path_of_uri, to_lsp_diagnostics
 
 log = logging.getLogger("puppet-xpp.lsp")
 
@@ -180,7 +180,7 @@ def _through(diags: list[AL.LintDiag], changes: list[tuple[int, int, int, int]])
 def note_change(st: Any, rng: tuple[tuple[int, int], tuple[int, int]] | None, text: str) -> None:
     """Worker thread (lsp._sync_state), before it applies a content change (``rng`` in LSP positions of
     the current text, None for the whole text): the change as lines, for :func:`with_lint`."""
-    from .lsp_text import has_lone_cr_bytes
+    from puppet_xpp.server.lsp.text import has_lone_cr_bytes
 
     lt = _docs.get(st)
     if lt is None:
@@ -274,7 +274,7 @@ async def _lint_loop(ls: Any, st: Any, lt: _Lint) -> None:
             return
         if st.version == version and lt.parse[0] == version and st.published == version:
             if lt.result.diags != lt.parse[2]:  # else the carried result was already right
-                from . import lsp
+                from puppet_xpp.server.lsp import server as lsp
 
                 lsp._publish(ls, st, version, lsp._capped([*lt.parse[1], *lt.result.diags]))
             return
@@ -298,7 +298,7 @@ def _edits(edits: list[AL.Edit]) -> list[L.TextEdit]:
 def _lsp_diag(d: Any) -> L.Diagnostic:
     """A diagnostic as lsp.py publishes it (its conversion, so that a code action's diagnostic equals
     the published one)."""
-    from . import lsp
+    from puppet_xpp.server.lsp import server as lsp
 
     conv: Callable[[Any], L.Diagnostic] = lsp._diag
     return conv(d)
@@ -307,7 +307,7 @@ def _lsp_diag(d: Any) -> L.Diagnostic:
 async def _snapshot(ls: Any, uri: str, extra: Callable[[Any], Any] | None = None) -> Any:
     """(text, path, encoding, extra(state)) of the document's current text, taken on the worker;
     None for EPP, unknown or refused documents."""
-    from .lsp import _sync_state
+    from puppet_xpp.server.lsp.server import _sync_state
 
     st = ls.docs.get(uri)
     if st is None or uri.endswith(".epp"):
@@ -340,7 +340,7 @@ async def _in_lint_process(
 
 def _validator_fixes(st: Any, rng: tuple[tuple[int, int], tuple[int, int]]) -> list[L.CodeAction]:
     """Worker thread: quick fixes for the parser's and validator's diagnostics in ``rng``."""
-    from .lsp_text import has_lone_cr_bytes
+    from puppet_xpp.server.lsp.text import has_lone_cr_bytes
 
     doc = st.doc
     if has_lone_cr_bytes(doc.data):  # published positions follow LSP's line rule there, not ours

@@ -1,5 +1,5 @@
 """LSP handlers for references, document highlight, rename and call hierarchy (thin: the work is in
-server/references.py and server/rename.py).  ``register(ls)`` is called by ``lsp.create_server``.
+server/analysis/references.py and server/analysis/rename.py).  ``register(ls)`` is called by ``lsp.create_server``.
 
 Open documents feed the reference index from their current analysis right before a request is
 answered (only the documents whose analysis changed are re-extracted); closed files come from the
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as L
 from pygls.exceptions import JsonRpcException
 
-from . import references as R
-from . import rename as RN
-from .analysis import path_of_uri, uri_of_path
-from .analysis_index import index_file
+from puppet_xpp.server.analysis import references as R
+from puppet_xpp.server.analysis import rename as RN
+from puppet_xpp.server.analysis.document import path_of_uri, uri_of_path
+from puppet_xpp.server.analysis.index import index_file
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -39,7 +39,7 @@ def _loc(r):
 
 def refresh_open_documents(ls) -> None:
     """Worker thread: bring the reference index up to date with every open ``.pp`` document."""
-    from .lsp import _sync_state
+    from puppet_xpp.server.lsp.server import _sync_state
 
     for uri, st in list(ls.docs.items()):
         path = path_of_uri(uri)
@@ -60,7 +60,7 @@ def _at(ls, uri, position):
 
 
 def _roots(ls) -> list:
-    from . import lsp_world
+    from puppet_xpp.server.lsp import world as lsp_world
 
     return lsp_world.index_roots(ls)
 
@@ -78,7 +78,7 @@ def can_move_files(ls) -> bool:
 
 
 def _modulepath_of(ls):
-    from .workspace import file_context
+    from puppet_xpp.server.analysis.workspace import file_context
 
     return lambda path: file_context(path, ls.settings, ls.roots).modulepath
 
@@ -169,7 +169,7 @@ def _owner_item(ls, owner):
 
 
 def register(ls) -> None:
-    from . import analysis_index as AI
+    from puppet_xpp.server.analysis import index as AI
 
     srv: LanguageServer = ls  # typed handle for the decorators (ls also carries PuppetServer's attributes)
     ls.refs = R.RefIndex()

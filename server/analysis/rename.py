@@ -13,8 +13,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from . import analysis_data as D
-from .references import Ref, RefIndex, norm
+from puppet_xpp.server.analysis import tables as D
+from puppet_xpp.server.analysis.references import Ref, RefIndex, norm
 
 _NAME = re.compile(r"^(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*$")
 _VAR = re.compile(r"^[a-z_][a-z0-9_]*$")

@@ -24,13 +24,8 @@ from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
 
 from puppet_xpp.grammar import ast as A
-
-from . import analysis_features as F
-from . import lsp_guard as G
-from . import lsp_lint as LL  # puppet-lint diagnostics, formatting, code actions
-from . import lsp_text as T
-from . import lsp_world as W  # Ruby/built-in/Hiera knowledge
-from .analysis import (
+from puppet_xpp.server.analysis import features as F
+from puppet_xpp.server.analysis.document import (
     Document,
     doc_config_for,
     full_collect,
@@ -39,8 +34,12 @@ from .analysis import (
     to_lsp_diagnostics,
     uri_of_path,
 )
-from .analysis_index import WorkspaceIndex, index_file, symbols_of, workspace_files
-from .workspace import Settings, file_context
+from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, symbols_of, workspace_files
+from puppet_xpp.server.analysis.workspace import Settings, file_context
+from puppet_xpp.server.lsp import guard as G
+from puppet_xpp.server.lsp import lint as LL  # puppet-lint diagnostics, formatting, code actions
+from puppet_xpp.server.lsp import text as T
+from puppet_xpp.server.lsp import world as W  # Ruby/built-in/Hiera knowledge
 
 VERSION = "0.1.0"
 log = logging.getLogger("puppet-xpp.lsp")
@@ -104,7 +103,7 @@ class PuppetServer(LanguageServer):
     def config_for(self, uri: str):
         return doc_config_for(path_of_uri(uri), self.settings, self.roots)
 
-    # -- transport (server.lsp_guard) ---------------------------------------------------------------
+    # -- transport (server.lsp.guard) ---------------------------------------------------------------
 
     def start_io(self, stdin=None, stdout=None):
         """stdio with bounded header lines and pygls' reader replaced by :func:`lsp_guard.read_messages`."""
@@ -196,7 +195,7 @@ def _sync_state(st: DocState):
 
 
 def _apply_change(doc, rng, text: str) -> None:
-    """One content change, with LSP's line rule when the document holds a lone CR (server.lsp_text)."""
+    """One content change, with LSP's line rule when the document holds a lone CR (server.lsp.text)."""
     text = T.clean_surrogates(text)
     if rng is not None and T.has_lone_cr_bytes(doc.data):
         full = doc.text
@@ -210,7 +209,7 @@ def _apply_change(doc, rng, text: str) -> None:
 
 
 class _Diag:
-    """A diagnostic of the server itself (same fields as server.analysis.LspDiagnostic)."""
+    """A diagnostic of the server itself (same fields as server.analysis.document.LspDiagnostic)."""
 
     def __init__(self, start, end, severity, code, message):
         self.start, self.end, self.severity, self.code, self.message = start, end, severity, code, message
@@ -238,7 +237,7 @@ def _analyze(st: DocState):
         d = internal_error(e, st.uri)
         return version, [_Diag((0, 0), (0, 0), 1, d.code, d.message)]
     st.last_good = an
-    if T.has_lone_cr_bytes(doc.data):  # positions in LSP's line rule, not Puppet's (server.lsp_text)
+    if T.has_lone_cr_bytes(doc.data):  # positions in LSP's line rule, not Puppet's (server.lsp.text)
         li, data, enc = an.lines, doc.data, doc.encoding
         for d in diags:
             d.start = T.lsp_position(data, li.offset(*d.start), enc)
@@ -410,7 +409,9 @@ def create_server() -> PuppetServer:
         return await _with_analysis(ls, uri, lambda an: W.completion(ls, uri, an, pos, _completion), None)
 
     W.register(ls, _with_analysis)
-    from . import lsp_references  # references, highlight, rename, call hierarchy
+    from puppet_xpp.server.lsp import (
+        references as lsp_references,  # references, highlight, rename, call hierarchy
+    )
 
     lsp_references.register(ls)
     LL.register(ls)
@@ -443,14 +444,14 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState):
             del ls.timings[:-1000]
             _publish(ls, st, version, diags)
             st.published = version
-            LL.after_publish(ls, st)  # lint this text when typing pauses (server.lsp_lint)
+            LL.after_publish(ls, st)  # lint this text when typing pauses (server.lsp.lint)
             if gc_due() and ls.idle_gc is None:
                 ls.idle_gc = asyncio.ensure_future(_idle_gc(ls))
             return
         # edits arrived while we worked: go again with all of them (never publish a stale version)
 
 
-# seconds without any document's analysis before a due full collection runs (server.analysis.gc_due)
+# seconds without any document's analysis before a due full collection runs (server.analysis.document.gc_due)
 GC_IDLE_SECONDS = 2.0
 
 

@@ -9,10 +9,9 @@ import threading
 from typing import Any
 
 from puppet_xpp.grammar import ast as A
-
-from . import analysis_features as F
-from .analysis import LineIndex
-from .symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
+from puppet_xpp.server.analysis import features as F
+from puppet_xpp.server.analysis.document import LineIndex
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
 
 
 def symbols_of(an, path: str) -> list:
@@ -124,15 +123,15 @@ PARSED_HOOKS: list = []
 
 def index_file(path: str, tasks: bool | None = None):
     """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
-    definitions, or what a module's Ruby file defines (server/ruby_index.py)."""
+    definitions, or what a module's Ruby file defines (server/analysis/ruby_index.py)."""
     from puppet_xpp.grammar.parser import parse
 
     if path.endswith(".rb"):
-        from .ruby_index import index_ruby_file
+        from puppet_xpp.server.analysis.ruby_index import index_ruby_file
 
         return index_ruby_file(path)
 
-    from .workspace import in_plans_dir
+    from puppet_xpp.server.analysis.workspace import in_plans_dir
 
     try:
         with open(path, "rb") as f:
@@ -161,7 +160,7 @@ def index_file(path: str, tasks: bool | None = None):
     an.tokens = res.tokens
     an.data = loc._bytes()
     an.lines = LineIndex(an.data, list(loc.line_index))
-    for hook in PARSED_HOOKS:  # one parse also feeds e.g. the reference index (server/references.py)
+    for hook in PARSED_HOOKS:  # one parse also feeds e.g. the reference index (server/analysis/references.py)
         hook(path, an)
     return symbols_of(an, path)
 
@@ -169,7 +168,7 @@ def index_file(path: str, tasks: bool | None = None):
 def workspace_files(roots, limit: int = 20000) -> list:
     """The .pp files and the Ruby files of Puppet's extension APIs (functions, types, facts) under the
     workspace roots and module directories (symlinks followed once; .xpp, .git, spec fixtures skipped)."""
-    from .ruby_index import kind_of_path
+    from puppet_xpp.server.analysis.ruby_index import kind_of_path
 
     out = []
     seen = set()

@@ -1,7 +1,7 @@
 """What the language server knows beyond the open file's Puppet code: Ruby-defined functions and
 resource types of the indexed modules, Puppet's built-ins and the facts, and how they answer hover,
 definition, signature help and completion contexts.  Plain data in, plain data out (no pygls
-imports); server/lsp_world.py turns the answers into LSP objects.
+imports); server/lsp/world.py turns the answers into LSP objects.
 """
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 
 from puppet_xpp.grammar import ast as A
-
-from . import analysis_features as F
-from . import builtins as B
-from .symbols import Sym
+from puppet_xpp.server.analysis import builtins as B
+from puppet_xpp.server.analysis import features as F
+from puppet_xpp.server.analysis.symbols import Sym
 
 _ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2}
 
@@ -51,7 +50,7 @@ def attributes_of(index, rtype: str, level: str | None = None) -> tuple:
 def signatures_of(sym: Sym) -> list:
     if sym.signatures:
         return sym.signatures
-    from .symbols import Signature
+    from puppet_xpp.server.analysis.symbols import Signature
 
     return [Signature(list(sym.params))] if sym.kind in ("function", "plan") else []
 

@@ -130,7 +130,7 @@ def parse_mode(text: str) -> tuple[int, int]:
 
 
 def _diag_lines(display: str, rows) -> list:
-    from puppet_xpp.server.cmd_validate import _location
+    from puppet_xpp.server.cli.validate import _location
     from puppet_xpp.xpp.sources import shown
 
     display = shown(display)

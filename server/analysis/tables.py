@@ -1,9 +1,9 @@
 """Static data for completion and hover: Puppet's keywords and data types (our own tables), its core
-resource types and built-in functions (from the generated data, see server/builtins.py)."""
+resource types and built-in functions (from the generated data, see server/analysis/builtins.py)."""
 
 from __future__ import annotations
 
-from . import builtins as _builtins
+from puppet_xpp.server.analysis import builtins as _builtins
 
 KEYWORDS = (
     "and",
@@ -51,7 +51,7 @@ _META = (
 
 # one-line descriptions (our own words) of the core resource types, and of the types Puppet 7 ships
 # as vendored modules (cron_core, host_core, mount_core, sshkeys_core, augeas_core) with their
-# attributes; the core types' attributes come from the generated data (server/builtins.py)
+# attributes; the core types' attributes come from the generated data (server/analysis/builtins.py)
 _DESCRIPTIONS = {
     "exec": "Executes external commands.",
     "file": "Manages files, directories and symlinks.",

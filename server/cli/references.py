@@ -19,7 +19,7 @@ KINDS = ("class", "type", "function", "plan")
 
 def keys_for(name: str) -> list:
     """The index keys a command-line name can mean (a leading ``$`` asks for a variable)."""
-    from .references import norm
+    from puppet_xpp.server.analysis.references import norm
 
     if name.startswith("$"):
         n = name[1:]
@@ -28,8 +28,8 @@ def keys_for(name: str) -> list:
 
 
 def main(argv: list[str]) -> int:
-    from . import references as R
-    from . import rename as RN
+    from puppet_xpp.server.analysis import references as R
+    from puppet_xpp.server.analysis import rename as RN
 
     args = [a for a in argv if not a.startswith("--")]
     flags = {a for a in argv if a.startswith("--")}

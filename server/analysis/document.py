@@ -188,7 +188,7 @@ def _start(t):
 
 @dataclass
 class DocConfig:
-    """How one document is parsed and validated (from server.workspace.file_context + settings)."""
+    """How one document is parsed and validated (from server.analysis.workspace.file_context + settings)."""
 
     file: str = ""  # the file name given to the parser (absolute path, or '' for untitled)
     epp: bool = False
@@ -308,7 +308,7 @@ def full_collect() -> None:
 
 
 def doc_config_for(path: str | None, settings, roots=()) -> DocConfig:
-    from .workspace import file_context
+    from puppet_xpp.server.analysis.workspace import file_context
 
     ctx = file_context(path, settings, roots)
     return DocConfig(

@@ -1,10 +1,10 @@
-"""LSP glue for what the server knows beyond the open file (server/world.py, server/hiera.py):
+"""LSP glue for what the server knows beyond the open file (server/analysis/world.py, server/analysis/hiera.py):
 hover, definition and completion for Ruby-defined and built-in functions and types, facts and Hiera
 keys; ``textDocument/signatureHelp``; ``completionItem/resolve``; indexing of the module path and
 its upkeep (``workspace/didChangeWorkspaceFolders``, ``workspace/didChangeWatchedFiles`` with
 watchers registered at start, work-done progress).
 
-server/lsp.py calls :func:`register` once and consults :func:`hover`, :func:`definition` and
+server/lsp/server.py calls :func:`register` once and consults :func:`hover`, :func:`definition` and
 :func:`completion` before its own answers.
 """
 
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as L
 
-from . import analysis_data as D
-from . import analysis_features as F
-from . import hiera as H
-from . import world as W
-from .analysis import path_of_uri, uri_of_path
-from .analysis_index import index_file, symbols_of, workspace_files
-from .workspace import environment_at, find_environment
+from puppet_xpp.server.analysis import features as F
+from puppet_xpp.server.analysis import hiera as H
+from puppet_xpp.server.analysis import tables as D
+from puppet_xpp.server.analysis import world as W
+from puppet_xpp.server.analysis.document import path_of_uri, uri_of_path
+from puppet_xpp.server.analysis.index import index_file, symbols_of, workspace_files
+from puppet_xpp.server.analysis.workspace import environment_at, find_environment
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

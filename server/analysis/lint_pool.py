@@ -3,7 +3,7 @@ over the text, ~80 ms on a large manifest) run next to the analysis worker inste
 The parse and validator diagnostics of a keystroke therefore never wait for lint, and lint does not
 share the analysis thread's GIL either.
 
-``await run(fn, *args)`` calls a module-level function of server.analysis_lint (its arguments and
+``await run(fn, *args)`` calls a module-level function of server.analysis.lint (its arguments and
 result are plain data) in the child. The child is started on first use (``spawn``: the server has
 threads, so no ``fork``), its stdin and stdout are pointed at /dev/null (the server's are the LSP
 stream), it exits when the server is gone (killed included), and if it cannot be started or dies, it
@@ -61,7 +61,7 @@ def _child_init(parent: int) -> None:
     os.dup2(fd, 1)
     os.close(fd)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    import puppet_xpp.server.analysis_lint  # noqa: F401
+    import puppet_xpp.server.analysis.lint  # noqa: F401
 
 
 def _get_pool() -> ProcessPoolExecutor | None:
