@@ -83,23 +83,23 @@ def main(argv=None) -> int:
 
     def loader(ds, python_only=False):
         def load():
-            saved = pcore._C_LOAD
+            saved = pcore.C_LOAD
             if python_only:
-                pcore._C_LOAD = None
+                pcore.C_LOAD = None
             try:
                 for d in ds:
                     read_xpp(d)
             finally:
-                pcore._C_LOAD = saved
+                pcore.C_LOAD = saved
 
         return load
 
     sides = {"parse+validate .pp": parse_validate}
     for f in fmts:
         if f == "msgpack":
-            which = "C" if pcore._C_LOAD is not None else "Python"
+            which = "C" if pcore.C_LOAD is not None else "Python"
             sides[f"load .xpp (msgpack, {which} reader)"] = loader(docs[f])
-            if pcore._C_LOAD is not None:
+            if pcore.C_LOAD is not None:
                 sides["load .xpp (msgpack, Python reader)"] = loader(docs[f], python_only=True)
         else:
             sides[f"load .xpp ({f}, Python reader)"] = loader(docs[f])

@@ -1,4 +1,4 @@
-"""The fast .xpp reader path (xpp/pcore_fast.py ``_fast_build``, used by every load) against the complete
+"""The fast .xpp reader path (xpp/pcore/fast.py ``fast_build``, used by every load) against the complete
 iterative reader (``_build``): on valid documents (Puppet's own bytes for corpus files) both give equal
 values, and on damaged ones the fast path never accepts what the complete reader rejects, nor gives a
 different value.  ``loads`` raises only XppFormatError either way.
@@ -11,14 +11,14 @@ import random
 
 import pytest
 
-from puppet_xpp.xpp import pcore, pcore_base, pcore_fast, pcore_json, pcore_read, pcore_tokens
+from puppet_xpp.xpp import pcore
 from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
 
 
 def _tokens(data, fmt):
-    return pcore_tokens._mp_tokens(data) if fmt == "msgpack" else pcore_json._json_tokens(data)
+    return pcore.tokens.mp_tokens(data) if fmt == "msgpack" else pcore.json.json_tokens(data)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,8 @@ def puppet_payloads(oracle):
 def test_fast_and_complete_readers_agree_on_puppet_bytes(puppet_payloads):
     for fmt, data in puppet_payloads:
         toks = _tokens(data, fmt)
-        fast = pcore_fast._fast_build(toks)
-        full = pcore_read._build(toks)
+        fast = pcore.fast.fast_build(toks)
+        full = pcore.read.build(toks)
         assert full == [fast]
 
 
@@ -76,7 +76,7 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
         except XppFormatError:
             continue
         try:
-            fast = pcore_fast._fast_build(toks)
+            fast = pcore.fast.fast_build(toks)
         except Exception:
             fast = None
             ok = False
@@ -84,7 +84,7 @@ def test_fast_path_is_not_more_lenient(puppet_payloads):
             ok = True
         if ok:
             accepted += 1
-            full = pcore_read._build(toks)  # must not raise
+            full = pcore.read.build(toks)  # must not raise
             assert full == [fast]
         try:
             pcore.loads(b, fmt)
@@ -109,12 +109,12 @@ def test_json_one_pass_tokens_equal_the_general_tokenizer(puppet_payloads):
         except ValueError:
             continue
         try:
-            want = pcore_json._json_group(pcore_json._json_flat_doc(doc))
+            want = pcore.json.json_group(pcore.json.json_flat_doc(doc))
         except XppFormatError:
             want = None
         try:
-            got = pcore_json._json_doc_tokens(doc)
-        except pcore_base._Reject:
+            got = pcore.json.json_doc_tokens(doc)
+        except pcore.base.Reject:
             continue
         assert got == want
         same += 1

@@ -1,5 +1,5 @@
 """The optional C reader ``xpp._fastload`` (used by ``xpp.pcore.loads`` for msgpack) against the complete
-Python reader (``xpp.pcore_read._build`` over ``xpp.pcore_tokens._mp_tokens``), which is the reference:
+Python reader (``xpp.pcore.read.build`` over ``xpp.pcore.tokens.mp_tokens``), which is the reference:
 
 * the extension is built and configured (under CI it must be: ``.ci/install`` builds it);
 * every corpus file: our parse -> our writer -> the C reader gives a Program ``==`` our parse, with one
@@ -26,17 +26,8 @@ import tracemalloc
 
 import pytest
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.xpp import (
-    pcore,
-    pcore_base,
-    pcore_c,
-    pcore_nodes,
-    pcore_read,
-    pcore_tokens,
-    pcore_write,
-    result,
-)
+from puppet_xpp.grammar import ast
+from puppet_xpp.xpp import pcore, result
 from puppet_xpp.xpp.pcore import XppFormatError
 from tests.conformance.corpus import corpus_files, corpus_modulepath
 from tests.conformance.oracle import OracleError
@@ -48,7 +39,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the build
     _fastload = None
 
-if _fastload is None or pcore._C_LOAD is None:
+if _fastload is None or pcore.C_LOAD is None:
     if os.environ.get("CI"):
         pytest.fail(
             "xpp._fastload is not built/configured (pip install -e . builds it with a C compiler)",
@@ -63,13 +54,13 @@ if _fastload is None or pcore._C_LOAD is None:
 
 def c_load(data):
     v = _fastload.load(data)
-    return REJECT if v is pcore_c._C_DECLINED else v
+    return REJECT if v is pcore.c.DECLINED else v
 
 
 def complete(data):
     """The complete Python reader's verdict: the value, or REJECT."""
     try:
-        vals = pcore_read._build(pcore_tokens._mp_tokens(data))
+        vals = pcore.read.build(pcore.tokens.mp_tokens(data))
     except XppFormatError:
         return REJECT
     return vals[0] if len(vals) == 1 else REJECT
@@ -111,7 +102,7 @@ def same(a, b) -> bool:
             for (k1, v1), (k2, v2) in zip(x.items(), y.items()):
                 stack.append((k1, k2))
                 stack.append((v1, v2))
-        elif t is A.Regexp:
+        elif t is ast.Regexp:
             stack.append((x.source, y.source))
         elif t is pcore.PType:
             stack.append((x.name, y.name))
@@ -120,7 +111,7 @@ def same(a, b) -> bool:
             stack.append((x.type_name, y.type_name))
             stack.append((x.attrs, y.attrs))
             stack.append((x.init_hash, y.init_hash))
-        elif isinstance(x, A.Node):
+        elif isinstance(x, ast.Node):
             for f in x._fields:
                 stack.append((getattr(x, f), getattr(y, f)))
         else:
@@ -144,9 +135,9 @@ def agree(data):
 
 
 def test_same_sees_sharing_and_exact_types():
-    loc = A.make_locator("$a", "x.pp")
-    a = A.Program(loc, A.Nop(loc, 0, 1), [])
-    b = A.Program(loc, A.Nop(A.make_locator("$a", "x.pp"), 0, 1), [])
+    loc = ast.make_locator("$a", "x.pp")
+    a = ast.Program(loc, ast.Nop(loc, 0, 1), [])
+    b = ast.Program(loc, ast.Nop(ast.make_locator("$a", "x.pp"), 0, 1), [])
     assert a == b and same(a, a) and not same(a, b)
     nan = float("nan")
     assert not same([1], [True]) and not same([nan], [-nan]) and same([nan, nan], [nan, nan])
@@ -155,23 +146,23 @@ def test_same_sees_sharing_and_exact_types():
 
 
 def check_identity(program):
-    nodes = list(A.walk(program))
-    assert all(n.locator is program.locator for n in nodes if isinstance(n, A.Positioned))
+    nodes = list(ast.walk(program))
+    assert all(n.locator is program.locator for n in nodes if isinstance(n, ast.Positioned))
     ids = {id(n) for n in nodes}
     assert all(id(d) in ids for d in program.definitions)
 
 
 # msgpack / Pcore stream building blocks
 def u(n):
-    return pcore_write._mp_uint_body(n)
+    return pcore.write.mp_uint_body(n)
 
 
 def s(text):
-    return pcore_write._mp_str(text)
+    return pcore.write.mp_str(text)
 
 
 def ext(code, payload):
-    return pcore_write._mp_ext(code, payload)
+    return pcore.write.mp_ext(code, payload)
 
 
 def marker(segs, count):
@@ -195,7 +186,7 @@ def hmap(n):
 
 
 def i(n):
-    return pcore_write._mp_int(n)
+    return pcore.write.mp_int(n)
 
 
 def locator(text="a", file="f.pp", line_index=b"\xd4\x10\x01\x00"):
@@ -210,22 +201,22 @@ def locator(text="a", file="f.pp", line_index=b"\xd4\x10\x01\x00"):
 
 def test_loads_uses_the_extension():
     assert pcore.MSGPACK_LOADER.startswith("C")
-    program = A.Program(A.make_locator("$a", "x.pp"), None, [])
+    program = ast.Program(ast.make_locator("$a", "x.pp"), None, [])
     data = pcore.dumps(program)
     calls = []
-    real = pcore._C_LOAD
+    real = pcore.C_LOAD
 
     def spy(d, budget):
         calls.append(d)
-        assert budget == pcore_base.work_budget(len(d))
+        assert budget == pcore.base.work_budget(len(d))
         return real(d, budget)
 
-    old = pcore._C_LOAD
-    pcore._C_LOAD = spy
+    old = pcore.C_LOAD
+    pcore.C_LOAD = spy
     try:
         assert pcore.loads(data) == program
     finally:
-        pcore._C_LOAD = old
+        pcore.C_LOAD = old
     assert calls == [data]
 
 
@@ -246,22 +237,22 @@ def test_non_bytes_input_behaves_as_without_the_extension():
         None,
     ):
         with_c = outcome(x)
-        old = pcore._C_LOAD
-        pcore._C_LOAD = None
+        old = pcore.C_LOAD
+        pcore.C_LOAD = None
         try:
             without = outcome(x)
         finally:
-            pcore._C_LOAD = old
+            pcore.C_LOAD = old
         assert with_c == without, x
 
 
 def test_pure_python_switch():
     code = (
         "from puppet_xpp.xpp import pcore\n"
-        "from puppet_xpp.grammar import ast as A\n"
-        "p = A.Program(A.make_locator('$a', 'x.pp'), None, [])\n"
+        "from puppet_xpp.grammar import ast\n"
+        "p = ast.Program(ast.make_locator('$a', 'x.pp'), None, [])\n"
         "assert pcore.loads(pcore.dumps(p)) == p\n"
-        "print(pcore.MSGPACK_LOADER, pcore._C_LOAD)"
+        "print(pcore.MSGPACK_LOADER, pcore.C_LOAD)"
     )
     for env, want in (({"PUPPET_XPP_PURE_PYTHON": "1"}, "Python None"), ({}, "C (xpp._fastload)")):
         e = {k: v for k, v in os.environ.items() if k != "PUPPET_XPP_PURE_PYTHON"}
@@ -351,7 +342,7 @@ def test_puppet_bytes(puppet_payloads):
     for data in puppet_payloads:
         v = agree(data)
         assert v is not REJECT
-        prog = v if isinstance(v, A.Program) else v.attrs["program"]
+        prog = v if isinstance(v, ast.Program) else v.attrs["program"]
         check_identity(prog)
 
 
@@ -360,8 +351,8 @@ def test_puppet_bytes(puppet_payloads):
 
 
 def _sample_values():
-    loc = A.make_locator("x", "f.pp")
-    nodes = [cls.__new__(cls) for cls in A.CONCRETE.values()]
+    loc = ast.make_locator("x", "f.pp")
+    nodes = [cls.__new__(cls) for cls in ast.CONCRETE.values()]
     vals = [
         None,
         True,
@@ -386,7 +377,7 @@ def _sample_values():
         "%",
         "->",
         "Integer",
-        A.Regexp("a"),
+        ast.Regexp("a"),
         loc,
         pcore.PType("Pcore::AnyType"),
         pcore.PObject("X", {}, {}),
@@ -399,7 +390,7 @@ def _sample_values():
         ["a"],
         [1.5],
         [loc],
-        [A.Regexp("a")],
+        [ast.Regexp("a")],
     ]
     vals += nodes
     vals += [[n] for n in nodes]
@@ -410,10 +401,10 @@ def _sample_values():
 def test_type_checks_match_the_python_reader():
     vals = _sample_values()
     n = 0
-    for info in pcore_nodes._INFO.values():
+    for info in pcore.nodes.INFO.values():
         for k, attr in enumerate(info.wire):
             env: dict = {}
-            expr = pcore_nodes._check_expr(info.cls._types[attr], env)
+            expr = pcore.nodes.check_expr(info.cls._types[attr], env)
             py = eval(f"lambda x: bool({expr})", env)  # noqa: S307 - our own generated expression
             for v in vals:
                 assert _fastload.check(info.name, k, v) == py(v), (info.name, attr, v)
@@ -697,7 +688,7 @@ def test_deep_nesting_and_huge_counts():
 
 def test_every_node_class_with_and_without_defaults():
     """A Program with every concrete class, optional attributes all given / all defaulted."""
-    loc = A.make_locator("x\ny\n", "/srv/z.pp")
+    loc = ast.make_locator("x\ny\n", "/srv/z.pp")
     picks = {
         "Expression": "Nop",
         "Definition": "TypeMapping",
@@ -717,10 +708,10 @@ def test_every_node_class_with_and_without_defaults():
             return t[5:-1].split(",")[0].strip().strip("'")
         simple = {"String": "s", "Integer": 3, "Boolean": True, "Float": 0.25, "Any": None}
         if t in simple:
-            return A.Regexp(f"r{next(counter)}") if t == "Any" else simple[t]
+            return ast.Regexp(f"r{next(counter)}") if t == "Any" else simple[t]
         if t == "AbstractAttributeOperation" and given:
-            return make(A.AttributeOperation, False)
-        return make(A.TYPES[picks.get(t, t)], False)
+            return make(ast.AttributeOperation, False)
+        return make(ast.TYPES[picks.get(t, t)], False)
 
     def make(cls, given):
         vals = []
@@ -736,23 +727,23 @@ def test_every_node_class_with_and_without_defaults():
     stmts = [
         make(cls, g)
         for g in (True, False)
-        for _, cls in sorted(A.CONCRETE.items())
-        if issubclass(cls, A.Expression)
+        for _, cls in sorted(ast.CONCRETE.items())
+        if issubclass(cls, ast.Expression)
     ]
     stmts.append(
-        A.ResourceOverrideExpression(
+        ast.ResourceOverrideExpression(
             loc,
             0,
             1,
-            A.Nop(loc, 0, 0),
-            operations=[A.AttributesOperation(loc, 0, 1, A.Nop(loc, 0, 0))],
+            ast.Nop(loc, 0, 0),
+            operations=[ast.AttributesOperation(loc, 0, 1, ast.Nop(loc, 0, 0))],
         )
     )
-    program = A.Program(
-        loc, A.BlockExpression(loc, 0, 1, stmts), [x for x in stmts if isinstance(x, A.Definition)]
+    program = ast.Program(
+        loc, ast.BlockExpression(loc, 0, 1, stmts), [x for x in stmts if isinstance(x, ast.Definition)]
     )
-    seen = {n._name for n in A.walk(program)} | {"Program", "Locator"}
-    assert seen == set(A.CONCRETE)
+    seen = {n._name for n in ast.walk(program)} | {"Program", "Locator"}
+    assert seen == set(ast.CONCRETE)
     data = pcore.dumps(program)
     got = agree(data)
     assert got == program

@@ -19,9 +19,9 @@ import time
 
 import pytest
 
-from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.issues import Diagnostic
-from puppet_xpp.xpp import envelope, pcore, pcore_json, pcore_read, pcore_tokens, pcore_write, result
+from puppet_xpp.xpp import envelope, pcore, result
 from puppet_xpp.xpp.pcore import XppFormatError, XppWriteError
 from tests.conformance.corpus import corpus_files
 from tests.conformance.oracle import OracleError
@@ -35,110 +35,110 @@ FORMATS = ("msgpack", "json")
 
 
 def _var(loc, off, name):
-    return A.VariableExpression(loc, off, len(name) + 1, A.QualifiedName(loc, off + 1, len(name), name))
+    return ast.VariableExpression(loc, off, len(name) + 1, ast.QualifiedName(loc, off + 1, len(name), name))
 
 
 def _assign(loc, off, name, rhs):
     """`$name = rhs` starting at `off` (an assignment is positioned at its '=')."""
-    return A.AssignmentExpression(loc, off + len(name) + 2, 1, _var(loc, off, name), rhs, "=")
+    return ast.AssignmentExpression(loc, off + len(name) + 2, 1, _var(loc, off, name), rhs, "=")
 
 
 def _program(src, body, definitions=None):
-    loc = body.locator if body is not None else A.make_locator(src, FILE)
-    return A.Program(loc, body, definitions if definitions is not None else [])
+    loc = body.locator if body is not None else ast.make_locator(src, FILE)
+    return ast.Program(loc, body, definitions if definitions is not None else [])
 
 
 def build_assign():
     src = "$a = 1"
-    loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 1, 1)))
+    loc = ast.make_locator(src, FILE)
+    return src, _program(src, _assign(loc, 0, "a", ast.LiteralInteger(loc, 5, 1, 1)))
 
 
 def build_two():
     src = "$a = 1\n$b = 2"
-    loc = A.make_locator(src, FILE)
-    s1 = _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 1, 1))
-    s2 = _assign(loc, 7, "b", A.LiteralInteger(loc, 12, 1, 2))
-    return src, _program(src, A.BlockExpression(loc, 3, 8, [s1, s2]))
+    loc = ast.make_locator(src, FILE)
+    s1 = _assign(loc, 0, "a", ast.LiteralInteger(loc, 5, 1, 1))
+    s2 = _assign(loc, 7, "b", ast.LiteralInteger(loc, 12, 1, 2))
+    return src, _program(src, ast.BlockExpression(loc, 3, 8, [s1, s2]))
 
 
 def build_class():
     src = "class foo(Integer $x = 1, $y) { notice($x) }"
-    loc = A.make_locator(src, FILE)
+    loc = ast.make_locator(src, FILE)
     params = [
-        A.Parameter(
+        ast.Parameter(
             loc,
             18,
             2,
             "x",
-            value=A.LiteralInteger(loc, 23, 1, 1),
-            type_expr=A.QualifiedReference(loc, 10, 7, "Integer"),
+            value=ast.LiteralInteger(loc, 23, 1, 1),
+            type_expr=ast.QualifiedReference(loc, 10, 7, "Integer"),
         ),
-        A.Parameter(loc, 26, 2, "y"),
+        ast.Parameter(loc, 26, 2, "y"),
     ]
-    call = A.CallNamedFunctionExpression(
-        loc, 32, 10, A.QualifiedName(loc, 32, 6, "notice"), False, [_var(loc, 39, "x")]
+    call = ast.CallNamedFunctionExpression(
+        loc, 32, 10, ast.QualifiedName(loc, 32, 6, "notice"), False, [_var(loc, 39, "x")]
     )
-    cls = A.HostClassDefinition(loc, 0, 44, "foo", params, A.BlockExpression(loc, 0, 0, [call]))
+    cls = ast.HostClassDefinition(loc, 0, 44, "foo", params, ast.BlockExpression(loc, 0, 0, [call]))
     return src, _program(src, cls, [cls])
 
 
 def build_regexp():
     src = "$a =~ /x\\/y\\.z/"
-    loc = A.make_locator(src, FILE)
-    rx = A.LiteralRegularExpression(loc, 6, 9, A.Regexp("x/y\\.z"), "/x\\/y\\.z/")
-    return src, _program(src, A.MatchExpression(loc, 3, 2, _var(loc, 0, "a"), rx, "=~"))
+    loc = ast.make_locator(src, FILE)
+    rx = ast.LiteralRegularExpression(loc, 6, 9, ast.Regexp("x/y\\.z"), "/x\\/y\\.z/")
+    return src, _program(src, ast.MatchExpression(loc, 3, 2, _var(loc, 0, "a"), rx, "=~"))
 
 
 def build_hex():
     src = "$a = 0x1F"
-    loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 4, 31, 16)))
+    loc = ast.make_locator(src, FILE)
+    return src, _program(src, _assign(loc, 0, "a", ast.LiteralInteger(loc, 5, 4, 31, 16)))
 
 
 def build_heredoc():
     src = "$x = @(END)\nhello\nEND\n"
-    loc = A.make_locator(src, FILE)
-    h = A.HeredocExpression(loc, 5, 6, A.LiteralString(loc, 12, 6, "hello\n"), "")
+    loc = ast.make_locator(src, FILE)
+    h = ast.HeredocExpression(loc, 5, 6, ast.LiteralString(loc, 12, 6, "hello\n"), "")
     return src, _program(src, _assign(loc, 0, "x", h))
 
 
 def build_floats():
     src = "$f = [1.0e20, 0.0001, 1.0e-5, 3.14, 1e15, 123456789012345.0, 2.5e300, 0.1]"
-    loc = A.make_locator(src, FILE)
+    loc = ast.make_locator(src, FILE)
     vals, pos = [], 6
     for text in src[6:-1].split(", "):
-        vals.append(A.LiteralFloat(loc, pos, len(text), float(text)))
+        vals.append(ast.LiteralFloat(loc, pos, len(text), float(text)))
         pos += len(text) + 2
-    return src, _program(src, _assign(loc, 0, "f", A.LiteralList(loc, 5, len(src) - 5, vals)))
+    return src, _program(src, _assign(loc, 0, "f", ast.LiteralList(loc, 5, len(src) - 5, vals)))
 
 
 def build_interpolation():
     src = '$s = "hé${x}llo"'
-    loc = A.make_locator(src, FILE)
+    loc = ast.make_locator(src, FILE)
     segs = [
-        A.LiteralString(loc, 5, 6, "hé"),
-        A.TextExpression(loc, 5, 0, A.VariableExpression(loc, 11, 1, A.QualifiedName(loc, 12, 0, "x"))),
-        A.LiteralString(loc, 13, 4, "llo"),
+        ast.LiteralString(loc, 5, 6, "hé"),
+        ast.TextExpression(loc, 5, 0, ast.VariableExpression(loc, 11, 1, ast.QualifiedName(loc, 12, 0, "x"))),
+        ast.LiteralString(loc, 13, 4, "llo"),
     ]
-    return src, _program(src, _assign(loc, 0, "s", A.ConcatenatedString(loc, 5, 12, segs)))
+    return src, _program(src, _assign(loc, 0, "s", ast.ConcatenatedString(loc, 5, 12, segs)))
 
 
 def build_big_int():
     src = "$a = 9223372036854775807"
-    loc = A.make_locator(src, FILE)
-    return src, _program(src, _assign(loc, 0, "a", A.LiteralInteger(loc, 5, 19, (1 << 63) - 1)))
+    loc = ast.make_locator(src, FILE)
+    return src, _program(src, _assign(loc, 0, "a", ast.LiteralInteger(loc, 5, 19, (1 << 63) - 1)))
 
 
 def build_strings():
     """str8 and str16 string lengths."""
     a, b = "x" * 40, "y" * 300
     src = f"$a = '{a}'\n$b = '{b}'"
-    loc = A.make_locator(src, FILE)
-    s1 = _assign(loc, 0, "a", A.LiteralString(loc, 5, len(a) + 2, a))
+    loc = ast.make_locator(src, FILE)
+    s1 = _assign(loc, 0, "a", ast.LiteralString(loc, 5, len(a) + 2, a))
     off2 = len(a) + 8
-    s2 = _assign(loc, off2, "b", A.LiteralString(loc, off2 + 5, len(b) + 2, b))
-    return src, _program(src, A.BlockExpression(loc, 3, s2.offset + 1 - 3, [s1, s2]))
+    s2 = _assign(loc, off2, "b", ast.LiteralString(loc, off2 + 5, len(b) + 2, b))
+    return src, _program(src, ast.BlockExpression(loc, 3, s2.offset + 1 - 3, [s1, s2]))
 
 
 def build_many():
@@ -146,13 +146,13 @@ def build_many():
     stmts = []
     off = 0
     src = "".join(f"$v{i} = {i}\n" for i in range(300))
-    loc = A.make_locator(src, FILE)
+    loc = ast.make_locator(src, FILE)
     for i in range(300):
         name = f"v{i}"
-        stmts.append(_assign(loc, off, name, A.LiteralInteger(loc, off + len(name) + 4, len(str(i)), i)))
+        stmts.append(_assign(loc, off, name, ast.LiteralInteger(loc, off + len(name) + 4, len(str(i)), i)))
         off += len(name) + 4 + len(str(i)) + 1
     start = stmts[0].offset
-    return src, _program(src, A.BlockExpression(loc, start, stmts[-1].offset + 1 - start, stmts))
+    return src, _program(src, ast.BlockExpression(loc, start, stmts[-1].offset + 1 - start, stmts))
 
 
 CASES = {
@@ -179,8 +179,8 @@ def puppet_bytes(oracle, src, fmt, **kw):
 
 def check_identity(program):
     """One Locator object everywhere; every definition is a node of the body tree."""
-    nodes = list(A.walk(program))
-    assert all(n.locator is program.locator for n in nodes if isinstance(n, A.Positioned))
+    nodes = list(ast.walk(program))
+    assert all(n.locator is program.locator for n in nodes if isinstance(n, ast.Positioned))
     ids = {id(n) for n in nodes}
     assert all(id(d) in ids for d in program.definitions)
 
@@ -326,7 +326,7 @@ def _every_node_type_program():
     """A (meaningless) Program holding an instance of every concrete AST class, once with every optional
     attribute set to a non-default value and once with all defaults, built from the model's tables."""
     counter = iter(range(1 << 30))
-    loc = A.make_locator("x\ny", "/srv/sink.pp")
+    loc = ast.make_locator("x\ny", "/srv/sink.pp")
     leaf = {"Expression": "Nop", "Definition": "TypeMapping", "QueryExpression": "VirtualQuery"}
 
     def fill(t, full):
@@ -343,10 +343,10 @@ def _every_node_type_program():
         if t in scalars:
             return scalars[t]
         if t == "Any":
-            return A.Regexp(f"a.b{next(counter)}")  # distinct sources (Puppet's reader shares equal ones)
+            return ast.Regexp(f"a.b{next(counter)}")  # distinct sources (Puppet's reader shares equal ones)
         if t == "AbstractAttributeOperation":
             t = "AttributeOperation" if full else "AttributesOperation"
-        return build(A.TYPES[leaf.get(t, t)], False)
+        return build(ast.TYPES[leaf.get(t, t)], False)
 
     def build(cls, full):
         vals = []
@@ -362,23 +362,23 @@ def _every_node_type_program():
     stmts = [
         build(cls, full)
         for full in (True, False)
-        for _, cls in sorted(A.CONCRETE.items())
-        if issubclass(cls, A.Expression)
+        for _, cls in sorted(ast.CONCRETE.items())
+        if issubclass(cls, ast.Expression)
     ]
     stmts.append(
-        A.ResourceDefaultsExpression(
-            loc, 0, 1, "virtual", None, [A.AttributesOperation(loc, 0, 1, A.Nop(loc, 0, 0))]
+        ast.ResourceDefaultsExpression(
+            loc, 0, 1, "virtual", None, [ast.AttributesOperation(loc, 0, 1, ast.Nop(loc, 0, 0))]
         )
     )
-    return A.Program(
-        loc, A.BlockExpression(loc, 0, 3, stmts), [s for s in stmts if isinstance(s, A.Definition)]
+    return ast.Program(
+        loc, ast.BlockExpression(loc, 0, 3, stmts), [s for s in stmts if isinstance(s, ast.Definition)]
     )
 
 
 def test_every_node_type_program_covers_the_model():
     program = _every_node_type_program()
-    seen = {n._name for n in A.walk(program)} | {"Program", "Locator"}
-    assert seen == set(A.CONCRETE)
+    seen = {n._name for n in ast.walk(program)} | {"Program", "Locator"}
+    assert seen == set(ast.CONCRETE)
     for fmt in FORMATS:
         back = pcore.loads(pcore.dumps(program, fmt), fmt)
         assert back == program
@@ -428,7 +428,7 @@ def test_zoo_round_trip_is_byte_identical(oracle, fmt):
         oracle.call("pcore_write", source=src, path="/srv/t.epp", format=fmt, epp=True)["bytes"]
     )
     program = pcore.loads(theirs, fmt)
-    assert isinstance(program.body, A.LambdaExpression)
+    assert isinstance(program.body, ast.LambdaExpression)
     assert pcore.dumps(program, fmt) == theirs
 
 
@@ -581,16 +581,16 @@ def test_equal_regexps_written_as_puppet_writes_them(oracle, src, fmt):
     assert r.program is not None and not r.errors
     assert pcore.dumps(r.program, fmt) == theirs
     # both readers keep them separate objects: what they read writes Puppet's bytes again
-    old = pcore._C_LOAD
+    old = pcore.C_LOAD
     try:
         for c_load in {old, None}:
-            pcore._C_LOAD = c_load
+            pcore.C_LOAD = c_load
             got = pcore.loads(theirs, fmt)
-            regexps = [n.value for n in A.walk(got) if type(n) is A.LiteralRegularExpression]
+            regexps = [n.value for n in ast.walk(got) if type(n) is ast.LiteralRegularExpression]
             assert len({id(v) for v in regexps}) == len(regexps) > 1
             assert pcore.dumps(got, fmt) == theirs
     finally:
-        pcore._C_LOAD = old
+        pcore.C_LOAD = old
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -653,8 +653,8 @@ def test_json_floats_and_strings():
 
 
 def test_writer_rejects_unknown_values():
-    loc = A.make_locator("", FILE)
-    for v in (object(), (1, 2), {1, 2}, A.Expression(loc, 0, 0), b"bytes"):
+    loc = ast.make_locator("", FILE)
+    for v in (object(), (1, 2), {1, 2}, ast.Expression(loc, 0, 0), b"bytes"):
         with pytest.raises(XppWriteError):
             pcore.dumps([v])
 
@@ -682,10 +682,10 @@ def test_writer_asserts_attribute_types():
 def test_deep_nesting_is_not_limited_by_the_python_stack():
     depth = 20000
     src = "$a = " + "[" * depth + "]" * depth
-    loc = A.make_locator(src, FILE)
-    node = A.LiteralList(loc, 5 + depth - 1, 2)
+    loc = ast.make_locator(src, FILE)
+    node = ast.LiteralList(loc, 5 + depth - 1, 2)
     for i in range(depth - 2, -1, -1):
-        node = A.LiteralList(loc, 5 + i, 2 * (depth - i), [node])
+        node = ast.LiteralList(loc, 5 + i, 2 * (depth - i), [node])
     program = _program(src, _assign(loc, 0, "a", node))
     data = pcore.dumps(program)
     back = pcore.loads(data)
@@ -708,17 +708,17 @@ def test_iterative_json_scanner_agrees_with_json_module():
 
     def via_json(text):
         try:
-            doc = json.loads(text, parse_constant=pcore_json._no_constant)
+            doc = json.loads(text, parse_constant=pcore.json.no_constant)
         except (ValueError, XppFormatError):
             return "error"
         try:
-            return [(type(x), x) for x in pcore_json._json_flat_doc(doc)]
+            return [(type(x), x) for x in pcore.json.json_flat_doc(doc)]
         except XppFormatError:
             return "error"
 
     def via_scan(text):
         try:
-            return [(type(x), x) for x in pcore_json._json_flat_scan(text)]
+            return [(type(x), x) for x in pcore.json.json_flat_scan(text)]
         except XppFormatError:
             return "error"
 
@@ -976,7 +976,7 @@ def test_fuzz_only_format_errors():
         if data[:1] not in (b"[", b"a"):
             # the pure-Python msgpack tokenizer (used without the msgpack extension) agrees
             try:
-                ref = pcore_read._build(pcore_tokens._mp_tokens_py(data))
+                ref = pcore.read.build(pcore.tokens.mp_tokens_py(data))
                 ref = ref[0] if len(ref) == 1 else XppFormatError
             except XppFormatError:
                 ref = XppFormatError
@@ -991,7 +991,7 @@ def test_fuzz_only_format_errors():
 def test_fuzz_random_token_streams():
     """Structure-aware fuzz: random sequences of extension tokens and primitives, encoded both ways."""
     rng = random.Random(7)
-    names = ["Puppet::AST::" + n for n in sorted(A.CONCRETE)] + [
+    names = ["Puppet::AST::" + n for n in sorted(ast.CONCRETE)] + [
         "Pcore::ObjectType",
         "Pcore::AnyType",
         "Xpp::ParseResult",
@@ -1034,24 +1034,24 @@ def _encode_tokens(toks, fmt):
         if type(t) is tuple:
             code = t[0]
             if code == 0x12:
-                payload = pcore_write._mp_uint_body(len(t[1])) + b"".join(
-                    pcore_write._mp_uint_body(s) if type(s) is int else pcore_write._mp_str(s) for s in t[1]
+                payload = pcore.write.mp_uint_body(len(t[1])) + b"".join(
+                    pcore.write.mp_uint_body(s) if type(s) is int else pcore.write.mp_str(s) for s in t[1]
                 )
-                payload += pcore_write._mp_uint_body(t[2])
+                payload += pcore.write.mp_uint_body(t[2])
             elif code == 0x30:
-                payload = pcore_write._mp_str(t[1])
+                payload = pcore.write.mp_str(t[1])
             else:
-                payload = pcore_write._mp_uint_body(t[1])
-            out += pcore_write._mp_ext(code, payload)
+                payload = pcore.write.mp_uint_body(t[1])
+            out += pcore.write.mp_ext(code, payload)
         elif t is None:
             out += b"\xc0"
         elif type(t) is bool:
             out += b"\xc3" if t else b"\xc2"
         elif type(t) is int:
-            out += pcore_write._mp_int(t)
+            out += pcore.write.mp_int(t)
         elif type(t) is float:
-            out += pcore_write._PACK_DOUBLE(0xCB, t)
+            out += pcore.write.PACK_DOUBLE(0xCB, t)
         else:
-            out += pcore_write._mp_str(t)
+            out += pcore.write.mp_str(t)
     data = bytes(out)
-    return data if fmt == "msgpack" else pcore_json._tokens_to_json(pcore_tokens._mp_tokens(data))
+    return data if fmt == "msgpack" else pcore.json.tokens_to_json(pcore.tokens.mp_tokens(data))

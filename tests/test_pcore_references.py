@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import ast
 from puppet_xpp.xpp import envelope, pcore, result, verify
 from puppet_xpp.xpp.pcore import IncludedObject, PType, XppFormatError
 
@@ -28,8 +28,8 @@ FORMATS = ("msgpack", "json")
 def _readers():
     """(name, C loader or None) for every msgpack reader this build has."""
     out = [("python", None)]
-    if pcore._C_LOAD is not None:
-        out.append(("c", pcore._C_LOAD))
+    if pcore.C_LOAD is not None:
+        out.append(("c", pcore.C_LOAD))
     return out
 
 
@@ -75,25 +75,25 @@ def _dag_included():
 
 def _dag_nodes():
     src = "[1]"
-    loc = A.make_locator(src, "/srv/x.pp")
-    n = A.LiteralInteger(loc, 1, 1, 1)
+    loc = ast.make_locator(src, "/srv/x.pp")
+    n = ast.LiteralInteger(loc, 1, 1, 1)
     for _ in range(DEPTH):
-        n = A.LiteralList(loc, 0, 3, [n, n])
-    return A.Program(loc, n, [])
+        n = ast.LiteralList(loc, 0, 3, [n, n])
+    return ast.Program(loc, n, [])
 
 
 def _dag_definitions():
     """A definition listed twice in Program.definitions (Puppet lists each once)."""
     src = "type A = B"
-    loc = A.make_locator(src, "/srv/x.pp")
-    d = A.TypeAlias(loc, 0, len(src), "A", A.QualifiedReference(loc, 9, 1, "B"))
-    return A.Program(loc, d, [d, d])
+    loc = ast.make_locator(src, "/srv/x.pp")
+    d = ast.TypeAlias(loc, 0, len(src), "A", ast.QualifiedReference(loc, 9, 1, "B"))
+    return ast.Program(loc, d, [d, d])
 
 
 def _dag_locator_elsewhere():
     """The Locator referred to from a place that is not a node's `locator` attribute."""
     src = "$a"
-    loc = A.make_locator(src, "/srv/x.pp")
+    loc = ast.make_locator(src, "/srv/x.pp")
     return [loc, loc]
 
 
@@ -102,7 +102,7 @@ def _dag_diagnostics():
     for _ in range(DEPTH):
         arg = [arg, arg]
     diag = {"severity": "error", "issue_code": "X", "message": "m", "arguments": {"a": arg}}
-    return IncludedObject(result._type_value(), [None, [diag]])
+    return IncludedObject(result.type_value(), [None, [diag]])
 
 
 def _cycle_array():
@@ -133,10 +133,10 @@ def _cycle_included():
 
 
 def _cycle_nodes():
-    loc = A.make_locator("[1]", "/srv/x.pp")
-    n = A.LiteralList(loc, 0, 3, [])
+    loc = ast.make_locator("[1]", "/srv/x.pp")
+    n = ast.LiteralList(loc, 0, 3, [])
     n.values.append(n)
-    return A.Program(loc, n, [])
+    return ast.Program(loc, n, [])
 
 
 DAGS = {
@@ -166,15 +166,15 @@ def _bytes(value, fmt):
 
 def _rejected_quickly(data, fmt):
     for name, c_load in _readers():
-        old = pcore._C_LOAD
-        pcore._C_LOAD = c_load
+        old = pcore.C_LOAD
+        pcore.C_LOAD = c_load
         try:
             t0 = time.perf_counter()
             with pytest.raises(XppFormatError):
                 pcore.loads(data, fmt)
             assert time.perf_counter() - t0 < BOUND, name
         finally:
-            pcore._C_LOAD = old
+            pcore.C_LOAD = old
 
 
 @pytest.mark.timeout(60)
@@ -201,14 +201,14 @@ def _repeated_string():
 def _locators_without_index():
     """Locators whose line index the reader must compute, all of one big text (by reference)."""
     text = "a\n" * 50_000
-    return [A.Locator(text, "/srv/x.pp", None) for _ in range(10_000)]
+    return [ast.Locator(text, "/srv/x.pp", None) for _ in range(10_000)]
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("make", [_repeated_string, _locators_without_index], ids=["strings", "locators"])
 def test_work_per_byte_is_bounded(make, fmt):
-    """Repeated text is bounded by pcore_base.WORK_PER_BYTE characters per byte of the document."""
+    """Repeated text is bounded by pcore.base.WORK_PER_BYTE characters per byte of the document."""
     data = pcore.dumps(make(), fmt, check=False)
     assert len(data) < 400_000
     _rejected_quickly(data, fmt)
@@ -223,12 +223,12 @@ def test_work_bound_admits_what_puppet_writes():
     for fmt in FORMATS:
         data = pcore.dumps(prog, fmt)
         for _name, c_load in _readers():
-            old = pcore._C_LOAD
-            pcore._C_LOAD = c_load
+            old = pcore.C_LOAD
+            pcore.C_LOAD = c_load
             try:
                 assert pcore.loads(data, fmt) == prog
             finally:
-                pcore._C_LOAD = old
+                pcore.C_LOAD = old
 
 
 @pytest.mark.timeout(60)
@@ -249,14 +249,14 @@ def test_puppets_sharing_is_accepted():
     prog = parse(src, "/srv/x.pp").program
     data = pcore.dumps(prog)
     for _name, c_load in _readers():
-        old = pcore._C_LOAD
-        pcore._C_LOAD = c_load
+        old = pcore.C_LOAD
+        pcore.C_LOAD = c_load
         try:
             got = pcore.loads(data)
         finally:
-            pcore._C_LOAD = old
-        nodes = list(A.walk(got))
-        assert all(n.locator is got.locator for n in nodes if isinstance(n, A.Positioned))
+            pcore.C_LOAD = old
+        nodes = list(ast.walk(got))
+        assert all(n.locator is got.locator for n in nodes if isinstance(n, ast.Positioned))
         assert [d.name for d in got.definitions] == ["a", "b"]
         assert all(any(d is n for n in nodes) for d in got.definitions)
         assert pcore.dumps(got) == data

@@ -67,8 +67,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from puppet_xpp.grammar import ast as _ast
-from puppet_xpp.xpp import envelope as _env
+from puppet_xpp.grammar import ast
+from puppet_xpp.xpp import envelope
 from puppet_xpp.xpp.pcore import IncludedObject, PObject, PType, XppFormatError, XppWriteError, dumps, loads
 
 __all__ = [
@@ -90,10 +90,12 @@ __all__ = [
 
 TYPE_NAME = "Xpp::ParseResult"
 RECORD_KEYS = ("severity", "issue_code", "message", "arguments", "file", "offset", "length", "line", "pos")
-_PROGRAM = _ast.TYPES["Program"]
+_PROGRAM = ast.TYPES["Program"]
 
 
-def _type_value() -> PType:
+def type_value() -> PType:
+    """The ``Pcore::ObjectType`` value of ``Xpp::ParseResult``, included before the values of every document
+    (so that a stock Puppet reads it: see the module docstring)."""
     return PType(
         "Pcore::ObjectType",
         [
@@ -185,7 +187,7 @@ def parse_result_payload(
         values.pop()
         if program is None:
             values.pop()
-    return dumps(IncludedObject(_type_value(), values), fmt)
+    return dumps(IncludedObject(type_value(), values), fmt)
 
 
 # settings key -> (envelope parameter, Python value -> parameter value)
@@ -265,7 +267,7 @@ def write_xpp(
     if source is not None:
         params[SOURCE_PARAM] = source_digest(source)
     payload = parse_result_payload(program, diagnostics, fmt, locator=locator)
-    return _env.wrap(payload, fmt, checksum=True, params=params)
+    return envelope.wrap(payload, fmt, checksum=True, params=params)
 
 
 def _check_data(v: Any) -> None:
@@ -320,12 +322,12 @@ class XppDocument:
 
 def read_xpp(data: bytes) -> tuple[Any, list[dict[str, Any]]]:
     """(Program | None, list of diagnostic record dicts) from an .xpp document."""
-    fmt, _params, payload = _env.unwrap(data)
+    fmt, _params, payload = envelope.unwrap(data)
     return read_payload(payload, fmt)
 
 
 def read_document(data: bytes) -> XppDocument:
     """Everything an .xpp document holds; raises XppFormatError on any malformed input."""
-    fmt, params, payload = _env.unwrap(data)
+    fmt, params, payload = envelope.unwrap(data)
     program, diagnostics = read_payload(payload, fmt)
     return XppDocument(program, diagnostics, _settings_from(params), params.get(SOURCE_PARAM), params)

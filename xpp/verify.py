@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from puppet_xpp.grammar import ast as A
+from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.ast_base import line_starts
 
 __all__ = ["verify_bytes", "verify_file", "Summary"]
@@ -88,16 +88,16 @@ def verify_bytes(data: bytes, summary: Summary | None = None) -> list[str]:
     return problems
 
 
-def _where(node: A.Positioned, loc: A.Locator) -> str:
+def _where(node: ast.Positioned, loc: ast.Locator, size: int) -> str:
     try:
-        if 0 <= node.offset <= len(loc._bytes()):
+        if 0 <= node.offset <= size:
             return f"{node._name} at line {loc.line_for_offset(node.offset)} (offset {node.offset})"
     except Exception:
         pass
     return f"{node._name} (offset {node.offset})"
 
 
-def _check_program(program: A.Program, problems: list[str], summary: Summary) -> None:
+def _check_program(program: ast.Program, problems: list[str], summary: Summary) -> None:
     loc = program.locator
     summary.file = loc.file
     data = loc.string.encode("utf-8", "surrogateescape")
@@ -114,18 +114,18 @@ def _check_program(program: A.Program, problems: list[str], summary: Summary) ->
             f"entries, the text has {len(expect)} lines; first difference at entry {first})"
         )
     seen: set[int] = set()
-    stack: list[A.Positioned] = [program.body] if program.body is not None else []
+    stack: list[ast.Positioned] = [program.body] if program.body is not None else []
     nodes = 0
     while stack:
         n = stack.pop()
         if id(n) in seen:
-            problems.append(f"{_where(n, loc)} is contained twice in the tree")
+            problems.append(f"{_where(n, loc, size)} is contained twice in the tree")
             continue
         seen.add(id(n))
         nodes += 1
         if n.locator is not loc:
             if n.locator != loc:
-                problems.append(f"{_where(n, loc)} refers to another Locator (file {n.locator.file!r})")
+                problems.append(f"{_where(n, loc, size)} refers to another Locator (file {n.locator.file!r})")
         off, ln = n.offset, n.length
         if off < 0 or ln < 0 or off + ln > size:
             problems.append(f"{n._name} position {off}+{ln} is outside the source ({size} bytes)")
@@ -149,8 +149,8 @@ _KEYS = frozenset(
 )
 
 
-def _check_diagnostics(records: list[dict[str, Any]], loc: A.Locator | None, problems: list[str]) -> None:
-    size = len(loc._bytes()) if loc is not None else None
+def _check_diagnostics(records: list[dict[str, Any]], loc: ast.Locator | None, problems: list[str]) -> None:
+    size = len(loc.string.encode("utf-8", "surrogateescape")) if loc is not None else None
     seen: set[int] = set()  # the reader admits no shared records; checked anyway, in one pass
     for k, r in enumerate(records):
         what = f"diagnostic {k}"

@@ -1,6 +1,6 @@
 """The Pcore writer (msgpack): what Puppet's ``Serializer.new(writer, type_by_reference: true)`` writes,
 with its two tabulation tables (writer-level by value, serializer-level by object identity).  JSON is
-produced from this stream by :mod:`xpp.pcore_json` (the same tabulation by construction).
+produced from this stream by :mod:`xpp.pcore.json` (the same tabulation by construction).
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from puppet_xpp.xpp.pcore_base import (
+from puppet_xpp.grammar.ast import Node, Regexp
+from puppet_xpp.xpp.pcore.base import (
     ARRAY_START,
     INNER_TABULATION,
     MAP_START,
@@ -22,10 +23,10 @@ from puppet_xpp.xpp.pcore_base import (
     PType,
     XppWriteError,
 )
-from puppet_xpp.xpp.pcore_nodes import _INFO, _NODE, _REGEXP, _describe, _NodeInfo
+from puppet_xpp.xpp.pcore.nodes import INFO, NodeInfo, describe
 
 
-def _mp_uint_body(n: int) -> bytes:
+def mp_uint_body(n: int) -> bytes:
     """msgpack encoding of a non-negative int."""
     if n < 0x80:
         return bytes((n,))
@@ -38,11 +39,11 @@ def _mp_uint_body(n: int) -> bytes:
     return b"\xcf" + n.to_bytes(8, "big")
 
 
-def _mp_int(n: int) -> bytes:
+def mp_int(n: int) -> bytes:
     if n >= 0:
         if n > MAX_INT:
             raise XppWriteError("Integer out of bounds")
-        return _mp_uint_body(n)
+        return mp_uint_body(n)
     if n >= -32:
         return bytes((n + 256,))
     if n >= -0x80:
@@ -56,10 +57,10 @@ def _mp_int(n: int) -> bytes:
     return b"\xd3" + n.to_bytes(8, "big", signed=True)
 
 
-_SMALL_INTS = tuple(_mp_int(i) for i in range(0, 4096))
+_SMALL_INTS = tuple(mp_int(i) for i in range(0, 4096))
 
 
-def _mp_str(s: str) -> bytes:
+def mp_str(s: str) -> bytes:
     try:
         b = s.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as e:
@@ -79,7 +80,7 @@ def _mp_str(s: str) -> bytes:
 _FIXEXT = {1: 0xD4, 2: 0xD5, 4: 0xD6, 8: 0xD7, 16: 0xD8}
 
 
-def _mp_ext(code: int, payload: bytes) -> bytes:
+def mp_ext(code: int, payload: bytes) -> bytes:
     n = len(payload)
     f = _FIXEXT.get(n)
     if f is not None:
@@ -99,7 +100,7 @@ class _ExtIntCache:
 
     def __init__(self, code: int):
         self.code = code
-        self.small = tuple(_mp_ext(code, _mp_uint_body(i)) for i in range(256))
+        self.small = tuple(mp_ext(code, mp_uint_body(i)) for i in range(256))
         self.big: dict[int, bytes] = {}
 
     def get(self, i: int) -> bytes:
@@ -109,7 +110,7 @@ class _ExtIntCache:
         if b is None:
             if i > MAX_INT:
                 raise XppWriteError("Integer out of bounds")
-            b = _mp_ext(self.code, _mp_uint_body(i))
+            b = mp_ext(self.code, mp_uint_body(i))
             if i < 65536:
                 self.big[i] = b
         return b
@@ -120,7 +121,7 @@ _X_TAB = _ExtIntCache(TABULATION)
 _X_ARRAY = _ExtIntCache(ARRAY_START)
 _X_MAP = _ExtIntCache(MAP_START)
 _X_OBJ = _ExtIntCache(OBJECT_START)
-_PACK_DOUBLE = struct.Struct(">Bd").pack
+PACK_DOUBLE = struct.Struct(">Bd").pack
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ class _ObjEnd:
         self.obj = obj
 
 
-def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
+def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     out = bytearray()
     wtab: dict[Any, int] = {}  # writer-level table: value key -> index
     stab: dict[int, int] = {}  # serializer-level table: id(object) -> index
@@ -148,15 +149,15 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
     inner_get = _X_INNER.get
     tab_get = _X_TAB.get
     array_get = _X_ARRAY.get
-    info_of = _INFO.get
+    info_of = INFO.get
     mrows: dict[
-        _NodeInfo, list[bytes | None]
+        NodeInfo, list[bytes | None]
     ] = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
     while stack:
         v = pop()
         t = type(v)
         if t is int:
-            out += small[v] if 0 <= v < 4096 else _mp_int(v)
+            out += small[v] if 0 <= v < 4096 else mp_int(v)
             continue
         info = info_of(t)
         if info is not None:  # an AST node, by type name
@@ -172,7 +173,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     attr = info.wire[k]
                     raise XppWriteError(
                         f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, "
-                        f"got {_describe(vals[k])}"
+                        f"got {describe(vals[k])}"
                     )
             n = len(vals)
             if n > info.min:
@@ -199,8 +200,8 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
                 o, ln = vals[1], vals[2]
                 if k is not None and type(o) is int and type(ln) is int:
                     out += tab_get(k)
-                    out += small[o] if 0 <= o < 4096 else _mp_int(o)
-                    out += small[ln] if 0 <= ln < 4096 else _mp_int(ln)
+                    out += small[o] if 0 <= o < 4096 else mp_int(o)
+                    out += small[ln] if 0 <= ln < 4096 else mp_int(ln)
                     if n > 3:
                         extend(vals[n - 1 : 2 : -1])
                     continue
@@ -211,7 +212,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
             k = wtab.get(v)
             if k is None:
                 wtab[v] = len(wtab)
-                out += _mp_str(v)
+                out += mp_str(v)
             else:
                 out += inner_get(k)
         elif t is list:
@@ -227,7 +228,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
         elif t is bool:
             out += b"\xc3" if v else b"\xc2"
         elif t is float:
-            out += _PACK_DOUBLE(0xCB, v)
+            out += PACK_DOUBLE(0xCB, v)
         elif t is dict:
             k = stab.get(id(v))
             if k is not None:
@@ -239,7 +240,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
                 for kk, vv in reversed(items):
                     push(vv)
                     push(kk)
-        elif t is _REGEXP:
+        elif t is Regexp:
             k = stab.get(id(v))
             if k is not None:
                 out += tab_get(k)
@@ -250,7 +251,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
             k = wtab.get(v)
             if k is None:
                 wtab[v] = len(wtab)
-                out += _mp_ext(REGEXP, _mp_str(v.source))
+                out += mp_ext(REGEXP, mp_str(v.source))
             else:
                 out += inner_get(k)
         elif t is PType:
@@ -285,7 +286,7 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
             push(v.type)
         elif t is _ObjEnd:
             stab[id(v.obj)] = len(stab)
-        elif isinstance(v, _NODE):
+        elif isinstance(v, Node):
             raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
         elif isinstance(v, str):  # str subclasses (e.g. a lexer token) are written as strings
             push(str(v))
@@ -299,14 +300,14 @@ def _dumps_msgpack(value: Any, check: bool = True) -> bytes:
 def _marker(name: str, n: int, wtab: dict[Any, int]) -> bytes:
     """First occurrence of PCORE_OBJECT_START(name, n): segments through the table, then the marker."""
     segs = name.split("::")
-    parts = [_mp_uint_body(len(segs))]
+    parts = [mp_uint_body(len(segs))]
     for s in segs:
         k = wtab.get(s)
         if k is None:
             wtab[s] = len(wtab)
-            parts.append(_mp_str(s))
+            parts.append(mp_str(s))
         else:
-            parts.append(_mp_uint_body(k))
-    parts.append(_mp_uint_body(n))
+            parts.append(mp_uint_body(k))
+    parts.append(mp_uint_body(n))
     wtab[(name, n)] = len(wtab)
-    return _mp_ext(PCORE_OBJECT_START, b"".join(parts))
+    return mp_ext(PCORE_OBJECT_START, b"".join(parts))

@@ -12,20 +12,20 @@ from collections.abc import Callable
 from typing import Any
 
 try:
-    import msgpack as _msgpack  # type: ignore[import-untyped]
+    import msgpack  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - msgpack is a declared dependency
-    _msgpack = None
+    msgpack = None
 
-from puppet_xpp.xpp.pcore_base import (
-    _EXT_NAMES,
-    _INT_PAYLOAD,
+from puppet_xpp.xpp.pcore.base import (
+    EXT_NAMES,
+    INT_PAYLOAD,
     MAX_INT,
     OBJECT_START,
     PCORE_OBJECT_START,
     REGEXP,
     Buffer,
     XppFormatError,
-    _fail,
+    fail,
 )
 
 _UNPACK_F32 = struct.Struct(">f").unpack_from
@@ -46,7 +46,7 @@ def _mp_prims(data: Buffer, i: int, end: int, out: list[Any], in_payload: bool) 
             n = b & 0x1F
             j = i + n
             if j > end:
-                _fail("truncated string")
+                fail("truncated string")
             app(data[i:j].decode("utf-8", "surrogateescape"))
             i = j
         elif b == 0xC0:
@@ -59,124 +59,124 @@ def _mp_prims(data: Buffer, i: int, end: int, out: list[Any], in_payload: bool) 
             size = (1, 2, 4, 8, 1, 2, 4, 8)[b - 0xCC]
             j = i + size
             if j > end:
-                _fail("truncated integer")
+                fail("truncated integer")
             v = int.from_bytes(data[i:j], "big", signed=b >= 0xD0)
             if v > MAX_INT:
-                _fail("integer out of 64-bit signed range")
+                fail("integer out of 64-bit signed range")
             app(v)
             i = j
         elif b == 0xCB:
             if i + 8 > end:
-                _fail("truncated float")
+                fail("truncated float")
             app(_UNPACK_F64(data, i)[0])
             i += 8
         elif b == 0xCA:
             if i + 4 > end:
-                _fail("truncated float")
+                fail("truncated float")
             app(_UNPACK_F32(data, i)[0])
             i += 4
         elif 0xD9 <= b <= 0xDB:
             size = (1, 2, 4)[b - 0xD9]
             if i + size > end:
-                _fail("truncated string header")
+                fail("truncated string header")
             n = int.from_bytes(data[i : i + size], "big")
             i += size
             j = i + n
             if j > end:
-                _fail("truncated string")
+                fail("truncated string")
             app(data[i:j].decode("utf-8", "surrogateescape"))
             i = j
         elif 0xD4 <= b <= 0xD8 or 0xC7 <= b <= 0xC9:
             if in_payload:
-                _fail("extension inside an extension payload")
+                fail("extension inside an extension payload")
             if b >= 0xD4:
                 n = (1, 2, 4, 8, 16)[b - 0xD4]
             else:
                 size = (1, 2, 4)[b - 0xC7]
                 if i + size > end:
-                    _fail("truncated extension header")
+                    fail("truncated extension header")
                 n = int.from_bytes(data[i : i + size], "big")
                 i += size
             if i + 1 + n > end:
-                _fail("truncated extension")
+                fail("truncated extension")
             code = data[i]
             i += 1
             j = i + n
-            if n == 1 and code in _INT_PAYLOAD:
+            if n == 1 and code in INT_PAYLOAD:
                 p = data[i]
                 if p >= 0x80:
-                    _fail(f"bad {_EXT_NAMES.get(code, code)} payload")
+                    fail(f"bad {EXT_NAMES.get(code, code)} payload")
                 app((code, p))
             else:
                 app(_mp_ext_token(code, data, i, j))
             i = j
         elif 0x80 <= b <= 0x9F or 0xDC <= b <= 0xDF:
-            _fail("native msgpack array/map (Pcore writes arrays and maps as extensions)")
+            fail("native msgpack array/map (Pcore writes arrays and maps as extensions)")
         elif 0xC4 <= b <= 0xC6:
-            _fail("msgpack bin value (not used by Pcore text serialization)")
+            fail("msgpack bin value (not used by Pcore text serialization)")
         else:
-            _fail(f"invalid msgpack byte 0x{b:02x}")
+            fail(f"invalid msgpack byte 0x{b:02x}")
     return i
 
 
 def _mp_ext_token(code: int, data: Buffer, i: int, j: int) -> Any:
     items: list[Any] = []
     _mp_prims(data, i, j, items, True)
-    return _ext_token(code, items, 0, len(items), True)
+    return ext_token(code, items, 0, len(items), True)
 
 
-def _ext_token(code: int, items: list[Any], k: int, end: int, exact: bool) -> Any:
+def ext_token(code: int, items: list[Any], k: int, end: int, exact: bool) -> Any:
     """Build the token for extension ``code`` from payload ``items[k:end]``; returns the token (and, when
     not ``exact``, the index after the payload as a pair)."""
-    name = _EXT_NAMES.get(code)
+    name = EXT_NAMES.get(code)
     if name is None:
-        _fail(f"invalid extension number {code}")
+        fail(f"invalid extension number {code}")
 
     def take() -> Any:
         nonlocal k
         if k >= end:
-            _fail(f"truncated {name} payload")
+            fail(f"truncated {name} payload")
         v = items[k]
         k += 1
         return v
 
-    if code in _INT_PAYLOAD:
+    if code in INT_PAYLOAD:
         n = take()
         if type(n) is not int or n < 0 or (code == OBJECT_START and n < 1):
-            _fail(f"bad {name} payload")
+            fail(f"bad {name} payload")
         tok: tuple[Any, ...] = (code, n)
     elif code == PCORE_OBJECT_START:
         nseg = take()
         if type(nseg) is not int or nseg < 1 or nseg > end - k:
-            _fail("bad PCORE_OBJECT_START segment count")
+            fail("bad PCORE_OBJECT_START segment count")
         segs = []
         for _ in range(nseg):
             s = take()
             if type(s) is int:
                 if s < 0:
-                    _fail("bad PCORE_OBJECT_START segment index")
+                    fail("bad PCORE_OBJECT_START segment index")
             elif type(s) is not str:
-                _fail("bad PCORE_OBJECT_START segment")
+                fail("bad PCORE_OBJECT_START segment")
             segs.append(s)
         n = take()
         if type(n) is not int or n < 0:
-            _fail("bad PCORE_OBJECT_START attribute count")
+            fail("bad PCORE_OBJECT_START attribute count")
         tok = (code, tuple(segs), n)
     elif code == REGEXP:
         s = take()
         if type(s) is not str:
-            _fail("bad REGEXP payload")
+            fail("bad REGEXP payload")
         tok = (code, s)
     else:
-        _fail(f"unsupported extension {name}")
+        fail(f"unsupported extension {name}")
     if exact:
         if k != end:
-            _fail(f"extra data in {name} payload")
+            fail(f"extra data in {name} payload")
         return tok
     return tok, k
 
 
-def _mp_tokens_py(data: Buffer) -> list[Any]:
+def mp_tokens_py(data: Buffer) -> list[Any]:
     """Pure-Python tokenizer (reference implementation; also used when the msgpack module is missing)."""
     toks: list[Any] = []
     _mp_prims(data, 0, len(data), toks, False)
@@ -189,19 +189,19 @@ _EXT_MEMOS: list[dict[bytes, Any]] = [{} for _ in range(256)]
 _EXT_MEMO_MAX = 50_000
 
 
-def _mp_tokens(data: Buffer) -> list[Any]:
+def mp_tokens(data: Buffer) -> list[Any]:
     """Tokens of a msgpack stream, decoded by the msgpack C extension.  Extension payloads are decoded by
-    :func:`_ext_token` (memoized: most extensions are repeated small tabulations).  Primitive tokens that
-    Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`_build`."""
-    if _msgpack is None:
-        return _mp_tokens_py(data)
+    :func:`ext_token` (memoized: most extensions are repeated small tabulations).  Primitive tokens that
+    Pcore does not use (native arrays/maps, bin, out-of-range integers) are rejected by :func:`xpp.pcore.read.build`."""
+    if msgpack is None:
+        return mp_tokens_py(data)
     unpacker = _mp_unpacker(data, _EXT_HOOK)
     try:
         unpacker.feed(data)
         toks: list[Any] = list(unpacker)
     except XppFormatError:
         raise
-    except _msgpack.FormatError as e:
+    except msgpack.FormatError as e:
         raise XppFormatError(f"invalid msgpack data at byte {unpacker.tell()}: {e}") from None
     except Exception as e:  # the extension's other errors: StackError, ValueError (limits), ...
         raise XppFormatError(f"invalid msgpack data: {e}") from None
@@ -213,7 +213,7 @@ def _mp_tokens(data: Buffer) -> list[Any]:
 def _mp_unpacker(data: Buffer, ext_hook: Callable[[int, bytes], Any]) -> Any:
     # No native arrays/maps/bin (Pcore never writes them), so every value is atomic.  The unpacker stops at
     # the end of the last complete value; a truncated last value is still pending then (see _mp_pending).
-    return _msgpack.Unpacker(
+    return msgpack.Unpacker(
         None,
         raw=False,
         ext_hook=ext_hook,

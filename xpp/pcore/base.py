@@ -1,5 +1,6 @@
 """Pcore stream basics shared by the writer and the readers: extension numbers, integer range, the
-errors, the generic Pcore objects (types written by reference, included object types and their instances).
+errors, the work bound of a read, the generic Pcore objects (types written by reference, included object
+types and their instances), and what every reader does alike (fail, decline, finish an included object).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ DEFAULT = 0x20
 COMMENT = 0x21
 REGEXP = 0x30
 
-_EXT_NAMES = {
+#: extension number -> name, for messages (all of Puppet's; the readers refuse those no AST document uses)
+EXT_NAMES = {
     0x00: "INNER_TABULATION",
     0x01: "TABULATION",
     0x10: "ARRAY_START",
@@ -59,7 +61,8 @@ def work_budget(size: int) -> int:
     return WORK_PER_BYTE * size + WORK_BASE
 
 
-def _over_budget() -> NoReturn:
+def over_budget() -> NoReturn:
+    """Raise the error of a read that exceeds its work bound."""
     raise XppFormatError(
         f"the document repeats more text than {WORK_PER_BYTE} characters per byte of it allow "
         "(a back-reference bomb?)"
@@ -137,30 +140,32 @@ class PObject:
         return f"PObject({self.type_name!r}, {self.attrs!r})"
 
 
-def _fail(msg: str) -> NoReturn:
+def fail(msg: str) -> NoReturn:
+    """Raise XppFormatError(msg): the readers' one way to refuse input (a call keeps their loops short)."""
     raise XppFormatError(msg)
 
 
-_INT_PAYLOAD = frozenset((INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START))
+#: the extensions whose payload is one non-negative integer (an index or a count)
+INT_PAYLOAD = frozenset((INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, OBJECT_START))
 
 
-class _Reject(Exception):
-    pass
+class Reject(Exception):
+    """A fast path declines the input (the general path then reads it, or gives the canonical error)."""
 
 
-def _object_params(init_hash: Any) -> tuple[list[str], int, dict[str, Any]]:
+def object_params(init_hash: Any) -> tuple[list[str], int, dict[str, Any]]:
     """(names, required_count, defaults) of an included Pcore::ObjectType init hash."""
     if type(init_hash) is not dict or type(init_hash.get("name")) is not str:
-        _fail("included object type has no name")
+        fail("included object type has no name")
     attrs = init_hash.get("attributes", {})
     if type(attrs) is not dict:
-        _fail("included object type has bad attributes")
+        fail("included object type has bad attributes")
     req: list[str] = []
     opt: list[str] = []
     defaults: dict[str, Any] = {}
     for name, spec in attrs.items():
         if type(name) is not str:
-            _fail("included object type has a non-string attribute name")
+            fail("included object type has a non-string attribute name")
         if type(spec) is dict:
             if spec.get("kind") in ("derived", "constant", "given_or_derived"):
                 continue
@@ -169,12 +174,13 @@ def _object_params(init_hash: Any) -> tuple[list[str], int, dict[str, Any]]:
                 defaults[name] = spec["value"]
                 continue
         elif not isinstance(spec, PType):
-            _fail(f"included object type attribute {name} has no type")
+            fail(f"included object type attribute {name} has no type")
         req.append(name)
     return req + opt, len(req), defaults
 
 
-def _finish_pobject(obj: PObject, vals: list[Any], names: list[str], defaults: dict[str, Any]) -> None:
+def finish_pobject(obj: PObject, vals: list[Any], names: list[str], defaults: dict[str, Any]) -> None:
+    """Set ``obj.attrs`` from the values read (``vals``) and the defaults of the attributes not written."""
     attrs = dict(zip(names, vals))
     for name in names[len(vals) :]:
         attrs[name] = defaults[name]

@@ -9,10 +9,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from puppet_xpp.grammar import ast as _ast
+from puppet_xpp.grammar import ast
 
 
-class _NodeInfo:
+class NodeInfo:
+    """What the writer and the readers need of one concrete AST class, computed once from grammar.ast."""
+
     __slots__ = (
         "cls",
         "name",
@@ -27,11 +29,11 @@ class _NodeInfo:
         "locslot",
         "refslot",
     )
-    cls: type[_ast.Node]
+    cls: type[ast.Node]
     name: str  # Pcore name
     wire: tuple[str, ...]
     getter: Callable[[Any], tuple[Any, ...]]  # the attribute values in wire order
-    defaults: tuple[Any, ...]  # per wire slot (_ast.REQ: required)
+    defaults: tuple[Any, ...]  # per wire slot (ast.REQ: required)
     min: int
     max: int
     checks: Callable[[Sequence[Any]], int]  # the reader's type checks (see _compile_checker)
@@ -46,18 +48,18 @@ def _one(g: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
     return lambda o: (g(o),)
 
 
-def _node_infos() -> dict[type[_ast.Node], _NodeInfo]:
+def _node_infos() -> dict[type[ast.Node], NodeInfo]:
     import operator
 
-    infos: dict[type[_ast.Node], _NodeInfo] = {}
-    for _name, cls in _ast.CONCRETE.items():
-        i = _NodeInfo()
+    infos: dict[type[ast.Node], NodeInfo] = {}
+    for _name, cls in ast.CONCRETE.items():
+        i = NodeInfo()
         i.cls = cls
         i.name = cls._pcore_name
         i.wire = tuple(cls._wire)
         g: Callable[[Any], Any] = operator.attrgetter(*i.wire) if i.wire else (lambda o: ())
         i.getter = g if len(i.wire) != 1 else _one(g)
-        i.defaults = tuple(cls._defaults.get(a, _ast.REQ) for a in i.wire)
+        i.defaults = tuple(cls._defaults.get(a, ast.REQ) for a in i.wire)
         i.min = cls._min
         i.max = len(i.wire)
         i.positioned = i.wire[:3] == ("locator", "offset", "length")
@@ -71,15 +73,11 @@ def _node_infos() -> dict[type[_ast.Node], _NodeInfo]:
     return infos
 
 
-_INFO = _node_infos()
-_INFO_BY_NAME = {i.name: i for i in _INFO.values()}
-_REGEXP = _ast.Regexp
-_NODE = _ast.Node
-
-_LOCATOR = _ast.Locator
+INFO = _node_infos()
+INFO_BY_NAME = {i.name: i for i in INFO.values()}
 
 
-def _check_expr(tstr: str, env: dict[str, Any], lenient: bool = False) -> str:
+def check_expr(tstr: str, env: dict[str, Any], lenient: bool = False) -> str:
     """A Python expression testing ``x`` against a Pcore type string of the AST table (names it needs are
     put into ``env``)."""
     tstr = tstr.strip()
@@ -92,11 +90,11 @@ def _check_expr(tstr: str, env: dict[str, Any], lenient: bool = False) -> str:
         return f"type(x) is {simple[tstr]}"
     if tstr == "Any":
         # Only LiteralRegularExpression.value is typed Any; the parser always puts a Regexp there.
-        env["Regexp"] = _REGEXP
+        env["Regexp"] = ast.Regexp
         return "type(x) is Regexp"
     m = re.fullmatch(r"Optional\[(.*)\]", tstr)
     if m:
-        return f"(x is None or {_check_expr(m.group(1), env, lenient)})"
+        return f"(x is None or {check_expr(m.group(1), env, lenient)})"
     m = re.fullmatch(r"Enum\[(.*)\]", tstr)
     if m:
         name = f"E{len(env)}"
@@ -107,17 +105,17 @@ def _check_expr(tstr: str, env: dict[str, Any], lenient: bool = False) -> str:
         inner = m.group(1).strip()
         lo = int(m.group(2) or 0)
         size = f" and len(x) >= {lo}" if lo else ""
-        if inner in _ast.TYPES:
-            env[inner] = _ast.TYPES[inner]
+        if inner in ast.TYPES:
+            env[inner] = ast.TYPES[inner]
             return f"(type(x) is list{size} and all([isinstance(x, {inner}) for x in x]))"
-        return f"(type(x) is list{size} and all([{_check_expr(inner, env, lenient)} for x in x]))"
-    if tstr not in _ast.TYPES:
+        return f"(type(x) is list{size} and all([{check_expr(inner, env, lenient)} for x in x]))"
+    if tstr not in ast.TYPES:
         raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
-    env[tstr] = _ast.TYPES[tstr]
+    env[tstr] = ast.TYPES[tstr]
     return f"isinstance(x, {tstr})"
 
 
-def _compile_checker(info: _NodeInfo, lenient: bool = False) -> Callable[[Sequence[Any]], int]:
+def _compile_checker(info: NodeInfo, lenient: bool = False) -> Callable[[Sequence[Any]], int]:
     """``check(vals) -> index of the first ill-typed value, or -1`` for one class, generated from
     ``cls._types`` (type assertions as Puppet's ObjectReader makes them).  ``lenient``: the writer's variant,
     which also admits subclasses of str/int/float."""
@@ -127,20 +125,21 @@ def _compile_checker(info: _NodeInfo, lenient: bool = False) -> Callable[[Sequen
         if k >= info.min:
             lines.append(f"    if n <= {k}: return -1")
         lines.append(f"    x = vals[{k}]")
-        lines.append(f"    if not ({_check_expr(info.cls._types[attr], env, lenient)}): return {k}")
+        lines.append(f"    if not ({check_expr(info.cls._types[attr], env, lenient)}): return {k}")
     lines.append("    return -1")
     exec("\n".join(lines), env)
     check: Callable[[Sequence[Any]], int] = env["check"]
     return check
 
 
-for _i in _INFO.values():
+for _i in INFO.values():
     _i.checks = _compile_checker(_i)
     _i.wchecks = _compile_checker(_i, lenient=True)
 
 
-def _describe(v: Any) -> str:
-    if isinstance(v, _NODE):
+def describe(v: Any) -> str:
+    """The type of ``v`` as Puppet's type-mismatch messages name it."""
+    if isinstance(v, ast.Node):
         return v._name
     if v is None:
         return "Undef"

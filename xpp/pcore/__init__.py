@@ -14,16 +14,16 @@ with two back-reference tables:
 AST nodes are written *by type name* (``Puppet::AST::<Name>``) with the values of ``cls._wire`` in order,
 trailing values equal to their default dropped.  Everything about the AST comes from ``grammar.ast``.
 
-Modules (this one is the facade: ``dumps``, ``loads`` and the public names)
--------------------------------------------------------------------------
-``pcore_base``   extension numbers, errors, generic Pcore objects;
-``pcore_nodes``  per-class tables and type checks derived from grammar.ast;
-``pcore_write``  the msgpack writer (both tabulation tables);
-``pcore_json``   JSON: the writer's transcoding and the reader's JSON tokens;
-``pcore_tokens`` msgpack bytes -> tokens;
-``pcore_read``   the complete reader (tokens -> values, canonical errors);
-``pcore_fast``   the generated fast reader (falls back to the complete one);
-``pcore_c``      configuration of the optional C reader ``xpp._fastload``.
+Modules (this package's ``__init__`` is the facade: ``dumps``, ``loads`` and the public names)
+-------------------------------------------------------------------------------------------
+``base``    extension numbers, errors, generic Pcore objects, the work bound of a read;
+``nodes``   per-class tables and type checks derived from grammar.ast;
+``write``   the msgpack writer (both tabulation tables);
+``json``    JSON: the writer's transcoding and the reader's JSON tokens;
+``tokens``  msgpack bytes -> tokens;
+``read``    the complete reader (tokens -> values, canonical errors);
+``fast``    the fast reader, generated from the AST table at the first read (falls back to the complete one);
+``c``       configuration of the optional C reader ``puppet_xpp.xpp._fastload`` (``xpp/_fastload.c``).
 
 API
 ---
@@ -55,15 +55,15 @@ the text.  A back-reference (TABULATION) is accepted only where Puppet's model s
 a node read since that Program started.  Any other repeated or cyclic reference is malformed: the value
 read is then always a tree (plus those two kinds of sharing), so anything that walks it is linear in the
 size of the input.  Repeated strings and computed line indexes are bounded too: at most
-``pcore_base.WORK_PER_BYTE`` characters per input byte (plus ``WORK_BASE``), else the input is malformed.
+``base.WORK_PER_BYTE`` characters per input byte (plus ``WORK_BASE``), else the input is malformed.
 """
 
 from __future__ import annotations
 
-import gc as _gc
+import gc
 from typing import Any
 
-from puppet_xpp.xpp.pcore_base import (
+from puppet_xpp.xpp.pcore.base import (
     FORMATS,
     Buffer,
     IncludedObject,
@@ -74,12 +74,12 @@ from puppet_xpp.xpp.pcore_base import (
     XppWriteError,
     work_budget,
 )
-from puppet_xpp.xpp.pcore_c import _C_DECLINED, _c_loader
-from puppet_xpp.xpp.pcore_fast import _fast_build
-from puppet_xpp.xpp.pcore_json import _json_tokens, _tokens_to_json, ruby_float_repr
-from puppet_xpp.xpp.pcore_read import _build
-from puppet_xpp.xpp.pcore_tokens import _mp_tokens
-from puppet_xpp.xpp.pcore_write import _dumps_msgpack
+from puppet_xpp.xpp.pcore.c import DECLINED, c_loader
+from puppet_xpp.xpp.pcore.fast import fast_build
+from puppet_xpp.xpp.pcore.json import json_tokens, ruby_float_repr, tokens_to_json
+from puppet_xpp.xpp.pcore.read import build
+from puppet_xpp.xpp.pcore.tokens import mp_tokens
+from puppet_xpp.xpp.pcore.write import dumps_msgpack
 
 __all__ = [
     "XppError",
@@ -91,6 +91,7 @@ __all__ = [
     "PObject",
     "IncludedObject",
     "FORMATS",
+    "MSGPACK_LOADER",
     "ruby_float_repr",
 ]
 
@@ -99,11 +100,11 @@ def dumps(value: Any, fmt: str = "msgpack", *, check: bool = True) -> bytes:
     """Serialize ``value`` (normally a ``Program``) as Puppet's ``Serializer(type_by_reference: true)`` does.
     ``check``: assert every AST attribute value against its Pcore type first (what Puppet's reader will
     assert), so that an ill-formed AST raises XppWriteError instead of giving a document Puppet rejects."""
-    data = _dumps_msgpack(value, check)
+    data = dumps_msgpack(value, check)
     if fmt == "msgpack":
         return data
     if fmt == "json":
-        return _tokens_to_json(_mp_tokens(data))
+        return tokens_to_json(mp_tokens(data))
     raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
 
 
@@ -114,14 +115,14 @@ def loads(data: Buffer, fmt: str = "msgpack") -> Any:
         raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
     # The reader allocates many objects and creates no reference cycles: the cyclic garbage collector
     # would only rescan them (it is paused while reading, which halves the time on a large AST).
-    paused = _gc.isenabled()
+    paused = gc.isenabled()
     if paused:
-        _gc.disable()
+        gc.disable()
     try:
         return _loads(data, fmt)
     finally:
         if paused:
-            _gc.enable()
+            gc.enable()
 
 
 def _loads(data: Buffer, fmt: str) -> Any:
@@ -129,23 +130,26 @@ def _loads(data: Buffer, fmt: str) -> Any:
         budget: int | None = work_budget(len(data))
     except TypeError:  # not sized: the readers reject it
         budget = None
-    if fmt == "msgpack" and _C_LOAD is not None:
-        v = _C_LOAD(data, -1 if budget is None else budget)
-        if v is not _C_DECLINED:
+    if fmt == "msgpack" and C_LOAD is not None:
+        v = C_LOAD(data, -1 if budget is None else budget)
+        if v is not DECLINED:
             return v
-    toks = _mp_tokens(data) if fmt == "msgpack" else _json_tokens(data)
+    toks = mp_tokens(data) if fmt == "msgpack" else json_tokens(data)
     if budget is None:
         budget = work_budget(len(toks))
     try:
-        return _fast_build(toks, budget)
+        return fast_build(toks, budget)
     except Exception:  # malformed, or beyond the fast path: the complete reader decides
         pass
-    values = _build(toks, budget)
+    values = build(toks, budget)
     if len(values) != 1:
         raise XppFormatError("empty stream" if not values else "trailing data after the value")
     return values[0]
 
 
-_C_LOAD = _c_loader()
+#: the C reader (``puppet_xpp.xpp._fastload.load``, configured) or None: not built, or disabled by
+#: PUPPET_XPP_PURE_PYTHON=1.  ``loads`` looks it up at every call, so tests and benches may set it to None (the
+#: Python readers only) or wrap it.
+C_LOAD = c_loader()
 #: which msgpack reader ``loads`` tries first: "C (xpp._fastload)" or "Python"
-MSGPACK_LOADER = "C (xpp._fastload)" if _C_LOAD is not None else "Python"
+MSGPACK_LOADER = "C (xpp._fastload)" if C_LOAD is not None else "Python"

@@ -1,6 +1,6 @@
 """The optional C reader (xpp/_fastload.c, built by setup.py when a compiler is there): the same msgpack
 reader over the bytes, building the AST objects directly.  It is configured here with the AST description
-(from the same grammar.ast table); it declines (returns ``_C_DECLINED``) on malformed or unusual input,
+(from the same grammar.ast table); it declines (returns ``DECLINED``) on malformed or unusual input,
 and the Python reader then decides.  PUPPET_XPP_PURE_PYTHON=1 in the environment disables it.
 """
 
@@ -10,24 +10,24 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from puppet_xpp.grammar import ast as _ast
+from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.ast_base import line_starts
-from puppet_xpp.xpp.pcore_base import PObject, PType, _finish_pobject, _object_params
-from puppet_xpp.xpp.pcore_nodes import _INFO, _LOCATOR, _REGEXP
+from puppet_xpp.xpp.pcore.base import PObject, PType, finish_pobject, object_params
+from puppet_xpp.xpp.pcore.nodes import INFO
 
-_C_DECLINED = object()
+DECLINED = object()
 _K_STR, _K_INT, _K_FLOAT, _K_BOOL, _K_EXACT, _K_ENUM, _K_INSTANCE, _K_LIST = range(1, 9)
 
 
 def _fast_kind(tstr: str) -> tuple[Any, ...]:
     """The type check of a Pcore type string as (code, optional, arg, min_length, element kind): the same
-    test as :func:`_check_expr` (reader variant), in a form the C reader takes."""
+    test as :func:`xpp.pcore.nodes.check_expr` (reader variant), in a form the C reader takes."""
     tstr = tstr.strip()
     simple = {"String": _K_STR, "Integer": _K_INT, "Float": _K_FLOAT, "Boolean": _K_BOOL}
     if tstr in simple:
         return (simple[tstr], False, None, 0, None)
     if tstr == "Any":
-        return (_K_EXACT, False, _REGEXP, 0, None)
+        return (_K_EXACT, False, ast.Regexp, 0, None)
     m = re.fullmatch(r"Optional\[(.*)\]", tstr)
     if m:
         k = _fast_kind(m.group(1))
@@ -38,18 +38,18 @@ def _fast_kind(tstr: str) -> tuple[Any, ...]:
     m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", tstr)
     if m:
         inner = m.group(1).strip()
-        elem = (_K_INSTANCE, False, _ast.TYPES[inner], 0, None) if inner in _ast.TYPES else _fast_kind(inner)
+        elem = (_K_INSTANCE, False, ast.TYPES[inner], 0, None) if inner in ast.TYPES else _fast_kind(inner)
         return (_K_LIST, False, None, int(m.group(2) or 0), elem)
-    if tstr not in _ast.TYPES:
+    if tstr not in ast.TYPES:
         raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
-    return (_K_INSTANCE, False, _ast.TYPES[tstr], 0, None)
+    return (_K_INSTANCE, False, ast.TYPES[tstr], 0, None)
 
 
 def _line_index(string: str, file: str) -> list[int]:
     return line_starts(string.encode("utf-8", "surrogateescape"))
 
 
-def _c_loader() -> Callable[[object, int], Any] | None:
+def c_loader() -> Callable[[object, int], Any] | None:
     """``xpp._fastload.load`` configured with the AST description, or None (not built, disabled, or the
     description is beyond it)."""
     import os
@@ -62,9 +62,9 @@ def _c_loader() -> Callable[[object, int], Any] | None:
         return None
     classes: list[tuple[Any, ...]] = []
     by_name: dict[str, int] = {}
-    for info in _INFO.values():
+    for info in INFO.values():
         cls = info.cls
-        is_locator = cls is _LOCATOR
+        is_locator = cls is ast.Locator
         if is_locator and info.wire[:3] != ("string", "file", "line_index"):
             return None
         by_name[info.name] = len(classes)
@@ -74,7 +74,7 @@ def _c_loader() -> Callable[[object, int], Any] | None:
                 cls,
                 info.wire,
                 info.min,
-                tuple(None if d is _ast.REQ else d for d in info.defaults),
+                tuple(None if d is ast.REQ else d for d in info.defaults),
                 tuple(_fast_kind(cls._types[a]) for a in info.wire),
                 is_locator,
                 info.locslot,
@@ -85,12 +85,12 @@ def _c_loader() -> Callable[[object, int], Any] | None:
         _fastload.configure(
             tuple(classes),
             by_name,
-            _C_DECLINED,
-            _REGEXP,
+            DECLINED,
+            ast.Regexp,
             PType,
             PObject,
-            _object_params,
-            _finish_pobject,
+            object_params,
+            finish_pobject,
             _line_index,
         )
         _fastload.load(b"\xc0", -1)  # a build without the work budget argument is stale too

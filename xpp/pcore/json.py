@@ -14,20 +14,20 @@ from json.encoder import encode_basestring as _json_str
 from typing import Any, NoReturn
 
 from puppet_xpp.grammar.ruby import float_to_s
-from puppet_xpp.xpp.pcore_base import (
-    _INT_PAYLOAD,
+from puppet_xpp.xpp.pcore.base import (
     ARRAY_START,
+    INT_PAYLOAD,
     MAP_START,
     MAX_INT,
     MIN_INT,
     OBJECT_START,
     PCORE_OBJECT_START,
     Buffer,
+    Reject,
     XppFormatError,
     XppWriteError,
-    _Reject,
 )
-from puppet_xpp.xpp.pcore_tokens import _ext_token
+from puppet_xpp.xpp.pcore.tokens import ext_token
 
 
 def ruby_float_repr(f: float) -> str:
@@ -52,7 +52,7 @@ def _json_scalar(v: Any) -> str:
     raise AssertionError(t)
 
 
-def _tokens_to_json(toks: list[Any]) -> bytes:
+def tokens_to_json(toks: list[Any]) -> bytes:
     """JSON text for a token stream, with the nesting rules of Puppet's JSON::Packer (note §3.8): an
     extension is ``[number, payload...`` and a sequence start with count > 0 stays open for that many values."""
     out = ["["]
@@ -102,38 +102,38 @@ class _ExtNo(int):
     __slots__ = ()
 
 
-def _no_constant(name: str) -> NoReturn:
+def no_constant(name: str) -> NoReturn:
     raise XppFormatError(f"invalid JSON number {name}")
 
 
-def _json_tokens(data: Buffer) -> list[Any]:
+def json_tokens(data: Buffer) -> list[Any]:
     try:
         text = bytes(data).decode("utf-8")
     except UnicodeDecodeError as e:
         raise XppFormatError(f"JSON payload is not UTF-8: {e}") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=no_constant)
     except RecursionError:  # deeper than the json module goes: scan it iteratively
-        flat = _json_flat_scan(text)
+        flat = json_flat_scan(text)
     except ValueError as e:  # JSONDecodeError
         raise XppFormatError(f"invalid JSON: {e}") from None
     else:
         try:
-            return _json_doc_tokens(doc)
-        except _Reject:  # an unusual shape (e.g. a payload running past its array): the general way
-            flat = _json_flat_doc(doc)
-    return _json_group(flat)
+            return json_doc_tokens(doc)
+        except Reject:  # an unusual shape (e.g. a payload running past its array): the general way
+            flat = json_flat_doc(doc)
+    return json_group(flat)
 
 
-def _json_doc_tokens(doc: Any) -> list[Any]:
+def json_doc_tokens(doc: Any) -> list[Any]:
     """Tokens of a parsed JSON stream in one pass, for streams whose extension payloads lie inside their
-    array (what writers produce).  Gives the same tokens as flattening + grouping; raises _Reject for
+    array (what writers produce).  Gives the same tokens as flattening + grouping; raises Reject for
     anything else (the general way then decides)."""
     if type(doc) is not list:
-        raise _Reject
+        raise Reject
     toks: list[Any] = []
     app = toks.append
-    int_payload = _INT_PAYLOAD
+    int_payload = INT_PAYLOAD
     stack = [iter(doc)]
     while stack:
         for v in stack[-1]:
@@ -142,38 +142,38 @@ def _json_doc_tokens(doc: Any) -> list[Any]:
                 n = len(v)
                 code = v[0] if n else None
                 if code.__class__ is not int:
-                    raise _Reject
+                    raise Reject
                 if code in int_payload:
                     if n < 2:
-                        raise _Reject
+                        raise Reject
                     k = v[1]
                     if k.__class__ is not int or k < 0 or (code == OBJECT_START and k < 1):
-                        raise _Reject
+                        raise Reject
                     app((code, k))
                     if n > 2:
                         stack.append(islice(v, 2, None))
                         break
                     continue
                 try:
-                    tok, k = _ext_token(code, v, 1, n, False)
+                    tok, k = ext_token(code, v, 1, n, False)
                 except XppFormatError:
-                    raise _Reject from None
+                    raise Reject from None
                 app(tok)
                 if k < n:
                     stack.append(islice(v, k, None))
                     break
                 continue
             if t is dict or t is _ExtNo:
-                raise _Reject
+                raise Reject
             if t is int and not (MIN_INT <= v <= MAX_INT):
-                raise _Reject
+                raise Reject
             app(v)
         else:
             stack.pop()
     return toks
 
 
-def _json_flat_doc(doc: Any) -> list[Any]:
+def json_flat_doc(doc: Any) -> list[Any]:
     """Flatten a parsed JSON stream.  Puppet's JSON::Unpacker reads the arrays as one flat stream: an array
     starts an extension, its first element is the extension number."""
     if type(doc) is not list:
@@ -216,8 +216,8 @@ def _ws_end(text: str, i: int) -> int:
     return m.end() if m is not None else i
 
 
-def _json_flat_scan(text: str) -> list[Any]:
-    """The same flat stream as ``_json_flat_doc(json.loads(text))``, scanned without recursion (for
+def json_flat_scan(text: str) -> list[Any]:
+    """The same flat stream as ``json_flat_doc(json.loads(text))``, scanned without recursion (for
     nesting deeper than the json module handles).  Accepts the same JSON subset: arrays and scalars."""
     scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
     flat: list[Any] = []
@@ -288,7 +288,7 @@ def _json_flat_scan(text: str) -> list[Any]:
         need = "sep"
 
 
-def _json_group(flat: list[Any]) -> list[Any]:
+def json_group(flat: list[Any]) -> list[Any]:
     # Group each extension number with its payload values (plain values that follow it in the flat
     # stream; an extension number inside a payload fails the payload's type checks).
     toks: list[Any] = []
@@ -299,7 +299,7 @@ def _json_group(flat: list[Any]) -> list[Any]:
         v = flat[k]
         k += 1
         if type(v) is _ExtNo:
-            tok, k = _ext_token(int(v), flat, k, n, False)
+            tok, k = ext_token(int(v), flat, k, n, False)
             tapp(tok)
         else:
             tapp(v)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from puppet_xpp.grammar import ast as _ast
-from puppet_xpp.xpp.pcore_base import (
+from puppet_xpp.grammar.ast import Locator, Node, Regexp, make_locator
+from puppet_xpp.xpp.pcore.base import (
     ARRAY_START,
     INNER_TABULATION,
     MAP_START,
@@ -21,16 +21,16 @@ from puppet_xpp.xpp.pcore_base import (
     TABULATION,
     PObject,
     PType,
-    _fail,
-    _finish_pobject,
-    _object_params,
-    _over_budget,
+    fail,
+    finish_pobject,
+    object_params,
+    over_budget,
 )
-from puppet_xpp.xpp.pcore_nodes import _INFO_BY_NAME, _LOCATOR, _NODE, _REGEXP, _describe
+from puppet_xpp.xpp.pcore.nodes import INFO_BY_NAME, describe
 
 
 class _Frame:
-    """An open container: ``left`` values still to come; ``info``: a node's _NodeInfo, an included
+    """An open container: ``left`` values still to come; ``info``: a node's NodeInfo, an included
     object's (names, defaults), or an array's _Refs; ``extra``: the stab slot (OBJECT_START: the count)."""
 
     __slots__ = ("kind", "obj", "left", "vals", "info", "extra")
@@ -55,21 +55,19 @@ def _finish_node(f: _Frame, bud: list[int]) -> Any:
     k = info.checks(vals)
     if k >= 0:
         attr = info.wire[k]
-        _fail(
-            f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, got {_describe(vals[k])}"
-        )
+        fail(f"{info.name}[{attr}] has wrong type, expects {info.cls._types[attr]}, got {describe(vals[k])}")
     obj = f.obj
     info.cls.__init__(obj, *vals)
-    if info.cls is _LOCATOR and obj.line_index is None:
+    if info.cls is Locator and obj.line_index is None:
         bud[0] -= len(obj.string)
         if bud[0] < 0:
-            _over_budget()
-        obj.line_index = _ast.make_locator(obj.string, obj.file).line_index
+            over_budget()
+        obj.line_index = make_locator(obj.string, obj.file).line_index
     return obj
 
 
-def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
-    """The values of a token stream; ``budget``: the work bound (:func:`work_budget`), None: unbounded."""
+def build(toks: list[Any], budget: int | None = None) -> list[Any]:
+    """The values of a token stream; ``budget``: the work bound (:func:`xpp.pcore.base.work_budget`), None: unbounded."""
     bud = [budget if budget is not None else 1 << 62]
     wtab: list[Any] = []  # writer-level table
     stab: list[Any] = []  # serializer-level table
@@ -87,13 +85,13 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
         if type(t) is tuple and t[0] == INNER_TABULATION:
             k = t[1]
             if k >= len(wtab):
-                _fail(f"INNER_TABULATION index {k} out of range")
+                fail(f"INNER_TABULATION index {k} out of range")
             t = wtab[k]
             fresh = False
             if type(t) is str:
                 bud[0] -= len(t)
                 if bud[0] < 0:
-                    _over_budget()
+                    over_budget()
         tt = type(t)
         if tt is not tuple:
             if tt is str:
@@ -101,9 +99,9 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     wtab.append(t)
             elif tt is int:
                 if t > MAX_INT or t < MIN_INT:
-                    _fail("integer out of 64-bit signed range")
+                    fail("integer out of 64-bit signed range")
             elif not (t is None or tt is bool or tt is float):
-                _fail(
+                fail(
                     f"unexpected {tt.__name__} value (Pcore writes arrays and maps as extensions, "
                     "and no binary values)"
                 )
@@ -113,9 +111,9 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
             if code == TABULATION:
                 k = t[1]
                 if k >= len(stab):
-                    _fail(f"TABULATION index {k} out of range")
+                    fail(f"TABULATION index {k} out of range")
                 if k in opened:
-                    _fail("cyclic reference")
+                    fail("cyclic reference")
                 v = stab[k]
                 _check_reference(stack[-1] if stack else None, k, v)
             elif code == PCORE_OBJECT_START:
@@ -124,7 +122,7 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     for s in t[1]:
                         if type(s) is int:
                             if s >= len(wtab) or type(wtab[s]) is not str:
-                                _fail("bad PCORE_OBJECT_START segment index")
+                                fail("bad PCORE_OBJECT_START segment index")
                             segs.append(wtab[s])
                         else:
                             wtab.append(s)
@@ -133,11 +131,11 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     wtab.append(t)
                 name, count = t[1], t[2]
                 if count > ntok - i:
-                    _fail(f"{name}: attribute count {count} exceeds the remaining data")
-                info = _INFO_BY_NAME.get(name)
+                    fail(f"{name}: attribute count {count} exceeds the remaining data")
+                info = INFO_BY_NAME.get(name)
                 if info is not None:
                     if not info.min <= count <= info.max:
-                        _fail(
+                        fail(
                             f"Feature count mismatch for {name}. Expected {info.min} - {info.max}, "
                             f"actual {count}"
                         )
@@ -149,7 +147,7 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     f = _Frame(_K_PTYPE, obj, count, obj.values, None, len(stab))
                     stab.append(obj)
                 else:
-                    _fail(f"No implementation mapping found for Puppet Type {name}")
+                    fail(f"No implementation mapping found for Puppet Type {name}")
                 if count:
                     opened.add(f.extra)
                     stack.append(f)
@@ -161,7 +159,7 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                 stab.append(v)
                 if n:
                     if n > ntok - i:
-                        _fail(f"array size {n} exceeds the remaining data")
+                        fail(f"array size {n} exceeds the remaining data")
                     opened.add(len(stab) - 1)
                     stack.append(_Frame(_K_ARRAY, v, n, None, _refs_of(stack), len(stab) - 1))
                     continue
@@ -171,7 +169,7 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                 stab.append(v)
                 if n:
                     if 2 * n > ntok - i:
-                        _fail(f"map size {n} exceeds the remaining data")
+                        fail(f"map size {n} exceeds the remaining data")
                     opened.add(len(stab) - 1)
                     stack.append(_Frame(_K_MAP, v, 2 * n, [], None, len(stab) - 1))
                     continue
@@ -180,16 +178,16 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     wtab.append(t)
                 n = t[1]
                 if n > ntok - i:
-                    _fail(f"object size {n} exceeds the remaining data")
+                    fail(f"object size {n} exceeds the remaining data")
                 stack.append(_Frame(_K_OTYPE, None, 1, None, None, n - 1))
                 continue
             elif code == REGEXP:
                 if fresh:
                     wtab.append(t)
-                v = _REGEXP(t[1])
+                v = Regexp(t[1])
                 stab.append(v)
             else:  # pragma: no cover - tokens are validated when built
-                _fail(f"unsupported extension {code}")
+                fail(f"unsupported extension {code}")
         # deliver v to the innermost open container, closing every container that becomes complete
         while True:
             if not stack:
@@ -209,16 +207,16 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     try:
                         f.obj[key] = v
                     except TypeError:
-                        _fail("unhashable map key")
+                        fail("unhashable map key")
                 else:
                     f.vals.append(v)
             else:  # _K_OTYPE: v is the type of an included object
                 if not (isinstance(v, PType) and v.name == "Pcore::ObjectType" and len(v.values) == 1):
-                    _fail("OBJECT_START must be followed by a Pcore::ObjectType")
-                names, required, defaults = _object_params(v.values[0])
+                    fail("OBJECT_START must be followed by a Pcore::ObjectType")
+                names, required, defaults = object_params(v.values[0])
                 n = f.extra
                 if not required <= n <= len(names):
-                    _fail(
+                    fail(
                         f"Feature count mismatch for {v.values[0]['name']}. Expected {required} - "
                         f"{len(names)}, actual {n}"
                     )
@@ -229,7 +227,7 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
                     opened.add(len(stab) - 1)
                     stack.append(_Frame(_K_POBJ, obj, n, [], (names, defaults), len(stab) - 1))
                     break
-                _finish_pobject(obj, [], names, defaults)
+                finish_pobject(obj, [], names, defaults)
                 v = obj
                 continue
             f.left -= 1
@@ -241,12 +239,12 @@ def _build(toks: list[Any], budget: int | None = None) -> list[Any]:
             if kind == _K_NODE:
                 v = _finish_node(f, bud)
             elif kind == _K_POBJ:
-                _finish_pobject(obj, f.vals, *f.info)
+                finish_pobject(obj, f.vals, *f.info)
                 v = obj
             else:
                 v = obj
     if stack:
-        _fail("unexpected end of input")
+        fail("unexpected end of input")
     return results
 
 
@@ -276,14 +274,14 @@ def _check_reference(f: _Frame | None, k: int, v: Any) -> None:
     into a DAG whose walk is exponential in the size of the file, so it is malformed."""
     if f is not None:
         if f.kind == _K_NODE:
-            if f.info.locslot == len(f.vals) and type(v) is _LOCATOR:
+            if f.info.locslot == len(f.vals) and type(v) is Locator:
                 return
         elif f.kind == _K_ARRAY and f.info is not None:
             refs = f.info
-            if k > refs.after and k not in refs.seen and isinstance(v, _NODE):
+            if k > refs.after and k not in refs.seen and isinstance(v, Node):
                 refs.seen.add(k)
                 return
-    _fail(
+    fail(
         f"TABULATION {k}: a repeated reference to an already read object (Puppet's model shares only the "
         "Locator and the nodes of Program.definitions)"
     )

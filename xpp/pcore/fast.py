@@ -1,6 +1,6 @@
 """Reader step 2, fast path: a recursive reader generated from the AST table (one function per class, the
 attributes read and type-checked inline).  It accepts a subset of what the complete reader
-(:mod:`xpp.pcore_read`) accepts: the same checks, plus no nesting beyond Python's recursion limit and no
+(:mod:`xpp.pcore.read`) accepts: the same checks, plus no nesting beyond Python's recursion limit and no
 unusual shapes; on *any* exception ``loads`` falls back to the complete reader, which then gives the
 result or the canonical error message.
 """
@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from puppet_xpp.grammar import ast as _ast
-from puppet_xpp.xpp.pcore_base import (
+from puppet_xpp.grammar import ast
+from puppet_xpp.xpp.pcore.base import (
     MAX_INT,
     MIN_INT,
     PObject,
     PType,
-    _finish_pobject,
-    _object_params,
-    _Reject,
+    Reject,
+    finish_pobject,
+    object_params,
 )
-from puppet_xpp.xpp.pcore_nodes import _INFO, _LOCATOR, _REGEXP, _check_expr
+from puppet_xpp.xpp.pcore.nodes import INFO, check_expr
 
 _PENDING = object()  # serializer-table slot of an object whose attributes are being read
 
@@ -143,7 +143,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
     # one module-level factory per class: called once per PCORE_OBJECT_START marker of a document, it
     # returns the closure reading an instance (the reader state comes in as ``st``)
     names = []
-    for info in _INFO.values():
+    for info in INFO.values():
         cls = info.cls
         cname = cls._name
         env["C_" + cname] = cls
@@ -195,7 +195,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
                 L.append(f"{pad}    w = wtab[t[1]]")
                 L.append(f"{pad}    a{k} = w() if w.__class__ is FN else value(t)")
                 L.append(f"{pad}else: a{k} = value(t)")
-            expr = _check_expr(tstr, env)
+            expr = check_expr(tstr, env)
             if cat == "int":
                 expr = f"{expr} and MIN_INT <= x <= MAX_INT"
             if k >= info.min:
@@ -212,7 +212,7 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
         L.append(f"        o = NEW(C_{cname})")
         for k, attr in enumerate(info.wire):
             L.append(f"        o.{attr} = a{k}")
-        if cls is _LOCATOR:
+        if cls is ast.Locator:
             L.append("        if a2 is None:")
             L.append("            bud[0] -= len(a0)")
             L.append("            if bud[0] < 0: raise Reject")
@@ -224,16 +224,16 @@ def _fast_source() -> tuple[str, dict[str, Any]]:
     env.update(
         {
             "PENDING": _PENDING,
-            "Reject": _Reject,
+            "Reject": Reject,
             "MIN_INT": MIN_INT,
             "MAX_INT": MAX_INT,
-            "Regexp": _REGEXP,
+            "Regexp": ast.Regexp,
             "PType": PType,
             "PObject": PObject,
-            "object_params": _object_params,
-            "finish_pobject": _finish_pobject,
+            "object_params": object_params,
+            "finish_pobject": finish_pobject,
             "NEW": object.__new__,
-            "make_locator": _ast.make_locator,
+            "make_locator": ast.make_locator,
             "FN": type(lambda: None),
         }
     )
@@ -259,9 +259,9 @@ def prepare() -> None:
         _FAST_MAKE = _compile_fast()
 
 
-def _fast_build(toks: list[Any], budget: int | None = None) -> Any:
+def fast_build(toks: list[Any], budget: int | None = None) -> Any:
     """The single value of ``toks``, or raise (anything) when the fast path cannot read it.  ``budget``:
-    the work bound (:func:`xpp.pcore_base.work_budget`), None: unbounded."""
+    the work bound (:func:`xpp.pcore.base.work_budget`), None: unbounded."""
     make = _FAST_MAKE
     if make is None:
         prepare()
