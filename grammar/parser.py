@@ -7,7 +7,9 @@ with the reduce actions of grammar/build.py.  Owning the driver loop gives us:
 * error recovery: a syntax error is reported (Puppet's SYNTAX_ERROR, message and position for the first
   one), then parsing resumes at the next top-level statement boundary, so every independent error is
   reported and the statements that parse are kept in the Program;
-* a region API for the language server: `parse_region` parses a run of top-level statements on its own.
+* resumable runs for the incremental parser (grammar.incremental): `Driver.run` goes on from any LR
+  configuration and tells a ``watch`` where statement lists grow and end and where bodies open, so a
+  run can stop at an old statement boundary or take a body kept from an earlier parse whole.
 """
 
 from __future__ import annotations
@@ -210,7 +212,7 @@ class Driver:
     ) -> tuple[Any, int | None]:
         """Parse tokens[i:n] as a program. Returns (value, None) or (salvaged, error_index).
 
-        The incremental parser (grammar/incremental.py) runs the same loop from the middle of a parse:
+        The incremental parser (grammar.incremental) runs the same loop from the middle of a parse:
         ``stack``/``values`` are the LR state there (the list is used and changed in place); ``watch`` is
         called as ``watch(event, i, stack, values)`` with event "item" after a statement list grew (the
         list is ``values[-1]``, the lookahead ``tokens[i]``), "end" before a complete list's call
@@ -617,7 +619,7 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
     return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
 
 
-def _failed_unit_start(tokens: list[Any]) -> int:
+def failed_unit_start(tokens: list[Any]) -> int:
     """Where the lexing unit that a hard lexer error cut begins.  Puppet stops at the lexer error, so a
     syntax error at or after it is an echo: Puppet scans a heredoc's text with its tag and a
     double-quoted string with all of its interpolations before the parser sees any of their tokens."""
@@ -661,7 +663,7 @@ def parse_lexed(
         return ParseResult(None, diagnostics, locator, tokens)
     parsed = tokens
     if lex_error is not None:  # Puppet's parser never reads a token of the lexing unit that failed
-        limit = min(lex_error.offset, _failed_unit_start(tokens))
+        limit = min(lex_error.offset, failed_unit_start(tokens))
         parsed = tokens[: bisect.bisect_left(tokens, limit, key=_start_pos)]
     program = parse_tokens(parsed, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None)
     builder.transform_dropped()

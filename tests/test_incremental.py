@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from puppet_xpp.grammar import ast as A
 from puppet_xpp.grammar import pn
+from puppet_xpp.grammar.check import CheckConfig, check
 from puppet_xpp.grammar.incremental import IncrementalParser
-from puppet_xpp.server.analysis.document import DocConfig, full_analysis
 
 BASE = """# @summary a class
 class demo (
@@ -95,24 +95,24 @@ def _char_start(data: bytes, i: int) -> int:
     return i
 
 
-def _vhost() -> tuple[str, DocConfig, IncrementalParser]:
+def _vhost() -> tuple[str, CheckConfig, IncrementalParser]:
     """apache's vhost.pp (one define with a long parameter list), parsed (skips without the corpus)."""
     if not os.path.exists(CORPUS):
         pytest.skip("corpus not installed")
     text = open(CORPUS, encoding="utf-8").read()
-    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    config = CheckConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
     p = IncrementalParser(text, config)
     p.update()
     return text, config, p
 
 
-def _one_class(target: int, file: str = "big.pp") -> tuple[str, DocConfig, IncrementalParser]:
+def _one_class(target: int, file: str = "big.pp") -> tuple[str, CheckConfig, IncrementalParser]:
     """A one-class manifest of about target bytes (tests/test_incremental.one_class_manifest), parsed
     (skips without the corpus)."""
     text = one_class_manifest(target)
     if len(text) < target // 2:
         pytest.skip("corpus not installed")
-    config = DocConfig(file=file)
+    config = CheckConfig(file=file)
     p = IncrementalParser(text, config)
     p.update()
     return text, config, p
@@ -143,12 +143,13 @@ def dsig(ds):
     return sorted((d.code, d.offset, d.length, d.severity, d.message) for d in ds)
 
 
-def check_same(p: IncrementalParser, config: DocConfig):
+def check_same(p: IncrementalParser, config: CheckConfig):
     p.update()
     assert "crash" not in p.stats, p.stats  # (an internal error, hidden by the full parse it falls back to)
     text = p.data.decode("utf-8", "surrogateescape")
     try:
-        ref, vref = full_analysis(text, config)
+        checked = check(text, config)
+        ref, vref = checked.parse, checked.validation
     except Exception:  # a parser bug (reported to the parser owner): nothing to compare with
         assert p.stats["mode"] == "crashed"
         return
@@ -170,7 +171,7 @@ edit = st.tuples(st.floats(0, 1), st.integers(0, 12), st.sampled_from(PIECES))
 )
 @given(st.lists(st.lists(edit, min_size=1, max_size=3), min_size=1, max_size=12))
 def test_random_edits_equal_full_parse(batches):
-    config = DocConfig(file="/env/modules/demo/manifests/init.pp", modulepath=("/env/modules",))
+    config = CheckConfig(file="/env/modules/demo/manifests/init.pp", modulepath=("/env/modules",))
     p = IncrementalParser(BASE, config)
     p.update()
     for batch in batches:
@@ -187,7 +188,7 @@ def test_random_edits_equal_full_parse(batches):
 
 def test_typing_a_file_character_by_character():
     """Type BASE from scratch, one character at a time (every prefix is checked every 7 characters)."""
-    config = DocConfig(file="x.pp")
+    config = CheckConfig(file="x.pp")
     p = IncrementalParser("", config)
     p.update()
     for k, ch in enumerate(BASE):
@@ -197,7 +198,7 @@ def test_typing_a_file_character_by_character():
 
 
 def test_edit_reparses_only_the_touched_statements():
-    config = DocConfig(file="x.pp")
+    config = CheckConfig(file="x.pp")
     text = "".join(f"file {{ '/tmp/{i}': ensure => file }}\n" for i in range(400))
     p = IncrementalParser(text, config)
     p.update()
@@ -218,7 +219,7 @@ CORPUS = "/usr/share/puppet/modules/apache/manifests/vhost.pp"
 @pytest.mark.skipif(not os.path.exists(CORPUS), reason="corpus not installed")
 def test_corpus_file_random_edits():
     text = open(CORPUS, encoding="utf-8").read()
-    config = DocConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
+    config = CheckConfig(file=CORPUS, modulepath=("/usr/share/puppet/modules",))
     p = IncrementalParser(text, config)
     p.update()
     rnd = random.Random(7)
@@ -279,7 +280,7 @@ def test_one_class_manifest_random_edits():
     text = one_class_manifest(target)
     if len(text) < target // 2:
         pytest.skip("corpus not installed")
-    config = DocConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
+    config = CheckConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
     for seed in range(3):
         p = IncrementalParser(text, config)
         p.update()
@@ -353,7 +354,7 @@ def test_operator_statement_around_edit_is_validated_again():
     operand starts before it: an edit inside that operand leaves the node's own offset after the
     edit, yet its validation (here reported at the operand's start) must not move with it."""
     text = "class c {\n  include a\n  if $a {\n    $b = 1\n  } = 3\n  include b\n}\n"
-    config = DocConfig(file="c.pp")
+    config = CheckConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
     p.validation_diagnostics()  # (cached)
@@ -382,7 +383,7 @@ def test_quote_typed_mid_file_reuses_the_last_plain_parse():
 
     cut = next(start(x) for x in body if data[: x.offset].count(b"\n") >= 8300)
     text = "class tail {\n  " + data[cut:].decode()
-    config = DocConfig(file="tail.pp")
+    config = CheckConfig(file="tail.pp")
     lines = text.splitlines(keepends=True)
     p = IncrementalParser(text, config)
     p.update()
@@ -415,7 +416,7 @@ def test_plain_parse_leaves_the_state_lists_alone():
         "class c {\n  case $x {\n    'a': { $p = 1 }\n    default: {\n      $p = undef\n    }\n  }\n"
         "  include foo\n}\n"
     )
-    config = DocConfig(file="c.pp")
+    config = CheckConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
     at = text.index("undef") + len("undef")
@@ -469,7 +470,7 @@ def test_one_class_manifest_break_and_repair_resumed():
     text = one_class_manifest(30000)
     if len(text) < 15000:
         pytest.skip("corpus not installed")
-    config = DocConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
+    config = CheckConfig(file="/env/modules/big/manifests/init.pp", modulepath=("/env/modules",))
     p = IncrementalParser(text, config)
     p.update()
     rnd = random.Random(11)
@@ -536,7 +537,7 @@ def test_breaking_edits_inside_bodies_equal_full_parse(edits):
     """Unbalanced brackets and quotes inside the bodies of a class (the resumed plain parse), then
     removed again in reverse order: every step equals a full parse."""
     text = "class outer {\n" + BASE.replace("\n", "\n  ") + "\n}\n$after = 1\n"
-    config = DocConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
+    config = CheckConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
     p = IncrementalParser(text, config)
     p.update()
     lo, hi = len("class outer {\n"), len(text.encode()) - len("\n}\n$after = 1\n")
@@ -566,7 +567,7 @@ def test_corpus_template_typing_breaks_and_repairs():
         pytest.skip("corpus not installed")
     path = random.Random(3).choice(files)
     text = open(path, encoding="utf-8").read()
-    config = DocConfig(file=path, epp=True)
+    config = CheckConfig(file=path, epp=True)
     p = IncrementalParser(text, config)
     p.update()
     at = len(text.encode()) // 2
@@ -642,7 +643,7 @@ no port
     )
 )
 def test_template_random_edits_equal_full_parse(edits):
-    config = DocConfig(file="t.epp", epp=True)
+    config = CheckConfig(file="t.epp", epp=True)
     p = IncrementalParser(BASE_EPP, config)
     p.update()
     for where, dellen, piece in edits:
@@ -665,7 +666,7 @@ def test_corpus_templates_random_edits():
     rnd = random.Random(5)
     for path in rnd.sample(files, min(6, len(files))):
         text = open(path, encoding="utf-8").read()
-        config = DocConfig(file=path, epp=True)
+        config = CheckConfig(file=path, epp=True)
         p = IncrementalParser(text, config)
         p.update()
         _random_edits(p, config, rnd, 8)
@@ -711,7 +712,7 @@ def test_brace_typed_in_a_one_statement_body_reuses_the_plain_parse():
     "reused"), and the next keystroke runs the plain parse first instead of the class body's list
     over the rest of the file (stats "lists_tried" 0).  Every step equals a full parse."""
     text, at = _nested_one_statement_bodies()
-    config = DocConfig(file="c.pp")
+    config = CheckConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
     piece = "\n      notice('x', [1, {a => 2}])"
@@ -730,7 +731,7 @@ def test_an_analysis_leaves_no_cyclic_garbage():
     import gc
 
     text, at = _nested_one_statement_bodies()
-    config = DocConfig(file="c.pp")
+    config = CheckConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
     p.validation_diagnostics()
@@ -758,13 +759,13 @@ def test_recovery_scans_are_remembered_across_keystrokes():
     of the next keystroke stop where they reach a token after the edit in a state an earlier scan
     recorded there (grammar.recovery.ScanMemo; hits counted), and every step equals a full parse."""
     text = "class c {\n" + _resources(81) + "}\n"
-    config = DocConfig(file="c.pp")
+    config = CheckConfig(file="c.pp")
     p = IncrementalParser(text, config)
     p.update()
     at = text.index("file,") + len("file,")
     seen: set = set()
     _type_and_delete(p, config, at, "\n    notice('x', [1, {a => 2}])", seen)
-    assert p._scan_memo.hits >= 40, p._scan_memo.hits
+    assert p.scan_memo.hits >= 40, p.scan_memo.hits
     assert p.data.decode() == text
 
 
@@ -775,7 +776,7 @@ def test_plain_parse_takes_unchanged_bodies_whole():
     statements whole instead of parsing them again (stats "bodies_taken"); every step equals a full
     parse."""
     text = "# a header comment\n# and another line\ndefine d (String $a = 'x') {\n" + _resources(60) + "}\n"
-    config = DocConfig(file="d.pp")
+    config = CheckConfig(file="d.pp")
     p = IncrementalParser(text, config)
     p.update()
     at = text.index("\n")
@@ -793,7 +794,7 @@ def test_positions_compacted_on_every_update(monkeypatch, seed):
     edits inside bodies and their undoing still equal a full parse at every step."""
     monkeypatch.setattr(IncrementalParser, "COMPACT_AT", 0)
     text = "class outer {\n" + BASE.replace("\n", "\n  ") + "\n}\n$after = 1\n"
-    config = DocConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
+    config = CheckConfig(file="/env/modules/outer/manifests/init.pp", modulepath=("/env/modules",))
     p = IncrementalParser(text, config)
     p.update()
     rnd = random.Random(seed)

@@ -330,14 +330,14 @@ def _mutation_inputs(seed: int, count: int):
 
 def _check_no_crash(path: str, epp: bool, src: str, damaged: str):
     """parse, validate and the incremental parser (the damage applied as an edit) never raise."""
+    from puppet_xpp.grammar.check import CheckConfig
     from puppet_xpp.grammar.incremental import IncrementalParser
     from puppet_xpp.grammar.validator import validate
-    from puppet_xpp.server.analysis.document import DocConfig
 
     res = parse(damaged, path, epp=epp)
     if res.program is not None:
         validate(res.program, file=path)
-    p = IncrementalParser(src, DocConfig(file=path, epp=epp))
+    p = IncrementalParser(src, CheckConfig(file=path, epp=epp))
     p.update()
     old, new = src.encode(), damaged.encode()
     a = 0

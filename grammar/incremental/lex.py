@@ -1,38 +1,52 @@
 """The lexing window of the incremental parser (grammar.incremental): which lines around an edit
-are lexed again and how the new tokens are spliced into the token list (Relexer, a mixin of
+are lexed again and how the new tokens are spliced into the token list (Relexer, held by the
 IncrementalParser).  Separate from parsing: it only needs the tokens, the text and the state kept
-while the text is broken.
+while the text is broken (grammar.incremental.broken's BrokenText, read here).
 """
 
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from puppet_xpp.grammar.incremental_broken import _Shadow
-from puppet_xpp.grammar.incremental_state import (
-    _BLANK,
-    _CONTEXT_FIRST,
-    _NOT_ANCHOR,
-    _SCAN,
-    _dq_flags,
-    _Fallback,
-    _Ghost,
-    _LexBroken,
-    _overlapping,
-    _same,
-    _shift,
-    _start,
+from puppet_xpp.grammar.incremental.plain import Shadow
+from puppet_xpp.grammar.incremental.state import (
+    BLANK,
+    CONTEXT_FIRST,
+    NOT_ANCHOR,
+    SCAN,
+    Fallback,
+    LexBroken,
+    dq_flags,
+    overlapping,
+    same_token,
+    shift_token,
+    token_start,
 )
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
 from puppet_xpp.grammar.lexer_text import NO_REGEX
 
 if TYPE_CHECKING:
-    from puppet_xpp.grammar.incremental import IncrementalParser
+    from puppet_xpp.grammar.incremental.reparser import IncrementalParser
+
+
+class Splice(NamedTuple):
+    """What Relexer.relex changed: tokens [c, ce) of the new list replaced old tokens [c, m1_old)
+    (dT more); ``adjacent``: the first changed token touched the one before it (before the edit);
+    ``lexed``: tokens lexed in the window [window[0], window[1]) of the new text."""
+
+    c: int
+    ce: int
+    dT: int
+    m1_old: int
+    adjacent: bool
+    lexed: int
+    window: tuple[int, int]
 
 
 class Relexer:
-    """IncrementalParser's lexing window (a mixin: the methods' self is the IncrementalParser).
+    """The IncrementalParser's lexing window, with the state it keeps about the token list (``parser``:
+    its tokens, text and configuration, and the broken-text state it reads).
 
     *Lexing.*  Only a window of lines around the edit is re-lexed, from a line where the lexer is in its
     initial state to one after the edit (*anchors*: tokens first on their line, outside strings, whose lexing
@@ -43,37 +57,34 @@ class Relexer:
     refer to them).
     """
 
-    # For mypy only (no runtime effect): the IncrementalParser attributes these methods set, declared with
-    # the types its __init__ gives them (mypy takes an attribute set through a mixin method's self for one
-    # of the mixin's own); and `type: ignore[misc]` on each method, as mypy wants an explicit self type to
-    # be a supertype of the class, not the subclass the mixin serves.
-    lex_diags: list[Any]
-    _shadow: _Shadow | None
-    _last_splice: tuple[Any, ...]
-    _rdiv_clean: int
-    _lex_fail: tuple[Any, ...] | None
-    _ghost: _Ghost | None
-    _inside: list[Any] | None
-    _levels_dq: list[Any]
-    _mapped: bool
-    stats: dict[str, Any]
+    def __init__(self, parser: IncrementalParser) -> None:
+        self.parser = parser
+        self.inside: list[bool] | None = None  # per token: inside a string or heredoc text
+        self.nesting: list[int] = []  # ... and the string nesting after it (_splice_inside)
+        self.rdiv_clean = 0  # tokens[:k] hold no DIV lexed where a regex could start (_regex_div_before)
+        self.mapped = False  # a token has derived positions (lexer.MappedToken)
+        # the last splice: (m0, len(middle), removed tokens, ds, de_old, delta, inside, nesting)
+        self.last_splice: tuple[Any, ...] = ()
+        self._lex_fail: tuple[Any, ...] | None = None  # _lex_window's last hard error
 
     # -- lexing window
 
-    def _relex(self: IncrementalParser, ds: int, de: int, delta: int) -> tuple[int, int, int, int] | None:  # type: ignore[misc]
-        """Re-lex a window around the edit and splice the tokens that changed; returns (first changed
-        token, first unchanged token after them, token count delta) in the new token list, or None
-        when no token changed (positions are then moved here)."""
-        data = self.data
-        toks = self.tokens
+    def relex(self, ds: int, de: int, delta: int) -> Splice:
+        """Re-lex a window around the edit and splice the tokens that changed (the tokens after them
+        and the lexer warnings move by delta); raises Fallback when the window cannot be lexed on its
+        own, LexBroken on a hard lexer error."""
+        p = self.parser
+        broken = p.broken_text
+        data = p.data
+        toks = p.tokens
         n_old = len(toks)
         ds_old, de_old = ds, de - delta
         inside = self._inside_flags()
         # window start: the last anchor whose line starts at or before ds
         a_idx = None
         a_line = 0
-        k0 = bisect.bisect_right(toks, ds_old, key=_start) - 1
-        for idx in range(min(k0, n_old - 1), max(-1, k0 - _SCAN), -1):
+        k0 = bisect.bisect_right(toks, ds_old, key=token_start) - 1
+        for idx in range(min(k0, n_old - 1), max(-1, k0 - SCAN), -1):
             t = toks[idx]
             if t.start_pos > ds_old or inside[idx]:
                 continue
@@ -86,8 +97,8 @@ class Relexer:
         # window end: the first anchor after the damage (checked in the new text)
         b_idx = n_old
         b_line_new = len(data)
-        k1 = max(a_idx + 1, bisect.bisect_left(toks, de_old, key=_start))
-        for idx in range(k1, min(n_old, k1 + _SCAN)):
+        k1 = max(a_idx + 1, bisect.bisect_left(toks, de_old, key=token_start))
+        for idx in range(k1, min(n_old, k1 + SCAN)):
             t = toks[idx]
             if t.start_pos < de_old or inside[idx]:
                 continue
@@ -104,19 +115,19 @@ class Relexer:
         regex_before: bool | None = None
         self._lex_fail = None
         tail: Any = None
-        if self._state_toks is not None:
+        if broken.state_toks is not None:
             tail = self._state_tail(a_idx, a_line, de_old, delta, only_lost=True)
             if tail:
                 new_toks, lex_diags, b_idx, b_line_new = tail[0], tail[1], tail[2], tail[3]
         while not tail:
             win = data[a_line:b_line_new]
             if b"*/" in win and self._div_star(data, 0, a_line, toks, 0):
-                raise _Fallback()
+                raise Fallback()
             if b"/" in win:
                 if regex_before is None:
                     regex_before = self._regex_div_before(a_idx)
                 if regex_before:
-                    raise _Fallback()
+                    raise Fallback()
             new_toks, lex_diags = self._lex_window(a_line, b_line_new)
             if (
                 new_toks is not None
@@ -148,12 +159,12 @@ class Relexer:
             f = self._lex_fail
             if f is not None and f[0] == a_line and f[1] == len(data):
                 # a hard lexer error: what a full parse of the text is given, without the state's
-                keep = [d for d in self.lex_diags if d.offset is None or d.offset < a_line]
-                raise _LexBroken(toks[:a_idx] + f[2], keep + f[3], f[4])
-            raise _Fallback()
+                keep = [d for d in p.lex_diags if d.offset is None or d.offset < a_line]
+                raise LexBroken(toks[:a_idx] + f[2], keep + f[3], f[4])
+            raise Fallback()
         assert lex_diags is not None
-        if _overlapping(new_toks) or _overlapping(toks[a_idx:b_idx]):
-            raise _Fallback()  # (see _overlapping)
+        if overlapping(new_toks) or overlapping(toks[a_idx:b_idx]):
+            raise Fallback()  # (see overlapping)
         nw = len(new_toks)
         old_win = toks[a_idx:b_idx]
         # common prefix (tokens before the edit, equal) and suffix (after it, equal once moved)
@@ -161,13 +172,13 @@ class Relexer:
         lim = min(nw, len(old_win))
         while pre < lim:
             x, y = new_toks[pre], old_win[pre]
-            if x.start_pos >= ds or not _same(x, y, 0):
+            if x.start_pos >= ds or not same_token(x, y, 0):
                 break
             pre += 1
         suf = 0
         while not tail and suf < lim - pre:
             x, y = new_toks[nw - 1 - suf], old_win[len(old_win) - 1 - suf]
-            if x.start_pos < ds + (de - ds) or not _same(x, y, delta):
+            if x.start_pos < ds + (de - ds) or not same_token(x, y, delta):
                 break
             suf += 1
         m0 = a_idx + pre  # first changed token
@@ -178,32 +189,32 @@ class Relexer:
         if tail:
             back = {id(t) for t in tail[4]}
             removed = [t for t in removed if id(t) not in back]
-        self._rdiv_clean = min(self._rdiv_clean, m0)
-        sh = self._shadow
-        if sh is None and self._ghost is not None:
-            sh = self._shadow = _Shadow()
+        self.rdiv_clean = min(self.rdiv_clean, m0)
+        sh = broken.shadow
+        if sh is None and p.ghost is not None:
+            sh = broken.shadow = Shadow()
         if sh is not None:  # (records refer to lost tokens: lexed again, they take their objects back)
             sh.add(removed, ds, de_old, delta)
             sh.take_back(middle)
             if len(sh.toks) > sh.LIMIT:
                 sh.toks.clear()
-        self._last_splice = (m0, len(middle), removed, ds, de_old, delta, self._inside, self._levels_dq)
+        self.last_splice = (m0, len(middle), removed, ds, de_old, delta, self.inside, self.nesting)
         toks[m0:m1_old] = middle
-        self._scan_memo.spliced(toks, m0, m1_old, len(middle) - (m1_old - m0))
+        p.scan_memo.spliced(toks, m0, m1_old, len(middle) - (m1_old - m0))
         ce = m0 + len(middle)
         if delta:
             for t in toks[ce:]:
                 t.start_pos += delta
                 t.end_pos += delta
-            if self._mapped:
+            if self.mapped:
                 for t in toks[ce:]:
                     if type(t) is MappedToken:
                         if t.concat_end_pos is not None:
                             t.concat_end_pos += delta
                         if t.name_start_pos is not None:
                             t.name_start_pos += delta
-        if not self._mapped:
-            self._mapped = any(type(t) is MappedToken for t in middle)
+        if not self.mapped:
+            self.mapped = any(type(t) is MappedToken for t in middle)
         known = None
         if tail and len(tail[0]) - len(tail[4]) >= pre:
             known = (len(tail[0]) - len(tail[4]) - pre, tail[5], tail[6])
@@ -211,7 +222,7 @@ class Relexer:
         # lexer warnings
         b_old_line = b_line_new - delta
         keep = []
-        for d in self.lex_diags:
+        for d in p.lex_diags:
             o = d.offset
             if o is None or o < a_line:
                 keep.append(d)
@@ -219,39 +230,12 @@ class Relexer:
                 d.offset = o + delta
                 keep.append(d)
         keep.extend(lex_diags)
-        self.lex_diags = keep
-        self.stats = {"mode": "incremental", "tokens_lexed": nw, "window": (a_line, b_line_new)}
+        p.lex_diags = keep
         adjacent = 0 < m0 < len(toks) and toks[m0 - 1].end_pos == toks[m0].start_pos - delta
-        if not middle and m1_old == m0 and self._broken is None and not adjacent and not self._recovered():
-            # only blanks or comments changed: move what follows (not between two tokens that
-            # touched: a node of length 0 there may belong to either; their statement is reparsed)
-            self.stats["mode"] = "shift"
-            self.stats["tokens_parsed"] = 0
-            g = self._ghost
-            if g is not None:
-                if ds < g.start.start_pos:
-                    g.delta += delta
-                else:
-                    self._ghost = None
-            # nodes start and end at tokens: the edit is taken as made just before the first token
-            # after it (it may also have replaced characters of a token by the same ones, a quote by
-            # a quote); a node of length 0 at the end of the token before stays where it is
-            if m0 < len(toks) and (m0 == 0 or toks[m0 - 1].end_pos <= toks[m0].start_pos - delta):
-                g0 = toks[m0].start_pos - delta
-                self._move_all(g0, g0, delta)
-            else:
-                self._move_all(ds, de - delta, delta)
-            self._finish([], [])
-            return None
-        return m0, ce, dT, m1_old
+        return Splice(m0, ce, dT, m1_old, adjacent, nw, (a_line, b_line_new))
 
-    def _recovered(self: IncrementalParser) -> bool:  # type: ignore[misc]
-        """Did the parse recover from a syntax error?  Where it resumes depends on line breaks and
-        first columns (grammar.parser.next_resume), so blanks changed then are not just moved."""
-        return any(d.code == "SYNTAX_ERROR" for d in self.full_diags)
-
-    def _state_tail(  # type: ignore[misc]
-        self: IncrementalParser, a_idx: int, a_line: int, de_old: int, delta: int, only_lost: bool = False
+    def _state_tail(
+        self, a_idx: int, a_line: int, de_old: int, delta: int, only_lost: bool = False
     ) -> tuple[Any, ...] | None:
         """While broken: a window from a_line to the first line after every edit since the state where
         the state's lexing is in its initial state (an anchor of the state's tokens), when the window
@@ -261,47 +245,50 @@ class Relexer:
         otherwise have to grow over until the two lexings meet).  Returns (window tokens + the state's
         tokens, lexer warnings, first current token kept, its line start in the new text, the state's
         tokens taken back) or None."""
-        st, flags, sh = self._state_toks, self._state_inside, self._shadow
+        p = self.parser
+        broken = p.broken_text
+        st, flags, sh = broken.state_toks, broken.state_inside, broken.shadow
         if (
             st is None
             or flags is None
             or sh is None
-            or self._state_lexw
+            or broken.state_lexw
             or len(flags) != len(st)
-            or len(self._state_nesting) != len(st)
+            or len(broken.state_nesting) != len(st)
         ):
             return None
-        data = self.data
-        toks = self.tokens
-        lim = max(de_old, self._broken_de)  # (previous text's coordinates, as the state's tokens)
+        data = p.data
+        toks = p.tokens
+        index = p.index
+        lim = max(de_old, broken.broken_de)  # (previous text's coordinates, as the state's tokens)
         have = sh.toks
 
         def placed(x: Any) -> bool:
             """Is x's position the current one (a token of the list or of the shadow)?  (The
             state's tokens lost inside an edit keep an old one.)"""
-            return have.get(x.start_pos) is x or self._index(x) >= 0
+            return have.get(x.start_pos) is x or index(x) >= 0
 
         # the state's tokens from the first one that is placed at or after lim on lie in text that
         # no edit since the state touched: all of them are placed
         ns = len(st)
-        j0 = bisect.bisect_left(st, lim, key=_start)
-        stop = min(ns, j0 + 4 * _SCAN)
+        j0 = bisect.bisect_left(st, lim, key=token_start)
+        stop = min(ns, j0 + 4 * SCAN)
         while j0 < stop and not (st[j0].start_pos >= lim and placed(st[j0])):
             j0 += 1
         if j0 >= stop:
             return None
-        for j in range(j0 + 1, min(ns, j0 + _SCAN)):
+        for j in range(j0 + 1, min(ns, j0 + SCAN)):
             t = st[j]
-            if flags[j] or t.type in _NOT_ANCHOR or t.value.startswith("/"):
+            if flags[j] or t.type in NOT_ANCHOR or t.value.startswith("/"):
                 continue
             p = t.start_pos + delta
             ls = data.rfind(b"\n", 0, p) + 1
-            if data[ls:p].strip(_BLANK) or st[j - 1].end_pos > ls - delta or ls - delta < lim:
+            if data[ls:p].strip(BLANK) or st[j - 1].end_pos > ls - delta or ls - delta < lim:
                 continue
             break
         else:
             return None
-        if only_lost and self._index(st[j]) >= 0:
+        if only_lost and index(st[j]) >= 0:
             return None  # (the current tokens there are the state's: the usual window is as short)
         win = data[a_line:ls]
         if b"/*" in win or b"*/" in win:
@@ -328,40 +315,39 @@ class Relexer:
             at = bt.start_pos
             if have.get(at) is bt:
                 del have[at]
-            _shift(bt, delta)
+            shift_token(bt, delta)
         b_line = toks[r].start_pos + delta if r < len(toks) else len(data)
         if r < len(toks):
             b_line = data.rfind(b"\n", 0, b_line) + 1
-        return (new_toks + back, lex_diags, r, b_line, back, flags[j:e], self._state_nesting[j:e])
+        return (new_toks + back, lex_diags, r, b_line, back, flags[j:e], broken.state_nesting[j:e])
 
-    def _inside_flags(self: IncrementalParser) -> list[Any]:  # type: ignore[misc]
+    def _inside_flags(self) -> list[bool]:
         """For each token: does it lie inside a string or heredoc text (no lexer anchor there)?
-        (``self._levels_dq[k]``: the string nesting after token k, kept up to date by _splice_inside.)"""
-        if self._inside is None:
-            self._inside, self._levels_dq = _dq_flags(self.tokens, 0, len(self.tokens), 0)
-        return self._inside
+        (``self.nesting[k]``: the string nesting after token k, kept up to date by _splice_inside.)"""
+        if self.inside is None:
+            toks = self.parser.tokens
+            self.inside, self.nesting = dq_flags(toks, 0, len(toks), 0)
+        return self.inside
 
-    def _splice_inside(  # type: ignore[misc]
-        self: IncrementalParser, m0: int, m1_old: int, m_new: int, known: tuple[Any, ...] | None = None
-    ) -> None:
+    def _splice_inside(self, m0: int, m1_old: int, m_new: int, known: tuple[Any, ...] | None = None) -> None:
         """Flags of the spliced tokens, then of the ones after them until the nesting is the old one.
         known: (k, flags, nesting) of the spliced tokens from the k-th on (the state's, _state_tail)."""
-        if self._inside is None:
+        if self.inside is None:
             return
-        toks = self.tokens
+        toks = self.parser.tokens
         n = len(toks)
-        old_f, old_lv = self._inside, self._levels_dq
+        old_f, old_lv = self.inside, self.nesting
         lv0 = old_lv[m0 - 1] if m0 else 0
         k = m0 + m_new
         if known is not None and known[0] > 0:
-            f, lv = _dq_flags(toks, m0, m0 + known[0], lv0)
+            f, lv = dq_flags(toks, m0, m0 + known[0], lv0)
             if (lv[-1] if lv else lv0) != 0:
-                f, lv = _dq_flags(toks, m0, k, lv0)  # (a nesting that does not meet: computed)
+                f, lv = dq_flags(toks, m0, k, lv0)  # (a nesting that does not meet: computed)
             else:
                 f.extend(known[1])
                 lv.extend(known[2])
         else:
-            f, lv = _dq_flags(toks, m0, k, lv0)
+            f, lv = dq_flags(toks, m0, k, lv0)
         level = lv[-1] if lv else lv0
         j = m1_old  # old index of toks[k]
         while k < n:
@@ -374,8 +360,8 @@ class Relexer:
             j += 1
             if level == old_lv[j - 1]:
                 break  # the same nesting after the same token: the rest is unchanged
-        self._inside = old_f[:m0] + f + old_f[j:]
-        self._levels_dq = old_lv[:m0] + lv + old_lv[j:]
+        self.inside = old_f[:m0] + f + old_f[j:]
+        self.nesting = old_lv[:m0] + lv + old_lv[j:]
 
     @staticmethod
     def _div_star(data: bytes, a: int, b: int, toks: list[Any], lo: int) -> bool:
@@ -384,22 +370,22 @@ class Relexer:
         such a division into a comment, while a `/*` inside a string (a path with a glob) stays."""
         i = data.find(b"/*", a, b)
         while i != -1:
-            k = bisect.bisect_left(toks, i, lo, key=_start)
+            k = bisect.bisect_left(toks, i, lo, key=token_start)
             # (around a heredoc the tokens are not in text order: look at the neighbours too)
             if any(t.start_pos == i and t.type == "DIV" for t in toks[max(lo, k - 8) : k + 8]):
                 return True
             i = data.find(b"/*", i + 2, b)
         return False
 
-    def _regex_div_before(self: IncrementalParser, k: int) -> bool:  # type: ignore[misc]
+    def _regex_div_before(self, k: int) -> bool:
         """_regex_div over tokens[:k], scanning only what was not scanned clean before (a splice
         makes the tokens from its first changed one unscanned again): not O(file) per keystroke."""
-        k0 = self._rdiv_clean
+        k0 = self.rdiv_clean
         if k0 >= k:
             return False
-        if self._regex_div(self.tokens, k0, k):
+        if self._regex_div(self.parser.tokens, k0, k):
             return True
-        self._rdiv_clean = k
+        self.rdiv_clean = k
         return False
 
     @staticmethod
@@ -419,31 +405,29 @@ class Relexer:
                     return True
         return False
 
-    def _anchor_line(  # type: ignore[misc]
-        self: IncrementalParser, idx: int, data: bytes, delta: int, check_prev: bool = True
-    ) -> int | None:
+    def _anchor_line(self, idx: int, data: bytes, delta: int, check_prev: bool = True) -> int | None:
         """Line start of token idx if it is a lexing anchor in `data` (token positions + delta)."""
-        toks = self.tokens
+        toks = self.parser.tokens
         t = toks[idx]
-        if t.type in _NOT_ANCHOR or t.value.startswith("/"):
+        if t.type in NOT_ANCHOR or t.value.startswith("/"):
             return None
         p = t.start_pos + delta
         if p > len(data):
             return None
         ls = data.rfind(b"\n", 0, p) + 1
-        if data[ls:p].strip(_BLANK):
+        if data[ls:p].strip(BLANK):
             return None
         if check_prev and idx > 0 and toks[idx - 1].end_pos > ls:
             return None
         return ls
 
-    def _lex_window(self: IncrementalParser, a: int, b: int) -> tuple[list[Any] | None, list[Any] | None]:  # type: ignore[misc]
+    def _lex_window(self, a: int, b: int) -> tuple[list[Any] | None, list[Any] | None]:
         """Tokens + warnings of data[a:b] at their global positions, or (None, None) on a hard error."""
-        window = self.data[a:b].decode("utf-8", "surrogateescape")
-        lx = Lexer(window, epp=False, tasks=self.config.tasks)
+        window = self.parser.data[a:b].decode("utf-8", "surrogateescape")
+        lx = Lexer(window, epp=False, tasks=self.parser.config.tasks)
         toks = lx.tokens()
-        if a and toks and toks[0].type in _CONTEXT_FIRST:
-            raise _Fallback()  # (lexed without the token before it, which decides its type)
+        if a and toks and toks[0].type in CONTEXT_FIRST:
+            raise Fallback()  # (lexed without the token before it, which decides its type)
         if a:
             for t in toks:
                 t.start_pos += a
@@ -462,13 +446,11 @@ class Relexer:
             return None, None
         return toks, list[Any](lx.diagnostics)
 
-    def _anchor_from(  # type: ignore[misc]
-        self: IncrementalParser, idx: int, de_old: int, delta: int, inside: list[Any]
-    ) -> tuple[int, int] | None:
+    def _anchor_from(self, idx: int, de_old: int, delta: int, inside: list[Any]) -> tuple[int, int] | None:
         """The first window end (token index, line start in the new text) at or after token idx."""
-        toks = self.tokens
-        data = self.data
-        for k in range(idx, min(len(toks), idx + _SCAN)):
+        toks = self.parser.tokens
+        data = self.parser.data
+        for k in range(idx, min(len(toks), idx + SCAN)):
             if inside[k] or toks[k].start_pos < de_old:
                 continue
             ls = self._anchor_line(k, data, delta, False)

@@ -1,66 +1,66 @@
 """What the parts of the incremental parser (grammar.incremental) share: the records of a parse
-(_Level, _Ghost, _Recorder, _Positions), the exceptions that change its path (_Fallback, _LexBroken,
-_Escalate) and the small helpers and constants on nodes and tokens.  Kept apart so that
-incremental.py and the modules of its parts (incremental_broken, incremental_lex,
-incremental_validate) import them from one place, none of those importing incremental.py at run time.
+(Level, Ghost, Recorder, Positions), the exceptions that change its path (Fallback, LexBroken,
+Escalate) and the small helpers and constants on nodes and tokens.  Kept apart so that every module
+of the package imports them from one place, none of them importing grammar.incremental.reparser at
+run time.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import parser as P
+from puppet_xpp.grammar import ast, parser
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.lexer import MappedToken
 
-Node = A.Node
-BlockExpression = A.BlockExpression
-Program = A.Program
-Nop = A.Nop
+Node = ast.Node
+BlockExpression = ast.BlockExpression
+Program = ast.Program
+Nop = ast.Nop
 
-_DEF_TYPES = frozenset(
+DEF_TYPES = frozenset(
     (
-        A.ResourceTypeDefinition,
-        A.HostClassDefinition,
-        A.PlanDefinition,
-        A.FunctionDefinition,
-        A.NodeDefinition,
-        A.TypeAlias,
-        A.TypeDefinition,
+        ast.ResourceTypeDefinition,
+        ast.HostClassDefinition,
+        ast.PlanDefinition,
+        ast.FunctionDefinition,
+        ast.NodeDefinition,
+        ast.TypeAlias,
+        ast.TypeDefinition,
     )
 )
-_NOT_ANCHOR = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX", "HEREDOC", "DQPRE", "DQMID", "DQPOST"))
-_BLANK = b" \t\r\x0b\x0c"
+NOT_ANCHOR = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX", "HEREDOC", "DQPRE", "DQMID", "DQPOST"))
+BLANK = b" \t\r\x0b\x0c"
 # token types whose lexing depends on the token before them (`/` after a value is a division,
 # `{` after `?` a selector's): a window whose first token is one of them is not lexed on its own
-_CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
-_IF = A.IfExpression
-_SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
+CONTEXT_FIRST = frozenset(("LBRACE", "SELBRACE", "DIV", "REGEX"))
+_IF = ast.IfExpression
+SCAN = 2000  # tokens scanned for a window anchor on each side of an edit
 # a top-level syntax error this many tokens after the change makes the next edit try the plain parse
 # first (the program's list would run over all of them only to meet it again)
-_FAR = 200
+FAR = 200
 
 
-def _end(n: Any) -> int:
+def node_end(n: Any) -> int:
     return int(n.offset + n.length)
 
 
-def _start(t: Any) -> int:
+def token_start(t: Any) -> int:
     return int(t.start_pos)
 
 
-def _bound_pos(t: Any) -> float:
+def bound_pos(t: Any) -> float:
     return float("inf") if t is None else float(t.start_pos)
 
 
-class _Fallback(Exception):
+class Fallback(Exception):
     """The incremental path cannot be used for this edit: do a full parse."""
 
 
-class _LexBroken(_Fallback):
+class LexBroken(Fallback):
     """The text has a hard lexer error after the edit: the state stays as it was (the next update
     reparses from it over all edits since), and a plain parse of these tokens is shown."""
 
@@ -71,7 +71,7 @@ class _LexBroken(_Fallback):
         self.error = error
 
 
-class _Escalate(Exception):
+class Escalate(Exception):
     """The statement list cannot take this edit on its own: reparse in the enclosing list.
 
     ``hard``: the list's run met a syntax error it could not recover from (the top level's kind).  A
@@ -85,7 +85,7 @@ class _Escalate(Exception):
         self.synced = synced  # the run came back to the list's boundaries (the text parses there)
 
 
-class _Level:
+class Level:
     """One statement list of the current parse (the program's or a `{ }` body's)."""
 
     __slots__ = ("opener", "closer", "states", "values", "raw", "bounds", "out", "xdiags", "first", "stale")
@@ -101,24 +101,24 @@ class _Level:
         self.xdiags: list[Any] = []  # diagnostics of the call transform of this list
         self.first: Any = None  # the first token of the first statement, when known (the program's)
         # the LR stack below the list (states/values) may hold objects of an older parse: a body kept
-        # whole while its header was reparsed (see _Recorder._open), or a list inside it
+        # whole while its header was reparsed (see Recorder._open), or a list inside it
         self.stale = False
 
 
-class _Ghost:
+class Ghost:
     """Statements of a list that a syntax error swallowed (recovery skipped them to the list's end):
     kept aside with their diagnostics, lists and cached validation, so that the edit repairing the
     error finds them again (same tokens) instead of reparsing the rest of the list."""
 
     __slots__ = ("level", "raw", "bounds", "start", "diags", "levels", "vcache", "calls", "delta")
 
-    def __init__(self, level: _Level, raw: list[Any], bounds: list[Any], start: Any) -> None:
+    def __init__(self, level: Level, raw: list[Any], bounds: list[Any], start: Any) -> None:
         self.level = level
         self.raw = raw  # the statements
         self.bounds = bounds  # bounds[k]: lookahead token after raw[k]
         self.start = start  # the first token of raw[0]
         self.diags: list[Any] = []  # their parse diagnostics
-        self.levels: dict[int, _Level] = {}  # their statement lists
+        self.levels: dict[int, Level] = {}  # their statement lists
         self.vcache: dict[int, tuple[Any, ...]] = {}
         # the calls the list's transform made of them (`include x`): id(functor) -> (call, its cache
         # entry); the transform makes them anew when they are restored, the validation stays
@@ -126,7 +126,7 @@ class _Ghost:
         self.delta = 0  # bytes added before them since they were set aside
 
 
-def _shift(t: Any, delta: int) -> None:
+def shift_token(t: Any, delta: int) -> None:
     t.start_pos += delta
     t.end_pos += delta
     if type(t) is MappedToken:
@@ -136,13 +136,13 @@ def _shift(t: Any, delta: int) -> None:
             t.name_start_pos += delta
 
 
-def _transform(raw: list[Any], locator: Any, file: str) -> tuple[list[Any], list[Any]]:
+def transform(raw: list[Any], locator: Any, file: str) -> tuple[list[Any], list[Any]]:
     b = Builder(locator, file)
     out = b.statements(raw)
     return out, b.diagnostics
 
 
-class _Recorder:
+class Recorder:
     """The ``watch`` of grammar.parser.Driver.run: records statement lists; in a resumed run, also
     says where to stop (see IncrementalParser._reparse_level)."""
 
@@ -151,21 +151,21 @@ class _Recorder:
         self.n = n
         self.locator = locator
         self.file = file
-        self.levels: dict[int, _Level] = {}  # id(opener) (0: the program) -> level
+        self.levels: dict[int, Level] = {}  # id(opener) (0: the program) -> level
         self.top_done = False
         # resumed run: the list it runs in
-        self.target: _Level | None = None
+        self.target: Level | None = None
         self.depth = 0  # stack height of that list's statements
         self.sync: dict[int, int] = {}  # id(old lookahead token) -> old statement index
-        self.gsync: dict[int, int] = {}  # the same for the statements of a _Ghost
+        self.gsync: dict[int, int] = {}  # the same for the statements of a Ghost
         self.ce = 0  # first token after the changed ones
         self.run_bounds: list[Any] = []
         self.stop: tuple[Any, ...] | None = None  # ('sync', old index) | ('end',)
-        self.old_levels: dict[int, _Level] = {}  # bodies that may be kept whole (event "open")
-        self.jumped: list[_Level] = []
+        self.old_levels: dict[int, Level] = {}  # bodies that may be kept whole (event "open")
+        self.jumped: list[Level] = []
         self.jstacks: list[tuple[tuple[Any, ...], list[Any]]] = []  # the run's LR stack at each jump
         self.tables: Any = None
-        self.parser: Any = None
+        self.index: Callable[[Any], int] | None = None  # IncrementalParser.index (a body kept whole)
 
     def _open(self, i: int, stack: list[Any], values: list[Any]) -> Any:
         """A `{` after the changed tokens whose body is unchanged: push the old body's statements and
@@ -176,9 +176,12 @@ class _Recorder:
         if lv is None or lv.out is None or lv.closer is None or lv.states[-1] != stack[-1]:
             return None
         t = self.tables
-        if P.open_class_names(t, stack, values) != P.open_class_names(t, list[Any](lv.states), lv.values):
+        if parser.open_class_names(t, stack, values) != parser.open_class_names(
+            t, list[Any](lv.states), lv.values
+        ):
             return None
-        k = self.parser._index(lv.closer)
+        assert self.index is not None
+        k = self.index(lv.closer)
         if k <= i:
             return None
         g = t.gotos[stack[-1]].get("statements")
@@ -213,7 +216,7 @@ class _Recorder:
             if event == "end":
                 tok = self.tokens[i] if i < self.n else None
                 if tok is not tgt.closer:
-                    raise _Escalate()
+                    raise Escalate()
                 self.stop = ("end",)
                 return True
             return False
@@ -227,7 +230,7 @@ class _Recorder:
         lvl = self.levels.get(key)
         if event == "item":
             if lvl is None or lvl.raw is not values[-1]:
-                lvl = _Level(opener, tuple[Any, ...](stack[:-1]), values[:-1], values[-1])
+                lvl = Level(opener, tuple[Any, ...](stack[:-1]), values[:-1], values[-1])
                 self.levels[key] = lvl
             lvl.bounds.append(self.tokens[i] if i < self.n else None)
         elif lvl is not None and (event == "list" or lvl.raw is values[-1]):
@@ -237,7 +240,7 @@ class _Recorder:
                     del self.levels[key]  # (an LALR reduction before an error: not the list's end)
                     return False
                 lvl.closer = tok
-                lvl.xdiags = _transform(list(values[-1]), self.locator, self.file)[1]
+                lvl.xdiags = transform(list(values[-1]), self.locator, self.file)[1]
             else:  # "list"
                 lvl.out = values[-1]
                 if key == 0:
@@ -245,7 +248,7 @@ class _Recorder:
         return False
 
 
-def _roots(values: list[Any]) -> set[int]:
+def roots(values: list[Any]) -> set[int]:
     """ids of the nodes among values and in the lists among them (one level, comma lists too)."""
     out = set()
     for v in values:
@@ -260,16 +263,16 @@ def _roots(values: list[Any]) -> set[int]:
     return out
 
 
-def _mark(pos: _Positions, n: Any) -> int:
+def mark_of(pos: Positions, n: Any) -> int:
     e = pos.pending.get(id(n))
     return int(e[1]) if e is not None else 0
 
 
-def _no_visit(n: Any) -> bool:
+def no_visit(n: Any) -> bool:
     return False
 
 
-def _remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
+def remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
     """diags without one occurrence of each diagnostic in remove (compared by value)."""
     if not remove:
         return diags
@@ -312,7 +315,7 @@ def _children(n: Any) -> list[Any]:
     return out
 
 
-class _Positions:
+class Positions:
     """Node offsets moved lazily: ``pending[id(n)] = [n, d]`` means that every node of n's subtree is
     d bytes further than its ``offset`` says.  An edit marks the statements after it (O(statements)
     instead of O(nodes)); :meth:`flush` applies the marks (when the AST is handed out), :meth:`push`
@@ -388,7 +391,7 @@ class _Positions:
                 elif isinstance(v, Node):
                     push((v, d))
 
-    def _lo(self, n: Any) -> int:
+    def start_of(self, n: Any) -> int:
         """Where n's subtree starts (an operator node stands after its left operand): the smallest
         offset along the first children."""
         pending = self.pending
@@ -409,7 +412,7 @@ class _Positions:
         node (after pushing its mark); marks subtrees that start at or after b (with delta, see move).
         In a list only the last element that starts before b can reach it (source order)."""
         stack = [root]
-        lo_of = self._lo
+        lo_of = self.start_of
         while stack:
             n = stack.pop()
             if id(n) in self.pending:
@@ -432,6 +435,12 @@ class _Positions:
                         self._after(v)
                     else:
                         stack.append(v)
+
+    def push_around(self, root: Any, b: int) -> None:
+        """Apply the marks of the nodes that may lie around byte b (nothing moves: the subtrees after
+        it keep theirs), so that the values a plain run resumed at b combines are where they are."""
+        self._delta = 0
+        self._spine(root, b, b, no_visit)
 
     def _after(self, n: Any) -> None:
         if self._delta:
@@ -474,7 +483,7 @@ class _Positions:
                 hi = lo + n.length
             if o >= b:
                 n.offset = o + delta  # (an operator after the edit, its left operand before it)
-                if self._lo(n) < a:  # (... around the edit: validated again)
+                if self.start_of(n) < a:  # (... around the edit: validated again)
                     touched.append(n)
             if lo < a and hi > a:
                 if hi >= b:
@@ -488,7 +497,7 @@ class _Positions:
         self._spine(root, a, b, visit)
 
 
-def _held_lists(roots: list[Any], skip: set[int] | frozenset[int] = frozenset()) -> set[int]:
+def held_lists(roots: list[Any], skip: set[int] | frozenset[int] = frozenset()) -> set[int]:
     """ids of the statement lists that nodes of these trees hold (a body's BlockExpression...), not
     looking below the nodes in skip."""
     held = set()
@@ -504,7 +513,7 @@ def _held_lists(roots: list[Any], skip: set[int] | frozenset[int] = frozenset())
     return held
 
 
-def _nodes_of(items: list[Any]) -> list[Any]:
+def nodes_of(items: list[Any]) -> list[Any]:
     """The Node roots of raw statements (a statement may be a comma list of them)."""
     out = []
     for v in items:
@@ -515,7 +524,7 @@ def _nodes_of(items: list[Any]) -> list[Any]:
     return out
 
 
-def _dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], list[Any]]:
+def dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], list[Any]]:
     """Inside-string flags of toks[i:n] and the nesting after each, from nesting `level` before."""
     flags = []
     lvs = []
@@ -532,10 +541,10 @@ def _dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], l
     return flags, lvs
 
 
-def _reuse_calls(out: list[Any], raw: list[Any], old_out: list[Any]) -> list[Any]:
+def reuse_calls(out: list[Any], raw: list[Any], old_out: list[Any]) -> list[Any]:
     """The calls the transform made again, equal to ones it made before, are the old objects (their
     validation stays cached)."""
-    call = A.CallNamedFunctionExpression
+    call = ast.CallNamedFunctionExpression
     raw_ids = {id(x) for x in raw}
     old = {id(x.functor_expr): x for x in old_out if type(x) is call and id(x) not in raw_ids}
     if not old:
@@ -556,14 +565,14 @@ def _reuse_calls(out: list[Any], raw: list[Any], old_out: list[Any]) -> list[Any
     return res
 
 
-def _out_len(raw: list[Any]) -> int:
+def out_len(raw: list[Any]) -> int:
     """How many statements Puppet's call transform makes of a raw list (without building them)."""
     from puppet_xpp.grammar.build import STATEMENT_CALLS
 
     n = 0
     prev = None
     for expr in raw:
-        if isinstance(prev, A.QualifiedName) and prev.value in STATEMENT_CALLS:
+        if isinstance(prev, ast.QualifiedName) and prev.value in STATEMENT_CALLS:
             prev = None  # merged into a call
             continue
         if isinstance(expr, Node):
@@ -575,7 +584,7 @@ def _out_len(raw: list[Any]) -> int:
     return n
 
 
-def _overlapping(toks: list[Any]) -> bool:
+def overlapping(toks: list[Any]) -> bool:
     """Do two of these tokens overlap?  A heredoc's text tokens follow its tag in the list although
     the rest of the tag's line comes first in the text; a string opened on that line after the tag
     runs across the heredoc's text, over its tokens.  Windows, anchors and the splice all assume
@@ -590,7 +599,7 @@ def _overlapping(toks: list[Any]) -> bool:
     return False
 
 
-def _same(x: Any, y: Any, delta: int) -> bool:
+def same_token(x: Any, y: Any, delta: int) -> bool:
     """Are two tokens equal, y moved by delta?"""
     if (
         x.type != y.type

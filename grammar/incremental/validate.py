@@ -1,27 +1,38 @@
-"""Validation by units for the incremental parser (grammar.incremental): _UnitValidation validates a
+"""Validation by units for the incremental parser (grammar.incremental): UnitValidation validates a
 Program statement by statement, reusing the cached diagnostics of the units an edit did not touch.
-Separate from parsing: IncrementalParser._validate_units only hands it the units and the caches.
+Separate from parsing: the parser only hands it the positions, the units, the caches and a way to
+make the validator.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from puppet_xpp.grammar.incremental_state import _mark
+from puppet_xpp.grammar.incremental.state import Positions, mark_of
 
 if TYPE_CHECKING:
-    from puppet_xpp.grammar.incremental import IncrementalParser
+    from puppet_xpp.grammar.validator import Checker
 
 
-class _UnitValidation:
-    """One validation of a Program by units (IncrementalParser._validate_units).  (A class, not a
-    closure that calls itself: that is a reference cycle holding the old cache, freed only by the
-    cyclic GC, whose full passes pause a keystroke for 100-250 ms.)"""
+class UnitValidation:
+    """One validation of a Program by units.  ``pos``: the parser's node positions; ``stats``: where
+    the count of units validated goes; ``make_checker``: a validator for one unit (or the program).
+    (A class, not a closure that calls itself: that is a reference cycle holding the old cache,
+    freed only by the cyclic GC, whose full passes pause a keystroke for 100-250 ms.)"""
 
     def __init__(
-        self, parser: IncrementalParser, units: set[int], old: dict[int, Any], base: dict[int, Any] | None
+        self,
+        pos: Positions,
+        stats: dict[str, Any],
+        make_checker: Callable[[], Checker],
+        units: set[int],
+        old: dict[int, Any],
+        base: dict[int, Any] | None,
     ) -> None:
-        self.parser = parser
+        self.pos = pos
+        self.stats = stats
+        self.make_checker = make_checker
         self.units = units
         self.old = old
         self.base = base
@@ -29,12 +40,12 @@ class _UnitValidation:
 
     def unit(self, node: Any, path: list[Any]) -> tuple[Any, ...]:
         """(logged, diagnostics, abort) of a unit and everything below it."""
-        pos = self.parser.pos
+        pos = self.pos
         hit = self.old.get(id(node))
         base = self.base
         if base is not None and (hit is None or hit[0] is not node):
             hit = base.get(id(node))
-            if hit is not None and hit[0] is node and hit[1] != node.offset + _mark(pos, node):
+            if hit is not None and hit[0] is node and hit[1] != node.offset + mark_of(pos, node):
                 hit = None  # (moved: its diagnostics are the state's, not to be moved here)
         if hit is not None and hit[0] is node:
             e = pos.pending.get(id(node))
@@ -47,9 +58,9 @@ class _UnitValidation:
                 hit = (node, now, hit[2], hit[3], hit[4])
             self.cache[id(node)] = hit
             return hit[2], hit[3], hit[4]
-        self.parser.stats["statements_validated"] += 1
+        self.stats["statements_validated"] += 1
         pos.flush(node, self.units)
-        logged, diags, abort, stopped = self.parser._checker().validate_part(node, path, self.units)
+        logged, diags, abort, stopped = self.make_checker().validate_part(node, path, self.units)
         logged, diags = list(logged), list[Any](diags)
         abort = self._below(stopped, logged, diags, abort)
         self.cache[id(node)] = (node, node.offset, logged, diags, abort)
@@ -67,8 +78,8 @@ class _UnitValidation:
 
     def run(self, prog: Any) -> tuple[list[Any], dict[int, Any]]:
         units = self.units
-        self.parser.pos.flush(prog.body, units)
-        ck = self.parser._checker()
+        self.pos.flush(prog.body, units)
+        ck = self.make_checker()
         logged, diags, abort, stopped = ck.validate_part(prog, [], units)
         logged, diags = list(logged), list[Any](diags)
         ck.diagnostics = []

@@ -1,4 +1,4 @@
-"""Bodies a plain parse can take whole from the last keystroke's (grammar.incremental's broken text).
+"""Bodies a plain parse can take whole from the last keystroke's (grammar.incremental.broken).
 
 While the text is broken, every keystroke's plain parse runs from the last boundary before the change
 to the first configuration it shares with the last keystroke's run, which may be far: a statement
@@ -10,16 +10,19 @@ A `{ }` body after the change is parsed from the same tokens as in the last keys
 run shifts its `{` in the same LR state, with the same enclosing class names, it would do exactly what
 that run did until the `}`.  So the run pushes that run's statement list instead (the statements keep
 their identity, and so their validation) and goes on at the `}` (the Driver's "open" event, as
-grammar.incremental_state._Recorder does for the incremental state's bodies), with the diagnostics that run
+grammar.incremental.state.Recorder does for the incremental state's bodies), with the diagnostics that run
 made inside the body.  Each run records its bodies (event "list") for the next keystroke's; records
 live one keystroke, so every record's nodes are in the coordinates of the text before this edit.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from puppet_xpp.grammar import parser as P
+from puppet_xpp.grammar import parser
+
+if TYPE_CHECKING:
+    from puppet_xpp.grammar.incremental.reparser import IncrementalParser
 
 
 class _Body:
@@ -54,9 +57,9 @@ class Bodies:
     after the ones this edit changed; ``delta``: bytes the edit added; ``n``: the run's token count."""
 
     def __init__(
-        self, owner: Any, builder: Any, last: Bodies | None, unchanged: int, delta: int, n: int
+        self, owner: IncrementalParser, builder: Any, last: Bodies | None, unchanged: int, delta: int, n: int
     ) -> None:
-        self.owner = owner  # the IncrementalParser (tokens, positions, token index)
+        self.owner = owner  # (tokens, positions, token index)
         self.builder = builder
         self.last = last
         self.unchanged = unchanged
@@ -92,11 +95,11 @@ class Bodies:
     def _take(self, rec: _Body, i: int, stack: list[Any], values: list[Any]) -> int | None:
         p = self.owner
         t = p.tables
-        k = int(p._index(rec.closer))
+        k = p.index(rec.closer)
         g = t.gotos[stack[-1]].get("statements")
         if k <= i or k >= self.n or g is None:
             return None
-        if P.open_class_names(t, stack, values) != rec.names:
+        if parser.open_class_names(t, stack, values) != rec.names:
             return None
         d = self.delta
         if d:
@@ -152,9 +155,9 @@ class Bodies:
         out = values[-1]
         # the nodes without a position inside take theirs now (grammar.parser.fix_positions; the
         # Program that takes the body whole skips it): not a body nested too deep to tell
-        lim = P.MAX_DEPTH - len(stack)
-        if any(x.offset is None or P.fix_positions(x, limit=lim) is not None for x in out):
+        lim = parser.MAX_DEPTH - len(stack)
+        if any(x.offset is None or parser.fix_positions(x, limit=lim) is not None for x in out):
             return
         units = {id(x) for lst in b.lists[l0:] for x in lst}
-        names = P.open_class_names(p.tables, stack[:-1], values[:-1])
+        names = parser.open_class_names(p.tables, stack[:-1], values[:-1])
         self.made[id(opener)] = _Body(opener, stack[-2], names, out, closer, diags, keys, units)

@@ -1,205 +1,123 @@
-"""Incremental reparsing (for the language server; no pygls imports), kept next to the parser.
+"""IncrementalParser: the incremental parser's public API, its full parse, the reparse of the
+statement lists an edit touches and the results (see the package docstring, grammar.incremental).
 
-The result of every update equals a full ``grammar.parser.parse`` of the current text (same Program,
-same node positions, same definitions, same diagnostics) -- tests/test_incremental.py checks that
-with random edit sequences -- but the work done is proportional to the statements an edit touches,
-at any depth: an edit inside a class, define, node, ``if``/``case``, lambda or resource body reparses
-only the statements of the innermost enclosing statement list that it touches.
-
-* **Statement lists.**  The full parse runs ``grammar.parser``'s own LR driver with a ``watch`` that
-  records every statement list (the program's and each ``{ }`` body's): the LR stack below the list
-  (states and values), the list of raw statements (before Puppet's call transform), the lookahead
-  token after each statement, the closing token, the transformed list the AST holds and the
-  diagnostics of that transform.
-* **Lexing** (grammar.incremental_lex).  Only a window of lines around the edit is re-lexed, from an
-  anchor line where the lexer is in its initial state to one after the edit; tokens outside the
-  changed middle keep their identity (the records refer to them).
-* **Parsing.**  The innermost list around the changed tokens is resumed, with the same driver, from
-  the last statement boundary before them with the stack a full parse has there, and stopped at the
-  first later boundary of that list where the old parse had one on the same (unchanged) lookahead
-  token, or at the list's end.  The statements after it are reused; the list is transformed again
-  and spliced into the AST in place.  Syntax errors inside bodies recover exactly as in a full parse
-  (the same driver).  When the run leaves the list (a brace changed) or a node around it ends inside
-  the reparsed statements, the enclosing list reparses the statement holding it instead.  A `{`
-  after the change whose body did not change (same LR state after it) is not reparsed: its old
-  statements are pushed whole (an edit in a class's parameter list reparses the header only).
-* **Broken text and quotes** (grammar.incremental_broken, grammar.incremental_bodies).  Statements
-  that a syntax error swallowed (recovery skipped to the list's end) are set aside (_Ghost) and found
-  again by the edit that repairs it.  A syntax error at the top level or a hard lexer error keeps the
-  incremental state as it was and shows a plain parse of the current tokens, resumed at the last
-  boundary before the change; the next edit reparses from that state over both edits.  Too deep
-  nesting, a window that cannot be lexed on its own and EPP use a full parse.
-* **Positions** (grammar.incremental_state's _Positions).  Nodes after an edit move lazily: the
-  statements after it are marked (O(statements), not O(nodes)) and the marks are applied when the
-  AST is handed out (``program``); the nodes around the edit grow.  Puppet's locations are not always
-  nested (an operator stands after its left operand, a call's lambda and an if's else lie after the
-  node's end): the walk goes by where subtrees start.
-* **Validation** (:meth:`IncrementalParser.validation_diagnostics`, grammar.incremental_validate):
-  every statement of every list is a unit whose diagnostics (with those below it) are cached until
-  an edit replaces it or happens inside it (grammar.validator's ``Checker.validate_part`` validates a
-  unit in its context, stopping at the units below it); the program-level checks run each time.
-
-This module holds IncrementalParser: its public API, the full parse, the edit's reparse of statement
-lists and the results.  The records and helpers they share are in grammar.incremental_state; the
-broken-text and lexing-window methods come from the mixins BrokenText and Relexer.
-
-Public API (the language server's)::
-
-    p = IncrementalParser(text, config)       # config: server.analysis.document.DocConfig
-    p.edit(start_byte, end_byte, new_text)    # any number of edits, then
-    p.update()                                # -> reparses what changed
-    p.program, p.tokens, p.locator, p.parse_diagnostics(), p.validation_diagnostics()
-    p.stats                                   # what the last update did (for tests and the benchmark)
+The parser holds its parts as objects, each with its own state: the lexing window (Relexer,
+grammar.incremental.lex) and the broken-text paths (BrokenText, grammar.incremental.broken); the
+records and helpers they share are in grammar.incremental.state.  What they read of the parser is
+its public attributes (tokens, text, configuration, the incremental state's records and results).
 """
 
 from __future__ import annotations
 
 import bisect
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import parser as P
+from puppet_xpp.grammar import ast, check, parser
 from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.grammar.build import Builder
-from puppet_xpp.grammar.incremental_broken import BrokenText, _PlainRun, _Shadow
-from puppet_xpp.grammar.incremental_lex import Relexer
-from puppet_xpp.grammar.incremental_state import (
-    _DEF_TYPES,
-    _FAR,
+from puppet_xpp.grammar.incremental.broken import BrokenText
+from puppet_xpp.grammar.incremental.lex import Relexer
+from puppet_xpp.grammar.incremental.state import (
+    DEF_TYPES,
+    FAR,
     BlockExpression,
+    Escalate,
+    Fallback,
+    Ghost,
+    Level,
+    LexBroken,
     Node,
     Nop,
+    Positions,
     Program,
-    _bound_pos,
-    _end,
-    _Escalate,
-    _Fallback,
-    _Ghost,
-    _held_lists,
-    _Level,
-    _LexBroken,
-    _nodes_of,
-    _out_len,
-    _overlapping,
-    _Positions,
-    _Recorder,
-    _remove_values,
-    _reuse_calls,
-    _start,
-    _transform,
+    Recorder,
+    bound_pos,
+    held_lists,
+    node_end,
+    nodes_of,
+    out_len,
+    overlapping,
+    remove_values,
+    reuse_calls,
+    token_start,
+    transform,
 )
-from puppet_xpp.grammar.incremental_validate import _UnitValidation
+from puppet_xpp.grammar.incremental.validate import UnitValidation
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import Lexer, MappedToken
 from puppet_xpp.grammar.recovery import ScanMemo
 
+if TYPE_CHECKING:
+    from puppet_xpp.grammar.validator import Checker
 
-class IncrementalParser(BrokenText, Relexer):
+
+class IncrementalParser:
     """Parse state of one document, kept up to date edit by edit."""
 
     COMPACT_AT = 20_000  # position marks pending beyond which they are compacted (_compact_positions)
 
-    def __init__(self, text: str, config: Any):
+    def __init__(self, text: str, config: check.CheckConfig):
         self.config = config
         self.text: str | None = text
         self.data = text.encode("utf-8", "surrogateescape")
-        self.locator = A.make_locator(text, config.file)
+        self.locator = ast.make_locator(text, config.file)
         self.tokens: list[Any] = []
-        self.levels: dict[int, _Level] | None = None  # None: no incremental state
+        self.levels: dict[int, Level] | None = None  # None: no incremental state
         self.lex_diags: list[Any] = []
         self.base_diags: list[Any] = []  # parse diagnostics other than the call transforms'
         self.full_diags: list[Any] = []  # all parse diagnostics
-        self._program: Any = None  # the Program shown (a plain parse's while the text is broken)
-        self._base: Any = None  # the Program of the incremental state
-        # (first changed token, first unchanged token, bytes added) since the incremental state, while
-        # the text has a syntax error at the top level: the state stays as it was, a plain parse of
-        # the current tokens is shown, and the next edit reparses from the state over both edits
-        self._broken: tuple[int, int, int] | None = None
-        self._broken_ds = 0  # while broken: the first byte changed since the incremental state
-        self._broken_de = 0  # ... and the end of the last (current coordinates)
-        self._broken_top = False  # ... and the last update found it broken at the top level, far on
-        self._top_err = 0  # (the token index of _resume_top's first error)
-        # while broken: the state's token list (the tokens its records refer to), and those of its
-        # tokens that the current list lost, kept at current positions (_Shadow)
-        self._state_toks: list[Any] | None = None
-        self._state_inside: list[Any] | None = None  # _inside_flags of _state_toks
-        self._state_nesting: list[Any] = []  # ... and the string nesting after each
-        self._state_lexw = False  # the state had lexer warnings after the first change
-        self._shadow: _Shadow | None = None
-        self._last_splice: tuple[Any, ...] = ()  # (m0, len(middle), removed tokens, ds, de_old, delta)
-        self._rdiv_clean = 0  # tokens[:k] hold no DIV lexed where a regex could start (_regex_div_before)
-        # the last update's resumed plain parse (_PlainRun), this update's, and this update's edit:
-        # (first byte, end byte, bytes added) and the first token after the ones it changed
-        self._last_plain: _PlainRun | None = None
-        self._plain_run: _PlainRun | None = None
-        self._edit: tuple[int, int, int] | None = None
-        self._edit_ce = 0
+        self.program_shown: Any = None  # the Program shown (a plain parse's while the text is broken)
+        self.base: Any = None  # the Program of the incremental state
+        # this update's edit: (first byte, end byte, bytes added) and the first token after the ones
+        # it changed
+        self.last_edit: tuple[int, int, int] | None = None
+        self.edit_ce = 0
         self._span = (0, 0)  # the bytes changed since the state (current coordinates)
-        # while _resume_cut runs: (tokens parsed, where the failed lexing unit begins, lexer diagnostics)
-        self._cut: tuple[int, int, list[Any]] | None = None
-        # while broken, after _resume_plain: the units (statements of its lists) of the Program shown,
-        # their validation cache, and whether its positions and definitions are still to be brought
-        # up to date (on first use of `program`)
-        self._plain_units: set[int] | None = None
-        # after a hard lexer error (_show_lex_broken): the state's tokens while the plain parse's are
-        # shown, and whether the line index must be made anew at the next update
-        self._kept_tokens: list[Any] | None = None
-        self._relocate = False
-        self._lex_fail: tuple[Any, ...] | None = None  # _lex_window's last hard error
-        self._pcache: dict[int, tuple[Any, ...]] = {}
-        self._plain_lazy = False
-        self._ghost: _Ghost | None = None
+        self.ghost: Ghost | None = None
         self.block_recovery = False
-        self._pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
+        self.pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
         self._vcache: dict[int, tuple[Any, ...]] = {}
-        self.pos = _Positions()
+        self.pos = Positions()
         self._defs_stale = False
         self._vdiags: list[Any] | None = None
-        self._inside: list[Any] | None = None  # per token: inside a string or heredoc text
-        self._levels_dq: list[Any] = []
-        self._mapped = False  # a token has derived positions (lexer.MappedToken)
         self.stats: dict[str, Any] = {}
-        self.tables = P.tables()
-        self._scan_memo = ScanMemo()  # recovery scans of earlier updates (grammar.recovery)
+        self.tables = parser.tables()
+        self.scan_memo = ScanMemo()  # recovery scans of earlier updates (grammar.recovery)
+        self.relexer = Relexer(self)  # the lexing window and what it keeps about the tokens
+        self.broken_text = BrokenText(self)  # the state kept, and what is shown, while the text is broken
 
     @property
     def program(self) -> Any:
         """The current Program (positions and definitions brought up to date on first use)."""
-        prog = self._program
-        if self._broken is not None or self._kept_tokens is not None:
-            if prog is not None and self._plain_units is not None and self._plain_lazy:
+        prog = self.program_shown
+        bt = self.broken_text
+        if bt.broken is not None or bt.kept_tokens is not None:
+            if prog is not None and bt.plain_units is not None and bt.plain_lazy:
                 self.pos.flush(prog.body)  # (statements from before the boundary may carry marks)
-                defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
-                defs.sort(key=_end)
+                defs = [x for x in ast.walk(prog.body) if type(x) in DEF_TYPES]
+                defs.sort(key=node_end)
                 prog.definitions = defs
-                self._plain_lazy = False
+                bt.plain_lazy = False
             return prog
         if prog is not None and (self.pos.pending or self._defs_stale):
             self.pos.flush(prog.body)
             if self._defs_stale:
-                defs = [x for x in A.walk(prog.body) if type(x) in _DEF_TYPES]
-                defs.sort(key=_end)
+                defs = [x for x in ast.walk(prog.body) if type(x) in DEF_TYPES]
+                defs.sort(key=node_end)
                 prog.definitions = defs
                 self._defs_stale = False
         return prog
 
     # ------------------------------------------------------------------------------------------ edits
 
-    def line_starts(self) -> list[Any]:
+    def line_starts(self) -> list[int]:
         if not self._dirty:
             return list(self.locator.line_index or ())
-        data = self.data
-        out = [0]
-        find = data.find
-        i = find(b"\n")
-        while i >= 0:
-            out.append(i + 1)
-            i = find(b"\n", i + 1)
-        return out
+        return line_starts(self.data)
 
-    def set_config(self, config: Any) -> None:
+    def set_config(self, config: check.CheckConfig) -> None:
         self.config = config
         self._dirty = True
         self.levels = None  # file name / modes may change the parse: full
@@ -209,7 +127,7 @@ class IncrementalParser(BrokenText, Relexer):
     def replace_all(self, text: str) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogateescape")
-        self._pending = None
+        self.pending = None
         self.levels = None
         self._dirty = True
 
@@ -223,10 +141,10 @@ class IncrementalParser(BrokenText, Relexer):
         self.text = None
         n = len(nb)
         d = n - (b - a)
-        if self._pending is None:
-            self._pending = (a, a + n, d)
+        if self.pending is None:
+            self.pending = (a, a + n, d)
         else:
-            ds, de, delta = self._pending
+            ds, de, delta = self.pending
 
             def fwd(x: int) -> int:
                 if x <= a:
@@ -235,7 +153,7 @@ class IncrementalParser(BrokenText, Relexer):
                     return a + n
                 return x + d
 
-            self._pending = (min(ds, a), max(fwd(de), a + n), delta + d)
+            self.pending = (min(ds, a), max(fwd(de), a + n), delta + d)
         self._dirty = True
 
     # ------------------------------------------------------------------------------------------ update
@@ -245,30 +163,31 @@ class IncrementalParser(BrokenText, Relexer):
             return
         if self.text is None:
             self.text = self.data.decode("utf-8", "surrogateescape")
-        pending, self._pending = self._pending, None
+        pending, self.pending = self.pending, None
         self._dirty = False
-        self._last_plain, self._plain_run = self._plain_run, None
-        self._edit = pending
+        bt = self.broken_text
+        bt.last_plain, bt.plain_run = bt.plain_run, None
+        self.last_edit = pending
         self._vdiags = None
-        if self._kept_tokens is not None:  # (after a hard lexer error: the state's tokens again)
-            self.tokens, self._kept_tokens = self._kept_tokens, None
-            self._rdiv_clean = 0
-        self._set_locator(pending if self.levels is not None and not self._relocate else None)
-        self._relocate = False
+        if bt.kept_tokens is not None:  # (after a hard lexer error: the state's tokens again)
+            self.tokens, bt.kept_tokens = bt.kept_tokens, None
+            self.relexer.rdiv_clean = 0
+        self._set_locator(pending if self.levels is not None and not bt.relocate else None)
+        bt.relocate = False
         try:
             if self.levels is None or pending is None or self.config.epp:
                 self._full()
                 return
             try:
                 self._incremental(*pending)
-            except _LexBroken as e:
-                self._show_lex_broken(e, pending)
-            except _Fallback:
+            except LexBroken as e:
+                bt.show_lex_broken(e, pending)
+            except Fallback:
                 self._full()
         except Exception as e:  # a parser bug must not take the server down
             self._crashed(e)
-        if self._broken is None and self._ghost is None:
-            self._shadow = None  # (no record refers to lost tokens any more)
+        if bt.broken is None and self.ghost is None:
+            bt.shadow = None  # (no record refers to lost tokens any more)
         if len(self.pos.pending) > self.COMPACT_AT:
             self._compact_positions()
 
@@ -277,17 +196,18 @@ class IncrementalParser(BrokenText, Relexer):
         keystroke's replaces it (by 25,000 over 1,160 keystrokes of the 300 KB manifest), and every
         flush walks on while any is left.  Every node still held (the state's Program, the one shown,
         the statements set aside) gets its marks applied, the rest are dropped, and so are the bodies
-        recorded for the next keystroke (grammar.incremental_bodies: their marks were among them)."""
+        recorded for the next keystroke (grammar.incremental.bodies: their marks were among them)."""
         pos = self.pos
-        for prog in {id(p): p for p in (self._base, self._program) if p is not None}.values():
+        for prog in {id(p): p for p in (self.base, self.program_shown) if p is not None}.values():
             pos.flush(prog.body)  # (once each: the state's Program is often the one shown)
-        g = self._ghost
+        g = self.ghost
         if g is not None:
-            for x in _nodes_of(g.raw):
+            for x in nodes_of(g.raw):
                 pos.flush(x)
         pos.pending.clear()
-        if self._plain_run is not None:
-            self._plain_run.bodies = None
+        run = self.broken_text.plain_run
+        if run is not None:
+            run.bodies = None
         self.stats["positions_compacted"] = True
 
     def _crashed(self, e: Exception) -> None:
@@ -300,11 +220,11 @@ class IncrementalParser(BrokenText, Relexer):
         except Exception:
             pass
         self.levels = None
-        self._program = self._base = None
-        self._end_broken()
-        self._plain_units = None
+        self.program_shown = self.base = None
+        self.broken_text.end_broken()
+        self.broken_text.plain_units = None
         self.tokens = []
-        self._rdiv_clean = 0
+        self.relexer.rdiv_clean = 0
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         self.full_diags = [
             Diagnostic(
@@ -347,79 +267,84 @@ class IncrementalParser(BrokenText, Relexer):
         self.lex_diags = list(lx.diagnostics)
         rec = None
         if record and lx.error is None and not cfg.epp:
-            rec = _Recorder(toks, len(toks), self.locator, cfg.file)
-        res = P.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
+            rec = Recorder(toks, len(toks), self.locator, cfg.file)
+        res = parser.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
         self.tokens = toks
-        self._rdiv_clean = 0
-        self._mapped = any(type(t) is MappedToken for t in toks)
-        self._program = self._base = res.program
-        self._end_broken()
-        self._plain_units = None
-        self._ghost = None
-        self.pos = _Positions()
+        self.relexer.rdiv_clean = 0
+        self.relexer.mapped = any(type(t) is MappedToken for t in toks)
+        self.program_shown = self.base = res.program
+        self.broken_text.end_broken()
+        self.broken_text.plain_units = None
+        self.ghost = None
+        self.pos = Positions()
         self._defs_stale = False
         self.block_recovery = res.block_recovery
         self.full_diags = list(res.diagnostics)
         self.stats = {"mode": "full", "tokens_lexed": len(toks), "tokens_parsed": len(toks)}
         self.levels = None
-        if rec is None or not rec.top_done or res.program is None or _overlapping(toks):
+        if rec is None or not rec.top_done or res.program is None or overlapping(toks):
             return
-        held = _held_lists([res.program.body])  # type: ignore[attr-defined]
+        held = held_lists([res.program.body])  # type: ignore[attr-defined]
         levels = {k: v for k, v in rec.levels.items() if v.out is not None and (k == 0 or id(v.out) in held)}
         lex = {id(d) for d in self.lex_diags}
         xd = [d for lv in levels.values() for d in lv.xdiags]
-        self.base_diags = _remove_values([d for d in res.diagnostics if id(d) not in lex], xd)
+        self.base_diags = remove_values([d for d in res.diagnostics if id(d) not in lex], xd)
         self.levels = levels
         levels[0].first = toks[0] if toks else None
-        self._inside = None
+        self.relexer.inside = None
 
     # -- incremental
 
     def _incremental(self, ds: int, de: int, delta: int) -> None:
         levels = self.levels
         assert levels is not None
-        changed = self._relex(ds, de, delta)
-        if changed is None:  # (only blanks or comments changed; the state is shown again)
-            self._program = self._base
-            self._plain_units = None
+        bt = self.broken_text
+        changed = self.relexer.relex(ds, de, delta)
+        self.stats = {"mode": "incremental", "tokens_lexed": changed.lexed, "window": changed.window}
+        c, ce, dT, m1_old = changed.c, changed.ce, changed.dT, changed.m1_old
+        if ce == c and not dT and bt.broken is None and not changed.adjacent and not self._recovered():
+            # only blanks or comments changed: move what follows (not between two tokens that
+            # touched: a node of length 0 there may belong to either; their statement is reparsed)
+            self._shift(c, ds, de, delta)
+            self.program_shown = self.base  # (the state is shown again)
+            bt.plain_units = None
             return
-        c, ce, dT, m1_old = changed
-        self._edit_ce = ce
+        self.edit_ce = ce
         total = delta
         de_since = de
-        if self._broken is not None:  # the changes since the incremental state, together
-            c0, ce0, d0 = self._broken
+        if bt.broken is not None:  # the changes since the incremental state, together
+            c0, ce0, d0 = bt.broken
             mn = ce - c
             c0 = c0 if c0 < c else (c0 + dT if c0 >= m1_old else c)
             ce0 = ce0 if ce0 <= c else (ce0 + dT if ce0 >= m1_old else c + mn)
             c, ce, total = min(c0, c), max(ce0, ce), d0 + delta
-            bde = self._broken_de
+            bde = bt.broken_de
             bde = bde if bde <= ds else (bde + delta if bde >= de - delta else de)
             de_since = max(bde, de)
-            ce = self._state_suffix(c, ce, de_since)
+            ce = bt.state_suffix(c, ce, de_since)
         lvl = self._innermost(c, ce)
         first = lvl
-        dmin = ds if self._broken is None else min(ds, self._broken_ds)  # first byte changed since
+        dmin = ds if bt.broken is None else min(ds, bt.broken_ds)  # first byte changed since
         self._span = (dmin, de_since)
-        if self._broken_top and self._broken is not None and self._resume_top(c, dmin):
+        if bt.broken_top and bt.broken is not None and bt.resume_top(c, dmin):
             # (still broken at the top level, as after the last edit, where the error came far after
             # the change: the lists' runs would parse all that only to meet it; a repaired text makes
-            # _resume_top's run end without an error)
+            # resume_top's run end without an error)
             self.stats["lists_tried"] = 0
-            self._set_broken(c, ce, total, dmin, de_since)
+            bt.set_broken(c, ce, total, dmin, de_since)
             return
-        last = self._last_plain
+        last = bt.last_plain
         if (
             last is not None
             and last.far
-            and self._broken is not None
+            and bt.broken is not None
             and first.opener is not None
-            and self._resume_plain(first, c, ce, dmin)
+            and bt.resume_plain(first, c, ce, dmin)
         ):
             # (still broken as after the last edit, whose plain parse met its first top-level error
             # far after the change: the innermost list's run would go all that way only to escalate)
             self.stats["lists_tried"] = 0
-            self._set_broken(c, ce, total, dmin, de_since)
+            bt.set_broken(c, ce, total, dmin, de_since)
             return
         parsed = 0
         tried = 0
@@ -429,41 +354,67 @@ class IncrementalParser(BrokenText, Relexer):
             try:
                 parsed = self._reparse_level(lvl, c, ce, total)
                 break
-            except _Escalate as e:
+            except Escalate as e:
                 if (
                     lvl is first
                     and not e.synced
                     and first.opener is not None
-                    and self._resume_plain(first, c, ce, dmin)
+                    and bt.resume_plain(first, c, ce, dmin)
                 ):
-                    self._set_broken(c, ce, total, dmin, de_since)
-                    self._broken_top = False
+                    bt.set_broken(c, ce, total, dmin, de_since)
+                    bt.broken_top = False
                     return
                 parent = None if e.hard else self._parent(lvl)
                 if parent is None:  # a syntax error at the top level
                     far = False
-                    if self._resume_top(c, dmin):
-                        far = self._top_err - c > _FAR
+                    if bt.resume_top(c, dmin):
+                        far = bt.top_err - c > FAR
                     else:
-                        self._show_plain()
-                    self._set_broken(c, ce, total, dmin, de_since)
-                    self._broken_top = far
+                        bt.show_plain()
+                    bt.set_broken(c, ce, total, dmin, de_since)
+                    bt.broken_top = far
                     return
                 lvl = parent
-        self._end_broken()
-        self._plain_units = None
-        self._program = self._base
+        bt.end_broken()
+        bt.plain_units = None
+        self.program_shown = self.base
         self.stats["tokens_parsed"] = parsed
+
+    def _shift(self, m0: int, ds: int, de: int, delta: int) -> None:
+        """No token changed (Relexer.relex spliced none in at token m0): what follows moves."""
+        self.stats["mode"] = "shift"
+        self.stats["tokens_parsed"] = 0
+        toks = self.tokens
+        g = self.ghost
+        if g is not None:
+            if ds < g.start.start_pos:
+                g.delta += delta
+            else:
+                self.ghost = None
+        # nodes start and end at tokens: the edit is taken as made just before the first token
+        # after it (it may also have replaced characters of a token by the same ones, a quote by
+        # a quote); a node of length 0 at the end of the token before stays where it is
+        if m0 < len(toks) and (m0 == 0 or toks[m0 - 1].end_pos <= toks[m0].start_pos - delta):
+            g0 = toks[m0].start_pos - delta
+            self._move_all(g0, g0, delta)
+        else:
+            self._move_all(ds, de - delta, delta)
+        self._finish([], [])
+
+    def _recovered(self) -> bool:
+        """Did the parse recover from a syntax error?  Where it resumes depends on line breaks and
+        first columns (grammar.parser.next_resume), so blanks changed then are not just moved."""
+        return any(d.code == "SYNTAX_ERROR" for d in self.full_diags)
 
     # -- statement lists
 
-    def _index(self, tok: Any) -> int:
+    def index(self, tok: Any) -> int:
         """Token index of a token of the current list (None: end of input)."""
         toks = self.tokens
         if tok is None:
             return len(toks)
         p = tok.start_pos
-        k = bisect.bisect_left(toks, p, key=_start)
+        k = bisect.bisect_left(toks, p, key=token_start)
         while k < len(toks) and toks[k].start_pos == p:
             if toks[k] is tok:
                 return k
@@ -471,13 +422,13 @@ class IncrementalParser(BrokenText, Relexer):
         return -1  # replaced
 
     def _lost_or_current(self, tok: Any) -> bool:
-        """Is tok a token of the current list, or one it lost that may be lexed again (_Shadow)?"""
-        if self._index(tok) >= 0:
+        """Is tok a token of the current list, or one it lost that may be lexed again (Shadow)?"""
+        if self.index(tok) >= 0:
             return True
-        sh = self._shadow
+        sh = self.broken_text.shadow
         return sh is not None and sh.toks.get(tok.start_pos) is tok
 
-    def _innermost(self, c: int, ce: int) -> _Level:
+    def _innermost(self, c: int, ce: int) -> Level:
         """The innermost statement list whose braces enclose tokens [c, ce) and did not change."""
         assert self.levels is not None
         toks = self.tokens
@@ -493,13 +444,13 @@ class IncrementalParser(BrokenText, Relexer):
             if cl is None or cl.start_pos < hi:
                 continue
             # both braces are current tokens outside the changed middle
-            oi = self._index(op)
-            if oi < 0 or oi >= c or self._index(cl) < ce:
+            oi = self.index(op)
+            if oi < 0 or oi >= c or self.index(cl) < ce:
                 continue
             best, best_pos = lvl, op.start_pos
         return best
 
-    def _parent(self, lvl: _Level) -> _Level | None:
+    def _parent(self, lvl: Level) -> Level | None:
         if lvl.opener is None:
             return None
         assert self.levels is not None
@@ -516,21 +467,21 @@ class IncrementalParser(BrokenText, Relexer):
             best, best_pos = other, op.start_pos
         return best
 
-    def _boundary(self, lvl: _Level, c: int, first: int) -> tuple[int, int]:
+    def boundary(self, lvl: Level, c: int, first: int) -> tuple[int, int]:
         """(s, token index): the last statement boundary of lvl before token c -- statements 0..s-1 end
         before c (their lookahead token is a current token before c); first: the list's first token."""
         toks = self.tokens
         bnd = lvl.bounds
         pos_c = toks[c].start_pos if c < len(toks) else len(self.data)
-        s = bisect.bisect_left(bnd, pos_c, key=_bound_pos)
+        s = bisect.bisect_left(bnd, pos_c, key=bound_pos)
         while s > 0:
-            k = self._index(bnd[s - 1])
+            k = self.index(bnd[s - 1])
             if 0 <= k < c:
                 break
             s -= 1
-        return s, (self._index(bnd[s - 1]) if s else first)
+        return s, (self.index(bnd[s - 1]) if s else first)
 
-    def _reparse_level(self, lvl: _Level, c: int, ce: int, delta: int) -> int:
+    def _reparse_level(self, lvl: Level, c: int, ce: int, delta: int) -> int:
         """Reparse the statements of `lvl` around tokens [c, ce) (see the module docstring); returns
         the number of tokens parsed."""
         assert self.levels is not None
@@ -540,18 +491,18 @@ class IncrementalParser(BrokenText, Relexer):
         cfg = self.config
         t = self.tables
         top = lvl.opener is None
-        first = 0 if top else self._index(lvl.opener) + 1
+        first = 0 if top else self.index(lvl.opener) + 1
         if not top and first - 1 >= c:
-            raise _Escalate(synced=True)
-        s, start_i = self._boundary(lvl, c, first)
+            raise Escalate(synced=True)
+        s, start_i = self.boundary(lvl, c, first)
         stack = list(lvl.states)
         values = list(lvl.values)
         if s:
             stack.append(t.gotos[stack[-1]]["stmts"])
             values.append(lvl.raw[:s])
         b = Builder(self.locator, cfg.file)
-        b.namestack[:] = P.open_class_names(t, stack, values)
-        rec = _Recorder(toks, n, self.locator, cfg.file)
+        b.namestack[:] = parser.open_class_names(t, stack, values)
+        rec = Recorder(toks, n, self.locator, cfg.file)
         rec.target = lvl
         rec.depth = len(lvl.states) + 1
         rec.ce = ce
@@ -560,23 +511,23 @@ class IncrementalParser(BrokenText, Relexer):
             rec.sync[id(lvl.first)] = -1  # statements typed before the first one
         rec.old_levels = self.levels
         rec.tables = t
-        rec.parser = self
-        g = self._ghost
+        rec.index = self.index
+        g = self.ghost
         if g is not None and g.level is lvl:
             rec.gsync = {id(bt): j for j, bt in enumerate(g.bounds[:-1]) if bt is not None}
             rec.gsync[id(g.start)] = -1
-        drv = P.Driver(b, memo=self._scan_memo)
+        drv = parser.Driver(b, memo=self.scan_memo)
         try:
             value, err = drv.run(toks, start_i, n, len(data), stack, values, rec, len(lvl.states))
-        except _Escalate:
+        except Escalate:
             raise
         except Exception:
-            raise _Fallback() from None
-        if value is not P.STOPPED or rec.stop is None:
-            raise _Escalate(value is not P.STOPPED and err is not None)
+            raise Fallback() from None
+        if value is not parser.STOPPED or rec.stop is None:
+            raise Escalate(value is not parser.STOPPED and err is not None)
         raw_run = values[-1] if len(values) == len(lvl.values) + 1 else []
         if not isinstance(raw_run, list):
-            raise _Escalate()
+            raise Escalate()
         old_raw = lvl.raw
         if rec.stop[0] == "sync":
             j = rec.stop[1]
@@ -592,7 +543,7 @@ class IncrementalParser(BrokenText, Relexer):
             r_end_cur = lvl.closer.start_pos if lvl.closer is not None else len(data)
             inclusive = True
             old_items = old_raw[s:]
-        ghost = self._ghost
+        ghost = self.ghost
         restore = None
         if rec.stop[0] == "ghost" and ghost is not None:
             k = rec.stop[1]
@@ -602,16 +553,16 @@ class IncrementalParser(BrokenText, Relexer):
             end_tok = ghost.start if k < 0 else ghost.bounds[k]
         new_items = new_raw[s : len(raw_run)]
         if len(new_bounds) != len(new_raw):
-            raise _Fallback()
-        if not top and (lvl.out is None or len(lvl.out) < 2 or _out_len(new_raw) < 2):
-            raise _Escalate(synced=True)  # a single statement is held directly, not as a list
-        # bodies kept whole (see _Recorder._open): their statements are old, after the edit
+            raise Fallback()
+        if not top and (lvl.out is None or len(lvl.out) < 2 or out_len(new_raw) < 2):
+            raise Escalate(synced=True)  # a single statement is held directly, not as a list
+        # bodies kept whole (see Recorder._open): their statements are old, after the edit
         jumped = rec.jumped
         jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
         jspans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in jumped]  # current coordinates
-        for x in _nodes_of(new_items):
-            if P.fix_positions(x, jskip) is not None:
-                raise _Fallback()  # too deep: grammar.parser reports it
+        for x in nodes_of(new_items):
+            if parser.fix_positions(x, jskip) is not None:
+                raise Fallback()  # too deep: grammar.parser reports it
         # -- commit (positions of what stays are still the old ones until moved below)
         if s:
             r_start = toks[start_i].start_pos
@@ -619,12 +570,10 @@ class IncrementalParser(BrokenText, Relexer):
             r_start = lvl.opener.end_pos if lvl.opener is not None else 0
         r_end_old = r_end_cur - delta
         if not top and self.pos.ends_inside(
-            self._base.body, r_start, r_end_old, {id(x) for x in lvl.out or ()}
+            self.base.body, r_start, r_end_old, {id(x) for x in lvl.out or ()}
         ):
-            raise _Escalate(synced=True)
-        end_idx = (
-            self._index(end_tok) if rec.stop[0] == "sync" else (self._index(lvl.closer) if not top else n)
-        )
+            raise Escalate(synced=True)
+        end_idx = self.index(end_tok) if rec.stop[0] == "sync" else (self.index(lvl.closer) if not top else n)
 
         def in_jumped(o: int) -> bool:
             return any(lo <= o <= hi for lo, hi in jspans)
@@ -648,9 +597,9 @@ class IncrementalParser(BrokenText, Relexer):
                 bt = lvl.bounds[k - 1]
                 if bt is None or bt.type == "RBRACE":
                     break
-                if self._index(bt) >= ce:
+                if self.index(bt) >= ce:
                     cl = lvl.closer.start_pos
-                    new_ghost = _Ghost(lvl, old_raw[k:], lvl.bounds[k:], bt)
+                    new_ghost = Ghost(lvl, old_raw[k:], lvl.bounds[k:], bt)
                     lo_old, hi_old = bt.start_pos - delta, cl - delta
                     kept = {id(d) for d in kept_diags}
                     new_ghost.diags = [
@@ -666,12 +615,12 @@ class IncrementalParser(BrokenText, Relexer):
                         for key, v in self.levels.items()
                         if v.opener is not None and bt.start_pos <= v.opener.start_pos < cl
                     }
-                    ids = {id(x) for x in _nodes_of(new_ghost.raw)}
+                    ids = {id(x) for x in nodes_of(new_ghost.raw)}
                     new_ghost.vcache = {i: e for i, e in self._vcache.items() if i in ids}
                     new_ghost.calls = {
                         id(x.functor_expr): (x, self._vcache.get(id(x)))
                         for x in lvl.out or ()
-                        if type(x) is A.CallNamedFunctionExpression and id(x.functor_expr) in ids
+                        if type(x) is ast.CallNamedFunctionExpression and id(x.functor_expr) in ids
                     }
                     new_ghost.delta = delta
                     break
@@ -685,7 +634,7 @@ class IncrementalParser(BrokenText, Relexer):
             for k, v in levels.items()
             if v is not lvl and v.opener is not None and r_start <= v.opener.start_pos <= hi
         ]:
-            oi = self._index(levels[key].opener)
+            oi = self.index(levels[key].opener)
             if (oi < 0 or start_i <= oi < end_idx) and not (
                 oi >= 0 and in_jumped(levels[key].opener.start_pos)
             ):
@@ -709,7 +658,7 @@ class IncrementalParser(BrokenText, Relexer):
             ghost.delta += delta
             gd = ghost.delta
             at = end_tok.start_pos
-            for x in _nodes_of(restore):
+            for x in nodes_of(restore):
                 if gd:
                     self.pos.mark(x, gd)
             # (a diagnostic inside a body kept whole by this run is in base_diags already, moved)
@@ -719,34 +668,34 @@ class IncrementalParser(BrokenText, Relexer):
                     d.offset += gd
                     self.base_diags.append(d)
             for key, v in ghost.levels.items():
-                if v.opener.start_pos >= at and self._index(v.opener) >= 0:
+                if v.opener.start_pos >= at and self.index(v.opener) >= 0:
                     for d in v.xdiags:
                         if d.offset is not None:
                             d.offset += gd
                     levels[key] = v
-            keep = {id(x) for x in _nodes_of(restore)}
+            keep = {id(x) for x in nodes_of(restore)}
             self._vcache.update((i, e) for i, e in ghost.vcache.items() if i in keep)
-            self._ghost = None
+            self.ghost = None
         elif new_ghost is not None:
-            self._ghost = new_ghost
+            self.ghost = new_ghost
         elif ghost is not None:
             e0, e1 = self._span  # (the bytes changed, current coordinates)
             gcl = ghost.level.closer
             if not self._lost_or_current(ghost.start):
-                self._ghost = None
+                self.ghost = None
             elif e1 <= ghost.start.start_pos:
                 ghost.delta += delta  # (bytes added before them)
-            elif gcl is None or self._index(gcl) < 0 or e0 < gcl.start_pos:
-                self._ghost = None  # (an edit among them)
+            elif gcl is None or self.index(gcl) < 0 or e0 < gcl.start_pos:
+                self.ghost = None  # (an edit among them)
         self._flush_calls(new_raw, lvl.out or [])
-        out, xdiags = _transform(new_raw, self.locator, cfg.file)
-        out = _reuse_calls(out, new_raw, lvl.out or [])
+        out, xdiags = transform(new_raw, self.locator, cfg.file)
+        out = reuse_calls(out, new_raw, lvl.out or [])
         if restore is not None and ghost is not None and ghost.calls:
             self._restore_calls(out, ghost.calls)
-        held = _held_lists(_nodes_of(new_items), jskip)
+        held = held_lists(nodes_of(new_items), jskip)
         new_levels = {k: v for k, v in rec.levels.items() if v.out is not None and id(v.out) in held}
         run_x = [d for v in new_levels.values() for d in v.xdiags]
-        self.base_diags.extend(_remove_values(list(b.diagnostics), run_x))
+        self.base_diags.extend(remove_values(list(b.diagnostics), run_x))
         levels.update(new_levels)
         for jl in jumped:
             if jl.out is None or id(jl.out) not in held:
@@ -769,7 +718,7 @@ class IncrementalParser(BrokenText, Relexer):
                 self.pos.push(out[0])
                 self.pos.push(out[-1])
             body = Builder.block_or_expression(out, loc=loc) if out else Nop(loc, len(data), 0)
-            self._base = Program(loc, body, [])
+            self.base = Program(loc, body, [])
         else:
             assert lvl.out is not None
             lvl.out[:] = out
@@ -778,7 +727,7 @@ class IncrementalParser(BrokenText, Relexer):
         self._finish(old_items, new_items)
         return max(err if err is not None else ce, ce) - start_i
 
-    def _restack(self, jumped: list[_Level], stacks: list[tuple[tuple[Any, ...], list[Any]]]) -> None:
+    def _restack(self, jumped: list[Level], stacks: list[tuple[tuple[Any, ...], list[Any]]]) -> None:
         """Bodies kept whole now sit on the run's LR stack, whose values (the reparsed header) are new
         objects: the levels of each body and of the lists inside it take that stack below their own
         part, so that a later plain parse resumed inside them (_resume_plain) reduces the current
@@ -802,7 +751,7 @@ class IncrementalParser(BrokenText, Relexer):
         """The calls made anew of restored statements (same function name and arguments, the same
         objects) take the validation cached for the calls made of them before."""
         for x in out:
-            if type(x) is not A.CallNamedFunctionExpression:
+            if type(x) is not ast.CallNamedFunctionExpression:
                 continue
             old = calls.get(id(x.functor_expr))
             if old is None:
@@ -815,8 +764,8 @@ class IncrementalParser(BrokenText, Relexer):
 
     def _move_all(self, a: int, b: int, delta: int) -> None:
         """Parse diagnostics and the AST after bytes [a, b) (old coordinates) became delta longer."""
-        if self._base is not None:
-            self.pos.move(self._base.body, a, b, delta)
+        if self.base is not None:
+            self.pos.move(self.base.body, a, b, delta)
         if not delta:
             return
         for d in self.base_diags:
@@ -837,13 +786,13 @@ class IncrementalParser(BrokenText, Relexer):
         if not pending:
             return
         for x in old_out:
-            if id(x) in pending and type(x) is A.CallNamedFunctionExpression:
+            if id(x) in pending and type(x) is ast.CallNamedFunctionExpression:
                 self.pos.push(x)
         prev = None
         for expr in raw:
-            if isinstance(prev, A.QualifiedName) and prev.value in STATEMENT_CALLS:
+            if isinstance(prev, ast.QualifiedName) and prev.value in STATEMENT_CALLS:
                 self.pos.flush(prev)
-                for x in _nodes_of([expr]):
+                for x in nodes_of([expr]):
                     self.pos.flush(x)
                 prev = None
                 continue
@@ -859,7 +808,7 @@ class IncrementalParser(BrokenText, Relexer):
         self.full_diags = d
         vc = self._vcache
         for x in replaced:
-            for y in _nodes_of([x]):
+            for y in nodes_of([x]):
                 vc.pop(id(y), None)
         for y in self.pos.touched:  # the statements around an edit are validated again
             vc.pop(id(y), None)
@@ -875,18 +824,9 @@ class IncrementalParser(BrokenText, Relexer):
             self._vdiags = self._validate()
         return list(self._vdiags)
 
-    def _checker(self) -> Any:
-        from puppet_xpp.grammar import validator as V
-
-        cfg = self.config
-        cls = V.TasksChecker if cfg.tasks else V.Checker
-        ck = cls(
-            strict=cfg.strict,
-            file=cfg.file or None,
-            modulepath=cfg.modulepath,
-            manifest=cfg.manifest,
-            level=getattr(cfg, "level", None),
-        )
+    def _checker(self) -> Checker:
+        """grammar.check's validator for this document."""
+        ck: Checker = check.checker(self.config)
         # (the statements below a unit validated again keep their marks: a check of the unit that
         # reports one of them asks where it is)
         ck.offset_of = self.pos.now
@@ -896,25 +836,26 @@ class IncrementalParser(BrokenText, Relexer):
         """grammar.validator's diagnostics, redone only for the statements that changed: every
         statement of a statement list is a unit whose diagnostics (with those of the statements
         below it) are cached until an edit replaces it or happens inside it."""
-        prog = self._program
+        prog = self.program_shown
         if prog is None:
             return []
         if self.levels is None:
             self._vcache = {}
             return list(self._checker().validate(self.program))
-        if self._kept_tokens is not None and self._plain_units is None:
+        bt = self.broken_text
+        if bt.kept_tokens is not None and bt.plain_units is None:
             return list(self._checker().validate(self.program))  # (a hard lexer error, parsed in full)
         units: set[int] = set()
         for lvl in self.levels.values():
             if lvl.out is not None:
                 units.update(map(id, lvl.out))
-        if self._broken is not None or self._kept_tokens is not None:  # (the state's cache stays)
-            if self._plain_units is None:
+        if bt.broken is not None or bt.kept_tokens is not None:  # (the state's cache stays)
+            if bt.plain_units is None:
                 return list(self._checker().validate(self.program))
-            # a resumed plain parse (_resume_plain): the statements it kept from before the boundary
+            # a resumed plain parse (BrokenText.resume_plain): the statements it kept from before the boundary
             # are the state's, validated with its cache; its own lists are units cached apart
-            units |= self._plain_units
-            out, self._pcache = self._validate_units(prog, units, self._pcache, self._vcache)
+            units |= bt.plain_units
+            out, bt.pcache = self._validate_units(prog, units, bt.pcache, self._vcache)
             return out
         if type(prog.body) is not BlockExpression:
             units.add(id(prog.body))
@@ -927,4 +868,4 @@ class IncrementalParser(BrokenText, Relexer):
         """Validation diagnostics of prog and the new cache: units found in old (or unmoved in base,
         which is only read) are not validated again."""
         self.stats["statements_validated"] = 0
-        return _UnitValidation(self, units, old, base).run(prog)
+        return UnitValidation(self.pos, self.stats, self._checker, units, old, base).run(prog)
