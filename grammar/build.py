@@ -4,6 +4,7 @@ Each method is called by the LR driver (grammar/parser.py) with the children of 
 returns the model value for it.  The actions reproduce Puppet's parser actions and factory rewrites:
 positions (byte offset + length, Puppet's `loc` rules and quirks), the paren-less call transform,
 resource shapes, unfolded-hash merging, block wrapping, the class name stack and the definitions list.
+The flat operand/operator sequences of the grammar are resolved by precedence in grammar/build_operators.py.
 
 A node built without a position gets its container's offset and length 0, as Puppet's factory does;
 grammar/parser.py applies that rule once the tree is complete (`offset is None` marks such nodes).
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from . import ast as A
-from .issues import Diagnostic
-from .lexer import concat_end, name_start
-from .ruby import regexp_inspect
+from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.build_operators import resolve_precedence
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.grammar.lexer import concat_end, name_start
+from puppet_xpp.grammar.ruby import regexp_inspect
 
 STATEMENT_CALLS = frozenset(
     (
@@ -38,39 +40,7 @@ STATEMENT_CALLS = frozenset(
     )
 )
 
-# Binary operator precedence (higher binds tighter), from egrammar's precedence table; all left-assoc.
-PREC = {
-    "IN": 10,
-    "MATCH": 9,
-    "NOMATCH": 9,
-    "TIMES": 8,
-    "DIV": 8,
-    "MODULO": 8,
-    "MINUS": 7,
-    "PLUS": 7,
-    "LSHIFT": 6,
-    "RSHIFT": 6,
-    "NOTEQUAL": 5,
-    "ISEQUAL": 5,
-    "GREATEREQUAL": 4,
-    "GREATERTHAN": 4,
-    "LESSTHAN": 4,
-    "LESSEQUAL": 4,
-    "QMARK": 3,
-    "AND": 2,
-    "OR": 1,
-}
-ARITH = {"TIMES": "*", "DIV": "/", "MODULO": "%", "MINUS": "-", "PLUS": "+", "LSHIFT": "<<", "RSHIFT": ">>"}
-COMPARE = {
-    "NOTEQUAL": "!=",
-    "ISEQUAL": "==",
-    "GREATEREQUAL": ">=",
-    "GREATERTHAN": ">",
-    "LESSTHAN": "<",
-    "LESSEQUAL": "<=",
-}
-MATCH = {"MATCH": "=~", "NOMATCH": "!~"}
-UNARY = {"NOT": A.NotExpression, "MINUS": A.UnaryMinusExpression, "TIMES": A.UnfoldExpression}
+UNARY = {"NOT": ast.NotExpression, "MINUS": ast.UnaryMinusExpression, "TIMES": ast.UnfoldExpression}
 
 
 class CommaList(list[Any]):
@@ -102,16 +72,16 @@ def _end_or(x: Any, default: int) -> int:
 class Builder:
     """Reduce actions. One instance per parse (it carries the name stack and definitions)."""
 
-    def __init__(self, locator: A.Locator, file: str = ""):
+    def __init__(self, locator: ast.Locator, file: str = ""):
         self.locator = locator
         self.file = file
         self.namestack: list[str] = []
-        self.definitions: list[A.Definition] = []
+        self.definitions: list[ast.Definition] = []
         self.diagnostics: list[Diagnostic] = []
         # Nodes remembered by id(): each dict holds the node itself as the value, so it stays alive for the
         # whole parse and its id cannot be reused by another object (error recovery frees many nodes).
-        self.unfolded: dict[int, A.LiteralHash] = {}  # LiteralHash nodes made of bare `k => v` arguments
-        self.top_blocks: dict[int, A.BlockExpression] = {}  # blocks made of a program's statement list
+        self.unfolded: dict[int, ast.LiteralHash] = {}  # LiteralHash nodes made of bare `k => v` arguments
+        self.top_blocks: dict[int, ast.BlockExpression] = {}  # blocks made of a program's statement list
         self.had_errors = False  # a syntax error was recovered from inside a body
         # Puppet raises at its first error, so its first error is the first one raised in parse order,
         # not the first by position: the errors raised here sort by where Puppet raises them (the end of
@@ -198,16 +168,16 @@ class Builder:
         if len(stmts) > 1:
             if lbrace is not None and rbrace is not None:
                 o = start(lbrace)
-                return A.BlockExpression(loc, o, end(rbrace) - o, stmts)
+                return ast.BlockExpression(loc, o, end(rbrace) - o, stmts)
             o = start(stmts[0])
-            return A.BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
+            return ast.BlockExpression(loc, o, end(stmts[-1]) - o, stmts)
         return stmts[0]
 
     def body(self, stmts: list[Any] | None) -> Any:
         """f_build_body: a statement list becomes an unpositioned BlockExpression; none gives None."""
         if stmts is None:
             return None
-        return self.bare(A.BlockExpression, stmts)
+        return self.bare(ast.BlockExpression, stmts)
 
     def statements(self, raw: list[Any]) -> list[Any]:
         """Puppet's transform_calls over a raw statement list (the action of `statements`)."""
@@ -226,13 +196,13 @@ class Builder:
         memo: list[Any] = []
         for expr in raw:
             name = memo[-1] if memo else None
-            if type(name) is A.QualifiedName and name.value in STATEMENT_CALLS:
+            if type(name) is ast.QualifiedName and name.value in STATEMENT_CALLS:
                 args = list(expr) if isinstance(expr, CommaList) else [expr]
                 o = name.offset
-                call = A.CallNamedFunctionExpression(self.locator, o, end(args[-1]) - o, name, False, args)
+                call = ast.CallNamedFunctionExpression(self.locator, o, end(args[-1]) - o, name, False, args)
                 memo[-1] = call
             elif isinstance(expr, CommaList):
-                if type(name) is A.QualifiedName:
+                if type(name) is ast.QualifiedName:
                     self.error("PARSE_NOT_CALLABLE_WITHOUT_PARENS", expr.commas[0], {"name": name.value})
                 else:
                     self.error("PARSE_ILLEGAL_COMMA", expr.commas[0])
@@ -240,7 +210,7 @@ class Builder:
                     memo.append(e)
             else:
                 memo.append(expr)
-                if type(expr) is A.CallNamedFunctionExpression:
+                if type(expr) is ast.CallNamedFunctionExpression:
                     expr.rval_required = False
         return memo
 
@@ -259,18 +229,18 @@ class Builder:
         body = self.block_or_expression(stmts, loc=self.locator)
         if len(stmts) > 1:
             self.top_blocks[id(body)] = body
-        return A.Program(self.locator, body, self.definitions)
+        return ast.Program(self.locator, body, self.definitions)
 
     def empty_program(self, c: list[Any]) -> Any:
         size = len(self.locator._bytes())
-        return A.Program(self.locator, A.Nop(self.locator, size, 0), [])
+        return ast.Program(self.locator, ast.Nop(self.locator, size, 0), [])
 
     def epp_program(self, c: list[Any]) -> Any:
         params = c[1]
         stmts = c[2] if len(c) > 2 else None
-        lam = self.mk(A.LambdaExpression, c[0], None, params if params is not None else [])
-        lam.body = self.bare(A.EppExpression, params is not None, self.body(stmts))
-        return A.Program(self.locator, lam, self.definitions)
+        lam = self.mk(ast.LambdaExpression, c[0], None, params if params is not None else [])
+        lam.body = self.bare(ast.EppExpression, params is not None, self.body(stmts))
+        return ast.Program(self.locator, lam, self.definitions)
 
     def no_params(self, c: list[Any]) -> Any:
         return None
@@ -320,16 +290,16 @@ class Builder:
 
     def assign(self, c: list[Any]) -> Any:
         op = c[1]
-        return self.mk(A.AssignmentExpression, op, None, c[0], c[2], op.value)
+        return self.mk(ast.AssignmentExpression, op, None, c[0], c[2], op.value)
 
     def relation(self, c: list[Any]) -> Any:
         op = c[1]
-        return self.mk(A.RelationshipExpression, op, None, c[0], c[2], op.value)
+        return self.mk(ast.RelationshipExpression, op, None, c[0], c[2], op.value)
 
     # --- resources --------------------------------------------------------------------------------
     def _form(self, c: list[Any], form: str, code: str) -> Any:
         r = c[1]
-        if not isinstance(r, A.AbstractResource):
+        if not isinstance(r, ast.AbstractResource):
             self.error(code, c[0], raised=r)
             return r
         r.form = form
@@ -342,39 +312,41 @@ class Builder:
         return self._form(c, "exported", "PARSE_EXPORTED_NOT_RESOURCE")
 
     def resource_titled(self, c: list[Any]) -> Any:
-        first = self.bare(A.ResourceBody, c[2], c[4])
-        return self.mk(A.ResourceExpression, c[0], c[6], c[0], "regular", [first] + c[5])
+        first = self.bare(ast.ResourceBody, c[2], c[4])
+        return self.mk(ast.ResourceExpression, c[0], c[6], c[0], "regular", [first] + c[5])
 
     def class_resource(self, c: list[Any]) -> Any:
-        return self.mk(A.ResourceExpression, c[0], c[4], self.bare(A.QualifiedName, "class"), "regular", c[2])
+        return self.mk(
+            ast.ResourceExpression, c[0], c[4], self.bare(ast.QualifiedName, "class"), "regular", c[2]
+        )
 
     def resource_untitled(self, c: list[Any]) -> Any:
         left, lbrace, ops, rbrace = c[0], c[1], c[2], c[4]
         t = type(left)
-        if t is A.QualifiedName:
+        if t is ast.QualifiedName:
             entries = []
             for op in ops:
-                if type(op) is A.AttributeOperation:
+                if type(op) is ast.AttributeOperation:
                     if op.operator == "+>":
                         self.error("PARSE_RESOURCE_WITHOUT_TITLE_PLUS", lbrace, raised=rbrace)
                         return left
-                    key = self.bare(A.LiteralString, op.attribute_name)
-                    entries.append(self.bare(A.KeyedEntry, key, op.value_expr))
+                    key = self.bare(ast.LiteralString, op.attribute_name)
+                    entries.append(self.bare(ast.KeyedEntry, key, op.value_expr))
                 else:
-                    entries.append(self.bare(A.KeyedEntry, self.bare(A.Nop), op.expr))
-            h = self.mk(A.LiteralHash, lbrace, rbrace, entries)
+                    entries.append(self.bare(ast.KeyedEntry, self.bare(ast.Nop), op.expr))
+            h = self.mk(ast.LiteralHash, lbrace, rbrace, entries)
             result = self.block_or_expression(self.statements([left, h]), loc=self.locator)
-        elif t is A.QualifiedReference:
-            result = A.ResourceDefaultsExpression(self.locator, 0, 0, "regular", left, ops)
-        elif t is A.AccessExpression:
-            result = A.ResourceOverrideExpression(self.locator, 0, 0, left, "regular", ops)
+        elif t is ast.QualifiedReference:
+            result = ast.ResourceDefaultsExpression(self.locator, 0, 0, "regular", left, ops)
+        elif t is ast.AccessExpression:
+            result = ast.ResourceOverrideExpression(self.locator, 0, 0, left, "regular", ops)
         else:
             self.error("PARSE_NOT_A_RESOURCE", left, raised=rbrace)
             return left
         return self.loc(result, left, rbrace)
 
     def resource_body(self, c: list[Any]) -> Any:
-        return self.bare(A.ResourceBody, c[0], c[2])
+        return self.bare(ast.ResourceBody, c[0], c[2])
 
     def no_bodies(self, c: list[Any]) -> Any:
         return []
@@ -397,10 +369,10 @@ class Builder:
         return c[0]
 
     def attr_op(self, c: list[Any]) -> Any:
-        return self.mk(A.AttributeOperation, c[0], c[2], c[0].value, c[1].value, c[2])
+        return self.mk(ast.AttributeOperation, c[0], c[2], c[0].value, c[1].value, c[2])
 
     def attrs_op(self, c: list[Any]) -> Any:
-        return self.mk(A.AttributesOperation, c[0], c[2], c[2])
+        return self.mk(ast.AttributesOperation, c[0], c[2], c[2])
 
     def attribute_name(self, c: list[Any]) -> Any:
         return c[0]
@@ -424,69 +396,15 @@ class Builder:
         return ("sel", c[2], c[5] if len(c) > 5 else ())  # entries, postfixes
 
     def opseq(self, c: list[Any]) -> Any:
-        return self._precedence([c[0]] + c[1], None)
+        return resolve_precedence(self.locator, [c[0]] + c[1], None, self.apply_postfix)
 
     def opseq_sel(self, c: list[Any]) -> Any:
-        return self._precedence([c[0]] + (c[1] if len(c) == 4 else []), c[-1])
-
-    def _binary(self, op: Any, left: Any, right: Any) -> Any:
-        t = op.type
-        loc = self.locator
-        o, ln = op.start_pos, op.end_pos - op.start_pos
-        if t in ARITH:
-            return A.ArithmeticExpression(loc, o, ln, left, right, ARITH[t])
-        if t in COMPARE:
-            return A.ComparisonExpression(loc, o, ln, left, right, COMPARE[t])
-        if t in MATCH:
-            return A.MatchExpression(loc, o, ln, left, right, MATCH[t])
-        if t == "IN":
-            return A.InExpression(loc, o, ln, left, right)
-        if t == "AND":
-            return A.AndExpression(loc, o, ln, left, right)
-        return A.OrExpression(loc, o, ln, left, right)
-
-    def _selector(self, left: Any, entries: list[Any]) -> Any:
-        return A.SelectorExpression(self.locator, left.offset, left.length, left, entries)
-
-    def _precedence(self, items: list[Any], final_entry: Any) -> Any:
-        """Operator-precedence resolution of `operand (op operand | ?{…})* [? m => v]`.
-
-        Equivalent to racc's resolution with egrammar's precedence table: an operator reduces the
-        pending operators that bind at least as tight (all binary operators are left-assoc); a selector
-        `? …` acts as a postfix operator at QMARK precedence and its result is an operand again.
-        """
-        operands = [items[0]]
-        ops: list[Any] = []
-        binary = self._binary
-        for item in items[1:]:
-            if type(item) is tuple:  # braced selector (+ postfixes)
-                while ops and PREC[ops[-1].type] >= 3:
-                    r = operands.pop()
-                    operands.append(binary(ops.pop(), operands.pop(), r))
-                node = self._selector(operands.pop(), item[1])
-                for pf in item[2]:
-                    node = self.apply_postfix(node, pf)
-                operands.append(node)
-            else:
-                op, operand = item
-                p = PREC[op.type]
-                while ops and PREC[ops[-1].type] >= p:
-                    r = operands.pop()
-                    operands.append(binary(ops.pop(), operands.pop(), r))
-                ops.append(op)
-                operands.append(operand)
-        if final_entry is not None:
-            while ops and PREC[ops[-1].type] >= 3:
-                r = operands.pop()
-                operands.append(binary(ops.pop(), operands.pop(), r))
-            operands.append(self._selector(operands.pop(), [final_entry]))
-        while ops:
-            r = operands.pop()
-            operands.append(binary(ops.pop(), operands.pop(), r))
-        return operands[0]
+        return resolve_precedence(
+            self.locator, [c[0]] + (c[1] if len(c) == 4 else []), c[-1], self.apply_postfix
+        )
 
     def selector_entry(self, c: list[Any]) -> Any:
-        return self.mk(A.SelectorEntry, c[1], None, c[0], c[2])
+        return self.mk(ast.SelectorEntry, c[1], None, c[0], c[2])
 
     def unary_op(self, c: list[Any]) -> Any:
         return self.mk(UNARY[c[0].type], c[0], None, c[1])
@@ -502,18 +420,18 @@ class Builder:
         loc = self.locator
         o = left.offset
         if kind == "access":
-            return A.AccessExpression(loc, o, end(pf[2]) - o, left, pf[1])
+            return ast.AccessExpression(loc, o, end(pf[2]) - o, left, pf[1])
         if kind == "call":
             last = pf[3] if pf[3] is not None else pf[2]
-            return A.CallNamedFunctionExpression(loc, o, end(last) - o, left, True, pf[1], pf[3])
+            return ast.CallNamedFunctionExpression(loc, o, end(last) - o, left, True, pf[1], pf[3])
         if kind == "dot":
             _, dot, name, paren, args, lam = pf
-            na = self.mk(A.NamedAccessExpression, dot, name, left, self.bare(A.QualifiedName, name.value))
+            na = self.mk(ast.NamedAccessExpression, dot, name, left, self.bare(ast.QualifiedName, name.value))
             if paren is None:
-                call = A.CallMethodExpression(loc, na.offset, na.length, na, True, [], lam)
+                call = ast.CallMethodExpression(loc, na.offset, na.length, na, True, [], lam)
             else:
                 lp, rp = paren
-                call = self.mk(A.CallMethodExpression, lp, rp, na, True, args, lam)
+                call = self.mk(ast.CallMethodExpression, lp, rp, na, True, args, lam)
             return call
         # collect
         _, qcls, lq, query, rq, ops, rbrace = pf
@@ -560,7 +478,7 @@ class Builder:
             query, rq = c[1], c[2]
         else:
             query, rq = None, c[1]
-        qcls = A.VirtualQuery if lq.type == "LCOLLECT" else A.ExportedQuery
+        qcls = ast.VirtualQuery if lq.type == "LCOLLECT" else ast.ExportedQuery
         return ("collect", qcls, lq, query, rq, ops, rbrace)
 
     def p_collect(self, c: list[Any]) -> Any:
@@ -577,7 +495,7 @@ class Builder:
 
     def unfolded_hash(self, c: list[Any]) -> Any:
         e = c[0]
-        h = A.LiteralHash(self.locator, e.offset, e.length, [e])
+        h = ast.LiteralHash(self.locator, e.offset, e.length, [e])
         self.unfolded[id(h)] = h
         return h
 
@@ -588,7 +506,7 @@ class Builder:
         else:
             params, rtype, rest = c[1], c[4], c[5:]
         stmts = rest[1] if len(rest) == 3 else None
-        return self.mk(A.LambdaExpression, pipe, rbrace, params, self.body(stmts), rtype)
+        return self.mk(ast.LambdaExpression, pipe, rbrace, params, self.body(stmts), rtype)
 
     # --- primaries --------------------------------------------------------------------------------
     def primary(self, c: list[Any]) -> Any:
@@ -598,65 +516,65 @@ class Builder:
         t = c[0]
         o = t.start_pos
         ln = t.end_pos - o
-        qn = A.QualifiedName(self.locator, name_start(t), ln - 1, t.value)
-        return A.VariableExpression(self.locator, o, ln, qn)
+        qn = ast.QualifiedName(self.locator, name_start(t), ln - 1, t.value)
+        return ast.VariableExpression(self.locator, o, ln, qn)
 
     def number(self, c: list[Any]) -> Any:
         t = c[0]
         value, radix = to_number(t.value)
         o = t.start_pos
         if isinstance(value, float):
-            return A.LiteralFloat(self.locator, o, t.end_pos - o, value)
-        return A.LiteralInteger(self.locator, o, t.end_pos - o, value, radix)
+            return ast.LiteralFloat(self.locator, o, t.end_pos - o, value)
+        return ast.LiteralInteger(self.locator, o, t.end_pos - o, value, radix)
 
     def boolean(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralBoolean, c[0], None, c[0].value == "true")
+        return self.mk(ast.LiteralBoolean, c[0], None, c[0].value == "true")
 
     def default(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralDefault, c[0], None)
+        return self.mk(ast.LiteralDefault, c[0], None)
 
     def undef(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralUndef, c[0], None)
+        return self.mk(ast.LiteralUndef, c[0], None)
 
     def qname(self, c: list[Any]) -> Any:
-        return self.mk(A.QualifiedName, c[0], None, c[0].value)
+        return self.mk(ast.QualifiedName, c[0], None, c[0].value)
 
     def string(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralString, c[0], None, c[0].value)
+        return self.mk(ast.LiteralString, c[0], None, c[0].value)
 
     keyword_string = string
 
     def qref(self, c: list[Any]) -> Any:
-        return self.mk(A.QualifiedReference, c[0], None, c[0].value)
+        return self.mk(ast.QualifiedReference, c[0], None, c[0].value)
 
     def regex(self, c: list[Any]) -> Any:
         t = c[0]
-        return self.mk(A.LiteralRegularExpression, t, None, A.Regexp(t.value), regexp_inspect(t.value))
+        return self.mk(ast.LiteralRegularExpression, t, None, ast.Regexp(t.value), regexp_inspect(t.value))
 
     def reserved(self, c: list[Any]) -> Any:
-        return self.mk(A.ReservedWord, c[0], None, c[0].value, False)
+        return self.mk(ast.ReservedWord, c[0], None, c[0].value, False)
 
     def array(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralList, c[0], c[-1], c[1])
+        return self.mk(ast.LiteralList, c[0], c[-1], c[1])
 
     def array_empty(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralList, c[0], c[1], [])
+        return self.mk(ast.LiteralList, c[0], c[1], [])
 
     def hash(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralHash, c[0], c[-1], c[1])
+        return self.mk(ast.LiteralHash, c[0], c[-1], c[1])
 
     def hash_empty(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralHash, c[0], c[1], [])
+        return self.mk(ast.LiteralHash, c[0], c[1], [])
 
     def keyed_entry(self, c: list[Any]) -> Any:
-        return self.mk(A.KeyedEntry, c[1], None, c[0], c[2])
+        return self.mk(ast.KeyedEntry, c[1], None, c[0], c[2])
 
     def paren(self, c: list[Any]) -> Any:
-        return self.mk(A.ParenthesizedExpression, c[0], None, c[1])
+        return self.mk(ast.ParenthesizedExpression, c[0], None, c[1])
 
     def _type_call(self, tok: Any, args: list[Any], last: Any, lam: Any) -> Any:
-        fn = self.mk(A.QualifiedName, tok, None, tok.value)
-        return self.mk(A.CallNamedFunctionExpression, tok, last, fn, True, args, lam)
+        fn = self.mk(ast.QualifiedName, tok, None, tok.value)
+        return self.mk(ast.CallNamedFunctionExpression, tok, last, fn, True, args, lam)
 
     def type_call(self, c: list[Any]) -> Any:
         return self._type_call(c[0], c[2], c[4], None)
@@ -672,17 +590,17 @@ class Builder:
 
     def dq_string(self, c: list[Any]) -> Any:
         pre = c[0]
-        segs = [self.mk(A.LiteralString, pre, None, pre.value)] if pre.value else []
+        segs = [self.mk(ast.LiteralString, pre, None, pre.value)] if pre.value else []
         rest = c[1]  # segments (None: an empty one, dropped as Puppet drops it), then the string's end
         segs.extend(x for x in rest[:-1] if x is not None)
         o = pre.start_pos
-        return A.ConcatenatedString(self.locator, o, rest[-1] - o, segs)
+        return ast.ConcatenatedString(self.locator, o, rest[-1] - o, segs)
 
     def _text(self, expr: Any) -> Any:
-        return self.bare(A.TextExpression, interpolate(self, expr))
+        return self.bare(ast.TextExpression, interpolate(self, expr))
 
     def _segment(self, tok: Any) -> Any:
-        return self.mk(A.LiteralString, tok, None, tok.value) if tok.value else None
+        return self.mk(ast.LiteralString, tok, None, tok.value) if tok.value else None
 
     def dq_last(self, c: list[Any]) -> Any:
         # the list ends with where the string ends (for heredocs with a margin: Puppet's mapped end)
@@ -694,19 +612,19 @@ class Builder:
     def heredoc(self, c: list[Any]) -> Any:
         text = c[1]
         if hasattr(text, "start_pos"):  # STRING token
-            text = self.mk(A.LiteralString, text, None, text.value)
-        return self.mk(A.HeredocExpression, c[0], None, text, c[0].value)
+            text = self.mk(ast.LiteralString, text, None, text.value)
+        return self.mk(ast.HeredocExpression, c[0], None, text, c[0].value)
 
     def render_string(self, c: list[Any]) -> Any:
-        return self.mk(A.RenderStringExpression, c[0], None, c[0].value)
+        return self.mk(ast.RenderStringExpression, c[0], None, c[0].value)
 
     def render_expr(self, c: list[Any]) -> Any:
-        return self.mk(A.RenderExpression, c[0], c[2], c[1])
+        return self.mk(ast.RenderExpression, c[0], c[2], c[1])
 
     def render_block(self, c: list[Any]) -> Any:
         stmts = c[2]
         return self.mk(
-            A.RenderExpression, c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
+            ast.RenderExpression, c[0], c[4], self.block_or_expression(stmts, c[1], c[3], self.locator)
         )
 
     def epp_end(self, c: list[Any]) -> Any:
@@ -719,11 +637,11 @@ class Builder:
     def if_part(self, c: list[Any]) -> Any:
         test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
-        return self.mk(A.IfExpression, test, els if els is not None else rb, test, then, els)
+        return self.mk(ast.IfExpression, test, els if els is not None else rb, test, then, els)
 
     def if_part_empty(self, c: list[Any]) -> Any:
         test, lb, rb, els = c
-        return self.mk(A.IfExpression, test, els if els is not None else rb, test, None, els)
+        return self.mk(ast.IfExpression, test, els if els is not None else rb, test, None, els)
 
     def no_else(self, c: list[Any]) -> Any:
         return None
@@ -740,19 +658,19 @@ class Builder:
     def unless_expr(self, c: list[Any]) -> Any:
         kw, test, lb, stmts, rb, els = c
         then = self.block_or_expression(stmts, lb, rb, self.locator)
-        return self.mk(A.UnlessExpression, kw, rb, test, then, els)
+        return self.mk(ast.UnlessExpression, kw, rb, test, then, els)
 
     def unless_empty(self, c: list[Any]) -> Any:
         kw, test, lb, rb, els = c
         # Puppet's action ends this one at its 5th value, the else part (or the keyword when there is none)
-        return self.mk(A.UnlessExpression, kw, els, test, None, els)
+        return self.mk(ast.UnlessExpression, kw, els, test, None, els)
 
     def case_expr(self, c: list[Any]) -> Any:
-        return self.mk(A.CaseExpression, c[0], c[4], c[1], c[3])
+        return self.mk(ast.CaseExpression, c[0], c[4], c[1], c[3])
 
     def case_option(self, c: list[Any]) -> Any:
         stmts = c[3] if len(c) == 5 else None
-        return self.mk(A.CaseOption, c[1], c[-1], c[0], self.body(stmts))
+        return self.mk(ast.CaseOption, c[1], c[-1], c[0], self.body(stmts))
 
     # --- definitions ------------------------------------------------------------------------------
     def _body_of(self, c: list[Any], lbrace_index: int) -> Any:
@@ -773,40 +691,42 @@ class Builder:
 
     def define(self, c: list[Any]) -> Any:
         name = self.qualify(c[1].value)
-        d = self.mk(A.ResourceTypeDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        d = self.mk(ast.ResourceTypeDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
     def hostclass(self, c: list[Any]) -> Any:
         self.namestack.pop()
         name = self.qualify(c[1].value)
         parent = c[3].value if c[3] is not None else None
-        d = self.mk(A.HostClassDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
+        d = self.mk(ast.HostClassDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 4)), parent)
         return self.add_definition(d)
 
     def plan(self, c: list[Any]) -> Any:
         self.namestack.pop()
         name = self.qualify(c[1].value)
-        d = self.mk(A.PlanDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
+        d = self.mk(ast.PlanDefinition, c[0], c[-1], name, c[2], self.body(self._body_of(c, 3)))
         return self.add_definition(d)
 
     def apply(self, c: list[Any]) -> Any:
         stmts = c[6] if len(c) == 8 else []
-        blk = self.bare(A.ApplyBlockExpression, stmts)
-        return self.mk(A.ApplyExpression, c[0], c[-1], c[2], blk)
+        blk = self.bare(ast.ApplyBlockExpression, stmts)
+        return self.mk(ast.ApplyExpression, c[0], c[-1], c[2], blk)
 
     def function(self, c: list[Any]) -> Any:
-        d = self.mk(A.FunctionDefinition, c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3])
+        d = self.mk(
+            ast.FunctionDefinition, c[0], c[-1], c[1].value, c[2], self.body(self._body_of(c, 4)), c[3]
+        )
         return self.add_definition(d)
 
     def node(self, c: list[Any]) -> Any:
-        d = self.mk(A.NodeDefinition, c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
+        d = self.mk(ast.NodeDefinition, c[0], c[-1], c[1], c[3], self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
     def dotted_first(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralString, c[0], None, c[0].value)
+        return self.mk(ast.LiteralString, c[0], None, c[0].value)
 
     def dotted_next(self, c: list[Any]) -> Any:
-        return self.mk(A.LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
+        return self.mk(ast.LiteralString, c[0], c[2], c[0].value + "." + c[2].value)
 
     def name_or_number(self, c: list[Any]) -> Any:
         return c[0]
@@ -816,45 +736,45 @@ class Builder:
 
     def return_type_access(self, c: list[Any]) -> Any:
         t = self.qref(c[1:])
-        return A.AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
+        return ast.AccessExpression(self.locator, t.offset, end(c[4]) - t.offset, t, c[3])
 
     def typed_parameter(self, c: list[Any]) -> Any:
         c[1].type_expr = c[0]
         return c[1]
 
     def param_default(self, c: list[Any]) -> Any:
-        return self.mk(A.Parameter, c[0], None, c[0].value, c[2])
+        return self.mk(ast.Parameter, c[0], None, c[0].value, c[2])
 
     def param(self, c: list[Any]) -> Any:
-        return self.mk(A.Parameter, c[0], None, c[0].value)
+        return self.mk(ast.Parameter, c[0], None, c[0].value)
 
     def param_rest_default(self, c: list[Any]) -> Any:
-        return self.mk(A.Parameter, c[1], None, c[1].value, c[3], None, True)
+        return self.mk(ast.Parameter, c[1], None, c[1].value, c[3], None, True)
 
     def param_rest(self, c: list[Any]) -> Any:
-        return self.mk(A.Parameter, c[1], None, c[1].value, None, None, True)
+        return self.mk(ast.Parameter, c[1], None, c[1].value, None, None, True)
 
     def param_type_access(self, c: list[Any]) -> Any:
         t = self.qref(c)
-        return A.AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
+        return ast.AccessExpression(self.locator, t.offset, end(c[3]) - t.offset, t, c[2])
 
     def _type_assignment(self, lhs: Any, rhs: Any, s: Any, e: Any) -> Any:
-        d: A.Definition
-        if type(lhs) is A.AccessExpression:
-            d = A.TypeMapping(self.locator, 0, 0, lhs, rhs)
+        d: ast.Definition
+        if type(lhs) is ast.AccessExpression:
+            d = ast.TypeMapping(self.locator, 0, 0, lhs, rhs)
         else:
-            d = A.TypeAlias(self.locator, 0, 0, lhs.cased_value, type_alias_rhs(self, rhs))
+            d = ast.TypeAlias(self.locator, 0, 0, lhs.cased_value, type_alias_rhs(self, rhs))
         self.loc(d, s, e)
         return self.add_definition(d)
 
     def type_alias_hash(self, c: list[Any]) -> Any:
         ref = self.qref(c[3:])
-        entry = self.bare(A.KeyedEntry, ref, c[4])
+        entry = self.bare(ast.KeyedEntry, ref, c[4])
         return self._type_assignment(c[1], entry, c[1], c[4])
 
     def type_alias_access(self, c: list[Any]) -> Any:
         ref = self.qref(c[3:])
-        acc = self.bare(A.AccessExpression, ref, c[5])
+        acc = self.bare(ast.AccessExpression, ref, c[5])
         return self._type_assignment(c[1], acc, c[1], None)
 
     def type_alias_ref(self, c: list[Any]) -> Any:
@@ -868,26 +788,26 @@ class Builder:
         return self._type_assignment(c[1], c[3], c[1], None)
 
     def type_definition(self, c: list[Any]) -> Any:
-        d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
+        d = self.mk(ast.TypeDefinition, c[0], c[-1], c[1].value, None, self.body(self._body_of(c, 2)))
         return self.add_definition(d)
 
     def type_definition_inherits(self, c: list[Any]) -> Any:
-        d = self.mk(A.TypeDefinition, c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
+        d = self.mk(ast.TypeDefinition, c[0], c[-1], c[1].value, c[3].value, self.body(self._body_of(c, 4)))
         return self.add_definition(d)
 
 
-CollectExpression = A.CollectExpression
+CollectExpression = ast.CollectExpression
 
 
 def interpolate(b: Builder, expr: Any) -> Any:
     """Factory#interpolate: a bare name (or decimal integer) left-most in an interpolation is a variable."""
     t = type(expr)
-    if t is A.QualifiedName or (t is A.LiteralInteger and expr.radix == 10):
-        return b.bare(A.VariableExpression, expr)
-    if t is A.AccessExpression or t is A.NamedAccessExpression:
+    if t is ast.QualifiedName or (t is ast.LiteralInteger and expr.radix == 10):
+        return b.bare(ast.VariableExpression, expr)
+    if t is ast.AccessExpression or t is ast.NamedAccessExpression:
         if _rewriteable(expr.left_expr):
             expr.left_expr = interpolate(b, expr.left_expr)
-    elif t is A.CallMethodExpression:
+    elif t is ast.CallMethodExpression:
         if _rewriteable(expr.functor_expr):
             expr.functor_expr = interpolate(b, expr.functor_expr)
     return expr
@@ -895,22 +815,22 @@ def interpolate(b: Builder, expr: Any) -> Any:
 
 def _rewriteable(o: Any) -> bool:
     t = type(o)
-    if t in (A.AccessExpression, A.QualifiedName, A.NamedAccessExpression, A.CallMethodExpression):
+    if t in (ast.AccessExpression, ast.QualifiedName, ast.NamedAccessExpression, ast.CallMethodExpression):
         return True
-    return t is A.LiteralInteger and o.radix == 10
+    return t is ast.LiteralInteger and o.radix == 10
 
 
 def type_alias_rhs(b: Builder, rhs: Any) -> Any:
     """Factory#build_TypeAlias: `T {…}` and `{…}` become `Object[{…}]` (with parent => T)."""
     t = type(rhs)
-    if t is A.KeyedEntry:
+    if t is ast.KeyedEntry:
         parent, h = rhs.key, rhs.value
         if parent.cased_value not in ("Object", "TypeSet"):
-            h.entries.append(b.bare(A.KeyedEntry, b.bare(A.QualifiedName, "parent"), parent))
-            parent = b.bare(A.QualifiedReference, "Object")
-        return b.bare(A.AccessExpression, parent, [h])
-    if t is A.LiteralHash:
-        return b.bare(A.AccessExpression, b.bare(A.QualifiedReference, "Object"), [rhs])
+            h.entries.append(b.bare(ast.KeyedEntry, b.bare(ast.QualifiedName, "parent"), parent))
+            parent = b.bare(ast.QualifiedReference, "Object")
+        return b.bare(ast.AccessExpression, parent, [h])
+    if t is ast.LiteralHash:
+        return b.bare(ast.AccessExpression, b.bare(ast.QualifiedReference, "Object"), [rhs])
     return rhs
 
 

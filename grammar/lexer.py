@@ -273,7 +273,7 @@ _MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
 _VARNAME = re.compile(r"(?:::)?(?:" + _W + "+::)*" + _W + "+")
 
 
-class _Engine:
+class Engine:
     """Lexes one text (the source, or a heredoc's processed text) into self.toks.
 
     Positions are character indices into self.text while lexing; tokens in ranges listed in
@@ -287,7 +287,7 @@ class _Engine:
         kw: dict[str, str],
         diags: list[Diagnostic],
         depth: int = 0,
-        parent: _Engine | None = None,
+        parent: Engine | None = None,
         loc: SubLocator | None = None,
     ):
         self.text = text
@@ -315,7 +315,7 @@ class _Engine:
 
     def global_byte(self, b: int) -> int:
         """byte offset in this text -> byte offset in the source"""
-        e: _Engine | None = self
+        e: Engine | None = self
         while e is not None and e.loc is not None:
             b = e.loc.point(b)
             e = e.parent
@@ -674,7 +674,7 @@ class _Engine:
         if self.depth + 1 > MAX_DEPTH:
             raise LexFail("PARSE_TOO_DEEP", p, {"limit": MAX_DEPTH})
         loc = SubLocator(encode(body), self.to_byte(start), has_margin, margins)
-        sub = _Engine(body, False, self.kw, self.diags, self.depth + 1, self, loc)
+        sub = Engine(body, False, self.kw, self.diags, self.depth + 1, self, loc)
         finder: Finder
         if not spec.interpolate:
             finder = find_all_end
@@ -773,7 +773,7 @@ class Lexer:
             )
             return []
         kw = dict(KEYWORDS, **_TASK_KEYWORDS) if self.tasks else KEYWORDS
-        eng = _Engine(text, self.epp, kw, self.diagnostics)
+        eng = Engine(text, self.epp, kw, self.diagnostics)
         try:
             eng.run(eng.lex_source)
         except LexFail as f:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from puppet_xpp.grammar.lexer_text import BLANKS, NO_REGEX, WS_CHARS, WS_RE
 
 if TYPE_CHECKING:
-    from puppet_xpp.grammar.lexer import _Engine
+    from puppet_xpp.grammar.lexer import Engine
 
 _BLANK_RUN = re.compile("[\\r" + BLANKS + "]+")
 # token types Puppet scans with a regex of their own text
@@ -47,7 +47,7 @@ _SCANNED = frozenset(
 )
 
 
-def scanner_match(self: _Engine, last: str | tuple[int, int, int, int] | None) -> str | None:
+def scanner_match(self: Engine, last: str | tuple[int, int, int, int] | None) -> str | None:
     """The scanner's last match before an UNCLOSED_QUOTE: ``last`` is a string or None (known), or
     (first token index, end token index, expression start, expression end) of an interpolation."""
     if not isinstance(last, tuple):
@@ -115,7 +115,7 @@ def scanner_match(self: _Engine, last: str | tuple[int, int, int, int] | None) -
     return _gap(self, cur, close, matched)
 
 
-def _gap(self: _Engine, a: int, b: int, matched: str | None) -> str | None:
+def _gap(self: Engine, a: int, b: int, matched: str | None) -> str | None:
     text = self.text
     i = a
     while i < b:
@@ -146,7 +146,7 @@ def _end(m: re.Match[str] | None, i: int) -> int:
     return m.end() if m is not None else i
 
 
-def _quote_match(self: _Engine, s0: int, end: int) -> str:
+def _quote_match(self: Engine, s0: int, end: int) -> str:
     text: str = self.text
     j = end - 1
     while j > s0 and text[j - 1] == "\\":

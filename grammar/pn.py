@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import ast as A
-from .ruby import float_to_s
+from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.ruby import float_to_s
 
 #: a PN value: ("lit", v) | ("list", [PN]) | ("map", [(key, PN)]) | ("call", name, [PN])
 PN = tuple[Any, ...]
@@ -64,13 +64,13 @@ def _opbin(e: Any) -> PN:
 
 
 def _block_entry(name: str, e: Any) -> tuple[str, PN]:
-    if type(e) is A.BlockExpression or type(e) is A.ApplyBlockExpression:
+    if type(e) is ast.BlockExpression or type(e) is ast.ApplyBlockExpression:
         return (name, _t(e.statements))
     return (name, lst([_t(e)]))
 
 
 def _nop(e: Any) -> bool:
-    return e is None or type(e) is A.Nop
+    return e is None or type(e) is ast.Nop
 
 
 def _call_pn(r: str, nr: str) -> Transform:
@@ -83,7 +83,7 @@ def _call_pn(r: str, nr: str) -> Transform:
     return f
 
 
-def _params(parameters: list[A.Parameter]) -> tuple[str, PN]:
+def _params(parameters: list[ast.Parameter]) -> tuple[str, PN]:
     out: list[tuple[str, PN]] = []
     for p in parameters:
         entries: list[tuple[str, PN]] = []
@@ -134,7 +134,7 @@ def _form(entries: list[tuple[str, PN]], e: Any) -> list[tuple[str, PN]]:
 
 def _unary_minus(e: Any) -> PN:
     x = e.expr
-    if type(x) in (A.LiteralInteger, A.LiteralFloat):
+    if type(x) in (ast.LiteralInteger, ast.LiteralFloat):
         return lit(-x.value)
     return call("-", _t(x))
 
@@ -191,91 +191,91 @@ def _resource(e: Any) -> PN:
 
 def _var(e: Any) -> PN:
     x = e.expr
-    return call("var", lit(x.value) if type(x) is A.QualifiedName else _t(x))
+    return call("var", lit(x.value) if type(x) is ast.QualifiedName else _t(x))
 
 
-_TRANSFORM: dict[type[A.Node], Transform] = {
-    A.AccessExpression: lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
-    A.AndExpression: _binary("and"),
-    A.ArithmeticExpression: _opbin,
-    A.AssignmentExpression: _opbin,
-    A.AttributeOperation: lambda e: call(e.operator, lit(e.attribute_name), _t(e.value_expr)),
-    A.AttributesOperation: lambda e: call("splat-hash", _t(e.expr)),
-    A.BlockExpression: lambda e: _as_call("block", _t(e.statements)),
-    A.ApplyBlockExpression: lambda e: _as_call("block", _t(e.statements)),
-    A.CallFunctionExpression: _call_pn("call-lambda", "invoke-lambda"),
-    A.CallMethodExpression: _call_pn("call-method", "invoke-method"),
-    A.CallNamedFunctionExpression: _call_pn("call", "invoke"),
-    A.CaseExpression: lambda e: call("case", _t(e.test), _t(e.options)),
-    A.CaseOption: lambda e: mp([("when", _t(e.values)), _block_entry("then", e.then_expr)]),
-    A.CollectExpression: _collect,
-    A.ComparisonExpression: _opbin,
-    A.ConcatenatedString: lambda e: _as_call("concat", _t(e.segments)),
-    A.EppExpression: lambda e: call("epp") if e.body is None else _as_call("epp", _t(e.body)),
-    A.ExportedQuery: _query("exported-query"),
-    A.FunctionDefinition: _definition("function", returns=True),
-    A.HeredocExpression: _heredoc,
-    A.HostClassDefinition: _definition("class", "parent_class"),
-    A.IfExpression: _if("if"),
-    A.InExpression: _binary("in"),
-    A.KeyedEntry: lambda e: call("=>", _t(e.key), _t(e.value)),
-    A.LambdaExpression: _lambda,
-    A.LiteralBoolean: lambda e: lit(e.value),
-    A.LiteralDefault: lambda e: call("default"),
-    A.LiteralFloat: lambda e: lit(e.value),
-    A.LiteralHash: lambda e: _as_call("hash", _t(e.entries)),
-    A.LiteralInteger: _integer,
-    A.LiteralList: lambda e: _as_call("array", _t(e.values)),
-    A.LiteralRegularExpression: lambda e: _as_call("regexp", lit(e.value.source)),
-    A.LiteralString: lambda e: lit(e.value),
-    A.LiteralUndef: lambda e: lit(None),
-    A.MatchExpression: _opbin,
-    A.NamedAccessExpression: _binary("."),
-    A.NodeDefinition: _node,
-    A.Nop: lambda e: call("nop"),
-    A.NotExpression: lambda e: call("!", _t(e.expr)),
-    A.OrExpression: _binary("or"),
-    A.ParenthesizedExpression: lambda e: call("paren", _t(e.expr)),
-    A.PlanDefinition: _definition("plan", returns=True),
-    A.Program: lambda e: _t(e.body),
-    A.QualifiedName: lambda e: call("qn", lit(e.value)),
-    A.QualifiedReference: lambda e: call("qr", lit(e.cased_value)),
-    A.RelationshipExpression: _opbin,
-    A.RenderExpression: lambda e: call("render", _t(e.expr)),
-    A.RenderStringExpression: lambda e: _as_call("render-s", lit(e.value)),
-    A.ReservedWord: lambda e: _as_call("reserved", lit(e.word)),
-    A.ResourceDefaultsExpression: lambda e: _as_call(
+_TRANSFORM: dict[type[ast.Node], Transform] = {
+    ast.AccessExpression: lambda e: ("call", "access", [_t(e.left_expr)] + [_t(k) for k in e.keys]),
+    ast.AndExpression: _binary("and"),
+    ast.ArithmeticExpression: _opbin,
+    ast.AssignmentExpression: _opbin,
+    ast.AttributeOperation: lambda e: call(e.operator, lit(e.attribute_name), _t(e.value_expr)),
+    ast.AttributesOperation: lambda e: call("splat-hash", _t(e.expr)),
+    ast.BlockExpression: lambda e: _as_call("block", _t(e.statements)),
+    ast.ApplyBlockExpression: lambda e: _as_call("block", _t(e.statements)),
+    ast.CallFunctionExpression: _call_pn("call-lambda", "invoke-lambda"),
+    ast.CallMethodExpression: _call_pn("call-method", "invoke-method"),
+    ast.CallNamedFunctionExpression: _call_pn("call", "invoke"),
+    ast.CaseExpression: lambda e: call("case", _t(e.test), _t(e.options)),
+    ast.CaseOption: lambda e: mp([("when", _t(e.values)), _block_entry("then", e.then_expr)]),
+    ast.CollectExpression: _collect,
+    ast.ComparisonExpression: _opbin,
+    ast.ConcatenatedString: lambda e: _as_call("concat", _t(e.segments)),
+    ast.EppExpression: lambda e: call("epp") if e.body is None else _as_call("epp", _t(e.body)),
+    ast.ExportedQuery: _query("exported-query"),
+    ast.FunctionDefinition: _definition("function", returns=True),
+    ast.HeredocExpression: _heredoc,
+    ast.HostClassDefinition: _definition("class", "parent_class"),
+    ast.IfExpression: _if("if"),
+    ast.InExpression: _binary("in"),
+    ast.KeyedEntry: lambda e: call("=>", _t(e.key), _t(e.value)),
+    ast.LambdaExpression: _lambda,
+    ast.LiteralBoolean: lambda e: lit(e.value),
+    ast.LiteralDefault: lambda e: call("default"),
+    ast.LiteralFloat: lambda e: lit(e.value),
+    ast.LiteralHash: lambda e: _as_call("hash", _t(e.entries)),
+    ast.LiteralInteger: _integer,
+    ast.LiteralList: lambda e: _as_call("array", _t(e.values)),
+    ast.LiteralRegularExpression: lambda e: _as_call("regexp", lit(e.value.source)),
+    ast.LiteralString: lambda e: lit(e.value),
+    ast.LiteralUndef: lambda e: lit(None),
+    ast.MatchExpression: _opbin,
+    ast.NamedAccessExpression: _binary("."),
+    ast.NodeDefinition: _node,
+    ast.Nop: lambda e: call("nop"),
+    ast.NotExpression: lambda e: call("!", _t(e.expr)),
+    ast.OrExpression: _binary("or"),
+    ast.ParenthesizedExpression: lambda e: call("paren", _t(e.expr)),
+    ast.PlanDefinition: _definition("plan", returns=True),
+    ast.Program: lambda e: _t(e.body),
+    ast.QualifiedName: lambda e: call("qn", lit(e.value)),
+    ast.QualifiedReference: lambda e: call("qr", lit(e.cased_value)),
+    ast.RelationshipExpression: _opbin,
+    ast.RenderExpression: lambda e: call("render", _t(e.expr)),
+    ast.RenderStringExpression: lambda e: _as_call("render-s", lit(e.value)),
+    ast.ReservedWord: lambda e: _as_call("reserved", lit(e.word)),
+    ast.ResourceDefaultsExpression: lambda e: _as_call(
         "resource-defaults", mp(_form([("type", _t(e.type_ref)), ("ops", _t(e.operations))], e))
     ),
-    A.ResourceExpression: _resource,
-    A.ResourceOverrideExpression: lambda e: _as_call(
+    ast.ResourceExpression: _resource,
+    ast.ResourceOverrideExpression: lambda e: _as_call(
         "resource-override", mp(_form([("resources", _t(e.resources)), ("ops", _t(e.operations))], e))
     ),
-    A.ResourceTypeDefinition: _definition("define"),
-    A.SelectorEntry: lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
-    A.SelectorExpression: lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
-    A.TextExpression: lambda e: call("str", _t(e.expr)),
-    A.TypeAlias: lambda e: call("type-alias", lit(e.name), _t(e.type_expr)),
-    A.TypeDefinition: lambda e: call("type-definition", lit(e.name), lit(e.parent), _t(e.body)),
-    A.TypeMapping: lambda e: call("type-mapping", _t(e.type_expr), _t(e.mapping_expr)),
-    A.UnaryMinusExpression: _unary_minus,
-    A.UnfoldExpression: lambda e: call("unfold", _t(e.expr)),
-    A.UnlessExpression: _if("unless"),
-    A.VariableExpression: _var,
-    A.VirtualQuery: _query("virtual-query"),
-    A.Parameter: lambda e: _params([e])[1][1][0][1],
-    A.ResourceBody: lambda e: _as_call(
+    ast.ResourceTypeDefinition: _definition("define"),
+    ast.SelectorEntry: lambda e: call("=>", _t(e.matching_expr), _t(e.value_expr)),
+    ast.SelectorExpression: lambda e: call("?", _t(e.left_expr), _t(e.selectors)),
+    ast.TextExpression: lambda e: call("str", _t(e.expr)),
+    ast.TypeAlias: lambda e: call("type-alias", lit(e.name), _t(e.type_expr)),
+    ast.TypeDefinition: lambda e: call("type-definition", lit(e.name), lit(e.parent), _t(e.body)),
+    ast.TypeMapping: lambda e: call("type-mapping", _t(e.type_expr), _t(e.mapping_expr)),
+    ast.UnaryMinusExpression: _unary_minus,
+    ast.UnfoldExpression: lambda e: call("unfold", _t(e.expr)),
+    ast.UnlessExpression: _if("unless"),
+    ast.VariableExpression: _var,
+    ast.VirtualQuery: _query("virtual-query"),
+    ast.Parameter: lambda e: _params([e])[1][1][0][1],
+    ast.ResourceBody: lambda e: _as_call(
         "resource_body", mp([("title", _t(e.title)), ("ops", _t(e.operations))])
     ),
-    A.ApplyExpression: lambda e: _as_call(
+    ast.ApplyExpression: lambda e: _as_call(
         "apply", mp([("args", _t(e.arguments)), _block_entry("body", e.body)])
     ),
 }
-_missing = set(A.CONCRETE.values()) - set(_TRANSFORM) - {A.Locator}
+_missing = set(ast.CONCRETE.values()) - set(_TRANSFORM) - {ast.Locator}
 assert not _missing, _missing
 
 
-def transform(node: A.Node) -> PN:
+def transform(node: ast.Node) -> PN:
     """PN of an AST node (a Program gives the PN of its body)."""
     return _t(node)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import ast_gen, ast_table
+from puppet_xpp.grammar import ast, ast_gen, ast_table
 
 
 def test_checked_in_module_is_current():
@@ -37,10 +36,10 @@ def test_a_table_change_makes_the_module_stale(monkeypatch):
 def test_classes_carry_the_table():
     """Every type of the table is a class with the derived attributes the table gives."""
     infos = ast_table.describe()
-    assert list(A.TYPES) == [row[0] for row in ast_table.TABLE] and len(infos) == 84
+    assert list(ast.TYPES) == [row[0] for row in ast_table.TABLE] and len(infos) == 84
     for name, info in infos.items():
-        cls = A.TYPES[name]
-        assert getattr(A, name) is cls and cls._name == name
+        cls = ast.TYPES[name]
+        assert getattr(ast, name) is cls and cls._name == name
         assert cls._pcore_name == ast_table.PCORE_PREFIX + name
         assert (cls._fields, cls._wire, cls._min, cls._defaults, cls._types) == (
             info.fields,
@@ -54,15 +53,15 @@ def test_classes_carry_the_table():
             info.ref_fields,
             info.abstract,
         )
-        bases = [b for b in cls.__bases__ if b is A.Node or b.__name__ in A.TYPES]
-        assert bases == [A.TYPES[info.parent] if info.parent else A.Node]
+        bases = [b for b in cls.__bases__ if b is ast.Node or b.__name__ in ast.TYPES]
+        assert bases == [ast.TYPES[info.parent] if info.parent else ast.Node]
 
 
 def test_constructor_defaults():
-    loc = A.make_locator("[1]\n", "/x.pp")
-    a, b = A.LiteralList(loc, 0, 3), A.LiteralList(loc, 0, 3)
+    loc = ast.make_locator("[1]\n", "/x.pp")
+    a, b = ast.LiteralList(loc, 0, 3), ast.LiteralList(loc, 0, 3)
     assert a.values == [] and a.values is not b.values  # a new list per node
-    assert A.LiteralInteger(loc, 1, 1, 1).radix == 10
-    assert A.QualifiedReference(loc, 0, 3, "Foo::Bar").value == "foo::bar"
+    assert ast.LiteralInteger(loc, 1, 1, 1).radix == 10
+    assert ast.QualifiedReference(loc, 0, 3, "Foo::Bar").value == "foo::bar"
     assert loc.line_index == [0, 4] and (loc.line_for_offset(1), loc.pos_on_line(1)) == (1, 2)
-    assert A.LiteralList(loc, 0, 3, [A.LiteralInteger(loc, 1, 1, 1)]).line == 1
+    assert ast.LiteralList(loc, 0, 3, [ast.LiteralInteger(loc, 1, 1, 1)]).line == 1

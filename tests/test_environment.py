@@ -201,39 +201,19 @@ def test_every_entry_point_treats_each_file_like_puppet(env, tmp_path, oracle):
 
 
 def test_xpp_on_save_writes_what_compile_writes(env, tmp_path):
-    """The language server's .xpp on save (lsp._write_xpp) plans through the same model: same bytes."""
-    from puppet_xpp.server.analysis.workspace import Settings
+    """The .xpp on save (xpp.compile.compile_saved, the language server's one call into the compiler)
+    plans through the same model as ``--compile ENVDIR``: same files, same bytes."""
     from puppet_xpp.server.cli import compile as cmd_compile
-    from puppet_xpp.server.lsp.server import _write_xpp
+    from puppet_xpp.xpp.compile import compile_saved
 
     cmd_compile.main([str(env), "-j", "1", "--puppet-version", LEVEL], out=io.StringIO(), err=io.StringIO())
     want = {p: p.read_bytes() for p in (env / ".xpp").rglob("*.xpp")}
     for p in want:
         p.unlink()
 
-    class _Doc:
-        def __init__(self, uri):
-            self.uri = uri
-
-    class _LS:
-        settings = Settings(puppet_version=LEVEL)
-        roots: list = []
-
-        class protocol:
-            @staticmethod
-            def notify(*_a):
-                pass
-
-    import puppet_xpp.server.lsp.server as lsp
-
     for rel in TREE:
         if rel.endswith(".pp") and not rel.startswith("site-modules/"):
-            orig = lsp._sync_state
-            lsp._sync_state = lambda st: None
-            try:
-                _write_xpp(_LS, _Doc("file://" + str(env / rel)))
-            finally:
-                lsp._sync_state = orig
+            compile_saved(str(env), str(env / rel), level=LEVEL, strict=None)
     got = {p: p.read_bytes() for p in (env / ".xpp").rglob("*.xpp")}
     assert got == want
 

@@ -10,7 +10,7 @@ import pytest
 
 from puppet_xpp.lint.format import format_manifest
 from tests.conformance.corpus import corpus_files
-from tests.test_lint_conformance import CHANGES_PARSE, FIXABLE, _pn
+from tests.test_lint_conformance import CHANGES_PARSE, FIXABLE, puppet_parse
 
 LAYOUT_ONLY = {c for c in FIXABLE if c not in CHANGES_PARSE}
 WHITESPACE_CHECKS = ["arrow_alignment", "2sp_soft_tabs", "hard_tabs", "trailing_whitespace"]
@@ -30,7 +30,7 @@ def _check(oracle: Any, name: str, text: str) -> list[str]:
     out = format_manifest(text, path=name, enabled=LAYOUT_ONLY)
     if format_manifest(out, path=name, enabled=LAYOUT_ONLY) != out:
         bad.append(f"{name}: formatting twice changes the text")
-    if out != text and _pn(oracle, out) != _pn(oracle, text):
+    if out != text and puppet_parse(oracle, out) != puppet_parse(oracle, text):
         bad.append(f"{name}: formatting changes Puppet's parse:\n{out}")
     if out != text:
         answer = oracle.request("lint", source=out, path=name, checks=WHITESPACE_CHECKS)

@@ -10,8 +10,7 @@ import base64
 
 import pytest
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import pn
+from puppet_xpp.grammar import ast, pn
 from puppet_xpp.grammar.parser import parse
 from puppet_xpp.xpp import pcore
 from tests.conformance.corpus import corpus_files
@@ -22,8 +21,8 @@ PARSE_ERRORS = ("Puppet::ParseErrorWithIssue", "Puppet::ParseError")
 
 def our_positions(program):
     out = []
-    for n in A.walk(program):
-        if type(n) is A.Program:
+    for n in ast.walk(program):
+        if type(n) is ast.Program:
             out.append(["Program", None, None])
         else:
             out.append([n._name, n.offset, n.length])

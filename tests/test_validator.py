@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import levels
+from puppet_xpp.grammar import ast, levels
 from puppet_xpp.grammar.issues import ISSUES
 from puppet_xpp.grammar.parser import parse
 from puppet_xpp.grammar.validator import Checker, validate
@@ -192,7 +191,7 @@ def test_ruby_error_of_puppet_is_our_diagnostic(level, src, ruby_class):
     fails = [d for d in mine if d["code"] == "LITERAL_NEGATION_FAILS"]
     assert len(fails) == 1 and fails[0]["severity"] == "error" and ruby_class in fails[0]["message"], mine
     res = parse(src)
-    minus = next(n for n in _nodes(res.program) if type(n) is A.UnaryMinusExpression)
+    minus = next(n for n in _nodes(res.program) if type(n) is ast.UnaryMinusExpression)
     assert fails[0]["offset"] == minus.offset and fails[0]["length"] == minus.length
     if "b => 3" in src:  # the rest of the hash is still checked
         assert [d["code"] for d in mine].count("DUPLICATE_KEY") == 1
@@ -253,11 +252,11 @@ def test_no_program_no_diagnostics():
 
 
 def _loc(text="x"):
-    return A.make_locator(text, "")
+    return ast.make_locator(text, "")
 
 
 def _make_program(body, loc):
-    prog = A.Program.__new__(A.Program)
+    prog = ast.Program.__new__(ast.Program)
     prog.body, prog.definitions, prog.locator = body, [], loc
     return prog
 
@@ -277,10 +276,10 @@ def _n(cls, **kw):
 
 def test_unsupported_assignment_operator():
     a = _n(
-        A.AssignmentExpression,
+        ast.AssignmentExpression,
         operator="*=",
-        left_expr=_n(A.VariableExpression, expr=_n(A.QualifiedName, value="a")),
-        right_expr=_n(A.LiteralInteger, value=1),
+        left_expr=_n(ast.VariableExpression, expr=_n(ast.QualifiedName, value="a")),
+        right_expr=_n(ast.LiteralInteger, value=1),
     )
     d = validate(_make_program(a, _loc()))
     assert [(x.code, x.message) for x in d] == [
@@ -290,7 +289,7 @@ def test_unsupported_assignment_operator():
 
 def test_illegal_assignment_via_index():
     c = Checker()
-    c.assign(_n(A.LiteralInteger, value=1), True)
+    c.assign(_n(ast.LiteralInteger, value=1), True)
     assert [(x.code, x.message) for x in c.diagnostics] == [
         (
             "ILLEGAL_ASSIGNMENT_VIA_INDEX",
@@ -300,9 +299,9 @@ def test_illegal_assignment_via_index():
 
 
 def test_unfold_operator_outside_a_resource():
-    op = _n(A.AttributesOperation, expr=_n(A.LiteralHash, entries=[]))
-    body = _n(A.ResourceBody, title=_n(A.LiteralString, value="t"), operations=[op])
-    block = _n(A.BlockExpression, statements=[body])
+    op = _n(ast.AttributesOperation, expr=_n(ast.LiteralHash, entries=[]))
+    body = _n(ast.ResourceBody, title=_n(ast.LiteralString, value="t"), operations=[op])
+    block = _n(ast.BlockExpression, statements=[body])
     d = validate(_make_program(block, _loc()))
     assert [(x.code, x.message) for x in d] == [
         ("UNSUPPORTED_OPERATOR_IN_CONTEXT", "The operator '* =>' in a Block Expression is not supported.")
@@ -310,7 +309,7 @@ def test_unfold_operator_outside_a_resource():
 
 
 def test_illegal_class_reference():
-    d = validate(_make_program(_n(A.QualifiedReference, cased_value="foo"), _loc()))
+    d = validate(_make_program(_n(ast.QualifiedReference, cased_value="foo"), _loc()))
     assert [(x.code, x.message) for x in d] == [
         (
             "ILLEGAL_CLASSREF",

@@ -5,48 +5,58 @@ Formats:
   pn     what `puppet parser dump --format pn FILE` prints (with Puppet's `--- FILE` header)
   jsonl  one JSON line per file: {"file", "pn", "diagnostics": [...]}
   tree   an indented tree of AST nodes with their positions (line:column, byte offset+length)
+
+Exit status: 0, 1 when a source has errors, 2 when a file could not be handled (missing, unreadable, not a
+regular file, too large, not a readable .xpp, or an internal error: reported for that file as
+INTERNAL_ERROR, traceback with --debug).  Output is written file by file, so a failure on one file never
+loses what was printed for the others.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from puppet_xpp.grammar import levels, pn
-from puppet_xpp.grammar.parser import parse
+from puppet_xpp.grammar.ast_table import TypeInfo, describe
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.server.cli.output import FAILURE_CODES, location
 from puppet_xpp.xpp import XppFormatError
 
+__all__ = ["add_arguments", "load", "main", "run", "tree_lines"]
 
-def _args(argv):
-    ap = argparse.ArgumentParser(
-        prog="puppet-xpp --dump", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("files", nargs="+", metavar="FILE")
-    ap.add_argument("--format", choices=("json", "pn", "jsonl", "tree"), default="json")
-    ap.add_argument("--pretty", action="store_true", help="indent pn/json output")
-    ap.add_argument(
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("dump", (__doc__ or "").split("\n\nExit status")[0])
+    group.add_argument("files", nargs="+", metavar="FILE")
+    group.add_argument("--format", choices=("json", "pn", "jsonl", "tree"), default="json")
+    group.add_argument("--pretty", action="store_true", help="indent pn/json output")
+    group.add_argument(
         "--tasks",
         action="store_true",
         help="parse in tasks mode (plan/apply keywords); files in a module's plans/ always are",
     )
     # parsing (and so the dump) is the same at every language level; accepted like the other commands
-    levels.add_cli_arguments(ap, strict=False)
-    ap.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
-    return ap.parse_args(argv)
+    levels.add_cli_arguments(group, strict=False)
+    group.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
 
 
-def load(path: str, tasks: bool):
-    """(program, diagnostics, locator) of a source file or of an .xpp file."""
+def load(path: str, tasks: bool) -> tuple[Any, list[Diagnostic], Any]:
+    """(program or None, diagnostics, locator) of a source file or of an .xpp file."""
+    from puppet_xpp.grammar.ast import make_locator
+
     if path.endswith(".xpp"):
-        from puppet_xpp.grammar.ast import make_locator
-        from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
+        from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
         from puppet_xpp.xpp.result import read_xpp
 
         with open(path, "rb") as f:
             program, records = read_xpp(f.read())
         locator = program.locator if program is not None else make_locator("", path)
-        diags = [
+        diagnostics: list[Diagnostic] = [
             LoggedDiagnostic(
                 r.get("issue_code") or "",
                 r.get("message") or "",
@@ -60,116 +70,126 @@ def load(path: str, tasks: bool):
             )
             for r in records
         ]
-        return program, diags, locator
-    from puppet_xpp.grammar.ast import make_locator
+        return program, diagnostics, locator
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import read_source
 
     src = read_source(path)
     if src.diagnostic is not None or src.text is None:
+        assert src.diagnostic is not None
         return None, [src.diagnostic], make_locator("", path)
-    from puppet_xpp.xpp.environment import file_context
-
-    # the plan rule shared with --validate, --compile and the language server (xpp.environment)
+    # the plan rule shared with --validate, --compile and the language server (xpp.environment); a dump
+    # is the parse alone (no validation), as `puppet parser dump` prints it
     res = parse(src.text, path, tasks=file_context(path, tasks=tasks).tasks)
     return res.program, res.diagnostics, res.locator
 
 
-def tree_lines(node, locator, depth=0, out=None, label=""):
-    from puppet_xpp.grammar import ast as A
+@functools.cache
+def _types() -> dict[str, TypeInfo]:
+    return describe()
+
+
+def tree_lines(node: Any, locator: Any, depth: int = 0, out: list[str] | None = None, label: str = "") -> list[str]:
+    """The ``tree`` format: one line per node (the Program, then Positioned nodes in containment order)
+    with its position and scalar attributes."""
+    from puppet_xpp.grammar import ast
 
     out = [] if out is None else out
     pad = "  " * depth
-    # the tree holds the Program and Positioned nodes only (Program is not Positioned)
-    if isinstance(node, A.Positioned):
-        line, col = locator.line_for_offset(node.offset), locator.pos_on_line(node.offset)
-        scal = [
+    info = _types()[type(node).__name__]
+    if isinstance(node, ast.Positioned):
+        line, column = locator.line_for_offset(node.offset), locator.pos_on_line(node.offset)
+        scalars = [
             f"{f}={getattr(node, f)!r}"
-            for f in node._wire
-            if f not in ("locator", "offset", "length") and f not in node._child_fields
+            for f in info.wire
+            if f not in ("locator", "offset", "length") and f not in info.child_fields
         ]
-        out.append(
-            f"{pad}{label}{node._name} @{line}:{col} [{node.offset}+{node.length}] {' '.join(scal)}".rstrip()
-        )
-    else:
+        head = f"{pad}{label}{info.name} @{line}:{column} [{node.offset}+{node.length}] {' '.join(scalars)}"
+        out.append(head.rstrip())
+    else:  # the Program (not Positioned)
         out.append(f"{pad}{label}Program file={locator.file!r}")
-    for f in node._child_fields:
-        v = getattr(node, f)
-        if isinstance(v, list):
-            for x in v:
-                tree_lines(x, locator, depth + 1, out, f + ": ")
-        elif v is not None:
-            tree_lines(v, locator, depth + 1, out, f + ": ")
+    for f in info.child_fields:
+        value = getattr(node, f)
+        if isinstance(value, list):
+            for child in value:
+                tree_lines(child, locator, depth + 1, out, f + ": ")
+        elif value is not None:
+            tree_lines(value, locator, depth + 1, out, f + ": ")
     return out
 
 
-def main(argv) -> int:
-    """Exit status: 0, 1 when a source has errors, 2 when a file could not be handled (missing,
-    unreadable, not a regular file, too large, not a readable .xpp, or an internal error: reported for
-    that file as INTERNAL_ERROR, traceback with --debug).  Output is written file by file, so a failure
-    on one file never loses what was printed for the others."""
-    from puppet_xpp.server.cli.validate import FAILURE_CODES
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from puppet_xpp.xpp.sources import format_traceback, internal_error, shown
 
-    a = _args(argv)
-    out = sys.stdout
     status = 0
     wrote = False
-    for path in a.files:
+    for path in args.files:
         name = shown(path)
         try:
-            program, diags, locator = load(path, a.tasks)
-            chunk = _render(a, name, program, diags, locator)
+            program, diagnostics, locator = load(path, args.tasks)
+            chunk = _render(args, name, program, diagnostics, locator, err)
         except OSError as e:
-            print(f"Error: {name}: {e.strerror}", file=sys.stderr)
+            err.write(f"Error: {name}: {e.strerror}\n")
             status = 2
             continue
         except XppFormatError as e:
-            print(f"Error: {name}: not a readable .xpp file: {e}", file=sys.stderr)
+            err.write(f"Error: {name}: not a readable .xpp file: {e}\n")
             status = 2
             continue
         except Exception as e:  # one file's failure never costs another's result
-            if a.debug:
-                sys.stderr.write(format_traceback(e))
-            diags, program, chunk = [internal_error(e, path)], None, None
-            if a.format == "jsonl":
-                chunk = json.dumps({"file": name, "pn": None, "diagnostics": [_plain(diags[0])]}) + "\n"
+            if args.debug:
+                err.write(format_traceback(e))
+            failure = internal_error(e, path)
+            diagnostics, chunk = [failure], None
+            if args.format == "jsonl":
+                record = {"file": name, "pn": None, "diagnostics": [_without_position(failure)]}
+                chunk = json.dumps(record) + "\n"
             else:
-                print(f"Error: {diags[0].message} (file: {name})", file=sys.stderr)
-        if any(d.code in FAILURE_CODES for d in diags):
+                err.write(f"Error: {failure.message} (file: {name})\n")
+        if any(d.code in FAILURE_CODES for d in diagnostics):
             status = 2
-        elif any(d.severity == "error" for d in diags):
+        elif any(d.severity == "error" for d in diagnostics):
             status = max(status, 1)
         if chunk:
             out.write(chunk)
             out.flush()
-            wrote = a.format != "jsonl"
-    if wrote and a.format != "tree":
+            wrote = args.format != "jsonl"
+    if wrote and args.format != "tree":
         out.write("\n")
     return status
 
 
-def _plain(d) -> dict:
+def _without_position(d: Diagnostic) -> dict[str, Any]:
     return {"severity": d.severity, "code": d.code, "message": d.message, "line": None, "column": None}
 
 
-def _render(a, path: str, program, diags, locator) -> str | None:
-    """What --dump prints for one file on stdout (diagnostics go to stderr here)."""
+def _render(
+    args: argparse.Namespace, path: str, program: Any, diagnostics: list[Diagnostic], locator: Any, err: TextIO
+) -> str | None:
+    """What --dump prints for one file on ``out`` (its diagnostics go to ``err`` here)."""
     from puppet_xpp.xpp.sources import shown
 
-    errors = [d for d in diags if d.severity == "error"]
-    if a.format == "jsonl":
+    if args.format == "jsonl":
         data = pn.to_data(pn.transform(program)) if program is not None else None
-        rec = {"file": path, "pn": data, "diagnostics": [d.to_json(locator) for d in diags]}
-        return json.dumps(rec, ensure_ascii=False) + "\n"
-    for d in diags:
-        line, col = d.line_col(locator)
-        where = f" (file: {path}, line: {line}, column: {col})" if line else f" (file: {path})"
-        print(f"{d.severity.capitalize()}: {shown(d.message)}{where}", file=sys.stderr)
+        record = {"file": path, "pn": data, "diagnostics": [d.to_json(locator) for d in diagnostics]}
+        return json.dumps(record, ensure_ascii=False) + "\n"
+    for d in diagnostics:
+        line, column = d.line_col(locator)
+        err.write(f"{d.severity.capitalize()}: {shown(d.message)}{location(path, line, column)}\n")
+    errors = any(d.severity == "error" for d in diagnostics)
     if program is None or (errors and not path.endswith(".xpp")):
         return None  # like `puppet parser dump`: nothing on stdout for a source with errors
-    if a.format == "json":
+    if args.format == "json":
         data = pn.to_data(pn.transform(program))
-        return json.dumps(data, indent=2, ensure_ascii=False) if a.pretty else pn.to_json(data)
-    if a.format == "pn":
-        return f"--- {path}" + pn.to_text(pn.transform(program), a.pretty)
+        return json.dumps(data, indent=2, ensure_ascii=False) if args.pretty else pn.to_json(data)
+    if args.format == "pn":
+        return f"--- {path}" + pn.to_text(pn.transform(program), args.pretty)
     return "\n".join(tree_lines(program, locator)) + "\n"
+
+
+def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``puppet-xpp --dump ARGV...`` for a caller holding an argument list (tests, scripts)."""
+    from puppet_xpp.server import cli
+
+    return cli.main(["--dump", *argv], out, err)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ast
+from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.validator.model import by_class
 
 # Label per model class name; a callable receives the node.  Lookup walks the class hierarchy (most
 # specific class first); a model class without an entry of its own or of an ancestor is an "Object".
@@ -81,20 +82,7 @@ _LABELS: dict[str, object] = {
     "TypeDefinition": "Type Definition",
 }
 
-_CACHE: dict[type, Any] = {}
-
-
-def _resolve(cls: type) -> Any:
-    r = _CACHE.get(cls)
-    if r is None:
-        r = "Object"
-        for k in cls.__mro__:
-            name = k.__dict__.get("_name")
-            if name in _LABELS:
-                r = _LABELS[name]
-                break
-        _CACHE[cls] = r
-    return r
+_resolve = by_class(_LABELS, "Object")
 
 
 def label(o: Any) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .issues import Diagnostic
+from puppet_xpp.grammar.issues import Diagnostic
 
 # (issue code, detail) when the heredoc text is not acceptable, else None
 Problem = tuple[str, str] | None
