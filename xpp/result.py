@@ -65,9 +65,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.xpp import envelope
 from puppet_xpp.xpp.pcore import IncludedObject, PObject, PType, XppFormatError, XppWriteError, dumps, loads
 
@@ -90,7 +91,6 @@ __all__ = [
 
 TYPE_NAME = "Xpp::ParseResult"
 RECORD_KEYS = ("severity", "issue_code", "message", "arguments", "file", "offset", "length", "line", "pos")
-_PROGRAM = ast.TYPES["Program"]
 
 
 def type_value() -> PType:
@@ -127,7 +127,7 @@ def _data(v: Any, where: str) -> Any:
     return str(v)
 
 
-def diagnostic_record(d: Any, locator: Any = None) -> dict[str, Any]:
+def diagnostic_record(d: Diagnostic | dict[str, Any], locator: ast.Locator | None = None) -> dict[str, Any]:
     """The record dict of a Diagnostic (or a validated copy of a record dict)."""
     if isinstance(d, dict):
         rec: dict[str, Any] = _data(d, "diagnostic")
@@ -156,11 +156,9 @@ def diagnostic_record(d: Any, locator: Any = None) -> dict[str, Any]:
     }
 
 
-def to_diagnostic(rec: dict[str, Any]) -> Any:
+def to_diagnostic(rec: dict[str, Any]) -> Diagnostic:
     """A :class:`grammar.issues.Diagnostic` for a record dict (line/pos are not kept: they derive from
     the offset and the Locator)."""
-    from puppet_xpp.grammar.issues import Diagnostic
-
     return Diagnostic(
         code=rec.get("issue_code") or "",
         message=rec.get("message") or "",
@@ -173,13 +171,17 @@ def to_diagnostic(rec: dict[str, Any]) -> Any:
 
 
 def parse_result_payload(
-    program: Any, diagnostics: Iterable[Any] = (), fmt: str = "msgpack", *, locator: Any = None
+    program: ast.Program | None,
+    diagnostics: Iterable[Diagnostic | dict[str, Any]] = (),
+    fmt: str = "msgpack",
+    *,
+    locator: ast.Locator | None = None,
 ) -> bytes:
     """The Pcore payload (no envelope) of an Xpp::ParseResult."""
-    if program is not None and not isinstance(program, _PROGRAM):
+    if program is not None and not isinstance(program, ast.Program):
         raise XppWriteError(f"program must be a Program or None, not {type(program).__name__}")
     if locator is None and program is not None:
-        locator = cast(Any, program).locator
+        locator = program.locator
     records = [diagnostic_record(d, locator) for d in diagnostics]
     values = [program, records]
     # trailing attribute values equal to their defaults are not written (as Puppet's ObjectWriter does)
@@ -251,11 +253,11 @@ def source_digest(source: str | bytes) -> str:
 
 
 def write_xpp(
-    program: Any,
-    diagnostics: Iterable[Any] = (),
+    program: ast.Program | None,
+    diagnostics: Iterable[Diagnostic | dict[str, Any]] = (),
     fmt: str = "msgpack",
     *,
-    locator: Any = None,
+    locator: ast.Locator | None = None,
     settings: dict[str, Any] | None = None,
     source: str | bytes | None = None,
 ) -> bytes:
@@ -289,11 +291,11 @@ def _check_data(v: Any) -> None:
             raise XppFormatError(f"diagnostics must be data, found {type(x).__name__}")
 
 
-def read_payload(payload: bytes, fmt: str = "msgpack") -> tuple[Any, list[dict[str, Any]]]:
+def read_payload(payload: bytes, fmt: str = "msgpack") -> tuple[ast.Program | None, list[dict[str, Any]]]:
     """(Program | None, diagnostics) from a payload without envelope: an Xpp::ParseResult or a bare
     Program."""
     value = loads(payload, fmt)
-    if isinstance(value, _PROGRAM):
+    if isinstance(value, ast.Program):
         return value, []
     if not isinstance(value, PObject) or value.type_name != TYPE_NAME:
         what = value.type_name if isinstance(value, PObject) else type(value).__name__
@@ -302,7 +304,7 @@ def read_payload(payload: bytes, fmt: str = "msgpack") -> tuple[Any, list[dict[s
     if "program" not in attrs or "diagnostics" not in attrs:
         raise XppFormatError(f"{TYPE_NAME} type lacks the program/diagnostics attributes")
     program = attrs["program"]
-    if program is not None and not isinstance(program, _PROGRAM):
+    if program is not None and not isinstance(program, ast.Program):
         raise XppFormatError(f"{TYPE_NAME}.program must be a Program or undef")
     diagnostics = attrs["diagnostics"]
     if type(diagnostics) is not list or any(type(d) is not dict for d in diagnostics):
@@ -313,14 +315,14 @@ def read_payload(payload: bytes, fmt: str = "msgpack") -> tuple[Any, list[dict[s
 
 @dataclass
 class XppDocument:
-    program: Any  # grammar.ast Program, or None
+    program: ast.Program | None  # None: the parse made no AST
     diagnostics: list[dict[str, Any]]  # record dicts
     settings: dict[str, Any] = field(default_factory=dict)  # as recorded: puppet_version, strict, tasks
     source_sha256: str | None = None
     params: dict[str, str] = field(default_factory=dict)  # every envelope parameter
 
 
-def read_xpp(data: bytes) -> tuple[Any, list[dict[str, Any]]]:
+def read_xpp(data: bytes) -> tuple[ast.Program | None, list[dict[str, Any]]]:
     """(Program | None, list of diagnostic record dicts) from an .xpp document."""
     fmt, _params, payload = envelope.unwrap(data)
     return read_payload(payload, fmt)
