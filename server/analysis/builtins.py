@@ -4,9 +4,13 @@ metaparameters, and Facter's core fact names.
 
 The facts come from ``data/builtins-<level>.json``, one per language level (grammar/levels.py:
 level 8 from OpenVox 8.28.1, levels 7 and 7.23 from Debian's Puppet 7.23), generated at development
-time by ``server/analysis/gen_builtins.rb`` (names, types and value lists only, no prose).  Reference text is
-read at run time from an installed Puppet when there is one (:func:`reference`), with the same static
-Ruby reader as modules' functions.  No pygls imports here.
+time by ``server/analysis/gen_builtins.rb`` (names, types and value lists only, no prose), so that the
+server needs no Ruby at run time.  Reference text is read at run time from an installed Puppet when
+there is one (:func:`reference`), with the same static Ruby reader as modules' functions.
+
+The caches here (``functools.cache``) hold only what the shipped data files and the installed Puppet
+say: a few entries per language level, never anything that grows with a workspace, so no session
+needs to own or drop them.  No pygls imports here.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from typing import NotRequired, TypedDict, cast
 
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 
@@ -25,44 +30,92 @@ DATA_FILES = {"8": "builtins-8.json", "7": "builtins-7.23.json", "7.23": "builti
 _PUPPET_LIBS = ("/usr/lib/ruby/vendor_ruby", "/opt/puppetlabs/puppet/lib/ruby/vendor_ruby")
 
 
+# ----------------------------------------------------------------------------------------------- the JSON's shape
+# (what gen_builtins.rb writes; keys a generator leaves out for a default are NotRequired)
+
+
+class ParamData(TypedDict):
+    name: str
+    type: str | None
+    kind: NotRequired[str]  # required | optional | repeated | block | optional_block
+
+
+class SignatureData(TypedDict):
+    params: list[ParamData]
+    return_type: NotRequired[str | None]
+
+
+class FunctionData(TypedDict):
+    api: NotRequired[str]  # 4.x | 3.x
+    signatures: NotRequired[list[SignatureData]]
+    arity: NotRequired[int]  # 3.x: the count of arguments; negative: -(required + 1), the rest repeated
+    rvalue: NotRequired[bool]  # 3.x: returns a value
+
+
+class AttributeData(TypedDict):
+    kind: NotRequired[str]  # param | property
+    values: NotRequired[list[str]]
+    namevar: NotRequired[bool]
+
+
+class TypeData(TypedDict):
+    attributes: dict[str, AttributeData]
+    namevars: NotRequired[list[str]]
+
+
+class FactData(TypedDict, total=False):
+    legacy: bool  # a legacy (top-scope variable) name
+    os: list[str]
+
+
+class BuiltinsData(TypedDict):
+    generated_from: NotRequired[dict[str, str]]
+    functions: dict[str, FunctionData]
+    types: dict[str, TypeData]
+    metaparameters: list[str]
+    facts: dict[str, FactData]
+
+
 def _level(level: str | None) -> str:
+    """The data's language level for a requested one (unknown or None: the default level)."""
     from puppet_xpp.grammar.levels import DEFAULT_LEVEL
 
     return str(level) if str(level) in DATA_FILES else DEFAULT_LEVEL
 
 
 @functools.cache
-def _load(name: str) -> dict:
+def _load(name: str) -> BuiltinsData:
+    """One data file, read once (an unreadable file: no built-ins rather than no server)."""
     try:
         with open(os.path.join(DATA_DIR, name), encoding="utf-8") as f:
-            return json.load(f)
+            return cast(BuiltinsData, json.load(f))
     except (OSError, ValueError):
         return {"functions": {}, "types": {}, "metaparameters": [], "facts": {}}
 
 
-def data(level: str | None = None) -> dict:
+def data(level: str | None = None) -> BuiltinsData:
     """The generated data of a language level (None: the default level)."""
     return _load(DATA_FILES[_level(level)])
 
 
-def _sig(s: dict) -> Signature:
+def _signature(s: SignatureData) -> Signature:
     return Signature(
         [Param(p["name"], p.get("type") or "", "", "", p.get("kind", "required")) for p in s["params"]],
         s.get("return_type") or "",
     )
 
 
-def functions(level: str | None = None) -> dict:
+def functions(level: str | None = None) -> dict[str, Sym]:
     """name -> Sym of the level's built-in functions (origin 'builtin'; path: the installed Puppet's
     file when present, else '')."""
     return _functions(_level(level))
 
 
 @functools.cache
-def _functions(level: str) -> dict:
+def _functions(level: str) -> dict[str, Sym]:
     out = {}
     for name, f in data(level)["functions"].items():
-        sigs = [_sig(s) for s in f.get("signatures", ())]
+        sigs = [_signature(s) for s in f.get("signatures", ())]
         if not sigs and f.get("api") == "3.x":
             ar = f.get("arity", -1)
             ps = [Param(f"arg{i + 1}", "Any") for i in range(ar if ar >= 0 else -ar - 1)]
@@ -76,13 +129,13 @@ def _functions(level: str) -> dict:
     return out
 
 
-def types(level: str | None = None) -> dict:
+def types(level: str | None = None) -> dict[str, Sym]:
     """name -> Sym (kind 'resource_type', origin 'builtin') of the level's core resource types."""
     return _types(_level(level))
 
 
 @functools.cache
-def _types(level: str) -> dict:
+def _types(level: str) -> dict[str, Sym]:
     out = {}
     for name, t in data(level)["types"].items():
         attrs = [
@@ -106,18 +159,20 @@ def _types(level: str) -> dict:
     return out
 
 
-def metaparameters() -> tuple:
+def metaparameters() -> tuple[str, ...]:
     return tuple(data().get("metaparameters", ()))
 
 
 @functools.cache
-def facts() -> dict:
+def facts() -> dict[str, bool]:
     """Core fact name -> True when it is a legacy (top-scope variable) name.  Structured names are
     dotted (``os.family``)."""
     return {k: bool(v.get("legacy")) for k, v in data().get("facts", {}).items()}
 
 
+@functools.cache
 def _puppet_lib() -> str | None:
+    """The installed Puppet's Ruby library directory (RUBYLIB first), or None."""
     dirs = [d for d in os.environ.get("RUBYLIB", "").split(os.pathsep) if d] + list(_PUPPET_LIBS)
     for d in dirs:
         if os.path.isfile(os.path.join(d, "puppet", "functions.rb")):
@@ -126,7 +181,8 @@ def _puppet_lib() -> str | None:
 
 
 def _installed(name: str, api: str, what: str) -> str | None:
-    lib = _PUPPET_LIB
+    """The installed Puppet's Ruby file defining a built-in function or type (``what``), or None."""
+    lib = _puppet_lib()
     if lib is None:
         return None
     if what == "type":
@@ -139,11 +195,8 @@ def _installed(name: str, api: str, what: str) -> str | None:
     return None
 
 
-_PUPPET_LIB = _puppet_lib()
-
-
 @functools.lru_cache(maxsize=256)
-def reference(path: str, name: str):
+def reference(path: str, name: str) -> Sym | None:
     """The Sym read from an installed Puppet's own Ruby file (docs, definition line), or None."""
     if not path:
         return None

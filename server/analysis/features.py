@@ -1,80 +1,131 @@
-"""Editor features over an :class:`server.analysis.document.Analysis` (no pygls imports): document symbols,
-folding ranges, semantic tokens, hover, go-to-definition, completion.  Everything works on the
-Program the parser recovered, so the valid parts of a file with syntax errors keep their features.
+"""Editor features over an analysed file (no pygls imports): document symbols, folding ranges,
+semantic tokens, hover, go-to-definition, completion.  Everything works on the Program the parser
+recovered, so the valid parts of a file with syntax errors keep their features.
 
-Results are plain tuples/dicts in LSP shapes ((line, col) pairs), converted by server/lsp/server.py.
+The functions take anything shaped like :class:`Analysed` (server/analysis/document.py's Analysis,
+or the lighter view the workspace indexer builds per file) and return plain tuples/dicts in LSP
+shapes ((line, col) pairs), which server/lsp/ converts.  They keep no state between calls: what a
+request reuses (the node extents of one Program) lives in a :class:`NodeLocator` its caller holds.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, cast
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.server.analysis import tables as D
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import tables
+
+# ----------------------------------------------------------------------------------------------- what the features read
+
+
+class PositionedToken(Protocol):
+    """A lexer token as the features read it (grammar/lexer.py's tokens: byte positions)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def value(self) -> Any: ...
+    @property
+    def start_pos(self) -> int: ...
+    @property
+    def end_pos(self) -> int: ...
+
+
+class Lines(Protocol):
+    """Byte offsets <-> LSP (line, column) of one text (server/analysis/document.py's LineIndex)."""
+
+    @property
+    def starts(self) -> Sequence[int]: ...
+    def line_of(self, offset: int) -> int: ...
+    def line_bytes(self, line: int) -> bytes: ...
+    def position(self, offset: int) -> tuple[int, int]: ...
+    def range(self, offset: int, length: int) -> tuple[tuple[int, int], tuple[int, int]]: ...
+
+
+class Analysed(Protocol):
+    """What the features read of an analysed file: its bytes, tokens, line index and Program."""
+
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def tokens(self) -> Sequence[PositionedToken]: ...
+    @property
+    def lines(self) -> Lines: ...
+    @property
+    def program(self) -> ast.Program | None: ...
+
 
 DEFINITIONS = (
-    A.HostClassDefinition,
-    A.ResourceTypeDefinition,
-    A.FunctionDefinition,
-    A.TypeAlias,
-    A.NodeDefinition,
-    A.TypeDefinition,
+    ast.HostClassDefinition,
+    ast.ResourceTypeDefinition,
+    ast.FunctionDefinition,
+    ast.TypeAlias,
+    ast.NodeDefinition,
+    ast.TypeDefinition,
 )
 
 # LSP SymbolKind numbers
 SK_MODULE, SK_CLASS, SK_METHOD, SK_PROPERTY, SK_FIELD, SK_FUNCTION, SK_VARIABLE = 2, 5, 6, 7, 8, 12, 13
 SK_OBJECT, SK_STRUCT, SK_TYPEPARAM, SK_INTERFACE = 19, 23, 26, 11
 
-KIND_NAMES = {
-    A.HostClassDefinition: "class",
-    A.ResourceTypeDefinition: "define",
-    A.FunctionDefinition: "function",
-    A.PlanDefinition: "plan",
-    A.TypeAlias: "type",
-    A.NodeDefinition: "node",
-    A.TypeDefinition: "type",
+KIND_NAMES: dict[type[ast.Node], str] = {
+    ast.HostClassDefinition: "class",
+    ast.ResourceTypeDefinition: "define",
+    ast.FunctionDefinition: "function",
+    ast.PlanDefinition: "plan",
+    ast.TypeAlias: "type",
+    ast.NodeDefinition: "node",
+    ast.TypeDefinition: "type",
 }
 
+# a document symbol: {name, detail, kind, range: (offset, length), selection: (offset, length), children}
+DocumentSymbol = dict[str, Any]
 
-def symbol_kind(node) -> int:
+
+def symbol_kind(node: ast.Node) -> int:
     t = type(node)
-    if t is A.HostClassDefinition:
+    if t is ast.HostClassDefinition:
         return SK_CLASS
-    if t is A.ResourceTypeDefinition:
+    if t is ast.ResourceTypeDefinition:
         return SK_STRUCT
-    if t is A.PlanDefinition:
+    if t is ast.PlanDefinition:
         return SK_METHOD
-    if t is A.FunctionDefinition:
+    if t is ast.FunctionDefinition:
         return SK_FUNCTION
-    if t in (A.TypeAlias, A.TypeDefinition):
+    if t in (ast.TypeAlias, ast.TypeDefinition):
         return SK_TYPEPARAM
-    if t is A.NodeDefinition:
+    if t is ast.NodeDefinition:
         return SK_MODULE
     return SK_OBJECT
 
 
-def kind_name(node) -> str:
+def kind_name(node: ast.Node) -> str:
     return KIND_NAMES.get(type(node), type(node)._name)
 
 
 # ----------------------------------------------------------------------------------------------- helpers
 
 
-def src(an, node) -> str:
+def kids(node: ast.Node) -> Iterator[ast.Positioned]:
+    """A node's children; below a Program's body every node is positioned."""
+    return cast("Iterator[ast.Positioned]", node.children())
+
+
+def src(an: Analysed, node: ast.Positioned | None) -> str:
     if node is None or node.offset is None:
         return ""
     return an.data[node.offset : node.offset + max(0, node.length)].decode("utf-8", "replace")
 
 
-def expr_text(an, node) -> str:
+def expr_text(an: Analysed, node: ast.Positioned | None) -> str:
     """The source text of an expression from its whole subtree: Puppet positions some nodes (a type
     alias's ``AccessExpression``) with length 0 at another place, so the node's own span is not its
     text.  Closing brackets after the last child are included."""
     if node is None:
         return ""
-    if node.offset is not None and node.length > 0 and not node.children():
-        return src(an, node)
     lo, hi = 1 << 62, -1
     stack = [node]
     while stack:
@@ -82,7 +133,7 @@ def expr_text(an, node) -> str:
         if n.offset is not None and n.length > 0:
             lo = min(lo, n.offset)
             hi = max(hi, n.offset + n.length)
-        stack.extend(n.children())
+        stack.extend(kids(n))
     if hi < 0:
         return src(an, node)
     toks = an.tokens
@@ -100,12 +151,12 @@ def expr_text(an, node) -> str:
     return an.data[lo:end].decode("utf-8", "replace")
 
 
-def name_span(an, node):
+def name_span(an: Analysed, node: ast.Positioned) -> tuple[int, int]:
     """(offset, length) of a definition's name token (falls back to the node's start)."""
     toks = an.tokens
     if not toks or node.offset is None:
         return node.offset or 0, 0
-    if type(node) is A.NodeDefinition:  # its names (`default` too), never a name in its body
+    if type(node) is ast.NodeDefinition:  # its names (`default` too), never a name in its body
         hs = [h for h in node.host_matches or () if h.offset is not None and h.length > 0]
         if hs:
             return hs[0].offset, hs[-1].offset + hs[-1].length - hs[0].offset
@@ -146,9 +197,9 @@ def leading_comment(data: bytes, offset: int) -> str:
     return "\n".join(out).strip()
 
 
-def param_docs(doc: str) -> dict:
+def param_docs(doc: str) -> dict[str, str]:
     """@param NAME text (puppet-strings), continuation lines included."""
-    out = {}
+    out: dict[str, str] = {}
     cur = None
     for line in doc.splitlines():
         m = re.match(r"\s*@param\s+(?:\[[^\]]*\]\s*)?\$?(\w+)\s*(.*)", line) if "@param" in line else None
@@ -174,26 +225,30 @@ def summary_of(doc: str) -> str:
     return " ".join(x for x in text if x).strip()
 
 
-def children(node):
-    return node.children() if isinstance(node, A.Node) else ()
+def children(node: object) -> Iterator[ast.Node] | tuple[()]:
+    return node.children() if isinstance(node, ast.Node) else ()
 
 
-def statements_of(body):
+def statements_of(body: ast.Positioned | None) -> list[ast.Positioned]:
     if body is None:
         return []
-    if type(body) in (A.BlockExpression, A.ApplyBlockExpression):
+    if type(body) is ast.BlockExpression or type(body) is ast.ApplyBlockExpression:
         return list(body.statements)
     return [body]
 
 
-def extents(program) -> dict:
+# id(node) -> (lo, hi)
+Extents = dict[int, tuple[int, int]]
+
+
+def extents(program: ast.Program | None) -> Extents:
     """id(node) -> (lo, hi): the byte range covered by a node and everything below it (Puppet's own
     positions do not always cover the children, e.g. an assignment is positioned at its operator)."""
-    out: dict = {}
+    out: Extents = {}
     if program is None or program.body is None:
         return out
     # iterative post-order
-    stack = [(program.body, False)]
+    stack: list[tuple[ast.Positioned, bool]] = [(program.body, False)]
     while stack:
         n, done = stack.pop()
         if done:
@@ -213,70 +268,84 @@ def extents(program) -> dict:
             out[id(n)] = (lo, hi)
         else:
             stack.append((n, True))
-            for c in n.children():
+            for c in kids(n):
                 stack.append((c, False))
     return out
 
 
-_EXT_CACHE: dict = {}
+class NodeLocator:
+    """The nodes under a byte offset of one Program.  The extents of all its nodes (one pass over
+    the whole tree: 1-5 ms on the corpus's largest manifests) are computed on the first question and
+    kept for the next ones, so a request that asks several (hover: the reference, then the variable's
+    definition) pays once.  Whoever holds the Program's version holds the locator and drops it with
+    that version; nothing is kept between requests at module level."""
 
+    __slots__ = ("program", "_extents")
 
-def _extents_for(program):
-    key = id(program)
-    hit = _EXT_CACHE.get(key)
-    if hit is not None and hit[0] is program:
-        return hit[1]
-    ext = extents(program)
-    _EXT_CACHE.clear()
-    _EXT_CACHE[key] = (program, ext)
-    return ext
+    def __init__(self, program: ast.Program | None) -> None:
+        self.program = program
+        self._extents: Extents | None = None
 
+    def extents(self) -> Extents:
+        if self._extents is None:
+            self._extents = extents(self.program)
+        return self._extents
 
-def node_path(program, off: int) -> list:
-    """Nodes whose subtree covers byte offset `off`, outermost first (an identifier's end counts)."""
-    path: list[A.Node] = []
-    if program is None or program.body is None:
+    def path(self, off: int) -> list[ast.Positioned]:
+        """Nodes whose subtree covers byte offset `off`, outermost first (an identifier's end counts)."""
+        path: list[ast.Positioned] = []
+        program = self.program
+        if program is None or program.body is None:
+            return path
+        ext = self.extents()
+        cur: ast.Positioned | None = program.body
+        while cur is not None:
+            path.append(cur)
+            best: tuple[ast.Positioned, tuple[int, int]] | None = None
+            for c in kids(cur):
+                e = ext.get(id(c))
+                if e is not None and e[0] <= off <= e[1]:
+                    if best is None or (e[1] - e[0]) < (best[1][1] - best[1][0]):
+                        best = (c, e)
+            cur = best[0] if best else None
         return path
-    ext = _extents_for(program)
-    cur = program.body
-    while cur is not None:
-        path.append(cur)
-        best = None
-        for c in cur.children():
-            e = ext.get(id(c))
-            if e is not None and e[0] <= off <= e[1]:
-                if best is None or (e[1] - e[0]) < (best[1][1] - best[1][0]):
-                    best = (c, e)
-        cur = best[0] if best else None
-    return path
+
+
+def node_path(
+    program: ast.Program | None, off: int, locator: NodeLocator | None = None
+) -> list[ast.Positioned]:
+    """Nodes whose subtree covers byte offset `off`, outermost first (an identifier's end counts).
+    ``locator``: one the caller keeps for this Program (else the extents are computed for this call)."""
+    return (locator if locator is not None and locator.program is program else NodeLocator(program)).path(off)
 
 
 # ----------------------------------------------------------------------------------------------- symbols
 
 
-def document_symbols(an) -> list:
+def document_symbols(an: Analysed) -> list[DocumentSymbol]:
     """[{name, detail, kind, range:(off,len), selection:(off,len), children}]"""
     prog = an.program
     if prog is None or prog.body is None:
         return []
-    return _symbols_in(an, statements_of(prog.body) if type(prog.body) is not A.Nop else [])
+    return _symbols_in(an, statements_of(prog.body) if type(prog.body) is not ast.Nop else [])
 
 
-def _symbols_in(an, stmts) -> list:
+def _symbols_in(an: Analysed, stmts: Sequence[ast.Positioned]) -> list[DocumentSymbol]:
     out = []
     for s in stmts:
         out.extend(_symbols_of(an, s))
     return out
 
 
-def _symbols_of(an, s) -> list:
-    t = type(s)
+def _symbols_of(an: Analysed, s: ast.Positioned) -> list[DocumentSymbol]:
     if isinstance(s, DEFINITIONS):
-        name = s.name if hasattr(s, "name") else " ".join(src(an, h) for h in s.host_matches)
-        kids = []
+        name = (
+            s.name if not isinstance(s, ast.NodeDefinition) else " ".join(src(an, h) for h in s.host_matches)
+        )
+        params: list[DocumentSymbol] = []
         for p in getattr(s, "parameters", []) or []:
             detail = src(an, p.type_expr) if p.type_expr is not None else ""
-            kids.append(
+            params.append(
                 {
                     "name": "$" + p.name,
                     "detail": detail,
@@ -286,7 +355,7 @@ def _symbols_of(an, s) -> list:
                     "children": [],
                 }
             )
-        kids.extend(_symbols_in(an, statements_of(getattr(s, "body", None))))
+        params.extend(_symbols_in(an, statements_of(getattr(s, "body", None))))
         return [
             {
                 "name": name,
@@ -294,12 +363,12 @@ def _symbols_of(an, s) -> list:
                 "kind": symbol_kind(s),
                 "range": (s.offset, s.length),
                 "selection": name_span(an, s),
-                "children": kids,
+                "children": params,
             }
         ]
-    if t is A.ResourceExpression:
+    if type(s) is ast.ResourceExpression:
         tn = s.type_name
-        tname = tn.value if hasattr(tn, "value") else src(an, tn)
+        tname = getattr(tn, "value", None) if hasattr(tn, "value") else src(an, tn)
         out = []
         for b in s.bodies:
             title = src(an, b.title) if b.title is not None else ""
@@ -314,7 +383,7 @@ def _symbols_of(an, s) -> list:
                 }
             )
         return out
-    if t is A.AssignmentExpression and type(s.left_expr) is A.VariableExpression:
+    if type(s) is ast.AssignmentExpression and type(s.left_expr) is ast.VariableExpression:
         v = s.left_expr
         return [
             {
@@ -326,28 +395,30 @@ def _symbols_of(an, s) -> list:
                 "children": [],
             }
         ]
-    out = []
-    if t in (A.IfExpression, A.UnlessExpression):
-        out.extend(_symbols_in(an, statements_of(s.then_expr)))
-        out.extend(_symbols_in(an, statements_of(s.else_expr)))
-    elif t is A.CaseExpression:
+    found: list[DocumentSymbol] = []
+    if type(s) is ast.IfExpression or type(s) is ast.UnlessExpression:
+        found.extend(_symbols_in(an, statements_of(s.then_expr)))
+        found.extend(_symbols_in(an, statements_of(s.else_expr)))
+    elif type(s) is ast.CaseExpression:
         for o in s.options:
-            out.extend(_symbols_in(an, statements_of(o.then_expr)))
-    elif t is A.BlockExpression:
-        out.extend(_symbols_in(an, s.statements))
-    elif t in (A.CallNamedFunctionExpression, A.CallMethodExpression) and s.lambda_ is not None:
-        out.extend(_symbols_in(an, statements_of(s.lambda_.body)))
-    return out
+            found.extend(_symbols_in(an, statements_of(o.then_expr)))
+    elif type(s) is ast.BlockExpression:
+        found.extend(_symbols_in(an, s.statements))
+    elif (
+        type(s) is ast.CallNamedFunctionExpression or type(s) is ast.CallMethodExpression
+    ) and s.lambda_ is not None:
+        found.extend(_symbols_in(an, statements_of(getattr(s.lambda_, "body", None))))
+    return found
 
 
 # ----------------------------------------------------------------------------------------------- folding
 
 
-def folding_ranges(an) -> list:
+def folding_ranges(an: Analysed) -> list[tuple[int, int, str | None]]:
     """[(start_line, end_line, kind)] kind: None | 'comment' | 'region'."""
     lines = an.lines
     out: list[tuple[int, int, str | None]] = []
-    stack = []
+    stack: list[PositionedToken] = []
     for t in an.tokens:
         ty = t.type
         if ty in ("LBRACE", "SELBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN"):
@@ -365,10 +436,9 @@ def folding_ranges(an) -> list:
             if b > a:
                 out.append((a, b, None))
     # comment blocks and regions
-    data = an.data
     starts = lines.starts
     run = None
-    regions = []
+    regions: list[int] = []
     for ln in range(len(starts)):
         s = lines.line_bytes(ln).strip()
         if s.startswith(b"#"):
@@ -385,9 +455,7 @@ def folding_ranges(an) -> list:
             run = None
     if run is not None and len(starts) - 1 > run:
         out.append((run, len(starts) - 1, "comment"))
-    del data
-    out = sorted(set(out))
-    return out
+    return sorted(set(out))
 
 
 # ----------------------------------------------------------------------------------------------- semantic tokens
@@ -436,10 +504,10 @@ _KW = frozenset(
 _COMMENT = re.compile(rb"#[^\n]*|/\*[\s\S]*?\*/")
 
 
-def semantic_tokens(an) -> list:
+def semantic_tokens(an: Analysed) -> list[int]:
     """The LSP relative-encoded integer array (multi-line tokens split per line)."""
     toks = an.tokens
-    items = []  # (offset, length, type, modifiers)
+    items: list[tuple[int, int, int, int]] = []  # (offset, length, type, modifiers)
     n = len(toks)
     bodies = _heredoc_bodies(an)
     for k, t in enumerate(toks):
@@ -449,7 +517,7 @@ def semantic_tokens(an) -> list:
             e = _heredoc_text_end(an.data, toks, k, bodies, e)
         if e <= o:
             continue
-        kind = mods = None
+        kind: str | None = None
         mods = 0
         if ty in _KW:
             kind = "keyword"
@@ -472,9 +540,9 @@ def semantic_tokens(an) -> list:
                 kind = "property"
             elif nxt in ("LBRACE",) and prv not in ("DOT",):
                 kind = "type"  # a resource type (`file { ... }`), also when a function has its name
-            elif nxt in ("LPAREN",) or str(t.value) in D.FUNCTIONS and prv not in ("DOT",):
+            elif nxt in ("LPAREN",) or str(t.value) in tables.FUNCTIONS and prv not in ("DOT",):
                 kind = "function"
-                if str(t.value) in D.FUNCTIONS:
+                if str(t.value) in tables.FUNCTIONS:
                     mods = 2
             elif prv == "DOT":
                 kind = "function"
@@ -518,7 +586,7 @@ def semantic_tokens(an) -> list:
 _HEREDOC_TAG = re.compile(rb'@\(\s*"?([^":/)]+?)"?\s*(?::[^/)]*)?(?:/[^)]*)?\)')
 
 
-def _heredoc_bodies(an) -> list:
+def _heredoc_bodies(an: Analysed) -> list[tuple[int, int]]:
     """[(start, end)] byte ranges of heredoc texts (from the line after ``@(TAG)`` to the end-tag line)."""
     out: list[tuple[int, int]] = []
     data = an.data
@@ -543,7 +611,9 @@ def _heredoc_bodies(an) -> list:
     return out
 
 
-def _heredoc_text_end(data: bytes, toks, k: int, bodies, e: int) -> int:
+def _heredoc_text_end(
+    data: bytes, toks: Sequence[PositionedToken], k: int, bodies: list[tuple[int, int]], e: int
+) -> int:
     """A heredoc text token's end in the source: its token length is that of the text after the
     margin was removed, so it would stop short; it runs to the next token (an interpolation) or the
     end-tag line instead."""
@@ -559,7 +629,7 @@ def _heredoc_text_end(data: bytes, toks, k: int, bodies, e: int) -> int:
     return e
 
 
-def _inside_token(toks, off) -> bool:
+def _inside_token(toks: Sequence[PositionedToken], off: int) -> bool:
     # tokens are mostly sorted by position (heredoc text tokens are the exception): check neighbours
     i = bisect.bisect_right(toks, off, key=lambda t: t.start_pos)
     for k in range(max(0, i - 3), min(len(toks), i + 1)):
@@ -572,26 +642,35 @@ def _inside_token(toks, off) -> bool:
 # ----------------------------------------------------------------------------------------------- scopes
 
 
-def _var_name(v) -> str | None:
+def _var_name(v: ast.Node) -> str | None:
     e = getattr(v, "expr", None)
     return getattr(e, "value", None) if e is not None else None
 
 
-def scope_chain(path) -> list:
+Scope = ast.NamedDefinition | ast.LambdaExpression | ast.NodeDefinition
+
+
+def scope_chain(path: Sequence[ast.Positioned]) -> list[Scope]:
     """Scope-opening nodes on a node path (innermost last)."""
-    return [n for n in path if isinstance(n, (A.NamedDefinition, A.LambdaExpression, A.NodeDefinition))]
+    return [n for n in path if isinstance(n, (ast.NamedDefinition, ast.LambdaExpression, ast.NodeDefinition))]
 
 
-def visible_variables(an, off: int) -> dict:
+# a variable's defining node: the Parameter, or the VariableExpression assigned
+VariableDefinition = ast.Parameter | ast.VariableExpression
+
+
+def visible_variables(
+    an: Analysed, off: int, locator: NodeLocator | None = None
+) -> dict[str, VariableDefinition]:
     """name -> defining node (Parameter or the VariableExpression assigned) visible at `off`."""
     prog = an.program
-    out: dict = {}
+    out: dict[str, VariableDefinition] = {}
     if prog is None:
         return out
-    path = node_path(prog, off)
+    path = node_path(prog, off, locator)
     # top scope assignments
-    for s in statements_of(prog.body) if prog.body is not None and type(prog.body) is not A.Nop else []:
-        _collect_assignments(s, out, off, top=True)
+    for s in statements_of(prog.body) if prog.body is not None and type(prog.body) is not ast.Nop else []:
+        _collect_assignments(s, out, off)
     for sc in scope_chain(path):
         for p in getattr(sc, "parameters", None) or []:
             out[p.name] = p
@@ -601,95 +680,102 @@ def visible_variables(an, off: int) -> dict:
     return out
 
 
-def _collect_assignments(s, out, off, top=False):
+def _collect_assignments(s: ast.Positioned, out: dict[str, VariableDefinition], off: int) -> None:
     stack = [s]
     while stack:
         n = stack.pop()
         t = type(n)
-        if t is A.AssignmentExpression:
-            if type(n.left_expr) is A.VariableExpression and n.offset <= off:
-                nm = _var_name(n.left_expr)
+        if type(n) is ast.AssignmentExpression:
+            left = n.left_expr
+            if type(left) is ast.VariableExpression and n.offset <= off:
+                nm = _var_name(left)
                 if nm and nm not in out:
-                    out[nm] = n.left_expr
-            elif type(n.left_expr) is A.LiteralList:
-                for v in n.left_expr.values:
-                    if type(v) is A.VariableExpression and n.offset <= off:
+                    out[nm] = left
+            elif type(left) is ast.LiteralList:
+                for v in left.values:
+                    if type(v) is ast.VariableExpression and n.offset <= off:
                         nm = _var_name(v)
                         if nm and nm not in out:
                             out[nm] = v
             stack.append(n.right_expr)
-        elif isinstance(n, (A.NamedDefinition, A.LambdaExpression, A.NodeDefinition)):
+        elif isinstance(n, (ast.NamedDefinition, ast.LambdaExpression, ast.NodeDefinition)):
             continue  # own scope
         elif t in (
-            A.BlockExpression,
-            A.IfExpression,
-            A.UnlessExpression,
-            A.CaseExpression,
-            A.CaseOption,
+            ast.BlockExpression,
+            ast.IfExpression,
+            ast.UnlessExpression,
+            ast.CaseExpression,
+            ast.CaseOption,
         ):
-            stack.extend(n.children())
+            stack.extend(kids(n))
 
 
 # ----------------------------------------------------------------------------------------------- references
 
 
-def reference_at(an, off: int):
+# what a name refers to: (kind, name, node) with kind in 'class' | 'define' | 'function' | 'type' |
+# 'resource_type' | 'variable' | 'class_or_define'
+Reference = tuple[str, str, ast.Positioned]
+
+
+def reference_at(an: Analysed, off: int, locator: NodeLocator | None = None) -> Reference | None:
     """What the identifier at `off` refers to: (kind, name, node) with kind in
     'class' | 'define' | 'function' | 'type' | 'resource_type' | 'variable' | 'class_or_define', or None."""
     prog = an.program
     if prog is None:
         return None
-    path = node_path(prog, off)
+    path = node_path(prog, off, locator)
     if not path:
         return None
     node = path[-1]
     parent = path[-2] if len(path) > 1 else None
-    if type(node) is A.QualifiedName and type(parent) is A.VariableExpression:
+    if type(node) is ast.QualifiedName and type(parent) is ast.VariableExpression:
         node, parent = parent, (path[-3] if len(path) > 2 else None)
-    t = type(node)
-    if t is A.VariableExpression:
+    if type(node) is ast.VariableExpression:
         return ("variable", _var_name(node) or "", node)
-    if type(node) is A.QualifiedName:
-        if type(parent) is A.CallNamedFunctionExpression:
+    if type(node) is ast.QualifiedName:
+        if type(parent) is ast.CallNamedFunctionExpression:
             if parent.functor_expr is node:
                 return ("function", node.value, node)
             fn = getattr(parent.functor_expr, "value", "")
             if fn in ("include", "contain", "require", "class"):
                 return ("class", node.value.lstrip(":"), node)
-        if type(parent) is A.ResourceExpression and parent.type_name is node:
+        if type(parent) is ast.ResourceExpression and parent.type_name is node:
             if node.value == "class":
                 return ("class", node.value, node)
             return ("class_or_define", node.value.lstrip(":"), node)
         return ("class_or_define", node.value.lstrip(":"), node)
-    if t is A.LiteralString:
+    if type(node) is ast.LiteralString:
         # class { 'name': }  /  include 'name'
         for anc in reversed(path[:-1]):
-            if type(anc) is A.ResourceExpression:
+            if type(anc) is ast.ResourceExpression:
                 if getattr(anc.type_name, "value", "") == "class":
                     return ("class", node.value.lstrip(":"), node)
                 break
-            if type(anc) is A.CallNamedFunctionExpression:
+            if type(anc) is ast.CallNamedFunctionExpression:
                 if getattr(anc.functor_expr, "value", "") in ("include", "contain", "require"):
                     return ("class", node.value.lstrip(":"), node)
                 break
             if (
-                type(anc) is A.AccessExpression
-                and type(anc.left_expr) is A.QualifiedReference
+                type(anc) is ast.AccessExpression
+                and type(anc.left_expr) is ast.QualifiedReference
                 and anc.left_expr.cased_value.lower() == "class"
             ):
                 return ("class", node.value.lstrip(":"), node)
         return None
-    if t is A.QualifiedReference:
+    if type(node) is ast.QualifiedReference:
         return ("type", node.cased_value.lstrip(":"), node)
     return None
 
 
-def local_definition(an, ref, off: int):
+def local_definition(
+    an: Analysed, ref: Reference, off: int, locator: NodeLocator | None = None
+) -> VariableDefinition | None:
     """The Parameter / assigned VariableExpression a local variable reference resolves to."""
     kind, name, _node = ref
     if kind != "variable" or "::" in name:
         return None
-    return visible_variables(an, off).get(name)
+    return visible_variables(an, off, locator).get(name)
 
 
 # ----------------------------------------------------------------------------------------------- completion
@@ -698,7 +784,7 @@ _VAR_PREFIX = re.compile(r"\$((?:::)?(?:[a-z_]\w*::)*\w*)$")
 _WORD_PREFIX = re.compile(r"((?:::)?[A-Za-z_][\w:]*)$")
 
 
-def completion_context(an, off: int):
+def completion_context(an: Analysed, off: int) -> tuple[str, str, str | None]:
     """(context, prefix, resource type or None) at byte offset `off`."""
     line_start = an.data.rfind(b"\n", 0, off) + 1
     before = an.data[line_start:off].decode("utf-8", "replace")
@@ -707,18 +793,19 @@ def completion_context(an, off: int):
         return "variable", m.group(1), None
     m = _WORD_PREFIX.search(before)
     prefix = m.group(1) if m else ""
-    rtype = _enclosing_resource_type(an.data, off - len(prefix.encode()))
+    rtype = enclosing_resource_type(an.data, off - len(prefix.encode()))
     if rtype is not None:
         return "attribute", prefix, rtype
     return "general", prefix, None
 
 
-def _enclosing_resource_type(data: bytes, off: int):
-    """`type {` ... `:` ... <off> with the brace unclosed: the resource type name, else None."""
+def enclosing_resource_type(data: bytes, off: int) -> str | None:
+    """`type {` ... `:` ... <off> with the brace unclosed: the resource type name, else None (a text
+    scan, not the AST: the body being typed is often one the parser dropped)."""
     depth = 0
     i = off - 1
     seen_colon = False
-    in_str = None
+    in_str: bytes | None = None
     limit = max(0, off - 20000)
     while i >= limit:
         c = data[i : i + 1]

@@ -21,27 +21,43 @@ Keys (one namespace per way Puppet resolves a name):
 
 A qualified variable or Hiera key is also filed under ``("varprefix", owner)`` so that renaming a
 class can rewrite ``$owner::x`` and ``owner::x:`` without a scan.
+
+The index is an object (:class:`RefIndex`) the language server's session holds; this module keeps
+nothing between calls.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.server.analysis import features as F
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import features
+from puppet_xpp.server.analysis.features import Analysed
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.analysis.index import WorkspaceIndex
+
+# what a reference refers to: (namespace, name) or ("lvar", path, scope offset, name); see above
+RefKey = tuple[str, str] | tuple[str, str, int, str]
+# the definition holding a reference: (kind, name), e.g. ("class", "apache::vhost") or ("node", "web1")
+Owner = tuple[str, str]
+Position = tuple[int, int]
+_K = TypeVar("_K")
 
 _CLASS_FUNCS = frozenset(("include", "contain", "require", "class"))
-_DEFS = {
-    A.HostClassDefinition: "class",
-    A.ResourceTypeDefinition: "type",
-    A.FunctionDefinition: "function",
-    A.PlanDefinition: "plan",
-    A.TypeAlias: "type",
+_DEFS: dict[type[ast.Node], str] = {
+    ast.HostClassDefinition: "class",
+    ast.ResourceTypeDefinition: "type",
+    ast.FunctionDefinition: "function",
+    ast.PlanDefinition: "plan",
+    ast.TypeAlias: "type",
 }
-_LOCAL_SCOPES = (A.FunctionDefinition, A.PlanDefinition, A.NodeDefinition)
 # top-level keys of a Hiera YAML file that look like `module::...::name`
 _HIERA_KEY = re.compile(rb"""^(["']?)((?:::)?[a-z][a-z0-9_]*(?:::[a-z0-9_]+)+)\1[ \t]*:""", re.M)
 HIERA_DIRS = ("data", "hieradata")
@@ -52,13 +68,13 @@ class Ref:
     """One occurrence of a name.  ``start``/``end`` are LSP (line, column) positions of the name's text
     (without ``$`` and leading ``::``; inside the quotes of a string)."""
 
-    key: tuple
+    key: RefKey
     path: str
-    start: tuple
-    end: tuple
+    start: Position
+    end: Position
     role: str  # def | write | read | ref
     text: str  # the name as written in the range
-    owner: tuple | None = None  # innermost definition holding it: (kind, name) or None (top level)
+    owner: Owner | None = None  # innermost definition holding it: (kind, name) or None (top level)
 
     def contains(self, line: int, col: int) -> bool:
         return self.start <= (line, col) <= self.end
@@ -71,40 +87,37 @@ def norm(name: str) -> str:
 # ----------------------------------------------------------------------------------------------- extraction
 
 
+@dataclass(slots=True)
 class _Scope:
-    __slots__ = ("kind", "name", "offset", "names", "parent", "parent_class")
-
-    def __init__(self, kind, name, offset, names, parent, parent_class=None):
-        self.kind = kind  # top | class | define | local | lambda
-        self.name = name
-        self.offset = offset
-        self.names = names  # variables declared here (parameters, assignments)
-        self.parent = parent
-        self.parent_class = parent_class
+    kind: str  # top | class | define | local | lambda
+    name: str
+    offset: int
+    names: set[str]  # variables declared here (parameters, assignments)
+    parent: _Scope | None
+    parent_class: str | None = None
 
 
-def _declared(params, body) -> set:
+def _declared(params: Iterable[ast.Parameter] | None, body: ast.Positioned | None) -> set[str]:
     """Names a scope declares: its parameters and the variables assigned in its body (nested scopes
     excluded: they declare their own)."""
     out = {p.name for p in params or ()}
     stack = [body] if body is not None else []
     while stack:
         n = stack.pop()
-        t = type(n)
-        if t is A.AssignmentExpression:
+        if type(n) is ast.AssignmentExpression:
             left = n.left_expr
-            for v in left.values if type(left) is A.LiteralList else (left,):
-                if type(v) is A.VariableExpression:
+            for v in left.values if type(left) is ast.LiteralList else (left,):
+                if type(v) is ast.VariableExpression:
                     out.add(getattr(v.expr, "value", ""))
-        if isinstance(n, (A.Definition, A.LambdaExpression)):
+        if isinstance(n, (ast.Definition, ast.LambdaExpression)):
             continue
-        stack.extend(n.children())
+        stack.extend(features.kids(n))
     return out
 
 
-def _resolve(scope: _Scope, name: str, path: str) -> tuple:
+def _resolve(scope: _Scope, name: str, path: str) -> RefKey:
     """The key of unqualified ``$name`` seen from ``scope``."""
-    s = scope
+    s: _Scope | None = scope
     while s is not None:
         if name in s.names or (s.kind == "define" and name in ("title", "name")):
             if s.kind in ("class", "define"):
@@ -120,15 +133,30 @@ def _resolve(scope: _Scope, name: str, path: str) -> tuple:
     return ("var", "::" + name)
 
 
+# one step of the extraction's walk: (node, scope, owner, assigned?)
+_Step = tuple[ast.Positioned, _Scope, Owner | None, bool]
+
+
 class _Extractor:
-    def __init__(self, an, path: str):
+    """The walk that files one analysed file's references (an explicit stack: deep programs must not
+    hit the recursion limit)."""
+
+    def __init__(self, an: Analysed, path: str) -> None:
         self.an = an
         self.path = path
         self.data = an.data
         self.lines = an.lines
         self.out: list[Ref] = []
 
-    def add(self, key, off, length, role, owner, text=None):
+    def add(
+        self,
+        key: RefKey,
+        off: int | None,
+        length: int,
+        role: str,
+        owner: Owner | None,
+        text: str | None = None,
+    ) -> None:
         if off is None or length <= 0:
             return
         if text is None:
@@ -141,49 +169,49 @@ class _Extractor:
         if key[0] == "var" and "::" in text:
             self.out.append(Ref(("varprefix", norm(text).rpartition("::")[0]), *_tail(r)))
 
-    def add_name(self, kind, node, owner, role="ref"):
+    def add_name(
+        self, kind: str, node: ast.Positioned | None, owner: Owner | None, role: str = "ref"
+    ) -> None:
         """A QualifiedName / LiteralString / QualifiedReference naming a class/type."""
-        t = type(node)
-        if t is A.QualifiedName:
+        if type(node) is ast.QualifiedName:
             self.add((kind, norm(node.value)), node.offset, node.length, role, owner)
-        elif t is A.LiteralString:
+        elif type(node) is ast.LiteralString:
             if node.length >= 2 and self.data[node.offset : node.offset + 1] in (b"'", b'"'):
                 self.add((kind, norm(node.value)), node.offset + 1, node.length - 2, role, owner)
-        elif t is A.QualifiedReference:
+        elif type(node) is ast.QualifiedReference:
             self.add((kind, norm(node.value)), node.offset, node.length, role, owner)
-        elif t is A.LiteralList:
+        elif type(node) is ast.LiteralList:
             for v in node.values:
                 self.add_name(kind, v, owner, role)
 
-    def run(self):
+    def run(self) -> list[Ref]:
         prog = self.an.program
         if prog is None or prog.body is None:
             return self.out
         top = _Scope("top", "", 0, _declared((), prog.body), None)
-        # (node, scope, owner, assigned?) ; explicit stack: deep programs must not hit the recursion limit
-        stack = [(prog.body, top, None, False)]
+        stack: list[_Step] = [(prog.body, top, None, False)]
         while stack:
             n, scope, owner, write = stack.pop()
             for item in self.visit(n, scope, owner, write):
                 stack.append(item)
         return self.out
 
-    def _def_name(self, d, kind, owner):
-        so, sl = F.name_span(self.an, d)
+    def _def_name(self, d: ast.NamedDefinition | ast.TypeAlias, kind: str, owner: Owner) -> None:
+        so, sl = features.name_span(self.an, d)
         if sl:
             self.add((kind, norm(d.name)), so, sl, "def", owner)
 
-    def visit(self, n, scope, owner, write):
+    def visit(self, n: ast.Positioned, scope: _Scope, owner: Owner | None, write: bool) -> list[_Step]:
         t = type(n)
-        kids = n.children()
-        if t in _DEFS:
+        kids = features.kids(n)
+        if isinstance(n, (ast.NamedDefinition, ast.TypeAlias)) and t in _DEFS:
             kind = _DEFS[t]
-            me = (kind, norm(n.name))
+            me: Owner = (kind, norm(n.name))
             self._def_name(n, kind, me)
-            if t is A.TypeAlias:
+            if isinstance(n, ast.TypeAlias):
                 return [(c, scope, me, False) for c in kids]
-            params = getattr(n, "parameters", None) or []
-            pc = norm(n.parent_class) if t is A.HostClassDefinition and n.parent_class else None
+            params = n.parameters or []
+            pc = norm(n.parent_class) if type(n) is ast.HostClassDefinition and n.parent_class else None
             if pc:
                 self._inherits(n, pc, me)
             skind = {"class": "class", "type": "define"}.get(kind, "local")
@@ -191,26 +219,26 @@ class _Extractor:
             inner = _Scope(skind, sname, n.offset, _declared(params, n.body), scope, pc)
             for p in params:
                 self.add(_resolve(inner, p.name, self.path), p.offset + 1, len(p.name.encode()), "def", me)
-            return [(c, inner, me, False) for c in kids if type(c) is not A.Parameter] + [
-                (c, inner, me, False) for p in params for c in p.children()
-            ]
-        if t is A.NodeDefinition:
-            me = ("node", " ".join(F.src(self.an, h) for h in n.host_matches))
+            steps: list[_Step] = [(c, inner, me, False) for c in kids if type(c) is not ast.Parameter]
+            steps.extend((c, inner, me, False) for p in params for c in features.kids(p))
+            return steps
+        if type(n) is ast.NodeDefinition:
+            me = ("node", " ".join(features.src(self.an, h) for h in n.host_matches))
             if n.host_matches:  # a definition ref, so call hierarchy can name the node
                 h = n.host_matches[0]
                 self.add(me, h.offset, h.length, "def", me, me[1])
             inner = _Scope("local", "node", n.offset, _declared((), n.body), scope)
             return [(c, inner, me, False) for c in kids]
-        if t is A.LambdaExpression:
+        if type(n) is ast.LambdaExpression:
             inner = _Scope("lambda", "", n.offset, _declared(n.parameters, n.body), scope)
             for p in n.parameters:
                 self.add(
                     ("lvar", self.path, n.offset, p.name), p.offset + 1, len(p.name.encode()), "def", owner
                 )
-            return [(c, inner, owner, False) for c in kids if type(c) is not A.Parameter] + [
-                (c, inner, owner, False) for p in n.parameters for c in p.children()
+            return [(c, inner, owner, False) for c in kids if type(c) is not ast.Parameter] + [
+                (c, inner, owner, False) for p in n.parameters for c in features.kids(p)
             ]
-        if t is A.VariableExpression:
+        if type(n) is ast.VariableExpression:
             q = n.expr
             name = getattr(q, "value", None)
             off = n.offset
@@ -219,6 +247,7 @@ class _Extractor:
                 off += self.data[off : off + 1] == b"$"
                 if self.data[off : off + len(name.encode())] != name.encode():
                     return []
+                key: RefKey
                 if "::" in name.lstrip(":"):
                     key = ("var", norm(name))
                 elif name.startswith("::"):
@@ -227,40 +256,40 @@ class _Extractor:
                     key = _resolve(scope, name, self.path)
                 self.add(key, off, len(name.encode()), "write" if write else "read", owner)
             return []
-        if t is A.AssignmentExpression:
+        if type(n) is ast.AssignmentExpression:
             left = n.left_expr
-            lefts = left.values if type(left) is A.LiteralList else [left]
+            lefts: Sequence[ast.Positioned] = left.values if type(left) is ast.LiteralList else [left]
             return [(v, scope, owner, True) for v in lefts] + [(n.right_expr, scope, owner, False)]
-        if t is A.CallNamedFunctionExpression:
+        if type(n) is ast.CallNamedFunctionExpression:
             f = n.functor_expr
-            if type(f) is A.QualifiedName:
+            if type(f) is ast.QualifiedName:
                 self.add(("function", norm(f.value)), f.offset, f.length, "ref", owner)
                 rest = [c for c in kids if c is not f]
                 if f.value in _CLASS_FUNCS:
                     for a in n.arguments:
                         self.add_name("class", a, owner)
                     rest = [c for c in rest if c not in n.arguments]
-                elif f.value == "lookup" and n.arguments and type(n.arguments[0]) is A.LiteralString:
+                elif f.value == "lookup" and n.arguments and type(n.arguments[0]) is ast.LiteralString:
                     a = n.arguments[0]
                     if "::" in a.value:
                         self.add_name("var", a, owner)
                 return [(c, scope, owner, False) for c in rest]
-        if t is A.CallMethodExpression:
-            f = n.functor_expr
-            if type(f) is A.NamedAccessExpression and type(f.right_expr) is A.QualifiedName:
-                nm = f.right_expr.value
-                b = nm.encode()
-                end = f.offset + f.length if f.offset is not None else -1
-                off = self.data.rfind(b, f.offset or 0, end) if end > 0 else -1
+        if type(n) is ast.CallMethodExpression:
+            fa = n.functor_expr
+            if type(fa) is ast.NamedAccessExpression and type(fa.right_expr) is ast.QualifiedName:
+                nm = fa.right_expr.value
+                encoded = nm.encode()
+                end = fa.offset + fa.length if fa.offset is not None else -1
+                off = self.data.rfind(encoded, fa.offset or 0, end) if end > 0 else -1
                 if off >= 0:
-                    self.add(("function", norm(nm)), off, len(b), "ref", owner)
-                return [(c, scope, owner, False) for c in kids if c is not f] + [
-                    (f.left_expr, scope, owner, False)
+                    self.add(("function", norm(nm)), off, len(encoded), "ref", owner)
+                return [(c, scope, owner, False) for c in kids if c is not fa] + [
+                    (fa.left_expr, scope, owner, False)
                 ]
-        if t is A.ResourceExpression:
+        if type(n) is ast.ResourceExpression:
             tn = n.type_name
             tname = norm(getattr(tn, "value", "") or "")
-            out: list[tuple] = []
+            out: list[_Step] = []
             if tname == "class":
                 for b in n.bodies:
                     self.add_name("class", b.title, owner)
@@ -268,9 +297,9 @@ class _Extractor:
                     for op in b.operations:
                         for ti in titles:
                             self._attr(op, ti, owner)
-                        out.extend((c, scope, owner, False) for c in op.children())
+                        out.extend((c, scope, owner, False) for c in features.kids(op))
                 return out
-            if type(tn) is A.QualifiedName:
+            if type(tn) is ast.QualifiedName:
                 self.add(("type", tname), tn.offset, tn.length, "ref", owner)
             else:
                 out.append((tn, scope, owner, False))
@@ -280,37 +309,35 @@ class _Extractor:
                 for op in b.operations:
                     if tname:
                         self._attr(op, tname, owner)
-                    out.extend((c, scope, owner, False) for c in op.children())
+                    out.extend((c, scope, owner, False) for c in features.kids(op))
             return out
-        if t is A.ResourceDefaultsExpression:
+        if type(n) is ast.ResourceDefaultsExpression:
             tr = n.type_ref
             tname = norm(getattr(tr, "value", "") or "")
             for op in n.operations:
                 if tname and tname != "class":
                     self._attr(op, tname, owner)
             return [(c, scope, owner, False) for c in kids]
-        if t is A.AccessExpression:
+        if type(n) is ast.AccessExpression:
             left = n.left_expr
-            if type(left) is A.QualifiedReference and left.value.lower() == "class":
+            if type(left) is ast.QualifiedReference and left.value.lower() == "class":
                 for k in n.keys:
                     self.add_name("class", k, owner)
                 return []
-        if t is A.QualifiedReference:
+        if type(n) is ast.QualifiedReference:
             if n.value.lower() not in ("class",):
                 self.add(("type", norm(n.value)), n.offset, n.length, "ref", owner)
             return []
         return [(c, scope, owner, False) for c in kids]
 
-    def _attr(self, op, owner_name, owner):
-        if type(op) is A.AttributeOperation and op.offset is not None:
+    def _attr(self, op: ast.Positioned, owner_name: str, owner: Owner | None) -> None:
+        if type(op) is ast.AttributeOperation and op.offset is not None:
             nm = op.attribute_name
             if self.data[op.offset : op.offset + len(nm.encode())] == nm.encode():
                 self.add(("var", f"{owner_name}::{nm}"), op.offset, len(nm.encode()), "write", owner, nm)
 
-    def _inherits(self, d, parent, owner):
+    def _inherits(self, d: ast.Positioned, parent: str, owner: Owner) -> None:
         toks = self.an.tokens or ()
-        import bisect
-
         i = bisect.bisect_left(toks, d.offset, key=lambda t: t.start_pos)
         end = d.offset + max(d.length, 0)
         for k in range(i, min(len(toks), i + 400)):
@@ -323,20 +350,19 @@ class _Extractor:
                 return
 
 
-def _titles(title) -> list:
-    t = type(title)
-    if t in (A.LiteralString, A.QualifiedName):
+def _titles(title: ast.Positioned | None) -> list[str]:
+    if type(title) is ast.LiteralString or type(title) is ast.QualifiedName:
         return [norm(title.value)]
-    if t is A.LiteralList:
+    if type(title) is ast.LiteralList:
         return [x for v in title.values for x in _titles(v)]
     return []
 
 
-def _tail(r: Ref) -> tuple:
+def _tail(r: Ref) -> tuple[str, Position, Position, str, str, Owner | None]:
     return (r.path, r.start, r.end, r.role, r.text, r.owner)
 
 
-def refs_of(an, path: str) -> list:
+def refs_of(an: Analysed, path: str) -> list[Ref]:
     """The references of one analysed ``.pp`` file (never raises: a bad tree gives what was found)."""
     ex = _Extractor(an, path)
     try:
@@ -345,7 +371,7 @@ def refs_of(an, path: str) -> list:
         return ex.out
 
 
-def hiera_refs(path: str, data: bytes) -> list:
+def hiera_refs(path: str, data: bytes) -> list[Ref]:
     """Top-level ``module::...::name`` keys of a Hiera YAML file (lines are plain: keys are ASCII)."""
     out = []
     for m in _HIERA_KEY.finditer(data):
@@ -366,16 +392,16 @@ def hiera_refs(path: str, data: bytes) -> list:
 class RefIndex:
     """path -> refs, and key -> {path: refs}: a query touches only the files that use the name."""
 
-    def __init__(self):
-        self.by_path: dict[str, list] = {}
-        self.by_key: dict[tuple, dict[str, list]] = {}
-        self.by_owner: dict[tuple, dict[str, list]] = {}
-        self.source: dict[str, object] = {}  # path -> the analysis its refs came from (None: disk)
+    def __init__(self) -> None:
+        self.by_path: dict[str, list[Ref]] = {}
+        self.by_key: dict[RefKey, dict[str, list[Ref]]] = {}
+        self.by_owner: dict[Owner, dict[str, list[Ref]]] = {}
+        self.source: dict[str, Analysed | None] = {}  # path -> the analysis its refs came from (None: disk)
         self.yaml: dict[str, int] = {}  # Hiera data file -> mtime when read
-        self.hiera_roots: tuple | None = None
+        self.hiera_roots: tuple[str, ...] | None = None
         self.lock = threading.Lock()
 
-    def set_file(self, path: str, refs: list, source=None) -> None:
+    def set_file(self, path: str, refs: list[Ref], source: Analysed | None = None) -> None:
         with self.lock:
             self._drop(path)
             self.by_path[path] = refs
@@ -387,25 +413,22 @@ class RefIndex:
 
     def _drop(self, path: str) -> None:
         for r in self.by_path.pop(path, ()):
-            for table, k in ((self.by_key, r.key), (self.by_owner, r.owner)):
-                d = table.get(k)
-                if d is not None:
-                    d.pop(path, None)
-                    if not d:
-                        del table[k]
+            _unfile(self.by_key, r.key, path)
+            if r.owner is not None:
+                _unfile(self.by_owner, r.owner, path)
         self.source.pop(path, None)
 
     def remove_file(self, path: str) -> None:
         with self.lock:
             self._drop(path)
 
-    def set_analysis(self, path: str, an) -> None:
+    def set_analysis(self, path: str, an: Analysed) -> None:
         """An open document's current analysis (recomputed only when the analysis changed)."""
         if self.source.get(path) is an:
             return
         self.set_file(path, refs_of(an, path), an)
 
-    def refs(self, key: tuple) -> list:
+    def refs(self, key: RefKey) -> list[Ref]:
         with self.lock:
             per = dict(self.by_key.get(key, {}))
         gone = [p for p in per if not os.path.exists(p)]
@@ -415,24 +438,33 @@ class RefIndex:
                 del per[p]
         return [r for p in sorted(per) for r in sorted(per[p], key=_pos)]
 
-    def defs(self, key: tuple) -> list:
+    def defs(self, key: RefKey) -> list[Ref]:
         return [r for r in self.refs(key) if r.role == "def"]
 
-    def owned_by(self, owner: tuple) -> list:
+    def owned_by(self, owner: Owner) -> list[Ref]:
         with self.lock:
             per = dict(self.by_owner.get(owner, {}))
         return [r for p in sorted(per) for r in per[p]]
 
-    def file_refs(self, path: str) -> list:
+    def file_refs(self, path: str) -> list[Ref]:
         with self.lock:
             return list(self.by_path.get(path, ()))
 
 
-def _pos(r: Ref) -> tuple:
+def _unfile(table: dict[_K, dict[str, list[Ref]]], key: _K, path: str) -> None:
+    """Drop ``path``'s entry under ``key`` (and the key when no file is left)."""
+    d = table.get(key)
+    if d is not None:
+        d.pop(path, None)
+        if not d:
+            del table[key]
+
+
+def _pos(r: Ref) -> Position:
     return r.start
 
 
-def ref_at(refs: list, line: int, col: int) -> Ref | None:
+def ref_at(refs: Sequence[Ref], line: int, col: int) -> Ref | None:
     """The (innermost) reference under the cursor in one file's refs."""
     best = None
     for r in refs:
@@ -445,29 +477,29 @@ def ref_at(refs: list, line: int, col: int) -> Ref | None:
 # ----------------------------------------------------------------------------------------------- files
 
 
-def feed(refs: RefIndex):
-    """A hook for ``analysis_index.PARSED_HOOKS``: every manifest the workspace indexing parses also
-    files its references (one parse for both indexes)."""
+def feed(refs: RefIndex) -> Callable[[str, Analysed], None]:
+    """A hook for the workspace indexing (server/analysis/index.py's ``index_file``): every manifest
+    it parses also files its references (one parse for both indexes)."""
 
-    def hook(path, an):
+    def hook(path: str, an: Analysed) -> None:
         refs.set_file(path, refs_of(an, path))
 
     return hook
 
 
-def build(roots):
+def build(roots: Sequence[str]) -> tuple[WorkspaceIndex, RefIndex]:
     """(WorkspaceIndex, RefIndex) of every file under ``roots`` (the CLI and the benchmark)."""
-    from puppet_xpp.server.analysis import index as AI
+    from puppet_xpp.server.analysis import index
 
     refs = RefIndex()
-    idx = AI.WorkspaceIndex()
+    idx = index.WorkspaceIndex()
     hook = feed(refs)
-    AI.PARSED_HOOKS.append(hook)
+    index.PARSED_HOOKS.append(hook)
     try:
-        for p in AI.workspace_files(roots):
-            idx.set_file(p, AI.index_file(p))
+        for p in index.workspace_files(roots):
+            idx.set_file(p, index.index_file(p))
     finally:
-        AI.PARSED_HOOKS.remove(hook)
+        index.PARSED_HOOKS.remove(hook)
     index_hiera(refs, roots)
     return idx, refs
 
@@ -485,7 +517,7 @@ def index_yaml(refs: RefIndex, path: str) -> None:
     refs.yaml[path] = mtime
 
 
-def hiera_files(roots) -> list:
+def hiera_files(roots: Iterable[str]) -> list[str]:
     """YAML files under a ``data``/``hieradata`` directory below the roots (environment and module data)."""
     out: list[str] = []
     for root in roots:
@@ -498,7 +530,7 @@ def hiera_files(roots) -> list:
     return out
 
 
-def index_hiera(refs: RefIndex, roots) -> int:
+def index_hiera(refs: RefIndex, roots: Sequence[str]) -> int:
     files = hiera_files(roots)
     for p in files:
         index_yaml(refs, p)
@@ -506,7 +538,7 @@ def index_hiera(refs: RefIndex, roots) -> int:
     return len(files)
 
 
-def refresh_hiera(refs: RefIndex, roots) -> None:
+def refresh_hiera(refs: RefIndex, roots: Sequence[str]) -> None:
     """Index the Hiera data of ``roots`` once, then re-read only the data files whose mtime changed
     (a stat per known data file: Hiera data is small and few files)."""
     if refs.hiera_roots != tuple(roots):

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from puppet_xpp.server.analysis import tables as D
-from puppet_xpp.server.analysis.references import Ref, RefIndex, norm
+from puppet_xpp.server.analysis import tables
+from puppet_xpp.server.analysis.references import Owner, Position, Ref, RefIndex, RefKey, norm
+
+# the module path a definition's file is checked against, per file (the rename's caller knows it)
+ModulepathOf = Callable[[str], Iterable[str] | None]
+# one text edit: (start, end, new text) in LSP positions
+TextEdit = tuple[Position, Position, str]
 
 _NAME = re.compile(r"^(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*$")
 _VAR = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -37,11 +43,11 @@ class RenameError(Exception):
 
 @dataclass
 class Plan:
-    edits: dict = field(default_factory=dict)  # path -> [((line, col), (line, col), new text)]
-    moves: list = field(default_factory=list)  # [(old path, new path)]
+    edits: dict[str, list[TextEdit]] = field(default_factory=dict)  # path -> edits
+    moves: list[tuple[str, str]] = field(default_factory=list)  # [(old path, new path)]
     what: str = ""
 
-    def add(self, path, start, end, text):
+    def add(self, path: str, start: Position, end: Position, text: str) -> None:
         lst = self.edits.setdefault(path, [])
         if (start, end, text) not in lst:
             lst.append((start, end, text))
@@ -54,7 +60,7 @@ def _cased(new: str, like: str) -> str:
     return new
 
 
-def target_range(ref: Ref) -> tuple:
+def target_range(ref: Ref) -> tuple[Position, Position]:
     """The part of a reference a rename replaces: the last segment of a variable, the whole name else."""
     if ref.key[0] in ("var", "lvar"):
         last = ref.text.rpartition("::")[2]
@@ -62,7 +68,7 @@ def target_range(ref: Ref) -> tuple:
     return ref.start, ref.end
 
 
-def check_renameable(index: RefIndex, ref: Ref) -> list:
+def check_renameable(index: RefIndex, ref: Ref) -> list[Ref]:
     """The definitions of the name under the cursor, or RenameError."""
     kind = ref.key[0]
     if kind not in RENAMEABLE:
@@ -81,7 +87,7 @@ def plan_rename(
     index: RefIndex,
     ref: Ref,
     new_name: str,
-    modulepath_of,
+    modulepath_of: ModulepathOf,
     can_move_files: bool = True,
     can_leave_module: bool = False,
 ) -> Plan:
@@ -94,7 +100,7 @@ def plan_rename(
     return _plan_definition(index, ref, defs, new_name, modulepath_of, can_move_files, can_leave_module)
 
 
-def _plan_var(index, ref, defs, new_name) -> Plan:
+def _plan_var(index: RefIndex, ref: Ref, defs: list[Ref], new_name: str) -> Plan:
     new = new_name.lstrip("$")
     if not _VAR.match(new):
         raise RenameError(
@@ -103,11 +109,12 @@ def _plan_var(index, ref, defs, new_name) -> Plan:
     if new in RESERVED_VARS:
         raise RenameError(f"${new} is reserved by Puppet")
     key = ref.key
-    if key[0] == "var":
+    new_key: RefKey
+    if len(key) == 4:  # ("lvar", path, scope offset, name)
+        new_key = (key[0], key[1], key[2], new)
+    else:
         owner = key[1].rpartition("::")[0]
         new_key = ("var", f"{owner}::{new}" if owner else f"::{new}")
-    else:
-        new_key = key[:3] + (new,)
     if new_key != key and index.defs(new_key):
         raise RenameError(f"${new} already exists there: not renamed")
     plan = Plan(what=f"${key[-1].rpartition('::')[2]} -> ${new}")
@@ -117,18 +124,26 @@ def _plan_var(index, ref, defs, new_name) -> Plan:
     return plan
 
 
-def _plan_definition(index, ref, defs, new_name, modulepath_of, can_move_files, can_leave_module) -> Plan:
+def _plan_definition(
+    index: RefIndex,
+    ref: Ref,
+    defs: list[Ref],
+    new_name: str,
+    modulepath_of: ModulepathOf,
+    can_move_files: bool,
+    can_leave_module: bool,
+) -> Plan:
     kind = ref.key[0]
     old = ref.key[1]
     new = norm(new_name)
-    if not _NAME.match(new.lower()) or any(seg in D.KEYWORDS for seg in new.lower().split("::")):
+    if not _NAME.match(new.lower()) or any(seg in tables.KEYWORDS for seg in new.lower().split("::")):
         raise RenameError(
             f"{new_name!r} is not a valid {kind} name (segments: a lower case letter, then a-z 0-9 _)"
         )
     new = new.lower()
     if new == old:
         raise RenameError(f"{new_name!r} is the current name")
-    taken_keys = [("class", new), ("type", new)] if kind in ("class", "type") else [(kind, new)]
+    taken_keys: list[RefKey] = [("class", new), ("type", new)] if kind in ("class", "type") else [(kind, new)]
     for k in taken_keys:
         if index.defs(k):
             d = index.defs(k)[0]
@@ -153,7 +168,15 @@ def _plan_definition(index, ref, defs, new_name, modulepath_of, can_move_files, 
     return plan
 
 
-def _autoload_move(index, d: Ref, kind, old, new, modulepath_of, can_leave_module):
+def _autoload_move(
+    index: RefIndex,
+    d: Ref,
+    kind: str,
+    old: str,
+    new: str,
+    modulepath_of: ModulepathOf,
+    can_leave_module: bool,
+) -> tuple[str, str] | None:
     """(old path, new path) when the definition's file must move for the autoloader, None when it can
     stay, RenameError when no safe place exists."""
     from puppet_xpp.grammar.validator import BAD_MODULE_FILE, NO_NAMESPACE, namespace_for_file
@@ -191,7 +214,7 @@ def _autoload_move(index, d: Ref, kind, old, new, modulepath_of, can_leave_modul
     return d.path, target
 
 
-def _module_parent(path: str, modulepath) -> str:
+def _module_parent(path: str, modulepath: Iterable[str]) -> str:
     a = os.path.abspath(path)
     for p in modulepath:
         pre = os.path.normpath(os.path.abspath(os.path.expanduser(str(p)))) + os.sep
@@ -217,9 +240,9 @@ def autoload_path(mod_parent: str, kind: str, name: str) -> str | None:
 CALLABLE = ("class", "type", "function", "plan")
 
 
-def incoming(index: RefIndex, key: tuple) -> dict:
-    """owner -> [refs of ``key`` inside it] (owner None: top-level code of a file, keyed by path)."""
-    out: dict = {}
+def incoming(index: RefIndex, key: RefKey) -> dict[Owner, list[Ref]]:
+    """owner -> [refs of ``key`` inside it] (top-level code of a file: owner ("file", path))."""
+    out: dict[Owner, list[Ref]] = {}
     for r in index.refs(key):
         if r.role == "def":
             continue
@@ -228,10 +251,10 @@ def incoming(index: RefIndex, key: tuple) -> dict:
     return out
 
 
-def outgoing(index: RefIndex, key: tuple) -> dict:
+def outgoing(index: RefIndex, key: Owner) -> dict[RefKey, list[Ref]]:
     """callee key -> [refs inside ``key``'s definition] (classes, defined types, functions that are
     defined in the workspace)."""
-    out: dict = {}
+    out: dict[RefKey, list[Ref]] = {}
     for r in index.owned_by(key):
         if r.role == "def" or r.key[0] not in CALLABLE or r.key == key:
             continue

@@ -10,29 +10,28 @@ run: the language server must not execute a module's code, and needs no Ruby at 
 * ``lib/facter/*.rb``: custom fact names (``Facter.add``).
 
 A parse error leaves the rest of the file usable (tree-sitter recovers); an unreadable file gives [].
+A tree-sitter parser is made per file (it costs under a microsecond), so this module holds no state.
 No pygls imports here.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
 
-from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
+from tree_sitter import Language, Node, Parser
 
-_PARSER = None
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Span, Sym
 
 
-def _parser():
-    global _PARSER
-    if _PARSER is None:
-        import tree_sitter_ruby
-        from tree_sitter import Language, Parser
+@functools.cache
+def _ruby() -> Language:
+    """tree-sitter's Ruby grammar (immutable once loaded)."""
+    import tree_sitter_ruby
 
-        _PARSER = Parser(Language(tree_sitter_ruby.language()))
-    return _PARSER
+    return Language(tree_sitter_ruby.language())
 
 
 def kind_of_path(path: str) -> str | None:
@@ -51,7 +50,7 @@ def kind_of_path(path: str) -> str | None:
     return None
 
 
-def index_ruby_file(path: str) -> list:
+def index_ruby_file(path: str) -> list[Sym]:
     """Index entries of one Ruby file ([] when unreadable or not an API file)."""
     kind = kind_of_path(path)
     if kind is None:
@@ -64,15 +63,17 @@ def index_ruby_file(path: str) -> list:
     return index_ruby_source(data, path, kind)
 
 
-def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list:
+def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list[Sym]:
+    """Index entries of Ruby source ``data`` read as the file ``path`` (``kind``: which API, else from
+    the path)."""
     kind = kind or kind_of_path(path)
     try:
-        tree = _parser().parse(data)
+        tree = Parser(_ruby()).parse(data)
     except Exception:  # never let one file stop the indexing
         return []
     r = _Reader(data, path)
-    out: list = []
-    readers: dict[tuple[str, str | None], Callable[[Any], Sym | None]] = {
+    out: list[Sym | None] = []
+    readers: dict[tuple[str, str | None], Callable[[Node], Sym | None]] = {
         ("create_function", "ruby4"): r.function4,
         ("newfunction", "ruby3"): r.function3,
         ("newtype", "type"): r.native_type,
@@ -93,17 +94,17 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list:
 # ----------------------------------------------------------------------------------------------- tree helpers
 
 
-def _text(n) -> str:
+def _text(n: Node | None) -> str:
     return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else ""
 
 
-def _method(call) -> str:
+def _method(call: Node) -> str:
     m = call.child_by_field_name("method")
     return _text(m)
 
 
-def _calls(root):
-    """Every call node (and bare identifiers used as calls, e.g. ``ensurable``), document order."""
+def _calls(root: Node) -> list[Node]:
+    """Every call node, in document order."""
     stack = [root]
     out = []
     while stack:
@@ -114,12 +115,12 @@ def _calls(root):
     return out
 
 
-def _args(call) -> list:
+def _args(call: Node) -> list[Node]:
     a = call.child_by_field_name("arguments")
     return list(a.named_children) if a is not None else []
 
 
-def _body(call):
+def _body(call: Node) -> list[Node]:
     """Statements of a call's do/brace block."""
     b = call.child_by_field_name("block")
     if b is None:
@@ -130,7 +131,7 @@ def _body(call):
     return []
 
 
-def _name_of(n) -> str | None:
+def _name_of(n: Node | None) -> str | None:
     """The value of a symbol or plain string literal (None for anything computed)."""
     if n is None:
         return None
@@ -156,7 +157,7 @@ def _name_of(n) -> str | None:
     return None
 
 
-def _comment_before(n) -> str:
+def _comment_before(n: Node) -> str:
     """The contiguous ``#`` comment block right above `n` (YARD docs)."""
     lines = []
     prev = n.prev_named_sibling
@@ -187,9 +188,9 @@ def _dedent(text: str) -> str:
     return "\n".join(x[ind:] for x in lines).strip()
 
 
-def _pairs(n) -> dict:
+def _pairs(n: Node | None) -> dict[str, Node | None]:
     """key -> value node of a hash or of an argument list's trailing hash."""
-    out: dict = {}
+    out: dict[str, Node | None] = {}
     if n is None:
         return out
     kids = n.named_children if n.type in ("hash", "argument_list") else []
@@ -211,24 +212,24 @@ class _Reader:
     def __init__(self, data: bytes, path: str):
         self.data = data
         self.path = path
-        self._heredocs: list | None = None
+        self._heredocs: list[tuple[int, Node]] | None = None
 
     # -- positions and strings ----------------------------------------------------------------------
 
-    def pos(self, node) -> tuple:
+    def pos(self, node: Node) -> tuple[int, int]:
         """(line, UTF-16 column) of a node's start."""
         row, col = node.start_point
         ls = node.start_byte - col
         return row, len(self.data[ls : node.start_byte].decode("utf-8", "replace").encode("utf-16-le")) // 2
 
-    def span(self, node) -> tuple:
+    def span(self, node: Node) -> Span:
         a = self.pos(node)
         row, col = node.end_point
         if row != node.start_point[0]:
             return a, (a[0], a[1] + 1)
         return a, (row, a[1] + len(self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")))
 
-    def string(self, n) -> str | None:
+    def string(self, n: Node | None) -> str | None:
         """A string literal's text: plain/chained strings, heredocs (dedented), `+` concatenations."""
         if n is None:
             return None
@@ -247,15 +248,16 @@ class _Reader:
             return "".join(_text(c) for c in _walk_strings(n))
         return _name_of(n)
 
-    def _heredoc(self, beginning) -> str | None:
+    def _heredoc(self, beginning: Node) -> str | None:
+        """A heredoc's text: tree-sitter puts the body apart from its ``<<~TAG``, so the file's
+        beginnings and bodies are paired in order (once per file)."""
         if self._heredocs is None:
-            self._heredocs = []
-            stack = [beginning.tree.root_node] if hasattr(beginning, "tree") else []
             root = beginning
             while root.parent is not None:
                 root = root.parent
             stack = [root]
-            begs, bodies = [], []
+            begs: list[Node] = []
+            bodies: list[Node] = []
             while stack:
                 x = stack.pop()
                 if x.type == "heredoc_beginning":
@@ -274,9 +276,21 @@ class _Reader:
                 return _dedent("".join(parts))
         return None
 
-    def sym(self, kind, name, node, doc="", **kw) -> Sym:
+    def sym(
+        self,
+        kind: str,
+        name: str,
+        node: Node,
+        doc: str = "",
+        *,
+        signatures: list[Signature] | None = None,
+        attrs: list[Attr] | None = None,
+        origin: str = "puppet",
+    ) -> Sym:
         rng = self.span(node)
-        return Sym(name, kind, self.path, rng, rng, doc, **kw)
+        return Sym(
+            name, kind, self.path, rng, rng, doc, signatures=signatures or [], attrs=attrs or [], origin=origin
+        )
 
     # -- functions ----------------------------------------------------------------------------------
 
@@ -286,7 +300,7 @@ class _Reader:
         rest = p.split(marker, 1)[-1]
         return rest[:-3].replace("/", "::") if rest.endswith(".rb") else rest
 
-    def function4(self, call) -> Sym | None:
+    def function4(self, call: Node) -> Sym | None:
         args = _args(call)
         name = _name_of(args[0]) if args else None
         name = name or self.path_function_name("ruby4")
@@ -311,8 +325,8 @@ class _Reader:
         anchor = call.child_by_field_name("method") or call
         return self.sym("function", name, anchor, doc, signatures=sigs, origin="ruby4")
 
-    def dispatch(self, call) -> Signature:
-        params = []
+    def dispatch(self, call: Node) -> Signature:
+        params: list[Param] = []
         ret = ""
         pdocs = _yard_params(_comment_before(call))
         for st in _body(call):
@@ -355,8 +369,8 @@ class _Reader:
             params.append(Param(nm, typ, "", pdocs.get(nm, ""), kinds[m]))
         return Signature(params, ret, call.start_point[0])
 
-    def method_signature(self, meth) -> Signature:
-        params = []
+    def method_signature(self, meth: Node) -> Signature:
+        params: list[Param] = []
         ps = meth.child_by_field_name("parameters")
         for p in ps.named_children if ps is not None else ():
             if p.type == "identifier":
@@ -375,7 +389,7 @@ class _Reader:
                 )
         return Signature(params, "", meth.start_point[0])
 
-    def function3(self, call) -> Sym | None:
+    def function3(self, call: Node) -> Sym | None:
         args = _args(call)
         if not args:
             return None
@@ -399,13 +413,13 @@ class _Reader:
 
     # -- resource types -----------------------------------------------------------------------------
 
-    def native_type(self, call) -> Sym | None:
+    def native_type(self, call: Node) -> Sym | None:
         args = _args(call)
         name = _name_of(args[0]) if args else None
         if not name:
             return None
         doc = ""
-        attrs: list = []
+        attrs: list[Attr] = []
         for st in _body(call):
             if st.type == "identifier" and _text(st) == "ensurable":
                 attrs.append(Attr("ensure", "property", values=("present", "absent"), line=st.start_point[0]))
@@ -443,7 +457,7 @@ class _Reader:
         except OSError:
             return False
 
-    def _attr(self, call, name, kind) -> Attr:
+    def _attr(self, call: Node, name: str, kind: str) -> Attr:
         opts = _pairs(call.child_by_field_name("arguments"))
         namevar = _name_of(opts.get("namevar")) == "true" if opts.get("namevar") is not None else False
         at = Attr(name, kind, namevar, line=call.start_point[0])
@@ -468,8 +482,8 @@ class _Reader:
             at.namevar = False  # only parameters are key attributes
         return at
 
-    def _values(self, body) -> tuple:
-        vals: list = []
+    def _values(self, body: list[Node]) -> tuple[str, ...]:
+        vals: list[str] = []
         for st in body:
             if st.type == "call" and _method(st) in ("newvalues", "newvalue"):
                 a = _args(st)
@@ -483,7 +497,7 @@ class _Reader:
                         vals.append(t)
         return tuple(vals)
 
-    def resource_api_type(self, call) -> Sym | None:
+    def resource_api_type(self, call: Node) -> Sym | None:
         opts = _pairs(call.child_by_field_name("arguments"))
         if not opts:
             args = _args(call)
@@ -493,8 +507,10 @@ class _Reader:
         if not name:
             return None
         doc = self.string(opts.get("docs")) or self.string(opts.get("desc")) or ""
-        attrs = []
+        attrs: list[Attr] = []
         for k, v in _pairs(opts.get("attributes")).items():
+            if v is None:  # (error recovery) unreadable: the type is left out, as for any bad shape
+                return None
             o = _pairs(v)
             typ = self.string(o.get("type")) or ""
             behaviour = _name_of(o.get("behaviour")) or ""
@@ -520,7 +536,7 @@ class _Reader:
         anchor = call.child_by_field_name("method") or call
         return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="resource_api")
 
-    def fact(self, call) -> Sym | None:
+    def fact(self, call: Node) -> Sym | None:
         args = _args(call)
         name = _name_of(args[0]) if args else None
         if not name:
@@ -528,7 +544,7 @@ class _Reader:
         return self.sym("fact", name, call, "")
 
 
-def _walk_strings(n):
+def _walk_strings(n: Node) -> Iterator[Node]:
     for c in n.named_children:
         if c.type in ("string_content", "escape_sequence"):
             yield c
@@ -536,7 +552,7 @@ def _walk_strings(n):
             yield from _walk_strings(c)
 
 
-def _value_text(n) -> str:
+def _value_text(n: Node) -> str:
     """An allowed or default value as Puppet shows it: symbols and strings bare, nil as '', regular
     expressions (/…/ or %r{…}) as /source/ with their flags."""
     if n.type == "regex":
@@ -550,13 +566,13 @@ def _value_text(n) -> str:
     return v if v is not None else _text(n)
 
 
-def _metaparameters() -> frozenset:
+def _metaparameters() -> frozenset[str]:
     from puppet_xpp.server.analysis.builtins import metaparameters
 
     return frozenset(metaparameters())
 
 
-def _statement_of(call):
+def _statement_of(call: Node) -> Node:
     """The statement holding `call` (YARD comments sit above it, e.g. ``Puppet::Functions.create_function``)."""
     n = call
     while n.parent is not None and n.parent.type not in ("program", "body_statement", "block_body"):
@@ -564,9 +580,9 @@ def _statement_of(call):
     return n
 
 
-def _yard_params(doc: str) -> dict:
+def _yard_params(doc: str) -> dict[str, str]:
     """@param NAME text (YARD), continuation lines included."""
-    out: dict = {}
+    out: dict[str, str] = {}
     cur = None
     for line in doc.splitlines():
         m = re.match(r"\s*@param\s+(?:\[[^\]]*\]\s*)?(\w+)\s*(?:\[[^\]]*\]\s*)?(.*)", line)

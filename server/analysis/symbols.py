@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# ((line, column), (line, column)): a range in LSP coordinates (0-based line, UTF-16 column)
+Position = tuple[int, int]
+Span = tuple[Position, Position]
+
 
 @dataclass(slots=True)
 class Param:
@@ -22,7 +26,7 @@ class Param:
 class Signature:
     """One way to call a function (a Ruby dispatch, or a Puppet-language function's parameter list)."""
 
-    params: list  # [Param]
+    params: list[Param]
     return_type: str = ""
     line: int = -1  # 0-based line of the dispatch in its file (-1: none)
 
@@ -41,7 +45,7 @@ class Attr:
     name: str
     kind: str = "param"  # param | property
     namevar: bool = False
-    values: tuple = ()  # allowed values as written (symbols without ':', regexps as /.../)
+    values: tuple[str, ...] = ()  # allowed values as written (symbols without ':', regexps as /.../)
     default: str = ""
     type: str = ""  # Resource API attributes
     doc: str = ""
@@ -53,13 +57,13 @@ class Sym:
     name: str  # as written (lower case for classes/defines/functions)
     kind: str  # class | define | function | plan | type | node | resource_type | fact
     path: str
-    range: tuple  # ((line, col), (line, col))
-    selection: tuple
+    range: Span
+    selection: Span
     doc: str = ""
-    params: list = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
     signature: str = ""
-    signatures: list = field(default_factory=list)  # [Signature] (functions)
-    attrs: list = field(default_factory=list)  # [Attr] (resource types)
+    signatures: list[Signature] = field(default_factory=list)  # functions
+    attrs: list[Attr] = field(default_factory=list)  # resource types
     origin: str = "puppet"  # puppet | ruby4 | ruby3 | native | resource_api | builtin
 
     @property

@@ -1,9 +1,16 @@
 """Static data for completion and hover: Puppet's keywords and data types (our own tables), its core
-resource types and built-in functions (from the generated data, see server/analysis/builtins.py)."""
+resource types and built-in functions (from the generated data, see server/analysis/builtins.py).
+
+Computed once at import from the default level's data and never changed after: read-only mappings and
+tuples, so no session has state to own here.
+"""
 
 from __future__ import annotations
 
-from puppet_xpp.server.analysis import builtins as _builtins
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from puppet_xpp.server.analysis import builtins
 
 KEYWORDS = (
     "and",
@@ -66,7 +73,7 @@ _DESCRIPTIONS = {
     "tidy": "Removes unwanted files based on specific criteria.",
     "user": "Manages users.",
 }
-_VENDORED = {
+_VENDORED: dict[str, tuple[str, tuple[str, ...]]] = {
     "cron": (
         "Installs and manages cron jobs.",
         (
@@ -99,20 +106,23 @@ _VENDORED = {
     ),
 }
 
-# type -> (one-line description, attributes)
-RESOURCE_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
-    name: (_DESCRIPTIONS.get(name, "Core resource type."), tuple(a.name for a in sym.attrs))
-    for name, sym in _builtins.types().items()
-}
-for _name, _entry in _VENDORED.items():
-    RESOURCE_TYPES.setdefault(_name, _entry)
-META_PARAMETERS = _builtins.metaparameters() or _META
+# type -> (one-line description, attributes): the core types, then the vendored ones they lack
+RESOURCE_TYPES: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        name: (_DESCRIPTIONS.get(name, "Core resource type."), tuple(a.name for a in sym.attrs))
+        for name, sym in builtins.types().items()
+    }
+    | {name: entry for name, entry in _VENDORED.items() if name not in builtins.types()}
+)
+META_PARAMETERS: tuple[str, ...] = builtins.metaparameters() or _META
 
 # function name -> signature shown in hover/completion (the first of its signatures)
-FUNCTIONS: dict[str, str] = {
-    name: (sym.signatures[0].label(name) if sym.signatures else f"{name}(...)")
-    for name, sym in _builtins.functions().items()
-}
+FUNCTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        name: (sym.signatures[0].label(name) if sym.signatures else f"{name}(...)")
+        for name, sym in builtins.functions().items()
+    }
+)
 
 DATA_TYPES = (
     "Any",

@@ -1,22 +1,32 @@
 """What the language server knows beyond the open file's Puppet code: Ruby-defined functions and
 resource types of the indexed modules, Puppet's built-ins and the facts, and how they answer hover,
 definition, signature help and completion contexts.  Plain data in, plain data out (no pygls
-imports); server/lsp/world.py turns the answers into LSP objects.
+imports); server/lsp/ turns the answers into LSP objects.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Protocol, TypedDict
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.server.analysis import builtins as B
-from puppet_xpp.server.analysis import features as F
-from puppet_xpp.server.analysis.symbols import Sym
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import builtins, features
+from puppet_xpp.server.analysis.features import Analysed
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Span, Sym
 
 _ORDER = {"puppet": 0, "ruby4": 1, "ruby3": 2}
 
 
-def functions_named(index, name: str, local=(), level: str | None = None) -> list:
+class SymbolIndex(Protocol):
+    """What the world asks of the workspace index (server/analysis/index.py's WorkspaceIndex)."""
+
+    def lookup(self, name: str, kinds: Iterable[str] | None = None) -> list[Sym]: ...
+
+
+def functions_named(
+    index: SymbolIndex, name: str, local: Iterable[Sym] = (), level: str | None = None
+) -> list[Sym]:
     """Every definition of function `name`, in the order Puppet's loaders find them: its own built-in
     first (a module cannot replace one: stdlib's `length` is never called), then the Puppet
     language, 4.x and 3.x definitions of the modules.  `local`: the open document's own definitions
@@ -25,18 +35,20 @@ def functions_named(index, name: str, local=(), level: str | None = None) -> lis
     syms = [s for s in local if s.key == key and s.kind in ("function", "plan")]
     syms += [s for s in index.lookup(key, ("function", "plan")) if not syms]
     syms.sort(key=lambda s: _ORDER.get(s.origin, 9))
-    b = B.functions(level).get(key)
+    b = builtins.functions(level).get(key)
     return [b, *syms] if b is not None else syms
 
 
-def resource_type_named(index, name: str, level: str | None = None) -> Sym | None:
+def resource_type_named(index: SymbolIndex, name: str, level: str | None = None) -> Sym | None:
     key = name.lower().lstrip(":")
     for s in index.lookup(key, ("resource_type",)):
         return s
-    return B.types(level).get(key)
+    return builtins.types(level).get(key)
 
 
-def attributes_of(index, rtype: str, level: str | None = None) -> tuple:
+def attributes_of(
+    index: SymbolIndex, rtype: str, level: str | None = None
+) -> tuple[list[Attr] | list[Param], Sym | None, str | None]:
     """(attrs, owner Sym, kind) of a resource type: Ruby/core types' Attrs, or a define's/class's
     Params; kind is 'type' | 'define' | 'class' | None."""
     t = resource_type_named(index, rtype, level)
@@ -47,11 +59,9 @@ def attributes_of(index, rtype: str, level: str | None = None) -> tuple:
     return [], None, None
 
 
-def signatures_of(sym: Sym) -> list:
+def signatures_of(sym: Sym) -> list[Signature]:
     if sym.signatures:
         return sym.signatures
-    from puppet_xpp.server.analysis.symbols import Signature
-
     return [Signature(list(sym.params))] if sym.kind in ("function", "plan") else []
 
 
@@ -59,25 +69,25 @@ def doc_of(sym: Sym) -> str:
     """A symbol's documentation; a built-in's is read lazily from the installed Puppet."""
     if sym.doc or sym.origin != "builtin":
         return sym.doc
-    ref = B.reference(sym.path, sym.name)
+    ref = builtins.reference(sym.path, sym.name)
     return ref.doc if ref is not None else ""
 
 
-def location_of(sym: Sym):
+def location_of(sym: Sym) -> tuple[str, Span] | None:
     """(path, selection) of a symbol's definition (built-ins: in the installed Puppet), or None."""
     if sym.origin == "builtin":
-        ref = B.reference(sym.path, sym.name)
+        ref = builtins.reference(sym.path, sym.name)
         return (sym.path, ref.selection) if ref is not None else None
     if not sym.path:
         return None
     return sym.path, sym.selection
 
 
-def attribute_doc(sym: Sym, attr) -> str:
+def attribute_doc(sym: Sym, attr: Attr | Param) -> str:
     """An attribute's description (a built-in type's from the installed Puppet)."""
-    if getattr(attr, "doc", "") or sym.origin != "builtin":
-        return getattr(attr, "doc", "")
-    ref = B.reference(sym.path, sym.name)
+    if attr.doc or sym.origin != "builtin":
+        return attr.doc
+    ref = builtins.reference(sym.path, sym.name)
     for a in ref.attrs if ref is not None else ():
         if a.name == attr.name:
             return a.doc
@@ -95,7 +105,7 @@ def summary(doc: str) -> str:
                     break
                 rest += " " + nxt.strip()
             return rest.strip()
-    return F.summary_of(doc)
+    return features.summary_of(doc)
 
 
 # ----------------------------------------------------------------------------------------------- text contexts
@@ -103,7 +113,7 @@ def summary(doc: str) -> str:
 _WORD_AT = re.compile(rb"(?:::)?[A-Za-z_][\w:]*")
 
 
-def word_at(data: bytes, off: int) -> tuple:
+def word_at(data: bytes, off: int) -> tuple[int, int, str]:
     """(start, end, word) of the identifier around byte offset `off` (word may be '')."""
     s = off
     while s > 0 and (data[s - 1 : s].isalnum() or data[s - 1 : s] in (b"_", b":")):
@@ -114,11 +124,13 @@ def word_at(data: bytes, off: int) -> tuple:
     return m.start(), m.end(), m.group().decode()
 
 
-def reference_at(an, off: int):
-    """What the name at `off` refers to (analysis_features.reference_at), falling back to the text
+def reference_at(
+    an: Analysed, off: int, locator: features.NodeLocator | None = None
+) -> tuple[str, str, int, int] | None:
+    """What the name at `off` refers to (features.reference_at), falling back to the text
     around it where the parser dropped the statement (a half-typed resource body):
     ``name {`` is a resource type, ``name(`` a function.  (kind, name, start, length) or None."""
-    ref = F.reference_at(an, off)
+    ref = features.reference_at(an, off, locator)
     if ref is not None:
         kind, name, node = ref
         return kind, name, node.offset, node.length
@@ -133,7 +145,7 @@ def reference_at(an, off: int):
     return None
 
 
-def attribute_at(an, off: int):
+def attribute_at(an: Analysed, off: int) -> tuple[str, str, int, int] | None:
     """(resource type, attribute, start, end) when `off` is on an attribute name (`name =>`) inside a
     resource body, else None."""
     s, e, w = word_at(an.data, off)
@@ -141,7 +153,7 @@ def attribute_at(an, off: int):
         return None
     if not re.match(rb"\s*(=>|\+>)", an.data[e : e + 40]):
         return None
-    rtype = F._enclosing_resource_type(an.data, s)
+    rtype = features.enclosing_resource_type(an.data, s)
     if rtype is None:
         return None
     return rtype, w, s, e
@@ -172,7 +184,15 @@ _DIG_CTX = re.compile(r"\$facts\.dig\(\s*((?:['\"][\w.-]+['\"]\s*,\s*)*)(['\"])(
 _KEYS = re.compile(r"['\"]([\w.-]+)['\"]")
 
 
-def special_context(an, off: int):
+SpecialContext = (
+    tuple[str, str, tuple[str, str]]  # ('value', prefix, (rtype, attribute))
+    | tuple[str, str, list[str]]  # ('fact', prefix, keys so far)
+    | tuple[str, str, str]  # ('title', prefix, type name)
+    | tuple[str, str, None]  # ('hiera_key', prefix, None)
+)
+
+
+def special_context(an: Analysed, off: int) -> SpecialContext | None:
     """Completion contexts the generic analysis does not know:
     ('value', prefix, (rtype, attribute)) after `attr =>` in a resource body;
     ('fact', prefix, [keys so far]) inside ``$facts['…`` / ``$facts.dig('…``;
@@ -192,17 +212,17 @@ def special_context(an, off: int):
             return "fact", m.group(3), _KEYS.findall(m.group(1))
     m = _VALUE_CTX.search(before)
     if m:
-        rtype = F._enclosing_resource_type(an.data, off - len(m.group(0).encode()))
+        rtype = features.enclosing_resource_type(an.data, off - len(m.group(0).encode()))
         if rtype is not None:
             return "value", m.group(3), (rtype, m.group(1))
     return None
 
 
-def fact_keys(keys: list, custom=()) -> list:
+def fact_keys(keys: list[str], custom: Iterable[str] = ()) -> list[tuple[str, bool]]:
     """Next-level fact names below the key path `keys` ([]: top level): [(name, is_leaf)]."""
-    out: dict = {}
+    out: dict[str, bool] = {}
     depth = len(keys)
-    for name, legacy in list(B.facts().items()) + [(c, False) for c in custom]:
+    for name, legacy in list(builtins.facts().items()) + [(c, False) for c in custom]:
         if legacy and depth == 0:
             continue  # legacy names are top-scope variables, not $facts keys (they exist there too)
         parts = name.split(".")
@@ -214,8 +234,8 @@ def fact_keys(keys: list, custom=()) -> list:
     return sorted(out.items())
 
 
-def legacy_facts() -> list:
-    return sorted(k for k, legacy in B.facts().items() if legacy and "." not in k)
+def legacy_facts() -> list[str]:
+    return sorted(k for k, legacy in builtins.facts().items() if legacy and "." not in k)
 
 
 # ----------------------------------------------------------------------------------------------- signature help
@@ -223,13 +243,13 @@ def legacy_facts() -> list:
 _CALL_NAME = re.compile(rb"((?:::)?[a-z_][\w]*(?:::[a-z_]\w*)*)\s*$")
 
 
-def call_at(data: bytes, off: int):
+def call_at(data: bytes, off: int) -> tuple[str, int] | None:
     """(function name, active argument index) of the innermost unclosed ``name(`` before `off`, or
     None (also for a method call ``$x.name(``, whose receiver is the first argument: index + 1)."""
     depth = 0
     commas = 0
     i = off - 1
-    in_str = None
+    in_str: bytes | None = None
     limit = max(0, off - 20000)
     while i >= limit:
         c = data[i : i + 1]
@@ -264,7 +284,15 @@ def call_at(data: bytes, off: int):
     return None
 
 
-def signature_help(index, an, off: int, local=(), level: str | None = None):
+class SignatureHelp(TypedDict):
+    signatures: list[tuple[str, list[tuple[int, int]], str]]  # (label, parameter spans in it, doc)
+    active_signature: int
+    active_parameter: int
+
+
+def signature_help(
+    index: SymbolIndex, an: Analysed, off: int, local: Iterable[Sym] = (), level: str | None = None
+) -> SignatureHelp | None:
     """{'signatures': [(label, [(start, end) of each parameter in label], doc)], 'active_signature',
     'active_parameter'} for the call around `off`, or None."""
     hit = call_at(an.data, off)
@@ -279,12 +307,12 @@ def signature_help(index, an, off: int, local=(), level: str | None = None):
     if not sigs:
         return None
     doc = summary(doc_of(sym))
-    out = []
+    out: list[tuple[str, list[tuple[int, int]], str]] = []
     active_sig = None
     active_par = 0
     for k, sg in enumerate(sigs):
         label = name + "("
-        spans = []
+        spans: list[tuple[int, int]] = []
         plain = [p for p in sg.params if p.kind not in ("block", "optional_block")]
         for j, p in enumerate(sg.params):
             if j:
@@ -306,16 +334,16 @@ def signature_help(index, an, off: int, local=(), level: str | None = None):
     return {"signatures": out, "active_signature": active_sig, "active_parameter": active_par}
 
 
-def resource_titles(an, rtype: str) -> list:
+def resource_titles(an: Analysed, rtype: str) -> list[str]:
     """Titles (as written, unquoted) of the resources of type `rtype` declared in a document."""
-    out: list = []
+    out: list[str] = []
     prog = an.program
     if prog is None or prog.body is None:
         return out
-    stack = [prog.body]
+    stack: list[ast.Node] = [prog.body]
     while stack:
         n = stack.pop()
-        if type(n) is A.ResourceExpression:
+        if type(n) is ast.ResourceExpression:
             tn = getattr(n.type_name, "value", "")
             if str(tn).lower().lstrip(":") == rtype:
                 for b in n.bodies:
@@ -331,7 +359,7 @@ def resource_titles(an, rtype: str) -> list:
 _FACT_REF = re.compile(rb"(?:\$facts\[\s*['\"]|\$facts\.dig\(\s*['\"]|\$::)$")
 
 
-def fact_at(an, off: int) -> tuple | None:
+def fact_at(an: Analysed, off: int) -> tuple[str, int, int] | None:
     """(fact name, start, end) when `off` is on a top-level fact name: ``$facts['name']``,
     ``$facts.dig('name'…)`` or the top-scope variable ``$::name``; else None."""
     s, e, w = word_at(an.data, off)
