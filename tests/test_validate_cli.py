@@ -21,7 +21,7 @@ def run(*argv):
     if "--puppet-version" not in argv:
         argv = (*argv, "--puppet-version", "7.23")
     out = io.StringIO()
-    rc = cmd_validate.run(list(argv), out=out)
+    rc = cmd_validate.main(list(argv), out=out)
     return rc, out.getvalue()
 
 
@@ -210,9 +210,9 @@ def test_add_arguments_embeds_in_another_parser(tree):
 
     p = argparse.ArgumentParser()
     cmd_validate.add_arguments(p)
-    ns = p.parse_args(["--validate", str(tree / "manifests/site.pp"), "--strict", "error"])
+    ns = p.parse_args([str(tree / "manifests/site.pp"), "--strict", "error"])
     out = io.StringIO()
-    assert cmd_validate.run_args(ns, out) == 0
+    assert cmd_validate.run(ns, out, io.StringIO()) == 0
 
 
 def test_directory_walk_survives_symlink_cycles(tmp_path):
@@ -233,7 +233,7 @@ def test_levels_8_and_7_equal_openvox(tree, level, strict):
     argv = [str(tree / "modules"), "--modulepath", str(tree / "modules")]
     if level == "8":  # the default: no option given
         out = io.StringIO()
-        rc = cmd_validate.run([*argv, "--format", "json"], out=out)
+        rc = cmd_validate.main([*argv, "--format", "json"], out=out)
         lines = [json.loads(line) for line in out.getvalue().splitlines()]
     else:
         rc, lines = jrun(*argv, "--puppet-version", level)

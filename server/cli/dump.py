@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -90,7 +89,9 @@ def _types() -> dict[str, TypeInfo]:
     return describe()
 
 
-def tree_lines(node: Any, locator: Any, depth: int = 0, out: list[str] | None = None, label: str = "") -> list[str]:
+def tree_lines(
+    node: Any, locator: Any, depth: int = 0, out: list[str] | None = None, label: str = ""
+) -> list[str]:
     """The ``tree`` format: one line per node (the Program, then Positioned nodes in containment order)
     with its position and scalar attributes."""
     from puppet_xpp.grammar import ast
@@ -165,7 +166,12 @@ def _without_position(d: Diagnostic) -> dict[str, Any]:
 
 
 def _render(
-    args: argparse.Namespace, path: str, program: Any, diagnostics: list[Diagnostic], locator: Any, err: TextIO
+    args: argparse.Namespace,
+    path: str,
+    program: Any,
+    diagnostics: list[Diagnostic],
+    locator: Any,
+    err: TextIO,
 ) -> str | None:
     """What --dump prints for one file on ``out`` (its diagnostics go to ``err`` here)."""
     from puppet_xpp.xpp.sources import shown

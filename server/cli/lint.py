@@ -18,41 +18,51 @@ an option is invalid, or when a file cannot be read; else 0.
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
 import json
 import os
-import sys
 from collections.abc import Iterator
+from typing import TextIO
 
 from puppet_xpp.lint.config import LintConfig, UsageError, load_config
 from puppet_xpp.lint.core import Problem
 from puppet_xpp.lint.run import LintResult, lint
 
+__all__ = ["USAGE", "add_arguments", "run"]
+
 USAGE = "usage: puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings] [options]"
 
 
-def main(argv: list[str]) -> int:
-    args = [a for a in argv if a != "--lint"]
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Nothing for argparse to read: ``--lint`` takes the rest of the command line (server.cli.main),
+    puppet-lint's options and the paths, which :func:`lint.config.load_config` reads in their order
+    after the rc files, as puppet-lint does."""
+    parser.add_argument_group("lint", (__doc__ or "").strip())
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    arguments = [a for a in args.rest if a != "--lint"]
     fmt = "text"
-    if "--format" in args:
-        k = args.index("--format")
-        if k + 1 >= len(args) or args[k + 1] not in ("text", "json"):
-            print(f"puppet-xpp --lint: --format takes text or json\n{USAGE}", file=sys.stderr)
+    if "--format" in arguments:
+        k = arguments.index("--format")
+        if k + 1 >= len(arguments) or arguments[k + 1] not in ("text", "json"):
+            err.write(f"puppet-xpp --lint: --format takes text or json\n{USAGE}\n")
             return 1
-        fmt = args[k + 1]
-        del args[k : k + 2]
-    if "-h" in args or "--help" in args:
-        print((__doc__ or "").strip())
+        fmt = arguments[k + 1]
+        del arguments[k : k + 2]
+    if "-h" in arguments or "--help" in arguments:
+        out.write((__doc__ or "").strip() + "\n")
         return 0
     try:
-        cfg, paths = load_config(args)
+        cfg, paths = load_config(arguments)
     except UsageError as e:
-        print(f"puppet-lint: {e}\n{USAGE}", file=sys.stderr)
+        err.write(f"puppet-lint: {e}\n{USAGE}\n")
         return 1
     if fmt == "json":
         cfg.json = True
     if not paths:
-        print(f"puppet-xpp --lint: no file specified\n{USAGE}", file=sys.stderr)
+        err.write(f"puppet-xpp --lint: no file specified\n{USAGE}\n")
         return 1
     files = list(_files(paths))
     if len(files) > 1:
@@ -61,7 +71,7 @@ def main(argv: list[str]) -> int:
     for f in files:
         if any(fnmatch.fnmatchcase(f, p) for p in cfg.ignore_paths):
             continue
-        status = max(status, _one(f, cfg))
+        status = max(status, _one(f, cfg, out, err))
     return status
 
 
@@ -77,26 +87,26 @@ def _files(paths: list[str]) -> Iterator[str]:
         yield from sorted(found)
 
 
-def _one(path: str, cfg: LintConfig) -> int:
+def _one(path: str, cfg: LintConfig, out: TextIO, err: TextIO) -> int:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
         problem = Problem("io", "error", f"cannot read {path}: {e.strerror or e}", 0, 0)
-        _report(path, [problem], cfg)
+        _report(path, [problem], cfg, out)
         return 1
     text = data.decode("utf-8", "surrogateescape")
     result = lint(text, path=path, enabled=cfg.enabled, fix=cfg.fix, relative=cfg.relative)
     for w in result.warnings:
-        print(w, file=sys.stderr)
-    _report(path, result.problems, cfg)
+        err.write(f"{w}\n")
+    _report(path, result.problems, cfg, out)
     if result.syntax_error:
-        print("Try running `puppet parser validate <file>`", file=sys.stderr)
+        err.write("Try running `puppet parser validate <file>`\n")
     if cfg.fix and result.fixed is not None and result.fixed != text:
         try:
             _write(path, result.fixed.encode("utf-8", "surrogateescape"))
         except OSError as e:
-            print(f"puppet-xpp --lint: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+            err.write(f"puppet-xpp --lint: cannot write {path}: {e.strerror or e}\n")
             return 1
     return _status(result, cfg)
 
@@ -107,9 +117,9 @@ def _status(result: LintResult, cfg: LintConfig) -> int:
 
 
 def _write(path: str, data: bytes) -> None:
-    """The fixed text, by the one rule for files puppet-xpp writes (xpp.writes.write_output: atomic for a
+    """The fixed text, by the one rule for files puppet-xpp writes (``write_output``: atomic for a
     regular file, through a symbolic link to its target, mode kept)."""
-    from puppet_xpp.xpp.writes import write_output
+    from puppet_xpp.xpp.compile.writes import write_output
 
     write_output(path, data)
 
@@ -120,11 +130,13 @@ def _shown(p: Problem, cfg: LintConfig) -> bool:
     return p.kind == "fixed" or cfg.error_level in ("all", p.kind)
 
 
-def _report(path: str, problems: list[Problem], cfg: LintConfig) -> None:
+def _report(path: str, problems: list[Problem], cfg: LintConfig, out: TextIO) -> None:
+    """One file's problems as puppet-lint prints them (``--log-format``, ``--with-context`` ...), or one
+    JSON line."""
     shown = [p for p in problems if _shown(p, cfg)]
     if cfg.json:
-        out = {"file": path, "problems": [p.as_json() for p in shown]}
-        print(json.dumps(out, ensure_ascii=False))
+        record = {"file": path, "problems": [p.as_json() for p in shown]}
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
     fmt = cfg.log_format or (
         ("%{path} - " if cfg.with_filename else "") + "%{KIND}: %{message} on line %{line} (check: %{check})"
@@ -142,17 +154,17 @@ def _report(path: str, problems: list[Problem], cfg: LintConfig) -> None:
             "check": p.check,
             "message": p.message,
         }
-        print(_format(fmt, fields))
+        out.write(_format(fmt, fields) + "\n")
         if p.kind == "ignored" and p.reason is not None:
-            print(f"  {p.reason}")
+            out.write(f"  {p.reason}\n")
         if cfg.with_context and p.kind != "fixed" and p.line > 0:
             if lines is None:
                 with open(path, encoding="utf-8", errors="surrogateescape") as fh:
                     lines = fh.read().split("\n")
-            ctx = lines[p.line - 1].strip() if p.line <= len(lines) else ""
-            offset = next((k for k, c in enumerate(ctx) if not c.isspace()), 1)
-            print(f"\n  {ctx}")
-            print("^".rjust(p.column + 2 - offset) + "\n")
+            context = lines[p.line - 1].strip() if p.line <= len(lines) else ""
+            offset = next((k for k, c in enumerate(context) if not c.isspace()), 1)
+            out.write(f"\n  {context}\n")
+            out.write("^".rjust(p.column + 2 - offset) + "\n\n")
 
 
 def _format(fmt: str, fields: dict[str, str]) -> str:

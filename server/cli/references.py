@@ -11,53 +11,66 @@ count UTF-16 units, as LSP does), sorted by file and position.  Exit codes: 0 fo
 
 from __future__ import annotations
 
+import argparse
 import os
-import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.analysis.references import Ref, RefKey
+
+__all__ = ["KINDS", "add_arguments", "keys_for", "run"]
 
 KINDS = ("class", "type", "function", "plan")
 
 
-def keys_for(name: str) -> list:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("references", (__doc__ or "").strip())
+    group.add_argument("name", metavar="NAME", nargs="?", help="a class, type, function or $variable name")
+    group.add_argument("roots", metavar="ENVDIR", nargs="*", help="directories to index (default: .)")
+    group.add_argument("--callers", action="store_true", help="who includes, declares or calls it")
+    group.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
+
+
+def keys_for(name: str) -> list[RefKey]:
     """The index keys a command-line name can mean (a leading ``$`` asks for a variable)."""
     from puppet_xpp.server.analysis.references import norm
 
     if name.startswith("$"):
         n = name[1:]
         return [("var", n if n.startswith("::") and "::" not in n[2:] else norm(n))]
-    return [(k, norm(name)) for k in KINDS]
+    return [(kind, norm(name)) for kind in KINDS]
 
 
-def main(argv: list[str]) -> int:
-    from puppet_xpp.server.analysis import references as R
-    from puppet_xpp.server.analysis import rename as RN
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from puppet_xpp.server.analysis.references import build
+    from puppet_xpp.server.analysis.rename import incoming
 
-    args = [a for a in argv if not a.startswith("--")]
-    flags = {a for a in argv if a.startswith("--")}
-    if not args or flags - {"--callers", "--debug"} or flags & {"--help"}:
-        print(__doc__.strip(), file=sys.stderr if args or flags - {"--help"} else sys.stdout)
-        return 0 if "--help" in flags else 2
-    name, roots = args[0], args[1:] or ["."]
-    for r in roots:
-        if not os.path.isdir(r):
-            print(f"puppet-xpp --references: {r}: not a directory", file=sys.stderr)
+    if args.name is None:
+        out.write((__doc__ or "").strip() + "\n")
+        return 2
+    roots: Sequence[str] = args.roots or ["."]
+    for root in roots:
+        if not os.path.isdir(root):
+            err.write(f"puppet-xpp --references: {root}: not a directory\n")
             return 2
-    _idx, refs = R.build([os.path.abspath(r) for r in roots])
+    _workspace, refs = build([os.path.abspath(root) for root in roots])
     found = 0
-    for key in keys_for(name):
-        if "--callers" in flags:
-            for owner, rs in sorted(RN.incoming(refs, key).items(), key=lambda kv: str(kv[0])):
-                for r in rs:
+    for key in keys_for(args.name):
+        if args.callers:
+            for owner, uses in sorted(incoming(refs, key).items(), key=lambda item: str(item[0])):
+                for r in uses:
                     found += 1
                     who = os.path.relpath(owner[1]) if owner[0] == "file" else owner[1]
-                    print(f"{_where(r)}: {key[0]} {key[1]} used by {owner[0]} {who}")
+                    out.write(f"{_where(r)}: {key[0]} {key[1]} used by {owner[0]} {who}\n")
             continue
         for r in refs.refs(key):
             found += 1
-            print(f"{_where(r)}: {key[0]} {r.role} {r.text}")
+            out.write(f"{_where(r)}: {key[0]} {r.role} {r.text}\n")
     if not found:
-        print(f"puppet-xpp --references: {name}: no definition or use found", file=sys.stderr)
+        err.write(f"puppet-xpp --references: {args.name}: no definition or use found\n")
     return 0 if found else 1
 
 
-def _where(r) -> str:
+def _where(r: Ref) -> str:
     return f"{os.path.relpath(r.path)}:{r.start[0] + 1}:{r.start[1] + 1}"

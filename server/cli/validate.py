@@ -7,80 +7,70 @@ PATH is a file or a directory (searched recursively for ``.pp`` and ``.epp`` fil
 its location (:mod:`xpp.environment`, as for ``--compile`` and the language server) unless
 ``--modulepath``/``--manifest`` are given; files in a module's ``plans/`` directory are validated in
 tasks mode (as are all files with ``--tasks``).  ``--puppet-version`` selects the language level
-(:mod:`grammar.levels`; default 8, whose default ``strict`` is ``error``).  Every diagnostic of every file is reported (lexer warnings and
-syntax errors first, then the validator's, in Puppet's order).  The exit status is 2 when a file could not
-be handled (missing, unreadable, not a regular file, over the size limit, or an internal error: one
-``INTERNAL_ERROR`` diagnostic for that file, traceback with ``--debug``; the other files are still
-validated), else 1 when any error was reported, else 0.
+(:mod:`grammar.levels`; default 8, whose default ``strict`` is ``error``).  Parsing and validation are
+:func:`grammar.check.check`'s, as for every other consumer.  Every diagnostic of every file is reported
+(lexer warnings and syntax errors first, then the validator's, in Puppet's order).  The exit status is 2
+when a file could not be handled (missing, unreadable, not a regular file, over the size limit, or an
+internal error: one ``INTERNAL_ERROR`` diagnostic for that file, traceback with ``--debug``; the other
+files are still validated), else 1 when any error was reported, else 0.
 
-Text output follows ``puppet parser validate``: per file, warnings first, then errors::
+Text output follows ``puppet parser validate`` (:mod:`server.cli.output`): per file, warnings first, then
+errors::
 
     Warning: The key 'a' is declared more than once (file: x.pp, line: 2, column: 14)
     Error: This Literal Integer has no effect. ... (file: x.pp, line: 1, column: 11)
 
 ``--format json`` writes one line per file, in the order the files were given/found:
 ``{"file": F, "diagnostics": [{"severity", "code", "message", "line", "column", "offset", "length"}]}``.
-
-Entry points: ``main(argv)`` / ``run(argv)`` (argv without the program name; a leading ``--validate`` is
-accepted), or ``add_arguments(parser)`` + ``run_args(namespace)`` to embed the options in another parser.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
 
 from puppet_xpp.grammar import levels
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.server.cli.output import FAILURE_CODES, Shown, diagnostic_lines
 from puppet_xpp.xpp.sources import shown
 
-# diagnostics that mean "this file could not be handled" (exit status 2), not "the manifest has errors"
-FAILURE_CODES = frozenset({"NO_SUCH_FILE_OR_DIRECTORY", "UNREADABLE_FILE", "INTERNAL_ERROR"})
+__all__ = ["FileDiagnostics", "add_arguments", "collect_files", "main", "run", "validate_file"]
 
 
-def add_arguments(parser: argparse.ArgumentParser, *, with_paths: bool = True) -> None:
-    """Add the validate options to ``parser`` (``--validate PATH...`` plus the settings)."""
-    if with_paths:
-        parser.add_argument(
-            "--validate",
-            dest="validate",
-            metavar="PATH",
-            nargs="+",
-            action="extend",
-            help="validate these files / directories (recursively: *.pp, *.epp)",
-        )
-    parser.add_argument(
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--validate`` options (the mode's flag is the command line's: :mod:`server.cli.main`)."""
+    group = parser.add_argument_group(
+        "validate", "Syntax check and static validation (Puppet 8 / OpenVox 8 rules, or 7 / 7.23)."
+    )
+    group.add_argument(
+        "paths", metavar="PATH", nargs="*", help="files or directories (recursively: *.pp, *.epp)"
+    )
+    group.add_argument(
         "--modulepath",
         metavar="DIRS",
         default=None,
         help=f"module path ('{os.pathsep}'-separated) for the module-location checks",
     )
-    parser.add_argument(
+    group.add_argument(
         "--manifest",
         metavar="PATH",
         default=None,
         help="the environment's main manifest (file or directory): exempt from location checks",
     )
-    levels.add_cli_arguments(parser)
-    parser.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    parser.add_argument(
+    levels.add_cli_arguments(group)
+    group.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
+    group.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    group.add_argument(
         "--debug", action="store_true", help="print the traceback of an internal error (INTERNAL_ERROR)"
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="puppet-xpp --validate",
-        description="Syntax check and static validation (Puppet 8 / OpenVox 8 rules, or 7 / 7.23).",
-    )
-    p.add_argument("paths", metavar="PATH", nargs="*", help="files or directories")
-    add_arguments(p)
-    return p
-
-
-def collect_files(paths) -> list[str]:
+def collect_files(paths: Iterable[str]) -> list[str]:
     """The files to validate: files as given, directories searched recursively (sorted) for .pp/.epp."""
     out: list[str] = []
     for p in paths:
@@ -103,134 +93,109 @@ def collect_files(paths) -> list[str]:
     return out
 
 
+@dataclasses.dataclass
+class FileDiagnostics:
+    """What validating one file gave: its diagnostics and the locator that places them (None when the
+    file was not parsed)."""
+
+    diagnostics: list[Diagnostic]
+    locator: Any = None
+
+    def position(self, d: Diagnostic) -> tuple[int | None, int | None]:
+        """Line and column of ``d`` (a heredoc checker's logged diagnostic knows its own)."""
+        if self.locator is None:
+            return None, None
+        return d.line_col(self.locator)
+
+
 def validate_file(
     path: str,
     *,
-    strict=None,
-    tasks=False,
-    modulepath=None,
-    manifest=None,
-    debug=None,
-    puppet_version=None,
-):
-    """Parse and validate one file: (diagnostics, locator or None).  Never raises: a file that cannot be
-    read gives one diagnostic (xpp.sources), a failure inside puppet-xpp gives INTERNAL_ERROR (its
-    traceback goes to ``debug``, a writable stream, when given).  ``modulepath``/``manifest`` None: the
-    file's environment's (xpp.environment.file_context); ``puppet_version``: the language level."""
-    from puppet_xpp.grammar.parser import parse
-    from puppet_xpp.grammar.validator import validate
+    strict: str | None = None,
+    tasks: bool = False,
+    modulepath: list[str] | None = None,
+    manifest: str | None = None,
+    debug: TextIO | None = None,
+    puppet_version: str | None = None,
+) -> FileDiagnostics:
+    """Parse and validate one file.  Never raises: a file that cannot be read gives one diagnostic
+    (xpp.sources), a failure inside puppet-xpp gives INTERNAL_ERROR (its traceback goes to ``debug``,
+    a writable stream, when given).  ``modulepath``/``manifest`` None: the file's environment's
+    (xpp.environment.file_context); ``puppet_version``: the language level."""
+    from puppet_xpp.grammar.check import check
+    from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import format_traceback, internal_error, read_source
 
     src = read_source(path)
     if src.diagnostic is not None:
-        return [src.diagnostic], None
+        return FileDiagnostics([src.diagnostic])
     assert src.text is not None
     try:
-        from puppet_xpp.xpp.environment import file_context
-
-        ctx = file_context(path, tasks=tasks, modulepath=modulepath, manifest=manifest)
-        epp, tasks, modulepath, manifest = path.endswith(".epp"), ctx.tasks, ctx.modulepath, ctx.manifest
-        res = parse(src.text, file=path, epp=epp, tasks=tasks)
-        diags = list(res.diagnostics)
-        if res.program is not None:
-            diags.extend(
-                validate(
-                    res.program,
-                    strict=strict,
-                    tasks=tasks,
-                    file=path,
-                    modulepath=modulepath,
-                    manifest=manifest,
-                    level=puppet_version,
-                )
-            )
-        return diags, res.locator
+        context = file_context(path, tasks=tasks, modulepath=modulepath, manifest=manifest)
+        # the name recorded is the path as given, as `puppet parser validate` names it (in messages too:
+        # ILLEGAL_DEFINITION_LOCATION quotes it); the context's path is the absolute one
+        config = dataclasses.replace(context.check_config(level=puppet_version, strict=strict), file=path)
+        result = check(src.text, config)
+        return FileDiagnostics(result.diagnostics, result.locator)
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))
-        return [internal_error(e, path)], None
+        return FileDiagnostics([internal_error(e, path)])
 
 
-def _location(path, line, col) -> str:
-    if not path:  # logged while checking a pp/epp heredoc: Puppet gives the heredoc-relative position only
-        return f" (line: {line}, column: {col})" if line is not None else ""
-    if line is None:
-        return f" (file: {path})"
-    if col is None:
-        return f" (file: {path}, line: {line})"
-    return f" (file: {path}, line: {line}, column: {col})"
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
 
-
-def _line_col(d, locator):
-    if locator is None:
-        return None, None
-    return d.line_col(locator)
-
-
-def run_args(ns, out=None) -> int:
-    from puppet_xpp.grammar.validator_syntax import LoggedDiagnostic
-
-    out = out or sys.stdout
-    paths = list(getattr(ns, "paths", None) or []) + list(getattr(ns, "validate", None) or [])
+    paths: list[str] = list(args.paths)
     if not paths:
-        print("puppet-xpp --validate: no PATH given", file=sys.stderr)
+        err.write("puppet-xpp --validate: no PATH given\n")
         return 2
-    modulepath = None if ns.modulepath is None else [d for d in ns.modulepath.split(os.pathsep) if d]
-    level = getattr(ns, "puppet_version", None)
+    modulepath = None if args.modulepath is None else [d for d in args.modulepath.split(os.pathsep) if d]
     any_error = False
     failed = False
-    debug = sys.stderr if getattr(ns, "debug", False) else None
     for path in collect_files(paths):
-        diags, locator = validate_file(
+        result = validate_file(
             path,
-            strict=ns.strict,
-            tasks=ns.tasks,
+            strict=args.strict,
+            tasks=args.tasks,
             modulepath=modulepath,
-            manifest=ns.manifest,
-            debug=debug,
-            puppet_version=level,
+            manifest=args.manifest,
+            debug=err if args.debug else None,
+            puppet_version=args.puppet_version,
         )
-        if any(d.severity == "error" for d in diags):
+        diagnostics = result.diagnostics
+        if any(d.severity == "error" for d in diagnostics):
             any_error = True
-        if any(d.code in FAILURE_CODES for d in diags):
+        if any(d.code in FAILURE_CODES for d in diagnostics):
             failed = True
-        path = shown(path)
-        if ns.format == "json":
+        if args.format == "json":
             items = []
-            for d in diags:
-                line, col = _line_col(d, locator)
+            for d in diagnostics:
+                line, column = result.position(d)
                 items.append(
                     {
                         "severity": d.severity,
                         "code": d.code,
                         "message": shown(d.message),
                         "line": line,
-                        "column": col,
+                        "column": column,
                         "offset": d.offset,
                         "length": d.length,
                     }
                 )
-            out.write(json.dumps({"file": path, "diagnostics": items}, ensure_ascii=False) + "\n")
+            out.write(json.dumps({"file": shown(path), "diagnostics": items}, ensure_ascii=False) + "\n")
         else:
-            warnings = [d for d in diags if d.severity in ("warning", "deprecation")]
-            errors = [d for d in diags if d.severity == "error"]
-            for kind, group in (("Warning", warnings), ("Error", errors)):
-                for d in group:
-                    line, col = _line_col(d, locator)
-                    where = "" if isinstance(d, LoggedDiagnostic) else path
-                    out.write(f"{kind}: {shown(d.message)}{_location(where, line, col)}\n")
+            rows = [
+                Shown(d.severity, d.message, *result.position(d), logged=isinstance(d, LoggedDiagnostic))
+                for d in diagnostics
+            ]
+            out.writelines(line + "\n" for line in diagnostic_lines(path, rows))
     out.flush()
     return 2 if failed else 1 if any_error else 0
 
 
-def run(argv=None, out=None) -> int:
-    """Run with command-line arguments (without the program name); returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    ns = _parser().parse_args(argv)
-    return run_args(ns, out)
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``puppet-xpp --validate ARGV...`` for a caller holding an argument list (tests, scripts)."""
+    from puppet_xpp.server import cli
 
-
-main = run
-
-if __name__ == "__main__":
-    sys.exit(run())
+    return cli.main(["--validate", *(sys.argv[1:] if argv is None else argv)], out, err)

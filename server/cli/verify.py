@@ -13,10 +13,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
+
+__all__ = ["add_arguments", "main", "run", "xpp_files"]
 
 
-def _files(paths):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("verify", (__doc__ or "").split("\n\n")[0])
+    group.add_argument("files", nargs="+", metavar="FILE.xpp")
+    group.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+    group.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
+
+
+def xpp_files(paths: Iterable[str]) -> Iterator[str]:
+    """Files as given; directories searched recursively (sorted) for ``*.xpp``."""
     for p in paths:
         if os.path.isdir(p):
             found: list[str] = []
@@ -28,22 +39,11 @@ def _files(paths):
             yield p
 
 
-def main(argv=None, out=None) -> int:
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from puppet_xpp.xpp.verify import Summary, verify_file
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "--verify":
-        argv = argv[1:]
-    out = out or sys.stdout
-    ap = argparse.ArgumentParser(prog="puppet-xpp --verify", description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", metavar="FILE.xpp")
-    ap.add_argument("-q", "--quiet", action="store_true", help="print problems only")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 2
     status = 0
-    for path in _files(a.files):
+    for path in xpp_files(args.files):
         summary = Summary()
         problems = verify_file(path, summary)
         if problems:
@@ -51,11 +51,14 @@ def main(argv=None, out=None) -> int:
             status = max(status, 2 if unreadable else 1)
             for p in problems:
                 out.write(f"{path}: error: {p}\n")
-        elif not a.quiet:
+        elif not args.quiet:
             out.write(f"{path}: OK ({summary})\n")
     out.flush()
     return status
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``puppet-xpp --verify ARGV...`` for a caller holding an argument list (tests, scripts)."""
+    from puppet_xpp.server import cli
+
+    return cli.main(["--verify", *argv], out, err)

@@ -1,0 +1,40 @@
+"""``puppet-xpp [--stdio | --tcp HOST:PORT] [-v]``: the language server (the mode without a flag).
+
+The server itself is :mod:`server.lsp.server`; this module reads its options with the rest of the
+command line and starts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+__all__ = ["add_arguments", "run", "tcp_address"]
+
+
+def tcp_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (HOST defaults to 127.0.0.1)."""
+    host, _, port = text.rpartition(":")
+    try:
+        return host or "127.0.0.1", int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects HOST:PORT, not {text!r}") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("language server", "The language server (LSP), on stdio by default.")
+    group.add_argument("--stdio", action="store_true", help="serve on stdin/stdout (the default)")
+    group.add_argument("--tcp", metavar="HOST:PORT", type=tcp_address, help="serve on a TCP socket")
+    group.add_argument("-v", "--verbose", action="store_true", help="log debugging messages on stderr")
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from puppet_xpp.server.lsp import server
+
+    argv = []
+    if args.tcp is not None:
+        host, port = args.tcp
+        argv += ["--tcp", f"{host}:{port}"]
+    if args.verbose:
+        argv.append("--verbose")
+    return server.main(argv)
