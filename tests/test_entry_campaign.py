@@ -133,7 +133,7 @@ def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> dict[s
     paths = [str(p) for p in files + epps]
     with bounded(PER_INPUT * n, f"--validate of {names}"):
         out = io.StringIO()
-        rc = cmd_validate.run([*paths, "--format", "json"], out=out)
+        rc = cmd_validate.main([*paths, "--format", "json"], out=out)
     assert rc in (0, 1), out.getvalue()
     found = {}
     for line in out.getvalue().splitlines():
@@ -142,7 +142,7 @@ def _run_batch(env: Path, files: list[Path], epps: list[Path], capsys) -> dict[s
     _no_failure(out.getvalue(), "--validate --format json")
     with bounded(PER_INPUT * n, f"--validate (text) of {names}"):
         out = io.StringIO()
-        rc = cmd_validate.run(paths, out=out)
+        rc = cmd_validate.main(paths, out=out)
     assert rc in (0, 1)
     out.getvalue().encode("utf-8")  # valid UTF-8 text
     with bounded(PER_INPUT * n, f"--dump of {names}"):
