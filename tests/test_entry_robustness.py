@@ -51,7 +51,7 @@ def compile_(*argv):
 
 def validate(*argv):
     out = io.StringIO()
-    rc = cmd_validate.run(list(argv), out=out)
+    rc = cmd_validate.main(list(argv), out=out)
     return rc, out.getvalue()
 
 
@@ -432,13 +432,13 @@ def test_lock_no_wait_and_wait(tmp_path):
 
 
 def test_cli_last_guard_is_one_line_and_2(monkeypatch, capsys):
-    from puppet_xpp.server.cli import main as cli
+    from puppet_xpp.server import cli
     from puppet_xpp.server.cli import verify as cmd_verify
 
-    def boom(argv):
+    def boom(args, out, err):
         raise KeyError("x")
 
-    monkeypatch.setattr(cmd_verify, "main", boom)
+    monkeypatch.setattr(cmd_verify, "run", boom)
     assert cli.main(["--verify", "f.xpp"]) == 2
     err = capsys.readouterr().err
     assert err == "puppet-xpp --verify: Internal error (KeyError): 'x'\n"

@@ -121,7 +121,7 @@ def _validate_cli(path):
     from puppet_xpp.server.cli import validate as cmd_validate
 
     buf = io.StringIO()
-    cmd_validate.run([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
+    cmd_validate.main([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
     rec = json.loads(buf.getvalue().splitlines()[0])
     return _codes([(d["severity"], d["code"], d["line"]) for d in rec["diagnostics"]])
 
