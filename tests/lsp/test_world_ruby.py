@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from puppet_xpp.server.analysis import builtins as B
+from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.ruby_index import index_ruby_file
 
 CORPUS = "/usr/share/puppet/modules"
@@ -44,7 +44,7 @@ def _t(s):
 
 # allowed values computed by Ruby code (a splat of a mapped list): not knowable statically
 COMPUTED_VALUES = {("firewall", "dst_type"), ("firewall", "src_type"), ("firewall", "proto")}
-BUILTIN_NAMES = set(B.functions())
+BUILTIN_NAMES = set(builtins.functions())
 
 
 def test_4x_function_signatures_match_puppet(oracle):
@@ -138,8 +138,8 @@ def test_builtins_cover_each_levels_puppet():
         if not lib or not os.path.isdir(lib):
             continue
         funcs, types = _puppet_files(lib)
-        assert set(B.functions(level)) == funcs, level
-        assert set(B.types(level)) == types, level
+        assert set(builtins.functions(level)) == funcs, level
+        assert set(builtins.types(level)) == types, level
         checked += 1
     if not checked:
         pytest.skip("no installed Puppet")
@@ -147,7 +147,7 @@ def test_builtins_cover_each_levels_puppet():
 
 def test_builtin_signatures_are_puppets(oracle):
     """Every built-in's signatures as Puppet 7.23 itself dispatches them (the oracle loads each)."""
-    data = B.data("7.23")["functions"]
+    data = builtins.data("7.23")["functions"]
     names = sorted(n for n, f in data.items() if f["api"] == "4.x" and f["signatures"])
     theirs = oracle.call("ruby_api", modulepath=[], functions=names)["functions"]
     bad = [n for n in names if "error" not in theirs[n] and theirs[n]["signatures"] != data[n]["signatures"]]
@@ -165,7 +165,7 @@ def test_core_fact_names_are_facters():
         ["facter", "--json", "os", "networking.hostname", "kernel"], capture_output=True, text=True
     )
     facts = json.loads(out.stdout)
-    names = set(B.facts())
+    names = set(builtins.facts())
     for top, value in facts.items():
         assert top.split(".")[0] in {n.split(".")[0] for n in names}
         if isinstance(value, dict):

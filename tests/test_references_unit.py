@@ -1,0 +1,154 @@
+"""Unit tests of the analysis core's name resolution without a language server: the reference
+extraction (server/analysis/references.py), the variable rename plan (rename.py) and the node
+lookup the features share (features.NodeLocator, which replaced a module-level cache).
+
+Expected places are read off the source text by the tests (every place the name is written), never
+taken from our own output.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.server.analysis import features, references, rename
+from puppet_xpp.server.analysis.document import LineIndex
+
+MANIFEST = """\
+class mymod::app (
+  Integer $port = 80,
+) {
+  $url = "http://localhost:${port}/"
+  notify { 'app':
+    message => $url,
+  }
+  include mymod::db
+}
+class mymod::db {
+  file { '/etc/db.conf':
+    ensure => file,
+  }
+}
+"""
+
+
+@dataclass
+class Source:
+    """The parts of an analysis the features read (features.Analysed), from one plain parse."""
+
+    text: str
+    path: str = "/env/modules/mymod/manifests/init.pp"
+    data: bytes = b""
+    tokens: list[Any] = field(default_factory=list)
+    program: ast.Program | None = None
+    lines: LineIndex = field(default_factory=lambda: LineIndex(b""))
+
+    def __post_init__(self) -> None:
+        res = parse(self.text, self.path)
+        self.data = self.text.encode()
+        self.tokens = res.tokens
+        self.program = res.program
+        self.lines = LineIndex(self.data)
+
+
+def places(text: str, pattern: str) -> list[tuple[int, int]]:
+    """(line, column) of every match of ``pattern`` in ``text`` (ASCII text: columns are characters)."""
+    out = []
+    for m in re.finditer(pattern, text):
+        line = text.count("\n", 0, m.start())
+        out.append((line, m.start() - (text.rfind("\n", 0, m.start()) + 1)))
+    return out
+
+
+def test_refs_of_files_each_written_name_under_its_key() -> None:
+    src = Source(MANIFEST)
+    refs = references.refs_of(src, src.path)
+    by_key: dict[Any, list[references.Ref]] = {}
+    for r in refs:
+        by_key.setdefault(r.key, []).append(r)
+
+    # the parameter: its declaration and the use inside the string interpolation, nothing else
+    port = sorted(by_key[("var", "mymod::app::port")], key=lambda r: r.start)
+    assert [r.start for r in port] == places(MANIFEST, r"(?<=\$)port|(?<=\$\{)port")
+    assert {r.role for r in port} == {"def", "read"}
+
+    # the body variable: written once, read once, both owned by the class
+    url = sorted(by_key[("var", "mymod::app::url")], key=lambda r: r.start)
+    assert [r.start for r in url] == places(MANIFEST, r"(?<=\$)url")
+    assert [r.role for r in url] == ["write", "read"]
+    assert {r.owner for r in url} == {("class", "mymod::app")}
+
+    # the included class: the include and its definition
+    db = sorted(by_key[("class", "mymod::db")], key=lambda r: r.start)
+    assert [r.start for r in db] == places(MANIFEST, r"(?<=include )mymod::db|(?<=class )mymod::db")
+    assert [r.role for r in db] == ["ref", "def"]
+
+    # a core resource type and its attribute
+    assert [r.start for r in by_key[("type", "file")]] == places(MANIFEST, r"file(?= \{)")
+    assert [r.start for r in by_key[("var", "file::ensure")]] == places(MANIFEST, r"ensure(?= =>)")
+
+
+def test_parameter_rename_plan_edits_every_place_written() -> None:
+    src = Source(MANIFEST)
+    index = references.RefIndex()
+    index.set_analysis(src.path, src)
+    written = places(MANIFEST, r"(?<=\$)port|(?<=\$\{)port")
+    line, col = written[1]  # the use in the string
+    ref = references.ref_at(index.file_refs(src.path), line, col + 1)
+    assert ref is not None and ref.key == ("var", "mymod::app::port")
+    plan = rename.plan_rename(index, ref, "listen", lambda path: ["/env/modules"])
+    assert sorted(plan.edits[src.path]) == [((ln, c), (ln, c + 4), "listen") for ln, c in written]
+    assert plan.moves == []
+
+
+def test_rename_refuses_what_puppet_sets() -> None:
+    src = Source("class a { notify { $title: } }\n", "/env/manifests/site.pp")
+    index = references.RefIndex()
+    index.set_analysis(src.path, src)
+    ref = references.ref_at(index.file_refs(src.path), 0, 21)
+    assert ref is not None
+    try:
+        rename.check_renameable(index, ref)
+    except rename.RenameError as e:
+        assert "$title" in str(e)
+    else:
+        raise AssertionError("renaming $title was not refused")
+
+
+def test_node_locator_computes_extents_once_per_program(monkeypatch: Any) -> None:
+    src = Source(MANIFEST)
+    calls = []
+    real = features.extents
+
+    def counting(program: ast.Program | None) -> features.Extents:
+        calls.append(program)
+        return real(program)
+
+    monkeypatch.setattr(features, "extents", counting)
+    off = MANIFEST.index("$url", MANIFEST.index("message")) + 2
+    locator = features.NodeLocator(src.program)
+    ref = features.reference_at(src, off, locator)
+    assert ref is not None and ref[:2] == ("variable", "url")
+    d = features.local_definition(src, ref, off, locator)
+    assert isinstance(d, ast.VariableExpression) and d.offset == MANIFEST.index("$url")
+    assert len(calls) == 1
+
+    # without a locator each call computes its own (no state kept between calls)
+    features.reference_at(src, off)
+    features.reference_at(src, off)
+    assert len(calls) == 3
+
+    # a locator made for another Program is not used for this one
+    other = Source("$x = 1\n")
+    path = features.node_path(other.program, 1, locator)
+    assert path and all(type(n) is not ast.HostClassDefinition for n in path)
+
+
+def test_enclosing_resource_type_is_read_from_the_text() -> None:
+    text = b"file { '/etc/x':\n  ensure => file,\n  mo"
+    assert features.enclosing_resource_type(text, len(text)) == "file"
+    text = b"if $x {\n  ens"
+    assert features.enclosing_resource_type(text, len(text)) is None
