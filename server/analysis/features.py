@@ -103,7 +103,7 @@ def symbol_kind(node: ast.Node) -> int:
 
 
 def kind_name(node: ast.Node) -> str:
-    return KIND_NAMES.get(type(node), type(node)._name)
+    return KIND_NAMES.get(type(node), type(node).__name__)  # the generated classes are named as Puppet's
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -223,10 +223,6 @@ def summary_of(doc: str) -> str:
             break
         text.append(s)
     return " ".join(x for x in text if x).strip()
-
-
-def children(node: object) -> Iterator[ast.Node] | tuple[()]:
-    return node.children() if isinstance(node, ast.Node) else ()
 
 
 def statements_of(body: ast.Positioned | None) -> list[ast.Positioned]:
