@@ -23,7 +23,7 @@ from lark import Lark
 from lark.lexer import Lexer as _LarkLexer
 from lark.parsers.lalr_analysis import Shift
 
-from . import ast as A
+from . import ast
 from .build import Builder
 from .issues import Diagnostic
 from .recovery import ScanMemo, next_resume, resume_in_block
@@ -303,7 +303,7 @@ class Driver:
         opener = values[j - 1]
         if getattr(opener, "type", None) != "LBRACE":
             return None  # a template's own statement list (after its parameters): the top level's recovery
-        data = self.b.locator._bytes()
+        data = self.b.locator.source_bytes()
         gs = self.t.gotos[stack[j]].get("stmts")
         keep = j + 2 if j + 1 < len(stack) and stack[j + 1] == gs else j + 1
         # brackets are counted from the cut statement's start (the body's earlier statements are
@@ -468,7 +468,7 @@ def parse_tokens(
         return None
     if err is None:
         if builder.had_errors:  # recovered inside bodies: only the definitions that were kept
-            kept = set(id(x) for x in A.walk(value))
+            kept = set(id(x) for x in ast.walk(value))
             value.definitions = [d for d in builder.definitions if id(d) in kept]
         return value
     return recover_top(driver, tokens, builder, eof_pos, data, value, err, epp)
@@ -552,11 +552,11 @@ def recover_top(
     if epp:
         return None
     if not raw:
-        return A.Program(builder.locator, A.Nop(builder.locator, eof_pos, 0), [])
+        return ast.Program(builder.locator, ast.Nop(builder.locator, eof_pos, 0), [])
     body = Builder.block_or_expression(raw, loc=builder.locator)
-    prog = A.Program(builder.locator, body, [])
+    prog = ast.Program(builder.locator, body, [])
     if definitions:
-        kept = set(id(x) for x in A.walk(prog))
+        kept = set(id(x) for x in ast.walk(prog))
         prog.definitions = [d for d in builder.definitions if id(d) in kept]
     return prog
 
@@ -566,7 +566,7 @@ def _top_statements(prog: Any, builder: Builder) -> list[Any]:
     body = prog.body
     if id(body) in builder.top_blocks:
         return list(body.statements)
-    if type(body) is A.TYPES["Nop"]:
+    if type(body) is ast.TYPES["Nop"]:
         return []
     return [body]
 
@@ -579,7 +579,7 @@ def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) ->
     stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append
-    Node: Any = A.Node  # (positions are attributes of the concrete node classes)
+    Node: Any = ast.Node  # (positions are attributes of the concrete node classes)
     too_deep = None
     while stack:
         node, depth = pop()
@@ -614,7 +614,7 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
 
     if epp is None:
         epp = file.endswith(".epp")
-    locator = A.make_locator(text, file)
+    locator = ast.make_locator(text, file)
     lx = Lexer(text, epp=epp, tasks=tasks)
     return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
 
@@ -657,7 +657,7 @@ def parse_lexed(
     diagnostics = list(lex_diagnostics)
     for d in diagnostics:
         d.file = file
-    data = locator._bytes()
+    data = locator.source_bytes()
     builder = Builder(locator, file)
     if lex_error is not None and not tokens:
         return ParseResult(None, diagnostics, locator, tokens)

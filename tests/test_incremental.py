@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.grammar import pn
+from puppet_xpp.grammar import ast, pn
 from puppet_xpp.grammar.check import CheckConfig, check
 from puppet_xpp.grammar.incremental import IncrementalParser
 
@@ -131,7 +130,7 @@ def _statement_end(text: str, frac: float) -> int:
 def signature(program):
     if program is None:
         return None
-    nodes = [(n._name, getattr(n, "offset", None), getattr(n, "length", None)) for n in A.walk(program)]
+    nodes = [(n._name, getattr(n, "offset", None), getattr(n, "length", None)) for n in ast.walk(program)]
     return (
         pn.to_data(pn.transform(program)),
         nodes,
@@ -249,7 +248,7 @@ def one_class_manifest(target: int) -> str:
             continue
         data = text.encode("utf-8", "surrogateescape")
         for s in getattr(r.program.body, "statements", [r.program.body]):
-            if type(s) is not A.HostClassDefinition or s.body is None or not s.body.statements:
+            if type(s) is not ast.HostClassDefinition or s.body is None or not s.body.statements:
                 continue
             seg = data[s.body.statements[0].offset : s.offset + s.length - 1].decode().rstrip()
             if "class " in seg or "define " in seg:
@@ -379,7 +378,7 @@ def test_quote_typed_mid_file_reuses_the_last_plain_parse():
     body = parse(big, "big.pp").program.body.body.statements
 
     def start(n):
-        return min(x.offset for x in A.walk(n) if x.offset is not None)
+        return min(x.offset for x in ast.walk(n) if x.offset is not None)
 
     cut = next(start(x) for x in body if data[: x.offset].count(b"\n") >= 8300)
     text = "class tail {\n  " + data[cut:].decode()
@@ -447,7 +446,7 @@ BREAKING = [
 
 def _type_and_delete(p, config, at, piece, seen):
     """Type piece at byte `at` character by character, then delete it again, checking every step;
-    seen collects the modes the incremental parser took ("reused": see _PlainRun)."""
+    seen collects the modes the incremental parser took ("reused": see grammar.incremental.plain.PlainRun)."""
     for i, ch in enumerate(piece):
         p.edit(at + i, at + i, ch)
         check_same(p, config)

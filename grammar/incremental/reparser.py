@@ -64,9 +64,9 @@ class IncrementalParser:
         self.locator = ast.make_locator(text, config.file)
         self.tokens: list[Any] = []
         self.levels: dict[int, Level] | None = None  # None: no incremental state
-        self.lex_diags: list[Any] = []
+        self.lex_diags: list[Diagnostic] = []
         self.base_diags: list[Any] = []  # parse diagnostics other than the call transforms'
-        self.full_diags: list[Any] = []  # all parse diagnostics
+        self.full_diags: list[Diagnostic] = []  # all parse diagnostics
         self.program_shown: Any = None  # the Program shown (a plain parse's while the text is broken)
         self.base: Any = None  # the Program of the incremental state
         # this update's edit: (first byte, end byte, bytes added) and the first token after the ones
@@ -81,7 +81,7 @@ class IncrementalParser:
         self._vcache: dict[int, tuple[Any, ...]] = {}
         self.pos = Positions()
         self._defs_stale = False
-        self._vdiags: list[Any] | None = None
+        self._vdiags: list[Diagnostic] | None = None
         self.stats: dict[str, Any] = {}
         self.tables = parser.tables()
         self.scan_memo = ScanMemo()  # recovery scans of earlier updates (grammar.recovery)
@@ -556,7 +556,7 @@ class IncrementalParser:
             raise Fallback()
         if not top and (lvl.out is None or len(lvl.out) < 2 or out_len(new_raw) < 2):
             raise Escalate(synced=True)  # a single statement is held directly, not as a list
-        # bodies kept whole (see Recorder._open): their statements are old, after the edit
+        # bodies kept whole (see Recorder.open_body): their statements are old, after the edit
         jumped = rec.jumped
         jskip = {id(x) for jl in jumped if jl.out is not None for x in jl.out}
         jspans = [(jl.opener.start_pos, jl.closer.start_pos) for jl in jumped]  # current coordinates
@@ -582,7 +582,6 @@ class IncrementalParser:
             o = d.offset
             return o is not None and r_start <= o and (o < r_end_old or (inclusive and o == r_end_old))
 
-        # the diagnostics inside bodies kept whole stay (they are the bodies' own, moved with them)
         # the diagnostics inside bodies kept whole stay (the bodies are the run's, moved with them)
         kept_diags = [d for d in self.base_diags if gone(d) and in_jumped(d.offset + delta)]
         # statements after the change that a syntax error swallowed: set aside for the repair
@@ -730,7 +729,7 @@ class IncrementalParser:
     def _restack(self, jumped: list[Level], stacks: list[tuple[tuple[Any, ...], list[Any]]]) -> None:
         """Bodies kept whole now sit on the run's LR stack, whose values (the reparsed header) are new
         objects: the levels of each body and of the lists inside it take that stack below their own
-        part, so that a later plain parse resumed inside them (_resume_plain) reduces the current
+        part, so that a later plain parse resumed inside them (BrokenText.resume_plain) reduces the current
         header.  A list whose recorded stack does not start with its body's is marked stale instead."""
         assert self.levels is not None
         for jl, (states, values) in zip(jumped, stacks):
@@ -816,10 +815,10 @@ class IncrementalParser:
 
     # ------------------------------------------------------------------------------------------ results
 
-    def parse_diagnostics(self) -> list[Any]:
+    def parse_diagnostics(self) -> list[Diagnostic]:
         return list(self.full_diags)
 
-    def validation_diagnostics(self) -> list[Any]:
+    def validation_diagnostics(self) -> list[Diagnostic]:
         if self._vdiags is None:
             self._vdiags = self._validate()
         return list(self._vdiags)

@@ -101,7 +101,7 @@ class Level:
         self.xdiags: list[Any] = []  # diagnostics of the call transform of this list
         self.first: Any = None  # the first token of the first statement, when known (the program's)
         # the LR stack below the list (states/values) may hold objects of an older parse: a body kept
-        # whole while its header was reparsed (see Recorder._open), or a list inside it
+        # whole while its header was reparsed (see Recorder.open_body), or a list inside it
         self.stale = False
 
 
@@ -144,7 +144,7 @@ def transform(raw: list[Any], locator: Any, file: str) -> tuple[list[Any], list[
 
 class Recorder:
     """The ``watch`` of grammar.parser.Driver.run: records statement lists; in a resumed run, also
-    says where to stop (see IncrementalParser._reparse_level)."""
+    says where to stop (IncrementalParser's reparse of a statement list)."""
 
     def __init__(self, tokens: list[Any], n: int, locator: Any, file: str):
         self.tokens = tokens
@@ -167,7 +167,7 @@ class Recorder:
         self.tables: Any = None
         self.index: Callable[[Any], int] | None = None  # IncrementalParser.index (a body kept whole)
 
-    def _open(self, i: int, stack: list[Any], values: list[Any]) -> Any:
+    def open_body(self, i: int, stack: list[Any], values: list[Any]) -> Any:
         """A `{` after the changed tokens whose body is unchanged: push the old body's statements and
         go on at its `}` (same LR state after the brace, same enclosing class names)."""
         if i - 1 < self.ce or not self.old_levels:
@@ -195,7 +195,7 @@ class Recorder:
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         if event == "open":
-            return self._open(i, stack, values)
+            return self.open_body(i, stack, values)
         if event == "resume":
             return False
         tgt = self.target
@@ -524,10 +524,10 @@ def nodes_of(items: list[Any]) -> list[Any]:
     return out
 
 
-def dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[Any], list[Any]]:
+def dq_flags(toks: list[Any], i: int, n: int, level: int) -> tuple[list[bool], list[int]]:
     """Inside-string flags of toks[i:n] and the nesting after each, from nesting `level` before."""
-    flags = []
-    lvs = []
+    flags: list[bool] = []
+    lvs: list[int] = []
     prev = toks[i - 1].type if i else None
     for k in range(i, n):
         ty = toks[k].type
