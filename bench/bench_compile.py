@@ -71,19 +71,20 @@ def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
     import gc
 
     import puppet_xpp.xpp.result  # noqa: F401  (imported by the first write otherwise)
+    from puppet_xpp.grammar.check import CheckConfig, checker
     from puppet_xpp.grammar.parser import parse, tables
-    from puppet_xpp.grammar.validator import validate
-    from puppet_xpp.xpp import compile as C
-    from puppet_xpp.xpp import layout
+    from puppet_xpp.xpp import compile as xpp_compile
+    from puppet_xpp.xpp.compile import document
+    from puppet_xpp.xpp.compile.work import GC_THRESHOLD
     from puppet_xpp.xpp.sources import read_source
 
     tables()
-    env = C.detect_environment(env_dir)
-    jobs, _ = C.plan(env)
-    level, strict = C._level(C.Options())
-    mode = C.Options().file_mode
-    gc.freeze()  # as --compile does while compiling (xpp.compile._run)
-    gc.set_threshold(*C._GC_THRESHOLD)
+    env = xpp_compile.detect_environment(env_dir)
+    jobs, _ = xpp_compile.plan(env)
+    validation = xpp_compile.Options().validation()
+    mode = xpp_compile.Options().file_mode
+    gc.freeze()  # as --compile does while compiling (xpp.compile.work.run_jobs)
+    gc.set_threshold(*GC_THRESHOLD)
     split = {"read": 0.0, "parse": 0.0, "validate": 0.0, "encode": 0.0, "write": 0.0}
     clock = time.process_time
     made: set = set()
@@ -91,26 +92,28 @@ def in_process_work(env_dir: str, out_dir: str) -> tuple[int, float, dict]:
     t0 = clock()
     sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
     for job in jobs:
+        # the steps of grammar.check.check and xpp.compile.document.compile_text, timed one by one
+        config = CheckConfig(
+            file=job.recorded,
+            tasks=job.tasks,
+            level=validation.level,
+            strict=validation.strict,
+            modulepath=tuple(env.modulepath),
+            manifest=env.manifest,
+            location=job.src,
+        )
         a = clock()
         src = read_source(job.src)
         b = clock()
-        res = parse(src.text, job.recorded, tasks=job.tasks)
+        res = parse(src.text, job.recorded, epp=False, tasks=job.tasks)
         c = clock()
         diags = list(res.diagnostics)
         if res.program is not None:
-            diags += validate(
-                res.program,
-                strict=strict,
-                tasks=job.tasks,
-                file=job.src,
-                modulepath=env.modulepath,
-                manifest=env.manifest,
-                level=level,
-            )
+            diags += checker(config).validate(res.program)
         d = clock()
         program = None if any(x.severity == "error" for x in res.diagnostics) else res.program
-        settings = {"puppet_version": level, "strict": strict, "tasks": job.tasks}
-        data = layout.write_program(
+        settings = {"puppet_version": validation.level, "strict": validation.strict, "tasks": job.tasks}
+        data = document.write_program(
             program, diags, res.locator, job.recorded, settings=settings, source=src.text
         )
         e = clock()

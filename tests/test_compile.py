@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from puppet_xpp.server.cli import compile as cmd_compile
-from puppet_xpp.xpp import layout
+from puppet_xpp.xpp.compile import layout
 from puppet_xpp.xpp.result import read_xpp
 
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -481,29 +481,24 @@ def test_leftover_temporary_files_are_removed(env):
 
 def test_byte_identical_to_language_server_on_save(env):
     from puppet_xpp.server.analysis.workspace import Settings, file_context
+    from puppet_xpp.xpp.compile import compile_saved
 
     assert compile_(str(env))[0] == 0
     got = xpps(env)
+    shutil.rmtree(env / ".xpp")
     n = 0
     for rel, (src, _tasks) in EXPECTED.items():
         path = str(env / src)
         ctx = file_context(path, Settings())
         target = layout.xpp_target(ctx.env.root, ctx.modulepath, path)
         assert target.out_path == str(env / ".xpp/modules" / rel)
-        text = Path(path).read_text()
-        data = layout.compile_source(
-            text,
-            target.recorded,
-            abs_path=path,
-            tasks=ctx.tasks,
-            modulepath=ctx.modulepath,
-            manifest=ctx.manifest,
-            strict="warning",  # as compile_() runs it
-            puppet_version="8",
-        )
-        assert data == got[rel], rel
+        # the language server's one call on save (strict as compile_() runs it)
+        out = compile_saved(ctx.env.root, path, level="8", strict="warning")
+        assert out == target.out_path
+        assert Path(out).read_bytes() == got[rel], rel
         n += 1
     assert n == len(EXPECTED)
+    assert xpps(env) == got
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -727,9 +722,9 @@ def _double_or_die(x):
 
 
 def test_worker_pool_loses_only_the_item_being_worked_on():
-    """xpp.workers: a worker killed while on an item loses that item only; what it held but had not
+    """xpp.compile.workers: a worker killed while on an item loses that item only; what it held but had not
     started is handed to another worker, every other item is answered once."""
-    from puppet_xpp.xpp.workers import run_pool
+    from puppet_xpp.xpp.compile.workers import run_pool
 
     got = list(run_pool(_double_or_die, list(range(60)), 2, chunk=4))
     lost = [(item, why) for kind, item, why in got if kind == "lost"]
@@ -747,7 +742,7 @@ def _echo_twice(x):
 def test_worker_pool_large_items_and_answers_never_block():
     """Chunks and answers far larger than a pipe holds (64 KiB): the parent never waits on a worker that
     waits on it (task pipe written without blocking, answers read while writing)."""
-    from puppet_xpp.xpp.workers import run_pool
+    from puppet_xpp.xpp.compile.workers import run_pool
 
     items = [f"{i:03d}" + "x" * 50_000 for i in range(48)]
     got = list(run_pool(_echo_twice, items, 2, chunk=8))
@@ -818,3 +813,47 @@ def test_write_job_for_a_single_file(env, tmp_path):
     with pytest.raises(CompileError, match="symbolic link"):
         write_job(e, job, b"x")
     assert list(tmp_path.glob("*.xpp")) == []
+
+
+def test_one_file_plan_is_the_whole_plans_answer(env, tmp_path):
+    """plan_file (the language server's .xpp on save) gives each file the job plan gives it (target,
+    recorded name, module, tasks mode), and None for every file plan does not compile."""
+    from puppet_xpp.xpp.compile import detect_environment, plan, plan_file
+
+    write(env, {"modules/apache/manifests/.xpp/hidden.pp": "class hidden { }\n", "elsewhere.pp": "\n"})
+    write(tmp_path, {"base/other/manifests/init.pp": "class other { }\n", "base/other/README.pp": "\n"})
+    for runtime_root in (None, "/etc/puppetlabs/code/environments/production"):
+        e = detect_environment(str(env), basemodulepath=str(tmp_path / "base"))
+        jobs, _skipped = plan(e, runtime_root)
+        assert len(jobs) == len(EXPECTED) + 1  # the base module's manifest too
+        for job in jobs:
+            assert plan_file(e, job.src, runtime_root) == job
+        planned = {job.src for job in jobs}
+        others = {str(p) for p in tmp_path.rglob("*.pp")} - planned
+        # examples/, an .xpp directory, the environment's own directory, a module's own directory
+        assert {os.path.basename(p) for p in others} == {"init.pp", "hidden.pp", "elsewhere.pp", "README.pp"}
+        for path in sorted(others):
+            assert plan_file(e, path, runtime_root) is None, path
+
+
+def test_on_save_plans_only_the_file_saved(env, monkeypatch):
+    """compile_saved writes the one file's .xpp without walking the environment: every other source
+    may be unreadable (a directory listing or a read of it would fail) and the bytes are still --compile's."""
+    from puppet_xpp.xpp.compile import compile_saved, planning
+
+    assert compile_(str(env))[0] == 0
+    want = xpps(env)
+    shutil.rmtree(env / ".xpp")
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("the environment was walked")
+
+    monkeypatch.setattr(planning, "walk_pp", no_walk)
+    monkeypatch.setattr(planning, "plan", no_walk)
+    path = env / "modules/apache/manifests/vhost.pp"
+    out = compile_saved(str(env), str(path), level="8", strict="warning")
+    assert out == str(env / ".xpp/modules/apache/manifests/vhost.xpp")
+    assert xpps(env) == {"apache/manifests/vhost.xpp": want["apache/manifests/vhost.xpp"]}
+    assert (
+        compile_saved(str(env), str(env / "modules/apache/examples/init.pp"), level=None, strict=None) is None
+    )

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from puppet_xpp.grammar.check import CheckConfig
-from puppet_xpp.xpp.layout import XPP_DIR
+from puppet_xpp.xpp.compile.layout import XPP_DIR
 
 __all__ = [
     "Environment",

@@ -9,11 +9,12 @@
 The `.xpp` is found in the environment's tree exactly where `--compile` writes it.  It is used only when
 
 * it loads (envelope, checksum, payload: any damage is an XppFormatError),
-* it was made from the current source: the source text embedded in the Program (or, for a result without
-  a Program, the recorded ``source-sha256``) equals the `.pp` on disk (the PRFC planned no freshness
-  check; a stale `.xpp` would otherwise serve old code),
-* it was validated under the settings asked for here (language level, ``strict``, tasks mode) when it
-  records them: other settings can give other diagnostics.
+* it was made from the current source and validated under the settings asked for here (language level,
+  ``strict``, tasks mode, when it records them: other settings can give other diagnostics) -- the one
+  rule of :mod:`xpp.compile.current`, shared with ``--compile``: the ``source-sha256`` its envelope
+  records is the digest of the `.pp` on disk (the PRFC planned no freshness check; a stale `.xpp` would
+  otherwise serve old code).  A file without that digest (another writer) is compared by the source text
+  its Program embeds; one with neither is not used.
 
 Otherwise the reason is logged and the `.pp` is parsed and validated instead; nothing raises for it.
 
@@ -30,8 +31,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from puppet_xpp.xpp.pcore import XppFormatError
-from puppet_xpp.xpp.result import read_document, source_digest, to_diagnostic
+from puppet_xpp.grammar.check import CheckConfig, check
+from puppet_xpp.xpp.compile.current import currency
+from puppet_xpp.xpp.result import XppDocument, XppFormatError, read_document, to_diagnostic
 
 log = logging.getLogger("puppet-xpp.runtime")
 
@@ -65,15 +67,14 @@ class Loaded:
 
 def xpp_path_for(pp_path: str, env_dir: str) -> str | None:
     """Where `--compile` puts the `.xpp` of `pp_path` in the environment at `env_dir` (None: outside it)."""
-    from puppet_xpp.xpp import layout
-    from puppet_xpp.xpp.compile import CompileError, detect_environment
+    from puppet_xpp.xpp.compile import CompileError, detect_environment, xpp_target
 
     try:
         env = detect_environment(env_dir)
     except CompileError:
         return None
-    t = layout.xpp_target(env.root, env.modulepath, pp_path)
-    return t.out_path if t is not None else None
+    target = xpp_target(env.root, env.modulepath, pp_path)
+    return target.out_path if target is not None else None
 
 
 def load_or_parse(
@@ -111,25 +112,34 @@ def load_or_parse(
             reason = f"{xpp_path} is not a valid .xpp: {e}"
         else:
             want = {"puppet_version": puppet_version, "strict": strict, "tasks": tasks}
-            bad = [k for k, v in doc.settings.items() if want.get(k) is not None and want[k] != v]
-            if doc.program is not None and doc.program.locator.string != source:
-                reason = f"{xpp_path} is stale: its source differs from {pp_path}"
-            elif doc.program is None and doc.source_sha256 is None:
-                reason = (
-                    f"{xpp_path} has neither a program nor a source digest: cannot tell whether it is current"
-                )
-            elif doc.program is None and doc.source_sha256 != source_digest(raw):
-                reason = f"{xpp_path} is stale: its source digest differs from {pp_path}"
-            elif doc.program is None and not doc.diagnostics:
-                reason = f"{xpp_path} holds neither a program nor diagnostics"
-            elif bad:
-                got = ", ".join(f"{k}={doc.settings[k]} (running: {want[k]})" for k in bad)
-                reason = f"{xpp_path} was validated under other settings: {got}"
-            else:
+            reason = _stale_reason(doc, raw, source, want, xpp_path, pp_path)
+            if reason is None:
                 diags = [to_diagnostic(r) for r in doc.diagnostics]
                 return Loaded(doc.program, diags, "xpp", None, xpp_path)
     logger.warning("puppet-xpp: parsing %s instead of loading its .xpp: %s", pp_path, reason)
     return Loaded(*_parse(source, pp_path, env_dir, tasks, strict, puppet_version), "pp", reason, xpp_path)
+
+
+def _stale_reason(
+    doc: XppDocument, raw: bytes, source: str, want: dict[str, Any], xpp_path: str, pp_path: str
+) -> str | None:
+    """Why the document cannot stand for the source (None: it can), by the one rule of
+    :mod:`xpp.compile.current`; a file without a source digest (another writer) is compared by the
+    source its Program embeds."""
+    state = currency(doc.params, raw, want)
+    if state.digest == "differs":
+        return f"{xpp_path} is stale: its source digest differs from {pp_path}"
+    if state.digest == "missing":
+        if doc.program is None:
+            return f"{xpp_path} has neither a program nor a source digest: cannot tell whether it is current"
+        if doc.program.locator.string != source:
+            return f"{xpp_path} is stale: its source differs from {pp_path}"
+    if doc.program is None and not doc.diagnostics:
+        return f"{xpp_path} holds neither a program nor diagnostics"
+    if state.other_settings:
+        got = ", ".join(f"{k}={doc.settings[k]} (running: {want[k]})" for k in state.other_settings)
+        return f"{xpp_path} was validated under other settings: {got}"
+    return None
 
 
 def _try_reason(xpp_path: str | None) -> str | None:
@@ -148,9 +158,8 @@ def _parse(
     strict: str | None,
     puppet_version: str | None = None,
 ) -> tuple[Any, list[Any]]:
-    from puppet_xpp.grammar.parser import parse
-    from puppet_xpp.grammar.validator import validate
-
+    """(program, diagnostics) as Puppet's parser gives them: after a syntax error, no program and only
+    the parse's diagnostics."""
     modulepath: tuple[str, ...] = ()
     manifest: str | None = None
     if env_dir is not None:
@@ -158,20 +167,19 @@ def _parse(
 
         try:
             env = detect_environment(env_dir)
-            modulepath, manifest = env.modulepath, env.manifest
+            modulepath, manifest = tuple(env.modulepath), env.manifest
         except CompileError:
             pass
-    res = parse(source, pp_path, tasks=tasks)
-    diags = list(res.diagnostics)
-    if res.program is not None and not any(d.severity == "error" for d in diags):
-        diags += validate(
-            res.program,
-            strict=strict,
-            tasks=tasks,
-            file=pp_path,
-            modulepath=modulepath,
-            manifest=manifest,
-            level=puppet_version,
-        )
-    program = res.program if not any(d.severity == "error" for d in res.diagnostics) else None
-    return program, diags
+    config = CheckConfig(
+        file=pp_path,
+        epp=pp_path.endswith(".epp"),
+        tasks=tasks,
+        level=puppet_version,
+        strict=strict,
+        modulepath=modulepath,
+        manifest=manifest,
+    )
+    result = check(source, config)
+    if not result.syntax_ok:
+        return None, list(result.parse.diagnostics)
+    return result.program, result.diagnostics

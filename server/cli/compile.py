@@ -28,19 +28,27 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, Any, TextIO
 
 from puppet_xpp.grammar import levels
 from puppet_xpp.xpp.sources import shown
+
+if TYPE_CHECKING:
+    from puppet_xpp.xpp.compile import DiagnosticRow, EnvResult, FileResult
+    from puppet_xpp.xpp.environment import Environment
+
+__all__ = ["add_arguments", "run", "main", "parse_mode", "Display"]
+
+DESCRIPTION = __doc__.split("\n\n")[0]
 
 
 class _UsageError(Exception):
     pass
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="puppet-xpp --compile", description=__doc__.split("\n\n")[0], epilog="See docs/compile.md."
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``--compile``, in an argument group named after the mode."""
+    p = parser.add_argument_group("compile", DESCRIPTION + " See docs/compile.md.")
     p.add_argument(
         "paths",
         metavar="ENVDIR|FILE",
@@ -107,7 +115,6 @@ def _parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("-q", "--quiet", action="store_true", help="no progress display and no summary")
     g.add_argument("-v", "--verbose", action="store_true", help="one line per compiled or removed file")
-    return p
 
 
 def parse_mode(text: str) -> tuple[int, int]:
@@ -129,23 +136,24 @@ def parse_mode(text: str) -> tuple[int, int]:
 # output
 
 
-def _diag_lines(display: str, rows) -> list:
-    from puppet_xpp.server.cli.validate import _location
-    from puppet_xpp.xpp.sources import shown
+def _diag_lines(display: str, rows: list[DiagnosticRow]) -> list[str]:
+    from puppet_xpp.server.cli.output import location
 
     display = shown(display)
-    out = []
-    for kind, sev in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
-        for severity, _code, message, line, col, logged in rows:
-            if severity in sev:
-                out.append(f"{kind}: {shown(message)}{_location('' if logged else display, line, col)}")
+    out: list[str] = []
+    for kind, severities in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
+        for row in rows:
+            if row.severity in severities:
+                where = location("" if row.logged else display, row.line, row.column)
+                out.append(f"{kind}: {shown(row.message)}{where}")
     return out
 
 
 class Display:
-    """Progress bar (terminal) or plain progress lines, diagnostics, summary."""
+    """Progress bar (terminal) or plain progress lines, diagnostics, summary: the events of
+    :func:`xpp.compile.compile_environment` (:class:`xpp.compile.Events`)."""
 
-    def __init__(self, out, err, quiet: bool, verbose: bool):
+    def __init__(self, out: TextIO, err: TextIO, quiet: bool, verbose: bool) -> None:
         self.out = out
         self.err = err
         self.quiet = quiet
@@ -155,17 +163,17 @@ class Display:
         self.todo = 0
         self.next_pct = 10
         self.last = 0.0
+        self.name = ""
 
     # events of xpp.compile.compile_environment
-    def start(self, env, total, todo):
-        self.env = env
+    def start(self, env: Environment, total: int, todo: int) -> None:
         self.todo = todo
         self.next_pct = 10
         self.name = _env_name(env)
         if not self.quiet and not self.tty and todo >= 50:
             self._err(f"{self.name}: {total} files, {todo} to check or compile")
 
-    def progress(self, done, todo, result):
+    def progress(self, done: int, todo: int, result: FileResult) -> None:
         if self.quiet or not todo:
             return
         if self.tty:
@@ -186,7 +194,7 @@ class Display:
                 self._err(f"{self.name}: {done}/{todo} ({pct}%)")
                 self.next_pct = (pct // 10 + 1) * 10
 
-    def file(self, result):
+    def file(self, result: FileResult) -> None:
         lines = _diag_lines(result.job.display, result.diagnostics)
         if result.status == "failed" and result.message:
             lines.append(f"Error: {shown(result.message)}")
@@ -200,53 +208,54 @@ class Display:
             self.out.write("\n".join(lines) + "\n")
             self.out.flush()
 
-    def removed(self, path):
+    def removed(self, path: str) -> None:
         if self.verbose:
             self._err(f"removed: {shown(path)}")
 
-    def waiting(self, env):
+    def waiting(self, env: Environment) -> None:
         self._err(f"{shown(_env_name(env))}: another compile of this environment is running; waiting for it")
 
     # other output
-    def note(self, level: str, message: str):
+    def note(self, level: str, message: str) -> None:
         self._err(f"{level.capitalize()}: {shown(message)}")
 
-    def summary(self, line: str):
+    def summary(self, line: str) -> None:
         self._clear()
         if not self.quiet:
             self.out.write(line + "\n")
             self.out.flush()
 
-    def _clear(self):
+    def _clear(self) -> None:
         if self.bar_shown:
             self.err.write("\r\033[K")
             self.err.flush()
             self.bar_shown = False
 
-    def _err(self, text):
+    def _err(self, text: str) -> None:
         self._clear()
         self.err.write(text + "\n")
         self.err.flush()
 
 
-def _env_name(env) -> str:
+def _env_name(env: Environment) -> str:
     return env.root if env.display in (".", "./") else env.display
 
 
-def _summary(r) -> str:
+def _summary(r: EnvResult) -> str:
     return (
         f"{shown(_env_name(r.env))}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
         f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)"
     )
 
 
-def _rows_json(rows):
+def _rows_json(rows: list[DiagnosticRow]) -> list[dict[str, Any]]:
     return [
-        {"severity": s, "code": c, "message": m, "line": ln, "column": col} for s, c, m, ln, col, _l in rows
+        {"severity": r.severity, "code": r.code, "message": r.message, "line": r.line, "column": r.column}
+        for r in rows
     ]
 
 
-def _env_report(r) -> dict:
+def _env_report(r: EnvResult) -> dict[str, Any]:
     env = r.env
     return {
         "environment": env.display,
@@ -285,7 +294,7 @@ def _env_report(r) -> dict:
     }
 
 
-def _shown_all(v):
+def _shown_all(v: Any) -> Any:
     """The report with every string made valid UTF-8 by the one file-name escaping rule."""
     if isinstance(v, str):
         return shown(v)
@@ -300,7 +309,7 @@ def _shown_all(v):
 # modes
 
 
-def _compile_envs(a, disp: Display) -> tuple[int, dict]:
+def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, Any]]:
     from puppet_xpp.xpp.compile import CompileError, Options, compile_environment, detect_environment
 
     fmode, dmode = parse_mode(a.mode)
@@ -324,7 +333,7 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
     if a.jobs < 0:
         raise _UsageError("--jobs must be >= 0")
     status = 0
-    reports = []
+    reports: list[dict[str, Any]] = []
     t0 = time.monotonic()
     totals: dict[str, int | float] = {
         "compiled": 0,
@@ -361,15 +370,15 @@ def _compile_envs(a, disp: Display) -> tuple[int, dict]:
     return status, {"version": 1, "environments": reports, "summary": totals}
 
 
-def _compile_one(a, disp: Display) -> tuple[int, dict]:
+def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, Any]]:
     from puppet_xpp.xpp.compile import SourceRefused, compile_file
+    from puppet_xpp.xpp.compile.writes import OutputRefused, write_output
     from puppet_xpp.xpp.environment import expand_modulepath, file_context, split_path
     from puppet_xpp.xpp.sources import format_traceback, internal_error
-    from puppet_xpp.xpp.writes import OutputRefused, write_output
 
     if len(a.paths) != 1:
         raise _UsageError("-o needs exactly one FILE.pp")
-    src = a.paths[0]
+    src: str = a.paths[0]
     if os.path.isdir(src):
         raise _UsageError(f"{src} is a directory (-o compiles one file)")
     fmode, _dmode = parse_mode(a.mode)
@@ -378,18 +387,17 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
         given = expand_modulepath(split_path(a.modulepath), os.getcwd(), a.basemodulepath, [])
     # the file's environment, module path and plan rule, as for --validate, --dump and the language server
     ctx = file_context(os.path.abspath(src), tasks=a.tasks, modulepath=given, manifest=a.manifest)
-    mp, manifest, tasks = list(ctx.modulepath), ctx.manifest, ctx.tasks
     t0 = time.monotonic()
     try:
         data, rows = compile_file(
             src,
             src,
             fmt=a.format,
-            tasks=tasks,
+            tasks=ctx.tasks,
             strict=a.strict,
             puppet_version=a.puppet_version,
-            modulepath=mp,
-            manifest=manifest,
+            modulepath=ctx.modulepath,
+            manifest=ctx.manifest,
             max_bytes=a.max_source_size,
         )
     except SourceRefused as e:
@@ -426,51 +434,54 @@ def _compile_one(a, disp: Display) -> tuple[int, dict]:
         why = f"cannot write {a.output}: {e.strerror or e}"
         disp.note("error", why)
         return 2, {"version": 1, "file": shown(src), "error": why}
-    errors = sum(1 for r in rows if r[0] == "error")
+    errors = sum(1 for r in rows if r.severity == "error")
     rep = {
         "version": 1,
         "file": src,
         "xpp": a.output,
         "recorded": src,
         "errors": errors,
-        "warnings": sum(1 for r in rows if r[0] in ("warning", "deprecation")),
+        "warnings": sum(1 for r in rows if r.severity in ("warning", "deprecation")),
         "diagnostics": _rows_json(rows),
         "seconds": round(time.monotonic() - t0, 3),
     }
     return (1 if errors else 0), rep
 
 
-def main(argv=None, out=None, err=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "--compile":
-        argv = argv[1:]
-    out = out or sys.stdout
-    err = err or sys.stderr
-    p = _parser()
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--compile`` with the options :func:`add_arguments` parsed: the exit status."""
+    disp = Display(out, err, args.quiet, args.verbose)
     try:
-        a = p.parse_args(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 2
-    disp = Display(out, err, a.quiet, a.verbose)
-    try:
-        if a.output is not None:
-            status, report = _compile_one(a, disp)
+        if args.output is not None:
+            status, report = _compile_one(args, disp)
         else:
-            status, report = _compile_envs(a, disp)
+            status, report = _compile_envs(args, disp)
     except _UsageError as e:
         err.write(f"puppet-xpp --compile: {e}\n")
         return 2
-    if a.report:
-        from puppet_xpp.xpp.writes import write_output
+    if args.report:
+        from puppet_xpp.xpp.compile.writes import write_output
 
         report["exit_code"] = status
         try:
             text = json.dumps(_shown_all(report), indent=1, ensure_ascii=False) + "\n"
-            write_output(a.report, text.encode("utf-8"), sources=tuple(a.paths))
+            write_output(args.report, text.encode("utf-8"), sources=tuple(args.paths))
         except OSError as e:
-            disp.note("error", f"cannot write {a.report}: {e.strerror or e}" if e.strerror else str(e))
+            disp.note("error", f"cannot write {args.report}: {e.strerror or e}" if e.strerror else str(e))
             status = 2
     return status
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``--compile`` alone (the arguments after ``--compile``), with its own parser: for tests and
+    ``python -m puppet_xpp.server.cli.compile``."""
+    parser = argparse.ArgumentParser(prog="puppet-xpp --compile", description=DESCRIPTION)
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    return run(args, out or sys.stdout, err or sys.stderr)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from puppet_xpp.xpp import compile as xcompile
-from puppet_xpp.xpp import layout
+from puppet_xpp.xpp.compile import writes
 from tests.conformance.puppets import missing_reason, ruby_command
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -67,12 +67,9 @@ def compile_tree(envdir: str, puppet: str, fmt: str = "msgpack") -> None:
     env = xcompile.detect_environment(envdir)
     jobs, _skipped = xcompile.plan(env)
     for job in jobs:
-        with open(job.src, "rb") as f:
-            text = f.read().decode("utf-8", "surrogateescape")
-        data = layout.compile_source(
-            text,
+        data, _rows = xcompile.compile_file(
+            job.src,
             job.recorded,
-            abs_path=job.src,
             tasks=job.tasks,
             strict=strict,
             modulepath=env.modulepath,
@@ -80,7 +77,7 @@ def compile_tree(envdir: str, puppet: str, fmt: str = "msgpack") -> None:
             puppet_version=level,
             fmt=fmt,
         )
-        layout.write_atomic(job.out, data)
+        writes.write_atomic(job.out, data)
 
 
 CORPUS = "/usr/share/puppet/modules"

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 import tempfile
+from collections.abc import Callable
 
 
 class OutputRefused(OSError):
@@ -30,7 +32,6 @@ def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tu
     * a FIFO or character device (``-o /dev/stdout``): written directly, never replaced;
     * a directory, a block device, a socket, or one of ``sources`` (the input itself): refused with
       :class:`OutputRefused` and a clear message."""
-    import stat as _st
 
     try:
         st: os.stat_result | None = os.stat(path)  # what the path leads to (links followed)
@@ -46,10 +47,10 @@ def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tu
                     raise OutputRefused(f"refusing to write {path}: it is the source {src} itself")
             except FileNotFoundError:
                 continue
-        if _st.S_ISDIR(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
             raise OutputRefused(f"refusing to write {path}: it is a directory")
-        if _st.S_ISFIFO(st.st_mode) or _st.S_ISCHR(st.st_mode) or (direct and _st.S_ISREG(st.st_mode)):
-            append = os.O_APPEND if _st.S_ISREG(st.st_mode) else 0
+        if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode) or (direct and stat.S_ISREG(st.st_mode)):
+            append = os.O_APPEND if stat.S_ISREG(st.st_mode) else 0
             fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC | append)
             try:
                 view = memoryview(data)
@@ -58,24 +59,55 @@ def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tu
             finally:
                 os.close(fd)
             return
-        if not _st.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):
             raise OutputRefused(f"refusing to write {path}: not a regular file, FIFO or character device")
     d = os.path.dirname(target) or "."
     if not os.path.isdir(d):
         raise OutputRefused(f"cannot write {path}: no such directory {d}")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=d)
+
+    def set_mode(fd: int) -> None:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        elif st is not None:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        else:
+            mask = os.umask(0o022)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
+
+    _replace(target, data, set_mode)
+
+
+def write_atomic(
+    path: str, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
+) -> None:
+    """Write ``data`` to ``path`` atomically (creating directories); raises OSError on failure.
+    ``mode`` (e.g. 0o644) and ``owner`` ((uid, gid)) are applied to the temporary file before the rename.
+    A plain write for tools that make a tree by hand (``--compile`` writes through :class:`AnchoredTree`)."""
+    d = os.path.dirname(path) or "."
+    if not os.path.isdir(d):  # (a failing mkdir costs more than a stat)
+        os.makedirs(d, exist_ok=True)
+
+    def set_owner_and_mode(fd: int) -> None:
+        if owner is not None:
+            os.fchown(fd, *owner)
+        if mode is not None:
+            os.fchmod(fd, mode)
+
+    _replace(path, data, set_owner_and_mode)
+
+
+def _replace(path: str, data: bytes, prepare: Callable[[int], None]) -> None:
+    """Replace ``path`` by ``data`` atomically: a temporary file in its directory (``prepare`` gets its
+    descriptor after the data is written), then a rename; the temporary file goes on any failure."""
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path) or "."
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
-            elif st is not None:
-                os.fchmod(f.fileno(), _st.S_IMODE(st.st_mode))
-            else:
-                mask = os.umask(0o022)
-                os.umask(mask)
-                os.fchmod(f.fileno(), 0o666 & ~mask)
-        os.replace(tmp, target)
+            prepare(f.fileno())
+        os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -160,11 +192,10 @@ class AnchoredTree:
             st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
         except OSError:
             return e
-        import stat as _st
 
-        if _st.S_ISLNK(st.st_mode):
+        if stat.S_ISLNK(st.st_mode):
             return UnsafePath(f"refusing to write below {where}: it is a symbolic link")
-        if not _st.S_ISDIR(st.st_mode):
+        if not stat.S_ISDIR(st.st_mode):
             return UnsafePath(f"refusing to write below {where}: not a directory")
         return e
 
@@ -236,9 +267,7 @@ class AnchoredTree:
         except OSError:
             return None
         try:
-            import stat as _st
-
-            if not _st.S_ISREG(os.fstat(fd).st_mode):
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 return f.read()

@@ -1,0 +1,273 @@
+"""What ``--compile`` compiles in an environment, and where each ``.xpp`` goes.
+
+Environment (:func:`detect_environment`): the one model in :mod:`xpp.environment` (``environment.conf``,
+``modulepath`` with ``$basemodulepath``, ``manifest``, the plan rule), as Puppet reads a directory
+environment.  A ``modulepath`` given by the caller replaces the environment's.
+
+* modules: the directories of each modulepath entry whose name is a valid module name
+  (``[a-z][a-z0-9_]*``).  When a name occurs more than once only the first is compiled; later ones are
+  reported and skipped, as is a module named ``environment`` (reserved).
+
+What is compiled (:func:`plan`): every ``.pp`` below each module's ``manifests/``, ``functions/``,
+``types/`` and ``plans/`` (plans in tasks mode, by :func:`xpp.environment.is_plan_file`), and the
+environment's own manifest (file or directory) and its ``functions/``, ``types/``, ``plans/`` as the
+reserved module ``environment``.  Output paths and recorded file names come from
+:func:`xpp.compile.layout.xpp_targets`.  A manifest outside the environment directory goes to
+``.xpp/modules/environment/manifests/<name>``.
+
+:func:`plan_file` answers the same question for one file without walking the environment (the language
+server's ``.xpp`` on save).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Container, Iterator
+
+from puppet_xpp.xpp.compile import layout
+from puppet_xpp.xpp.compile.model import CompileError, Job
+from puppet_xpp.xpp.environment import (
+    MODULE_NAME,
+    SOURCE_DIRS,
+    Environment,
+    NotAnEnvironment,
+    is_plan_file,
+    load_environment,
+)
+
+__all__ = ["ENV_DIRS", "detect_environment", "plan", "plan_file", "walk_pp"]
+
+ENV_DIRS = ("functions", "types", "plans")
+
+
+def detect_environment(
+    envdir: str, *, basemodulepath: str | None = None, modulepath: str | None = None
+) -> Environment:
+    """The environment at ``envdir``.  Raises :class:`CompileError` when it is not an environment."""
+    try:
+        return load_environment(envdir, basemodulepath=basemodulepath, modulepath=modulepath)
+    except NotAnEnvironment as e:
+        raise CompileError(str(e)) from None
+
+
+def walk_pp(top: str, skip: Container[str] = ()) -> Iterator[tuple[str, str | None]]:
+    """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
+    yields (path, None) for files and (path, reason) for entries that cannot be used.  Directories in
+    ``skip`` and ``.xpp`` directories are not entered."""
+    seen: set[tuple[int, int]] = set()
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            st = os.stat(directory)
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                continue
+            seen.add(key)
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as e:
+            yield directory, f"cannot read directory: {e.strerror}"
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            p = entry.path
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if p not in skip and entry.name != layout.XPP_DIR:
+                    subdirs.append(p)
+                continue
+            if not entry.name.endswith(".pp"):
+                continue
+            if entry.is_symlink() and not os.path.exists(p):
+                yield p, "broken symbolic link"
+                continue
+            yield p, None
+        stack.extend(reversed(subdirs))
+
+
+def _display(env: Environment, src: str) -> str:
+    if src.startswith(env.root + os.sep):
+        rel = src[len(env.root) + 1 :]
+        return rel if env.display in (".", "./") else os.path.join(env.display, rel)
+    return src
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+class _Planner:
+    """Turns a source reached by the plan's walk into its :class:`Job` (or a reason to skip it)."""
+
+    def __init__(self, env: Environment, runtime_root: str | None) -> None:
+        self.env = env
+        self.runtime_root = runtime_root
+        self.target_of: Callable[[str], layout.XppTarget | None] = layout.xpp_targets(
+            env.root, env.modulepath
+        )
+        self.out_base = env.out_base
+        self.out_prefix = self.out_base + os.sep
+
+    def job(self, src: str, module: str, fallback_rel: str | None) -> Job | str:
+        """The job of ``src`` reached as a file of ``module`` (``fallback_rel``: its path in the module
+        ``environment`` when it lies outside the environment), or why it is skipped."""
+        env = self.env
+        tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
+        target = self.target_of(src)
+        if target is not None and target.module == module:
+            out, recorded = target.out_path, target.recorded
+        else:  # the main manifest outside the environment: environment/manifests/...
+            assert fallback_rel is not None  # (walk gives it for the manifest directory)
+            out = os.path.join(self.out_base, module, layout.xpp_name(fallback_rel))
+            recorded = layout.recorded_name(env.root, src)
+        out = os.path.normpath(out)
+        if not out.startswith(self.out_prefix):
+            return f"its .xpp {out} would be outside {self.out_base}; refused"
+        if not _utf8(recorded):
+            return "its file name is not valid UTF-8 (an .xpp records it as text); skipped"
+        if self.runtime_root and src.startswith(env.root + os.sep):
+            recorded = self.runtime_root.rstrip("/") + "/" + recorded
+        rel = out[len(self.out_prefix) :].replace(os.sep, "/")
+        return Job(src, _display(env, src), out, rel, recorded, module, tasks)
+
+
+def _manifest_fallback(path: str, base: str | None) -> str | None:
+    return os.path.join("manifests", os.path.relpath(path, base)) if base else None
+
+
+def plan(env: Environment, runtime_root: str | None = None) -> tuple[list[Job], list[tuple[str, str]]]:
+    """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason)."""
+    planner = _Planner(env, runtime_root)
+    jobs: list[Job] = []
+    skipped: list[tuple[str, str]] = []
+    seen_out: dict[str, str] = {}
+
+    def add(src: str, module: str, fallback_rel: str | None) -> None:
+        job = planner.job(src, module, fallback_rel)
+        if isinstance(job, str):
+            skipped.append((src, job))
+        elif job.out in seen_out:
+            skipped.append((src, f"maps to the same .xpp as {seen_out[job.out]}; skipped"))
+        else:
+            seen_out[job.out] = src
+            jobs.append(job)
+
+    def walk(top: str, module: str, fallback_base: str | None = None) -> None:
+        for p, problem in walk_pp(top, skip=env.modulepath):
+            if problem is not None:
+                skipped.append((p, problem))
+                continue
+            add(p, module, _manifest_fallback(p, fallback_base))
+
+    # the environment's own files: the main manifest (file or directory), functions/, types/, plans/
+    manifest = env.manifest
+    if os.path.isdir(manifest):
+        walk(manifest, layout.ENV_MODULE, fallback_base=manifest)
+    elif os.path.isfile(manifest):
+        if manifest.endswith(".pp"):
+            add(manifest, layout.ENV_MODULE, os.path.join("manifests", os.path.basename(manifest)))
+    elif os.path.lexists(manifest):
+        skipped.append((manifest, "the manifest is not a file or directory"))
+    for d in ENV_DIRS:
+        p = os.path.join(env.root, d)
+        if os.path.isdir(p) and p != manifest:
+            walk(p, layout.ENV_MODULE)
+
+    # modules: the first occurrence of a name wins
+    first: dict[str, str] = {}
+    for d in env.modulepath:
+        try:
+            names = sorted(e.name for e in os.scandir(d) if e.is_dir())
+        except FileNotFoundError:
+            continue
+        except NotADirectoryError:
+            skipped.append((d, "modulepath entry is not a directory"))
+            continue
+        except OSError as e:
+            skipped.append((d, f"cannot read modulepath directory: {e.strerror}"))
+            continue
+        for name in names:
+            module_dir = os.path.join(d, name)
+            if not MODULE_NAME.match(name):
+                continue  # Puppet ignores directories that are not module names
+            if name == layout.ENV_MODULE:
+                skipped.append(
+                    (module_dir, f"module name '{name}' is reserved for the environment's own files; skipped")
+                )
+                continue
+            if name in first:
+                skipped.append(
+                    (
+                        module_dir,
+                        f"duplicate module '{name}': {first[name]} comes first on the modulepath; skipped",
+                    )
+                )
+                continue
+            first[name] = module_dir
+            for sub in SOURCE_DIRS:
+                p = os.path.join(module_dir, sub)
+                if os.path.isdir(p):
+                    walk(p, name)
+    return jobs, skipped
+
+
+def _reached(path: str, top: str, skip: Container[str]) -> bool:
+    """:func:`walk_pp` from ``top`` reaches the ``.pp`` file ``path``: it lies below ``top`` and no
+    directory between them is skipped (a modulepath entry, an ``.xpp`` directory)."""
+    if not path.startswith(top.rstrip(os.sep) + os.sep) or not path.endswith(".pp"):
+        return False
+    directory = os.path.dirname(path)
+    while directory != top and len(directory) > len(top):
+        if directory in skip or os.path.basename(directory) == layout.XPP_DIR:
+            return False
+        directory = os.path.dirname(directory)
+    return os.path.isfile(path)
+
+
+def _owner(env: Environment, path: str) -> tuple[str, str | None] | None:
+    """(module, manifest fallback path) of the first walk of :func:`plan` that reaches ``path``."""
+    manifest = env.manifest
+    if os.path.isdir(manifest):
+        if _reached(path, manifest, env.modulepath):
+            return layout.ENV_MODULE, _manifest_fallback(path, manifest)
+    elif path == manifest and manifest.endswith(".pp") and os.path.isfile(manifest):
+        return layout.ENV_MODULE, os.path.join("manifests", os.path.basename(manifest))
+    for d in ENV_DIRS:
+        top = os.path.join(env.root, d)
+        if top != manifest and os.path.isdir(top) and _reached(path, top, env.modulepath):
+            return layout.ENV_MODULE, None
+    earlier: list[str] = []  # modulepath entries before the one holding the file
+    for d in env.modulepath:
+        prefix = d.rstrip(os.sep) + os.sep
+        if path.startswith(prefix):
+            parts = path[len(prefix) :].split(os.sep)
+            name = parts[0]
+            if (
+                len(parts) >= 3
+                and parts[1] in SOURCE_DIRS
+                and MODULE_NAME.match(name)
+                and name != layout.ENV_MODULE
+                and not any(os.path.isdir(os.path.join(e, name)) for e in earlier)  # the first wins
+                and _reached(path, os.path.join(d, name, parts[1]), env.modulepath)
+            ):
+                return name, None
+        earlier.append(d)
+    return None
+
+
+def plan_file(env: Environment, path: str, runtime_root: str | None = None) -> Job | None:
+    """The job :func:`plan` makes for the one file ``path`` (None: ``plan`` compiles no such file, or
+    skips it), found from the path alone: nothing else of the environment is read."""
+    src = os.path.abspath(path)
+    owner = _owner(env, src)
+    if owner is None:
+        return None
+    job = _Planner(env, runtime_root).job(src, *owner)
+    return None if isinstance(job, str) else job

@@ -1,0 +1,74 @@
+"""One file of an environment: its ``.xpp`` written exactly as ``--compile ENVDIR`` writes it.
+
+:func:`compile_saved` is the language server's one call into the compiler (``.xpp`` on save): it plans
+the one file saved (:func:`xpp.compile.planning.plan_file`, not the whole environment), compiles it
+(:func:`xpp.compile.document.compile_file`) and writes it with the tree's safety rules, modes and owner
+(:func:`write_job`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from puppet_xpp.xpp.compile import tree as output_tree
+from puppet_xpp.xpp.compile import writes
+from puppet_xpp.xpp.compile.document import compile_file
+from puppet_xpp.xpp.compile.model import CompileError, Job, Options
+from puppet_xpp.xpp.compile.planning import detect_environment, plan_file
+from puppet_xpp.xpp.environment import Environment
+
+__all__ = ["write_job", "compile_saved"]
+
+
+def write_job(env: Environment, job: Job, data: bytes, opts: Options | None = None) -> bool:
+    """Write ``data`` as the .xpp of ``job`` with the safety rules, modes and owner of
+    :func:`xpp.compile.run.compile_environment`.  Returns False when the file already holds these bytes
+    (not rewritten).  Raises CompileError (a refused symbolic link) or OSError."""
+    from puppet_xpp.xpp.sources import narrowed_mode
+
+    opts = opts or Options()
+    owner = output_tree.owner_for(env, opts)
+    tree = output_tree.OutputTree(env, opts, owner)
+    tree.check_root(output_tree.module_dirs(env))
+    try:
+        tree.ensure_dir(os.path.dirname(job.out))
+        anchored = tree.open()
+        rel = "modules/" + job.rel
+        if anchored.read(rel) == data:
+            return False
+        try:
+            src_st: os.stat_result | None = os.stat(job.src)
+        except OSError:
+            src_st = None
+        mode = narrowed_mode(opts.file_mode, src_st, owner[1] if owner else os.getegid())
+        try:
+            anchored.write(rel, data, mode=mode, owner=owner)
+        except writes.UnsafePath as e:
+            raise CompileError(str(e)) from None
+        return True
+    finally:
+        tree.close()
+
+
+def compile_saved(env_root: str, path: str, *, level: str | None, strict: str | None) -> str | None:
+    """Write the .xpp of the one file ``path`` of the environment at ``env_root`` exactly as
+    ``--compile ENVDIR`` would (same planning rules, safety rules, modes and owner).
+
+    Returns the .xpp written (or already holding these bytes), or None when ``path`` is not a file
+    ``--compile`` writes (outside every module of the environment).  Raises CompileError (the
+    environment cannot be compiled, a refused link), SourceRefused or OSError."""
+    env = detect_environment(env_root)
+    job = plan_file(env, path)
+    if job is None:
+        return None
+    data, _rows = compile_file(
+        job.src,
+        job.recorded,
+        tasks=job.tasks,
+        strict=strict,
+        puppet_version=level,
+        modulepath=env.modulepath,
+        manifest=env.manifest,
+    )
+    write_job(env, job, data)
+    return job.out

@@ -1,0 +1,301 @@
+"""The per-file work of ``--compile ENVDIR`` and the worker processes that do it.
+
+:func:`run_jobs` hands each :class:`WorkItem` to a :class:`Worker` -- in this process for a few files or
+one job, else in forked worker processes (:mod:`xpp.compile.workers`, which notices a worker that dies)
+-- and yields each file's :class:`FileResult` as it completes.  What a worker needs is one frozen
+:class:`WorkerSettings` (the level and ``strict`` already resolved); the worker's own state (the
+descriptors of its ``.xpp`` tree) lives in its :class:`Worker` object, copied into each process by the
+fork.
+
+One file (:meth:`Worker.compile_job`): read the source (:func:`xpp.sources.read_source`); when the
+existing ``.xpp`` is current for it (:func:`xpp.compile.current.is_current`: the source digest and
+settings its envelope records) it is up to date, with the diagnostics the state recorded for it (or, if
+the ``.xpp`` changed since, the ones it holds); else compile (:mod:`xpp.compile.document`) and write,
+unless the bytes are the same.  A failure inside puppet-xpp becomes the file's INTERNAL_ERROR, never the
+end of the run.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.xpp.compile import document, writes
+from puppet_xpp.xpp.compile.current import is_current
+from puppet_xpp.xpp.compile.model import DiagnosticRow, FileResult, Job, Validation
+from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
+
+__all__ = ["WorkerSettings", "WorkItem", "Worker", "run_jobs", "GC_THRESHOLD"]
+
+# Parsing allocates many objects that are freed by reference counting; the default GC thresholds make the
+# collector run thousands of times over the parser tables (and, after fork, touch their pages:
+# copy-on-write).  What exists when the compile starts is frozen and the collector runs less often.
+GC_THRESHOLD = (50_000, 20, 20)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """Everything a worker needs besides its jobs (the same for every file of a run)."""
+
+    fmt: str
+    validation: Validation
+    modulepath: tuple[str, ...]
+    manifest: str | None
+    file_mode: int
+    dir_mode: int
+    owner: tuple[int, int] | None
+    xpp_root: str
+    max_bytes: int | None
+    debug: bool
+    check: bool  # an existing .xpp may be kept when it is current (not --force, same settings)
+    fresh: frozenset[str] = frozenset()  # directories (relative to .xpp) this run created: nothing to read
+
+    def config(self, job: Job) -> CheckConfig:
+        """How ``job``'s source is parsed and validated (the module-location rules judge its real path)."""
+        return CheckConfig(
+            file=job.recorded,
+            tasks=job.tasks,
+            level=self.validation.level,
+            strict=self.validation.strict,
+            modulepath=self.modulepath,
+            manifest=self.manifest,
+            location=job.src,
+        )
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    index: int  # the job's place in the plan
+    job: Job
+    known: Entry | None = (
+        None  # the state's record of this output (its diagnostics, if the .xpp is unchanged)
+    )
+
+
+class Worker:
+    """Compiles jobs with one run's settings; opens its own ``.xpp`` tree descriptors on first use."""
+
+    def __init__(self, settings: WorkerSettings, parent: int | None = None) -> None:
+        self.settings = settings
+        self.parent = parent  # in a worker process: the compiling process (the worker dies with it)
+        self.tree: writes.AnchoredTree | None = None
+
+    def start(self) -> None:
+        """In a new worker process (forked): die with the compiling process."""
+        _die_with_parent(self.parent)
+
+    def anchored(self) -> writes.AnchoredTree:
+        if self.tree is None:
+            s = self.settings
+            self.tree = writes.AnchoredTree(s.xpp_root, dir_mode=s.dir_mode, owner=s.owner)
+        return self.tree
+
+    def close(self) -> None:
+        if self.tree is not None:
+            self.tree.close()
+            self.tree = None
+
+    def work(self, item: WorkItem) -> FileResult:
+        """The pool's function (looked up on the class at each call: a test may replace compile_job)."""
+        return self.compile_job(item.job, item.known)
+
+    def compile_job(self, job: Job, known: Entry | None = None) -> FileResult:
+        """Compile one file.  Never raises: a failure inside puppet-xpp becomes the file's INTERNAL_ERROR
+        (status "failed", nothing written)."""
+        from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+        try:
+            return self._compile(job, known)
+        except Exception as e:
+            result = FileResult(job, "failed")
+            result.set_diagnostics(document.diagnostic_rows([internal_error(e, job.display)], None))
+            if self.settings.debug:
+                result.message = format_traceback(e)
+            try:
+                self.anchored().unlink("modules/" + job.rel)  # whatever it holds is not this source's
+            except OSError:
+                pass
+            return result
+
+    def _compile(self, job: Job, known: Entry | None) -> FileResult:
+        from puppet_xpp.xpp.sources import narrowed_mode, read_source
+
+        settings = self.settings
+        result = FileResult(job, "compiled")
+        rel = "modules/" + job.rel
+        tree = self.anchored()
+        source = read_source(job.src, job.display, limit=settings.max_bytes, as_user=settings.owner)
+        if source.text is None:
+            assert source.diagnostic is not None  # a source not read has the diagnostic saying why
+            result.status = "unreadable"
+            result.set_diagnostics(document.diagnostic_rows([source.diagnostic], None))
+            try:
+                tree.unlink(rel)  # whatever it holds cannot be checked against the source
+            except OSError:
+                pass
+            return result
+        assert source.stat is not None  # read_source sets it whenever the text was read
+        result.src_stat = source_signature(source.stat)
+        # nothing to read in a directory this run created (a cold compile: saves a failing open per file)
+        existing = None if os.path.dirname(rel) in settings.fresh else tree.read(rel)
+        if settings.check and source.diagnostic is None and existing is not None:
+            current = self._current(existing, source.text, job, known, rel)
+            if current is not None:
+                result.status = "up to date"
+                result.set_diagnostics(current[0])
+                result.xpp_stat = current[1]
+                return result
+        data, rows = document.source_document(source, settings.config(job), settings.fmt)
+        result.set_diagnostics(rows)
+        owner = settings.owner
+        mode = narrowed_mode(settings.file_mode, source.stat, owner[1] if owner else os.getegid())
+        try:
+            if existing == data:  # identical bytes: not rewritten
+                st = tree.stat(rel)
+                if stat.S_IMODE(st.st_mode) != mode:
+                    tree.chmod(rel, mode)
+            else:
+                st = tree.write(rel, data, mode=mode, owner=owner)
+                result.written = True
+            result.xpp_stat = xpp_signature(st)
+        except OSError as e:
+            result.status = "failed"
+            result.message = f"cannot write {job.out}: {e.strerror or e}"
+        return result
+
+    def _current(
+        self, existing: bytes, text: str, job: Job, known: Entry | None, rel: str
+    ) -> tuple[list[DiagnosticRow], list[int] | None] | None:
+        """(diagnostics, stat signature) of the existing ``.xpp`` when it is current for ``text`` (else
+        None): the diagnostics the state recorded when the ``.xpp`` is the one it recorded, else the
+        ones the file holds."""
+        from puppet_xpp.xpp.envelope import unwrap
+        from puppet_xpp.xpp.result import XppFormatError, read_payload
+
+        settings = self.settings
+        wanted = {
+            "puppet_version": settings.validation.level,
+            "strict": settings.validation.strict,
+            "tasks": job.tasks,
+        }
+        try:
+            fmt, params, payload = unwrap(existing)
+        except XppFormatError:
+            return None
+        if fmt != settings.fmt or not is_current(params, text, wanted):
+            return None
+        try:
+            signature: list[int] | None = xpp_signature(self.anchored().stat(rel))
+        except OSError:
+            signature = None
+        if known is not None and signature is not None and known.xpp_stat == signature:
+            return known.diagnostics, signature
+        try:
+            program, records = read_payload(payload, fmt)
+        except XppFormatError:
+            return None
+        names = {program.locator.file} if program is not None else {r.get("file") for r in records}
+        if names != {job.recorded}:
+            return None  # recorded under another name (e.g. another --runtime-root)
+        return document.record_rows(records), signature
+
+
+def _run_here(worker: Worker, items: list[WorkItem]) -> Iterator[tuple[WorkItem, FileResult]]:
+    try:
+        for item in items:
+            yield item, worker.work(item)
+    finally:
+        worker.close()
+
+
+def run_jobs(
+    items: list[WorkItem], jobs: int, settings: WorkerSettings
+) -> Iterator[tuple[WorkItem, FileResult]]:
+    """(item, result) for every item, in completion order, compiled by ``jobs`` worker processes (0: one
+    per core; this process itself for one job or few files).  A job whose worker died is reported
+    failed (:mod:`xpp.compile.workers`)."""
+    if not items:
+        return
+    n = jobs or os.cpu_count() or 1
+    n = max(1, min(n, len(items)))
+    # import and load the parser before forking: the workers share it
+    import puppet_xpp.grammar.validator  # noqa: F401
+    import puppet_xpp.xpp.result  # noqa: F401
+    import puppet_xpp.xpp.sources  # noqa: F401
+    from puppet_xpp.grammar.parser import tables
+
+    tables()
+    old_threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        if n == 1 or len(items) < 4 or not hasattr(os, "fork"):
+            yield from _run_here(Worker(settings), items)
+        else:
+            yield from _run_pool(items, n, settings)
+    finally:
+        gc.set_threshold(*old_threshold)
+        gc.unfreeze()
+
+
+def _run_pool(
+    items: list[WorkItem], n: int, settings: WorkerSettings
+) -> Iterator[tuple[WorkItem, FileResult]]:
+    from puppet_xpp.xpp.compile.workers import run_pool
+
+    _prctl()  # looked up once here, not in every worker
+    if settings.check and any(
+        item.known is None and os.path.dirname("modules/" + item.job.rel) not in settings.fresh
+        for item in items
+    ):
+        from puppet_xpp.xpp.pcore.fast import prepare
+
+        prepare()  # existing .xpp files may be read: generate the reader once, before forking
+    chunk = max(1, min(16, len(items) // (n * 8)))
+    worker = Worker(settings, parent=os.getpid())
+    for kind, item, value in run_pool(worker.work, items, n, worker.start, (), chunk):
+        if kind == "done":
+            yield item, value
+        else:
+            job = item.job
+            yield item, FileResult(job, "failed", message=f"{job.display}: not compiled: {value}")
+
+
+_PRCTL: list[Callable[..., int] | None] = []  # libc's prctl, looked up once (in the parent, before forking)
+
+
+def _prctl() -> Callable[..., int] | None:
+    if not _PRCTL:
+        fn: Callable[..., int] | None = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                fn = ctypes.CDLL(None, use_errno=True).prctl
+            except Exception:  # pragma: no cover - best effort
+                fn = None
+        _PRCTL.append(fn)
+    return _PRCTL[0]
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """Linux: a worker is killed when the compiling process dies (e.g. SIGKILL), instead of lingering
+    (also when the parent died before this ran: then ``parent`` is no longer our parent)."""
+    if parent is None:
+        return
+    prctl = _prctl()
+    if prctl is None:
+        return
+    try:
+        import signal
+
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # pragma: no cover - best effort
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
