@@ -35,15 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MODES", "CommandLineParser", "Mode", "ParserExit", "build_parser", "main"]
 
-# mode flag -> module of this package
-MODES = {
-    "--dump": "dump",
-    "--validate": "validate",
-    "--compile": "compile",
-    "--verify": "verify",
-    "--lint": "lint",
-    "--references": "references",
-}
+# the mode flags (each names a module of this package: mode_for)
+MODES = ("--dump", "--validate", "--compile", "--verify", "--lint", "--references")
 
 # flags that take the rest of the command line as it is: puppet-lint's options are read by
 # lint.config in their order, as puppet-lint reads them (the same code reads its rc files)
@@ -131,6 +124,10 @@ def mode_for(flag: str | None) -> Mode:
         from puppet_xpp.server.cli import validate
 
         return validate
+    if flag == "--compile":
+        from puppet_xpp.server.cli import compile as compile_mode  # not to hide the builtin compile
+
+        return compile_mode
     if flag == "--verify":
         from puppet_xpp.server.cli import verify
 
@@ -161,7 +158,9 @@ def build_parser(flag: str | None, mode: Mode, out: TextIO, err: TextIO) -> Comm
         if flag in TAKES_THE_REST:
             parser.add_argument(flag, dest="rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         else:
-            parser.add_argument(flag, dest="mode", action="store_const", const=flag, help=argparse.SUPPRESS)
+            parser.add_argument(
+                flag, dest="selected_mode", action="store_const", const=flag, help=argparse.SUPPRESS
+            )
     mode.add_arguments(parser)
     return parser
 
@@ -178,8 +177,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         args.remove(flag)
         args.insert(0, flag)
     try:
-        if flag == "--compile":
-            return compile_mode(args, out, err)
         mode = mode_for(flag)
         return mode.run(build_parser(flag, mode, out, err).parse_args(args), out, err)
     except ParserExit as e:
@@ -197,10 +194,3 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             err.write(format_traceback(e))
         err.write(f"puppet-xpp {flag}: {internal_error(e, '').message}\n")
         return 2
-
-
-def compile_mode(args: list[str], out: TextIO, err: TextIO) -> int:
-    """``--compile``: its own entry point until it takes part in the one parser."""
-    from puppet_xpp.server.cli import compile as compile_command  # `compile` is a builtin
-
-    return compile_command.main(args[1:], out, err)
