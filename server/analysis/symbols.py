@@ -1,7 +1,8 @@
-"""The entries of the workspace index (plain dataclasses, no imports of the analysis): what a
-definition is called, where it is, its docs, parameters, signatures and attributes.  Shared by the
-Puppet-language indexer (server/analysis/index.py), the Ruby reader (server/analysis/ruby_index.py) and the
-built-ins (server/analysis/builtins.py)."""
+"""The entries of the workspace index: what a definition is called, where it is, its docs,
+parameters, signatures and attributes.  Plain dataclasses in a module that imports nothing of the
+analysis, so that their three producers share them without importing one another: the
+Puppet-language indexer (server/analysis/index.py), the Ruby reader (server/analysis/ruby_index.py)
+and the built-ins (server/analysis/builtins.py)."""
 
 from __future__ import annotations
 
