@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from puppet_xpp.server.analysis import builtins as B
+from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
 
 
@@ -158,7 +158,9 @@ def main(argv: list[str]) -> int:
         f"files: {len(files)} ({len(files) - rb} .pp, {rb} .rb) in {dt:.2f} s ({len(files) / dt:.0f} files/s)"
     )
     print("entries:", ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
-    print(f"built-ins: {len(B.functions())} functions, {len(B.types())} types, {len(B.facts())} facts")
+    print(
+        f"built-ins: {len(builtins.functions())} functions, {len(builtins.types())} types, {len(builtins.facts())} facts"
+    )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {rss / 1024:.0f} MB (before indexing {rss0 / 1024:.0f} MB)")
     return 0

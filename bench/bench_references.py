@@ -63,31 +63,33 @@ def build_env(root: str, n: int, corpus: str | None) -> str:
 
 async def lsp_rounds(env: str, rounds: int) -> tuple[list, int]:
     import pytest_lsp
-    from lsprotocol import types as L
+    from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
     c = LanguageClient("bench", "1")
     await c.start_io(sys.executable, "-m", "puppet_xpp")
     uri = "file://" + env
     await c.initialize_async(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual_studio_code"),
             root_uri=uri,
-            workspace_folders=[L.WorkspaceFolder(uri=uri, name="production")],
+            workspace_folders=[types.WorkspaceFolder(uri=uri, name="production")],
         )
     )
-    c.initialized(L.InitializedParams())
+    c.initialized(types.InitializedParams())
     path = os.path.join(env, "modules", "bench", "manifests", "use", "u0.pp")
     text = open(path).read()
     c.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri="file://" + path, language_id="puppet", version=1, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri="file://" + path, language_id="puppet", version=1, text=text
+            )
         )
     )
-    params = L.ReferenceParams(
-        text_document=L.TextDocumentIdentifier(uri="file://" + path),
-        position=L.Position(line=1, character=12),
-        context=L.ReferenceContext(include_declaration=True),
+    params = types.ReferenceParams(
+        text_document=types.TextDocumentIdentifier(uri="file://" + path),
+        position=types.Position(line=1, character=12),
+        context=types.ReferenceContext(include_declaration=True),
     )
     # wait until the workspace is indexed (the count stops growing)
     last, stable = -1, 0
@@ -113,17 +115,18 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--corpus", default=CORPUS)
     a = ap.parse_args()
-    from puppet_xpp.server.analysis import references as R
-    from puppet_xpp.server.analysis.document import DocConfig, Document
+    from puppet_xpp.grammar.check import CheckConfig
+    from puppet_xpp.server.analysis import references
+    from puppet_xpp.server.analysis.document import Document
 
     with tempfile.TemporaryDirectory() as tmp:
         env = build_env(tmp, a.files, a.corpus or None)
         t0 = time.perf_counter()
-        idx, refs = R.build([env])
+        idx, refs = references.build([env])
         t_index = time.perf_counter() - t0
         nfiles = len(refs.by_path)
         path = os.path.join(env, "modules", "bench", "manifests", "use", "u0.pp")
-        doc = Document("file://" + path, open(path).read(), 1, DocConfig(file=path))
+        doc = Document("file://" + path, open(path).read(), 1, CheckConfig(file=path))
         an = doc.analysis()
         t0 = time.perf_counter()
         refs.set_analysis(path, an)
@@ -131,7 +134,7 @@ def main() -> int:
         inproc = []
         for _ in range(a.rounds):
             t0 = time.perf_counter()
-            ref = R.ref_at(refs.file_refs(path), 1, 12)
+            ref = references.ref_at(refs.file_refs(path), 1, 12)
             found = refs.refs(ref.key)
             inproc.append(time.perf_counter() - t0)
         times, n_lsp = asyncio.run(lsp_rounds(env, a.rounds))

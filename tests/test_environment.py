@@ -118,10 +118,10 @@ def _puppet(oracle, env_root: Path):
 
 
 def _validate_cli(path):
-    from puppet_xpp.server.cli import validate as cmd_validate
+    from puppet_xpp.server.cli import validate
 
     buf = io.StringIO()
-    cmd_validate.main([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
+    validate.main([path, "--format", "json", "--puppet-version", LEVEL], out=buf)
     rec = json.loads(buf.getvalue().splitlines()[0])
     return _codes([(d["severity"], d["code"], d["line"]) for d in rec["diagnostics"]])
 
@@ -160,20 +160,21 @@ def _compile_env(env_root, tmp_path):
 
 
 def _language_server(path):
-    from puppet_xpp.server.analysis.document import doc_config_for, full_analysis
-    from puppet_xpp.server.analysis.workspace import Settings
+    from puppet_xpp.grammar.check import check
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
 
-    cfg = doc_config_for(path, Settings(puppet_version=LEVEL))
-    res, vd = full_analysis(Path(path).read_text(), cfg)
+    cfg = check_config_for(path, Settings(puppet_version=LEVEL))
+    checked = check(Path(path).read_text(), cfg)
+    res, vd = checked.parse, checked.validation
     return cfg.tasks, _codes(
         [(d.severity, d.code, d.line_col(res.locator)[0]) for d in list(res.diagnostics) + list(vd)]
     )
 
 
 def _dump(path):
-    from puppet_xpp.server.cli import dump as cmd_dump
+    from puppet_xpp.server.cli import dump
 
-    program, diags, _loc = cmd_dump.load(path, False)
+    program, diags, _loc = dump.load(path, False)
     return program, [d.code for d in diags if d.severity == "error"]
 
 

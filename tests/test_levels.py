@@ -87,17 +87,17 @@ def test_dump_accepts_the_level(env, capsys):
 
 
 def test_language_server_setting_reaches_the_validator(env):
-    from puppet_xpp.server.analysis.document import doc_config_for, full_analysis
-    from puppet_xpp.server.analysis.workspace import Settings
+    from puppet_xpp.grammar.check import check
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
 
     path = str(env / "modules/m/manifests/init.pp")
     got = {}
     for pv in ("8", "7", "7.23"):
-        cfg = doc_config_for(path, Settings.from_dict({"puppetVersion": pv}))
-        _res, vd = full_analysis(SOURCE, cfg)
+        cfg = check_config_for(path, Settings.from_dict({"puppetVersion": pv}))
+        vd = check(SOURCE, cfg).validation
         got[pv] = sorted((d.severity, d.code) for d in vd)
     assert got["8"] == [("deprecation", "ILLEGAL_NONLITERAL_PARAMETER_TYPE"), ("error", "DUPLICATE_KEY")]
     assert got["7"] == [("deprecation", "ILLEGAL_NONLITERAL_PARAMETER_TYPE"), ("warning", "DUPLICATE_KEY")]
     assert got["7.23"] == [("warning", "DUPLICATE_KEY")]
-    cfg = doc_config_for(path, Settings.from_dict({"puppetVersion": "7.23", "strict": "error"}))
-    assert [d.severity for d in full_analysis(SOURCE, cfg)[1]] == ["error"]
+    cfg = check_config_for(path, Settings.from_dict({"puppetVersion": "7.23", "strict": "error"}))
+    assert [d.severity for d in check(SOURCE, cfg).validation] == ["error"]

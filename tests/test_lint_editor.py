@@ -6,21 +6,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from puppet_xpp.server.analysis import lint as AL
+from puppet_xpp.server.analysis import lint
+from puppet_xpp.server.analysis.workspace import LintSettings
 from tests.lint.cases import CASES
 
-SETTINGS = AL.LintSettings()
+SETTINGS = LintSettings()
 PATH = "/nonexistent/foo/manifests/init.pp"
 
 
-def apply(text: str, edits: list[AL.Edit]) -> str:
+def apply(text: str, edits: list[lint.Edit]) -> str:
     """Apply LSP-style edits (utf-16 columns; the tests use ASCII text) from the last to the first."""
     lines = text.split("\n")
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
 
-    def off(p: AL.Pos) -> int:
+    def off(p: lint.Pos) -> int:
         return min(offsets[p[0]] + p[1], len(text)) if p[0] < len(lines) else len(text)
 
     for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
@@ -47,10 +48,10 @@ def test_diagnostics_at_puppet_lints_positions(oracle: Any) -> None:
         ]
         ours = [
             (d.start[0], d.start[1], d.code, d.message, d.severity)
-            for d in AL.diagnostics(text, PATH, SETTINGS)
+            for d in lint.diagnostics(text, PATH, SETTINGS)
         ]
         assert ours == theirs, name
-        assert all(d.source == "puppet-lint" for d in AL.diagnostics(text, PATH, SETTINGS))
+        assert all(d.source == "puppet-lint" for d in lint.diagnostics(text, PATH, SETTINGS))
 
 
 def test_quick_fixes_and_ignore(oracle: Any) -> None:
@@ -59,7 +60,7 @@ def test_quick_fixes_and_ignore(oracle: Any) -> None:
         if not text.isascii() or not text.endswith("\n"):
             continue
         lines = text.count("\n")
-        for action in AL.code_actions(text, PATH, SETTINGS, ((0, 0), (lines, 0))):
+        for action in lint.code_actions(text, PATH, SETTINGS, ((0, 0), (lines, 0))):
             d = action.diagnostic
             if d is None:
                 continue
@@ -87,7 +88,7 @@ def test_formatting_leaves_no_whitespace_problems(oracle: Any) -> None:
     for name, text in CASES:
         if not text.isascii():
             continue
-        edits = AL.formatting(text, PATH, SETTINGS)
+        edits = lint.formatting(text, PATH, SETTINGS)
         if not edits:
             continue
         after = apply(text, edits)
@@ -103,12 +104,12 @@ def test_formatting_leaves_no_whitespace_problems(oracle: Any) -> None:
 
 def test_on_type_alignment_and_indent(oracle: Any) -> None:
     text = "file { 'x':\n  ensure => present,\n  mode =>"
-    edits = AL.on_type_formatting(text, None, SETTINGS, (2, 9), ">")
+    edits = lint.on_type_formatting(text, None, SETTINGS, (2, 9), ">")
     after = apply(text, edits) + " '0644',\n}\n"
     problems = _theirs(oracle, after)
     assert [p for p in problems if p["check"] == "arrow_alignment"] == []
     text = "class foo {\n  file { 'x':\n\n  }\n}\n"
-    edits = AL.on_type_formatting(text, None, SETTINGS, (2, 0), "\n")
+    edits = lint.on_type_formatting(text, None, SETTINGS, (2, 0), "\n")
     after = apply(text, edits).replace("\n\n", "\nensure => present,\n", 1)
     after = apply(text, edits)
     assert after.split("\n")[2] == "    "

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 import pytest
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.lsp.publishes import mark, published, wait_publish, workspace_client
@@ -22,7 +22,7 @@ TEXT = "class foo {\n  file { 'x':\n    ensure => \"present\",\n    mode => 644,
 client = workspace_client("lintws", "_lint_root")
 
 
-def _edits(edits: list[L.TextEdit]) -> list[Any]:
+def _edits(edits: list[types.TextEdit]) -> list[Any]:
     return [
         ((e.range.start.line, e.range.start.character), (e.range.end.line, e.range.end.character), e.new_text)
         for e in edits
@@ -34,14 +34,16 @@ async def _open(client: LanguageClient, name: str, text: str) -> str:
     uri = "file://" + path
     client._mark = mark(client)  # type: ignore[attr-defined]
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
         )
     )
     return uri
 
 
-async def wait_lint(client: LanguageClient, uri: str, version: int, after: int) -> L.PublishDiagnosticsParams:
+async def wait_lint(
+    client: LanguageClient, uri: str, version: int, after: int
+) -> types.PublishDiagnosticsParams:
     """The lint publish of a version: the server publishes each version's parse and validator
     diagnostics first, then (typing paused) the same version again with its lint diagnostics."""
     first = await wait_publish(client, uri, version, after=after)
@@ -59,9 +61,9 @@ async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any
 
     # Format Document: nothing left for puppet-lint's layout and quoting checks
     edits = await client.text_document_formatting_async(
-        L.DocumentFormattingParams(
-            text_document=L.TextDocumentIdentifier(uri=uri),
-            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+        types.DocumentFormattingParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            options=types.FormattingOptions(tab_size=2, insert_spaces=True),
         )
     )
     formatted = apply(TEXT, _edits(edits or []))
@@ -70,30 +72,34 @@ async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any
 
     # Format Selection of line 3 only: only that line changes
     edits = await client.text_document_range_formatting_async(
-        L.DocumentRangeFormattingParams(
-            text_document=L.TextDocumentIdentifier(uri=uri),
-            range=L.Range(start=L.Position(line=3, character=0), end=L.Position(line=3, character=5)),
-            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+        types.DocumentRangeFormattingParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(
+                start=types.Position(line=3, character=0), end=types.Position(line=3, character=5)
+            ),
+            options=types.FormattingOptions(tab_size=2, insert_spaces=True),
         )
     )
     assert edits and all(e.range.start.line <= 3 <= e.range.end.line for e in edits)
 
     # code actions on line 3: a fix for each fixable problem there, an ignore for each
     actions = await client.text_document_code_action_async(
-        L.CodeActionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri),
-            range=L.Range(start=L.Position(line=3, character=0), end=L.Position(line=3, character=0)),
-            context=L.CodeActionContext(diagnostics=[]),
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(
+                start=types.Position(line=3, character=0), end=types.Position(line=3, character=0)
+            ),
+            context=types.CodeActionContext(diagnostics=[]),
         )
     )
-    titles = [a.title for a in actions or [] if isinstance(a, L.CodeAction)]
+    titles = [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
     assert "Ignore file_mode on this line" in titles and any(
         t.startswith("Fix: unquoted file mode") for t in titles
     )
     fix = next(
         a
         for a in actions or []
-        if isinstance(a, L.CodeAction) and a.title.startswith("Fix: unquoted file mode")
+        if isinstance(a, types.CodeAction) and a.title.startswith("Fix: unquoted file mode")
     )
     assert fix.edit is not None and fix.edit.changes is not None
     after = apply(TEXT, _edits(fix.edit.changes[uri]))
@@ -102,11 +108,11 @@ async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any
 
     # on-type formatting after '=>': the block's arrows aligned
     edits = await client.text_document_on_type_formatting_async(
-        L.DocumentOnTypeFormattingParams(
-            text_document=L.TextDocumentIdentifier(uri=uri),
-            position=L.Position(line=3, character=11),
+        types.DocumentOnTypeFormattingParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=3, character=11),
             ch=">",
-            options=L.FormattingOptions(tab_size=2, insert_spaces=True),
+            options=types.FormattingOptions(tab_size=2, insert_spaces=True),
         )
     )
     aligned = apply(TEXT, _edits(edits or []))
@@ -121,7 +127,7 @@ async def test_lint_off_by_setting(client: LanguageClient) -> None:
     uri0 = "file://" + os.path.join(client._lint_root, "foo", "manifests", "init.pp")  # type: ignore[attr-defined]
     before = mark(client)
     client.workspace_did_change_configuration(
-        L.DidChangeConfigurationParams(settings={"puppet": {"lint": {"enabled": False}}})
+        types.DidChangeConfigurationParams(settings={"puppet": {"lint": {"enabled": False}}})
     )
     p0 = await wait_publish(client, uri0, after=before)  # the open document is published again
     assert [d for d in p0.diagnostics if d.source == "puppet-lint"] == []

@@ -16,8 +16,15 @@ import bisect
 import gc
 import os
 from dataclasses import dataclass
+from typing import Any
+
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.grammar.issues import Diagnostic
 
 SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_HINT = 1, 2, 3, 4
+SOURCE = "puppet-xpp"  # the ``source`` of the server's own diagnostics
+Pos = tuple[int, int]  # an LSP position: 0-based line, column in the negotiated encoding
+Span = tuple[Pos, Pos]  # (start, end)
 
 
 # ----------------------------------------------------------------------------------------------- positions
@@ -28,7 +35,7 @@ class LineIndex:
 
     __slots__ = ("data", "starts", "encoding")
 
-    def __init__(self, data: bytes, starts=None, encoding: str = "utf-16"):
+    def __init__(self, data: bytes, starts: list[int] | None = None, encoding: str = "utf-16") -> None:
         self.data = data
         if starts is None:
             starts = [0]
@@ -48,7 +55,7 @@ class LineIndex:
         e = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.data)
         return self.data[s:e]
 
-    def position(self, offset: int) -> tuple[int, int]:
+    def position(self, offset: int | None) -> Pos:
         """(line, column) of a byte offset (clamped to the text)."""
         if offset is None or offset < 0:
             return 0, 0
@@ -88,7 +95,7 @@ class LineIndex:
             nbytes += len(ch.encode("utf-8", "surrogateescape"))
         return s + nbytes
 
-    def range(self, offset: int, length: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    def range(self, offset: int, length: int) -> Span:
         return self.position(offset), self.position(offset + max(0, length))
 
 
@@ -104,47 +111,52 @@ def _utf16_len(s: str) -> int:
 
 @dataclass
 class Analysis:
-    """One analysed version of a document."""
+    """One analysed version of a document (also the shape the workspace indexing fills from a plain
+    parse: :func:`server.analysis.index.index_file`)."""
 
     version: int | None
-    text: str
+    text: str | None  # (None: not decoded; ``data`` is the text)
     data: bytes
     # the Program, or a function returning it: the incremental parser moves positions after an edit
     # lazily, so the AST is brought up to date only when a feature asks for it (not per keystroke)
-    program_source: object | None
-    tokens: list
-    locator: object
-    parse_diagnostics: list
-    validation_diagnostics: list
+    program_source: Any
+    tokens: list[Any]
+    locator: Any
+    parse_diagnostics: list[Diagnostic]
+    validation_diagnostics: list[Diagnostic]
     lines: LineIndex
     epp: bool = False
     tasks: bool = False
 
     @property
-    def program(self):
+    def program(self) -> Any:
         p = self.program_source
         if callable(p):
             p = self.program_source = p()
         return p
 
     @program.setter
-    def program(self, value) -> None:
+    def program(self, value: Any) -> None:
         self.program_source = value
 
     @property
-    def diagnostics(self) -> list:
+    def diagnostics(self) -> list[Diagnostic]:
         return list(self.parse_diagnostics) + list(self.validation_diagnostics)
 
 
 @dataclass
 class LspDiagnostic:
-    """A diagnostic in LSP terms (converted by lsp.py into lsprotocol objects)."""
+    """A diagnostic as the server publishes it, whatever found it (the parser and validator, lint, the
+    server itself): LSP positions (0-based line, column in the negotiated encoding) and severity
+    (1 error .. 4 hint).  lsp/convert.py turns it into lsprotocol's form; plain data, so the lint child
+    process can return it."""
 
-    start: tuple
-    end: tuple
+    start: Pos
+    end: Pos
     severity: int
     code: str
     message: str
+    source: str = SOURCE
     deprecated: bool = False
 
 
@@ -163,7 +175,7 @@ def to_lsp_diagnostics(an: Analysis) -> list[LspDiagnostic]:
             ln = _token_len_at(an, off) or (1 if off < n and data[off : off + 1] not in (b"\n", b"") else 0)
         start, end = an.lines.range(off, min(ln, n - off))
         sev = SEVERITY_ERROR if d.severity == "error" else SEVERITY_WARNING
-        out.append(LspDiagnostic(start, end, sev, d.code, d.message, d.severity == "deprecation"))
+        out.append(LspDiagnostic(start, end, sev, d.code, d.message, deprecated=d.severity == "deprecation"))
     return out
 
 
@@ -175,36 +187,71 @@ def _token_len_at(an: Analysis, off: int) -> int:
     if i < len(toks) and toks[i].start_pos == off:
         t = toks[i]
         if t.end_pos > off and b"\n" not in an.data[off : t.end_pos]:
-            return t.end_pos - off
+            return int(t.end_pos - off)
     return 0
 
 
-def _start(t):
-    return t.start_pos
+def _start(t: Any) -> int:
+    return int(t.start_pos)
+
+
+# ----------------------------------------------------------------------------------------------- the GC
+
+
+class GcPacer:
+    """Keeps the cyclic GC's full passes off keystrokes (one per server: its session holds it).
+
+    An analysis leaves no cyclic garbage (what it replaces is freed by reference counting), but every
+    object it keeps (a plain parse of a 300 KB file makes a few hundred thousand) would be traversed
+    again by each full pass, 100-250 ms that land on whichever keystroke triggers one.  So what exists
+    after an analysis is frozen (gc.freeze: O(1); the collector no longer looks at it, reference
+    counting still frees it), and a full collection now and then (:attr:`due`, :meth:`full_collect`,
+    run by the server when it is idle) bounds what a cycle made elsewhere keeps."""
+
+    # a full collection is due after this many analyses, and run at once after ten times as many
+    # with no idle moment
+    FULL_EVERY = 1000
+
+    def __init__(self) -> None:
+        self.count = 0  # analyses since the last full collection
+
+    def after_analysis(self) -> None:
+        self.count += 1
+        if self.count >= 10 * self.FULL_EVERY:
+            self.full_collect()  # (it freezes what is left)
+        else:
+            gc.freeze()
+
+    @property
+    def due(self) -> bool:
+        return self.count >= self.FULL_EVERY
+
+    def full_collect(self) -> None:
+        """A full cyclic collection over everything (frozen objects too), then freeze what is left."""
+        self.count = 0
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 # ----------------------------------------------------------------------------------------------- documents
 
 
-@dataclass
-class DocConfig:
-    """How one document is parsed and validated (from server.analysis.workspace.file_context + settings)."""
-
-    file: str = ""  # the file name given to the parser (absolute path, or '' for untitled)
-    epp: bool = False
-    tasks: bool = False
-    strict: str | None = None  # None: the level's default (grammar.levels)
-    modulepath: tuple = ()
-    manifest: str | None = None
-    level: str | None = None  # language level 8 | 7 | 7.23 (None: the default)
-
-
 class Document:
-    """An open document: text + incremental analysis state.
+    """An open document: text + incremental analysis state.  ``config`` is how it is parsed and
+    validated (server.analysis.workspace.check_config_for); ``gc`` the server's GC pacer.
 
     Thread-safety: a Document is used by one thread at a time (the server's analysis worker)."""
 
-    def __init__(self, uri: str, text: str, version: int | None, config: DocConfig, encoding: str = "utf-16"):
+    def __init__(
+        self,
+        uri: str,
+        text: str,
+        version: int | None,
+        config: CheckConfig,
+        encoding: str = "utf-16",
+        gc_pacer: GcPacer | None = None,
+    ) -> None:
         from puppet_xpp.grammar.incremental import IncrementalParser
 
         self.uri = uri
@@ -212,8 +259,9 @@ class Document:
         self.encoding = encoding
         self.version = version
         self.parser = IncrementalParser(text, config)
-        self._analysis: Analysis | None = None
+        self.cached: Analysis | None = None  # the analysis of the current text (None: not made yet)
         self.edits_since_analysis = 0
+        self.gc_pacer = gc_pacer if gc_pacer is not None else GcPacer()
 
     # -- text
 
@@ -224,12 +272,13 @@ class Document:
 
     @property
     def data(self) -> bytes:
-        return self.parser.data
+        data: bytes = self.parser.data
+        return data
 
     def line_index(self) -> LineIndex:
         return LineIndex(self.parser.data, self.parser.line_starts(), self.encoding)
 
-    def apply_change(self, rng, new_text: str) -> None:
+    def apply_change(self, rng: Span | None, new_text: str) -> None:
         """One LSP content change: ``rng`` is ((line, col), (line, col)) or None for the whole text."""
         if rng is None:
             self.parser.replace_all(new_text)
@@ -240,22 +289,23 @@ class Document:
             if b < a:
                 a, b = b, a
             self.parser.edit(a, b, new_text)
-        self._analysis = None
+        self.cached = None
         self.edits_since_analysis += 1
 
-    def set_config(self, config: DocConfig) -> None:
+    def set_config(self, config: CheckConfig) -> None:
+        """Parse and validate with ``config`` from now on (the next analysis is a new one)."""
         if config != self.config:
             self.config = config
             self.parser.set_config(config)
-            self._analysis = None
+        self.cached = None
 
     # -- analysis
 
     def analysis(self) -> Analysis:
-        if self._analysis is None:
+        if self.cached is None:
             p = self.parser
             p.update()
-            self._analysis = Analysis(
+            self.cached = Analysis(
                 self.version,
                 p.text,
                 p.data,
@@ -269,77 +319,8 @@ class Document:
                 self.config.tasks,
             )
             self.edits_since_analysis = 0
-            _after_update()  # (after the validation, whose cache is kept too)
-        return self._analysis
-
-
-# a full collection is due after this many analyses (run when the server is idle: lsp._idle_gc), and
-# run at once after ten times as many with no idle moment
-GC_FULL_EVERY = 1000
-_gc_count = 0
-
-
-def _after_update() -> None:
-    """Keep the cyclic GC's full passes off keystrokes.  An analysis leaves no cyclic garbage (what
-    it replaces is freed by reference counting), but every object it keeps (a plain parse of a
-    300 KB file makes a few hundred thousand) would be traversed again by each full pass, 100-250 ms
-    that land on whichever keystroke triggers one.  So what exists after an analysis is frozen
-    (gc.freeze: O(1); the collector no longer looks at it, reference counting still frees it), and
-    a full collection now and then (gc_due, full_collect) bounds what a cycle made elsewhere keeps."""
-    global _gc_count
-    _gc_count += 1
-    if _gc_count >= 10 * GC_FULL_EVERY:
-        full_collect()  # (it freezes what is left)
-    else:
-        gc.freeze()
-
-
-def gc_due() -> bool:
-    return _gc_count >= GC_FULL_EVERY
-
-
-def full_collect() -> None:
-    """A full cyclic collection over everything (frozen objects too), then freeze what is left."""
-    global _gc_count
-    _gc_count = 0
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def doc_config_for(path: str | None, settings, roots=()) -> DocConfig:
-    from puppet_xpp.server.analysis.workspace import file_context
-
-    ctx = file_context(path, settings, roots)
-    return DocConfig(
-        file=path or "",
-        epp=bool(path and path.endswith(".epp")),
-        tasks=ctx.tasks,
-        strict=settings.strict,
-        modulepath=ctx.modulepath,
-        manifest=ctx.manifest,
-        level=getattr(settings, "puppet_version", None),
-    )
-
-
-def full_analysis(text: str, config: DocConfig):
-    """(ParseResult, validation diagnostics) of a full parse: the reference the incremental path must equal."""
-    from puppet_xpp.grammar.parser import parse
-    from puppet_xpp.grammar.validator import validate
-
-    res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
-    vd = []
-    if res.program is not None:
-        vd = validate(
-            res.program,
-            strict=config.strict,
-            level=config.level,
-            tasks=config.tasks,
-            file=config.file or None,
-            modulepath=config.modulepath,
-            manifest=config.manifest,
-        )
-    return res, vd
+            self.gc_pacer.after_analysis()  # (after the validation, whose cache is kept too)
+        return self.cached
 
 
 def read_text(path: str) -> str | None:

@@ -23,6 +23,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from puppet_xpp.grammar.check import CheckConfig, check
+from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.grammar.parser import parse
+from puppet_xpp.server.analysis.document import Analysis
+
 ByteEdit = tuple[int, int, str]  # (start, end, new text) in bytes of the analysed text
 FIXABLE = ("SYNTAX_ERROR", "PARSE_QUOTED_NAME", "RESERVED_WORD")
 _NAME = re.compile(r"\A(?:::)?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*\Z")
@@ -33,27 +38,22 @@ _SEPARATORS = ((",", "Insert missing ','"), (";", "Insert missing ';'"))
 class Fix:
     title: str
     edit: ByteEdit
-    diagnostic: Any  # the grammar.issues.Diagnostic it fixes
+    diagnostic: Diagnostic  # the finding it fixes
 
 
-def _first_error(data: bytes, config: Any, validate: bool, after: int) -> int | None:
+def _first_error(data: bytes, config: CheckConfig, validate: bool, after: int) -> int | None:
     """Byte offset of the first error at or after ``after`` of a full parse (and validation) of
     ``data``; None: none there (errors before it are the text's own, which the edit cannot change)."""
-    from puppet_xpp.server.analysis.document import full_analysis
-
     text = data.decode("utf-8", "surrogateescape")
     if validate:
-        res, vd = full_analysis(text, config)
-        diags = [*res.diagnostics, *vd]
+        diags = check(text, config).diagnostics
     else:
-        from puppet_xpp.grammar.parser import parse
-
         diags = parse(text, config.file, epp=config.epp, tasks=config.tasks).diagnostics
     offs = [d.offset for d in diags if d.severity == "error" and d.offset is not None and d.offset >= after]
     return min(offs) if offs else None
 
 
-def _reach(data: bytes, config: Any, edit: ByteEdit, validate: bool) -> float:
+def _reach(data: bytes, config: CheckConfig, edit: ByteEdit, validate: bool) -> float:
     """How far (in the original text's offsets) a parse of the edited text gets before an error."""
     a, b, new = edit
     nd = data[:a] + new.encode() + data[b:]
@@ -64,9 +64,10 @@ def _reach(data: bytes, config: Any, edit: ByteEdit, validate: bool) -> float:
     return err - shift if err >= a + len(new.encode()) else err
 
 
-def _missing_separator(data: bytes, tokens: list[Any], config: Any, d: Any) -> Fix | None:
-    i = bisect.bisect_left(tokens, d.offset, key=lambda t: t.start_pos)
-    if i == 0 or i >= len(tokens) or tokens[i].start_pos != d.offset:
+def _missing_separator(data: bytes, tokens: list[Any], config: CheckConfig, d: Diagnostic) -> Fix | None:
+    off = d.offset or 0
+    i = bisect.bisect_left(tokens, off, key=lambda t: t.start_pos)
+    if i == 0 or i >= len(tokens) or tokens[i].start_pos != off:
         return None
     prev = tokens[i - 1]
     if prev.type in ("COMMA", "SEMIC", "LBRACE", "LBRACK", "LISTSTART", "LPAREN", "WSLPAREN", "COLON"):
@@ -81,27 +82,29 @@ def _missing_separator(data: bytes, tokens: list[Any], config: Any, d: Any) -> F
     return Fix(title, (prev.end_pos, prev.end_pos, sep), d)
 
 
-def _unquote_name(data: bytes, config: Any, d: Any) -> Fix | None:
-    raw = data[d.offset : d.offset + d.length].decode("utf-8", "surrogateescape")
+def _unquote_name(data: bytes, config: CheckConfig, d: Diagnostic) -> Fix | None:
+    off, n = d.offset or 0, d.length or 0
+    raw = data[off : off + n].decode("utf-8", "surrogateescape")
     if len(raw) < 2 or raw[0] not in "'\"" or raw[-1] != raw[0] or not _NAME.match(raw[1:-1]):
         return None
-    edit = (d.offset, d.offset + d.length, raw[1:-1])
-    if _reach(data, config, edit, True) <= d.offset + d.length:
+    edit = (off, off + n, raw[1:-1])
+    if _reach(data, config, edit, True) <= off + n:
         return None
     return Fix(f"Remove the quotes: {raw[1:-1]}", edit, d)
 
 
-def _quote_word(data: bytes, config: Any, d: Any) -> Fix | None:
-    word = data[d.offset : d.offset + d.length].decode("utf-8", "surrogateescape")
+def _quote_word(data: bytes, config: CheckConfig, d: Diagnostic) -> Fix | None:
+    off, n = d.offset or 0, d.length or 0
+    word = data[off : off + n].decode("utf-8", "surrogateescape")
     if not word.isidentifier():
         return None
-    edit = (d.offset, d.offset + d.length, f"'{word}'")
-    if _reach(data, config, edit, True) <= d.offset + d.length:
+    edit = (off, off + n, f"'{word}'")
+    if _reach(data, config, edit, True) <= off + n:
         return None
     return Fix(f"Quote the reserved word: '{word}'", edit, d)
 
 
-def quick_fixes(an: Any, config: Any, start: int, end: int) -> list[Fix]:
+def quick_fixes(an: Analysis, config: CheckConfig, start: int, end: int) -> list[Fix]:
     """Fixes for the analysis' diagnostics that touch bytes ``start``..``end`` (a code action's range)."""
     out = []
     for d in an.diagnostics:

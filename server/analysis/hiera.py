@@ -14,23 +14,46 @@ import glob
 import os
 import re
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-_CACHE: dict = {}
-_LOCK = threading.Lock()
+# where a key is set: (path, line, column start, column end, value text)
+Hit = tuple[str, int, int, int, str]
 
 
 @dataclass
 class Layer:
     name: str  # 'environment' or the module's name
     root: str  # the directory holding hiera.yaml
-    globs: list  # absolute glob patterns of data files, hierarchy order
+    globs: list[str]  # absolute glob patterns of data files, hierarchy order
     module: str | None = None  # keys must start with "<module>::" (module layers)
 
 
-def invalidate():
-    with _LOCK:
-        _CACHE.clear()
+class HieraCache:
+    """The layers seen from each (environment, module roots), read once until :meth:`invalidate`
+    (a watched file changed, a folder was added); one per language server session."""
+
+    def __init__(self) -> None:
+        self.layers: dict[tuple[str | None, tuple[str, ...]], list[Layer]] = {}
+        self.lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        with self.lock:
+            self.layers.clear()
+
+    def layers_for(self, env_root: str | None, module_roots: Iterable[str]) -> list[Layer]:
+        """:func:`layers_for`, cached."""
+        roots = tuple(module_roots)
+        key = (env_root, roots)
+        with self.lock:
+            hit = self.layers.get(key)
+        if hit is not None:
+            return hit
+        layers = layers_for(env_root, roots)
+        with self.lock:
+            self.layers[key] = layers
+        return layers
 
 
 _INTERP = re.compile(r"%\{[^}]*\}")
@@ -72,19 +95,14 @@ def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
     return Layer(name, root, out, module)
 
 
-def layers_for(env_root: str | None, module_roots, file_path: str | None = None) -> list:
+def layers_for(env_root: str | None, module_roots: Iterable[str]) -> list[Layer]:
     """The environment layer then the module layers of every module under `module_roots`."""
-    key = (env_root, tuple(module_roots))
-    with _LOCK:
-        hit = _CACHE.get(key)
-    if hit is not None:
-        return hit
     layers = []
     if env_root:
         lay = read_layer(env_root, "environment")
         if lay is not None:
             layers.append(lay)
-    seen = set()
+    seen: set[str] = set()
     for mr in module_roots:
         try:
             names = sorted(os.listdir(mr))
@@ -99,8 +117,6 @@ def layers_for(env_root: str | None, module_roots, file_path: str | None = None)
             lay = read_layer(d, mod, mod)
             if lay is not None:
                 layers.append(lay)
-    with _LOCK:
-        _CACHE[key] = layers
     return layers
 
 
@@ -118,8 +134,8 @@ def _module_name(d: str, fallback: str) -> str:
     return fallback.split("-")[-1]
 
 
-def _files(layer: Layer) -> list:
-    out = []
+def _files(layer: Layer) -> list[str]:
+    out: list[str] = []
     for pat in layer.globs:
         for p in sorted(glob.glob(pat, recursive=True)):
             if p not in out and os.path.isfile(p):
@@ -127,11 +143,11 @@ def _files(layer: Layer) -> list:
     return out
 
 
-def find(layers, key: str) -> list:
+def find(layers: Sequence[Layer], key: str) -> list[Hit]:
     """Where `key` is set: [(path, line, col start, col end, value text)] in lookup order."""
     key = key.lstrip(":")
     rx = re.compile(r"^(['\"]?)(::)?" + re.escape(key) + r"\1\s*:(?=\s|$)(.*)$")
-    out = []
+    out: list[Hit] = []
     for lay in layers:
         if lay.module is not None and not key.startswith(lay.module + "::"):
             continue
@@ -164,9 +180,9 @@ def find(layers, key: str) -> list:
 _TOP_KEY = re.compile(r"^(['\"]?)((?:::)?[A-Za-z_][\w:.-]*)\1\s*:(?=\s|$)")
 
 
-def all_keys(layers) -> dict:
+def all_keys(layers: Sequence[Layer]) -> dict[str, str]:
     """Every top-level key of the layers' data files -> the first file that sets it (key completion)."""
-    out: dict = {}
+    out: dict[str, str] = {}
     for lay in layers:
         for path in _files(lay):
             try:
@@ -180,7 +196,7 @@ def all_keys(layers) -> dict:
     return out
 
 
-def hover_markdown(layers, key: str) -> str | None:
+def hover_markdown(layers: Sequence[Layer], key: str) -> str | None:
     hits = find(layers, key)
     if not hits:
         return None
@@ -197,7 +213,7 @@ def hover_markdown(layers, key: str) -> str | None:
 _LOOKUP = re.compile(rb"(?:lookup|hiera|hiera_array|hiera_hash|hiera_include)\s*\(\s*$")
 
 
-def key_at(an, off: int):
+def key_at(an: Any, off: int) -> tuple[str, int, int, Any] | None:
     """(key, start, end, parameter) when `off` is on the key of ``lookup('key')``/``hiera('key')``
     (parameter None) or on a class parameter's name (automatic parameter lookup ``class::param``: the
     Parameter node), else None."""
@@ -214,11 +230,11 @@ def key_at(an, off: int):
     for m in re.finditer(rb"\$([a-z_]\w*)", line):
         if m.start() <= rel <= m.end():
             name = m.group(1).decode()
-            from puppet_xpp.grammar import ast as A
+            from puppet_xpp.grammar import ast
 
             prog = an.program
             for d in prog.definitions if prog is not None else ():
-                if type(d) is not A.HostClassDefinition:
+                if type(d) is not ast.HostClassDefinition:
                     continue
                 for p in d.parameters or []:
                     if (

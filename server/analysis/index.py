@@ -1,20 +1,26 @@
 """The workspace index (no pygls imports): every class, defined type, function, plan, type alias and
-node of the workspace's ``.pp`` files, with locations, docs and parameters.  Open documents replace
-their file's entries with those of their current analysis."""
+node of the workspace's ``.pp`` files, and what the modules' Ruby files define, with locations, docs
+and parameters.  Open documents replace their file's entries with those of their current analysis.
+
+:func:`index_file` parses a file once for every index: its ``hooks`` (the language server's session
+passes the reference index's) get the same parse."""
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
-from puppet_xpp.grammar import ast as A
-from puppet_xpp.server.analysis import features as F
-from puppet_xpp.server.analysis.document import LineIndex
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import features
+from puppet_xpp.server.analysis.document import Analysis, LineIndex
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
 
+# what else is done with each manifest index_file parses: hook(path, analysis)
+ParsedHook = Callable[[str, Analysis], None]
 
-def symbols_of(an, path: str) -> list:
+
+def symbols_of(an: Analysis, path: str) -> list[Sym]:
     """Index entries of one analysed file (its top-level and nested definitions)."""
     prog = an.program
     if prog is None:
@@ -22,29 +28,29 @@ def symbols_of(an, path: str) -> list:
     out = []
     lines = an.lines
     for d in prog.definitions:
-        if type(d) is A.NodeDefinition:
-            name = " ".join(F.src(an, h) for h in d.host_matches)
+        if type(d) is ast.NodeDefinition:
+            name = " ".join(features.src(an, h) for h in d.host_matches)
         else:
             name = getattr(d, "name", "")
-        doc = F.leading_comment(an.data, d.offset)
-        pdocs = F.param_docs(doc)
+        doc = features.leading_comment(an.data, d.offset)
+        pdocs = features.param_docs(doc)
         params = [
             Param(
                 p.name,
-                F.expr_text(an, p.type_expr),
-                F.expr_text(an, p.value),
+                features.expr_text(an, p.type_expr),
+                features.expr_text(an, p.value),
                 pdocs.get(p.name, ""),
                 "repeated" if p.captures_rest else "optional" if p.value is not None else "required",
             )
             for p in (getattr(d, "parameters", None) or [])
         ]
-        so, sl = F.name_span(an, d)
-        kind = F.kind_name(d)
+        so, sl = features.name_span(an, d)
+        kind = features.kind_name(d)
         sig = _signature(an, d, kind, name, params)
         sigs = []
         if kind in ("function", "plan"):  # one signature (signature help), its return type as written
             rt = getattr(d, "return_type", None)
-            sigs = [Signature(params, F.expr_text(an, rt) if rt is not None else "")]
+            sigs = [Signature(params, features.expr_text(an, rt) if rt is not None else "")]
         out.append(
             Sym(
                 name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs
@@ -53,9 +59,9 @@ def symbols_of(an, path: str) -> list:
     return out
 
 
-def _signature(an, d, kind, name, params) -> str:
+def _signature(an: Analysis, d: ast.Node, kind: str, name: str, params: list[Param]) -> str:
     if kind == "type":
-        return f"type {name} = {F.expr_text(an, getattr(d, 'type_expr', None))}"
+        return f"type {name} = {features.expr_text(an, getattr(d, 'type_expr', None))}"
     ps = []
     for p in params:
         s = (p.type + " " if p.type else "") + "$" + p.name + (" = " + p.default if p.default else "")
@@ -63,7 +69,7 @@ def _signature(an, d, kind, name, params) -> str:
     ret = ""
     rt = getattr(d, "return_type", None)
     if rt is not None:
-        ret = " >> " + F.src(an, rt)
+        ret = " >> " + features.src(an, rt)
     if not ps:
         return f"{kind} {name}{'()' if kind in ('function', 'plan') else ''}{ret}"
     if len(ps) <= 3 and sum(len(x) for x in ps) < 70:
@@ -72,12 +78,15 @@ def _signature(an, d, kind, name, params) -> str:
 
 
 class WorkspaceIndex:
-    def __init__(self):
-        self.by_path: dict[str, list] = {}
-        self.by_key: dict[str, list] = {}
+    """The index entries by file and by name (lower case, no leading ``::``); the event loop and the
+    analysis worker both use it (a lock)."""
+
+    def __init__(self) -> None:
+        self.by_path: dict[str, list[Sym]] = {}
+        self.by_key: dict[str, list[Sym]] = {}
         self.lock = threading.Lock()
 
-    def set_file(self, path: str, syms: list):
+    def set_file(self, path: str, syms: list[Sym]) -> None:
         with self.lock:
             for s in self.by_path.get(path, ()):
                 lst = self.by_key.get(s.key)
@@ -90,23 +99,24 @@ class WorkspaceIndex:
             for s in syms:
                 self.by_key.setdefault(s.key, []).append(s)
 
-    def remove_file(self, path: str):
+    def remove_file(self, path: str) -> None:
         self.set_file(path, [])
         with self.lock:
             self.by_path.pop(path, None)
 
-    def lookup(self, name: str, kinds=None) -> list:
+    def lookup(self, name: str, kinds: Iterable[str] | None = None) -> list[Sym]:
         with self.lock:
             out = list(self.by_key.get(name.lower().lstrip(":"), ()))
         if kinds:
-            out = [s for s in out if s.kind in kinds]
+            wanted = tuple(kinds)
+            out = [s for s in out if s.kind in wanted]
         return out
 
-    def all(self) -> list:
+    def all(self) -> list[Sym]:
         with self.lock:
             return [s for syms in self.by_path.values() for s in syms]
 
-    def search(self, query: str, limit: int = 500) -> list:
+    def search(self, query: str, limit: int = 500) -> list[Sym]:
         q = query.lower()
         out = []
         for s in self.all():
@@ -117,13 +127,15 @@ class WorkspaceIndex:
         return out
 
 
-# callables (path, analysis) run on every manifest index_file parses
-PARSED_HOOKS: list = []
+# hooks the reference index's command-line build (server.analysis.references.build) still appends to;
+# the language server passes its session's hooks to index_file instead
+PARSED_HOOKS: list[ParsedHook] = []
 
 
-def index_file(path: str, tasks: bool | None = None):
+def index_file(path: str, tasks: bool | None = None, hooks: Sequence[ParsedHook] = ()) -> list[Sym]:
     """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
-    definitions, or what a module's Ruby file defines (server/analysis/ruby_index.py)."""
+    definitions, or what a module's Ruby file defines (server/analysis/ruby_index.py).  Each of
+    ``hooks`` (and of PARSED_HOOKS) gets the manifest's parse too."""
     from puppet_xpp.grammar.parser import parse
 
     if path.endswith(".rb"):
@@ -147,31 +159,21 @@ def index_file(path: str, tasks: bool | None = None):
         return []
     if res.program is None:
         return []
-
-    class _An:  # the parts of an Analysis that symbols_of and the PARSED_HOOKS read
-        program: Any
-        tokens: list
-        data: bytes
-        lines: LineIndex
-
-    loc: Any = res.locator  # a grammar.ast Locator (ParseResult types it as object)
-    an = _An()
-    an.program = res.program
-    an.tokens = res.tokens
-    an.data = loc._bytes()
-    an.lines = LineIndex(an.data, list(loc.line_index))
-    for hook in PARSED_HOOKS:  # one parse also feeds e.g. the reference index (server/analysis/references.py)
+    an = Analysis(
+        None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data), tasks=tasks
+    )
+    for hook in (*hooks, *PARSED_HOOKS):  # e.g. the reference index (server/analysis/references.py)
         hook(path, an)
     return symbols_of(an, path)
 
 
-def workspace_files(roots, limit: int = 20000) -> list:
+def workspace_files(roots: Iterable[str], limit: int = 20000) -> list[str]:
     """The .pp files and the Ruby files of Puppet's extension APIs (functions, types, facts) under the
     workspace roots and module directories (symlinks followed once; .xpp, .git, spec fixtures skipped)."""
     from puppet_xpp.server.analysis.ruby_index import kind_of_path
 
-    out = []
-    seen = set()
+    out: list[str] = []
+    seen: set[str] = set()
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
             real = os.path.realpath(dirpath)

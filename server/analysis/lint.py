@@ -5,7 +5,10 @@ Positions are LSP's: 0-based lines, columns in the negotiated encoding (``utf-16
 core reports 1-based character columns; ``_col`` converts. Settings (section ``puppet``):
 ``lint.enabled`` (diagnostics and quick fixes; on unless set to false) and ``lint.rcPath`` (a
 ``.puppet-lint.rc`` to use; default: the nearest ``.puppet-lint.rc`` in the file's directory or above,
-plus ``/etc`` and ``~`` as puppet-lint reads them).
+plus ``/etc`` and ``~`` as puppet-lint reads them): server.analysis.workspace.LintSettings.
+
+The functions here run in the lint child process (server/analysis/lint_pool.py): plain data in and
+out.  The parsed rc files are cached in that process (by path and modification time).
 """
 
 from __future__ import annotations
@@ -13,55 +16,18 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from puppet_xpp.lint.config import LintConfig, UsageError, load_config
 from puppet_xpp.lint.core import CHECKS, Problem
 from puppet_xpp.lint.format import format_manifest, indent_widths
 from puppet_xpp.lint.run import lint
 from puppet_xpp.lint.tokens import Tok, link, tokenise
+from puppet_xpp.server.analysis.document import LspDiagnostic
+from puppet_xpp.server.analysis.workspace import LintSettings
 
 Pos = tuple[int, int]
 Edit = tuple[Pos, Pos, str]  # (start, end, new text)
 SOURCE = "puppet-lint"
-
-
-@dataclass(frozen=True)
-class LintSettings:
-    enabled: bool = True
-    rc_path: str | None = None
-
-    @classmethod
-    def from_dict(cls, d: Any, base: LintSettings | None = None) -> LintSettings:
-        """From a client settings object (``{"lint": {"enabled", "rcPath"}}``, or the whole
-        configuration with a ``puppet`` section); unknown keys and bad values are ignored."""
-        s = base or LintSettings()
-        if not isinstance(d, dict):
-            return s
-        if isinstance(d.get("puppet"), dict):
-            d = d["puppet"]
-        lint_d = d.get("lint")
-        if not isinstance(lint_d, dict):
-            return s
-        enabled = lint_d.get("enabled", s.enabled)
-        rc = lint_d.get("rcPath", lint_d.get("rc_path", s.rc_path))
-        return LintSettings(
-            enabled if isinstance(enabled, bool) else s.enabled,
-            os.path.expanduser(rc) if isinstance(rc, str) and rc else None,
-        )
-
-
-@dataclass
-class LintDiag:
-    """A diagnostic in the shape the server publishes (start/end, severity 1 error / 2 warning)."""
-
-    start: Pos
-    end: Pos
-    severity: int
-    code: str
-    message: str
-    source: str = SOURCE
-    deprecated: bool = False
 
 
 @dataclass
@@ -69,7 +35,7 @@ class Action:
     title: str
     kind: str  # "quickfix" or "source.fixAll"
     edits: list[Edit]
-    diagnostic: LintDiag | None = None
+    diagnostic: LspDiagnostic | None = None
 
 
 _configs: dict[tuple[str | None, float], LintConfig] = {}
@@ -168,7 +134,7 @@ def problems(text: str, path: str | None, settings: LintSettings) -> list[Proble
 
 def diagnostics(
     text: str, path: str | None, settings: LintSettings, encoding: str = "utf-16"
-) -> list[LintDiag]:
+) -> list[LspDiagnostic]:
     """puppet-lint's warnings and errors (not syntax errors: the parser reports those)."""
     lines = _lines(text)
     out = []
@@ -176,12 +142,13 @@ def diagnostics(
         li, a, b = _span(p, lines)
         line_text = lines[li] if li < len(lines) else ""
         out.append(
-            LintDiag(
+            LspDiagnostic(
                 (li, _col(line_text, a, encoding)),
                 (li, _col(line_text, b, encoding)),
                 1 if p.kind == "error" else 2,
                 p.check,
                 p.message,
+                SOURCE,
             )
         )
     return out
@@ -326,12 +293,13 @@ def code_actions(
         if not rng[0][0] <= p.line - 1 <= rng[1][0]:
             continue
         li, a, b = _span(p, lines)
-        diag = LintDiag(
+        diag = LspDiagnostic(
             (li, _col(lines[li], a, encoding)),
             (li, _col(lines[li], b, encoding)),
             1 if p.kind == "error" else 2,
             p.check,
             p.message,
+            SOURCE,
         )
         if CHECKS[p.check].fix is not None:
             key = (p.line, p.column)

@@ -3,7 +3,7 @@ over the text, ~80 ms on a large manifest) run next to the analysis worker inste
 The parse and validator diagnostics of a keystroke therefore never wait for lint, and lint does not
 share the analysis thread's GIL either.
 
-``await run(fn, *args)`` calls a module-level function of server.analysis.lint (its arguments and
+``await LintPool().run(fn, *args)`` (the session holds the pool) calls a module-level function of server.analysis.lint (its arguments and
 result are plain data) in the child. The child is started on first use (``spawn``: the server has
 threads, so no ``fork``), its stdin and stdout are pointed at /dev/null (the server's are the LSP
 stream), it exits when the server is gone (killed included), and if it cannot be started or dies, it
@@ -11,7 +11,7 @@ is started again once; after that lint runs in a thread of the server (slower ty
 and the log says why.
 
 The child runs at a lower CPU priority (``os.nice(LINT_NICE)``): on a machine with few cores a lint of
-a large manifest (a full pass, run again at least every ``lsp_lint.LINT_MAX_WAIT`` while typing goes
+a large manifest (a full pass, run again at least every ``server.lsp.lint.LINT_MAX_WAIT`` while typing goes
 on) would otherwise take a core the next keystroke's analysis needs, and that analysis is what the
 user waits for; a lint result can wait. (A lint in a thread of the server, the fallback, keeps the
 server's priority: the niceness is set in the child only.)
@@ -33,8 +33,6 @@ from typing import Any, TypeVar
 log = logging.getLogger("puppet-xpp.lsp")
 R = TypeVar("R")
 
-_pool: ProcessPoolExecutor | None = None
-_failures = 0
 MAX_FAILURES = 2  # after this many broken children, lint runs in-process
 LINT_NICE = 10  # added to the child's niceness
 
@@ -64,43 +62,45 @@ def _child_init(parent: int) -> None:
     import puppet_xpp.server.analysis.lint  # noqa: F401
 
 
-def _get_pool() -> ProcessPoolExecutor | None:
-    global _pool
-    if _pool is None and _failures < MAX_FAILURES:
-        ctx = multiprocessing.get_context("spawn")
-        _pool = ProcessPoolExecutor(
-            max_workers=1, mp_context=ctx, initializer=_child_init, initargs=(os.getpid(),)
+class LintPool:
+    """The lint child of one language server session (started on first use)."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.failures = 0  # broken children so far
+
+    def executor(self) -> ProcessPoolExecutor | None:
+        """The child's executor (started now if need be), or None once lint runs in-process."""
+        if self.pool is None and self.failures < MAX_FAILURES:
+            ctx = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=ctx, initializer=_child_init, initargs=(os.getpid(),)
+            )
+        return self.pool
+
+    def broken(self, why: BaseException) -> None:
+        self.failures += 1
+        log.error(
+            "lint process failed (%r)%s",
+            why,
+            "; lint runs in-process now" if self.failures >= MAX_FAILURES else "",
         )
-    return _pool
+        self.shutdown()
 
+    async def run(self, fn: Callable[..., R], *args: Any) -> R:
+        """``fn(*args)`` in the lint process (or, once that failed twice, in a thread)."""
+        loop = asyncio.get_running_loop()
+        pool = self.executor()
+        if pool is not None:
+            try:
+                return await loop.run_in_executor(pool, fn, *args)
+            except (BrokenProcessPool, OSError) as e:
+                self.broken(e)
+                return await self.run(fn, *args)
+        return await asyncio.to_thread(fn, *args)
 
-def _broken(why: BaseException) -> None:
-    global _pool, _failures
-    _failures += 1
-    log.error(
-        "lint process failed (%r)%s", why, "; lint runs in-process now" if _failures >= MAX_FAILURES else ""
-    )
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
-    _pool = None
-
-
-async def run(fn: Callable[..., R], *args: Any) -> R:
-    """``fn(*args)`` in the lint process (or, once that failed twice, in a thread)."""
-    loop = asyncio.get_running_loop()
-    pool = _get_pool()
-    if pool is not None:
-        try:
-            return await loop.run_in_executor(pool, fn, *args)
-        except (BrokenProcessPool, OSError) as e:
-            _broken(e)
-            return await run(fn, *args)
-    return await asyncio.to_thread(fn, *args)
-
-
-def shutdown() -> None:
-    """Stop the child (the server is exiting)."""
-    global _pool
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
-        _pool = None
+    def shutdown(self) -> None:
+        """Stop the child (the server is exiting, or the child broke)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None

@@ -8,8 +8,11 @@ client's settings into that model's inputs.  No pygls imports here.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.grammar.levels import DEFAULT_LEVEL, LEVELS, STRICT_LEVELS
 from puppet_xpp.xpp.environment import (
     Environment,
@@ -23,6 +26,8 @@ from puppet_xpp.xpp.environment import file_context as _file_context
 
 __all__ = [
     "Settings",
+    "LintSettings",
+    "check_config_for",
     "Environment",
     "FileContext",
     "file_context",
@@ -32,29 +37,60 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class LintSettings:
+    """Lint's settings (key ``lint``): ``enabled`` (diagnostics and quick fixes; formatting stays
+    available) and ``rcPath`` (a ``.puppet-lint.rc`` to use instead of the nearest one)."""
+
+    enabled: bool = True
+    rc_path: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Any, base: LintSettings | None = None) -> LintSettings:
+        """From a client settings object (``{"lint": {"enabled", "rcPath"}}``, or the whole
+        configuration with a ``puppet`` section); unknown keys and bad values are ignored."""
+        s = base or LintSettings()
+        if not isinstance(d, dict):
+            return s
+        if isinstance(d.get("puppet"), dict):
+            d = d["puppet"]
+        lint_d = d.get("lint")
+        if not isinstance(lint_d, dict):
+            return s
+        enabled = lint_d.get("enabled", s.enabled)
+        rc = lint_d.get("rcPath", lint_d.get("rc_path", s.rc_path))
+        return LintSettings(
+            enabled if isinstance(enabled, bool) else s.enabled,
+            os.path.expanduser(rc) if isinstance(rc, str) and rc else None,
+        )
+
+
 @dataclass
 class Settings:
     """User settings (``initializationOptions`` / ``workspace/configuration`` section ``puppet``)."""
 
-    modulepath: tuple = ()  # extra module directories (absolute, or relative to the workspace root)
+    modulepath: tuple[str, ...] = ()  # extra module directories (absolute, or relative to the workspace root)
     strict: str | None = None  # severity of DUPLICATE_KEY: off | warning | error (None: the level's)
     tasks: bool = False  # parse every file in tasks (Bolt plan) mode
     xpp_on_save: bool = True  # write the .xpp of a saved file into its environment's .xpp tree
     puppet_version: str = DEFAULT_LEVEL  # language level: 8 | 7 | 7.23 (grammar.levels)
+    # lint is on by default (puppet-lint's default checks, as the Puppet VS Code extension runs them)
+    lint: LintSettings = field(default_factory=LintSettings)
 
     @classmethod
-    def from_dict(cls, d, base: Settings | None = None, root: str | None = None) -> Settings:
+    def from_dict(cls, d: Any, base: Settings | None = None, root: str | None = None) -> Settings:
         """Settings from a client dict (camelCase or snake_case keys; unknown keys and values ignored)."""
         s = Settings(**vars(base)) if base is not None else Settings()
         if not isinstance(d, dict):
             return s
         if isinstance(d.get("puppet"), dict):  # a whole configuration object
             d = d["puppet"]
+        s.lint = LintSettings.from_dict(d, s.lint)
         mp = d.get("modulepath", d.get("modulePath"))
         if isinstance(mp, str):
             mp = [p for p in mp.split(os.pathsep) if p]
         if isinstance(mp, (list, tuple)):
-            out = []
+            out: list[str] = []
             for p in mp:
                 if isinstance(p, str) and p:
                     p = os.path.expanduser(p)
@@ -93,8 +129,14 @@ def in_plans_dir(path: str) -> bool:
     return is_plan_file(path, find_environment(path))
 
 
-def file_context(path: str | None, settings: Settings, roots=()) -> FileContext:
+def file_context(path: str | None, settings: Settings, roots: Iterable[str] = ()) -> FileContext:
     """Environment, module path and modes of a file (``path`` None: an untitled buffer).  ``roots`` is
     accepted for the callers' sake; the environment comes from the file's own location, as for the
     command line."""
     return _file_context(path, tasks=settings.tasks, extra_modulepath=settings.modulepath)
+
+
+def check_config_for(path: str | None, settings: Settings) -> CheckConfig:
+    """How the language server parses and validates the file at ``path`` (an open document, a quick
+    fix's candidate text): its context at the level and ``strict`` of the settings."""
+    return file_context(path, settings).check_config(level=settings.puppet_version, strict=settings.strict)

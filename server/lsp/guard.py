@@ -24,10 +24,11 @@ import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from lsprotocol import types as L
+from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -52,7 +53,7 @@ class GuardedProtocol(LanguageServerProtocol):
     exit_code: int | None = None  # set by the exit notification
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
-        if method_name == L.EXIT:
+        if method_name == types.EXIT:
             self.exit_code = 0 if getattr(self, "_shutdown", False) else 1
         futures = self._request_futures
         before = set(futures)
@@ -66,24 +67,24 @@ class GuardedProtocol(LanguageServerProtocol):
     # copy), updated line by line on every change (O(size) per keystroke) and raising on input the server
     # repairs (lone surrogates) before our handler runs.  These replace its bookkeeping: they only call
     # the server's handlers.
-    @lsp_method(L.TEXT_DOCUMENT_DID_OPEN)
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: Any) -> Generator[Any, Any, None]:
-        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_OPEN)) is not None:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
             yield handler, (params,), None
 
-    @lsp_method(L.TEXT_DOCUMENT_DID_CHANGE)
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: Any) -> Generator[Any, Any, None]:
-        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
-    @lsp_method(L.TEXT_DOCUMENT_DID_CLOSE)
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: Any) -> Generator[Any, Any, None]:
-        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
 
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
-        if getattr(self, "_shutdown", False) and method != L.EXIT:
+        if getattr(self, "_shutdown", False) and method != types.EXIT:
             if method is not None and getattr(message, "id", None) is not None:  # a request: answer it
                 from pygls.exceptions import JsonRpcException
 
@@ -183,7 +184,7 @@ def _repaired(body: bytes, protocol: Any) -> Any:
         raw = json.loads(body)
     except Exception:
         return None
-    if not isinstance(raw, dict) or raw.get("method") != L.TEXT_DOCUMENT_DID_CHANGE:
+    if not isinstance(raw, dict) or raw.get("method") != types.TEXT_DOCUMENT_DID_CHANGE:
         return None
     try:
         return json.loads(json.dumps(_clamp(raw)), object_hook=protocol.structure_message)
@@ -200,8 +201,29 @@ def _out_of_sync(body: bytes, protocol: Any, why: str) -> None:
         method = raw.get("method")
     except Exception:
         return
-    if method != L.TEXT_DOCUMENT_DID_CHANGE:
+    if method != types.TEXT_DOCUMENT_DID_CHANGE:
         return
     refuse = getattr(protocol._server, "refuse_document", None)
     if refuse is not None:
         refuse(uri, why)
+
+
+EXIT_GRACE = 5.0  # seconds the work in flight gets once the client's stream has ended
+
+
+def exit_watchdog(protocol: Any) -> None:
+    """The client's stdio stream has ended, so nothing more can reach it. Work in flight (an .xpp being
+    written on save) gets EXIT_GRACE seconds to finish while the server shuts down; after that the
+    process ends anyway. Why: work that never returns (a bug; seen once, an orphaned server spinning
+    after its Neovim had quit, its main thread waiting for a thread at shutdown, cause not found) must
+    not keep a server alive without a client."""
+
+    def leave() -> None:
+        log.error("work still running %.0f s after the client's stream ended: exiting", EXIT_GRACE)
+        logging.shutdown()
+        code = getattr(protocol, "exit_code", None)
+        os._exit(0 if code is None else code)
+
+    timer = threading.Timer(EXIT_GRACE, leave)
+    timer.daemon = True
+    timer.start()

@@ -15,6 +15,9 @@
 from __future__ import annotations
 
 import re
+from typing import TypeVar
+
+T = TypeVar("T")
 
 MAX_DIAGNOSTICS = 200
 MAX_REPLACEMENT_CHARS = 32
@@ -87,7 +90,7 @@ def has_lone_cr_bytes(data: bytes) -> bool:
     return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
-def cap(diags: list, limit: int = MAX_DIAGNOSTICS) -> tuple[list, int]:
+def cap(diags: list[T], limit: int = MAX_DIAGNOSTICS) -> tuple[list[T], int]:
     """(the first ``limit`` diagnostics, how many more there were)."""
     if len(diags) <= limit:
         return diags, 0

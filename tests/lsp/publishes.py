@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -32,7 +32,7 @@ def workspace_client(prefix: str, attr: str) -> Any:
     async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:  # (injected by its type)
         root = str(tmp_path_factory.mktemp(prefix))
         await lsp_client.initialize_session(
-            L.InitializeParams(
+            types.InitializeParams(
                 capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + root
             )
         )
@@ -46,13 +46,13 @@ def workspace_client(prefix: str, attr: str) -> Any:
 def send_edit(client, uri: str, version: int, start: tuple, end: tuple, text: str) -> None:
     """One didChange of `uri` to `version`: the range start..end ((line, character) pairs) becomes text."""
     client.text_document_did_change(
-        L.DidChangeTextDocumentParams(
-            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[
-                L.TextDocumentContentChangePartial(
-                    range=L.Range(
-                        start=L.Position(line=start[0], character=start[1]),
-                        end=L.Position(line=end[0], character=end[1]),
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=start[0], character=start[1]),
+                        end=types.Position(line=end[0], character=end[1]),
                     ),
                     text=text,
                 )
@@ -67,13 +67,15 @@ def published(client) -> list:
     if rec is None:
         rec = client._puppet_xpp_published = []
         features = client.protocol.fm.features
-        default = features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]  # pytest-lsp's (records client.diagnostics)
+        default = features[
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        ]  # pytest-lsp's (records client.diagnostics)
 
         def on_publish(params, *args):
             rec.append(params)
             return default(params, *args)
 
-        features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
+        features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
     return rec
 
 
@@ -82,7 +84,7 @@ def mark(client) -> int:
     return len(published(client))
 
 
-async def wait_publish(client, uri, version=None, after=0, timeout=60.0) -> L.PublishDiagnosticsParams:
+async def wait_publish(client, uri, version=None, after=0, timeout=60.0) -> types.PublishDiagnosticsParams:
     """The first publish for uri (and version, if given) recorded at index >= after."""
     rec = published(client)
     deadline = time.monotonic() + timeout

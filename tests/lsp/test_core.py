@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from puppet_xpp.server.analysis.document import DocConfig, Document, LineIndex
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.server.analysis.document import Document, GcPacer, LineIndex
 from puppet_xpp.server.analysis.features import completion_context, document_symbols, folding_ranges
 from puppet_xpp.server.analysis.workspace import Settings, file_context, find_environment
-from puppet_xpp.xpp.layout import xpp_target
+from puppet_xpp.xpp.compile.layout import xpp_target
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENV = os.path.join(REPO, "examples", "production")
@@ -27,7 +28,7 @@ def test_positions_utf16_utf8_utf32():
 
 
 def test_document_applies_utf16_ranges():
-    d = Document("file:///x.pp", "$a = '😀'\n$b = 1\n", 1, DocConfig(file="x.pp"))
+    d = Document("file:///x.pp", "$a = '😀'\n$b = 1\n", 1, CheckConfig(file="x.pp"))
     d.apply_change(((0, 9), (0, 9)), "é")  # after the astral character (2 UTF-16 units) and its quote
     assert d.text == "$a = '😀'é\n$b = 1\n"
     d.apply_change(((1, 0), (1, 2)), "$c")
@@ -65,7 +66,7 @@ def test_environment_detection_and_xpp_target():
 def test_module_location_rule_uses_the_module_path():
     path = os.path.join(ENV, "modules", "base", "manifests", "user.pp")
     ctx = file_context(path, Settings())
-    cfg = DocConfig(file=path, modulepath=ctx.modulepath, manifest=ctx.manifest)
+    cfg = CheckConfig(file=path, modulepath=ctx.modulepath, manifest=ctx.manifest)
     d = Document("file://" + path, "class wrong::name {}\n", 1, cfg)
     codes = [x.code for x in d.analysis().diagnostics]
     assert "ILLEGAL_DEFINITION_LOCATION" in codes
@@ -73,7 +74,7 @@ def test_module_location_rule_uses_the_module_path():
 
 def test_features_on_a_broken_file():
     text = "class a {\n  file { '/x': }\n}\n$x = = 1\nclass b {\n}\n"
-    d = Document("file:///t.pp", text, 1, DocConfig(file="t.pp"))
+    d = Document("file:///t.pp", text, 1, CheckConfig(file="t.pp"))
     an = d.analysis()
     assert [s["name"] for s in document_symbols(an)] == ["a", "b"]
     assert (0, 1, None) in folding_ranges(an)
@@ -81,7 +82,7 @@ def test_features_on_a_broken_file():
 
 def test_completion_context():
     text = "file { '/x':\n  own\n}\n$fo"
-    d = Document("file:///t.pp", text, 1, DocConfig(file="t.pp"))
+    d = Document("file:///t.pp", text, 1, CheckConfig(file="t.pp"))
     an = d.analysis()
     assert completion_context(an, text.index("own") + 3) == ("attribute", "own", "file")
     assert completion_context(an, len(text)) == ("variable", "fo", None)
@@ -89,14 +90,13 @@ def test_completion_context():
 
 def test_analysis_leaves_its_objects_to_reference_counting():
     """After an analysis, what it keeps is frozen out of the cyclic GC (its full passes over a large
-    file's AST would land on a keystroke: server.analysis.document._after_update) and reference counting still
-    frees what the next analysis replaces; a full collection is due after GC_FULL_EVERY analyses."""
+    file's AST would land on a keystroke: server.analysis.document.GcPacer) and reference counting still
+    frees what the next analysis replaces; a full collection is due after GcPacer.FULL_EVERY analyses."""
     import gc
 
-    from puppet_xpp.server.analysis import document as AN
-
+    pacer = GcPacer()
     text = "class c {\n" + "".join(f"  file {{ '/tmp/f{i}': ensure => file }}\n" for i in range(300)) + "}\n"
-    d = Document("file:///c.pp", text, 1, DocConfig(file="c.pp"))
+    d = Document("file:///c.pp", text, 1, CheckConfig(file="c.pp"), gc_pacer=pacer)
     d.analysis()
     frozen = gc.get_freeze_count()
     assert frozen > 3000 and len(gc.get_objects(generation=2)) < 1000, (frozen, gc.get_count())
@@ -104,14 +104,10 @@ def test_analysis_leaves_its_objects_to_reference_counting():
     d.apply_change(((1, at), (1, at)), "x")
     d.analysis()
     assert len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1)) < 50
-    was = AN._gc_count
-    try:
-        AN._gc_count = AN.GC_FULL_EVERY - 1
-        assert not AN.gc_due()
-        d.apply_change(((1, at), (1, at + 1)), "")
-        d.analysis()
-        assert AN.gc_due()
-        AN.full_collect()
-        assert not AN.gc_due() and gc.get_freeze_count() > 0
-    finally:
-        AN._gc_count = was
+    pacer.count = GcPacer.FULL_EVERY - 1
+    assert not pacer.due
+    d.apply_change(((1, at), (1, at + 1)), "")
+    d.analysis()
+    assert pacer.due
+    pacer.full_collect()
+    assert not pacer.due and gc.get_freeze_count() > 0

@@ -246,13 +246,13 @@ def test_lone_surrogate_and_out_of_range_positions(raw):
 # an internal failure: the diagnostic for the new version, the last good parse for the features
 
 _FAIL = """
-import puppet_xpp.server.analysis.document as A
-_real = A.Document.analysis
+from puppet_xpp.server.analysis import document
+_real = document.Document.analysis
 def analysis(self):
     if b"boom" in self.data:
         raise RuntimeError("analysis exploded")
     return _real(self)
-A.Document.analysis = analysis
+document.Document.analysis = analysis
 """
 
 
@@ -272,20 +272,20 @@ def test_internal_failure_publishes_and_keeps_last_good(raw):
 
 
 _STUCK = """
-import puppet_xpp.server.analysis.document as A
-_real = A.Document.analysis
+from puppet_xpp.server.analysis import document
+_real = document.Document.analysis
 def analysis(self):
     while b"stuck" in self.data:
         pass
     return _real(self)
-A.Document.analysis = analysis
+document.Document.analysis = analysis
 """
 
 
 def test_server_exits_when_the_client_goes_away_during_stuck_work(raw):
     """An analysis that never returns (a bug) must not keep a server alive once its client is gone: the
     stream's end leaves the work in flight a grace period, then the process ends."""
-    from puppet_xpp.server.lsp.server import EXIT_GRACE
+    from puppet_xpp.server.lsp.guard import EXIT_GRACE
 
     c = raw(_STUCK)
     c.initialize()

@@ -1,5 +1,5 @@
-"""The last lint result carried over to a newer text (server/lsp/lint.py ``with_lint``), in process: the
-worker's own analysis (lsp._analyze) after content changes as a client sends them. Every carried
+"""The last lint result carried over to a newer text (server/lsp/lint_carry.py ``with_lint``), in process:
+the worker's own analysis (server.lsp.sync.analyze) after content changes as a client sends them. Every carried
 diagnostic must be one puppet-lint (the oracle) reports for the new text, and the only ones of
 puppet-lint's missing are those on the lines the changes touched (the next lint gives them again).
 Ranged changes are followed line by line: the whole-text comparison (``shifted``) is not used for
@@ -12,10 +12,14 @@ from typing import Any
 
 import pytest
 
-from puppet_xpp.server.analysis import lint as AL
-from puppet_xpp.server.analysis.document import DocConfig, Document
-from puppet_xpp.server.lsp import lint as LL
-from puppet_xpp.server.lsp import server as lsp
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.server.analysis import lint
+from puppet_xpp.server.analysis.document import Document, LspDiagnostic
+from puppet_xpp.server.analysis.workspace import LintSettings
+from puppet_xpp.server.lsp import lint_carry, sync
+from puppet_xpp.server.lsp.session import DocState, Session
+
+SESSION = Session()  # (lint on)
 
 ORACLE_PATH = "foo/manifests/init.pp"
 
@@ -31,30 +35,29 @@ def _text() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _open(tmp_path: Path, text: str) -> lsp.DocState:
+def _open(tmp_path: Path, text: str) -> DocState:
     """A document analysed once, with the lint result the server gets for that text."""
     path = str(tmp_path / "foo" / "manifests" / "init.pp")
     uri = "file://" + path
-    st = lsp.DocState(uri, Document(uri, text, 1, DocConfig(file=path)))
-    lsp._analyze(st)
+    st = DocState(uri, Document(uri, text, 1, CheckConfig(file=path)))
+    sync.analyze(SESSION, st)
     _lint_snapshot(st)
     return st
 
 
-def _lint_snapshot(st: lsp.DocState, snap: Any = None) -> None:
+def _lint_snapshot(st: DocState, snap: Any = None) -> None:
     """The lint of the last analysed text (or of ``snap``, an earlier one) arrives, as
     server/lsp/lint.py's lint loop records it."""
-    lt = LL._docs[st]
+    lt = st.lint
     _version, text, path, enc, seq = snap or lt.snap
-    lt.result = LL._Result(text, AL.diagnostics(text, path, LL.settings(), enc), seq)
+    lt.result = lint_carry.LintResult(text, lint.diagnostics(text, path, LintSettings(), enc), seq)
 
 
-def _change(st: lsp.DocState, *changes: Any) -> list[AL.LintDiag]:
+def _change(st: DocState, *changes: Any) -> list[LspDiagnostic]:
     """One didChange of (range or None, text) changes, analysed: the lint diagnostics carried to it."""
     st.pending.extend(changes)
-    st.version += 1
-    lsp._analyze(st)
-    return LL._docs[st].parse[2]
+    st.version = (st.version or 0) + 1
+    return sync.analyze(SESSION, st)[2]
 
 
 def _theirs(oracle: Any, text: str) -> set[tuple[str, int, int]]:
@@ -64,7 +67,7 @@ def _theirs(oracle: Any, text: str) -> set[tuple[str, int, int]]:
     }
 
 
-def _check(oracle: Any, st: lsp.DocState, carried: list[AL.LintDiag], touched: set[int]) -> None:
+def _check(oracle: Any, st: DocState, carried: list[LspDiagnostic], touched: set[int]) -> None:
     ours = {(d.code, d.start[0], d.start[1]) for d in carried}
     theirs = _theirs(oracle, st.doc.text)
     assert ours <= theirs
@@ -77,7 +80,7 @@ def no_compare(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*_a: Any) -> Any:
         raise AssertionError("the texts were compared")
 
-    monkeypatch.setattr(LL, "shifted", fail)
+    monkeypatch.setattr(lint_carry, "shifted", fail)
 
 
 def test_typing_a_line(tmp_path: Path, oracle: Any, no_compare: None) -> None:
@@ -92,11 +95,11 @@ def test_typing_a_line(tmp_path: Path, oracle: Any, no_compare: None) -> None:
 
 def test_a_burst_of_changes(tmp_path: Path, oracle: Any, no_compare: None) -> None:
     """Keystrokes that arrived while the worker was busy, analysed together (more of them than
-    lsp_lint.MAX_CHANGES: those on the same lines are followed as one), then a deletion that overlaps
+    lint_carry.MAX_CHANGES: those on the same lines are followed as one), then a deletion that overlaps
     the typed lines."""
     st = _open(tmp_path, _text())
     typed = '  $typed_in = "no interpolation"\n  file { $typed_in: mode => 644 }\n'
-    assert len(typed) > LL.MAX_CHANGES
+    assert len(typed) > lint_carry.MAX_CHANGES
     changes = []
     row, col = 10, 0
     for ch in typed:
@@ -125,7 +128,7 @@ def test_lint_of_an_older_text(tmp_path: Path, oracle: Any, no_compare: None) ->
     st = _open(tmp_path, _text())
     _change(st, (((30, 0), (30, 0)), "\n"))
     _change(st, (((12, 0), (12, 0)), "  $x = 'y'\n"))
-    linted = LL._docs[st].snap  # the lint of this text ...
+    linted = st.lint.snap  # the lint of this text ...
     _change(st, (((3, 0), (4, 0)), ""))
     _lint_snapshot(st, linted)  # ... arrives here
     carried = _change(st, (((44, 0), (44, 0)), "\n\n"))
@@ -136,8 +139,8 @@ def test_lint_of_an_older_text(tmp_path: Path, oracle: Any, no_compare: None) ->
 def test_whole_text_is_compared(tmp_path: Path, oracle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     st = _open(tmp_path, _text())
     calls = []
-    compare = LL.shifted
-    monkeypatch.setattr(LL, "shifted", lambda *a: calls.append(1) or compare(*a))
+    compare = lint_carry.shifted
+    monkeypatch.setattr(lint_carry, "shifted", lambda *a: calls.append(1) or compare(*a))
     lines = st.doc.text.split("\n")
     lines[9] = "  $changed = 'x'"
     carried = _change(st, (None, "\n".join(lines)))

@@ -12,16 +12,13 @@ from puppet_xpp.server.analysis import lint_pool
 
 def test_lint_child_is_nicer_than_the_server() -> None:
     ours = os.nice(0)
+    pool = lint_pool.LintPool()
     try:
-        child = asyncio.run(lint_pool.run(os.nice, 0))
+        child = asyncio.run(pool.run(os.nice, 0))
         assert child == min(ours + lint_pool.LINT_NICE, 19)
         assert os.nice(0) == ours
-        lint_pool.shutdown()
-        failures = lint_pool._failures
-        lint_pool._failures = lint_pool.MAX_FAILURES  # the child broke twice: lint in a thread
-        try:
-            assert asyncio.run(lint_pool.run(os.nice, 0)) == ours
-        finally:
-            lint_pool._failures = failures
+        pool.shutdown()
+        pool.failures = lint_pool.MAX_FAILURES  # the child broke twice: lint in a thread
+        assert asyncio.run(pool.run(os.nice, 0)) == ours
     finally:
-        lint_pool.shutdown()
+        pool.shutdown()

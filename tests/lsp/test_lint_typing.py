@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 import pytest
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.lsp.publishes import mark, published, send_edit, wait_publish, workspace_client
@@ -28,18 +28,18 @@ INTERVAL = 0.05  # seconds between keystrokes
 client = workspace_client("typews", "_type_root")
 
 
-def _arrivals(client: LanguageClient) -> list[tuple[float, L.PublishDiagnosticsParams]]:
+def _arrivals(client: LanguageClient) -> list[tuple[float, types.PublishDiagnosticsParams]]:
     """(arrival time, params) of every publish from now on."""
     published(client)
-    rec: list[tuple[float, L.PublishDiagnosticsParams]] = []
+    rec: list[tuple[float, types.PublishDiagnosticsParams]] = []
     features = client.protocol.fm.features
-    inner = features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+    inner = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
     def on_publish(params: Any, *args: Any) -> Any:
         rec.append((time.monotonic(), params))
         return inner(params, *args)
 
-    features[L.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
     return rec
 
 
@@ -68,8 +68,8 @@ async def test_typing_with_lint_on_vhost(client: LanguageClient, oracle: Any) ->
     arrivals = _arrivals(client)
     before = mark(client)
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
         )
     )
     first = await wait_publish(client, uri, 1, after=before)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.publishes import mark, published, send_edit, wait_publish
@@ -38,8 +38,8 @@ async def _open(client, path, text=None, version=1):
     uri = _uri(path)
     client._puppet_xpp_mark = mark(client)
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=version, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=version, text=text)
         )
     )
     return uri
@@ -65,10 +65,10 @@ def make_fixture(profile):
     )
     async def client(lsp_client: LanguageClient, env_dir):
         await lsp_client.initialize_session(
-            L.InitializeParams(
+            types.InitializeParams(
                 capabilities=pytest_lsp.client_capabilities(profile),
                 root_uri=_uri(env_dir),
-                workspace_folders=[L.WorkspaceFolder(uri=_uri(env_dir), name="production")],
+                workspace_folders=[types.WorkspaceFolder(uri=_uri(env_dir), name="production")],
                 initialization_options={"puppet": {"strict": "warning"}},
             )
         )
@@ -97,7 +97,7 @@ async def test_syntax_error_appears_and_clears(client: LanguageClient, env_dir):
     diags = await _wait_diags(client, uri, 3)
     assert "NOT_TOP_LEVEL" in [d.code for d in diags]
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     diags = await _wait_diags(client, uri)
     assert diags == []
@@ -118,7 +118,7 @@ async def test_several_errors_and_utf16_positions(client: LanguageClient, env_di
     )
     assert (errs[1].range.start.line, errs[1].range.start.character) == (2, 7)
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     await _wait_diags(client, uri)
 
@@ -138,7 +138,7 @@ async def test_rapid_edits_publish_only_the_latest_version(client: LanguageClien
     assert versions == sorted(versions) and versions[-1] == 60
     assert client.diagnostics[uri] == [] or len(client.diagnostics[uri]) == 0
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     await _wait_diags(client, uri)
 
@@ -148,7 +148,7 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     uri = await _open(client, path)
     await _wait_diags(client, uri, 1)
     client.text_document_did_save(
-        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     out = os.path.join(env_dir, ".xpp", "modules", "base", "manifests", "init.xpp")
     for _ in range(600):  # poll: a notification can be missed by wait_for_notification (publishes.py)
@@ -180,7 +180,7 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     suri = await _open(client, site)
     await _wait_diags(client, suri, 1)
     client.text_document_did_save(
-        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=suri))
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=suri))
     )
     out2 = os.path.join(env_dir, ".xpp", "modules", "environment", "manifests", "site.xpp")
     for _ in range(600):
@@ -194,9 +194,9 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     path = os.path.join(env_dir, "modules", "base", "manifests", "init.pp")
     uri = await _open(client, path, version=1)
     syms = await client.text_document_document_symbol_async(
-        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    assert syms and syms[0].name == "base" and syms[0].kind == L.SymbolKind.Class
+    assert syms and syms[0].name == "base" and syms[0].kind == types.SymbolKind.Class
     names = [c.name for c in syms[0].children]
     assert "$admins" in names and "$motd" in names
     assert any(n.startswith("file") for n in names)
@@ -206,15 +206,17 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     ln = next(i for i, l in enumerate(lines) if "$banner = $motd" in l)
     col = lines[ln].index("$motd") + 2
     h = await client.text_document_hover_async(
-        L.HoverParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=ln, character=col),
         )
     )
     assert h is not None and "Optional[String[1]]" in h.contents.value and "/etc/motd" in h.contents.value
     # definition of the variable: its parameter
     d = await client.text_document_definition_async(
-        L.DefinitionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln, character=col)
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=ln, character=col),
         )
     )
     assert d and d[0].range.start.line == next(i for i, l in enumerate(lines) if "$motd   = undef" in l)
@@ -223,8 +225,9 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     col2 = lines[ln2].index("base::user") + 3
     for _ in range(600):
         d2 = await client.text_document_definition_async(
-            L.DefinitionParams(
-                text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln2, character=col2)
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=ln2, character=col2),
             )
         )
         if d2:
@@ -235,21 +238,23 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
     ln3 = next(i for i, l in enumerate(lines) if "Array[Base::Username]" in l)
     col3 = lines[ln3].index("Base::Username") + 2
     d3 = await client.text_document_definition_async(
-        L.DefinitionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln3, character=col3)
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=ln3, character=col3),
         )
     )
     assert d3 and d3[0].uri.endswith("modules/base/types/username.pp")
     # hover on a core resource type
     ln4 = next(i for i, l in enumerate(lines) if "file { '/etc/motd'" in l)
     h4 = await client.text_document_hover_async(
-        L.HoverParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=ln4, character=3)
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=ln4, character=3),
         )
     )
     assert h4 is not None and "core resource type" in h4.contents.value
     # workspace symbols
-    ws = await client.workspace_symbol_async(L.WorkspaceSymbolParams(query="webapp"))
+    ws = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="webapp"))
     assert {s.name for s in ws} >= {"webapp", "webapp::vhost"}
 
 
@@ -259,28 +264,28 @@ async def test_completion(client: LanguageClient, env_dir):
     uri = await _open(client, path, text)
     await _wait_diags(client, uri, 1)
     res = await client.text_document_completion_async(
-        L.CompletionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=2, character=10)
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=2, character=10)
         )
     )
     labels = {i.label for i in res.items}
     assert {"$param_one", "$local_var", "$facts"} <= labels
     res = await client.text_document_completion_async(
-        L.CompletionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=4, character=4)
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=4)
         )
     )
     labels = {i.label for i in res.items}
     assert {"ensure", "owner", "mode", "content", "notify"} <= labels
     res = await client.text_document_completion_async(
-        L.CompletionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=L.Position(line=6, character=1)
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=1)
         )
     )
     labels = {i.label for i in res.items}
     assert {"class", "define", "package", "notice", "base::user"} <= labels or {"class", "package"} <= labels
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     await _wait_diags(client, uri)
 
@@ -292,11 +297,11 @@ async def test_features_survive_a_syntax_error(client: LanguageClient, env_dir):
     diags = await _wait_diags(client, uri, 1)
     assert [d.code for d in diags] == ["SYNTAX_ERROR"] and diags[0].range.start.line == 4
     syms = await client.text_document_document_symbol_async(
-        L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert [s.name for s in syms] == ["one", "two"]
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     await _wait_diags(client, uri)
 
@@ -304,8 +309,10 @@ async def test_features_survive_a_syntax_error(client: LanguageClient, env_dir):
 async def test_indexing_reports_progress(client: LanguageClient):
     # Neovim 0.7 supports window/workDoneProgress: Begin ... End
     for _ in range(1200):
-        done = [v for v in client.progress_reports.values() if v and isinstance(v[-1], L.WorkDoneProgressEnd)]
+        done = [
+            v for v in client.progress_reports.values() if v and isinstance(v[-1], types.WorkDoneProgressEnd)
+        ]
         if done:
             break
         await asyncio.sleep(0.05)
-    assert done and isinstance(done[0][0], L.WorkDoneProgressBegin)
+    assert done and isinstance(done[0][0], types.WorkDoneProgressBegin)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open, _wait_diags
@@ -25,12 +25,12 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = str(tmp_path_factory.mktemp("vsc"))
     lsp_client.set_configuration({"strict": "error"}, section="puppet")
 
-    @lsp_client.feature(L.CLIENT_REGISTER_CAPABILITY)  # VS Code answers the server's file watchers
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)  # VS Code answers the server's file watchers
     def register_capability(params):
         return None
 
     await lsp_client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri="file://" + root
         )
     )
@@ -56,11 +56,11 @@ async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
     # strict=error pulled from workspace/configuration: DUPLICATE_KEY is an error
     for _ in range(5):
         diags = await _wait_diags(client, uri, 1)
-        if [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", L.DiagnosticSeverity.Error)]:
+        if [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", types.DiagnosticSeverity.Error)]:
             break
-    assert [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", L.DiagnosticSeverity.Error)]
+    assert [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", types.DiagnosticSeverity.Error)]
     res = await client.text_document_semantic_tokens_full_async(
-        L.SemanticTokensParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     from puppet_xpp.server.analysis.features import TOKEN_TYPES
 
@@ -79,10 +79,10 @@ async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
     assert ("$a", "variable") in toks and ("String", "type") in toks
     assert ("ensure", "property") in toks and ("'/tmp/x'", "string") in toks
     folds = await client.text_document_folding_range_async(
-        L.FoldingRangeParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.FoldingRangeParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     spans = {(f.start_line, f.end_line, f.kind) for f in folds}
-    assert (0, 1, L.FoldingRangeKind.Comment) in spans
+    assert (0, 1, types.FoldingRangeKind.Comment) in spans
     assert (4, 8, None) in spans  # the class body
     assert (6, 7, None) in spans  # the resource body
 

@@ -1,20 +1,21 @@
-"""The publishDiagnostics notification the server writes (server/lsp/server.py ``_publish``, which reuses the
+"""The publishDiagnostics notification the server writes (server/lsp/publish.py ``publish``, which reuses the
 lsprotocol form of diagnostics published before) is byte for byte what lsprotocol's converter makes of
 the same diagnostics built afresh: ranges, severities, codes, sources, the Deprecated tag, and the
-"and N more" diagnostic after the first lsp_text.MAX_DIAGNOSTICS."""
+"and N more" diagnostic after the first server.lsp.text.MAX_DIAGNOSTICS."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from lsprotocol import types as L
+from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from puppet_xpp.server.analysis.document import DocConfig, Document, LspDiagnostic
-from puppet_xpp.server.analysis.lint import LintDiag
-from puppet_xpp.server.lsp import server as lsp
-from puppet_xpp.server.lsp import text as T
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.server.analysis.document import Document, LspDiagnostic
+from puppet_xpp.server.analysis.lint import SOURCE
+from puppet_xpp.server.lsp import publish, server, text
+from puppet_xpp.server.lsp.session import LINT, PARSE, DocState
 
 URI = "file:///tmp/publish/init.pp"
 
@@ -34,52 +35,56 @@ def _expected(version: int, diags: list[Any]) -> str:
     """The notification as lsprotocol's converter writes it (pygls: json.dumps of the unstructured
     notification), the diagnostics built here from their fields."""
     out = []
-    for d in diags[: T.MAX_DIAGNOSTICS]:
+    for d in diags[: text.MAX_DIAGNOSTICS]:
         out.append(
-            L.Diagnostic(
-                range=L.Range(
-                    start=L.Position(line=d.start[0], character=d.start[1]),
-                    end=L.Position(line=d.end[0], character=d.end[1]),
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=d.start[0], character=d.start[1]),
+                    end=types.Position(line=d.end[0], character=d.end[1]),
                 ),
-                severity=L.DiagnosticSeverity(d.severity),
+                severity=types.DiagnosticSeverity(d.severity),
                 code=d.code,
                 source=getattr(d, "source", "puppet-xpp"),
                 message=d.message,
-                tags=[L.DiagnosticTag.Deprecated] if d.deprecated else None,
+                tags=[types.DiagnosticTag.Deprecated] if d.deprecated else None,
             )
         )
-    if len(diags) > T.MAX_DIAGNOSTICS:
-        d = diags[T.MAX_DIAGNOSTICS]
+    if len(diags) > text.MAX_DIAGNOSTICS:
+        d = diags[text.MAX_DIAGNOSTICS]
         out.append(
-            L.Diagnostic(
-                range=L.Range(
-                    start=L.Position(line=d.start[0], character=d.start[1]),
-                    end=L.Position(line=d.end[0], character=d.end[1]),
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=d.start[0], character=d.start[1]),
+                    end=types.Position(line=d.end[0], character=d.end[1]),
                 ),
-                severity=L.DiagnosticSeverity.Information,
+                severity=types.DiagnosticSeverity.Information,
                 code="TOO_MANY_DIAGNOSTICS",
                 source="puppet-xpp",
-                message=f"and {len(diags) - T.MAX_DIAGNOSTICS} more",
+                message=f"and {len(diags) - text.MAX_DIAGNOSTICS} more",
             )
         )
-    params = L.PublishDiagnosticsParams(uri=URI, version=version, diagnostics=out)
-    return json.dumps(get_converter().unstructure(L.PublishDiagnosticsNotification(params=params)))
+    params = types.PublishDiagnosticsParams(uri=URI, version=version, diagnostics=out)
+    return json.dumps(get_converter().unstructure(types.PublishDiagnosticsNotification(params=params)))
 
 
 def test_published_json_is_lsprotocols() -> None:
-    ls = lsp.create_server()
+    ls = server.create_server()
     writer = _Writer()
     ls.protocol.set_writer(writer)
-    st = lsp.DocState(URI, Document(URI, "", 1, DocConfig(file="/tmp/publish/init.pp")))
+    st = DocState(URI, Document(URI, "", 1, CheckConfig(file="/tmp/publish/init.pp")))
     parse: list[Any] = [
         LspDiagnostic((0, 0), (0, 5), 1, "SYNTAX_ERROR", "Syntax error at 'x'"),
         LspDiagnostic((2, 4), (3, 1), 2, "DEPRECATED_IMPORT", "import is deprecated", deprecated=True),
     ]
     lint = [
-        LintDiag((k, 2), (k, 9 + k % 3), 2 if k % 7 else 1, "double_quoted_strings", f"string {k}")
+        LspDiagnostic(
+            (k, 2), (k, 9 + k % 3), 2 if k % 7 else 1, "double_quoted_strings", f"string {k}", SOURCE
+        )
         for k in range(10, 240)
     ]
-    lsp._publish(ls, st, 3, lsp._capped([*parse, *lint]))
+    st.diagnostics.set(3, PARSE, parse)
+    st.diagnostics.set(3, LINT, lint)
+    publish.publish(ls, st)
     assert writer.bodies == [_expected(3, [*parse, *lint])]
 
     # the next version: some lint diagnostics dropped, the rest moved or kept (the same objects or
@@ -87,13 +92,19 @@ def test_published_json_is_lsprotocols() -> None:
     lint2 = [
         *lint[:40],
         *(
-            LintDiag((d.start[0] + 1, 2), (d.end[0] + 1, d.end[1]), d.severity, d.code, d.message)
+            LspDiagnostic(
+                (d.start[0] + 1, 2), (d.end[0] + 1, d.end[1]), d.severity, d.code, d.message, SOURCE
+            )
             for d in lint[60:]
         ),
     ]
-    lint2 = lint2[:150] + [LintDiag(d.start, d.end, d.severity, d.code, d.message) for d in lint2[150:170]]
+    lint2 = lint2[:150] + [
+        LspDiagnostic(d.start, d.end, d.severity, d.code, d.message, SOURCE) for d in lint2[150:170]
+    ]
     parse2 = [parse[0], LspDiagnostic((2, 4), (3, 1), 2, "DEPRECATED_IMPORT", "import is deprecated")]
-    lsp._publish(ls, st, 4, lsp._capped([*parse2, *lint2]))
+    st.diagnostics.set(4, PARSE, parse2)
+    st.diagnostics.set(4, LINT, lint2)
+    publish.publish(ls, st)
     assert writer.bodies[1] == _expected(4, [*parse2, *lint2])
     assert '"tags": [2]' in writer.bodies[0] and '"tags"' not in writer.bodies[1]
     assert '"source": "puppet-lint"' in writer.bodies[1] and "and 32 more" in writer.bodies[0]

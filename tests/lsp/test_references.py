@@ -20,7 +20,7 @@ import time
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -183,19 +183,19 @@ def location_errors(env) -> list:
 # ----------------------------------------------------------------------------------------------- client
 
 
-def apply_edit(edit: L.WorkspaceEdit) -> tuple:
+def apply_edit(edit: types.WorkspaceEdit) -> tuple:
     """Apply a WorkspaceEdit to disk as an editor does (edits, then file renames, in order); returns
     (edited paths, [(old, new)])."""
     edited, moved = [], []
     for ch in edit.document_changes or []:
-        if isinstance(ch, L.RenameFile):
+        if isinstance(ch, types.RenameFile):
             old, new = _path(ch.old_uri), _path(ch.new_uri)
             assert not os.path.exists(new)
             os.makedirs(os.path.dirname(new), exist_ok=True)
             os.rename(old, new)
             moved.append((old, new))
             continue
-        assert isinstance(ch, L.TextDocumentEdit), ch
+        assert isinstance(ch, types.TextDocumentEdit), ch
         p = _path(ch.text_document.uri)
         lines = open(p, encoding="utf-8").read().split("\n")
         for e in sorted(ch.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
@@ -222,15 +222,15 @@ async def until(fn, timeout=60.0):
 
 async def start(client: LanguageClient, env: str):
     await client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual_studio_code"),
             root_uri=_uri(env),
-            workspace_folders=[L.WorkspaceFolder(uri=_uri(env), name="production")],
+            workspace_folders=[types.WorkspaceFolder(uri=_uri(env), name="production")],
         )
     )
 
     async def indexed():
-        r = await client.workspace_symbol_async(L.WorkspaceSymbolParams(query=""))
+        r = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=""))
         names = {"mymod", "other", "mymod::app", "mymod::db", "mymod::vhost", "mymod::double", "Mymod::Port"}
         return r and names <= {s.name for s in r}
 
@@ -239,8 +239,8 @@ async def start(client: LanguageClient, env: str):
 
 def open_doc(client, path):
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
                 uri=_uri(path), language_id="puppet", version=1, text=open(path, encoding="utf-8").read()
             )
         )
@@ -249,18 +249,18 @@ def open_doc(client, path):
 
 def close_doc(client, path):
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=_uri(path)))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=_uri(path)))
     )
 
 
-def pos_of(path, needle, nth=0, delta=0) -> L.Position:
+def pos_of(path, needle, nth=0, delta=0) -> types.Position:
     lines = open(path, encoding="utf-8").read().splitlines()
     k = 0
     for i, line in enumerate(lines):
         j = line.find(needle)
         while j >= 0:
             if k == nth:
-                return L.Position(line=i, character=j + delta)
+                return types.Position(line=i, character=j + delta)
             k += 1
             j = line.find(needle, j + 1)
     raise AssertionError(f"{needle!r} not in {path}")
@@ -268,18 +268,18 @@ def pos_of(path, needle, nth=0, delta=0) -> L.Position:
 
 async def references(client, path, needle, nth=0, delta=0, decl=True):
     return await client.text_document_references_async(
-        L.ReferenceParams(
-            text_document=L.TextDocumentIdentifier(uri=_uri(path)),
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=_uri(path)),
             position=pos_of(path, needle, nth, delta),
-            context=L.ReferenceContext(include_declaration=decl),
+            context=types.ReferenceContext(include_declaration=decl),
         )
     )
 
 
 async def rename(client, path, needle, new, nth=0, delta=0):
     return await client.text_document_rename_async(
-        L.RenameParams(
-            text_document=L.TextDocumentIdentifier(uri=_uri(path)),
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=_uri(path)),
             position=pos_of(path, needle, nth, delta),
             new_name=new,
         )
@@ -290,14 +290,18 @@ def tell_server(client, edited, moved):
     """What an editor reports after applying an edit: renamed files, changed files on disk."""
     if moved:
         client.workspace_did_rename_files(
-            L.RenameFilesParams(files=[L.FileRename(old_uri=_uri(o), new_uri=_uri(n)) for o, n in moved])
+            types.RenameFilesParams(
+                files=[types.FileRename(old_uri=_uri(o), new_uri=_uri(n)) for o, n in moved]
+            )
         )
     client.workspace_did_change_watched_files(
-        L.DidChangeWatchedFilesParams(
+        types.DidChangeWatchedFilesParams(
             changes=[
-                L.FileEvent(uri=_uri(p), type=L.FileChangeType.Changed) for p in edited if os.path.exists(p)
+                types.FileEvent(uri=_uri(p), type=types.FileChangeType.Changed)
+                for p in edited
+                if os.path.exists(p)
             ]
-            + [L.FileEvent(uri=_uri(n), type=L.FileChangeType.Created) for _o, n in moved]
+            + [types.FileEvent(uri=_uri(n), type=types.FileChangeType.Created) for _o, n in moved]
         )
     )
 
@@ -402,15 +406,17 @@ async def test_document_highlight(client: LanguageClient, env):
     open_doc(client, path)
     try:
         hl = await client.text_document_document_highlight_async(
-            L.DocumentHighlightParams(
-                text_document=L.TextDocumentIdentifier(uri=_uri(path)), position=pos_of(path, "$url", 0, 1)
+            types.DocumentHighlightParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(path)),
+                position=pos_of(path, "$url", 0, 1),
             )
         )
         got = sorted((h.range.start.line, h.range.start.character, h.kind) for h in hl)
-        assert got == [(5, 3, L.DocumentHighlightKind.Write), (6, 52, L.DocumentHighlightKind.Read)]
+        assert got == [(5, 3, types.DocumentHighlightKind.Write), (6, 52, types.DocumentHighlightKind.Read)]
         hl = await client.text_document_document_highlight_async(
-            L.DocumentHighlightParams(
-                text_document=L.TextDocumentIdentifier(uri=_uri(path)), position=pos_of(path, "Mymod::Vhost")
+            types.DocumentHighlightParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(path)),
+                position=pos_of(path, "Mymod::Vhost"),
             )
         )
         assert sorted(h.range.start.line for h in hl) == [6, 7, 10]  # this file only
@@ -423,19 +429,20 @@ async def test_call_hierarchy(client: LanguageClient, env):
     open_doc(client, path)
     try:
         items = await client.text_document_prepare_call_hierarchy_async(
-            L.CallHierarchyPrepareParams(
-                text_document=L.TextDocumentIdentifier(uri=_uri(path)), position=pos_of(path, "mymod::app")
+            types.CallHierarchyPrepareParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(path)),
+                position=pos_of(path, "mymod::app"),
             )
         )
         assert [i.name for i in items] == ["mymod::app"]
         inc = await client.call_hierarchy_incoming_calls_async(
-            L.CallHierarchyIncomingCallsParams(item=items[0])
+            types.CallHierarchyIncomingCallsParams(item=items[0])
         )
         callers = {(c.from_.name, len(c.from_ranges)) for c in inc}
         # node default (class {}, include), top level of site.pp (Class[...] ->), db, mymod, other
         assert callers == {("default", 2), ("site.pp", 1), ("mymod::db", 1), ("mymod", 1), ("other", 1)}
         out = await client.call_hierarchy_outgoing_calls_async(
-            L.CallHierarchyOutgoingCallsParams(item=items[0])
+            types.CallHierarchyOutgoingCallsParams(item=items[0])
         )
         assert {(c.to.name, len(c.from_ranges)) for c in out} == {
             ("mymod::params", 1),
@@ -465,13 +472,13 @@ async def test_rename_refusals(client: LanguageClient, env):
             await rename(client, app, "$port", "Port", delta=1)
         with pytest.raises(Exception, match="set by Puppet|not defined"):
             await client.text_document_prepare_rename_async(
-                L.PrepareRenameParams(
-                    text_document=L.TextDocumentIdentifier(uri=_uri(app)), position=pos_of(app, "File[")
+                types.PrepareRenameParams(
+                    text_document=types.TextDocumentIdentifier(uri=_uri(app)), position=pos_of(app, "File[")
                 )
             )
         pr = await client.text_document_prepare_rename_async(
-            L.PrepareRenameParams(
-                text_document=L.TextDocumentIdentifier(uri=_uri(app)),
+            types.PrepareRenameParams(
+                text_document=types.TextDocumentIdentifier(uri=_uri(app)),
                 position=pos_of(app, "mymod::app", 0, 3),
             )
         )
@@ -512,15 +519,15 @@ async def no_file_ops(lsp_client: LanguageClient, env):
     caps = pytest_lsp.client_capabilities("visual_studio_code")
     caps.workspace.workspace_edit.resource_operations = []
     await lsp_client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=caps,
             root_uri=_uri(env),
-            workspace_folders=[L.WorkspaceFolder(uri=_uri(env), name="production")],
+            workspace_folders=[types.WorkspaceFolder(uri=_uri(env), name="production")],
         )
     )
 
     async def indexed():
-        r = await lsp_client.workspace_symbol_async(L.WorkspaceSymbolParams(query="mymod::app"))
+        r = await lsp_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="mymod::app"))
         return bool(r)
 
     await until(indexed)

@@ -10,10 +10,11 @@ import resource
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from puppet_xpp.server.analysis.document import DocConfig, LineIndex, full_analysis
+from puppet_xpp.grammar.check import CheckConfig, check
+from puppet_xpp.server.analysis.document import LineIndex
 from tests.lsp.publishes import mark, send_edit, wait_publish
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
 
@@ -34,7 +35,7 @@ PIECES = ["{", "}", "(", ")", "'", '"', "\n", " ", "$x", ";", ",", "=>", "x", "1
 )
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(
-        L.InitializeParams(capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"))
+        types.InitializeParams(capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"))
     )
     yield
     await lsp_client.shutdown_session()
@@ -76,7 +77,7 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
         if k % 1000 == 999:
             # responsive: a request in the middle of the storm is answered promptly
             res = await client.text_document_document_symbol_async(
-                L.DocumentSymbolParams(text_document=L.TextDocumentIdentifier(uri=uri))
+                types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
             )
             assert res is not None
             r = _server_rss_mb(client)
@@ -86,11 +87,13 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
     m = mark(client)
     version += 1
     client.text_document_did_change(
-        L.DidChangeTextDocumentParams(
-            text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[
-                L.TextDocumentContentChangePartial(
-                    range=L.Range(start=L.Position(line=0, character=0), end=L.Position(line=0, character=0)),
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+                    ),
                     text="",
                 )
             ],
@@ -98,7 +101,8 @@ async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
     )
     # the final diagnostics are for the final version and equal a full analysis of the final text
     p = await wait_publish(client, uri, version, after=m, timeout=300)
-    res, vd = full_analysis(text, DocConfig(file=path))
+    checked = check(text, CheckConfig(file=path))
+    res, vd = checked.parse, checked.validation
     li = LineIndex(text.encode("utf-8"))
     want = sorted(
         (li.position(d.offset or 0), d.code) for d in list(res.diagnostics) + vd if d.severity != "ignore"

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 import pytest
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.conformance.oracle import oracle_for
@@ -39,30 +39,30 @@ NO_FIX = {"dangling operator": "$a = 1 +\n", "else if": "if $a { } else if $b { 
 client = workspace_client("fixws", "_fix_root")
 
 
-async def _errors(client: LanguageClient, name: str, text: str) -> tuple[str, list[L.Diagnostic]]:
+async def _errors(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
     uri = "file://" + os.path.join(client._fix_root, name.replace(" ", "_") + ".pp")  # type: ignore[attr-defined]
     before = mark(client)
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
         )
     )
     p = await wait_publish(client, uri, 1, after=before)
     return uri, [d for d in p.diagnostics if d.source == "puppet-xpp" and d.severity == 1]
 
 
-async def _actions(client: LanguageClient, uri: str, d: L.Diagnostic) -> list[L.CodeAction]:
+async def _actions(client: LanguageClient, uri: str, d: types.Diagnostic) -> list[types.CodeAction]:
     got = await client.text_document_code_action_async(
-        L.CodeActionParams(
-            text_document=L.TextDocumentIdentifier(uri=uri),
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
             range=d.range,
-            context=L.CodeActionContext(diagnostics=[d]),
+            context=types.CodeActionContext(diagnostics=[d]),
         )
     )
     return [
         a
         for a in got or []
-        if isinstance(a, L.CodeAction) and a.diagnostics and a.diagnostics[0].source != "puppet-lint"
+        if isinstance(a, types.CodeAction) and a.diagnostics and a.diagnostics[0].source != "puppet-lint"
     ]
 
 
@@ -80,7 +80,7 @@ async def test_quick_fix_makes_puppet_accept(client: LanguageClient, name: str, 
     actions = await _actions(client, uri, ours[0])
     assert len(actions) == 1, [a.title for a in actions]
     fix = actions[0]
-    assert fix.kind == L.CodeActionKind.QuickFix and title in fix.title
+    assert fix.kind == types.CodeActionKind.QuickFix and title in fix.title
     assert list(fix.diagnostics or []) == [ours[0]]  # attached to the published diagnostic
     assert fix.edit is not None and fix.edit.changes is not None
     edits = [

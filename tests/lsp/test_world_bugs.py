@@ -8,11 +8,12 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from puppet_xpp.server.analysis import features as F
-from puppet_xpp.server.analysis.document import DocConfig, Document
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.server.analysis import features
+from puppet_xpp.server.analysis.document import Document
 from puppet_xpp.server.analysis.index import symbols_of
 from tests.lsp.publishes import mark, published, wait_publish
 
@@ -21,7 +22,7 @@ SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main imp
 
 
 def _an(text):
-    return Document("file:///t.pp", text, 1, DocConfig(file="t.pp")).analysis()
+    return Document("file:///t.pp", text, 1, CheckConfig(file="t.pp")).analysis()
 
 
 def test_type_alias_signature_keeps_its_body():
@@ -43,20 +44,20 @@ def _decode(data, text):
         dl, dc, ln, tt, _m = data[k : k + 5]
         line += dl
         col = dc if dl else col + dc
-        out.append((lines[line][col : col + ln], F.TOKEN_TYPES[tt]))
+        out.append((lines[line][col : col + ln], features.TOKEN_TYPES[tt]))
     return out
 
 
 def test_semantic_tokens_resource_type_named_like_a_function():
     text = "file { '/x': }\n$c = file('m/x')\n"
-    toks = _decode(F.semantic_tokens(_an(text)), text)
+    toks = _decode(features.semantic_tokens(_an(text)), text)
     assert ("file", "type") in toks and ("file", "function") in toks
     assert toks.index(("file", "type")) < toks.index(("file", "function"))
 
 
 def test_semantic_tokens_heredoc_text_with_margin():
     text = '$x = @("EOT"/L)\n    hello ${y} world\n      indented $z\n    | EOT\n$w = @(X)\n  plain text\n  | X\n'
-    toks = _decode(F.semantic_tokens(_an(text)), text)
+    toks = _decode(features.semantic_tokens(_an(text)), text)
     strings = [t for t, k in toks if k == "string"]
     assert strings == ["    hello ", " world", "      indented ", "  plain text"]
 
@@ -64,7 +65,7 @@ def test_semantic_tokens_heredoc_text_with_margin():
 def test_node_default_selection_range():
     text = "node default {\n  include foo\n}\n"
     an = _an(text)
-    (sym,) = F.document_symbols(an)
+    (sym,) = features.document_symbols(an)
     o, n = sym["selection"]
     assert text[o : o + n] == "default"
 
@@ -80,12 +81,12 @@ async def client(lsp_client: LanguageClient, tmp_path):
         await asyncio.sleep(0.3)
         return [{} for _ in params.items]
 
-    lsp_client.protocol.fm.features[L.WORKSPACE_CONFIGURATION] = configuration
+    lsp_client.protocol.fm.features[types.WORKSPACE_CONFIGURATION] = configuration
     await lsp_client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
             root_uri="file://" + str(tmp_path),
-            workspace_folders=[L.WorkspaceFolder(uri="file://" + str(tmp_path), name="ws")],
+            workspace_folders=[types.WorkspaceFolder(uri="file://" + str(tmp_path), name="ws")],
         )
     )
     lsp_client._ws = str(tmp_path)
@@ -98,12 +99,12 @@ async def test_diagnostics_published_once_on_open(client: LanguageClient):
     uri = "file://" + os.path.join(client._ws, "manifests", "site.pp")
     m = mark(client)  # opened at once after `initialized`, as editors do, while settings are pulled
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text="$x = = 1\n")
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text="$x = = 1\n")
         )
     )
     # Neovim (lspconfig) sends its `settings` right after opening, here the ones already in force
-    client.workspace_did_change_configuration(L.DidChangeConfigurationParams(settings={}))
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     await wait_publish(client, uri, 1, after=m)
     await asyncio.sleep(1.5)  # the server answers settings and indexes meanwhile
     assert len([p for p in published(client)[m:] if p.uri == uri]) == 1
@@ -120,10 +121,10 @@ async def outside(lsp_client: LanguageClient, tmp_path):
     (env / "manifests" / "site.pp").write_text("include mymod\n")
     (env / "environment.conf").write_text(f"modulepath = modules:{shared}\n")
     await lsp_client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
             root_uri="file://" + str(env),
-            workspace_folders=[L.WorkspaceFolder(uri="file://" + str(env), name="production")],
+            workspace_folders=[types.WorkspaceFolder(uri="file://" + str(env), name="production")],
             initialization_options={"puppet": {"strict": "warning"}},
         )
     )
@@ -142,13 +143,15 @@ async def test_xpp_on_save_for_a_module_outside_the_environment(outside: Languag
     uri = "file://" + str(src)
     m = mark(outside)
     outside.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=src.read_text())
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="puppet", version=1, text=src.read_text()
+            )
         )
     )
     await wait_publish(outside, uri, 1, after=m)
     outside.text_document_did_save(
-        L.DidSaveTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     out = tmp / "production" / ".xpp" / "modules" / "mymod" / "manifests" / "init.xpp"
     for _ in range(600):
@@ -172,12 +175,12 @@ async def test_xpp_on_save_for_a_module_outside_the_environment(outside: Languag
 async def vscode(lsp_client: LanguageClient, tmp_path):
     lsp_client._registrations = []
 
-    @lsp_client.feature(L.CLIENT_REGISTER_CAPABILITY)
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params):
         lsp_client._registrations.extend(params.registrations)
 
     await lsp_client.initialize_session(
-        L.InitializeParams(
+        types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
             root_uri="file://" + str(tmp_path),
         )
@@ -193,7 +196,7 @@ async def test_file_watchers_registered(vscode: LanguageClient):
             break
         await asyncio.sleep(0.05)
     (reg,) = vscode._registrations
-    assert reg.method == L.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert reg.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     globs = {
         w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in reg.register_options["watchers"]
     }

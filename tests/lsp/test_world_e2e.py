@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as L
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.publishes import mark, wait_publish
@@ -153,10 +153,10 @@ def make_fixture(profile):
     async def client(lsp_client: LanguageClient, ws):
         env = os.path.join(ws, "production")
         lsp_client._init = await lsp_client.initialize_session(
-            L.InitializeParams(
+            types.InitializeParams(
                 capabilities=pytest_lsp.client_capabilities(profile),
                 root_uri=_uri(env),
-                workspace_folders=[L.WorkspaceFolder(uri=_uri(env), name="production")],
+                workspace_folders=[types.WorkspaceFolder(uri=_uri(env), name="production")],
                 initialization_options={
                     "puppet": {"modulepath": [os.path.join(ws, "shared")], "xppOnSave": False}
                 },
@@ -187,8 +187,8 @@ async def _open(client, ws, rel, text):
     uri = _uri(path)
     m = mark(client)
     client.text_document_did_open(
-        L.DidOpenTextDocumentParams(
-            text_document=L.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
         )
     )
     await wait_publish(client, uri, 1, after=m)
@@ -198,32 +198,32 @@ async def _open(client, ws, rel, text):
 def _pos(text, needle, delta=0):
     i = text.index(needle) + delta
     line = text.count("\n", 0, i)
-    return L.Position(line=line, character=i - (text.rfind("\n", 0, i) + 1))
+    return types.Position(line=line, character=i - (text.rfind("\n", 0, i) + 1))
 
 
 def _close(client, uri):
     client.text_document_did_close(
-        L.DidCloseTextDocumentParams(text_document=L.TextDocumentIdentifier(uri=uri))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
 
 
 async def _hover(client, uri, pos):
     h = await client.text_document_hover_async(
-        L.HoverParams(text_document=L.TextDocumentIdentifier(uri=uri), position=pos)
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
     )
     return h.contents.value if h is not None else None
 
 
 async def _definition(client, uri, pos):
     res = await client.text_document_definition_async(
-        L.DefinitionParams(text_document=L.TextDocumentIdentifier(uri=uri), position=pos)
+        types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
     )
     return res or []
 
 
 async def _complete(client, uri, pos):
     res = await client.text_document_completion_async(
-        L.CompletionParams(text_document=L.TextDocumentIdentifier(uri=uri), position=pos)
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
     )
     return res.items if hasattr(res, "items") else res
 
@@ -252,7 +252,9 @@ async def test_ruby_functions_hover_definition_signature_help(client: LanguageCl
     assert "Any $text, Any $times" in hv
     # signature help: every dispatch, the active one and its parameter
     sh = await client.text_document_signature_help_async(
-        L.SignatureHelpParams(text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "{})", 2))
+        types.SignatureHelpParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(text, "{})", 2)
+        )
     )
     # the second argument still matches the first dispatch's repeated parameter
     assert len(sh.signatures) == 2 and (sh.active_signature, sh.active_parameter) == (0, 0)
@@ -262,8 +264,8 @@ async def test_ruby_functions_hover_definition_signature_help(client: LanguageCl
     )
     # a built-in function: every signature from the installed Puppet's data
     sh = await client.text_document_signature_help_async(
-        L.SignatureHelpParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "[1], ", 5)
+        types.SignatureHelpParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(text, "[1], ", 5)
         )
     )
     assert sh.signatures[0].label.startswith("old_join(") and sh.active_parameter == 1
@@ -280,7 +282,9 @@ async def test_builtin_function_and_type(client: LanguageClient, ws):
         locs = await _definition(client, uri, _pos(text, "length"))
         assert [loc.uri for loc in locs] == ["file:///usr/lib/ruby/vendor_ruby/puppet/functions/length.rb"]
     sh = await client.text_document_signature_help_async(
-        L.SignatureHelpParams(text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "'app"))
+        types.SignatureHelpParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(text, "'app")
+        )
     )
     assert len(sh.signatures) >= 4 and all(s.label.startswith("lookup(") for s in sh.signatures)
     hv = await _hover(client, uri, _pos(text, "ensure"))
@@ -323,9 +327,9 @@ async def test_completion_class_params_define_params_facts(client: LanguageClien
         "api_thing { 'q':\n  \n}\n"
     )
     uri = await _open(client, ws, "production/manifests/c.pp", text)
-    items = await _complete(client, uri, L.Position(line=1, character=2))
+    items = await _complete(client, uri, types.Position(line=1, character=2))
     assert {"port", "docroot"} <= {i.label for i in items}
-    items = await _complete(client, uri, L.Position(line=4, character=2))
+    items = await _complete(client, uri, types.Position(line=4, character=2))
     assert {"servername", "weight"} <= {i.label for i in items}
     items = await _complete(client, uri, _pos(text, "['os']['", 8))
     assert {"family", "name", "release"} <= {i.label for i in items}
@@ -349,7 +353,7 @@ async def test_completion_class_params_define_params_facts(client: LanguageClien
     # every item replaces the typed prefix, `::` included
     it = next(i for i in items if i.label == "stdlib::shout")
     assert it.text_edit.range.start.character == 5 and it.text_edit.range.end.character == 13
-    items = await _complete(client, uri, L.Position(line=11, character=2))
+    items = await _complete(client, uri, types.Position(line=11, character=2))
     assert {"ensure", "name", "colour"} <= {i.label for i in items}
     # resolve fills the documentation lazily
     it = next(
@@ -370,8 +374,8 @@ async def test_signature_help_puppet_function_references_and_module_hiera(client
     )
     uri = await _open(client, ws, "production/manifests/s.pp", text)
     sh = await client.text_document_signature_help_async(
-        L.SignatureHelpParams(
-            text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "'x', ", 5)
+        types.SignatureHelpParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(text, "'x', ", 5)
         )
     )
     assert sh.signatures[0].label == "mine::f(String $a, Integer $b?) >> String" and sh.active_parameter == 1
@@ -404,7 +408,9 @@ async def test_watched_files_and_folders_update_the_index(client: LanguageClient
             "Puppet::Functions.create_function(:'stdlib::fresh') do\n  dispatch :f do\n    param 'Integer', :n\n  end\nend\n"
         )
     client.workspace_did_change_watched_files(
-        L.DidChangeWatchedFilesParams(changes=[L.FileEvent(uri=_uri(new), type=L.FileChangeType.Created)])
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=_uri(new), type=types.FileChangeType.Created)]
+        )
     )
     text = "$f = stdlib::fresh(1)\n"
     uri = await _open(client, ws, "production/manifests/w.pp", text)
@@ -415,38 +421,38 @@ async def test_watched_files_and_folders_update_the_index(client: LanguageClient
     with open(os.path.join(extra, "lib/puppet/type/extra_thing.rb"), "w") as f:
         f.write("Puppet::Type.newtype(:extra_thing) do\n  newparam(:name) do\n  end\nend\n")
     client.workspace_did_change_workspace_folders(
-        L.DidChangeWorkspaceFoldersParams(
-            event=L.WorkspaceFoldersChangeEvent(
-                added=[L.WorkspaceFolder(uri=_uri(extra), name="extra")], removed=[]
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=_uri(extra), name="extra")], removed=[]
             )
         )
     )
     import asyncio
 
     for _ in range(200):
-        locs = await _definition(client, uri, L.Position(line=0, character=0))
+        locs = await _definition(client, uri, types.Position(line=0, character=0))
         text2 = "extra_thing { 'a': }\n"
         client.text_document_did_change(
-            L.DidChangeTextDocumentParams(
-                text_document=L.VersionedTextDocumentIdentifier(uri=uri, version=2),
-                content_changes=[L.TextDocumentContentChangeWholeDocument(text=text2)],
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text2)],
             )
         )
-        locs = await _definition(client, uri, L.Position(line=0, character=3))
+        locs = await _definition(client, uri, types.Position(line=0, character=3))
         if locs:
             break
         await asyncio.sleep(0.05)
     assert locs and locs[0].uri.endswith("extra_thing.rb")
     # removing the folder takes its definitions out of the index
     client.workspace_did_change_workspace_folders(
-        L.DidChangeWorkspaceFoldersParams(
-            event=L.WorkspaceFoldersChangeEvent(
-                added=[], removed=[L.WorkspaceFolder(uri=_uri(extra), name="extra")]
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[], removed=[types.WorkspaceFolder(uri=_uri(extra), name="extra")]
             )
         )
     )
     for _ in range(200):
-        locs = await _definition(client, uri, L.Position(line=0, character=3))
+        locs = await _definition(client, uri, types.Position(line=0, character=3))
         if not locs:
             break
         await asyncio.sleep(0.05)
@@ -454,10 +460,12 @@ async def test_watched_files_and_folders_update_the_index(client: LanguageClient
     # a deleted Ruby file leaves the index
     os.remove(new)
     client.workspace_did_change_watched_files(
-        L.DidChangeWatchedFilesParams(changes=[L.FileEvent(uri=_uri(new), type=L.FileChangeType.Deleted)])
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=_uri(new), type=types.FileChangeType.Deleted)]
+        )
     )
     for _ in range(200):
-        items = await _complete(client, uri, L.Position(line=0, character=0))
+        items = await _complete(client, uri, types.Position(line=0, character=0))
         if "stdlib::fresh" not in {i.label for i in items}:
             break
         await asyncio.sleep(0.05)
@@ -472,14 +480,16 @@ async def test_builtins_follow_the_language_level(client: LanguageClient, ws):
 
     async def labels():
         sh = await client.text_document_signature_help_async(
-            L.SignatureHelpParams(text_document=L.TextDocumentIdentifier(uri=uri), position=_pos(text, "1,"))
+            types.SignatureHelpParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(text, "1,")
+            )
         )
         return [s.label for s in sh.signatures]
 
     assert any("SemVer" in lb for lb in await labels())  # the default level, 8
     for version, semver in (("7.23", False), ("8", True)):
         client.workspace_did_change_configuration(
-            L.DidChangeConfigurationParams(settings={"puppet": {"puppetVersion": version}})
+            types.DidChangeConfigurationParams(settings={"puppet": {"puppetVersion": version}})
         )
         import asyncio
 

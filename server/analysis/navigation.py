@@ -1,0 +1,329 @@
+"""Hover, go to definition, document and workspace symbols, signature help (no pygls here): plain
+answers (server/analysis/answers.py) from an analysis and what the workspace knows.
+
+Each question is asked of the wider world first (Ruby-defined and built-in functions and types,
+facts, Hiera keys: server/analysis/world.py, server/analysis/hiera.py), then of the document and the
+workspace's manifests, in that order, as the handlers always did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import features, hiera, tables, world
+from puppet_xpp.server.analysis.answers import (
+    DocumentSymbol,
+    Hover,
+    Knowledge,
+    Location,
+    SignatureHelp,
+    SignatureInformation,
+)
+from puppet_xpp.server.analysis.document import Analysis, Span
+from puppet_xpp.server.analysis.index import WorkspaceIndex, symbols_of
+from puppet_xpp.server.analysis.symbols import Sym
+
+
+def span(an: Analysis, offset: int | None, length: int | None) -> Span:
+    """The LSP span of ``length`` bytes at ``offset`` (None: 0)."""
+    return an.lines.range(offset or 0, max(0, length or 0))
+
+
+def lookup(index: WorkspaceIndex, kind: str, name: str) -> list[Sym]:
+    """The workspace's definitions a reference of ``kind`` (server.analysis.features.reference_at)
+    may mean."""
+    kinds = {
+        "class": ("class",),
+        "define": ("define",),
+        "class_or_define": ("class", "define"),
+        "function": ("function", "plan"),
+        "type": ("type", "define", "class"),
+    }.get(kind)
+    syms = index.lookup(name, kinds)
+    if not syms and kind == "type":
+        syms = index.lookup(name, ("type", "define", "class"))
+    return syms
+
+
+# ----------------------------------------------------------------------------------------------- markdown
+
+
+def function_markdown(sym: Sym) -> str:
+    name = sym.name
+    sigs = world.signatures_of(sym)
+    head = "\n".join(s.label(name) for s in sigs) or f"{name}(...)"
+    origin = {
+        "ruby4": "Ruby function (4.x API)",
+        "ruby3": "Ruby function (3.x API)",
+        "builtin": "built-in function",
+    }
+    text = f"```puppet\n{head}\n```\n({origin.get(sym.origin, 'function')})"
+    doc = world.doc_of(sym)
+    if doc:
+        text += "\n\n" + features.doc_markdown(doc)
+    return text
+
+
+def type_markdown(sym: Sym) -> str:
+    origin = {
+        "native": "resource type (Ruby)",
+        "resource_api": "resource type (Resource API)",
+        "builtin": "core resource type",
+    }
+    namevars = [a.name for a in sym.attrs if a.namevar]
+    text = f"**{sym.name}** ({origin.get(sym.origin, 'resource type')})"
+    if namevars:
+        text += f"\n\nnamevar: `{'`, `'.join(namevars)}`"
+    props = [a.name for a in sym.attrs if a.kind == "property"]
+    params = [a.name for a in sym.attrs if a.kind != "property"]
+    if props:
+        text += "\n\nproperties: " + ", ".join(props)
+    if params:
+        text += "\n\nparameters: " + ", ".join(params)
+    doc = world.doc_of(sym)
+    if doc:
+        text += "\n\n" + features.doc_markdown(doc)
+    return text
+
+
+def attribute_markdown(owner: Sym, attr: Any, kind: str) -> str:
+    """An attribute of a resource type (``kind`` "type": an :class:`Attr`) or a parameter of a class
+    or defined type (a :class:`Param`)."""
+    if kind == "type":
+        what = "namevar" if attr.namevar else attr.kind
+        text = f"**{attr.name}** ({what} of {owner.name})"
+        if attr.type:
+            text += f"\n\ntype: `{attr.type}`"
+        if attr.values:
+            text += "\n\nallowed values: " + ", ".join(f"`{v}`" for v in attr.values)
+        if attr.default:
+            text += f"\n\ndefault: `{attr.default}`"
+        doc = world.attribute_doc(owner, attr)
+    else:
+        text = f"```puppet\n{attr.type + ' ' if attr.type else ''}${attr.name}{' = ' + attr.default if attr.default else ''}\n```\n(parameter of {kind} {owner.name})"
+        doc = attr.doc
+    if doc:
+        text += "\n\n" + features.doc_markdown(doc)
+    return text
+
+
+# ----------------------------------------------------------------------------------------------- hover
+
+
+def hover(an: Analysis, known: Knowledge, line: int, character: int) -> Hover | None:
+    off = an.lines.offset(line, character)
+    return _world_hover(an, known, off) or _document_hover(an, known.index, off)
+
+
+def _world_hover(an: Analysis, known: Knowledge, off: int) -> Hover | None:
+    """Ruby-defined and built-in functions and types, resource attributes, Hiera keys."""
+    at = world.attribute_at(an, off)
+    if at is not None:
+        rtype, name, s, e = at
+        if rtype == "class":
+            rtype = world.resource_title(an.data, s) or rtype
+        attrs, owner, kind = world.attributes_of(known.index, rtype, known.level)
+        for a in attrs:
+            if a.name == name and owner is not None and kind is not None:
+                return Hover(attribute_markdown(owner, a, kind), span(an, s, e - s))
+        return None
+    hk = hiera.key_at(an, off)
+    if hk is not None:
+        key, s, e, param = hk
+        text = hiera.hover_markdown(known.hiera(), key)
+        if param is not None:  # the parameter itself first, then the data that sets it
+            typ, dflt = features.expr_text(an, param.type_expr), features.expr_text(an, param.value)
+            head = f"```puppet\n{typ + ' ' if typ else ''}${param.name}{' = ' + dflt if dflt else ''}\n```"
+            if text is None:
+                return None  # no data sets it: the plain parameter hover
+            text = head + "\n\n" + text
+        return Hover(text, span(an, s, e - s)) if text else None
+    ref = world.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, start, length = ref
+    rng = span(an, start, length)
+    if kind == "function":
+        syms = world.functions_named(known.index, name, level=known.level)
+        if syms and syms[0].origin != "puppet":
+            return Hover(function_markdown(syms[0]), rng)
+        return None
+    if kind in ("class_or_define", "type"):
+        if known.index.lookup(name, ("class", "define")):
+            return None
+        t = world.resource_type_named(known.index, name, known.level)
+        if t is not None:
+            return Hover(type_markdown(t), rng)
+    return None
+
+
+def _document_hover(an: Analysis, index: WorkspaceIndex, off: int) -> Hover | None:
+    """Variables and parameters of the document, the workspace's manifests, the core tables."""
+    ref = features.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, node = ref
+    text = None
+    if kind == "variable":
+        d = features.local_definition(an, ref, off)
+        if d is not None and type(d) is ast.Parameter:
+            typ = features.src(an, d.type_expr)
+            dflt = features.src(an, d.value)
+            text = f"```puppet\n{(typ + ' ') if typ else ''}${d.name}{(' = ' + dflt) if dflt else ''}\n```\n(parameter)"
+            owner = _owner_doc(an, d)
+            if owner:
+                pd = features.param_docs(owner).get(d.name)
+                if pd:
+                    text += "\n\n" + pd
+        elif d is not None:
+            text = (
+                f"```puppet\n${name}\n```\n(variable, assigned at line {an.lines.position(d.offset)[0] + 1})"
+            )
+        elif "::" in name:
+            cls, _, var = name.lstrip(":").rpartition("::")
+            for s in index.lookup(cls, ("class",)):
+                for p in s.params:
+                    if p.name == var:
+                        text = (
+                            f"```puppet\n{p.type + ' ' if p.type else ''}${name}"
+                            f"{' = ' + p.default if p.default else ''}\n```\n(parameter of class {s.name})"
+                            + (f"\n\n{p.doc}" if p.doc else "")
+                        )
+    elif kind == "function" and name in tables.FUNCTIONS and not index.lookup(name, ("function",)):
+        text = f"```puppet\n{tables.FUNCTIONS[name]}\n```\n(built-in function)"
+    else:
+        syms = lookup(index, kind, name)
+        if syms:
+            s = syms[0]
+            text = f"```puppet\n{s.signature}\n```"
+            if s.doc:
+                text += "\n\n" + features.doc_markdown(s.doc)
+        elif name.lower() in tables.RESOURCE_TYPES:
+            desc, attrs = tables.RESOURCE_TYPES[name.lower()]
+            text = f"**{name.lower()}** (core resource type)\n\n{desc}\n\nAttributes: " + ", ".join(attrs)
+        elif kind == "type" and name in tables.DATA_TYPES:
+            text = f"```puppet\n{name}\n```\n(built-in data type)"
+    if text is None:
+        return None
+    return Hover(text, span(an, node.offset, node.length))
+
+
+def _owner_doc(an: Analysis, param: ast.Parameter) -> str | None:
+    for d in an.program.definitions if an.program is not None else ():
+        if param in (getattr(d, "parameters", None) or []):
+            doc: str = features.leading_comment(an.data, d.offset)
+            return doc
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- definition
+
+
+def definition(
+    an: Analysis, known: Knowledge, path: str | None, line: int, character: int
+) -> list[Location] | None:
+    """Where the name at (line, character) of the document at ``path`` is defined (None: nowhere
+    known; a location's path None: that document)."""
+    off = an.lines.offset(line, character)
+    return _world_definition(an, known, off) or _document_definition(an, known.index, path, off)
+
+
+def _world_definition(an: Analysis, known: Knowledge, off: int) -> list[Location] | None:
+    hk = hiera.key_at(an, off)
+    if hk is not None:
+        locs = [Location(p, ((ln, c0), (ln, c1))) for p, ln, c0, c1, _v in hiera.find(known.hiera(), hk[0])]
+        return locs or None
+    fa = world.fact_at(an, off)
+    if fa is not None:  # a module's custom fact: its lib/facter file
+        locs = [Location(f.path, f.selection) for f in known.index.lookup(fa[0], ("fact",))]
+        if locs:
+            return locs
+    ref = world.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, _s, _l = ref
+    syms: list[Sym] = []
+    if kind == "function":
+        syms = [
+            s for s in world.functions_named(known.index, name, level=known.level) if s.origin != "puppet"
+        ]
+        if any(s.origin == "puppet" for s in known.index.lookup(name, ("function", "plan"))):
+            return None
+    elif kind in ("class_or_define", "type"):
+        if known.index.lookup(name, ("class", "define")):
+            return None
+        t = world.resource_type_named(known.index, name, known.level)
+        syms = [t] if t is not None else []
+    for s in syms:  # the one Puppet would call
+        loc = world.location_of(s)
+        if loc is not None:
+            return [Location(loc[0], loc[1])]
+    return None
+
+
+def _document_definition(
+    an: Analysis, index: WorkspaceIndex, path: str | None, off: int
+) -> list[Location] | None:
+    ref = features.reference_at(an, off)
+    if ref is None:
+        return None
+    kind, name, _node = ref
+    if kind == "variable":
+        d = features.local_definition(an, ref, off)
+        if d is not None:
+            return [Location(None, span(an, d.offset, d.length))]
+        if "::" in name:
+            cls = name.lstrip(":").rpartition("::")[0]
+            return [Location(s.path, s.selection) for s in index.lookup(cls, ("class",))] or None
+        return None
+    # the current document first (it may not be saved yet)
+    locs = []
+    if an.program is not None:
+        for d in an.program.definitions:
+            if getattr(d, "name", "").lower().lstrip(":") == name.lower() and (
+                kind in ("class_or_define", "type")
+                or features.kind_name(d) == kind
+                or (kind == "function" and features.kind_name(d) == "plan")
+            ):
+                so, sl = features.name_span(an, d)
+                locs.append(Location(None, span(an, so, sl)))
+    if locs:
+        return locs
+    return [Location(s.path, s.selection) for s in lookup(index, kind, name) if s.path != path] or None
+
+
+# ----------------------------------------------------------------------------------------------- symbols
+
+
+def document_symbols(an: Analysis) -> list[DocumentSymbol]:
+    def conv(s: dict[str, Any]) -> DocumentSymbol:
+        rng = span(an, *s["range"])
+        sel = span(an, *s["selection"])
+        if not (rng[0] <= sel[0] and sel[1] <= rng[1]):
+            sel = rng
+        return DocumentSymbol(
+            s["name"] or "?", s["detail"] or None, s["kind"], rng, sel, [conv(c) for c in s["children"]]
+        )
+
+    return [conv(s) for s in features.document_symbols(an)]
+
+
+def signature_help(an: Analysis, known: Knowledge, line: int, character: int) -> SignatureHelp | None:
+    off = an.lines.offset(line, character)
+    res = world.signature_help(known.index, an, off, symbols_of(an, ""), known.level)
+    if res is None:
+        return None
+    return SignatureHelp(
+        [SignatureInformation(label, list(spans), doc or None) for label, spans, doc in res["signatures"]],
+        res["active_signature"],
+        res["active_parameter"],
+    )
+
+
+def local_symbols(an: Analysis) -> list[Sym]:
+    """The document's own definitions as index entries ([] when they cannot be made)."""
+    try:
+        return symbols_of(an, "")
+    except Exception:
+        return []

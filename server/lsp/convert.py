@@ -1,0 +1,137 @@
+"""The one place where plain data (server/analysis: positions as (line, column) pairs, spans, paths,
+the answers of server/analysis/answers.py, diagnostics) and lsprotocol's types meet, both ways."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from puppet_xpp.server.analysis import answers
+from puppet_xpp.server.analysis.document import LspDiagnostic, Pos, Span, uri_of_path
+from puppet_xpp.server.analysis.lint import Edit
+
+# ----------------------------------------------------------------------------------------------- from the client
+
+
+def pos_of(p: types.Position) -> Pos:
+    return p.line, p.character
+
+
+def span_of(r: types.Range) -> Span:
+    return (r.start.line, r.start.character), (r.end.line, r.end.character)
+
+
+# ----------------------------------------------------------------------------------------------- to the client
+
+
+def position(p: Pos) -> types.Position:
+    return types.Position(line=p[0], character=p[1])
+
+
+def range_(span: Span) -> types.Range:
+    return types.Range(start=position(span[0]), end=position(span[1]))
+
+
+def location(loc: answers.Location, uri: str) -> types.Location:
+    """``loc`` (its path None: the document ``uri``)."""
+    return types.Location(uri=uri if loc.path is None else uri_of_path(loc.path), range=range_(loc.span))
+
+
+def locations(locs: Sequence[answers.Location] | None, uri: str) -> list[types.Location] | None:
+    return [location(loc, uri) for loc in locs] if locs else None
+
+
+def markdown(text: str) -> types.MarkupContent:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+
+
+def hover(h: answers.Hover | None) -> types.Hover | None:
+    return None if h is None else types.Hover(contents=markdown(h.markdown), range=range_(h.span))
+
+
+def diagnostic(d: LspDiagnostic) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=types.Range(
+            start=types.Position(line=d.start[0], character=d.start[1]),
+            end=types.Position(line=d.end[0], character=d.end[1]),
+        ),
+        severity=types.DiagnosticSeverity(d.severity),
+        code=d.code,
+        source=d.source,
+        message=d.message,
+        tags=[types.DiagnosticTag.Deprecated] if d.deprecated else None,
+    )
+
+
+def text_edits(edits: Sequence[Edit]) -> list[types.TextEdit]:
+    return [types.TextEdit(range=range_((a, b)), new_text=t) for a, b, t in edits]
+
+
+SYMBOL_KINDS = {
+    "class": types.SymbolKind.Class,
+    "define": types.SymbolKind.Struct,
+    "function": types.SymbolKind.Function,
+    "plan": types.SymbolKind.Method,
+    "type": types.SymbolKind.TypeParameter,
+    "node": types.SymbolKind.Module,
+}
+
+
+def symbol_kind(kind: str) -> types.SymbolKind:
+    """The SymbolKind of an index entry's kind (workspace symbols)."""
+    return SYMBOL_KINDS.get(kind, types.SymbolKind.Object)
+
+
+def document_symbol(s: answers.DocumentSymbol) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=s.name,
+        detail=s.detail,
+        kind=types.SymbolKind(s.kind),
+        range=range_(s.span),
+        selection_range=range_(s.selection),
+        children=[document_symbol(c) for c in s.children],
+    )
+
+
+FOLDING_KINDS = {"comment": types.FoldingRangeKind.Comment, "region": types.FoldingRangeKind.Region}
+
+
+def folding_range(first: int, last: int, kind: str | None) -> types.FoldingRange:
+    return types.FoldingRange(start_line=first, end_line=last, kind=FOLDING_KINDS.get(kind or ""))
+
+
+def completion_item(it: answers.CompletionItem) -> types.CompletionItem:
+    return types.CompletionItem(
+        label=it.label,
+        kind=types.CompletionItemKind[it.kind],
+        detail=it.detail,
+        documentation=it.documentation,
+        insert_text=it.insert_text,
+        insert_text_format=types.InsertTextFormat.Snippet if it.snippet else None,
+        filter_text=it.filter_text,
+        sort_text=it.sort_text,
+        text_edit=None if it.edit is None else types.TextEdit(range=range_(it.edit[0]), new_text=it.edit[1]),
+        data=it.data,
+    )
+
+
+def completion_list(c: answers.Completions) -> types.CompletionList:
+    return types.CompletionList(is_incomplete=False, items=[completion_item(it) for it in c.items])
+
+
+def signature_help(h: answers.SignatureHelp | None) -> types.SignatureHelp | None:
+    if h is None:
+        return None
+    return types.SignatureHelp(
+        signatures=[
+            types.SignatureInformation(
+                label=s.label,
+                documentation=markdown(s.documentation) if s.documentation else None,
+                parameters=[types.ParameterInformation(label=(a, b)) for a, b in s.parameters],
+            )
+            for s in h.signatures
+        ],
+        active_signature=h.active_signature,
+        active_parameter=h.active_parameter,
+    )

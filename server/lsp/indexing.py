@@ -1,0 +1,136 @@
+"""The workspace index's upkeep: the one indexing of the module path (at start, and for folders added
+later), with work-done progress; one file again after a save, a close, a rename or a change on disk
+(``workspace/didChangeWatchedFiles``, with watchers registered at start); workspace folders added and
+removed.  Every manifest the indexing parses also feeds the reference index (the session's hooks)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from lsprotocol import types
+
+from puppet_xpp.server.analysis.document import path_of_uri
+from puppet_xpp.server.analysis.index import index_file, workspace_files
+from puppet_xpp.server.lsp.language_server import PuppetServer
+
+WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
+
+
+async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing Puppet workspace") -> None:
+    """Index the files under ``roots`` on the analysis worker (but the open documents: their analysis
+    feeds the index), with work-done progress when the client shows it."""
+    session = ls.session
+    loop = asyncio.get_running_loop()
+    files = await loop.run_in_executor(None, workspace_files, roots)
+    token = None
+    if session.work_done_progress():
+        token = f"puppet-xpp-index-{id(ls)}-{time.monotonic_ns()}"
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title=title, message=f"0/{len(files)} files", percentage=0, cancellable=False
+                ),
+            )
+        except Exception:
+            token = None
+    t0 = time.perf_counter()
+    last = 0.0
+    for k, path in enumerate(files):
+        if path in session.open_paths():
+            continue
+        await reindex(ls, path)
+        now = time.perf_counter()
+        if token and now - last > 0.2:
+            last = now
+            ls.work_done_progress.report(
+                token,
+                types.WorkDoneProgressReport(
+                    message=f"{k + 1}/{len(files)} files", percentage=int(100 * (k + 1) / max(1, len(files)))
+                ),
+            )
+    if token:
+        ls.work_done_progress.end(
+            token,
+            types.WorkDoneProgressEnd(
+                message=f"Indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"
+            ),
+        )
+    ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
+
+
+async def reindex(ls: PuppetServer, path: str) -> None:
+    """The file at ``path`` as it is on disk (parsed on the worker)."""
+    syms = await ls.on_worker(index_file, path, None, ls.session.parsed_hooks)
+    ls.session.index.set_file(path, syms)
+
+
+async def watch_files(ls: PuppetServer) -> None:
+    """Ask the client to watch the files the index and Hiera follow (when it can register watchers)."""
+    if not ls.session.watches_files():
+        return
+    opts = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]
+    )
+    try:
+        await asyncio.wait_for(
+            ls.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="puppet-xpp-watch",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=opts,
+                        )
+                    ]
+                )
+            ),
+            5,
+        )
+    except Exception:
+        pass
+
+
+# ----------------------------------------------------------------------------------------------- handlers
+
+
+async def did_change_watched_files(ls: PuppetServer, params: types.DidChangeWatchedFilesParams) -> None:
+    session = ls.session
+    session.hiera.invalidate()
+    for ch in params.changes:
+        path = path_of_uri(ch.uri)
+        if not path or not (path.endswith((".pp", ".rb"))):
+            continue
+        if ch.type == types.FileChangeType.Deleted:
+            session.index.remove_file(path)
+        elif ch.uri not in session.documents:
+            await reindex(ls, path)
+
+
+async def did_change_workspace_folders(
+    ls: PuppetServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    session = ls.session
+    before = set(session.index_roots())
+    for f in params.event.removed:
+        p = path_of_uri(f.uri)
+        if p in session.roots:
+            session.roots.remove(p)
+    for f in params.event.added:
+        p = path_of_uri(f.uri)
+        if p and p not in session.roots:
+            session.roots.append(p)
+    after = session.index_roots()
+    gone = [r for r in before if r not in after]
+    for path in list(session.index.by_path):
+        if any(path.startswith(r + os.sep) for r in gone) and not any(
+            path.startswith(r + os.sep) for r in after
+        ):
+            session.index.remove_file(path)
+    session.hiera.invalidate()
+    new = [r for r in after if r not in before]
+    if new:
+        await index_paths(ls, new, "Indexing added folders")

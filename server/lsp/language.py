@@ -1,0 +1,113 @@
+"""The editor features' handlers: each converts the request (server/lsp/convert.py), calls a pygls-free
+feature function over the document's current analysis on the worker (server/analysis/navigation.py,
+server/analysis/completion.py, server/analysis/features.py), and converts the plain answer back."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from puppet_xpp.server.analysis import completion as completions
+from puppet_xpp.server.analysis import features, navigation
+from puppet_xpp.server.analysis.document import path_of_uri, uri_of_path
+from puppet_xpp.server.lsp import convert, sync
+from puppet_xpp.server.lsp.language_server import PuppetServer
+
+
+async def document_symbol(
+    ls: PuppetServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | None:
+    return await sync.with_analysis(
+        ls,
+        params.text_document.uri,
+        lambda an: [convert.document_symbol(s) for s in navigation.document_symbols(an)],
+    )
+
+
+async def folding_range(
+    ls: PuppetServer, params: types.FoldingRangeParams
+) -> list[types.FoldingRange] | None:
+    return await sync.with_analysis(
+        ls,
+        params.text_document.uri,
+        lambda an: [convert.folding_range(a, b, kind) for a, b, kind in features.folding_ranges(an)],
+    )
+
+
+SEMANTIC_TOKENS_LEGEND = types.SemanticTokensLegend(
+    token_types=features.TOKEN_TYPES, token_modifiers=features.TOKEN_MODIFIERS
+)
+
+
+async def semantic_tokens(
+    ls: PuppetServer, params: types.SemanticTokensParams
+) -> types.SemanticTokens | None:
+    return await sync.with_analysis(
+        ls, params.text_document.uri, lambda an: types.SemanticTokens(data=features.semantic_tokens(an))
+    )
+
+
+async def hover(ls: PuppetServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    line, character = convert.pos_of(params.position)
+    known = ls.session.knowledge(uri)
+    return await sync.with_analysis(
+        ls, uri, lambda an: convert.hover(navigation.hover(an, known, line, character))
+    )
+
+
+async def definition(ls: PuppetServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    uri = params.text_document.uri
+    line, character = convert.pos_of(params.position)
+    known = ls.session.knowledge(uri)
+    path = path_of_uri(uri)
+    return await sync.with_analysis(
+        ls, uri, lambda an: convert.locations(navigation.definition(an, known, path, line, character), uri)
+    )
+
+
+async def workspace_symbol(
+    ls: PuppetServer, params: types.WorkspaceSymbolParams
+) -> list[types.WorkspaceSymbol]:
+    return [
+        types.WorkspaceSymbol(
+            name=s.name,
+            kind=convert.symbol_kind(s.kind),
+            container_name=s.kind,
+            location=types.Location(uri=uri_of_path(s.path), range=convert.range_(s.selection)),
+        )
+        for s in ls.session.index.search(params.query)
+    ]
+
+
+COMPLETION_OPTIONS = types.CompletionOptions(trigger_characters=["$", ":", ">"], resolve_provider=True)
+
+
+async def completion(ls: PuppetServer, params: types.CompletionParams) -> types.CompletionList | None:
+    uri = params.text_document.uri
+    line, character = convert.pos_of(params.position)
+    known = ls.session.knowledge(uri)
+    return await sync.with_analysis(
+        ls, uri, lambda an: convert.completion_list(completions.completion(an, known, line, character))
+    )
+
+
+def completion_resolve(ls: PuppetServer, item: types.CompletionItem) -> types.CompletionItem:
+    try:
+        text = completions.resolve(ls.session.knowledge(""), item.data)
+    except Exception:  # never fail a resolve: the item as it was
+        return item
+    if text:
+        item.documentation = convert.markdown(text)
+    return item
+
+
+SIGNATURE_HELP_OPTIONS = types.SignatureHelpOptions(trigger_characters=["(", ","])
+
+
+async def signature_help(ls: PuppetServer, params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+    uri = params.text_document.uri
+    line, character = convert.pos_of(params.position)
+    known = ls.session.knowledge(uri)
+    return await sync.with_analysis(
+        ls, uri, lambda an: convert.signature_help(navigation.signature_help(an, known, line, character))
+    )

@@ -1,0 +1,66 @@
+"""The one publisher of diagnostics: every ``textDocument/publishDiagnostics`` the server sends goes out
+from here, made of a document's diagnostics by source (server/lsp/session.py ``DiagnosticsStore``:
+parse and validation, lint, later deep checks), capped (server/lsp/text.py: the first
+``MAX_DIAGNOSTICS``, then one "and N more")."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, LspDiagnostic
+from puppet_xpp.server.lsp import convert, text
+from puppet_xpp.server.lsp.session import DiagnosticKey, DocState
+
+
+def capped(diags: list[LspDiagnostic]) -> list[LspDiagnostic]:
+    """At most text.MAX_DIAGNOSTICS of ``diags``, then one "and N more" where the next one starts."""
+    shown, more = text.cap(diags)
+    if more:
+        d = diags[len(shown)]
+        shown = [
+            *shown,
+            LspDiagnostic(d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {more} more"),
+        ]
+    return shown
+
+
+def publish(ls: LanguageServer, st: DocState) -> None:
+    """Event loop: publish the diagnostics ``st`` holds, as their version.  A diagnostic published
+    last time (the lint diagnostics carried over, most parse diagnostics) reuses its lsprotocol form:
+    building those is most of the cost of a publish of a file with many diagnostics (pygls then
+    unstructures and encodes them; same JSON either way)."""
+    store = st.diagnostics
+    old = store.converted
+    new: dict[DiagnosticKey, types.Diagnostic] = {}
+    out = []
+    for d in capped(store.all()):
+        key = (*d.start, *d.end, d.severity, d.code, d.source, d.message, d.deprecated)
+        c = new.get(key) or old.get(key) or convert.diagnostic(d)
+        new[key] = c
+        out.append(c)
+    store.converted = new
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=st.uri, version=store.version, diagnostics=out)
+    )
+
+
+def clear(ls: LanguageServer, uri: str) -> None:
+    """No diagnostics for ``uri`` (closed)."""
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def out_of_sync(ls: LanguageServer, uri: str, why: str) -> None:
+    """The one diagnostic of a document whose change could not be applied (refused until reopened)."""
+    first = why.splitlines()[0][:200] if why else "?"
+    d = LspDiagnostic(
+        (0, 0),
+        (0, 0),
+        SEVERITY_ERROR,
+        "DOCUMENT_OUT_OF_SYNC",
+        f"puppet-xpp could not apply a change to this document (the client sent a malformed change: {first}); "
+        "close and reopen it",
+    )
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=[convert.diagnostic(d)])
+    )

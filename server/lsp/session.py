@@ -1,0 +1,198 @@
+"""The language server's state, in one typed object (as ruff_server's ``Session``): the open documents,
+the settings (lint's included), the workspace folders and the client's capabilities, the workspace
+index, the reference index and the hooks that feed it, the Hiera cache, the lint process, the GC pacer,
+and per document its diagnostics by source with what the one publisher (server/lsp/publish.py) sent.
+
+The server object (server/lsp/language_server.py) owns one :class:`Session`; the handlers reach
+everything through it, and no module keeps state of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from dataclasses import dataclass, field
+
+from lsprotocol import types
+
+from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.server.analysis import references
+from puppet_xpp.server.analysis.answers import Knowledge
+from puppet_xpp.server.analysis.document import Analysis, Document, GcPacer, LspDiagnostic, Span, path_of_uri
+from puppet_xpp.server.analysis.hiera import HieraCache, Layer
+from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
+from puppet_xpp.server.analysis.lint_pool import LintPool
+from puppet_xpp.server.analysis.workspace import Settings, check_config_for, environment_at, find_environment
+from puppet_xpp.server.lsp.lint_carry import LintState
+
+# the sources of a document's diagnostics, in the order they are published
+PARSE, LINT, DEEP = "parse", "lint", "deep"
+SOURCES = (PARSE, LINT, DEEP)
+# what a diagnostic's lsprotocol form is made of (the publisher reuses the form of an equal one)
+DiagnosticKey = tuple[int, int, int, int, int, str, str, str, bool]
+
+
+@dataclass
+class DiagnosticsStore:
+    """A document's diagnostics by source (written on the event loop only) for one version, and the
+    lsprotocol form of each diagnostic of its last publish (server/lsp/publish.py)."""
+
+    version: int | None = None
+    by_source: dict[str, list[LspDiagnostic]] = field(default_factory=dict)
+    converted: dict[DiagnosticKey, types.Diagnostic] = field(default_factory=dict)
+
+    def set(self, version: int | None, source: str, diags: list[LspDiagnostic]) -> None:
+        """``diags`` are ``source``'s for ``version`` (another version's other sources are dropped)."""
+        if version != self.version:
+            self.version = version
+            self.by_source = {}
+        self.by_source[source] = diags
+
+    def get(self, source: str) -> list[LspDiagnostic]:
+        return self.by_source.get(source, [])
+
+    def all(self) -> list[LspDiagnostic]:
+        by = self.by_source
+        return [d for s in SOURCES for d in by.get(s, ())]
+
+
+@dataclass(eq=False)
+class DocState:
+    """One open document.  ``doc`` belongs to the worker thread; ``pending`` (guarded by ``lock``)
+    holds the content changes received and not applied yet, ``version`` the latest version received."""
+
+    uri: str
+    doc: Document
+    version: int | None = None
+    pending: list[tuple[Span | None, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    job: asyncio.Future[None] | None = field(default=None, repr=False)  # computing diagnostics
+    published: int | None = None  # the version last published
+    last_good: Analysis | None = (
+        None  # the last analysis that succeeded (features use it after an internal error)
+    )
+    refused: str | None = None  # why our copy may differ from the client's (until reopened)
+    lint: LintState = field(default_factory=LintState)
+    diagnostics: DiagnosticsStore = field(default_factory=DiagnosticsStore)
+
+    def __post_init__(self) -> None:
+        if self.version is None:
+            self.version = self.doc.version
+
+
+@dataclass(eq=False)
+class Session:
+    settings: Settings = field(default_factory=Settings)
+    roots: list[str] = field(default_factory=list)  # the workspace folders
+    client_caps: types.ClientCapabilities | None = None
+    documents: dict[str, DocState] = field(default_factory=dict)
+    index: WorkspaceIndex = field(default_factory=WorkspaceIndex)
+    refs: references.RefIndex = field(default_factory=references.RefIndex)
+    parsed_hooks: tuple[ParsedHook, ...] = ()  # what else each manifest the indexing parses feeds
+    hiera: HieraCache = field(default_factory=HieraCache)
+    lint_pool: LintPool = field(default_factory=LintPool)
+    gc_pacer: GcPacer = field(default_factory=GcPacer)
+    timings: list[float] = field(default_factory=list)  # seconds per analysis (the last 1,000)
+    indexing: asyncio.Future[None] | None = None  # the workspace indexing at start
+    idle_gc: asyncio.Future[None] | None = None  # a full collection waiting for a pause
+
+    def __post_init__(self) -> None:
+        if not self.parsed_hooks:  # one parse of a manifest also files its references
+            self.parsed_hooks = (references.feed(self.refs),)
+
+    # -- documents
+
+    def config_for(self, uri: str) -> CheckConfig:
+        return check_config_for(path_of_uri(uri), self.settings)
+
+    def open_paths(self) -> set[str | None]:
+        return {path_of_uri(u) for u in self.documents}
+
+    def lint_active(self, uri: str) -> bool:
+        """Lint diagnostics and quick fixes for the document ``uri`` (never for EPP)."""
+        return self.settings.lint.enabled and not uri.endswith(".epp")
+
+    # -- the workspace
+
+    def settings_from(self, d: object) -> Settings:
+        return Settings.from_dict(d, self.settings, self.roots[0] if self.roots else None)
+
+    def index_roots(self) -> list[str]:
+        """Workspace folders, the configured module path, and each folder's environment module path."""
+        out: list[str] = []
+        for r in self.roots:
+            out.append(r)
+            env = environment_at(r) or find_environment(os.path.join(r, "x.pp"))
+            for d in env.modulepath if env is not None else ():
+                out.append(d)
+        out.extend(self.settings.modulepath)
+        seen: set[str] = set()
+        res: list[str] = []
+        for d in out:
+            d = os.path.abspath(d)
+            if d not in seen and os.path.isdir(d) and not any(d.startswith(s + os.sep) for s in seen):
+                seen.add(d)
+                res.append(d)
+        return res
+
+    def owning_environment(self, path: str) -> str | None:
+        """The directory of the workspace environment whose module path holds ``path`` (a module on an
+        absolute module path outside the environment's directory, where the file's own location finds
+        no environment), or None."""
+        for r in self.roots:
+            env = find_environment(r)
+            if env is not None and env.module_of(path) is not None:
+                return env.root
+        return None
+
+    def hiera_layers(self, uri: str) -> list[Layer]:
+        """The Hiera layers seen from the document ``uri`` (its environment, else the first folder)."""
+        path = path_of_uri(uri)
+        env_root = None
+        if path:
+            env = find_environment(path)
+            env_root = env.root if env is not None else None
+        if env_root is None and self.roots:
+            env_root = self.roots[0]
+        return self.hiera.layers_for(env_root, self.index_roots())
+
+    def knowledge(self, uri: str) -> Knowledge:
+        """What the features know beyond the document ``uri``."""
+        return Knowledge(
+            self.index, self.settings.puppet_version, lambda: self.hiera_layers(uri), self.snippets()
+        )
+
+    # -- the client
+
+    def snippets(self) -> bool:
+        try:
+            return bool(self.client_caps.text_document.completion.completion_item.snippet_support)  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+
+    def work_done_progress(self) -> bool:
+        window = self.client_caps.window if self.client_caps is not None else None
+        return bool(getattr(window, "work_done_progress", False))
+
+    def watches_files(self) -> bool:
+        """The client registers file watchers on request."""
+        try:
+            return bool(self.client_caps.workspace.did_change_watched_files.dynamic_registration)  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+
+    def edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
+        ws = self.client_caps.workspace if self.client_caps is not None else None
+        return ws.workspace_edit if ws is not None else None
+
+    def can_move_files(self) -> bool:
+        """The client applies RenameFile operations (resource operations live in documentChanges, so a
+        client announcing them takes documentChanges too: Neovim 0.7 announces only the former)."""
+        caps = self.edit_caps()
+        ops = (caps.resource_operations if caps is not None else None) or []
+        return any(getattr(o, "value", o) == "rename" for o in ops)
+
+    def takes_document_changes(self) -> bool:
+        caps = self.edit_caps()
+        return bool(caps is not None and caps.document_changes)

@@ -1,0 +1,124 @@
+"""The analysis worker's side of a document (one thread runs all parsing and analysis, in order):
+apply the content changes received (:func:`sync_state`), analyse the current text
+(:func:`analyze`), and run a feature over the current analysis (:func:`with_analysis`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from lsprotocol import types
+
+from puppet_xpp.server.analysis.document import (
+    SEVERITY_ERROR,
+    Analysis,
+    Document,
+    LspDiagnostic,
+    Span,
+    path_of_uri,
+    to_lsp_diagnostics,
+)
+from puppet_xpp.server.lsp import lint_carry, text
+from puppet_xpp.server.lsp.language_server import PuppetServer
+from puppet_xpp.server.lsp.session import DocState, Session
+
+log = logging.getLogger("puppet-xpp.lsp")
+T = TypeVar("T")
+
+
+def sync_state(st: DocState) -> int | None:
+    """Worker thread: apply queued edits; returns the version they bring the document to."""
+    with st.lock:
+        changes, st.pending = st.pending, []
+        version = st.version
+    doc = st.doc
+    for rng, new_text in changes:
+        # (the lint diagnostics carried over follow it)
+        lint_carry.note_change(st.lint, rng, new_text, text.has_lone_cr_bytes(doc.data))
+        apply_change(doc, rng, new_text)
+    doc.version = version
+    return version
+
+
+def apply_change(doc: Document, rng: Span | None, new_text: str) -> None:
+    """One content change, with LSP's line rule when the document holds a lone CR (server.lsp.text)."""
+    new_text = text.clean_surrogates(new_text)
+    if rng is not None and text.has_lone_cr_bytes(doc.data):
+        full = doc.text
+        li = doc.line_index()
+        ends = []
+        for line, col in rng:
+            i = text.lsp_offset(full, line, col, doc.encoding)
+            ends.append(li.position(len(full[:i].encode("utf-8", "surrogateescape"))))
+        rng = (ends[0], ends[1])
+    doc.apply_change(rng, new_text)
+
+
+def analyze(session: Session, st: DocState) -> tuple[int | None, list[LspDiagnostic], list[LspDiagnostic]]:
+    """Worker: (version, parse and validation diagnostics, lint diagnostics carried over) of the
+    current text.  Binary content is reported once and not analysed; an internal failure becomes one
+    INTERNAL_ERROR (the traceback goes to the log) and the last good analysis stays for the features."""
+    version = sync_state(st)
+    doc = st.doc
+    binary = text.binary_reason(doc.data)
+    if binary is not None:
+        why, off = binary
+        pos = doc.line_index().position(off)
+        return (
+            version,
+            [
+                LspDiagnostic(
+                    pos, pos, SEVERITY_ERROR, "BINARY_CONTENT", f"binary content ({why}): not analysed"
+                )
+            ],
+            [],
+        )
+    try:
+        an = doc.analysis()
+        diags = to_lsp_diagnostics(an)
+    except Exception as e:
+        from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+        log.error("analysis failed for %s:\n%s", st.uri, format_traceback(e))
+        d = internal_error(e, st.uri)
+        return version, [LspDiagnostic((0, 0), (0, 0), SEVERITY_ERROR, d.code, d.message)], []
+    st.last_good = an
+    if text.has_lone_cr_bytes(doc.data):  # positions in LSP's line rule, not Puppet's (server.lsp.text)
+        li, data, enc = an.lines, doc.data, doc.encoding
+        for found in diags:
+            found.start = text.lsp_position(data, li.offset(*found.start), enc)
+            found.end = text.lsp_position(data, li.offset(*found.end), enc)
+    snap = lint_carry.Snapshot(version, doc.text, path_of_uri(st.uri), doc.encoding, st.lint.seq)
+    carried = lint_carry.with_lint(st.lint, snap, session.lint_active(st.uri), len(an.lines.starts))
+    return version, diags, carried
+
+
+def current(st: DocState) -> Analysis | None:
+    """Worker: the analysis of the current text (the last good one after an internal failure), or
+    None (refused, binary content, nothing good yet)."""
+    sync_state(st)
+    if st.refused is not None or text.binary_reason(st.doc.data) is not None:
+        return None
+    try:
+        return st.doc.analysis()
+    except Exception:  # an internal failure: the last good parse answers (see analyze)
+        return st.last_good
+
+
+async def with_analysis(ls: PuppetServer, uri: str, fn: Callable[[Analysis], T | None]) -> T | None:
+    """``fn`` over the current analysis of the document ``uri`` on the worker (None when there is none,
+    or ``fn`` failed: the log says why)."""
+    st = ls.session.documents.get(uri)
+    if st is None:
+        return None
+
+    def run() -> T | None:
+        an = current(st)
+        return None if an is None else fn(an)
+
+    try:
+        return await ls.on_worker(run)
+    except Exception as e:
+        ls.log(f"puppet-xpp: request failed for {uri}: {e!r}", types.MessageType.Error)
+        return None
