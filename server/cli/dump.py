@@ -18,9 +18,9 @@ import argparse
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from puppet_xpp.grammar import levels, pn
+from puppet_xpp.grammar import ast, levels, pn
 from puppet_xpp.grammar.ast_table import TypeInfo, describe
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.server.cli.output import FAILURE_CODES, location
@@ -44,17 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
 
 
-def load(path: str, tasks: bool) -> tuple[Any, list[Diagnostic], Any]:
+def load(path: str, tasks: bool) -> tuple[ast.Program | None, list[Diagnostic], ast.Locator]:
     """(program or None, diagnostics, locator) of a source file or of an .xpp file."""
-    from puppet_xpp.grammar.ast import make_locator
-
     if path.endswith(".xpp"):
         from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
         from puppet_xpp.xpp.result import read_xpp
 
         with open(path, "rb") as f:
             program, records = read_xpp(f.read())
-        locator = program.locator if program is not None else make_locator("", path)
+        locator = program.locator if program is not None else ast.make_locator("", path)
         diagnostics: list[Diagnostic] = [
             LoggedDiagnostic(
                 r.get("issue_code") or "",
@@ -77,11 +75,12 @@ def load(path: str, tasks: bool) -> tuple[Any, list[Diagnostic], Any]:
     src = read_source(path)
     if src.diagnostic is not None or src.text is None:
         assert src.diagnostic is not None
-        return None, [src.diagnostic], make_locator("", path)
+        return None, [src.diagnostic], ast.make_locator("", path)
     # the plan rule shared with --validate, --compile and the language server (xpp.environment); a dump
     # is the parse alone (no validation), as `puppet parser dump` prints it
     res = parse(src.text, path, tasks=file_context(path, tasks=tasks).tasks)
-    return res.program, res.diagnostics, res.locator
+    # the parser's result is typed loosely (object): its program is a Program, its locator a Locator
+    return cast(ast.Program | None, res.program), res.diagnostics, cast(ast.Locator, res.locator)
 
 
 @functools.cache
@@ -90,12 +89,10 @@ def _types() -> dict[str, TypeInfo]:
 
 
 def tree_lines(
-    node: Any, locator: Any, depth: int = 0, out: list[str] | None = None, label: str = ""
+    node: ast.Node, locator: ast.Locator, depth: int = 0, out: list[str] | None = None, label: str = ""
 ) -> list[str]:
     """The ``tree`` format: one line per node (the Program, then Positioned nodes in containment order)
     with its position and scalar attributes."""
-    from puppet_xpp.grammar import ast
-
     out = [] if out is None else out
     pad = "  " * depth
     info = _types()[type(node).__name__]
@@ -168,9 +165,9 @@ def _without_position(d: Diagnostic) -> dict[str, Any]:
 def _render(
     args: argparse.Namespace,
     path: str,
-    program: Any,
+    program: ast.Program | None,
     diagnostics: list[Diagnostic],
-    locator: Any,
+    locator: ast.Locator,
     err: TextIO,
 ) -> str | None:
     """What --dump prints for one file on ``out`` (its diagnostics go to ``err`` here)."""

@@ -32,12 +32,15 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.server.cli.output import FAILURE_CODES, Shown, diagnostic_lines
 from puppet_xpp.xpp.sources import shown
+
+if TYPE_CHECKING:
+    from puppet_xpp.grammar.ast import Locator
 
 __all__ = ["FileDiagnostics", "add_arguments", "collect_files", "main", "run", "validate_file"]
 
@@ -99,7 +102,7 @@ class FileDiagnostics:
     file was not parsed)."""
 
     diagnostics: list[Diagnostic]
-    locator: Any = None
+    locator: Locator | None = None
 
     def position(self, d: Diagnostic) -> tuple[int | None, int | None]:
         """Line and column of ``d`` (a heredoc checker's logged diagnostic knows its own)."""
