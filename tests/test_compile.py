@@ -1,4 +1,4 @@
-"""`puppet-xpp --compile` (xpp/compile.py, server/cli/compile.py): end to end on temporary environments.
+"""`puppet-xpp --compile` (xpp/compile/, server/cli/compile.py): end to end on temporary environments.
 
 Layout and safety rules come from PRFC-23 and issue 5 (output under ENVDIR/.xpp/modules/<module>/, the
 reserved module `environment`, first module of a name wins, nothing written outside ENVDIR/.xpp); what is
@@ -442,6 +442,18 @@ def test_incremental_without_state_uses_embedded_source(env):
     rc, out, _ = compile_(str(env))
     assert "compiled 1," in out
     assert read_xpp(x.read_bytes())[0].locator.string == "class apache { }\n"
+
+
+def test_incremental_without_state_checks_the_recorded_settings(env):
+    """Without the state file an existing .xpp is kept only when its envelope records this source and
+    the settings in effect (xpp.compile.current): one made at another level is recompiled."""
+    assert compile_(str(env), "--puppet-version", "7.23")[0] == 0
+    (env / ".xpp" / "compile-state.json").unlink()
+    rc, out, _ = compile_(str(env), "--puppet-version", "8", "--strict", "warning")
+    assert rc == 0 and "compiled 12, up to date 0" in out
+    (env / ".xpp" / "compile-state.json").unlink()
+    rc, out, _ = compile_(str(env), "--puppet-version", "8", "--strict", "warning")
+    assert "compiled 0, up to date 12" in out
 
 
 def test_corrupt_xpp_is_rebuilt(env):

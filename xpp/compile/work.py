@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.xpp.compile import document, writes
 from puppet_xpp.xpp.compile.current import is_current
-from puppet_xpp.xpp.compile.model import DiagnosticRow, FileResult, Job, Validation
+from puppet_xpp.xpp.compile.model import FileResult, Job, Validation
 from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
 
 __all__ = ["WorkerSettings", "WorkItem", "Worker", "run_jobs", "GC_THRESHOLD"]
@@ -144,11 +144,7 @@ class Worker:
         # nothing to read in a directory this run created (a cold compile: saves a failing open per file)
         existing = None if os.path.dirname(rel) in settings.fresh else tree.read(rel)
         if settings.check and source.diagnostic is None and existing is not None:
-            current = self._current(existing, source.text, job, known, rel)
-            if current is not None:
-                result.status = "up to date"
-                result.set_diagnostics(current[0])
-                result.xpp_stat = current[1]
+            if self._keep_current(result, existing, source.text, known):
                 return result
         data, rows = document.source_document(source, settings.config(job), settings.fmt)
         result.set_diagnostics(rows)
@@ -168,41 +164,41 @@ class Worker:
             result.message = f"cannot write {job.out}: {e.strerror or e}"
         return result
 
-    def _current(
-        self, existing: bytes, text: str, job: Job, known: Entry | None, rel: str
-    ) -> tuple[list[DiagnosticRow], list[int] | None] | None:
-        """(diagnostics, stat signature) of the existing ``.xpp`` when it is current for ``text`` (else
-        None): the diagnostics the state recorded when the ``.xpp`` is the one it recorded, else the
-        ones the file holds."""
+    def _keep_current(self, result: FileResult, existing: bytes, text: str, known: Entry | None) -> bool:
+        """Whether the existing ``.xpp`` is current for ``text``; if so ``result`` is made "up to date"
+        with its diagnostics: the ones the state recorded when the ``.xpp`` is the one it recorded, else
+        the ones the file holds."""
         from puppet_xpp.xpp.envelope import unwrap
         from puppet_xpp.xpp.result import XppFormatError, read_payload
 
-        settings = self.settings
-        wanted = {
-            "puppet_version": settings.validation.level,
-            "strict": settings.validation.strict,
-            "tasks": job.tasks,
-        }
+        job = result.job
+        validation = self.settings.validation
+        wanted = {"puppet_version": validation.level, "strict": validation.strict, "tasks": job.tasks}
         try:
             fmt, params, payload = unwrap(existing)
         except XppFormatError:
-            return None
-        if fmt != settings.fmt or not is_current(params, text, wanted):
-            return None
+            return False
+        if fmt != self.settings.fmt or not is_current(params, text, wanted):
+            return False
         try:
-            signature: list[int] | None = xpp_signature(self.anchored().stat(rel))
+            signature: list[int] | None = xpp_signature(self.anchored().stat("modules/" + job.rel))
         except OSError:
             signature = None
         if known is not None and signature is not None and known.xpp_stat == signature:
-            return known.diagnostics, signature
-        try:
-            program, records = read_payload(payload, fmt)
-        except XppFormatError:
-            return None
-        names = {program.locator.file} if program is not None else {r.get("file") for r in records}
-        if names != {job.recorded}:
-            return None  # recorded under another name (e.g. another --runtime-root)
-        return document.record_rows(records), signature
+            rows = known.diagnostics
+        else:
+            try:
+                program, records = read_payload(payload, fmt)
+            except XppFormatError:
+                return False
+            names = {program.locator.file} if program is not None else {r.get("file") for r in records}
+            if names != {job.recorded}:
+                return False  # recorded under another name (e.g. another --runtime-root)
+            rows = document.record_rows(records)
+        result.status = "up to date"
+        result.set_diagnostics(rows)
+        result.xpp_stat = signature
+        return True
 
 
 def _run_here(worker: Worker, items: list[WorkItem]) -> Iterator[tuple[WorkItem, FileResult]]:
