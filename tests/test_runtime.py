@@ -169,3 +169,26 @@ def test_diagnostics_only_xpp_without_source_digest_is_not_used(env):
     assert read_document(xpp.read_bytes()).source_sha256 is None
     res = load_or_parse(str(env / "modules" / "base" / "manifests" / "broken.pp"), env_dir=str(env))
     assert res.origin == "pp" and "source digest" in res.reason and res.refused
+
+
+def test_one_currency_rule_for_runtime_and_compile(env):
+    """xpp.compile.current reads the envelope only: the source digest and the recorded settings decide,
+    for --compile and for the runtime alike."""
+    from puppet_xpp.xpp.compile.current import currency, is_current
+    from puppet_xpp.xpp.envelope import unwrap
+
+    pp = env / "modules" / "base" / "manifests" / "init.pp"
+    _fmt, params, _payload = unwrap(_xpp(env, "init").read_bytes())
+    source = pp.read_bytes()
+    assert is_current(params, source, {"puppet_version": "8", "strict": None, "tasks": False})
+    assert is_current(params, source.decode(), {})
+    assert currency(params, source + b"\n", {}).digest == "differs"
+    assert currency(params, source, {"puppet_version": "7.23", "tasks": True}).other_settings == (
+        "puppet_version",
+        "tasks",
+    )
+    without = {k: v for k, v in params.items() if k != "source-sha256"}
+    assert currency(without, source, {}).digest == "missing"
+    # the runtime says why by the same rule
+    res = load_or_parse(str(pp), env_dir=str(env), puppet_version="7.23")
+    assert res.origin == "pp" and "puppet_version=8 (running: 7.23)" in res.reason
