@@ -49,7 +49,11 @@ DEFAULT: Any = _Default()
 
 
 class Node:
-    """Base of all generated AST classes (the class attributes are set by each generated class)."""
+    """Base of all generated AST classes (the class attributes are set by each generated class).
+
+    The class attributes are the model's metadata, read across the package (walks, serializers, readers):
+    their leading underscore keeps them apart from Puppet's attribute names (``name``, ``value``, ...),
+    as namedtuple's ``_fields`` does, and does not mean private."""
 
     __slots__ = ()
     _name: ClassVar[str] = "Node"
@@ -137,10 +141,10 @@ class LocatorMixin:
     def pos_on_line(self, offset: int) -> int:
         idx = cast("list[int]", self.line_index)
         line_start = idx[bisect.bisect_right(idx, offset) - 1]
-        data = self._bytes()
+        data = self.source_bytes()
         return len(data[line_start:offset].decode("utf-8", "replace")) + 1
 
-    def _bytes(self) -> bytes:
+    def source_bytes(self) -> bytes:
         """The source as UTF-8 bytes (offsets are byte offsets), computed once."""
         b: bytes | None = getattr(self, "_b", None)
         if b is None:

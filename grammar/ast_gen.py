@@ -26,7 +26,7 @@ WIDTH = 110  # pyproject.toml [tool.ruff] line-length
 
 # hand-written behaviour mixed into a generated class (grammar/ast_base.py)
 MIXINS = {"Locator": "LocatorMixin", "Positioned": "PositionedMixin"}
-EXTRA_SLOTS = {"Locator": ("_b",)}  # the source bytes, computed once (LocatorMixin._bytes)
+EXTRA_SLOTS = {"Locator": ("_b",)}  # the source bytes, computed once (LocatorMixin.source_bytes)
 
 _SIMPLE = {"String": "str", "Integer": "int", "Float": "float", "Boolean": "bool", "Any": "Regexp"}
 

@@ -232,7 +232,7 @@ class Builder:
         return ast.Program(self.locator, body, self.definitions)
 
     def empty_program(self, c: list[Any]) -> Any:
-        size = len(self.locator._bytes())
+        size = len(self.locator.source_bytes())
         return ast.Program(self.locator, ast.Nop(self.locator, size, 0), [])
 
     def epp_program(self, c: list[Any]) -> Any:

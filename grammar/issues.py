@@ -91,7 +91,7 @@ issue("PARSE_TOO_DEEP", "Expression nesting too deep (more than %{limit} levels)
 # --- validator ---
 # Puppet 7's static validator (Checker4_0, TasksChecker, the heredoc syntax checkers).  Arguments that
 # Puppet renders through its label provider (a_an, the, ...) are passed already rendered, see
-# grammar/validator.py.  Only issues the static validator can raise are listed.
+# grammar/validator/labels.py.  Only issues the static validator can raise are listed.
 issue("NOT_TOP_LEVEL", "Classes, definitions, and nodes may only appear at toplevel or inside other classes")
 issue("NOT_ABSOLUTE_TOP_LEVEL", "%{value} may only appear at toplevel")
 issue(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat as _stat
+import stat
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,11 +41,11 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 MAX_BYTES_ENV = "PUPPET_XPP_MAX_SOURCE_SIZE"
 
 _KINDS = (
-    (_stat.S_ISDIR, "a directory"),
-    (_stat.S_ISFIFO, "a FIFO"),
-    (_stat.S_ISCHR, "a character device"),
-    (_stat.S_ISBLK, "a block device"),
-    (_stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
 )
 
 
@@ -112,7 +112,7 @@ def _kind(mode: int) -> str | None:
     for test, name in _KINDS:
         if test(mode):
             return name
-    return None if _stat.S_ISREG(mode) else "not a regular file"
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 def decode(data: bytes, display: str) -> Source:
@@ -214,7 +214,7 @@ def narrowed_mode(mode: int, src: os.stat_result | None, gid: int | None = None)
     source's own group (for another group ``gid``, only what the source grants everyone)."""
     if src is None:
         return mode
-    s = _stat.S_IMODE(src.st_mode)
+    s = stat.S_IMODE(src.st_mode)
     user = mode & s & 0o700
     other = mode & s & 0o007
     if gid is None or gid == src.st_gid:

@@ -224,9 +224,9 @@ class Rules(Walker):
                 self.check_illegal_assignment(c)
 
     def namespace(self) -> str:
-        if self._namespace is None:
-            self._namespace = namespace_for_file(self.file, self.modulepath, self.manifest)
-        return self._namespace
+        if self.file_namespace is None:
+            self.file_namespace = namespace_for_file(self.file, self.modulepath, self.manifest)
+        return self.file_namespace
 
     def check_file_namespace(self, o: Any) -> None:
         if not self.file:

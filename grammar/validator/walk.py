@@ -47,9 +47,9 @@ class Walker:
         self.diagnostics: list[Diagnostic] = []
         self.logged: list[Diagnostic] = []  # what Puppet logs during validation (pp/epp heredoc checks)
         self.path: list[Any] = []
-        self._namespace: str | None = None
+        self.file_namespace: str | None = None  # namespace_for_file of file, once asked (Rules.namespace)
         # where a node is, when its offset may be stale (the incremental parser moves statements
-        # lazily: grammar.incremental.state); None: its offset
+        # lazily, and sets this to where its position marks put a node); None: its offset
         self.offset_of: Any = None
 
     # -- reporting
