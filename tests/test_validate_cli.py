@@ -262,3 +262,22 @@ def test_explicit_strict_overrides_the_level(tree):
     assert rc == 0 and [d["severity"] for d in item["diagnostics"]] == ["warning"]
     rc, [item] = jrun(f, "--puppet-version", "7.23", "--strict", "error")
     assert rc == 1 and [d["severity"] for d in item["diagnostics"]] == ["error"]
+
+
+def test_paths_among_options_and_a_repeated_flag(tmp_path, oracle):
+    """``--validate a.pp --format json --validate b.pp``: every path is validated, wherever it stands
+    (the one parser collects positionals among the options; a repeated mode flag is the same mode)."""
+    from puppet_xpp.server.cli.main import main
+
+    good, bad = tmp_path / "a.pp", tmp_path / "b.pp"
+    good.write_text("notice(1)\n")
+    bad.write_text("$b = }\n")
+    out = io.StringIO()
+    argv = ["--validate", str(good), "--format", "json", "--puppet-version", "7.23", "--validate", str(bad)]
+    rc = main(argv, out=out, err=io.StringIO())
+    items = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert rc == 1
+    assert [i["file"] for i in items] == [str(good), str(bad)]
+    want = oracle.request("validate", file=str(bad))["result"]
+    first = items[1]["diagnostics"][0]
+    assert (first["severity"], first["code"], first["line"], first["column"]) == keys(want, "pos")[0]

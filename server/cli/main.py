@@ -178,7 +178,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         args.insert(0, flag)
     try:
         mode = mode_for(flag)
-        return mode.run(build_parser(flag, mode, out, err).parse_args(args), out, err)
+        parser = build_parser(flag, mode, out, err)
+        # paths may stand among the options, and the flag may be given again before more paths
+        # (``--validate a.pp --strict off --validate b.pp``): positionals are collected wherever they are
+        parsed = parser.parse_args(args) if flag in TAKES_THE_REST else parser.parse_intermixed_args(args)
+        return mode.run(parsed, out, err)
     except ParserExit as e:
         return e.status
     except KeyboardInterrupt:
