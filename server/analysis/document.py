@@ -7,7 +7,9 @@ is brought up to date by :mod:`grammar.incremental` (reparsing only the statemen
 at any depth, with validation cached per statement).
 
 Positions: the AST and the diagnostics use UTF-8 byte offsets; LSP uses 0-based lines and columns in
-UTF-16 code units (or UTF-8 / UTF-32 when negotiated).  :class:`LineIndex` converts both ways.
+UTF-16 code units (or UTF-8 / UTF-32 when negotiated).  :class:`LineIndex` converts both ways, and
+:class:`LspDiagnostic` is a diagnostic in those terms (whoever found it).  :class:`GcPacer` keeps the
+cyclic GC's full passes off keystrokes.
 """
 
 from __future__ import annotations
@@ -321,14 +323,6 @@ class Document:
             self.edits_since_analysis = 0
             self.gc_pacer.after_analysis()  # (after the validation, whose cache is kept too)
         return self.cached
-
-
-def read_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", "surrogateescape")
-    except OSError:
-        return None
 
 
 def path_of_uri(uri: str) -> str | None:

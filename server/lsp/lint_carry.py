@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from puppet_xpp.server.analysis.document import LspDiagnostic, Span
+from puppet_xpp.server.lsp.text import has_lone_cr_bytes
 
 
 class LintResult(NamedTuple):
@@ -141,16 +142,15 @@ def through(diags: list[LspDiagnostic], changes: list[Change]) -> list[LspDiagno
     return diags
 
 
-def note_change(lt: LintState, rng: Span | None, text: str, lone_cr: bool) -> None:
+def note_change(lt: LintState, rng: Span | None, text: str, data: bytes) -> None:
     """Worker thread (server.lsp.sync), before it applies a content change (``rng`` in LSP positions of
-    the current text, None for the whole text; ``lone_cr``: the document holds a lone CR): the change
-    as lines, for :func:`with_lint`."""
+    the current text ``data``, None for the whole text): the change as lines, for :func:`with_lint`."""
     if lt.snap is None:
         return  # never analysed: no lint result to carry yet
     if rng is not None and rng[0] == rng[1] and not text:
         return  # changes nothing
     lt.seq += 1
-    if rng is None or lt.lines is None or lone_cr:
+    if rng is None or lt.lines is None or has_lone_cr_bytes(data):
         lt.lines = text.count("\n") + 1 if rng is None else None
         lt.changes.append((lt.seq, LOST, 0, 0))
         return

@@ -35,7 +35,7 @@ def sync_state(st: DocState) -> int | None:
     doc = st.doc
     for rng, new_text in changes:
         # (the lint diagnostics carried over follow it)
-        lint_carry.note_change(st.lint, rng, new_text, text.has_lone_cr_bytes(doc.data))
+        lint_carry.note_change(st.lint, rng, new_text, doc.data)
         apply_change(doc, rng, new_text)
     doc.version = version
     return version
