@@ -10,6 +10,7 @@ from lsprotocol import types
 from puppet_xpp.server.analysis import answers
 from puppet_xpp.server.analysis.document import LspDiagnostic, Pos, Span, uri_of_path
 from puppet_xpp.server.analysis.lint import Edit
+from puppet_xpp.server.analysis.symbols import Sym
 
 # ----------------------------------------------------------------------------------------------- from the client
 
@@ -36,6 +37,10 @@ def range_(span: Span) -> types.Range:
 def location(loc: answers.Location, uri: str) -> types.Location:
     """``loc`` (its path None: the document ``uri``)."""
     return types.Location(uri=uri if loc.path is None else uri_of_path(loc.path), range=range_(loc.span))
+
+
+def path_location(path: str, span: Span) -> types.Location:
+    return types.Location(uri=uri_of_path(path), range=range_(span))
 
 
 def locations(locs: Sequence[answers.Location] | None, uri: str) -> list[types.Location] | None:
@@ -81,6 +86,15 @@ SYMBOL_KINDS = {
 def symbol_kind(kind: str) -> types.SymbolKind:
     """The SymbolKind of an index entry's kind (workspace symbols)."""
     return SYMBOL_KINDS.get(kind, types.SymbolKind.Object)
+
+
+def workspace_symbol(s: Sym) -> types.WorkspaceSymbol:
+    return types.WorkspaceSymbol(
+        name=s.name,
+        kind=symbol_kind(s.kind),
+        container_name=s.kind,
+        location=path_location(s.path, s.selection),
+    )
 
 
 def document_symbol(s: answers.DocumentSymbol) -> types.DocumentSymbol:
@@ -134,4 +148,56 @@ def signature_help(h: answers.SignatureHelp | None) -> types.SignatureHelp | Non
         ],
         active_signature=h.active_signature,
         active_parameter=h.active_parameter,
+    )
+
+
+def workspace_edit(
+    edits: dict[str, list[Edit]],
+    moves: Sequence[tuple[str, str]],
+    versions: dict[str, int | None],
+    document_changes: bool,
+) -> types.WorkspaceEdit:
+    """Text edits by file (each file's sorted) and file moves; ``changes`` by URI when nothing moves and
+    the client does not ask for ``documentChanges``, else versioned ``documentChanges``."""
+    by_path = {
+        path: [types.TextEdit(range=range_((s, e)), new_text=t) for s, e, t in sorted(lst)]
+        for path, lst in edits.items()
+    }
+    if not moves and not document_changes:
+        return types.WorkspaceEdit(changes={uri_of_path(p): e for p, e in by_path.items()})
+    changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = [
+        types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(
+                uri=uri_of_path(p), version=versions.get(p)
+            ),
+            edits=list(e),
+        )
+        for p, e in sorted(by_path.items())
+    ]
+    for old, new in moves:
+        changes.append(types.RenameFile(old_uri=uri_of_path(old), new_uri=uri_of_path(new)))
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+# the SymbolKind of a call hierarchy item, by reference key kind (else Function)
+CALL_KINDS = {
+    "class": types.SymbolKind.Class,
+    "type": types.SymbolKind.Struct,
+    "plan": types.SymbolKind.Method,
+    "node": types.SymbolKind.Module,
+    "file": types.SymbolKind.File,
+}
+
+
+def call_item(
+    name: str, kind: str, path: str, span: Span, detail: str, data: list[object]
+) -> types.CallHierarchyItem:
+    return types.CallHierarchyItem(
+        name=name,
+        kind=CALL_KINDS.get(kind, types.SymbolKind.Function),
+        uri=uri_of_path(path),
+        range=range_(span),
+        selection_range=range_(span),
+        detail=detail,
+        data=data,
     )

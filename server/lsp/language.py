@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from puppet_xpp.server.analysis import completion as completions
 from puppet_xpp.server.analysis import features, navigation
-from puppet_xpp.server.analysis.document import path_of_uri, uri_of_path
+from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.lsp import convert, sync
 from puppet_xpp.server.lsp.language_server import PuppetServer
 
@@ -68,15 +68,7 @@ async def definition(ls: PuppetServer, params: types.DefinitionParams) -> list[t
 async def workspace_symbol(
     ls: PuppetServer, params: types.WorkspaceSymbolParams
 ) -> list[types.WorkspaceSymbol]:
-    return [
-        types.WorkspaceSymbol(
-            name=s.name,
-            kind=convert.symbol_kind(s.kind),
-            container_name=s.kind,
-            location=types.Location(uri=uri_of_path(s.path), range=convert.range_(s.selection)),
-        )
-        for s in ls.session.index.search(params.query)
-    ]
+    return [convert.workspace_symbol(s) for s in ls.session.index.search(params.query)]
 
 
 COMPLETION_OPTIONS = types.CompletionOptions(trigger_characters=["$", ":", ">"], resolve_provider=True)

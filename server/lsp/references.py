@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from puppet_xpp.server.analysis import references, rename
-from puppet_xpp.server.analysis.document import Pos, path_of_uri, uri_of_path
+from puppet_xpp.server.analysis.document import Pos, path_of_uri
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp import convert, indexing, sync
 from puppet_xpp.server.lsp.language_server import PuppetServer
@@ -30,11 +30,6 @@ class RenameRefused(JsonRpcException):
     """Sent to the client as a RequestFailed error whose message says why."""
 
     CODE = REQUEST_FAILED
-
-
-def location(r: Any) -> types.Location:
-    """A reference (server.analysis.references.Ref) as a location."""
-    return types.Location(uri=uri_of_path(r.path), range=convert.range_((r.start, r.end)))
 
 
 def refresh_open_documents(session: Session) -> None:
@@ -64,31 +59,16 @@ async def on_worker_at(ls: PuppetServer, uri: str, position: types.Position, fn:
 
 
 def workspace_edit(session: Session, plan: rename.Plan) -> types.WorkspaceEdit:
-    versions = {}
+    versions: dict[str, int | None] = {}
     for uri, st in session.documents.items():
         p = path_of_uri(uri)
         if p:
             versions[p] = st.version
-    edits = {
-        path: [types.TextEdit(range=convert.range_((s, e)), new_text=t) for s, e, t in sorted(lst)]
-        for path, lst in plan.edits.items()
-    }
-    if not plan.moves and not session.takes_document_changes() and not session.can_move_files():
-        return types.WorkspaceEdit(changes={uri_of_path(p): e for p, e in edits.items()})
-    changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = [
-        types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(
-                uri=uri_of_path(p), version=versions.get(p)
-            ),
-            edits=list(e),
-        )
-        for p, e in sorted(edits.items())
-    ]
-    for old, new in plan.moves:
+    for _old, new in plan.moves:
         # some clients (Neovim 0.7) rename without creating the target's directory: create it here
         os.makedirs(os.path.dirname(new), exist_ok=True)
-        changes.append(types.RenameFile(old_uri=uri_of_path(old), new_uri=uri_of_path(new)))
-    return types.WorkspaceEdit(document_changes=changes)
+    document_changes = session.takes_document_changes() or session.can_move_files()
+    return convert.workspace_edit(plan.edits, plan.moves, versions, document_changes)
 
 
 def ruby_definitions(session: Session, key: references.RefKey) -> list[types.Location]:
@@ -98,7 +78,7 @@ def ruby_definitions(session: Session, key: references.RefKey) -> list[types.Loc
     if not kinds:
         return []
     return [
-        types.Location(uri=uri_of_path(s.path), range=convert.range_(s.selection))
+        convert.path_location(s.path, s.selection)
         for s in session.index.lookup(key[1], kinds)
         if s.path.endswith(".rb")
     ]
@@ -112,41 +92,18 @@ def _refuse_ruby(session: Session, ref: Any) -> None:
         )
 
 
-CALL_KINDS = {
-    "class": types.SymbolKind.Class,
-    "type": types.SymbolKind.Struct,
-    "plan": types.SymbolKind.Method,
-    "node": types.SymbolKind.Module,
-}
-
-
 def _item(session: Session, key: references.RefKey) -> types.CallHierarchyItem | None:
     defs = session.refs.defs(key)
     if not defs:
         return None
     d = defs[0]
-    return types.CallHierarchyItem(
-        name=d.text,
-        kind=CALL_KINDS.get(key[0], types.SymbolKind.Function),
-        uri=uri_of_path(d.path),
-        range=convert.range_((d.start, d.end)),
-        selection_range=convert.range_((d.start, d.end)),
-        detail=key[0],
-        data=list(key),
-    )
+    return convert.call_item(d.text, key[0], d.path, (d.start, d.end), key[0], list(key))
 
 
 def _owner_item(session: Session, owner: references.Owner) -> types.CallHierarchyItem | None:
     if owner[0] == "file":
-        return types.CallHierarchyItem(
-            name=owner[1].rsplit("/", 1)[-1],
-            kind=types.SymbolKind.File,
-            uri=uri_of_path(owner[1]),
-            range=convert.range_(((0, 0), (0, 0))),
-            selection_range=convert.range_(((0, 0), (0, 0))),
-            detail="top level",
-            data=list(owner),
-        )
+        name = owner[1].rsplit("/", 1)[-1]
+        return convert.call_item(name, "file", owner[1], ((0, 0), (0, 0)), "top level", list(owner))
     return _item(session, owner)
 
 
@@ -160,7 +117,11 @@ async def find_references(ls: PuppetServer, params: types.ReferenceParams) -> li
     def fn(ref: Any) -> list[types.Location] | None:
         if ref is None:
             return None
-        out = [location(r) for r in session.refs.refs(ref.key) if incl or r.role != "def"]
+        out = [
+            convert.path_location(r.path, (r.start, r.end))
+            for r in session.refs.refs(ref.key)
+            if incl or r.role != "def"
+        ]
         if incl:
             out[:0] = ruby_definitions(session, ref.key)
         return out

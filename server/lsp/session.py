@@ -166,10 +166,12 @@ class Session:
     # -- the client
 
     def snippets(self) -> bool:
-        try:
-            return bool(self.client_caps.text_document.completion.completion_item.snippet_support)  # type: ignore[union-attr]
-        except AttributeError:
-            return False
+        """The client takes snippets in completion items."""
+        caps = self.client_caps
+        document = caps.text_document if caps is not None else None
+        completion = document.completion if document is not None else None
+        item = completion.completion_item if completion is not None else None
+        return bool(item is not None and item.snippet_support)
 
     def work_done_progress(self) -> bool:
         window = self.client_caps.window if self.client_caps is not None else None
@@ -177,10 +179,10 @@ class Session:
 
     def watches_files(self) -> bool:
         """The client registers file watchers on request."""
-        try:
-            return bool(self.client_caps.workspace.did_change_watched_files.dynamic_registration)  # type: ignore[union-attr]
-        except AttributeError:
-            return False
+        caps = self.client_caps
+        ws = caps.workspace if caps is not None else None
+        watched = ws.did_change_watched_files if ws is not None else None
+        return bool(watched is not None and watched.dynamic_registration)
 
     def edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
         ws = self.client_caps.workspace if self.client_caps is not None else None
