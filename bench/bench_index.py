@@ -16,14 +16,16 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
 
 
-def _rss_mb(pid: int) -> tuple:
+def _rss_mb(pid: int) -> tuple[float, float]:
     """(VmRSS, VmHWM) of a process in MB."""
-    vals = {}
+    vals: dict[str, float] = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             k, _, v = line.partition(":")
@@ -32,22 +34,25 @@ def _rss_mb(pid: int) -> tuple:
     return vals.get("VmRSS", 0.0), vals.get("VmHWM", 0.0)
 
 
-class _Rpc:
-    def __init__(self, proc):
+class Rpc:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self.p = proc
         self.n = 0
 
-    def send(self, method, params, notify=False):
-        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+    def send(self, method: str, params: Any, notify: bool = False) -> int | None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
         if not notify:
             self.n += 1
             msg["id"] = self.n
         body = json.dumps(msg).encode()
+        assert self.p.stdin is not None
         self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.p.stdin.flush()
-        return msg.get("id")
+        rid: int | None = msg.get("id")
+        return rid
 
-    def read(self):
+    def read(self) -> dict[str, Any]:
+        assert self.p.stdout is not None
         length = 0
         while True:
             line = self.p.stdout.readline()
@@ -57,13 +62,15 @@ class _Rpc:
                 break
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":")[1])
-        return json.loads(self.p.stdout.read(length))
+        msg: dict[str, Any] = json.loads(self.p.stdout.read(length))
+        return msg
 
-    def until(self, pred):
+    def until(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         while True:
             m = self.read()
             if "id" in m and "method" in m:  # a request from the server: answer null
                 body = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": None}).encode()
+                assert self.p.stdin is not None
                 self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
                 self.p.stdin.flush()
             if pred(m):
@@ -75,7 +82,7 @@ def server_bench(roots: list[str]) -> int:
     cmd = [sys.executable, "-m", "puppet_xpp", "--stdio"]
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    rpc = _Rpc(p)
+    rpc = Rpc(p)
     try:
         uri = "file://" + os.path.abspath(root)
         i = rpc.send(
@@ -149,7 +156,7 @@ def main(argv: list[str]) -> int:
         idx.set_file(p, index_file(p))
     dt = time.perf_counter() - t0
     syms = idx.all()
-    kinds: dict = {}
+    kinds: dict[str, int] = {}
     for s in syms:
         key = s.kind if s.origin in ("puppet",) else f"{s.kind}/{s.origin}"
         kinds[key] = kinds.get(key, 0) + 1

@@ -34,6 +34,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
@@ -42,9 +44,11 @@ LINT: bool | None = None  # --lint on|off; None: the server's default
 LINES = 20  # --lines: random lines of the "lines" scenario (0: left out)
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 
+Msg = dict[str, Any]  # a JSON-RPC message or a JSON object
+
 
 class Client:
-    def __init__(self, root=None):
+    def __init__(self, root: str | None = None) -> None:
         self.t_start = time.perf_counter()
         self.proc = subprocess.Popen(
             SERVER,
@@ -54,11 +58,11 @@ class Client:
             env=dict(os.environ, PYTHONPATH=REPO),
         )
         self.lock = threading.Condition()
-        self.msgs = []
+        self.msgs: list[Msg] = []
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
         caps = {"window": {"workDoneProgress": True}, "textDocument": {"publishDiagnostics": {}}}
-        params = {"processId": os.getpid(), "capabilities": caps}
+        params: Msg = {"processId": os.getpid(), "capabilities": caps}
         if LINT is not None:  # puppet-lint diagnostics (on by default in the server) turned on or off
             params["initializationOptions"] = {"puppet": {"lint": {"enabled": LINT}}}
         if root:
@@ -67,8 +71,9 @@ class Client:
         self.request("initialize", params)
         self.notify("initialized", {})
 
-    def _read(self):
+    def _read(self) -> None:
         f = self.proc.stdout
+        assert f is not None
         while True:
             header = b""
             while not header.endswith(b"\r\n\r\n"):
@@ -89,21 +94,22 @@ class Client:
                 self.msgs.append(msg)
                 self.lock.notify_all()
 
-    def _send(self, obj):
+    def _send(self, obj: Msg) -> None:
         body = json.dumps(obj).encode()
+        assert self.proc.stdin is not None
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.proc.stdin.flush()
 
-    def notify(self, method, params):
+    def notify(self, method: str, params: Any) -> None:
         self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def request(self, method, params, timeout=120):
+    def request(self, method: str, params: Any, timeout: float = 120) -> Msg:
         self.next_id += 1
         rid = self.next_id
         self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         return self.wait(lambda m: m.get("id") == rid and "method" not in m, timeout)
 
-    def wait(self, pred, timeout=120):
+    def wait(self, pred: Callable[[Msg], bool], timeout: float = 120) -> Msg:
         deadline = time.time() + timeout
         with self.lock:
             while True:
@@ -116,7 +122,7 @@ class Client:
                     raise TimeoutError
                 self.lock.wait(left)
 
-    def diags(self, uri, version, timeout=120):
+    def diags(self, uri: str, version: int, timeout: float = 120) -> Msg:
         return self.wait(
             lambda m: (
                 m.get("method") == "textDocument/publishDiagnostics"
@@ -126,7 +132,7 @@ class Client:
             timeout,
         )
 
-    def close(self):
+    def close(self) -> None:
         try:
             self.request("shutdown", None, 10)
             self.notify("exit", None)
@@ -135,23 +141,25 @@ class Client:
             self.proc.kill()
             self.proc.wait()
 
-    def rss_mb(self):
+    def rss_mb(self) -> float:
         with open(f"/proc/{self.proc.pid}/status") as f:
             for line in f:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024
-        return None
+        return 0.0
 
 
-def pct(xs, p):
+def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     k = min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))
     return xs[k]
 
 
-def keystrokes(c, uri, text, positions, version, piece="x"):
+def keystrokes(
+    c: Client, uri: str, text: str, positions: list[tuple[int, int]], version: int, piece: str = "x"
+) -> tuple[list[float], int]:
     """One-character insert + delete at each (line, col); returns (latencies in ms, next version)."""
-    lat = []
+    lat: list[float] = []
     for line, col in positions:
         for change in (
             {"range": _r(line, col, line, col), "text": piece},
@@ -168,9 +176,11 @@ def keystrokes(c, uri, text, positions, version, piece="x"):
     return lat, version
 
 
-def typing(c, uri, positions, version, piece):
+def typing(
+    c: Client, uri: str, positions: list[tuple[int, int]], version: int, piece: str
+) -> tuple[list[float], int]:
     """Type piece character by character at each (line, col), then delete it character by character."""
-    lat = []
+    lat: list[float] = []
     for line, col in positions:
         at = col
         ln = line
@@ -193,7 +203,7 @@ def typing(c, uri, positions, version, piece):
             if ch == "\n":
                 change = {"range": _r(ln - 1, 10**6, ln, 0), "text": ""}
                 ln -= 1
-                at = None
+                at = col  # (the end of the line the piece was typed at)
             else:
                 change = {"range": _r(ln, at - 1, ln, at), "text": ""}
                 at -= 1
@@ -204,8 +214,6 @@ def typing(c, uri, positions, version, piece):
             )
             m = c.diags(uri, version)
             lat.append((m["_t"] - t0) * 1000)
-            if at is None:
-                at = col + 0  # (never used again: the piece starts with its newline)
     return lat, version
 
 
@@ -216,7 +224,7 @@ def build_one_class_manifest(corpus: str, target: int = 300_000) -> str:
 
     from puppet_xpp.grammar.parser import parse
 
-    parts: list = []
+    parts: list[str] = []
     size = 0
     for f in sorted(glob.glob(os.path.join(corpus, "*/manifests/**/*.pp"), recursive=True)):
         try:
@@ -227,7 +235,7 @@ def build_one_class_manifest(corpus: str, target: int = 300_000) -> str:
         r = parse(text, f)
         if r.errors or r.program is None:
             continue
-        body = r.program.body
+        body = r.program.body  # type: ignore[attr-defined]
         data = text.encode()
         for st in getattr(body, "statements", [body]):
             if type(st).__name__ != "HostClassDefinition" or st.body is None or not st.body.statements:
@@ -242,14 +250,14 @@ def build_one_class_manifest(corpus: str, target: int = 300_000) -> str:
     return "class big {\n" + "".join(parts) + "}\n"
 
 
-def _r(l0, c0, l1, c1):
+def _r(l0: int, c0: int, l1: int, c1: int) -> Msg:
     return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
 
 
-def bench_file(path, text, edits):
+def bench_file(path: str, text: str, edits: int) -> Msg:
     """All figures for one file (see the module docstring)."""
     lines = text.splitlines()
-    out = {"file": path, "bytes": len(text.encode()), "lines": len(lines)}
+    out: Msg = {"file": path, "bytes": len(text.encode()), "lines": len(lines)}
 
     # full in-process reparse (+ validation), for comparison
     from puppet_xpp.grammar.parser import parse
@@ -278,7 +286,7 @@ def bench_file(path, text, edits):
     # keystrokes in the middle of the file (by bytes) ...
     mid_line = len(text[: len(text) // 2].splitlines())
     pos_mid = [(mid_line + (k % 40) - 20, 0) for k in range(edits)]
-    lats = {}
+    lats: dict[str, list[float]] = {}
     lats["middle"], v = keystrokes(c, uri, text, pos_mid, 1)
     # ... on code lines in the middle of the last top-level statement (the define's / class's body)
     starts = [i for i, l in enumerate(lines) if l[:1].isalpha()]
@@ -297,7 +305,7 @@ def bench_file(path, text, edits):
     piece = "\n  notice('x', [1, {a => 2}])"
     lats["typing"], v = typing(c, uri, pos_type, v, piece)
     # ... and at lines spread over the whole file (any line: comments, headers, the top level, bodies)
-    spread = []
+    spread: list[tuple[int, int]] = []
     for k in range(1, 6):
         i = len(lines) * k // 6
         while i < len(lines) - 1 and not lines[i].strip():
@@ -325,12 +333,12 @@ def bench_file(path, text, edits):
     return out
 
 
-def _indent(line):
+def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--file", action="append")
     ap.add_argument("--edits", type=int, default=100)
     ap.add_argument(
@@ -380,7 +388,7 @@ def main(argv=None):
 
             shutil.rmtree(tmp, ignore_errors=True)
 
-    mem = {}
+    mem: Msg = {}
     if not a.no_memory and os.path.isdir(a.corpus):
         path, text = files[0]
         uri = "file://" + path

@@ -61,7 +61,7 @@ def build_env(root: str, n: int, corpus: str | None) -> str:
     return env
 
 
-async def lsp_rounds(env: str, rounds: int) -> tuple[list, int]:
+async def lsp_rounds(env: str, rounds: int) -> tuple[list[float], int]:
     import pytest_lsp
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
@@ -105,7 +105,7 @@ async def lsp_rounds(env: str, rounds: int) -> tuple[list, int]:
         times.append(time.perf_counter() - t0)
     await c.shutdown_async(None)
     c.exit(None)
-    await c.stop()
+    await c.stop()  # type: ignore[no-untyped-call]
     return times, len(res or [])
 
 
@@ -135,6 +135,7 @@ def main() -> int:
         for _ in range(a.rounds):
             t0 = time.perf_counter()
             ref = references.ref_at(refs.file_refs(path), 1, 12)
+            assert ref is not None
             found = refs.refs(ref.key)
             inproc.append(time.perf_counter() - t0)
         times, n_lsp = asyncio.run(lsp_rounds(env, a.rounds))
