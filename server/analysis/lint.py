@@ -14,6 +14,7 @@ out.  The parsed rc files are cached in that process (by path and modification t
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from dataclasses import dataclass
 
@@ -38,9 +39,6 @@ class Action:
     diagnostic: LspDiagnostic | None = None
 
 
-_configs: dict[tuple[str | None, float], LintConfig] = {}
-
-
 def _rc_for(path: str | None, settings: LintSettings) -> str | None:
     if settings.rc_path:
         return settings.rc_path
@@ -55,26 +53,24 @@ def _rc_for(path: str | None, settings: LintSettings) -> str | None:
 
 
 def config_for(path: str | None, settings: LintSettings) -> LintConfig:
-    """puppet-lint's configuration for a file (cached by rc file and its modification time)."""
+    """puppet-lint's configuration for a file (read once per rc file and modification time)."""
     rc = _rc_for(path, settings)
     try:
         mtime = os.stat(rc).st_mtime if rc else 0.0
     except OSError:
         mtime = -1.0
-    key = (rc, mtime)
-    cfg = _configs.get(key)
-    if cfg is None:
-        try:
-            if rc is None:
-                cfg = load_config([], cwd="/nonexistent")[0]
-            else:
-                cfg = load_config([], rc=rc)[0]
-        except UsageError:
-            cfg = LintConfig()
-        if len(_configs) > 64:
-            _configs.clear()
-        _configs[key] = cfg
-    return cfg
+    return _read_config(rc, mtime)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_config(rc: str | None, mtime: float) -> LintConfig:
+    """The configuration of rc file ``rc`` (None: puppet-lint's defaults) as it was at ``mtime``."""
+    try:
+        if rc is None:
+            return load_config([], cwd="/nonexistent")[0]
+        return load_config([], rc=rc)[0]
+    except UsageError:
+        return LintConfig()
 
 
 # -- positions --------------------------------------------------------------------------------------------
