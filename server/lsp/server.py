@@ -3,13 +3,15 @@
     puppet-xpp [--stdio]            serve on stdin/stdout (default)
     puppet-xpp --tcp HOST:PORT      serve on a TCP socket
 
-Where things are: server/lsp/language_server.py (the server object: transport, worker thread, the
-session), server/lsp/session.py (all state), server/lsp/documents.py (lifecycle, documents,
-diagnostics), server/lsp/language.py (symbols, folding, semantic tokens, hover, definition,
-completion, signature help), server/lsp/references.py (references, highlight, rename, call
-hierarchy), server/lsp/lint.py (lint diagnostics, formatting, code actions), server/lsp/indexing.py
-(the workspace index), server/lsp/publish.py (the one publisher), server/lsp/convert.py (lsprotocol
-<-> plain data).  The handlers are thin: the work is in server/analysis, which imports no pygls.
+Where things are (server/lsp/): ``language_server`` (the server object: transport, worker thread, the
+session), ``session`` (all state), ``documents`` (lifecycle, documents, the diagnostics loop),
+``sync`` (the worker's side of a document: edits applied, analysis), ``language`` (symbols, folding,
+semantic tokens, hover, definition, completion, signature help), ``references`` (references,
+highlight, rename, call hierarchy), ``lint`` (lint diagnostics, formatting, code actions) over
+``lint_carry`` (the last lint result carried across edits), ``indexing`` (the workspace index),
+``publish`` (the one publisher), ``convert`` (lsprotocol <-> plain data), ``guard`` and ``text``
+(defences against broken clients).  The handlers are thin: the work is in server/analysis, which
+imports no pygls.
 """
 
 from __future__ import annotations
