@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         i += 1
+    return serve(tcp)
+
+
+def serve(tcp: tuple[str, int] | None = None, verbose: bool = False) -> int:
+    """Serve on stdio (or on the TCP address ``tcp``) until the client leaves; the exit status."""
+    if verbose:
+        logging.basicConfig(level=logging.DEBUG)
     server = create_server()
     try:
         if tcp is not None:
