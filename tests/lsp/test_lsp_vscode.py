@@ -15,8 +15,6 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.test_lsp_e2e import REPO, SERVER, _open, _wait_diags
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
@@ -51,6 +49,7 @@ class demo(
 """
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
     uri = await _open(client, str(tmp_path / "s.pp"), TEXT)
     # strict=error pulled from workspace/configuration: DUPLICATE_KEY is an error
