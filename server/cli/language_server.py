@@ -1,7 +1,8 @@
-"""``puppet-xpp [--stdio | --tcp HOST:PORT] [-v]``: the language server (the mode without a flag).
+"""``puppet-xpp [serve] [--stdio | --tcp HOST:PORT] [-v]``: the language server (``serve``, and what
+runs without a command).
 
-The server itself is :mod:`server.lsp.server`; this module reads its options with the rest of the
-command line and starts it.
+The server itself is :mod:`server.lsp.server`; this module gives the command line's one parser its
+options and starts the server with what it read.
 """
 
 from __future__ import annotations
@@ -29,12 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Serve with the options this command line read (the server reads no command line of its own)."""
     from puppet_xpp.server.lsp import server
 
-    argv = []
-    if args.tcp is not None:
-        host, port = args.tcp
-        argv += ["--tcp", f"{host}:{port}"]
-    if args.verbose:
-        argv.append("--verbose")
-    return server.main(argv)
+    return server.serve(args.tcp, verbose=args.verbose)

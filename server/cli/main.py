@@ -291,9 +291,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
                 parser.print_help()
                 return 0
         elif flag is None:
-            parsed = parser.parse_args(args)
+            parsed, unknown = parser.parse_known_args(args)
             if getattr(parsed, "command", None) is not None:
                 parser.error(f"the command comes first: puppet-xpp {parsed.command} ...")
+            if unknown:
+                parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         else:
             # paths may stand among the options, and the flag may be given again before more paths
             # (``--validate a.pp --strict off --validate b.pp``): positionals are collected wherever they are
