@@ -32,7 +32,7 @@ def _uri(path):
     return "file://" + path
 
 
-async def _open(client, path, text=None, version=1):
+async def open_document(client, path, text=None, version=1):
     if text is None:
         text = open(path, encoding="utf-8").read()
     uri = _uri(path)
@@ -45,8 +45,8 @@ async def _open(client, path, text=None, version=1):
     return uri
 
 
-async def _wait_diags(client, uri, version=None):
-    """Diagnostics published for uri (and version) since the test's last _open/_change/_close."""
+async def wait_diagnostics(client, uri, version=None):
+    """Diagnostics published for uri (and version) since the test's last open_document/_change/_close."""
     p = await wait_publish(client, uri, version, after=getattr(client, "_puppet_xpp_mark", 0))
     client._puppet_xpp_mark = published(client).index(p) + 1
     return list(p.diagnostics)
@@ -83,31 +83,31 @@ client = make_fixture("neovim@v0.7.0")
 
 async def test_syntax_error_appears_and_clears(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "manifests", "scratch.pp")
-    uri = await _open(client, path, "file { '/srv/x' ensure => file }\n")
-    diags = await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path, "file { '/srv/x' ensure => file }\n")
+    diags = await wait_diagnostics(client, uri, 1)
     assert [d.code for d in diags] == ["SYNTAX_ERROR"]
     d = diags[0]
     assert d.range.start.line == 0 and d.range.start.character == 16  # at 'ensure'
     assert d.range.end.character == 22
     _change(client, uri, 2, 0, 15, ":")
-    diags = await _wait_diags(client, uri, 2)
+    diags = await wait_diagnostics(client, uri, 2)
     assert diags == []
     # a validation error (not a syntax error), then fixed again
     _change(client, uri, 3, 1, 0, "$x = 1\n$x = 2\nclass a { class b {} }\ndefine c { class d {} }\n")
-    diags = await _wait_diags(client, uri, 3)
+    diags = await wait_diagnostics(client, uri, 3)
     assert "NOT_TOP_LEVEL" in [d.code for d in diags]
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    diags = await _wait_diags(client, uri)
+    diags = await wait_diagnostics(client, uri)
     assert diags == []
 
 
 async def test_several_errors_and_utf16_positions(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "manifests", "utf.pp")
     text = "$a = '😀é' => 1\n$b = 2\n$c = 3 )\n"
-    uri = await _open(client, path, text)
-    diags = await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path, text)
+    diags = await wait_diagnostics(client, uri, 1)
     errs = [d for d in diags if d.code == "SYNTAX_ERROR"]
     assert len(errs) == 2  # every error, not just the first
     # '=>' follows a string holding an astral character: 2 UTF-16 units for 😀
@@ -120,13 +120,13 @@ async def test_several_errors_and_utf16_positions(client: LanguageClient, env_di
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    await _wait_diags(client, uri)
+    await wait_diagnostics(client, uri)
 
 
 async def test_rapid_edits_publish_only_the_latest_version(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "manifests", "rapid.pp")
-    uri = await _open(client, path, "notice('a')\n")
-    await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path, "notice('a')\n")
+    await wait_diagnostics(client, uri, 1)
     text = "notice('a')\n"
     for v in range(2, 60):
         _change(client, uri, v, 1, 0, "x")
@@ -140,13 +140,13 @@ async def test_rapid_edits_publish_only_the_latest_version(client: LanguageClien
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    await _wait_diags(client, uri)
+    await wait_diagnostics(client, uri)
 
 
 async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "modules", "base", "manifests", "init.pp")
-    uri = await _open(client, path)
-    await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path)
+    await wait_diagnostics(client, uri, 1)
     client.text_document_did_save(
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
@@ -177,8 +177,8 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     assert data.replace(b"", b"") == ref
     # the environment's own manifest goes to the reserved module 'environment'
     site = os.path.join(env_dir, "manifests", "site.pp")
-    suri = await _open(client, site)
-    await _wait_diags(client, suri, 1)
+    suri = await open_document(client, site)
+    await wait_diagnostics(client, suri, 1)
     client.text_document_did_save(
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=suri))
     )
@@ -192,7 +192,7 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
 
 async def test_document_symbols_hover_definition(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "modules", "base", "manifests", "init.pp")
-    uri = await _open(client, path, version=1)
+    uri = await open_document(client, path, version=1)
     syms = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
@@ -261,8 +261,8 @@ async def test_document_symbols_hover_definition(client: LanguageClient, env_dir
 async def test_completion(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "manifests", "compl.pp")
     text = "class c(String $param_one) {\n  $local_var = 1\n  notice($)\n  file { '/x':\n    \n  }\n}\n"
-    uri = await _open(client, path, text)
-    await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path, text)
+    await wait_diagnostics(client, uri, 1)
     res = await client.text_document_completion_async(
         types.CompletionParams(
             text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=2, character=10)
@@ -287,14 +287,14 @@ async def test_completion(client: LanguageClient, env_dir):
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    await _wait_diags(client, uri)
+    await wait_diagnostics(client, uri)
 
 
 async def test_features_survive_a_syntax_error(client: LanguageClient, env_dir):
     path = os.path.join(env_dir, "manifests", "broken.pp")
     text = "class one {\n  notice(1)\n}\n\n$x = = 2\n\nclass two {\n  file { '/t': ensure => file }\n}\n"
-    uri = await _open(client, path, text)
-    diags = await _wait_diags(client, uri, 1)
+    uri = await open_document(client, path, text)
+    diags = await wait_diagnostics(client, uri, 1)
     assert [d.code for d in diags] == ["SYNTAX_ERROR"] and diags[0].range.start.line == 4
     syms = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
@@ -303,7 +303,7 @@ async def test_features_survive_a_syntax_error(client: LanguageClient, env_dir):
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    await _wait_diags(client, uri)
+    await wait_diagnostics(client, uri)
 
 
 async def test_indexing_reports_progress(client: LanguageClient):

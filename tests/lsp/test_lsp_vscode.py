@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.test_lsp_e2e import REPO, SERVER, _open, _wait_diags
+from tests.lsp.test_lsp_e2e import REPO, SERVER, open_document, wait_diagnostics
 
 
 @pytest_lsp.fixture(
@@ -51,10 +51,10 @@ class demo(
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_semantic_tokens_and_folding(client: LanguageClient, tmp_path):
-    uri = await _open(client, str(tmp_path / "s.pp"), TEXT)
+    uri = await open_document(client, str(tmp_path / "s.pp"), TEXT)
     # strict=error pulled from workspace/configuration: DUPLICATE_KEY is an error
     for _ in range(5):
-        diags = await _wait_diags(client, uri, 1)
+        diags = await wait_diagnostics(client, uri, 1)
         if [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", types.DiagnosticSeverity.Error)]:
             break
     assert [(d.code, d.severity) for d in diags] == [("DUPLICATE_KEY", types.DiagnosticSeverity.Error)]

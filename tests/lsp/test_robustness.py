@@ -16,7 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from puppet_xpp.grammar.check import CheckConfig, check
 from puppet_xpp.server.analysis.document import LineIndex
 from tests.lsp.publishes import mark, send_edit, wait_publish
-from tests.lsp.test_lsp_e2e import REPO, SERVER, _open
+from tests.lsp.test_lsp_e2e import REPO, SERVER, open_document
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -58,7 +58,7 @@ def _server_rss_mb(client) -> float | None:
 async def test_ten_thousand_rapid_edits(client: LanguageClient, tmp_path):
     path = str(tmp_path / "rapid.pp")
     m = mark(client)
-    uri = await _open(client, path, BASE)
+    uri = await open_document(client, path, BASE)
     await wait_publish(client, uri, after=m)
     rnd = random.Random(1234)
     text = BASE
