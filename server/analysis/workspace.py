@@ -14,6 +14,7 @@ from typing import Any
 
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.grammar.levels import DEFAULT_LEVEL, LEVELS, STRICT_LEVELS
+from puppet_xpp.xpp import environment
 from puppet_xpp.xpp.environment import (
     Environment,
     FileContext,
@@ -22,7 +23,6 @@ from puppet_xpp.xpp.environment import (
     is_plan_file,
     load_environment,
 )
-from puppet_xpp.xpp.environment import file_context as _file_context
 
 __all__ = [
     "Settings",
@@ -133,7 +133,7 @@ def file_context(path: str | None, settings: Settings, roots: Iterable[str] = ()
     """Environment, module path and modes of a file (``path`` None: an untitled buffer).  ``roots`` is
     accepted for the callers' sake; the environment comes from the file's own location, as for the
     command line."""
-    return _file_context(path, tasks=settings.tasks, extra_modulepath=settings.modulepath)
+    return environment.file_context(path, tasks=settings.tasks, extra_modulepath=settings.modulepath)
 
 
 def check_config_for(path: str | None, settings: Settings) -> CheckConfig:
