@@ -33,6 +33,11 @@ class LintConfig:
     log_format: str = ""
     ignore_paths: list[str] = field(default_factory=lambda: ["vendor/**/*.pp"])
     json: bool = False
+    sarif: bool = False
+    version: bool = False  # --version: print the version and stop
+    list_checks: bool = False  # --list-checks: print the check names and stop
+    stdin_filename: str | None = None  # the path a manifest read from standard input ("-") stands for
+    plugins: list[str] = field(default_factory=list)  # -l/--load, --load-from-puppet: Ruby, not loaded
 
     def apply(self, args: list[str], *, base: str | None = None) -> list[str]:
         """Apply options in order; returns the non-option arguments. ``base``: directory that a
@@ -70,6 +75,16 @@ class LintConfig:
                 self.show_ignored = True
             elif opt == "--json":
                 self.json = True
+            elif opt == "--sarif":
+                self.sarif = True
+            elif opt == "--version":
+                self.version = True
+            elif opt == "--list-checks":
+                self.list_checks = True
+            elif opt in ("-l", "--load", "--load-from-puppet"):
+                self.plugins.append(value())
+            elif opt == "--stdin-filename":
+                self.stdin_filename = value()
             elif opt == "--no-config":
                 pass
             elif opt == "--error-level":

@@ -73,7 +73,11 @@ def lint(
     problems: list[Problem] = []
     if lex_problem is not None:
         msg = "Syntax error" if lex_problem.reason is None else f"Syntax error ({lex_problem.reason})"
-        problems.append(Problem("syntax", "error", msg, lex_problem.line, lex_problem.column))
+        # origin: puppet-lint reports a lexer's syntax error with its own layout (server.cli.lint_report)
+        lexed = Problem(
+            "syntax", "error", msg, lex_problem.line, lex_problem.column, data={"origin": "lexer"}
+        )
+        problems.append(lexed)
     overrides = control.parse(toks) if "lint:" in text else control.Overrides()
     m = Manifest(
         toks,

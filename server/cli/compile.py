@@ -8,11 +8,18 @@ Environment mode writes ``ENVDIR/.xpp/modules/<module>/<path>.xpp`` for every ``
 ``functions/``, ``types/`` and ``plans/`` (module ``environment``); see :mod:`xpp.compile` and
 ``docs/compile.md``.  It is incremental: only files whose source changed are compiled again.
 
-Output: diagnostics in the ``--validate`` text format on stdout (warnings, then errors, per file), a
-progress bar on stderr when it is a terminal (plain progress lines otherwise; none with ``--quiet``), then
-one summary line per environment::
+Output: diagnostics in the ``--validate`` text format on stdout (warnings, then errors, per file; on a
+terminal coloured and followed by the source line and a caret, :mod:`server.cli.terminal`), a progress
+line on stderr only when it is a terminal (never wider than the terminal; none with ``--quiet``), then one
+summary line per environment::
 
     production: compiled 12, up to date 901, removed 1, with errors 2 (0.84 s)
+
+``--format sarif|junit|github|codeclimate`` writes the diagnostics of every file in that format on stdout
+instead (the summary lines then go to stderr; the ``.xpp`` files are written in msgpack), by the writers
+``--validate`` and ``--lint`` use (:mod:`server.cli.formats`).  ``--report FILE`` writes the per-file
+results as JSON, or in one of those formats with ``--report-format`` (default: the ``--format`` given
+when it is one of them, else json).
 
 Exit status: 0 clean, 1 errors in sources (an ``.xpp`` holding only the diagnostics is still written),
 2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree, a source
@@ -31,6 +38,9 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from puppet_xpp.grammar import levels
+from puppet_xpp.server.cli.findings import VALIDATE_TOOL, Finding, severity_of
+from puppet_xpp.server.cli.formats import FORMATS, writer
+from puppet_xpp.server.cli.terminal import Style, caret_lines, fit, is_terminal, terminal_width, use_colour
 from puppet_xpp.xpp.sources import shown
 
 if TYPE_CHECKING:
@@ -58,9 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="OUT.xpp", help="compile one file to OUT.xpp ('-': stdout)")
     p.add_argument(
         "--format",
-        choices=("msgpack", "json"),
+        choices=("msgpack", "json", *FORMATS),
         default="msgpack",
-        help="Pcore base encoding of the .xpp files (default msgpack)",
+        help="msgpack|json: Pcore base encoding of the .xpp files (default msgpack); "
+        f"{'|'.join(FORMATS)}: the diagnostics on stdout in that format (.xpp files in msgpack)",
     )
     p.add_argument("--force", action="store_true", help="rebuild every .xpp, even when up to date")
     p.add_argument(
@@ -98,7 +109,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--manifest", metavar="PATH", help="single-file mode: the main manifest (location rules)")
     levels.add_cli_arguments(p)  # --puppet-version, --strict (both in the settings fingerprint)
     p.add_argument("--tasks", action="store_true", help="single-file mode: compile in tasks (Bolt plan) mode")
-    p.add_argument("--report", metavar="FILE.json", help="write the per-file results as JSON")
+    p.add_argument("--report", metavar="FILE", help="write the per-file results (JSON, or --report-format)")
+    p.add_argument(
+        "--report-format",
+        choices=("json", *FORMATS),
+        default=None,
+        help="format of the --report file (default: --format when it is one of "
+        f"{'|'.join(FORMATS)}, else json)",
+    )
     p.add_argument(
         "--no-wait",
         action="store_true",
@@ -136,77 +154,122 @@ def parse_mode(text: str) -> tuple[int, int]:
 # output
 
 
-def _diag_lines(display: str, rows: list[DiagnosticRow]) -> list[str]:
+def _diag_rows(display: str, rows: list[DiagnosticRow]) -> list[tuple[str, DiagnosticRow]]:
+    """Puppet's line of each diagnostic (warnings, then errors) with its row."""
     from puppet_xpp.server.cli.output import location
 
     display = shown(display)
-    out: list[str] = []
+    out: list[tuple[str, DiagnosticRow]] = []
     for kind, severities in (("Warning", ("warning", "deprecation")), ("Error", ("error",))):
         for row in rows:
             if row.severity in severities:
                 where = location("" if row.logged else display, row.line, row.column)
-                out.append(f"{kind}: {shown(row.message)}{where}")
+                out.append((f"{kind}: {shown(row.message)}{where}", row))
     return out
 
 
-class Display:
-    """Progress bar (terminal) or plain progress lines, diagnostics, summary: the events of
-    :func:`xpp.compile.compile_environment` (:class:`xpp.compile.Events`)."""
+def findings_of(display: str, rows: list[DiagnosticRow]) -> list[Finding]:
+    """One file's diagnostics as findings (the shared formats' records)."""
+    return [
+        Finding(
+            display,
+            None if r.logged else r.line,
+            None if r.logged else r.column,
+            severity_of(r.severity),
+            r.code,
+            shown(r.message),
+            VALIDATE_TOOL,
+        )
+        for r in rows
+    ]
 
-    def __init__(self, out: TextIO, err: TextIO, quiet: bool, verbose: bool) -> None:
+
+class Display:
+    """Progress line (terminal only), diagnostics, summary: the events of
+    :func:`xpp.compile.compile_environment` (:class:`xpp.compile.Events`).  With ``gather`` the
+    diagnostics are kept as findings (for a format written at the end) instead of printed."""
+
+    def __init__(self, out: TextIO, err: TextIO, quiet: bool, verbose: bool, gather: bool = False) -> None:
         self.out = out
         self.err = err
         self.quiet = quiet
         self.verbose = verbose
-        self.tty = not quiet and hasattr(err, "isatty") and err.isatty()
+        self.gather = gather
+        self.findings: list[Finding] = []
+        self.files: list[str] = []
+        self.tty = not quiet and is_terminal(err)
+        self.out_tty = not gather and is_terminal(out)
+        self.style = Style(not gather and use_colour(out))
         self.bar_shown = False
         self.todo = 0
-        self.next_pct = 10
         self.last = 0.0
         self.name = ""
 
     # events of xpp.compile.compile_environment
     def start(self, env: Environment, total: int, todo: int) -> None:
         self.todo = todo
-        self.next_pct = 10
         self.name = _env_name(env)
-        if not self.quiet and not self.tty and todo >= 50:
-            self._err(f"{self.name}: {total} files, {todo} to check or compile")
 
     def progress(self, done: int, todo: int, result: FileResult) -> None:
-        if self.quiet or not todo:
+        if not self.tty or not todo:
             return
-        if self.tty:
-            now = time.monotonic()
-            if done == todo or now - self.last > 0.1:
-                self.last = now
-                width = 30
-                fill = width * done // todo
-                name = shown(result.job.display)
-                if len(name) > 50:
-                    name = "..." + name[-47:]
-                self.err.write(f"\r\033[K[{'#' * fill}{'.' * (width - fill)}] {done}/{todo} {name}")
-                self.err.flush()
-                self.bar_shown = True
-        else:
-            pct = 100 * done // todo
-            if todo >= 50 and pct >= self.next_pct and done < todo:
-                self._err(f"{self.name}: {done}/{todo} ({pct}%)")
-                self.next_pct = (pct // 10 + 1) * 10
+        now = time.monotonic()
+        if done == todo or now - self.last > 0.1:
+            self.last = now
+            self.err.write(
+                "\r\033[K" + progress_line(done, todo, shown(result.job.display), terminal_width(self.err))
+            )
+            self.err.flush()
+            self.bar_shown = True
 
     def file(self, result: FileResult) -> None:
-        lines = _diag_lines(result.job.display, result.diagnostics)
+        # kept for a format written at the end (on stdout, or in the --report file)
+        self.files.append(result.job.display)
+        self.findings.extend(findings_of(result.job.display, result.diagnostics))
         if result.status == "failed" and result.message:
-            lines.append(f"Error: {shown(result.message)}")
+            self.findings.append(
+                Finding(
+                    result.job.display,
+                    None,
+                    None,
+                    "error",
+                    "INTERNAL_ERROR",
+                    shown(result.message),
+                    VALIDATE_TOOL,
+                )
+            )
         if self.verbose and result.status != "up to date":
             same = (
                 " (same bytes: not rewritten)" if result.status == "compiled" and not result.written else ""
             )
             self._err(f"{result.status}: {shown(result.job.display)}{same}")
+        if self.gather:
+            return
+        lines = self.lines_of(result.job.display, result.job.src, result.diagnostics)
+        if result.status == "failed" and result.message:
+            lines.append(self.style.diagnostic(f"Error: {shown(result.message)}"))
         if lines:
             self._clear()
             self.out.write("\n".join(lines) + "\n")
             self.out.flush()
+
+    def lines_of(self, display: str, src: str, rows: list[DiagnosticRow]) -> list[str]:
+        """Puppet's lines; on a terminal coloured, each with its source line and a caret."""
+        pairs = _diag_rows(display, rows)
+        if not self.out_tty:
+            return [line for line, _row in pairs]
+        try:
+            with open(src, encoding="utf-8", errors="replace") as fh:
+                source = fh.read().split("\n")
+        except OSError:
+            source = []
+        width = terminal_width(self.out)
+        out: list[str] = []
+        for line, row in pairs:
+            out.append(self.style.diagnostic(line))
+            if not row.logged and row.line is not None and row.column is not None and row.line <= len(source):
+                out.extend(caret_lines(source[row.line - 1], row.column, self.style, width))
+        return out
 
     def removed(self, path: str) -> None:
         if self.verbose:
@@ -222,8 +285,9 @@ class Display:
     def summary(self, line: str) -> None:
         self._clear()
         if not self.quiet:
-            self.out.write(line + "\n")
-            self.out.flush()
+            stream = self.err if self.gather else self.out
+            stream.write(line + "\n")
+            stream.flush()
 
     def _clear(self) -> None:
         if self.bar_shown:
@@ -235,6 +299,22 @@ class Display:
         self._clear()
         self.err.write(text + "\n")
         self.err.flush()
+
+
+def progress_line(done: int, todo: int, name: str, width: int) -> str:
+    """``[#####.....] done/todo name``, never wider than ``width - 1`` columns: the bar shrinks on a
+    narrow terminal and the file name is cut at the front (its end says most)."""
+    room = max(width - 1, 1)
+    count = f" {done}/{todo}"
+    bar_width = max(5, min(30, (room - len(count)) // 3))
+    fill = bar_width * done // todo if todo else bar_width
+    head = f"[{'#' * fill}{'.' * (bar_width - fill)}]{count}"
+    if len(head) >= room:
+        return fit(f"{done}/{todo}", width)
+    left = room - len(head) - 1
+    if left >= 4:
+        head += " " + fit(name, left + 1)
+    return head
 
 
 def _env_name(env: Environment) -> str:
@@ -314,7 +394,7 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
 
     fmode, dmode = parse_mode(a.mode)
     opts = Options(
-        fmt=a.format,
+        fmt=_encoding(a),
         force=a.force,
         jobs=a.jobs,
         file_mode=fmode,
@@ -392,7 +472,7 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         data, rows = compile_file(
             src,
             src,
-            fmt=a.format,
+            fmt=_encoding(a),
             tasks=ctx.tasks,
             strict=a.strict,
             puppet_version=a.puppet_version,
@@ -412,7 +492,9 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         d = internal_error(e, src)
         disp.out.write(f"Error: {d.message} (file: {shown(src)})\n")
         return 2, {"version": 1, "file": shown(src), "error": d.message}
-    lines = _diag_lines(src, rows)
+    disp.files.append(src)
+    disp.findings.extend(findings_of(src, rows))
+    lines = [] if disp.gather else disp.lines_of(src, src, rows)
     if lines:
         disp.out.write("\n".join(lines) + "\n")
         disp.out.flush()
@@ -448,9 +530,19 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
     return (1 if errors else 0), rep
 
 
+def _encoding(a: argparse.Namespace) -> str:
+    """The .xpp encoding: ``--format`` when it names one, else msgpack."""
+    return "msgpack" if a.format in FORMATS else str(a.format)
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--compile`` with the options :func:`add_arguments` parsed: the exit status."""
-    disp = Display(out, err, args.quiet, args.verbose)
+    report_format = args.report_format or (args.format if args.format in FORMATS else "json")
+    gather = args.format in FORMATS
+    if gather and args.output == "-":
+        err.write("puppet-xpp --compile: -o - writes the .xpp on stdout: no --format for diagnostics there\n")
+        return 2
+    disp = Display(out, err, args.quiet, args.verbose, gather=gather)
     try:
         if args.output is not None:
             status, report = _compile_one(args, disp)
@@ -459,12 +551,22 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except _UsageError as e:
         err.write(f"puppet-xpp --compile: {e}\n")
         return 2
+    if gather:
+        writer(args.format)(disp.findings, disp.files, out)
+        out.flush()
     if args.report:
+        import io
+
         from puppet_xpp.xpp.compile.writes import write_output
 
         report["exit_code"] = status
         try:
-            text = json.dumps(_shown_all(report), indent=1, ensure_ascii=False) + "\n"
+            if report_format in FORMATS:
+                buffer = io.StringIO()
+                writer(report_format)(disp.findings, disp.files, buffer)
+                text = buffer.getvalue()
+            else:
+                text = json.dumps(_shown_all(report), indent=1, ensure_ascii=False) + "\n"
             write_output(args.report, text.encode("utf-8"), sources=tuple(args.paths))
         except OSError as e:
             disp.note("error", f"cannot write {args.report}: {e.strerror or e}" if e.strerror else str(e))

@@ -6,6 +6,9 @@ Formats:
   jsonl  one JSON line per file: {"file", "pn", "diagnostics": [...]}
   tree   an indented tree of AST nodes with their positions (line:column, byte offset+length)
 
+FILE ``-`` reads standard input; ``--stdin-filename PATH`` names the file it stands for (its plan rule,
+the name in the dump and in diagnostics).
+
 Exit status: 0, 1 when a source has errors, 2 when a file could not be handled (missing, unreadable, not a
 regular file, too large, not a readable .xpp, or an internal error: reported for that file as
 INTERNAL_ERROR, traceback with --debug).  Output is written file by file, so a failure on one file never
@@ -24,7 +27,9 @@ from puppet_xpp.grammar import ast, levels, pn
 from puppet_xpp.grammar.ast_table import TypeInfo, describe
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.server.cli.output import FAILURE_CODES, location
+from puppet_xpp.server.cli.stdin import STDIN, STDIN_DISPLAY, read_stdin
 from puppet_xpp.xpp import XppFormatError
+from puppet_xpp.xpp.sources import Source
 
 __all__ = ["add_arguments", "load", "main", "run", "tree_lines"]
 
@@ -42,11 +47,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # parsing (and so the dump) is the same at every language level; accepted like the other commands
     levels.add_cli_arguments(group, strict=False)
     group.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
+    group.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        default=None,
+        help="with FILE '-': the file the standard input stands for (plan rule, names in the output)",
+    )
 
 
-def load(path: str, tasks: bool) -> tuple[ast.Program | None, list[Diagnostic], ast.Locator]:
-    """(program or None, diagnostics, locator) of a source file or of an .xpp file."""
-    if path.endswith(".xpp"):
+def load(
+    path: str, tasks: bool, source: Source | None = None
+) -> tuple[ast.Program | None, list[Diagnostic], ast.Locator]:
+    """(program or None, diagnostics, locator) of a source file or of an .xpp file; ``source``: the
+    source as read already (standard input), standing for ``path``."""
+    if path.endswith(".xpp") and source is None:
         from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
         from puppet_xpp.xpp.result import read_xpp
 
@@ -72,7 +86,7 @@ def load(path: str, tasks: bool) -> tuple[ast.Program | None, list[Diagnostic], 
     from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import read_source
 
-    src = read_source(path)
+    src = read_source(path) if source is None else source
     if src.diagnostic is not None or src.text is None:
         assert src.diagnostic is not None
         return None, [src.diagnostic], ast.make_locator("", path)
@@ -122,10 +136,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     status = 0
     wrote = False
-    for path in args.files:
+    if args.files.count(STDIN) > 1:
+        err.write("puppet-xpp --dump: standard input ('-') can be read once\n")
+        return 2
+    for given in args.files:
+        path, source = given, None
+        if given == STDIN:
+            path = args.stdin_filename or STDIN_DISPLAY
+            source = read_stdin(path)
         name = shown(path)
         try:
-            program, diagnostics, locator = load(path, args.tasks)
+            program, diagnostics, locator = load(path, args.tasks, source)
             chunk = _render(args, name, program, diagnostics, locator, err)
         except OSError as e:
             err.write(f"Error: {name}: {e.strerror}\n")

@@ -1,19 +1,29 @@
-"""``puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings] [puppet-lint options]``:
-puppet-lint's checks (``lint``) on manifests.
+"""``puppet-xpp --lint PATH... [puppet-lint options] [--format FORMAT] [--stdin-filename PATH]``:
+puppet-lint's checks (``lint``) on manifests, with puppet-lint 3.0.1's command line.
 
-PATH is a file or a directory (searched recursively for ``*.pp``, sorted, hidden directories skipped).
-Options are puppet-lint's (``--no-NAME-check``, ``--NAME-check`` for a check that is off by default,
-``--only-checks a,b``, ``--relative``, ``--with-filename``, ``--with-context``, ``--show-ignored``,
-``--error-level``, ``--log-format``, ``--ignore-paths``, ``-c FILE``, ``--no-config``), read after the rc
-files ``/etc/puppet-lint.rc``, ``~/.puppet-lint.rc`` and ``./.puppet-lint.rc``.
+Every option of ``puppet-lint`` 3.0.1 is accepted with its meaning (``--no-NAME-check``, ``--NAME-check``
+for a check that is off by default, ``--only-checks a,b``, ``--ignore-paths``, ``--relative``,
+``--with-filename``, ``--with-context``, ``--show-ignored``, ``--fail-on-warnings``, ``--error-level``,
+``--log-format``, ``-f``/``--fix``, ``--json``, ``--sarif``, ``--list-checks``, ``--version``, ``-c FILE``,
+``--no-config``; ``-l``/``--load`` and ``--load-from-puppet`` name Ruby plugins, which are not loaded: a
+warning says so), read after the rc files ``/etc/puppet-lint.rc``, ``~/.puppet-lint.rc`` and
+``./.puppet-lint.rc``, as puppet-lint reads them.  PATH as puppet-lint takes it: a directory (the first
+PATH; its ``*.pp`` files, recursively, sorted, hidden ones skipped) or files.
 
-Text output is puppet-lint's default (``WARNING: message on line N (check: name)``, the path in front
-when more than one file is linted). ``--format json`` writes one line per file:
-``{"file": F, "problems": [{"check", "kind", "message", "line", "column", "reason"?}]}``.
+Output: puppet-lint's text (``WARNING: message on line N (check: name)``, the path in front when more
+than one file is linted; GitHub annotations after each line when ``GITHUB_ACTION`` is set, as
+puppet-lint does), ``--json`` and ``--sarif`` exactly as puppet-lint prints them
+(:mod:`server.cli.lint_report`).  ``--format json`` writes one line per file:
+``{"file": F, "problems": [{"check", "kind", "message", "line", "column", "reason"?}]}``;
+``--format sarif|junit|github|codeclimate`` the shared writers' formats (:mod:`server.cli.formats`).
+
 Exit status as puppet-lint's: 1 when an error was found (or a warning, with ``--fail-on-warnings``), when
-an option is invalid, or when a file cannot be read; else 0.
+an option is invalid, when no file is given or a file does not exist; else 0.
 
 ``--fix`` rewrites a file (temporary file + rename) only when fixing changed it and it has no syntax error.
+PATH ``-`` lints standard input as the file ``--stdin-filename`` names (its layout check, ignore paths;
+default ``<stdin>``); with ``--fix`` the fixed manifest goes to standard output and the report to
+standard error.
 """
 
 from __future__ import annotations
@@ -27,11 +37,19 @@ from typing import TextIO
 
 from puppet_xpp.lint.config import LintConfig, UsageError, load_config
 from puppet_xpp.lint.core import Problem
-from puppet_xpp.lint.run import LintResult, lint
+from puppet_xpp.lint.run import LintResult, all_checks, lint
+from puppet_xpp.server.cli.findings import LINT_TOOL, Finding, severity_of
+from puppet_xpp.server.cli.formats import FORMATS, writer
+from puppet_xpp.server.cli.formats.github import escape_data
+from puppet_xpp.server.cli.lint_report import FileProblems, json_report, sarif_report
+from puppet_xpp.server.cli.stdin import STDIN, STDIN_DISPLAY, read_stdin
 
 __all__ = ["USAGE", "add_arguments", "run"]
 
-USAGE = "usage: puppet-xpp --lint PATH... [--fix] [--format text|json] [--fail-on-warnings] [options]"
+USAGE = "usage: puppet-xpp --lint PATH... [puppet-lint options] [--format FORMAT] [--stdin-filename PATH]"
+TRY_HELP = "puppet-lint: try 'puppet-lint --help' for more information"
+PUPPET_LINT_VERSION = "3.0.1"  # the command line this mode follows
+TEXT_FORMATS = ("text", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,13 +59,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument_group("lint", (__doc__ or "").strip())
 
 
+class Run:
+    """One ``--lint`` run: the settings, where it writes, and what it gathers for the reports printed
+    at the end (puppet-lint's ``--json``/``--sarif``, the shared formats)."""
+
+    def __init__(self, cfg: LintConfig, fmt: str, out: TextIO, err: TextIO) -> None:
+        self.cfg = cfg
+        self.fmt = fmt
+        self.out = out
+        self.err = err
+        self.reported: list[FileProblems] = []
+        self.findings: list[Finding] = []
+        self.names: list[str] = []
+
+    @property
+    def gathers(self) -> bool:
+        """Whether the report is printed at the end (not file by file)."""
+        return self.cfg.sarif or self.cfg.json or self.fmt in FORMATS
+
+    def report(self, path: str, problems: list[Problem], text: str | None) -> None:
+        shown_problems = [p for p in problems if _shown(p, self.cfg)]
+        if self.fmt in FORMATS:
+            self.names.append(path)
+            self.findings.extend(
+                Finding(path, p.line, p.column, severity_of(p.kind), p.check, p.message, LINT_TOOL)
+                for p in shown_problems
+            )
+        elif self.cfg.sarif or self.cfg.json:
+            context = None
+            if self.cfg.with_context:
+                lines = (text or "").split("\n")
+                context = [
+                    lines[p.line - 1].strip() if 0 < p.line <= len(lines) else "" for p in shown_problems
+                ]
+            self.reported.append(FileProblems(path, shown_problems, context))
+        else:
+            _report(path, shown_problems, self.cfg, self.out, text, self.fmt == "json")
+
+    def finish(self, first_path: str) -> None:
+        if self.fmt in FORMATS:
+            writer(self.fmt)(self.findings, self.names, self.out)
+        elif self.cfg.sarif:
+            self.out.write(sarif_report(self.reported, first_path))
+        elif self.cfg.json:
+            self.out.write(json_report(self.reported))
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     arguments = [a for a in args.rest if a != "--lint"]
     fmt = "text"
     if "--format" in arguments:
         k = arguments.index("--format")
-        if k + 1 >= len(arguments) or arguments[k + 1] not in ("text", "json"):
-            err.write(f"puppet-xpp --lint: --format takes text or json\n{USAGE}\n")
+        if k + 1 >= len(arguments) or arguments[k + 1] not in (*TEXT_FORMATS, *FORMATS):
+            err.write(f"puppet-xpp --lint: --format takes {'|'.join((*TEXT_FORMATS, *FORMATS))}\n{USAGE}\n")
             return 1
         fmt = arguments[k + 1]
         del arguments[k : k + 2]
@@ -56,57 +120,105 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     try:
         cfg, paths = load_config(arguments)
-    except UsageError as e:
-        err.write(f"puppet-lint: {e}\n{USAGE}\n")
+    except UsageError as e:  # puppet-lint's words, on its stream (standard output)
+        out.write(f"puppet-lint: {e}\n{TRY_HELP}\n")
         return 1
+    if cfg.version:
+        from puppet_xpp import __version__
+
+        out.write(f"puppet-lint {PUPPET_LINT_VERSION} (puppet-xpp {__version__})\n")
+        return 0
+    if cfg.list_checks:
+        out.write("".join(f"{c.name}\n" for c in all_checks()))
+        return 0
+    for plugin in cfg.plugins:
+        err.write(
+            f"puppet-xpp --lint: {plugin}: Ruby plugins are not loaded (puppet-xpp runs its own checks)\n"
+        )
     if fmt == "json":
-        cfg.json = True
+        cfg.json = False  # our one-line-per-file JSON (puppet-lint's is --json)
     if not paths:
-        err.write(f"puppet-xpp --lint: no file specified\n{USAGE}\n")
+        out.write(f"puppet-lint: no file specified\n{TRY_HELP}\n")
         return 1
     files = list(_files(paths))
     if len(files) > 1:
         cfg.with_filename = True
+    lint_run = Run(cfg, fmt, out, err)
     status = 0
     for f in files:
-        if any(fnmatch.fnmatchcase(f, p) for p in cfg.ignore_paths):
+        name = (cfg.stdin_filename or STDIN_DISPLAY) if f == STDIN else f
+        if any(fnmatch.fnmatchcase(name, p) for p in cfg.ignore_paths):
             continue
-        status = max(status, _one(f, cfg, out, err))
+        one = _one(f, name, lint_run)
+        if one is None:  # puppet-lint stops at a file that does not exist
+            out.write(f"puppet-lint: no file specified or specified file does not exist\n{TRY_HELP}\n")
+            return 1
+        status = max(status, one)
+    lint_run.finish(paths[0])
     return status
 
 
 def _files(paths: list[str]) -> Iterator[str]:
-    for p in paths:
-        if not os.path.isdir(p):
-            yield p
-            continue
-        found: list[str] = []
-        for d, dirs, names in os.walk(p):
-            dirs[:] = sorted(x for x in dirs if not x.startswith("."))
-            found.extend(os.path.join(d, n) for n in names if n.endswith(".pp") and not n.startswith("."))
-        yield from sorted(found)
+    """The files puppet-lint lints: the first PATH's ``*.pp`` when it is a directory, else the PATHs."""
+    first = paths[0]
+    if first == STDIN or not os.path.isdir(first):
+        yield from paths
+        return
+    found: list[str] = []
+    for d, dirs, names in os.walk(first):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        found.extend(os.path.join(d, n) for n in names if n.endswith(".pp") and not n.startswith("."))
+    yield from sorted(found)
 
 
-def _one(path: str, cfg: LintConfig, out: TextIO, err: TextIO) -> int:
+def _read(given: str, name: str) -> str | Problem | None:
+    """The manifest's text, or the ``io`` problem that stands for it (None: the file does not exist,
+    which ends puppet-lint's run).  Standard input is read by the one reading rule (size limit, UTF-8);
+    its undecodable bytes are kept as a file's are (puppet-lint reads files as they are)."""
+    if given == STDIN:
+        src = read_stdin(name)
+        if src.text is None:
+            assert src.diagnostic is not None
+            return Problem("io", "error", src.diagnostic.message, 0, 0)
+        return src.text
+    if not os.path.lexists(given):
+        return None
     try:
-        with open(path, "rb") as fh:
+        with open(given, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        problem = Problem("io", "error", f"cannot read {path}: {e.strerror or e}", 0, 0)
-        _report(path, [problem], cfg, out)
+        return Problem("io", "error", f"cannot read {given}: {e.strerror or e}", 0, 0)
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _one(given: str, name: str, lint_run: Run) -> int | None:
+    """Lint one file; its exit status (None: it does not exist)."""
+    cfg, err = lint_run.cfg, lint_run.err
+    text = _read(given, name)
+    if text is None:
+        return None
+    if isinstance(text, Problem):
+        lint_run.report(name, [text], None)
         return 1
-    text = data.decode("utf-8", "surrogateescape")
-    result = lint(text, path=path, enabled=cfg.enabled, fix=cfg.fix, relative=cfg.relative)
+    result = lint(text, path=name, enabled=cfg.enabled, fix=cfg.fix, relative=cfg.relative)
     for w in result.warnings:
         err.write(f"{w}\n")
-    _report(path, result.problems, cfg, out)
+    to_stdout = given == STDIN and cfg.fix
+    if to_stdout:  # the fixed manifest is the output: the report goes to standard error
+        saved, lint_run.out = lint_run.out, err
+        lint_run.report(name, result.problems, text)
+        lint_run.out = saved
+    else:
+        lint_run.report(name, result.problems, text)
     if result.syntax_error:
         err.write("Try running `puppet parser validate <file>`\n")
-    if cfg.fix and result.fixed is not None and result.fixed != text:
+    if cfg.fix and result.fixed is not None and to_stdout:
+        lint_run.out.write(result.fixed)
+    elif cfg.fix and result.fixed is not None and result.fixed != text:
         try:
-            _write(path, result.fixed.encode("utf-8", "surrogateescape"))
+            _write(given, result.fixed.encode("utf-8", "surrogateescape"))
         except OSError as e:
-            err.write(f"puppet-xpp --lint: cannot write {path}: {e.strerror or e}\n")
+            err.write(f"puppet-xpp --lint: cannot write {given}: {e.strerror or e}\n")
             return 1
     return _status(result, cfg)
 
@@ -130,11 +242,13 @@ def _shown(p: Problem, cfg: LintConfig) -> bool:
     return p.kind == "fixed" or cfg.error_level in ("all", p.kind)
 
 
-def _report(path: str, problems: list[Problem], cfg: LintConfig, out: TextIO) -> None:
-    """One file's problems as puppet-lint prints them (``--log-format``, ``--with-context`` ...), or one
-    JSON line."""
-    shown = [p for p in problems if _shown(p, cfg)]
-    if cfg.json:
+def _report(
+    path: str, shown: list[Problem], cfg: LintConfig, out: TextIO, text: str | None, json_lines: bool
+) -> None:
+    """One file's problems as puppet-lint prints them (``--log-format``, ``--with-context``, GitHub
+    annotations when ``GITHUB_ACTION`` is set ...), or one JSON line (``--format json``)."""
+    github = "GITHUB_ACTION" in os.environ
+    if json_lines:
         record = {"file": path, "problems": [p.as_json() for p in shown]}
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
@@ -159,12 +273,16 @@ def _report(path: str, problems: list[Problem], cfg: LintConfig, out: TextIO) ->
             out.write(f"  {p.reason}\n")
         if cfg.with_context and p.kind != "fixed" and p.line > 0:
             if lines is None:
-                with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-                    lines = fh.read().split("\n")
+                lines = (text or "").split("\n")
             context = lines[p.line - 1].strip() if p.line <= len(lines) else ""
             offset = next((k for k, c in enumerate(context) if not c.isspace()), 1)
             out.write(f"\n  {context}\n")
             out.write("^".rjust(p.column + 2 - offset) + "\n\n")
+        if github:
+            message = escape_data(p.message)
+            out.write(
+                f"\n::{p.kind} file={path},line={p.line},col={p.column}::{message} (check: {p.check})\n"
+            )
 
 
 def _format(fmt: str, fields: dict[str, str]) -> str:

@@ -1,5 +1,6 @@
 """``puppet-xpp --validate PATH... [--modulepath DIRS] [--manifest PATH] [--puppet-version 8|7|7.23]
-[--strict LEVEL] [--tasks] [--format text|json]``: syntax check and static validation of manifests and
+[--strict LEVEL] [--tasks] [--format text|json|sarif|junit|github|codeclimate] [--stdin-filename PATH]``:
+syntax check and static validation of manifests and
 templates.
 
 PATH is a file or a directory (searched recursively for ``.pp`` and ``.epp`` files, in sorted order).
@@ -20,8 +21,16 @@ errors::
     Warning: The key 'a' is declared more than once (file: x.pp, line: 2, column: 14)
     Error: This Literal Integer has no effect. ... (file: x.pp, line: 1, column: 11)
 
+On a terminal (:mod:`server.cli.terminal`) each diagnostic is followed by its source line and a caret
+under the column, ``Error:``/``Warning:`` coloured (``NO_COLOR``/``FORCE_COLOR`` honoured).
+
 ``--format json`` writes one line per file, in the order the files were given/found:
 ``{"file": F, "diagnostics": [{"severity", "code", "message", "line", "column", "offset", "length"}]}``.
+``--format sarif|junit|github|codeclimate`` writes every file's diagnostics in that format once all are
+validated (:mod:`server.cli.formats`: the writers ``--lint`` and ``--compile`` use too).
+
+PATH ``-`` reads the manifest from standard input; ``--stdin-filename PATH`` names the file it stands
+for: its location rules, environment and the name in diagnostics are that path's (default ``<stdin>``).
 """
 
 from __future__ import annotations
@@ -36,8 +45,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.server.cli.findings import VALIDATE_TOOL, Finding, severity_of
+from puppet_xpp.server.cli.formats import FORMATS, writer
 from puppet_xpp.server.cli.output import FAILURE_CODES, Shown, diagnostic_lines
-from puppet_xpp.xpp.sources import shown
+from puppet_xpp.server.cli.stdin import STDIN, STDIN_DISPLAY, read_stdin
+from puppet_xpp.server.cli.terminal import Style, caret_lines, is_terminal, terminal_width, use_colour
+from puppet_xpp.xpp.sources import Source, shown
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.ast import Locator
@@ -67,7 +80,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     levels.add_cli_arguments(group)
     group.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
-    group.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    group.add_argument(
+        "--format", choices=("text", "json", *FORMATS), default="text", help="output format (default text)"
+    )
+    group.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        default=None,
+        help="with PATH '-': the file the standard input stands for (location rules, names in diagnostics)",
+    )
     group.add_argument(
         "--debug", action="store_true", help="print the traceback of an internal error (INTERNAL_ERROR)"
     )
@@ -77,7 +98,9 @@ def collect_files(paths: Iterable[str]) -> list[str]:
     """The files to validate: files as given, directories searched recursively (sorted) for .pp/.epp."""
     out: list[str] = []
     for p in paths:
-        if os.path.isdir(p):
+        if p == STDIN:
+            out.append(p)
+        elif os.path.isdir(p):
             found = []
             seen = set()
             for root, dirs, files in os.walk(p, followlinks=True):
@@ -103,6 +126,7 @@ class FileDiagnostics:
 
     diagnostics: list[Diagnostic]
     locator: Locator | None = None
+    text: str | None = None  # the source as read (for the source line under a diagnostic on a terminal)
 
     def position(self, d: Diagnostic) -> tuple[int | None, int | None]:
         """Line and column of ``d`` (a heredoc checker's logged diagnostic knows its own)."""
@@ -120,16 +144,18 @@ def validate_file(
     manifest: str | None = None,
     debug: TextIO | None = None,
     puppet_version: str | None = None,
+    source: Source | None = None,
 ) -> FileDiagnostics:
     """Parse and validate one file.  Never raises: a file that cannot be read gives one diagnostic
     (xpp.sources), a failure inside puppet-xpp gives INTERNAL_ERROR (its traceback goes to ``debug``,
     a writable stream, when given).  ``modulepath``/``manifest`` None: the file's environment's
-    (xpp.environment.file_context); ``puppet_version``: the language level."""
+    (xpp.environment.file_context); ``puppet_version``: the language level; ``source``: the source as
+    read already (standard input), standing for ``path``."""
     from puppet_xpp.grammar.check import check
     from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import format_traceback, internal_error, read_source
 
-    src = read_source(path)
+    src = read_source(path) if source is None else source
     if src.diagnostic is not None:
         return FileDiagnostics([src.diagnostic])
     assert src.text is not None
@@ -139,7 +165,7 @@ def validate_file(
         # ILLEGAL_DEFINITION_LOCATION quotes it); the context's path is the absolute one
         config = dataclasses.replace(context.check_config(level=puppet_version, strict=strict), file=path)
         result = check(src.text, config)
-        return FileDiagnostics(result.diagnostics, result.locator)
+        return FileDiagnostics(result.diagnostics, result.locator, src.text)
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))
@@ -147,16 +173,26 @@ def validate_file(
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
-
     paths: list[str] = list(args.paths)
     if not paths:
         err.write("puppet-xpp --validate: no PATH given\n")
         return 2
+    if paths.count(STDIN) > 1:
+        err.write("puppet-xpp --validate: standard input ('-') can be read once\n")
+        return 2
     modulepath = None if args.modulepath is None else [d for d in args.modulepath.split(os.pathsep) if d]
     any_error = False
     failed = False
-    for path in collect_files(paths):
+    findings: list[Finding] = []
+    names: list[str] = []
+    terminal = args.format == "text" and is_terminal(out)
+    style = Style(args.format == "text" and use_colour(out))
+    for given in collect_files(paths):
+        source = None
+        path = given
+        if given == STDIN:
+            path = args.stdin_filename or STDIN_DISPLAY
+            source = read_stdin(path)
         result = validate_file(
             path,
             strict=args.strict,
@@ -165,13 +201,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             manifest=args.manifest,
             debug=err if args.debug else None,
             puppet_version=args.puppet_version,
+            source=source,
         )
         diagnostics = result.diagnostics
         if any(d.severity == "error" for d in diagnostics):
             any_error = True
         if any(d.code in FAILURE_CODES for d in diagnostics):
             failed = True
-        if args.format == "json":
+        if args.format in FORMATS:
+            names.append(path)
+            findings.extend(file_findings(path, result))
+        elif args.format == "json":
             items = []
             for d in diagnostics:
                 line, column = result.position(d)
@@ -188,13 +228,50 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             out.write(json.dumps({"file": shown(path), "diagnostics": items}, ensure_ascii=False) + "\n")
         else:
-            rows = [
-                Shown(d.severity, d.message, *result.position(d), logged=isinstance(d, LoggedDiagnostic))
-                for d in diagnostics
-            ]
-            out.writelines(line + "\n" for line in diagnostic_lines(path, rows))
+            out.writelines(text_lines(path, result, style, terminal_width(out) if terminal else None))
+    if args.format in FORMATS:
+        writer(args.format)(findings, names, out)
     out.flush()
     return 2 if failed else 1 if any_error else 0
+
+
+def file_findings(path: str, result: FileDiagnostics) -> list[Finding]:
+    """One file's diagnostics as findings (a heredoc checker's logged diagnostic has no position in
+    the file: it is placed on the file alone)."""
+    from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
+
+    found = []
+    for d in result.diagnostics:
+        line, column = (None, None) if isinstance(d, LoggedDiagnostic) else result.position(d)
+        found.append(
+            Finding(path, line, column, severity_of(d.severity), d.code, shown(d.message), VALIDATE_TOOL)
+        )
+    return found
+
+
+def text_lines(path: str, result: FileDiagnostics, style: Style, width: int | None) -> list[str]:
+    """Puppet's lines for one file; on a terminal (``width`` given) each is coloured and followed by
+    its source line with a caret under the column."""
+    from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
+
+    rows = [
+        Shown(d.severity, d.message, *result.position(d), logged=isinstance(d, LoggedDiagnostic))
+        for d in result.diagnostics
+    ]
+    lines = diagnostic_lines(path, rows)
+    if width is None:
+        return [line + "\n" for line in lines]
+    # diagnostic_lines orders warnings before errors: the rows in the same order
+    ordered = [r for r in rows if r.severity in ("warning", "deprecation")] + [
+        r for r in rows if r.severity == "error"
+    ]
+    source = (result.text or "").split("\n")
+    out = []
+    for line, row in zip(lines, ordered):
+        out.append(style.diagnostic(line) + "\n")
+        if not row.logged and row.line is not None and row.column is not None and row.line <= len(source):
+            out.extend(x + "\n" for x in caret_lines(source[row.line - 1], row.column, style, width))
+    return out
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
