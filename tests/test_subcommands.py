@@ -23,7 +23,7 @@ import pytest
 from tests.conformance import puppet_lint
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["validate", "lint", "compile", "dump", "verify", "references", "serve"]
+COMMANDS = ["validate", "lint", "compile", "dump", "verify", "references", "runtime-path", "serve"]
 FLAG_COMMANDS = [c for c in COMMANDS if c != "serve"]
 
 
@@ -164,6 +164,16 @@ def test_references_both_ways(tmp_path: Path) -> None:
     assert (sub.returncode, sub.stdout) == (flag.returncode, flag.stdout)
     assert sub.returncode == 0
     assert re.search(r"manifests/site\.pp:2:11: ", sub.stdout), sub.stdout  # `good` after `include `
+
+
+def test_runtime_path_both_ways() -> None:
+    """The runtime module's directory (issue 27), printed alone on its line: its Forge metadata and the
+    file Puppet is started with are there."""
+    sub, flag = run("runtime-path"), run("--runtime-path")
+    assert (sub.returncode, sub.stdout) == (flag.returncode, flag.stdout) == (0, sub.stdout)
+    directory = Path(sub.stdout.rstrip("\n"))
+    assert json.loads((directory / "metadata.json").read_text())["name"].endswith("-xpp")
+    assert (directory / "lib" / "puppet_x" / "xpp" / "boot.rb").is_file()
 
 
 # ------------------------------------------------------------------------------------- the server

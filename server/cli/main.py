@@ -78,6 +78,9 @@ COMMANDS = (
     Command("dump", "dump", "print the parse result (as `puppet parser dump`)"),
     Command("verify", "verify", "check that .xpp files are well formed"),
     Command("references", "references", "where a class, type, function or $variable is used"),
+    Command(
+        "runtime-path", "runtime_path", "print where the Puppet runtime module xpp is installed (for RUBYLIB)"
+    ),
     Command("serve", "language_server", "the language server (LSP); also what runs with no command", False),
 )
 
