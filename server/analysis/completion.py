@@ -112,7 +112,7 @@ def _document_items(an: Analysis, known: Knowledge, off: int) -> list[Completion
     index = known.index
     if ctx == "variable":
         seen = set()
-        for name, node in features.visible_variables(an, off).items():
+        for name, node in features.visible_variables(an, off, an.node_locator).items():
             seen.add(name)
             detail = "parameter" if type(node) is ast.Parameter else "variable"
             items.append(CompletionItem("$" + name, "Variable", detail, insert_text=name, filter_text=name))

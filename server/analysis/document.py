@@ -17,11 +17,14 @@ from __future__ import annotations
 import bisect
 import gc
 import os
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.grammar.issues import Diagnostic
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.analysis.features import NodeLocator
 
 SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_HINT = 1, 2, 3, 4
 SOURCE = "puppet-xpp"  # the ``source`` of the server's own diagnostics
@@ -129,6 +132,19 @@ class Analysis:
     lines: LineIndex
     epp: bool = False
     tasks: bool = False
+    node_locator_memo: NodeLocator | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def node_locator(self) -> NodeLocator:
+        """The nodes under an offset of this analysis' Program (server.analysis.features.NodeLocator):
+        made on the first question and kept with the analysis, so the requests on one version share
+        one pass over the tree, and a new version drops it."""
+        loc = self.node_locator_memo
+        if loc is None:
+            from puppet_xpp.server.analysis.features import NodeLocator
+
+            loc = self.node_locator_memo = NodeLocator(self.program)
+        return loc
 
     @property
     def program(self) -> Any:

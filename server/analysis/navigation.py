@@ -139,7 +139,7 @@ def _world_hover(an: Analysis, known: Knowledge, off: int) -> Hover | None:
                 return None  # no data sets it: the plain parameter hover
             text = head + "\n\n" + text
         return Hover(text, span(an, s, e - s)) if text else None
-    ref = world.reference_at(an, off)
+    ref = world.reference_at(an, off, an.node_locator)
     if ref is None:
         return None
     kind, name, start, length = ref
@@ -160,13 +160,13 @@ def _world_hover(an: Analysis, known: Knowledge, off: int) -> Hover | None:
 
 def _document_hover(an: Analysis, index: WorkspaceIndex, off: int) -> Hover | None:
     """Variables and parameters of the document, the workspace's manifests, the core tables."""
-    ref = features.reference_at(an, off)
+    ref = features.reference_at(an, off, an.node_locator)
     if ref is None:
         return None
     kind, name, node = ref
     text = None
     if kind == "variable":
-        d = features.local_definition(an, ref, off)
+        d = features.local_definition(an, ref, off, an.node_locator)
         if d is not None and type(d) is ast.Parameter:
             typ = features.src(an, d.type_expr)
             dflt = features.src(an, d.value)
@@ -239,7 +239,7 @@ def _world_definition(an: Analysis, known: Knowledge, off: int) -> list[Location
         locs = [Location(f.path, f.selection) for f in known.index.lookup(fa[0], ("fact",))]
         if locs:
             return locs
-    ref = world.reference_at(an, off)
+    ref = world.reference_at(an, off, an.node_locator)
     if ref is None:
         return None
     kind, name, _s, _l = ref
@@ -265,12 +265,12 @@ def _world_definition(an: Analysis, known: Knowledge, off: int) -> list[Location
 def _document_definition(
     an: Analysis, index: WorkspaceIndex, path: str | None, off: int
 ) -> list[Location] | None:
-    ref = features.reference_at(an, off)
+    ref = features.reference_at(an, off, an.node_locator)
     if ref is None:
         return None
     kind, name, _node = ref
     if kind == "variable":
-        d = features.local_definition(an, ref, off)
+        d = features.local_definition(an, ref, off, an.node_locator)
         if d is not None:
             return [Location(None, span(an, d.offset, d.length))]
         if "::" in name:
