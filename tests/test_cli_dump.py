@@ -92,3 +92,52 @@ def test_dump_errors_go_to_stderr_with_position(tmp_path):
     got = ours("--format", "json", str(bad))
     assert got.returncode == 1 and got.stdout == ""
     assert f"(file: {bad}, line: 1, column: 10)" in got.stderr
+
+
+@needs_puppet
+def test_dump_stdin_equals_puppet_parser_dump_of_the_file(tmp_path):
+    """``-`` reads standard input; ``--stdin-filename`` names it in the dump as Puppet names the file."""
+    f = EXAMPLES[0]
+    want = puppet_dump("--format", "pn", f, tmp=tmp_path)
+    with open(f, "rb") as stdin:
+        got = subprocess.run(
+            [sys.executable, "-m", "puppet_xpp", "--dump", "-", "--format", "pn", "--stdin-filename", f],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+        )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+
+
+def test_dump_stdin_plan_rule_and_bad_encoding(tmp_path, oracle):
+    """The plan rule applies as for the path named (tasks mode in a module's plans/); bytes that are not
+    UTF-8 get Puppet's words."""
+    source = "plan m::p() {\n  $a = 1\n}\n"
+    got = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "puppet_xpp",
+            "--dump",
+            "-",
+            "--format",
+            "jsonl",
+            "--stdin-filename",
+            "m/plans/p.pp",
+        ],
+        input=source.encode(),
+        capture_output=True,
+    )
+    assert got.returncode == 0, got.stderr
+    record = json.loads(got.stdout)
+    assert record["file"] == "m/plans/p.pp" and record["pn"] == oracle.call("pn", source=source, tasks=True)
+    bad = tmp_path / "bad.pp"
+    bad.write_bytes(b"$a = '\xff'\n")
+    want = oracle.request("validate", file=str(bad))
+    got = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--dump", "-"], input=bad.read_bytes(), capture_output=True
+    )
+    assert got.returncode == 1
+    message = want["error"] if "error" in want else want["result"][0]["message"]
+    assert got.stderr.decode() == f"Error: {message} (file: <stdin>)\n"

@@ -4,6 +4,7 @@ status and files after the run, for the same files, options and rc files."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
@@ -94,3 +95,26 @@ def test_fix_writes_only_when_changed() -> None:
     )
     before, after = ours["stdout"].split("\n")[0], ours["stdout"].split("\n")[-2]
     assert before == after  # same inode: not rewritten
+
+
+@pytest.mark.parametrize("args", [[], ["--json"], ["--relative"]])
+def test_stdin_like_puppet_lint_on_the_file(args: list[str]) -> None:
+    """``-`` with ``--stdin-filename``: the layout check and the names are that path's, as puppet-lint
+    reports the file itself."""
+    theirs = puppet_lint.run_puppet_lint(TREE, [*args, "foo/manifests/init.pp"])
+    command = (
+        f"{sys.executable} -m puppet_xpp --lint {' '.join(args)} - --stdin-filename foo/manifests/init.pp"
+    )
+    ours = puppet_lint.run_in_scratch(TREE, ["sh", "-c", f"{command} < foo/manifests/init.pp"])
+    assert ours["status"] == theirs["status"]
+    strip = re.compile(r"#<PuppetLint::Lexer::Token:0x[0-9a-f]+>|/[^\"]*/puppet-xpp-lint-[a-z0-9_]+")
+    assert strip.sub("", ours["stdout"]) == strip.sub("", theirs["stdout"])
+
+
+def test_stdin_fix_prints_the_fixed_manifest() -> None:
+    theirs = puppet_lint.run_puppet_lint(TREE, ["--fix", "foo/manifests/init.pp"])
+    command = f"{sys.executable} -m puppet_xpp --lint --fix - --stdin-filename foo/manifests/init.pp"
+    ours = puppet_lint.run_in_scratch(TREE, ["sh", "-c", f"{command} < foo/manifests/init.pp"])
+    assert ours["stdout"] == theirs["files"]["foo/manifests/init.pp"]  # what puppet-lint wrote in the file
+    assert ours["stderr"] == theirs["stdout"]  # the report, on standard error
+    assert ours["files"] == puppet_lint.run_in_scratch(TREE, ["true"])["files"]  # no file written

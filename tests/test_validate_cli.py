@@ -281,3 +281,150 @@ def test_paths_among_options_and_a_repeated_flag(tmp_path, oracle):
     want = oracle.request("validate", file=str(bad))["result"]
     first = items[1]["diagnostics"][0]
     assert (first["severity"], first["code"], first["line"], first["column"]) == keys(want, "pos")[0]
+
+
+# --- on a terminal (server/cli/terminal.py): colour, the source line and a caret; the plain format elsewhere
+
+
+def on_pty(argv, *, columns=80, env=None, cwd=None):
+    """Run ``argv`` with stdout and stderr on a pseudo-terminal of ``columns`` columns: what it wrote."""
+    import fcntl
+    import struct
+    import sys
+    import termios
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    environment.update(TERM="xterm", **(env or {}))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "puppet_xpp", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=environment,
+        cwd=cwd,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the other side is closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=120) in (0, 1)
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+TTY_SOURCE = "class zzz {\n\t$x = {a => 1, a => 2}\n  1\n}\n"
+
+
+def test_terminal_source_line_and_caret(tmp_path, oracle):
+    f = tmp_path / "t.pp"
+    f.write_text(TTY_SOURCE)
+    text = on_pty(["--validate", str(f), "--puppet-version", "7.23"])
+    lines = text.splitlines()
+    want = oracle.call("validate", file=str(f))
+    assert want and len(lines) == 3 * len(want)
+    source = TTY_SOURCE.split("\n")
+    for k, d in enumerate(
+        [d for d in want if d["severity"] != "error"] + [d for d in want if d["severity"] == "error"]
+    ):
+        head, shown_line, caret = lines[3 * k : 3 * k + 3]
+        word = "\033[1;31mError:\033[0m" if d["severity"] == "error" else "\033[1;33mWarning:\033[0m"
+        assert head.startswith(word) and d["message"] in head
+        assert shown_line == "  " + source[d["line"] - 1]
+        # the caret under Puppet's column (tabs kept, so it lines up on any tab width)
+        plain = caret.replace("\033[1;32m", "").replace("\033[0m", "")
+        assert plain.index("^") - 2 == d["pos"] - 1
+        assert plain[2 : plain.index("^")].strip(" \t") == ""
+
+
+def test_terminal_no_color_and_force_color(tmp_path):
+    f = tmp_path / "t.pp"
+    f.write_text(TTY_SOURCE)
+    plain = on_pty(["--validate", str(f)], env={"NO_COLOR": "1", "FORCE_COLOR": "1"})
+    assert "\033[" not in plain and "^" in plain  # NO_COLOR wins; the caret stays (a terminal)
+    p = subprocess.run(
+        [sys_executable(), "-m", "puppet_xpp", "--validate", str(f)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "FORCE_COLOR": "1"},
+    )
+    assert "\033[1;31mError:\033[0m" in p.stdout and "^" not in p.stdout  # colour forced; a pipe: no caret
+    p = subprocess.run(
+        [sys_executable(), "-m", "puppet_xpp", "--validate", str(f)], capture_output=True, text=True
+    )
+    assert "\033[" not in p.stdout and all(line.startswith("Error: ") for line in p.stdout.splitlines())
+
+
+def sys_executable():
+    import sys
+
+    return sys.executable
+
+
+def test_compile_progress_fits_an_80_column_terminal(tmp_path):
+    e = tmp_path / ("env-with-a-rather-long-name-" + "x" * 40)
+    for i in range(120):
+        p = e / "modules" / "m" / "manifests" / f"a_file_with_a_long_name_to_fill_the_line_{i}.pp"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"class m::a_file_with_a_long_name_to_fill_the_line_{i} {{ }}\n")
+    text = on_pty(["--compile", str(e), "-j", "1"], columns=80)
+    redraws = [r for line in text.split("\n") for r in line.split("\r") if r.startswith("\033[K[")]
+    assert redraws, text
+    visible = [r.replace("\033[K", "") for r in redraws]
+    assert max(len(v) for v in visible) <= 79  # never wraps on 80 columns
+    assert visible[-1].startswith("[") and "120/120" in visible[-1]
+    assert f"{e}: compiled 120, up to date 0" in text
+
+
+def test_stdin_with_stdin_filename_like_puppet_on_that_file(tree, oracle):
+    """``-`` with ``--stdin-filename``: the location rules (module of the file, plans) and the names in
+    the diagnostics are that path's, as Puppet gives them for the file itself."""
+    import sys
+
+    mp = str(tree / "modules")
+    for rel in ("modules/aaa/manifests/bad.pp", "modules/aaa/plans/deploy.pp"):
+        path = str(tree / rel)
+        with open(path, "rb") as stdin:
+            p = subprocess.run(
+                [sys.executable, "-m", "puppet_xpp", "--validate", "-", "--stdin-filename", path]
+                + ["--modulepath", mp, "--puppet-version", "7.23", "--format", "json"],
+                stdin=stdin,
+                capture_output=True,
+                text=True,
+            )
+        (item,) = [json.loads(line) for line in p.stdout.splitlines()]
+        assert item["file"] == path
+        want = oracle.call("validate", file=path, modulepath=[mp], tasks="/plans/" in path)
+        assert keys(item["diagnostics"]) == keys(want, "pos")
+        assert [d["message"] for d in item["diagnostics"]] == [d["message"] for d in want]
+        assert p.returncode == (1 if any(d["severity"] == "error" for d in want) else 0)
+
+
+def test_stdin_size_limit_and_encoding(tmp_path, oracle):
+    import sys
+
+    bad = tmp_path / "bad.pp"
+    bad.write_bytes(b"$a = '\xff'\n")
+    want = oracle.request("validate", file=str(bad))  # Puppet's ArgumentError, without a position
+    p = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--validate", "-", "--stdin-filename", str(bad)],
+        input=bad.read_bytes(),
+        capture_output=True,
+    )
+    assert p.returncode == 1
+    assert p.stdout.decode() == f"Error: {want['error']} (file: {bad})\n"
+    p = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--validate", "-"],
+        input=b"$a = 1\n" * 100,
+        capture_output=True,
+        env={**os.environ, "PUPPET_XPP_MAX_SOURCE_SIZE": "100"},
+    )
+    assert p.returncode == 2  # refused by the size limit, as a file over it is
+    assert b"larger than the source size limit (100 bytes)" in p.stdout and b"<stdin>" in p.stdout

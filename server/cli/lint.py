@@ -164,11 +164,25 @@ def _files(paths: list[str]) -> Iterator[str]:
     if first == STDIN or not os.path.isdir(first):
         yield from paths
         return
-    found: list[str] = []
-    for d, dirs, names in os.walk(first):
-        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
-        found.extend(os.path.join(d, n) for n in names if n.endswith(".pp") and not n.startswith("."))
-    yield from sorted(found)
+    yield from _manifests(first)
+
+
+def _manifests(directory: str) -> Iterator[str]:
+    """``DIR/**/*.pp`` in the order puppet-lint's glob gives them: each directory's entries sorted by
+    name, a subdirectory's files in its place (``check/x.pp`` before ``check.pp``); hidden entries and
+    symbolic links to directories are not entered."""
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = os.path.join(directory, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            yield from _manifests(path)
+        elif entry.name.endswith(".pp"):
+            yield path
 
 
 def _read(given: str, name: str) -> str | Problem | None:

@@ -259,8 +259,8 @@ def text_lines(path: str, result: FileDiagnostics, style: Style, width: int | No
         for d in result.diagnostics
     ]
     lines = diagnostic_lines(path, rows)
-    if width is None:
-        return [line + "\n" for line in lines]
+    if width is None:  # not a terminal: Puppet's lines (coloured only when FORCE_COLOR asks)
+        return [style.diagnostic(line) + "\n" for line in lines]
     # diagnostic_lines orders warnings before errors: the rows in the same order
     ordered = [r for r in rows if r.severity in ("warning", "deprecation")] + [
         r for r in rows if r.severity == "error"
