@@ -67,11 +67,10 @@ def test_hook_definitions() -> None:
         assert hook["entry"].split()[0] == "puppet-xpp"
 
 
-@pytest.fixture(scope="module")
-def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A commit of this working tree, which pre-commit installs from."""
-    pytest.importorskip("pre_commit", reason="pre-commit not installed (pip install -e '.[test]')")
-    repo = tmp_path_factory.mktemp("hooks")
+def snapshot_working_tree(repo: Path) -> Path:
+    """A git repository at ``repo`` whose one commit is this working tree as it is (tracked and untracked
+    files, ignored ones left out, links kept): what an installer that reads a commit (pre-commit) or a
+    checkout (the GitHub Action, a container build) gets."""
     listing = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -92,6 +91,13 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "snapshot of the working tree")
     return repo
+
+
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A commit of this working tree, which pre-commit installs from."""
+    pytest.importorskip("pre_commit", reason="pre-commit not installed (pip install -e '.[test]')")
+    return snapshot_working_tree(tmp_path_factory.mktemp("hooks"))
 
 
 @pytest.fixture(scope="module")
@@ -116,12 +122,17 @@ def try_repo(
     )
 
 
-def project_with(tmp_path: Path, files: dict[str, str]) -> Path:
-    project = tmp_path / "project"
+def write_tree(directory: Path, files: dict[str, str]) -> Path:
+    """``directory`` holding ``files`` (relative name: text)."""
     for name, text in files.items():
-        path = project / name
+        path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    return directory
+
+
+def project_with(tmp_path: Path, files: dict[str, str]) -> Path:
+    project = write_tree(tmp_path / "project", files)
     git(project, "init", "-q")
     git(project, "add", "-A")
     return project

@@ -289,7 +289,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         mode = mode_for(command)
         parser = build_parser(command, mode, out, err, named)
         if flag in TAKES_THE_REST:
-            parsed = parser.parse_args(args)
+            # the rest as it is, ``--`` included (argparse would take it as its own separator)
+            parsed = parser.parse_args(args[:1])
+            parsed.rest = args[1:]
             if any(a in ("-h", "--help") for a in parsed.rest[: _end_of_options(parsed.rest)]):
                 parser.print_help()
                 return 0
