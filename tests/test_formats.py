@@ -321,3 +321,13 @@ def test_compile_formats_and_report(tree: Path, oracle: Any) -> None:
     (suite,) = root.findall("testsuite")
     assert int(suite.get("failures", "")) == len(got)
     assert sorted(c.get("name") for c in suite.findall("testcase")) == sorted([*FILES, "manifests/site.pp"])
+
+
+@pytest.mark.skipif(not puppet_lint.available(), reason="puppet-lint not installed")
+def test_every_puppet_lint_check_has_help_text() -> None:
+    """Every check puppet-lint 3.0.1 lists has a help text (and puppet-lint's help page where it has
+    one) for the rules of our reports."""
+    from puppet_xpp.server.cli.findings import LINT_HELP
+
+    listed = puppet_lint.run_puppet_lint({}, ["--list-checks"])["stdout"].split()
+    assert listed and all(LINT_HELP.get(name) for name in [*listed, "syntax"])

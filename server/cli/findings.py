@@ -14,7 +14,16 @@ from dataclasses import dataclass
 
 from puppet_xpp.xpp.sources import shown
 
-__all__ = ["LINT_TOOL", "VALIDATE_TOOL", "Finding", "issue_help", "lint_help", "severity_of"]
+__all__ = [
+    "LINT_HELP",
+    "LINT_HELP_URI",
+    "LINT_TOOL",
+    "VALIDATE_TOOL",
+    "Finding",
+    "issue_help",
+    "lint_help",
+    "severity_of",
+]
 
 VALIDATE_TOOL = "puppet-xpp"  # the validator (Puppet's rules), for --validate and --compile
 LINT_TOOL = "puppet-lint"  # puppet-lint's checks, for --lint
@@ -50,6 +59,50 @@ LINT_HELP_URI: dict[str, str] = {
     "arrow_alignment": _STYLE + "spacing-indentation-and-whitespace",
     "hard_tabs": _STYLE + "spacing-indentation-and-whitespace",
     "trailing_whitespace": _STYLE + "spacing-indentation-and-whitespace",
+}
+
+
+# What each puppet-lint check looks for (our words), the help text of its rule in the reports.
+LINT_HELP: dict[str, str] = {
+    "arrow_on_right_operand_line": "A chaining arrow (-> ~>) ends a line instead of starting the next one.",
+    "autoloader_layout": "A class or defined type is not in the file the autoloader looks in for its name.",
+    "class_inherits_from_params_class": "A class inherits from a params class (off by default).",
+    "code_on_top_scope": "Code stands outside any class or defined type (off by default).",
+    "inherits_across_namespaces": "A class inherits from a class of another module.",
+    "names_containing_dash": "A class or defined type name contains a dash.",
+    "names_containing_uppercase": "A class or defined type name contains an uppercase letter.",
+    "nested_classes_or_defines": "A class or defined type is defined inside a class.",
+    "parameter_order": "A parameter with a default comes before one without.",
+    "right_to_left_relationship": "A relationship uses a right-to-left arrow (<- <~).",
+    "variable_scope": "A variable of another scope is used without its namespace.",
+    "slash_comments": "A comment starts with //.",
+    "star_comments": "A comment is a /* */ block.",
+    "case_without_default": "A case statement has no default case.",
+    "selector_inside_resource": "A selector (?) is used inside a resource's attributes.",
+    "documentation": "A class or defined type has no comment above it.",
+    "unquoted_node_name": "A node name is not quoted.",
+    "duplicate_params": "A resource sets the same attribute twice.",
+    "ensure_first_param": "A resource's ensure attribute is not its first.",
+    "ensure_not_symlink_target": "A file resource gives a symbolic link's target as ensure (use target).",
+    "file_mode": "A file mode is neither four octal digits nor a symbolic mode.",
+    "unquoted_file_mode": "A file mode is not a quoted string.",
+    "unquoted_resource_title": "A resource title is not quoted.",
+    "double_quoted_strings": "A double-quoted string has no variable or escape in it.",
+    "only_variable_string": "A string holds nothing but one variable.",
+    "puppet_url_without_modules": "A puppet:// URL's path does not start with modules/.",
+    "quoted_booleans": "A boolean is written as a quoted string (off by default).",
+    "single_quote_string_with_variables": "A single-quoted string contains a variable (not interpolated).",
+    "variables_not_enclosed": "A variable in a string is not enclosed in braces.",
+    "variable_contains_dash": "A variable name contains a dash.",
+    "variable_is_lowercase": "A variable name contains an uppercase letter.",
+    "140chars": "A line is longer than 140 characters.",
+    "80chars": "A line is longer than 80 characters (off by default).",
+    "2sp_soft_tabs": "Indentation is not made of two-space steps.",
+    "arrow_alignment": "The => arrows of a block are not aligned.",
+    "hard_tabs": "A tab character is used.",
+    "trailing_whitespace": "A line ends with whitespace.",
+    "syntax": "The manifest could not be read by puppet-lint's lexer (run `puppet parser validate`).",
+    "io": "The file could not be read.",
 }
 
 
@@ -97,11 +150,9 @@ def issue_help(code: str) -> str:
 
 def lint_help(check: str) -> str:
     """The help text of a puppet-lint check: what it is and where puppet-lint's documentation is."""
-    if check == "syntax":
-        return "The manifest could not be read by puppet-lint's lexer (run `puppet parser validate`)."
     uri = LINT_HELP_URI.get(check)
     where = f" See {uri}" if uri else ""
-    return f"puppet-lint's {check} check.{where}"
+    return LINT_HELP.get(check, f"puppet-lint's {check} check.") + where
 
 
 def display_files(files: Iterable[str]) -> list[str]:

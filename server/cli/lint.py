@@ -50,13 +50,15 @@ USAGE = "usage: puppet-xpp --lint PATH... [puppet-lint options] [--format FORMAT
 TRY_HELP = "puppet-lint: try 'puppet-lint --help' for more information"
 PUPPET_LINT_VERSION = "3.0.1"  # the command line this mode follows
 TEXT_FORMATS = ("text", "json")
+# the help as plain text (the docstring's ``literal`` marks are for the documentation tools)
+HELP = (__doc__ or "").replace("``", "").replace(":mod:", "").strip()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Nothing for argparse to read: ``--lint`` takes the rest of the command line (server.cli.main),
     puppet-lint's options and the paths, which :func:`lint.config.load_config` reads in their order
     after the rc files, as puppet-lint does."""
-    parser.add_argument_group("lint", (__doc__ or "").strip())
+    parser.add_argument_group("lint", HELP)
 
 
 class Run:
@@ -116,7 +118,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         fmt = arguments[k + 1]
         del arguments[k : k + 2]
     if "-h" in arguments or "--help" in arguments:
-        out.write((__doc__ or "").strip() + "\n")
+        out.write(HELP + "\n")
         return 0
     try:
         cfg, paths = load_config(arguments)
