@@ -428,3 +428,21 @@ def test_stdin_size_limit_and_encoding(tmp_path, oracle):
     )
     assert p.returncode == 2  # refused by the size limit, as a file over it is
     assert b"larger than the source size limit (100 bytes)" in p.stdout and b"<stdin>" in p.stdout
+
+
+def test_compile_errors_on_a_terminal_show_the_caret(tmp_path, oracle):
+    """--compile's diagnostics on a terminal: coloured, with the source line and a caret under Puppet's
+    column (the same rule as --validate's)."""
+    e = tmp_path / "env"
+    f = e / "modules" / "m" / "manifests" / "init.pp"
+    f.parent.mkdir(parents=True)
+    f.write_text("class m {\n  $x = {a => 1, a => 2}\n}\n")
+    text = on_pty(["--compile", str(e), "-j", "1", "--puppet-version", "7.23", "--strict", "error"])
+    (want,) = oracle.call("validate", file=str(f), modulepath=[str(e / "modules")], strict="error")
+    # the progress line is cleared (\r, erase to the end) before the diagnostics are printed
+    lines = [line.split("\r")[-1].replace("\033[K", "") for line in text.split("\n")]
+    k = next(i for i, line in enumerate(lines) if line.startswith("\033[1;31mError:\033[0m"))
+    assert want["message"] in lines[k]
+    assert lines[k + 1] == "  " + f.read_text().split("\n")[want["line"] - 1]
+    caret = lines[k + 2].replace("\033[1;32m", "").replace("\033[0m", "")
+    assert caret.index("^") - 2 == want["pos"] - 1
