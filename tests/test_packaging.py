@@ -12,8 +12,10 @@ installed by Debian's ``pipx``.  The runtime module's ``metadata.json`` is check
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import fcntl
+import io
 import json
 import os
 import re
@@ -28,6 +30,7 @@ from typing import Any
 import pytest
 
 import puppet_xpp
+from puppet_xpp.server.cli import runtime_path
 from tests.test_versions import initialize_over_stdio
 
 REPO = Path(__file__).resolve().parents[1]
@@ -351,3 +354,26 @@ def test_unpacked_wheel_works_alone(dists: dict[str, Path], tmp_path: Path) -> N
     loader, leaked = out.stdout.splitlines()
     assert loader.startswith("C ")
     assert leaked == "[]"
+
+
+def test_runtime_path_in_the_checkout_and_when_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a checkout the command names the repository's module (through the link puppet_xpp/runtime); an
+    installation missing the module's files gets one line saying which, and exit status 2."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--runtime-path"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"{RUNTIME}\n", "")
+
+    damaged = tmp_path / "xpp"
+    shutil.copytree(RUNTIME, damaged)
+    (damaged / "lib" / "puppet_x" / "xpp" / "boot.rb").unlink()
+    monkeypatch.setattr(runtime_path, "module_directory", lambda: damaged)
+    out, err = io.StringIO(), io.StringIO()
+    assert runtime_path.run(argparse.Namespace(), out, err) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue() == (
+        f"puppet-xpp --runtime-path: the runtime module is incomplete at {damaged}: "
+        "lib/puppet_x/xpp/boot.rb missing (reinstall puppet-xpp)\n"
+    )
