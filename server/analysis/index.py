@@ -127,15 +127,10 @@ class WorkspaceIndex:
         return out
 
 
-# hooks the reference index's command-line build (server.analysis.references.build) still appends to;
-# the language server passes its session's hooks to index_file instead
-PARSED_HOOKS: list[ParsedHook] = []
-
-
 def index_file(path: str, tasks: bool | None = None, hooks: Sequence[ParsedHook] = ()) -> list[Sym]:
     """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
     definitions, or what a module's Ruby file defines (server/analysis/ruby_index.py).  Each of
-    ``hooks`` (and of PARSED_HOOKS) gets the manifest's parse too."""
+    ``hooks`` gets the manifest's parse too."""
     from puppet_xpp.grammar.parser import parse
 
     if path.endswith(".rb"):
@@ -162,7 +157,7 @@ def index_file(path: str, tasks: bool | None = None, hooks: Sequence[ParsedHook]
     an = Analysis(
         None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data), tasks=tasks
     )
-    for hook in (*hooks, *PARSED_HOOKS):  # e.g. the reference index (server/analysis/references.py)
+    for hook in hooks:  # e.g. the reference index (server/analysis/references.py)
         hook(path, an)
     return symbols_of(an, path)
 

@@ -493,13 +493,9 @@ def build(roots: Sequence[str]) -> tuple[WorkspaceIndex, RefIndex]:
 
     refs = RefIndex()
     idx = index.WorkspaceIndex()
-    hook = feed(refs)
-    index.PARSED_HOOKS.append(hook)
-    try:
-        for p in index.workspace_files(roots):
-            idx.set_file(p, index.index_file(p))
-    finally:
-        index.PARSED_HOOKS.remove(hook)
+    hooks = (feed(refs),)
+    for p in index.workspace_files(roots):
+        idx.set_file(p, index.index_file(p, hooks=hooks))
     index_hiera(refs, roots)
     return idx, refs
 
