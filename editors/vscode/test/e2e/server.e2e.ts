@@ -1,9 +1,13 @@
-// The extension's launch, settings and command lines against the real puppet-xpp server and CLI,
-// without VS Code: the server is started from `serverLaunch()` with `serverSettings()` as
-// initializationOptions, workspace/configuration is answered by `answerConfiguration()`, and the
-// compile/dump commands run `compileArgs()`/`dumpArgs()`, whose output must match the extension's
-// problem matcher. Run by tests/editors/test_vscode.py with a JSON spec in $PUPPET_XPP_E2E:
-//   { serverPath, serverArgs, env (directory), broken, fixed, dupkey, expect: {line, column}, result }
+// The extension's server discovery, version check, settings and command lines against the real puppet-xpp
+// server and CLI, without VS Code. The code under test is the bundled build as shipped: `bundle` is the
+// dist/extension.js unpacked from the .vsix, loaded with a stand-in `vscode` module, and every helper below comes
+// from its exports (not from the TypeScript sources). The server is found by `discoverServer()` (on the PATH
+// given, no setting), started with `serverSettings()` as initializationOptions, its serverInfo.version checked
+// by `versionWarning()` against the .vsix's package.json, workspace/configuration answered by
+// `answerConfiguration()`, and the compile/dump commands run `cliLaunch()` of `compileArgs()`/`dumpArgs()`,
+// whose output must match the extension's problem matcher. Run by tests/editors/test_vscode.py with a JSON spec
+// in $PUPPET_XPP_E2E:
+//   { bundle, pathDir, serverArgs, env (directory), broken, fixed, dupkey, expect: {line, column}, result }
 import { strict as assert } from 'assert';
 import { execFile, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -14,11 +18,12 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 
-import { answerConfiguration, compileArgs, dumpArgs, serverLaunch, serverSettings } from '../../src/config';
-import { findEnvironment, xppPathFor } from '../../src/layout';
+import type * as Extension from '../../src/extension';
+import { installVscodeStub, VSCODE_TYPES } from './vscode-stub';
 
 interface Spec {
-  serverPath: string;
+  bundle: string;
+  pathDir: string;
   serverArgs: string[];
   env: string;
   broken: string;
@@ -29,6 +34,17 @@ interface Spec {
 }
 
 const spec: Spec = JSON.parse(fs.readFileSync(process.env.PUPPET_XPP_E2E!, 'utf8'));
+
+/** The bundle, with `vscode` answered by the stand-in. */
+function loadBundle(file: string): typeof Extension {
+  installVscodeStub(VSCODE_TYPES);
+  return require(file) as typeof Extension;
+}
+
+const {
+  answerConfiguration, cliLaunch, compileArgs, discoverServer, dumpArgs, findEnvironment, serverSettings,
+  versionWarning, xppPathFor,
+} = loadBundle(spec.bundle);
 let server: ReturnType<typeof spawn> | undefined;
 const STEP_MS = 30000;
 const timings: Record<string, number> = {};
@@ -59,11 +75,21 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
 type Diag = { range: { start: { line: number; character: number } }; severity?: number; code?: string; message: string };
 
 async function main(): Promise<void> {
-  const settingsValues: Record<string, unknown> = {
-    serverPath: spec.serverPath, serverArgs: spec.serverArgs, strict: 'error', xppOnSave: true,
-  };
+  const settingsValues: Record<string, unknown> = { serverArgs: spec.serverArgs, strict: 'error', xppOnSave: true };
   const cfg = { get: <T>(k: string) => settingsValues[k] as T | undefined };
-  const launch = serverLaunch(cfg, spec.env);
+  // no serverPath setting: found on PATH (before the Python extension, which is absent here)
+  const found = await discoverServer({
+    configured: undefined,
+    args: spec.serverArgs,
+    workspaceFolder: spec.env,
+    pathEnv: [spec.pathDir, process.env.PATH ?? ''].join(path.delimiter),
+    pythonInterpreter: async () => undefined,
+    pythonHasModule: async () => false,
+    privateBin: path.join(spec.env, 'no-such-storage', 'bin'),
+  });
+  assert.ok(found.server, JSON.stringify(found.tried));
+  const launch = found.server;
+  assert.deepEqual([launch.command, launch.source], [path.join(spec.pathDir, 'puppet-xpp'), 'PATH']);
   const settings = serverSettings(cfg);
   const proc = spawn(launch.command, launch.args, { cwd: spec.env, stdio: ['pipe', 'pipe', 'pipe'] });
   server = proc;
@@ -117,7 +143,12 @@ async function main(): Promise<void> {
       },
       window: { workDoneProgress: true },
     },
-  }) as Promise<{ capabilities: { textDocumentSync?: unknown } }>);
+  }) as Promise<{ capabilities: { textDocumentSync?: unknown }; serverInfo?: { name: string; version?: string } }>);
+  // the version check: the server answers the .vsix's own version
+  const pkg = JSON.parse(fs.readFileSync(path.join(path.dirname(spec.bundle), '..', 'package.json'), 'utf8'));
+  assert.equal(versionWarning(init.serverInfo?.version, pkg.version, launch.command), undefined,
+    JSON.stringify(init.serverInfo));
+
   await conn.sendNotification('initialized', {});
 
   const file = path.join(spec.env, 'modules', 'mymod', 'manifests', 'init.pp');
@@ -169,14 +200,14 @@ async function main(): Promise<void> {
   conn.dispose();
 
   // "Compile workspace environment": the command line and the problem matcher of package.json
-  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
   const matcher = pkg.contributes.problemMatchers[0].pattern;
   const re = new RegExp(matcher.regexp);
   fs.writeFileSync(file, spec.broken);
   const env = findEnvironment(file)!;
   assert.equal(env.root, spec.env);
   const t0 = Date.now();
-  const compiled = await run(launch.command, compileArgs(env.root, settings), env.root);
+  const compileLine = cliLaunch(launch, compileArgs(env.root, settings));
+  const compiled = await run(compileLine.command, compileLine.args, env.root);
   timings.compile = Date.now() - t0;
   assert.equal(compiled.code, 1, compiled.stdout + compiled.stderr);
   const problems = compiled.stdout.split('\n').map((l) => re.exec(l)).filter((m): m is RegExpExecArray => m !== null);
@@ -188,15 +219,17 @@ async function main(): Promise<void> {
 
   // "Show XPP dump of current file", both formats
   fs.writeFileSync(file, spec.fixed);
-  const again = await run(launch.command, compileArgs(env.root, settings), env.root);
+  const again = await run(compileLine.command, compileLine.args, env.root);
   assert.equal(again.code, 0, again.stdout + again.stderr);
-  const pn = await run(launch.command, dumpArgs(xppPathFor(file)!, 'pn'), env.root);
-  const tree = await run(launch.command, dumpArgs(xppPathFor(file)!, 'tree'), env.root);
+  const pnLine = cliLaunch(launch, dumpArgs(xppPathFor(file)!, 'pn'));
+  const treeLine = cliLaunch(launch, dumpArgs(xppPathFor(file)!, 'tree'));
+  const pn = await run(pnLine.command, pnLine.args, env.root);
+  const tree = await run(treeLine.command, treeLine.args, env.root);
   assert.equal(pn.code, 0, pn.stderr);
   assert.equal(tree.code, 0, tree.stderr);
 
   fs.writeFileSync(spec.result, JSON.stringify({
-    timings, published, sync: init.capabilities.textDocumentSync, configRequests, compileOutput: compiled.stdout,
+    timings, published, sync: init.capabilities.textDocumentSync, serverInfo: init.serverInfo, bundle: spec.bundle, configRequests, compileOutput: compiled.stdout,
     pn: pn.stdout, tree: tree.stdout, stderr,
   }));
 }
