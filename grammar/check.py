@@ -28,8 +28,10 @@ class CheckConfig:
 
     ``file`` is the name the parse records (locator, diagnostics); ``location`` is where the file
     really lies, for the module-location rules, when that differs (``--compile`` records a name
-    relative to the environment but judges the absolute path).  ``level`` None and ``strict`` None
-    take :mod:`grammar.levels`' defaults."""
+    relative to the environment but judges the absolute path).  ``namespace``, when given, is the
+    namespace the module-location rules judge the file by, as the file model found it where the module
+    path cannot say it (a module cloned under another directory name: ``xpp.environment``).  ``level``
+    None and ``strict`` None take :mod:`grammar.levels`' defaults."""
 
     file: str = ""
     epp: bool = False
@@ -39,6 +41,7 @@ class CheckConfig:
     modulepath: tuple[str, ...] = ()
     manifest: str | None = None
     location: str | None = None
+    namespace: str | None = None
 
     @property
     def level_name(self) -> str:
@@ -82,13 +85,16 @@ def checker(config: CheckConfig) -> Any:
     from puppet_xpp.grammar.validator import Checker, TasksChecker
 
     cls = TasksChecker if config.tasks else Checker
-    return cls(
+    validator = cls(
         strict=config.strict,
         file=config.location or config.file or None,
         modulepath=config.modulepath,
         manifest=config.manifest,
         level=config.level,
     )
+    if config.namespace is not None:
+        validator.file_namespace = config.namespace  # what Rules.namespace would otherwise compute
+    return validator
 
 
 def check(text: str, config: CheckConfig) -> CheckResult:

@@ -16,9 +16,18 @@ the language server and its ``.xpp`` on save.  It follows Puppet's own rules for
 
 Finding the environment of a file (:func:`find_environment`): the nearest ancestor directory holding
 ``environment.conf``, or a ``modules/`` directory while not being a module itself (no ``metadata.json``).
-A file no environment claims belongs, for the module-location rules, to the module inferred from its
-location (:func:`infer_module`): the nearest directory with ``metadata.json``, else the parent of the
-nearest ``manifests/``, else of the nearest ``functions/``, ``types/`` or ``plans/``.
+
+Module identity (:func:`infer_module`, :func:`file_context`).  Inside an environment's module path the
+module's name is its directory's name (Puppet's own rule, judged by the validator from the module path).
+A file no environment claims belongs to the module inferred from its location: the nearest directory
+with ``metadata.json``, else the parent of the nearest ``manifests/``, else of the nearest
+``functions/``, ``types/`` or ``plans/``.  Its name is what Puppet would install it as: metadata.json's
+``name`` after the first ``-`` or ``/`` (``puppetlabs-apache`` cloned as ``puppet-apache/`` is
+``apache``); the directory's name only when there is no metadata.json or no valid name in it.  The
+location rules then judge what Puppet autoloads (``manifests/``, ``functions/``, ``types/``,
+``plans/``) as if the module were installed under that name; a file elsewhere in the module
+(``examples/``, ``tests/``, ``spec/``...) is never autoloaded and is checked as Puppet checks an initial
+manifest (``puppet apply examples/init.pp``): no location rule.
 
 The plan rule (:func:`is_plan_file`): a file is parsed and validated in tasks mode when it lies in the
 ``plans/`` directory of its module -- a module of the environment's module path, the environment's own
@@ -29,23 +38,28 @@ So ``modules/m/manifests/plans/x.pp`` is not a plan, ``site-modules/deploy/plans
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.grammar.validator.location import NO_NAMESPACE, namespace_for_file
 from puppet_xpp.xpp.compile.layout import XPP_DIR
 
 __all__ = [
     "Environment",
     "NotAnEnvironment",
     "FileContext",
+    "InferredModule",
     "XPP_DIR",
     "MODULE_NAME",
     "SOURCE_DIRS",
     "load_environment",
     "find_environment",
     "infer_module",
+    "metadata_module_name",
     "is_plan_file",
     "file_context",
     "parse_conf",
@@ -226,10 +240,42 @@ def find_environment(path: str, *, basemodulepath: str | None = None) -> Environ
     return None
 
 
-def infer_module(path: str) -> tuple[str, str] | None:
-    """(directory holding the module, module directory name) for a file inside a module no environment
-    names: the nearest ancestor with ``metadata.json``, else the parent of the nearest ``manifests/``,
-    else of the nearest ``functions/``, ``types/`` or ``plans/``."""
+class InferredModule(NamedTuple):
+    """The module a file no environment claims belongs to (:func:`infer_module`)."""
+
+    parent: str  # the directory holding the module's directory
+    directory: str  # the module directory's own name (``puppet-apache``)
+    name: str  # the module's name: metadata.json's (``apache``), else the directory's
+
+    @property
+    def root(self) -> str:
+        return os.path.join(self.parent, self.directory)
+
+
+def metadata_module_name(module_dir: str) -> str | None:
+    """The module name metadata.json gives (``name`` after its first ``-`` or ``/``, as the Forge and
+    ``puppet module install`` name the installed directory), or None when there is no readable
+    metadata.json or its name is not a valid module name."""
+    try:
+        with open(os.path.join(module_dir, "metadata.json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    full = data.get("name") if isinstance(data, dict) else None
+    if not isinstance(full, str):
+        return None
+    parts = re.split(r"[-/]", full, maxsplit=1)
+    if len(parts) != 2:
+        return None
+    name = parts[1]
+    return name if MODULE_NAME.match(name) else None
+
+
+def infer_module(path: str) -> InferredModule | None:
+    """The module of a file inside a module no environment names: the nearest ancestor with
+    ``metadata.json`` (named by it, see :func:`metadata_module_name`), else the parent of the nearest
+    ``manifests/``, else of the nearest ``functions/``, ``types/`` or ``plans/`` (named by its
+    directory)."""
     ancestors = []
     d = os.path.dirname(os.path.abspath(path))
     for _ in range(_MAX_DEPTH):
@@ -240,13 +286,27 @@ def infer_module(path: str) -> tuple[str, str] | None:
         d = parent
     for d in ancestors:
         if _is_module_dir(d):
-            return os.path.dirname(d), os.path.basename(d)
+            base = os.path.basename(d)
+            return InferredModule(os.path.dirname(d), base, metadata_module_name(d) or base)
     for names in (("manifests",), SOURCE_DIRS[1:]):
         for d in ancestors:
             if os.path.basename(d) in names:
                 mod = os.path.dirname(d)
-                return os.path.dirname(mod), os.path.basename(mod)
+                base = os.path.basename(mod)
+                return InferredModule(os.path.dirname(mod), base, base)
     return None
+
+
+def inferred_namespace(path: str, module: InferredModule) -> str:
+    """The namespace the location rules give ``path`` of the inferred ``module``: as Puppet judges the
+    file with the module installed under its name on a module path (``manifests/``, ``functions/``,
+    ``types/``, ``plans/``); NO_NAMESPACE elsewhere in the module (never autoloaded: Puppet takes such
+    a file only as an initial manifest)."""
+    rest = os.path.relpath(os.path.abspath(path), module.root)
+    if _first_dir(rest) not in SOURCE_DIRS:
+        return NO_NAMESPACE
+    # the rule is the validator's own (grammar.validator.location), asked of the installed location
+    return namespace_for_file(os.path.join(module.parent, module.name, rest), (module.parent,))
 
 
 # ------------------------------------------------------------------------------------------------ one file
@@ -269,7 +329,7 @@ def is_plan_file(path: str, env: Environment | None = None) -> bool:
     inferred = infer_module(p)
     if inferred is None:
         return False
-    mod = os.path.join(*inferred) + os.sep
+    mod = inferred.root + os.sep
     return p.startswith(mod) and _first_dir(p[len(mod) :]) == "plans"
 
 
@@ -283,6 +343,9 @@ class FileContext:
     modulepath: tuple[str, ...] = ()
     manifest: str | None = None
     env: Environment | None = None
+    # the module-location rules' namespace when the module path cannot say it (a module no environment
+    # claims: see infer_module); None: the validator judges the path against the module path
+    namespace: str | None = None
 
     def check_config(
         self, *, level: str | None = None, strict: str | None = None, file: str | None = None
@@ -301,6 +364,7 @@ class FileContext:
             modulepath=self.modulepath,
             manifest=self.manifest,
             location=None if file is None or file == path else (path or None),
+            namespace=self.namespace,
         )
 
 
@@ -325,15 +389,19 @@ def file_context(
     env = find_environment(path)
     mp: list[str] = []
     man = None
+    namespace = None
     if env is not None:
         mp.extend(env.modulepath)
         man = env.manifest
     else:
         inferred = infer_module(path)
         if inferred is not None:
-            mp.append(inferred[0])
+            mp.append(inferred.parent)
+            namespace = inferred_namespace(path, inferred)
     if modulepath is not None:
         mp = [os.path.abspath(os.path.expanduser(d)) for d in modulepath]
+        if any(path.startswith(os.path.normpath(d) + os.sep) for d in mp):
+            namespace = None  # a module path given names the module: Puppet's rule, by directory
     mp.extend(os.path.abspath(os.path.expanduser(d)) for d in extra_modulepath)
     return FileContext(
         path,
@@ -342,4 +410,11 @@ def file_context(
         modulepath=tuple(dict.fromkeys(os.path.normpath(d) for d in mp)),
         manifest=manifest if manifest is not None else man,
         env=env,
+        namespace=None if manifest is not None and _under(path, manifest) else namespace,
     )
+
+
+def _under(path: str, manifest: str) -> bool:
+    """``path`` is the main manifest or lies in it (exempt from the location rules)."""
+    m = os.path.abspath(os.path.expanduser(manifest))
+    return path == m or path.startswith(m.rstrip(os.sep) + os.sep)

@@ -479,6 +479,7 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
             modulepath=ctx.modulepath,
             manifest=ctx.manifest,
             max_bytes=a.max_source_size,
+            namespace=ctx.namespace,
         )
     except SourceRefused as e:
         disp.note("error", str(e))

@@ -72,10 +72,12 @@ def compile_file(
     manifest: str | None = None,
     max_bytes: int | None = None,
     puppet_version: str | None = None,
+    namespace: str | None = None,
 ) -> tuple[bytes, list[DiagnosticRow]]:
     """(``.xpp`` bytes, diagnostic rows) of one file, recorded as ``recorded``; :class:`SourceRefused`
     (an OSError) when it is not read (missing, unreadable, not a regular file, over the size limit).
-    ``puppet_version``/``strict`` None: the defaults of :mod:`grammar.levels`."""
+    ``puppet_version``/``strict`` None: the defaults of :mod:`grammar.levels`; ``namespace``: the
+    file model's (``xpp.environment.FileContext.namespace``: a module no environment claims)."""
     from puppet_xpp.xpp.sources import read_source
 
     source = read_source(src, limit=max_bytes)
@@ -91,6 +93,7 @@ def compile_file(
         modulepath=tuple(modulepath),
         manifest=manifest,
         location=os.path.abspath(src),
+        namespace=namespace,
     )
     return source_document(source, config, fmt)
 
