@@ -1,7 +1,7 @@
 """The one publisher of diagnostics: every ``textDocument/publishDiagnostics`` the server sends goes out
 from here, made of a document's diagnostics by source (server/lsp/session.py ``DiagnosticsStore``:
-parse and validation, lint, later deep checks), capped (server/lsp/text.py: the first
-``MAX_DIAGNOSTICS``, then one "and N more")."""
+parse and validation, lint, later deep checks), capped per source (server/lsp/text.py: errors first,
+at most ``MAX_DIAGNOSTICS`` of each source, then one "and N more"), so lint never hides a parse error."""
 
 from __future__ import annotations
 
@@ -10,19 +10,27 @@ from pygls.lsp.server import LanguageServer
 
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, LspDiagnostic
 from puppet_xpp.server.lsp import convert, text
-from puppet_xpp.server.lsp.session import DiagnosticKey, DocState
+from puppet_xpp.server.lsp.session import SOURCES, DiagnosticKey, DiagnosticsStore, DocState
 
 
 def capped(diags: list[LspDiagnostic]) -> list[LspDiagnostic]:
-    """At most text.MAX_DIAGNOSTICS of ``diags``, then one "and N more" where the next one starts."""
-    shown, more = text.cap(diags)
-    if more:
-        d = diags[len(shown)]
-        shown = [
-            *shown,
-            LspDiagnostic(d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {more} more"),
-        ]
-    return shown
+    """At most text.MAX_DIAGNOSTICS of one source's ``diags``: the most severe, in their order, then one
+    "and N more" where the first one left out starts."""
+    order = {id(d): k for k, d in enumerate(diags)}
+    shown, more = text.cap(diags, severity=lambda d: d.severity)
+    if not more:
+        return shown
+    kept = sorted(shown, key=lambda d: order[id(d)])
+    ids = {id(d) for d in kept}
+    d = next(d for d in diags if id(d) not in ids)
+    note = LspDiagnostic(d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {more} more", d.source)
+    return [*kept, note]
+
+
+def publishable(store: DiagnosticsStore) -> list[LspDiagnostic]:
+    """What a publish of ``store`` sends: each source capped on its own (server/lsp/session.py's SOURCES
+    order)."""
+    return [d for source in SOURCES for d in capped(store.get(source))]
 
 
 def publish(ls: LanguageServer, st: DocState) -> None:
@@ -34,7 +42,7 @@ def publish(ls: LanguageServer, st: DocState) -> None:
     old = store.converted
     new: dict[DiagnosticKey, types.Diagnostic] = {}
     out = []
-    for d in capped(store.all()):
+    for d in publishable(store):
         key = (*d.start, *d.end, d.severity, d.code, d.source, d.message, d.deprecated)
         c = new.get(key) or old.get(key) or convert.diagnostic(d)
         new[key] = c

