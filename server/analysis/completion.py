@@ -10,6 +10,7 @@ required parameters when the client takes snippets.
 from __future__ import annotations
 
 import os
+import re
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import features, hiera, tables, world
@@ -78,7 +79,10 @@ def completion(an: Analysis, known: Knowledge, line: int, character: int) -> Com
                 items.append(CompletionItem("$" + t, "Variable", "legacy fact", insert_text=t, filter_text=t))
     elif ctx == "general":
         out = []
+        classes_only = _includes(an.data, off - len(prefix.encode()))
         for it in items:
+            if classes_only and it.detail != "class":
+                continue  # include/contain/require take classes only (a define is declared as a resource)
             if it.detail in ("fact",):
                 continue
             if it.detail == "resource_type":
@@ -96,6 +100,20 @@ def completion(an: Analysis, known: Knowledge, line: int, character: int) -> Com
                     names.add(ref)
                     items.append(CompletionItem(ref, "Reference", "resource reference"))
     return _with_edits(an, known, off, prefix, items)
+
+
+# ``include``, ``contain``, ``require`` (statement or call form), then names so far, ending where the
+# name being typed starts
+_INCLUDE_CTX = re.compile(
+    rb"(?:^|[^\w$:])(?:include|contain|require)(?:\s+|\s*\(\s*)(?:\[\s*)?"
+    rb"(?:(?:::)?[\w:]+\s*,\s*|['\"][\w:]*['\"]\s*,\s*)*$"
+)
+
+
+def _includes(data: bytes, start: int) -> bool:
+    """Whether the name starting at ``start`` is an argument of ``include``/``contain``/``require``
+    (which name classes only)."""
+    return _INCLUDE_CTX.search(data[max(0, start - 400) : start]) is not None
 
 
 def _metaparameters() -> list[CompletionItem]:

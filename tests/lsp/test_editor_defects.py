@@ -76,3 +76,37 @@ async def _sleep() -> None:
     import asyncio
 
     await asyncio.sleep(0.05)
+
+
+# ----------------------------------------------------------------------------------------------- include completion
+
+INCLUDES = """class incl::server {}
+define incl::vhost() {}
+class incl {
+  include incl::|
+}
+"""
+
+
+async def _labels(client, name: str, source: str) -> set[str]:
+    text, pos = _pos(source)
+    uri = _open(client, name, text)
+    res = await client.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+    items = res.items if isinstance(res, types.CompletionList) else res or []
+    return {it.label for it in items}
+
+
+async def test_include_completes_classes_only(client):
+    labels = await _labels(client, "incl/manifests/init.pp", INCLUDES)
+    assert "incl::server" in labels
+    assert "incl::vhost" not in labels  # a defined type cannot be included
+    for form in ("contain incl::|", "require(incl::|", "include incl::server, incl::|"):
+        labels = await _labels(client, "incl/manifests/forms.pp", INCLUDES.replace("include incl::|", form))
+        assert "incl::server" in labels and "incl::vhost" not in labels, form
+
+
+async def test_resource_position_completes_both(client):
+    labels = await _labels(client, "incl/manifests/res.pp", INCLUDES.replace("include incl::|", "incl::|"))
+    assert {"incl::server", "incl::vhost"} <= labels
