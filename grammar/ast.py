@@ -3096,5 +3096,5 @@ def make_locator(text: str, file: str = "") -> Locator:
     """One Locator per source: its line_index holds the byte offset of every line start."""
     data = text.encode("utf-8", "surrogateescape")
     loc = Locator(text, file, line_starts(data))
-    object.__setattr__(loc, "_b", data)
+    loc.set_source_bytes(data)
     return loc

@@ -144,6 +144,11 @@ class LocatorMixin:
         data = self.source_bytes()
         return len(data[line_start:offset].decode("utf-8", "replace")) + 1
 
+    def set_source_bytes(self, data: bytes) -> None:
+        """Give the Locator its source's UTF-8 bytes when the caller has them already (a parse just
+        encoded the text; the incremental parser edits them), so they are not encoded again."""
+        object.__setattr__(self, "_b", data)
+
     def source_bytes(self) -> bytes:
         """The source as UTF-8 bytes (offsets are byte offsets), computed once."""
         b: bytes | None = getattr(self, "_b", None)

@@ -27,7 +27,7 @@ import pytest
 
 from puppet_xpp.xpp import compile as xcompile
 from tests.conformance.puppets import missing_reason
-from tests.runtime.test_puppet_runtime import DAMAGES, FACTS, RUNTIME_LIB, _damage, compile_tree, run
+from tests.runtime.test_puppet_runtime import DAMAGES, FACTS, RUNTIME_LIB, compile_tree, damage, run
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JAR = "/usr/share/puppetserver/puppetserver.jar"
@@ -190,7 +190,7 @@ def test_puppet_server_serves_xpp(tmp_path):
         compile_tree(env, "7.23")
         jobs = {os.path.relpath(j.src, env): j for j in xcompile.plan(xcompile.detect_environment(env))[0]}
         for src, how, _reason in DAMAGES:
-            _damage(jobs[src].out, how, jobs[src].src)
+            damage(jobs[src].out, how, jobs[src].src)
         status, damaged, lines = server.catalog()
         assert status == 200 and _shape(damaged) == _shape(run("7.23", env, tmp_path, False)["catalog"])
         warned = [ln for ln in lines if "xpp: not using" in ln]

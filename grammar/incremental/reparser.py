@@ -255,7 +255,7 @@ class IncrementalParser:
         loc.string = self.text or ""
         loc.file = self.config.file
         loc.line_index = idx
-        object.__setattr__(loc, "_b", data)
+        loc.set_source_bytes(data)
 
     # -- full parse (also the fallback)
 

@@ -127,7 +127,7 @@ class _Cache:
             pass
 
 
-def _default_cache_root() -> Path | None:
+def default_cache_root() -> Path | None:
     env = os.environ.get("PUPPET_XPP_ORACLE_CACHE")
     if env is not None and env.strip().lower() in ("off", "0", "no", "none", "false"):
         return None
@@ -160,7 +160,7 @@ class Oracle:
     ):
         self.puppet = puppet
         self.cache = _Cache(
-            _default_cache_root()
+            default_cache_root()
             if cache_root == "default"
             else (Path(cache_root) if cache_root is not None else None)
         )

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.conformance.oracle import _default_cache_root
+from tests.conformance.oracle import default_cache_root
 
 VERSION_FILE = Path("/usr/share/rubygems-integration/all/gems/puppet-lint-3.0.1/lib/puppet-lint/version.rb")
 
@@ -58,7 +58,7 @@ def run_puppet_lint(files: dict[str, str], args: list[str]) -> dict[str, Any]:
     key = hashlib.sha256(
         json.dumps([files, args, VERSION_FILE.read_text()], sort_keys=True).encode("utf-8", "surrogateescape")
     ).hexdigest()
-    root = _default_cache_root()
+    root = default_cache_root()
     path = None if root is None else root / "puppet-lint" / key[:2] / f"{key}.json"
     if path is not None:
         try:

@@ -174,7 +174,7 @@ def test_production_catalog_identical(puppet, fmt, production, tmp_path):
     )
 
 
-def _damage(xpp: str, how: str, pp: str) -> None:
+def damage(xpp: str, how: str, pp: str) -> None:
     data = open(xpp, "rb").read()
     if how == "missing":
         os.unlink(xpp)
@@ -210,7 +210,7 @@ def test_damaged_xpp_falls_back(puppet, production, tmp_path):
     env = xcompile.detect_environment(production)
     jobs = {os.path.relpath(j.src, production): j for j in xcompile.plan(env)[0]}
     for src, how, _reason in DAMAGES:
-        _damage(jobs[src].out, how, jobs[src].src)
+        damage(jobs[src].out, how, jobs[src].src)
     plain = run(puppet, production, tmp_path, False)
     fast = run(puppet, production, tmp_path, True)
     assert "error" not in plain, plain
