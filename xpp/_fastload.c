@@ -1,4 +1,4 @@
-/* xpp._fastload: the Pcore msgpack reader of xpp/pcore_read.py, in C.
+/* xpp._fastload: the Pcore msgpack reader of xpp/pcore/read.py, in C.
  *
  * It reads the same byte stream as ``xpp.pcore.loads(data, "msgpack")`` (a flat sequence of msgpack
  * primitives and Pcore extensions, two tabulation tables) and builds the same objects, without a token
@@ -6,10 +6,10 @@
  * ``tp_alloc`` and its attribute values are stored at the offsets of the classes' ``__slots__`` member
  * descriptors.
  *
- * Nothing about the AST is written here.  ``configure()`` receives, from xpp/pcore_c.py at import time, what
+ * Nothing about the AST is written here.  ``configure()`` receives, from xpp/pcore/c.py at import time, what
  * grammar/ast.py's table gives for every concrete class: its Pcore name, the class, the attribute names in
  * wire order, the required count, the defaults, and a *kind* per attribute (the type check of the
- * attribute's Pcore type, see KIND_* below and ``_fast_kind`` in pcore_c.py).
+ * attribute's Pcore type, see KIND_* below and ``_fast_kind`` in xpp/pcore/c.py).
  *
  * ``load(data)`` returns the value, or the ``declined`` object given to configure() when the input is
  * malformed or anything unexpected happens (a Python exception inside, an unknown shape): the Python
@@ -106,7 +106,7 @@ typedef struct {
     PyObject **v; Py_ssize_t vn, vcap;
     Frame *f; Py_ssize_t fn, fcap;
     PyObject *result;
-    Py_ssize_t budget;      /* work bound left, in characters (see work_budget in pcore_base.py) */
+    Py_ssize_t budget;      /* work bound left, in characters (see work_budget in xpp/pcore/base.py) */
     int limited;            /* 0: no bound (load() without a budget) */
 } Reader;
 

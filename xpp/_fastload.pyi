@@ -1,4 +1,4 @@
-"""Type stub of the optional C reader xpp/_fastload.c (configured by xpp/pcore_c.py)."""
+"""Type stub of the optional C reader xpp/_fastload.c (configured by xpp/pcore/c.py)."""
 
 from collections.abc import Callable
 from typing import Any
