@@ -836,6 +836,66 @@ def enclosing_resource_type(data: bytes, off: int) -> str | None:
     return None
 
 
+# ----------------------------------------------------------------------------------------------- signature help
+
+
+def string_start(data: bytes, off: int) -> int | None:
+    """The offset of the opening quote of the string literal ``off`` is inside (scanned from the start
+    of its line: a call's arguments are typed on one), else None."""
+    i = data.rfind(b"\n", 0, off) + 1
+    quote: bytes | None = None
+    start = 0
+    while i < off:
+        c = data[i : i + 1]
+        if quote is not None:
+            if c == b"\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in (b"'", b'"'):
+            quote, start = c, i
+        elif c == b"#":
+            return None  # a comment to the end of the line
+        i += 1
+    return start if quote is not None else None
+
+
+def argument_start(data: bytes, off: int) -> int:
+    """Where the argument being typed at ``off`` starts when ``off`` is inside a string, hash or array
+    literal of it (``f('a', 'b|``, ``g({ |``, ``h([1, |``): the opening quote or bracket of the
+    outermost such literal, so the call around it is found as at that literal's first character;
+    else ``off``.  A ``{`` that opens a block (a lambda's, a resource body's) ends the search."""
+    q = string_start(data, off)
+    if q is not None:
+        off = q
+    depth = 0
+    i = off - 1
+    in_str: bytes | None = None
+    limit = max(0, off - 20000)
+    while i >= limit:
+        c = data[i : i + 1]
+        if in_str:
+            if c == in_str and data[i - 1 : i] != b"\\":
+                in_str = None
+        elif c in (b"'", b'"'):
+            in_str = c
+        elif c in (b")", b"]", b"}"):
+            depth += 1
+        elif c in (b"[", b"{") and depth == 0:
+            before = data[max(0, i - 40) : i].rstrip()
+            if c == b"{" and not (before.endswith((b"(", b",", b"[", b"{", b"=>"))):
+                return off  # a block, not a hash
+            off = i
+        elif c in (b"[", b"{", b"("):
+            if depth == 0:  # (the call's own parenthesis)
+                return off
+            depth -= 1
+        elif c == b";" and depth == 0:
+            return off
+        i -= 1
+    return off
+
+
 def doc_markdown(doc: str) -> str:
     """A puppet-strings doc comment as hover Markdown: ``@summary`` as its text, ``@param`` as a list item."""
     out = []

@@ -310,7 +310,7 @@ def document_symbols(an: Analysis) -> list[DocumentSymbol]:
 
 
 def signature_help(an: Analysis, known: Knowledge, line: int, character: int) -> SignatureHelp | None:
-    off = an.lines.offset(line, character)
+    off = features.argument_start(an.data, an.lines.offset(line, character))
     res = world.signature_help(known.index, an, off, symbols_of(an, ""), known.level)
     if res is None:
         return None

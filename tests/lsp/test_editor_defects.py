@@ -110,3 +110,41 @@ async def test_include_completes_classes_only(client):
 async def test_resource_position_completes_both(client):
     labels = await _labels(client, "incl/manifests/res.pp", INCLUDES.replace("include incl::|", "incl::|"))
     assert {"incl::server", "incl::vhost"} <= labels
+
+
+# ----------------------------------------------------------------------------------------------- signature help
+
+SIGNATURES = """function sig::pair(String $first, String $second) >> String { "${first}${second}" }
+function sig::opts(Hash $options, Integer $count = 1) >> Integer { $count }
+class sig {
+  $x = |
+}
+"""
+
+
+async def _signature(client, name: str, call: str) -> types.SignatureHelp | None:
+    text, pos = _pos(SIGNATURES.replace("|", call))
+    uri = _open(client, name, text)
+    return await client.text_document_signature_help_async(
+        types.SignatureHelpParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+
+
+@pytest.mark.parametrize(
+    "call, active",
+    [
+        ("sig::pair('a', 'b|", 1),  # inside the second string
+        ("sig::pair('a|", 0),
+        ("sig::pair('a, b', '|')", 1),  # a comma inside a string is not a separator
+        ("sig::opts({ |", 0),  # inside a hash argument
+        ("sig::opts({ 'k' => 'v', |", 0),
+        ("sig::opts({ 'k' => ['v', |", 0),
+        ("sig::opts({}, |", 1),
+    ],
+)
+async def test_signature_help_inside_string_or_hash(client, call, active):
+    res = await _signature(client, "sig/manifests/init.pp", call)
+    assert res is not None and res.signatures, call
+    label = res.signatures[res.active_signature or 0].label
+    assert label.startswith("sig::pair(" if "pair" in call else "sig::opts("), label
+    assert res.active_parameter == active, call
