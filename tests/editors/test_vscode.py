@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -103,6 +104,33 @@ def vsix(built, tmp_path_factory) -> Path:
     with zipfile.ZipFile(out) as z:
         z.extractall(where / "unpacked")
     return out
+
+
+def _run_node_e2e(script: str, spec_file: Path, cwd: Path) -> None:
+    """``node out/test/e2e/<script>`` with ``$PUPPET_XPP_E2E`` naming its spec; it and whatever it started
+    (the language server) are killed when it is done or after 240 s. Fails on a non-zero exit."""
+    p = subprocess.Popen(
+        ["node", str(VSCODE / "out" / "test" / "e2e" / script)],
+        cwd=cwd,
+        env={**os.environ, "PUPPET_XPP_E2E": str(spec_file)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = p.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, err = p.communicate()
+        pytest.fail(f"{script} timed out:\n{out}\n{err}")
+    finally:
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+    assert p.returncode == 0, f"{script} exited {p.returncode}:\n{out}\n{err}"
 
 
 def test_generated_grammars_are_up_to_date():
@@ -258,30 +286,8 @@ def test_bundled_extension_against_server(built, vsix, tmp_path, oracle):
         "result": str(tmp_path / "result.json"),
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    env = {**os.environ, "PUPPET_XPP_E2E": str(tmp_path / "spec.json")}
     t0 = time.monotonic()
-    p = subprocess.Popen(
-        ["node", str(VSCODE / "out/test/e2e/server.e2e.js")],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = p.communicate(timeout=240)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, 9)
-        out, err = p.communicate()
-        pytest.fail(f"server.e2e.js timed out:\n{out}\n{err}")
-    finally:
-        try:
-            os.killpg(p.pid, 9)
-        except ProcessLookupError:
-            pass
-    assert p.returncode == 0, f"{out}\n{err}"
+    _run_node_e2e("server.e2e.js", tmp_path / "spec.json", tmp_path)
     res = json.loads((tmp_path / "result.json").read_text())
     print(f"vscode client e2e: {time.monotonic() - t0:.1f}s; steps (ms): {res['timings']}")
     # the server asked for section "puppet" and got the puppetXpp.* values
@@ -290,3 +296,110 @@ def test_bundled_extension_against_server(built, vsix, tmp_path, oracle):
     assert any(item.get("section") == "puppet" for items in res["configRequests"] for item in items), res
     assert "mymod" in res["pn"] and "HostClassDefinition" in res["tree"], res
     assert (env_dir / ".xpp/modules/mymod/manifests/init.xpp").is_file()
+
+
+# --- activation of the bundled extension: a recording stand-in for VS Code's API, the real language client
+# (inside the bundle) and the real server (editors/vscode/test/e2e/activate.e2e.ts)
+
+
+def _activate(vsix: Path, tmp_path: Path, **spec) -> dict:
+    """Activate the .vsix's bundle with ``spec`` (see activate.e2e.ts); what VS Code would have shown."""
+    spec = {
+        "bundle": str(vsix.parent / "unpacked" / "extension" / "dist" / "extension.js"),
+        "workspace": str(tmp_path / "workspace"),
+        "storage": str(tmp_path / "storage"),
+        "incumbent": False,
+        "version": puppet_xpp.__version__,
+        "result": str(tmp_path / "activation.json"),
+        **spec,
+    }
+    (tmp_path / "workspace").mkdir(exist_ok=True)
+    (tmp_path / "activation-spec.json").write_text(json.dumps(spec))
+    _run_node_e2e("activate.e2e.js", tmp_path / "activation-spec.json", tmp_path)
+    return json.loads(Path(spec["result"]).read_text())
+
+
+def _empty_path(tmp_path: Path) -> str:
+    """A PATH with nothing of ours on it: no puppet-xpp, pipx or python3."""
+    (tmp_path / "empty-path").mkdir(exist_ok=True)
+    return str(tmp_path / "empty-path")
+
+
+def test_activation_finds_the_server_beside_the_python_extensions_interpreter(built, vsix, tmp_path):
+    """PATH has no server; the Python extension's interpreter has puppet-xpp beside it: that one starts, its
+    version is the extension's (no warning), and the active Puppet extension is warned about."""
+    venv_bin = tmp_path / "venv" / "bin"
+    server = server_wrapper(venv_bin)
+    (venv_bin / "python").symlink_to("/bin/false")
+    res = _activate(
+        vsix, tmp_path, path=_empty_path(tmp_path), python=str(venv_bin / "python"), incumbent=True
+    )
+    assert f"Language server (python): {server}" in res["output"].splitlines(), res["output"]
+    assert [(n["kind"], n["items"]) for n in res["notifications"]] == [("warning", [])], res["notifications"]
+    assert "puppet.puppet-vscode" in res["notifications"][0]["text"]
+    # the server ran: it indexed the workspace (its work done progress reached the client)
+    assert any(p["title"] == "Indexing Puppet workspace" and p["done"] for p in res["progress"]), res
+
+
+def test_activation_runs_python_m_puppet_xpp_with_the_python_extensions_interpreter(built, vsix, tmp_path):
+    """No puppet-xpp beside the interpreter, but it imports puppet_xpp: ``python -m puppet_xpp --stdio``."""
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    python = venv_bin / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={str(VSCODE.parents[1])!r} exec {sys.executable!r} "$@"\n')
+    python.chmod(0o755)
+    res = _activate(vsix, tmp_path, path=_empty_path(tmp_path), python=str(python))
+    assert f"Language server (python): {python}" in res["output"].splitlines(), res["output"]
+    assert res["notifications"] == [], res["notifications"]
+    assert any(p["title"] == "Indexing Puppet workspace" and p["done"] for p in res["progress"]), res
+
+
+def test_activation_without_a_server_offers_pipx_and_says_what_is_missing(built, vsix, tmp_path):
+    res = _activate(vsix, tmp_path, path=_empty_path(tmp_path), click="Install with pipx")
+    offer, failure = res["notifications"]
+    assert offer["kind"] == "warning" and offer["items"] == ["Install with pipx", "Set serverPath"], offer
+    assert "was not found" in offer["text"] and "puppet-xpp on PATH" in offer["text"], offer
+    assert res["executed"] == ["puppetXpp.installServer"]
+    assert failure["kind"] == "error" and "neither pipx nor python3 is on PATH" in failure["text"], failure
+    assert not (tmp_path / "storage" / "pipx").exists()
+
+
+def test_activation_installs_with_pipx_into_the_extension_storage(built, vsix, tmp_path):
+    """ "Install with pipx" runs the pipx on PATH (here a stand-in that records its arguments and environment and
+    puts a server where pipx would) with progress, then starts that server; the extension claims version 0.0.1,
+    so the server's own version draws the mismatch warning."""
+    bin_dir = tmp_path / "path"
+    bin_dir.mkdir()
+    wrapper = server_wrapper(tmp_path / "wrapper")
+    (bin_dir / "pipx").write_text(
+        "#!/bin/sh\n"
+        f'printf \'%s\\n\' "$*" "$PIPX_HOME" "$PIPX_BIN_DIR" > {str(tmp_path / "pipx-call")!r}\n'
+        'echo "creating virtual environment..."\n'
+        '/bin/mkdir -p "$PIPX_BIN_DIR"\n'
+        f'/bin/cp {str(wrapper)!r} "$PIPX_BIN_DIR/puppet-xpp"\n'
+        'echo "installed package puppet-xpp 0.0.1"\n'
+    )
+    (bin_dir / "pipx").chmod(0o755)
+    res = _activate(vsix, tmp_path, path=str(bin_dir), click="Install with pipx", version="0.0.1")
+    storage = tmp_path / "storage"
+    args, home, bin_ = (tmp_path / "pipx-call").read_text().splitlines()
+    assert (args, home, bin_) == (
+        "install --force puppet-xpp==0.0.1",
+        str(storage / "pipx"),
+        str(storage / "bin"),
+    )
+    installing = [p for p in res["progress"] if p["title"] == "Puppet XPP: installing the language server"]
+    assert len(installing) == 1 and installing[0]["done"], res["progress"]
+    assert "installed package puppet-xpp 0.0.1" in installing[0]["messages"], installing
+    kinds = [(n["kind"], n["text"]) for n in res["notifications"]]
+    assert kinds[0][0] == "warning" and "was not found" in kinds[0][1], kinds
+    assert kinds[1] == (
+        "information",
+        f"Puppet XPP: installed the language server ({storage / 'bin' / 'puppet-xpp'}).",
+    )
+    assert (
+        kinds[2][0] == "warning"
+        and f"is version {puppet_xpp.__version__}, this extension is 0.0.1" in kinds[2][1]
+    )
+    assert len(kinds) == 3, kinds
+    assert f"Language server (private): {storage / 'bin' / 'puppet-xpp'}" in res["output"].splitlines()

@@ -5,11 +5,29 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-function noop(): unknown {
+/**
+ * A value that is everything at once: callable, constructible, an empty iterable, every member another such
+ * value; not a thenable (awaiting it gives it back) and '' as a primitive.
+ */
+export function noop(): unknown {
   return new Proxy(function () { /* stand-in */ }, {
-    get: (_target, key) => (key === 'prototype' ? {} : noop()),
+    get: (_target, key) => {
+      if (key === 'prototype') return {};
+      if (key === 'then') return undefined;
+      if (key === Symbol.iterator) return function* () { /* empty */ };
+      if (key === Symbol.toPrimitive) return () => '';
+      if (key === 'length') return 0;
+      return noop();
+    },
     construct: () => noop() as object,
     apply: () => noop(),
+  });
+}
+
+/** An object with the given members; any other member is a {@link noop}. */
+export function partial(members: Record<string, unknown>): Record<string, unknown> {
+  return new Proxy(members, {
+    get: (target, key) => (typeof key === 'string' && key in target ? target[key] : key === 'then' ? undefined : noop()),
   });
 }
 
@@ -21,10 +39,11 @@ export function vscodeApiNames(typesFile: string): string[] {
   return [...new Set(names)];
 }
 
-/** Makes `require('vscode')` answer the stand-in from now on. */
-export function installVscodeStub(typesFile: string): void {
+/** Makes `require('vscode')` answer the stand-in from now on; `fakes` replace some of its names. */
+export function installVscodeStub(typesFile: string, fakes: Record<string, unknown> = {}): void {
   const api: Record<string, unknown> = {};
   for (const name of vscodeApiNames(typesFile)) api[name] = noop();
+  Object.assign(api, fakes);
   const Module = require('module') as { _resolveFilename: (req: string, ...rest: unknown[]) => string };
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (req: string, ...rest: unknown[]) {
