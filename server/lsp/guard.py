@@ -15,7 +15,7 @@
 * **One copy of a document**: pygls' own copy (unused) is not kept (see the did* methods below).
 * **Lifecycle.**  After ``shutdown`` every request gets ``InvalidRequest`` and notifications other than
   ``exit`` are ignored; ``exit`` without ``shutdown`` ends the process with status 1 (pygls computes that
-  status, but its I/O loop swallows the ``SystemExit``; :attr:`GuardedProtocol.exit_code` keeps it).
+  status, but its I/O loop swallows the ``SystemExit``; :attr:`GuardedProtocol.exit_code` keeps it); shutdown cancels the requests still pending without failing on them.
 """
 
 from __future__ import annotations
@@ -62,6 +62,21 @@ class GuardedProtocol(LanguageServerProtocol):
             fut = futures.get(key)
             if fut is not None:
                 fut.add_done_callback(_forget(futures, key))
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls's shutdown, over a snapshot of the pending futures: cancelling a request the server sent
+        (``workspace/configuration`` that the client never answered) runs the done-callbacks that remove
+        it from ``_request_futures`` at once, and pygls iterated over that dict itself, so shutdown
+        answered an internal error and ``exit`` then ended with status 1."""
+        if (handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield handler, args, None
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
 
     # pygls keeps a second copy of every open document (unused here: the server's own Document is the
     # copy), updated line by line on every change (O(size) per keystroke) and raising on input the server

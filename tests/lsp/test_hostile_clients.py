@@ -206,6 +206,24 @@ def test_requests_after_shutdown_and_exit_codes(raw):
     assert d.p.wait(10) == 1
 
 
+def test_shutdown_with_a_server_request_unanswered(raw):
+    """A client that never answers the server's workspace/configuration request, then shuts down (VS
+    Code's capabilities, closed at once): shutdown answers null and exit ends with status 0.  pygls's
+    own shutdown cancelled the pending request while iterating over the futures the cancel removes."""
+    c = raw()
+    i = c.request(
+        "initialize",
+        {"processId": None, "rootUri": None, "capabilities": {"workspace": {"configuration": True}}},
+    )
+    assert c.response(i) is not None
+    c.notify("initialized", {})
+    assert c.wait(lambda m: m.get("method") == "workspace/configuration") is not None  # left unanswered
+    r = c.response(c.request("shutdown"))
+    assert r is not None and "error" not in r and r["result"] is None, r
+    c.notify("exit")
+    assert c.p.wait(10) == 0
+
+
 # ------------------------------------------------------------------------------------------------------
 # our copy never drifts from the client's
 
