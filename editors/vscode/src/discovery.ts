@@ -27,13 +27,32 @@ export function isExecutable(file: string): boolean {
   }
 }
 
+/**
+ * The file names an executable `name` may have: itself, and on Windows with each PATHEXT extension (pip and
+ * pipx install `puppet-xpp.exe` there).
+ */
+export function executableNames(name: string, platform = process.platform, pathExt = process.env.PATHEXT): string[] {
+  if (platform !== 'win32' || path.extname(name) !== '') return [name];
+  const exts = (pathExt || '.COM;.EXE;.BAT;.CMD').split(';').filter((e) => e !== '');
+  return [name, ...exts.map((e) => name + e.toLowerCase())];
+}
+
+/** The first of `names` in `dir` that is executable. */
+function firstIn(dir: string, names: string[], exists: (file: string) => boolean): string | undefined {
+  for (const n of names) {
+    const candidate = path.join(dir, n);
+    if (exists(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 /** The first `dir/name` on a PATH-like string that is executable (as a shell's lookup would). */
 export function whichOnPath(name: string, pathEnv: string | undefined, exists = isExecutable): string | undefined {
-  if (name.includes('/')) return exists(name) ? name : undefined;
+  if (name.includes('/') || name.includes(path.sep)) return exists(name) ? name : undefined;
   for (const dir of (pathEnv ?? '').split(path.delimiter)) {
     if (!dir) continue;
-    const candidate = path.join(dir, name);
-    if (exists(candidate)) return candidate;
+    const hit = firstIn(dir, executableNames(name), exists);
+    if (hit) return hit;
   }
   return undefined;
 }
@@ -85,17 +104,17 @@ export async function discoverServer(input: DiscoveryInput): Promise<Discovery> 
   const python = await input.pythonInterpreter();
   if (python) {
     tried.push(`the Python extension's interpreter (${python})`);
-    const beside = path.join(path.dirname(python), SERVER_NAME);
-    if (exists(beside)) return { server: { command: beside, args: input.args, source: 'python' }, tried };
+    const beside = firstIn(path.dirname(python), executableNames(SERVER_NAME), exists);
+    if (beside) return { server: { command: beside, args: input.args, source: 'python' }, tried };
     if (await input.pythonHasModule(python)) {
       return { server: { command: python, args: ['-m', 'puppet_xpp', ...input.args], source: 'python' }, tried };
     }
   } else {
     tried.push("the Python extension's interpreter (none: extension absent or no interpreter selected)");
   }
-  const installed = path.join(input.privateBin, SERVER_NAME);
-  tried.push(`the extension's own installation (${installed})`);
-  if (exists(installed)) return { server: { command: installed, args: input.args, source: 'private' }, tried };
+  tried.push(`the extension's own installation (${path.join(input.privateBin, SERVER_NAME)})`);
+  const installed = firstIn(input.privateBin, executableNames(SERVER_NAME), exists);
+  if (installed) return { server: { command: installed, args: input.args, source: 'private' }, tried };
   return { tried };
 }
 

@@ -411,6 +411,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await client.sendNotification('workspace/didChangeConfiguration', { settings: { puppet: s, [SECTION]: s } });
       }
     }),
+    // the Puppet extension activates on opening a Puppet file (onLanguage): look again once it had the time
+    vscode.workspace.onDidOpenTextDocument((d) => {
+      if (!incumbentWarned && (d.languageId === 'puppet' || d.languageId === 'epp')) setTimeout(checkIncumbent, 3000);
+    }),
     vscode.workspace.onDidCloseTextDocument((d) => {
       if (d.uri.scheme === DUMP_SCHEME) dumps.delete(d.uri.toString());
     }),

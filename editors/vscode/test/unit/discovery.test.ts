@@ -7,7 +7,8 @@ import * as path from 'path';
 import { test } from 'node:test';
 
 import {
-  cliLaunch, discoverServer, DiscoveryInput, incumbentWarning, planInstall, versionWarning, whichOnPath,
+  cliLaunch, discoverServer, DiscoveryInput, executableNames, incumbentWarning, planInstall, versionWarning,
+  whichOnPath,
 } from '../../src/discovery';
 
 function scratch(): string {
@@ -105,6 +106,10 @@ test('which: the first executable on PATH, empty entries skipped', () => {
   assert.equal(whichOnPath('tool', `${path.delimiter}${w.pathDir}${path.delimiter}${second}`), path.join(w.pathDir, 'tool'));
   assert.equal(whichOnPath('absent', w.pathDir), undefined);
   assert.equal(whichOnPath('tool', undefined), undefined);
+  // Windows: the names PATHEXT gives (pipx installs puppet-xpp.exe there)
+  assert.deepEqual(executableNames('puppet-xpp', 'win32', '.EXE;.CMD'), ['puppet-xpp', 'puppet-xpp.exe', 'puppet-xpp.cmd']);
+  assert.deepEqual(executableNames('puppet-xpp', 'linux', '.EXE'), ['puppet-xpp']);
+  assert.deepEqual(executableNames('python.exe', 'win32', '.EXE'), ['python.exe']);
 });
 
 test('version check: equal versions pass, a different or missing one warns with both', () => {
