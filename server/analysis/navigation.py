@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from puppet_xpp.grammar import ast
-from puppet_xpp.server.analysis import features, hiera, tables, world
+from puppet_xpp.server.analysis import builtins, features, hiera, tables, world
 from puppet_xpp.server.analysis.answers import (
     DocumentSymbol,
     Hover,
@@ -22,7 +22,7 @@ from puppet_xpp.server.analysis.answers import (
 )
 from puppet_xpp.server.analysis.document import Analysis, Span
 from puppet_xpp.server.analysis.index import WorkspaceIndex, symbols_of
-from puppet_xpp.server.analysis.symbols import Sym
+from puppet_xpp.server.analysis.symbols import Attr, Sym
 
 
 def span(an: Analysis, offset: int | None, length: int | None) -> Span:
@@ -230,6 +230,9 @@ def definition(
 
 
 def _world_definition(an: Analysis, known: Knowledge, off: int) -> list[Location] | None:
+    at = world.attribute_at(an, off)
+    if at is not None:
+        return attribute_definition(an, known, at)
     hk = hiera.key_at(an, off)
     if hk is not None:
         locs = [Location(p, ((ln, c0), (ln, c1))) for p, ln, c0, c1, _v in hiera.find(known.hiera(), hk[0])]
@@ -260,6 +263,95 @@ def _world_definition(an: Analysis, known: Knowledge, off: int) -> list[Location
         if loc is not None:
             return [Location(loc[0], loc[1])]
     return None
+
+
+def attribute_definition(
+    an: Analysis, known: Knowledge, at: tuple[str, str, int, int]
+) -> list[Location] | None:
+    """Where the attribute ``name =>`` of a resource body is declared: the parameter of the defined
+    type (or of the class, for ``class { 'x': name => ... }``), in the workspace or this document; the
+    attribute in a Ruby type's file where the index knows its line; else None."""
+    rtype, name, start, _end = at
+    if rtype == "class":
+        rtype = world.resource_title(an.data, start) or rtype
+    attrs, owner, kind = world.attributes_of(known.index, rtype, known.level)
+    if owner is not None and kind == "type":
+        if owner.origin == "builtin":  # a core type: its file in the installed Puppet
+            ref = builtins.reference(owner.path, owner.name)
+            attrs, owner = (ref.attrs, ref) if ref is not None else (attrs, owner)
+        for a in attrs:
+            if a.name == name and isinstance(a, Attr) and a.line >= 0 and owner.path:
+                return [Location(owner.path, _ruby_attribute_span(owner.path, a.line, name))]
+        return None
+    kinds = ("class",) if at[0] == "class" else ("define",)
+    local = [d for d in _definitions(an) if features.kind_name(d) in kinds and _named(d, rtype)]
+    if local:  # this document's own definition first (it may not be saved yet)
+        return _parameter_locations(an, None, local, name)
+    for sym in known.index.lookup(rtype, kinds):
+        other = _analysis_of_file(sym.path)
+        if other is not None:
+            found = [d for d in _definitions(other) if features.kind_name(d) in kinds and _named(d, rtype)]
+            locs = _parameter_locations(other, sym.path, found, name)
+            if locs:
+                return locs
+    return None
+
+
+def _named(d: ast.Node, name: str) -> bool:
+    return str(getattr(d, "name", "")).lower().lstrip(":") == name.lower().lstrip(":")
+
+
+def _definitions(an: Analysis) -> list[ast.Node]:
+    return list(an.program.definitions) if an.program is not None else []
+
+
+def _parameter_locations(
+    an: Analysis, path: str | None, defs: list[ast.Node], name: str
+) -> list[Location] | None:
+    locs = []
+    for d in defs:
+        for p in getattr(d, "parameters", None) or []:
+            if p.name == name and p.offset is not None:
+                text = an.data[p.offset : p.offset + p.length]
+                k = text.find(b"$" + name.encode())
+                start = p.offset + (k if k >= 0 else 0)
+                locs.append(Location(path, span(an, start, len(name) + 1 if k >= 0 else p.length)))
+    return locs or None
+
+
+def _analysis_of_file(path: str) -> Analysis | None:
+    """A plain parse of a manifest on disk (read by xpp.sources' rule), or None when it cannot be read
+    or parsed."""
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.server.analysis.document import LineIndex
+    from puppet_xpp.xpp.sources import read_source
+
+    src = read_source(path)
+    if not src.ok or src.text is None:
+        return None
+    try:
+        res = parse(src.text, path, epp=False, tasks=False)
+    except Exception:  # a parser bug costs this answer only
+        return None
+    if res.program is None:
+        return None
+    data = src.text.encode("utf-8", "surrogateescape")
+    return Analysis(None, src.text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
+
+
+def _ruby_attribute_span(path: str, line: int, name: str) -> Span:
+    """The attribute's name on its (0-based) line of a Ruby type (``newparam(:port``), or the line's
+    start.  Columns in UTF-16 would only differ after non-ASCII text before the name."""
+    from puppet_xpp.xpp.sources import read_source
+
+    src = read_source(path)
+    lines = (src.text or "").splitlines()
+    text = lines[line] if 0 <= line < len(lines) else ""
+    k = text.find(":" + name)
+    k = k + 1 if k >= 0 else text.find(name)
+    if k < 0:
+        return ((line, 0), (line, 0))
+    return ((line, k), (line, k + len(name)))
 
 
 def _document_definition(

@@ -148,3 +148,77 @@ async def test_signature_help_inside_string_or_hash(client, call, active):
     label = res.signatures[res.active_signature or 0].label
     assert label.startswith("sig::pair(" if "pair" in call else "sig::opts("), label
     assert res.active_parameter == active, call
+
+
+# ----------------------------------------------------------------------------------------------- attribute definition
+
+DEFINES = """define defs::site(Integer $port = 80, String $docroot = '/var/www') {}
+class defs::db(Integer $port) {}
+"""
+
+
+async def _definition(client, uri: str, pos: types.Position) -> list[types.Location]:
+    res = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+    if res is None:
+        return []
+    return [res] if isinstance(res, types.Location) else list(res)
+
+
+def _at(text: str, needle: str) -> types.Position:
+    k = text.index(needle)
+    head = text[:k]
+    return types.Position(line=head.count("\n"), character=len(head) - (head.rfind("\n") + 1))
+
+
+@pytest.mark.parametrize(
+    "use, param_of",
+    [
+        ("defs::site { 'a': po|rt => 8080 }", "define defs::site"),
+        ("defs::site { 'a': docroot| => '/srv' }", "define defs::site"),
+        ("class { 'defs::db': |port => 5432 }", "class defs::db"),
+    ],
+)
+async def test_attribute_definition_in_document(client, use, param_of):
+    source = DEFINES + "class defs {\n  " + use + "\n}\n"
+    text, pos = _pos(source)
+    uri = _open(client, "defs/manifests/init.pp", text)
+    locs = await _definition(client, uri, pos)
+    name = "$docroot" if "docroot" in use else "$port"
+    line = text.splitlines()[0 if "define" in param_of else 1]
+    assert [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in locs] == [
+        (uri, 0 if "define" in param_of else 1, line.index(name))
+    ]
+
+
+async def test_attribute_definition_in_another_file(client):
+    path = os.path.join(client.defects_root, "web", "manifests", "vhost.pp")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# a vhost\ndefine web::vhost(\n  Integer $port,\n) {}\n")
+    vhost = _open(client, "web/manifests/vhost.pp", open(path, encoding="utf-8").read())
+    client.text_document_did_save(  # (the index learns a file's definitions on save)
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=vhost))
+    )
+    text = "class web {\n  web::vhost { 'a': port => 80 }\n}\n"
+    uri = _open(client, "web/manifests/init.pp", text)
+    locs = []
+    for _ in range(100):  # (until the index has the opened define)
+        locs = await _definition(client, uri, _at(text, "port =>"))
+        if locs:
+            break
+        await _sleep()
+    assert [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in locs] == [
+        ("file://" + path, 2, 10)
+    ]
+
+
+async def test_attribute_definition_of_a_core_type(client):
+    text = "exec { 'x':\n  command => '/bin/true',\n}\n"
+    uri = _open(client, "core/manifests/init.pp", text)
+    locs = await _definition(client, uri, _at(text, "command"))
+    assert len(locs) == 1 and locs[0].uri.endswith("/puppet/type/exec.rb"), locs
+    path = locs[0].uri[len("file://") :]
+    line = open(path, encoding="utf-8").read().splitlines()[locs[0].range.start.line]
+    assert "newparam(:command" in line.replace(" ", ""), line
