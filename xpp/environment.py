@@ -47,6 +47,7 @@ from typing import NamedTuple
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.grammar.validator.location import NO_NAMESPACE, namespace_for_file
 from puppet_xpp.xpp.compile.layout import XPP_DIR
+from puppet_xpp.xpp.project import ProjectConfig, project_for
 
 __all__ = [
     "Environment",
@@ -346,6 +347,16 @@ class FileContext:
     # the module-location rules' namespace when the module path cannot say it (a module no environment
     # claims: see infer_module); None: the validator judges the path against the module path
     namespace: str | None = None
+    # the project configuration that applies to the file (xpp.project): defaults under the caller's
+    project: ProjectConfig = field(default_factory=ProjectConfig)
+
+    def level_and_strict(self, level: str | None, strict: str | None) -> tuple[str | None, str | None]:
+        """The language level and ``strict`` for this file: the caller's (command line, the editor's
+        explicit settings), else the project configuration's, else None (grammar.levels' defaults)."""
+        return (
+            level if level is not None else self.project.level,
+            strict if strict is not None else self.project.strict,
+        )
 
     def check_config(
         self, *, level: str | None = None, strict: str | None = None, file: str | None = None
@@ -353,7 +364,9 @@ class FileContext:
         """The parse/validate configuration of this file (``grammar.check``) at ``level``/``strict``.
 
         ``file`` is the name to record when it is not the file's path (``--compile`` records a name
-        relative to the environment); the module-location rules still judge the real path."""
+        relative to the environment); the module-location rules still judge the real path.  ``level``
+        and ``strict`` None: the project configuration's, else the level's defaults."""
+        level, strict = self.level_and_strict(level, strict)
         path = self.path or ""
         return CheckConfig(
             file=path if file is None else file,
@@ -375,17 +388,23 @@ def file_context(
     modulepath: list[str] | tuple[str, ...] | None = None,
     manifest: str | None = None,
     extra_modulepath: list[str] | tuple[str, ...] = (),
+    project_modulepath: bool = True,
 ) -> FileContext:
     """The context of one file for every single-file entry point (``path`` None: an unsaved buffer).
 
     ``tasks`` forces tasks mode; else the plan rule decides.  ``modulepath`` (when not None) replaces the
-    module path found from the file's environment or module; ``manifest`` replaces the environment's;
-    ``extra_modulepath`` (the language server's setting) is appended."""
+    module path found from the file's environment or module, as the project configuration's
+    ``modulepath`` does when the caller gives none (:mod:`xpp.project`); ``manifest`` replaces the
+    environment's; ``extra_modulepath`` (the language server's setting) is appended;
+    ``project_modulepath`` False: the project's module path is not used (the editor set its own)."""
     if not path:
         return FileContext(
             None, tasks=tasks, modulepath=tuple(modulepath or extra_modulepath), manifest=manifest
         )
     path = os.path.abspath(path)
+    project = project_for(path)
+    if modulepath is None and project_modulepath and project.modulepath is not None:
+        modulepath = project.modulepath
     env = find_environment(path)
     mp: list[str] = []
     man = None
@@ -411,6 +430,7 @@ def file_context(
         manifest=manifest if manifest is not None else man,
         env=env,
         namespace=None if manifest is not None and _under(path, manifest) else namespace,
+        project=project,
     )
 
 

@@ -164,24 +164,28 @@ def index_file(path: str, tasks: bool | None = None, hooks: Sequence[ParsedHook]
 
 def workspace_files(roots: Iterable[str], limit: int = 20000) -> list[str]:
     """The .pp files and the Ruby files of Puppet's extension APIs (functions, types, facts) under the
-    workspace roots and module directories (symlinks followed once; .xpp, .git, spec fixtures skipped)."""
+    workspace roots and module directories, by the one walk every entry point uses
+    (:func:`xpp.walk.walk`: symlinks followed once; PDK's default ignores -- ``spec/fixtures/``,
+    ``pkg/``, ``vendor/``, hidden directories --, ``.pdkignore``/``.gitignore`` patterns and the
+    project configuration's ``exclude`` skipped), ``spec/`` (tests' code defines nothing the workspace
+    uses) and ``node_modules/`` (an editor extension's checkout holds no Puppet code).  A file reached
+    from two roots (a module directory inside a workspace folder) is listed once."""
     from puppet_xpp.server.analysis.ruby_index import kind_of_path
+    from puppet_xpp.xpp.project import project_for
+    from puppet_xpp.xpp.walk import walk
 
     out: list[str] = []
     seen: set[str] = set()
     for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            real = os.path.realpath(dirpath)
+        excludes = [(root, "node_modules/"), (root, "spec/"), *project_for(root).excludes()]
+        for found in walk(root, (".pp", ".rb"), exclude=excludes):
+            f = found.path
+            real = os.path.realpath(f)
             if real in seen:
-                dirnames[:] = []
                 continue
             seen.add(real)
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in (".git", ".xpp", "node_modules", "fixtures", "vendor", "spec")
-            )
-            for f in sorted(filenames):
-                if f.endswith(".pp") or (f.endswith(".rb") and kind_of_path(os.path.join(dirpath, f))):
-                    out.append(os.path.join(dirpath, f))
-                    if len(out) >= limit:
-                        return out
+            if f.endswith(".pp") or kind_of_path(f):
+                out.append(f)
+                if len(out) >= limit:
+                    return out
     return out

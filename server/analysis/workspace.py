@@ -2,7 +2,11 @@
 
 The environment model and the plan rule are :mod:`xpp.environment`'s (shared with ``--validate``,
 ``--dump`` and ``--compile``, so every entry point treats a file alike); this module only turns the
-client's settings into that model's inputs.  No pygls imports here.
+client's settings into that model's inputs.  The project configuration (:mod:`xpp.project`:
+``.puppet-xpp.toml`` or ``[tool.puppet-xpp]``, found from each file upward) gives the defaults under
+the editor's settings: the level, ``strict`` and module path the client did not set explicitly
+(:attr:`Settings.explicit`) are the project's, as the command line's unsaid options are.  No pygls
+imports here.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ __all__ = [
     "Settings",
     "LintSettings",
     "check_config_for",
+    "level_and_strict",
     "Environment",
     "FileContext",
     "file_context",
@@ -76,6 +81,9 @@ class Settings:
     puppet_version: str = DEFAULT_LEVEL  # language level: 8 | 7 | 7.23 (grammar.levels)
     # lint is on by default (puppet-lint's default checks, as the Puppet VS Code extension runs them)
     lint: LintSettings = field(default_factory=LintSettings)
+    # the settings the client gave explicitly (modulepath, strict, puppet_version): they win over the
+    # project configuration; the others are the project's, else the defaults above
+    explicit: frozenset[str] = frozenset()
 
     @classmethod
     def from_dict(cls, d: Any, base: Settings | None = None, root: str | None = None) -> Settings:
@@ -98,15 +106,18 @@ class Settings:
                         p = os.path.join(root, p)
                     out.append(os.path.normpath(p))
             s.modulepath = tuple(out)
+            s.explicit |= {"modulepath"}
         if "strict" in d:
             st = d.get("strict")
             if st is None or (isinstance(st, str) and st in STRICT_LEVELS):
                 s.strict = st
+                s.explicit = s.explicit - {"strict"} if st is None else s.explicit | {"strict"}
         pv = d.get("puppetVersion", d.get("puppet_version"))
         if isinstance(pv, (int, float)) and not isinstance(pv, bool):
             pv = str(pv)  # a JSON number 8 or 7.23
         if isinstance(pv, str) and pv in LEVELS:
             s.puppet_version = pv
+            s.explicit |= {"puppet_version"}
         t = d.get("tasks")
         if isinstance(t, bool):
             s.tasks = t
@@ -132,11 +143,30 @@ def in_plans_dir(path: str) -> bool:
 def file_context(path: str | None, settings: Settings, roots: Iterable[str] = ()) -> FileContext:
     """Environment, module path and modes of a file (``path`` None: an untitled buffer).  ``roots`` is
     accepted for the callers' sake; the environment comes from the file's own location, as for the
-    command line."""
-    return environment.file_context(path, tasks=settings.tasks, extra_modulepath=settings.modulepath)
+    command line.  A module path set explicitly in the editor is added to the one found, and the
+    project configuration's module path is then not used."""
+    return environment.file_context(
+        path,
+        tasks=settings.tasks,
+        extra_modulepath=settings.modulepath,
+        project_modulepath="modulepath" not in settings.explicit,
+    )
+
+
+def level_and_strict(context: FileContext, settings: Settings) -> tuple[str, str | None]:
+    """The language level and ``strict`` for a file: the editor's explicit settings, else the project
+    configuration's, else the defaults."""
+    level, strict = context.level_and_strict(
+        settings.puppet_version if "puppet_version" in settings.explicit else None,
+        settings.strict if "strict" in settings.explicit else None,
+    )
+    return level or DEFAULT_LEVEL, strict
 
 
 def check_config_for(path: str | None, settings: Settings) -> CheckConfig:
     """How the language server parses and validates the file at ``path`` (an open document, a quick
-    fix's candidate text): its context at the level and ``strict`` of the settings."""
-    return file_context(path, settings).check_config(level=settings.puppet_version, strict=settings.strict)
+    fix's candidate text): its context at the level and ``strict`` of the settings (see
+    :func:`level_and_strict`)."""
+    context = file_context(path, settings)
+    level, strict = level_and_strict(context, settings)
+    return context.check_config(level=level, strict=strict)

@@ -8,7 +8,12 @@ for a check that is off by default, ``--only-checks a,b``, ``--ignore-paths``, `
 ``--no-config``; ``-l``/``--load`` and ``--load-from-puppet`` name Ruby plugins, which are not loaded: a
 warning says so), read after the rc files ``/etc/puppet-lint.rc``, ``~/.puppet-lint.rc`` and
 ``./.puppet-lint.rc``, as puppet-lint reads them.  PATH as puppet-lint takes it: a directory (the first
-PATH; its ``*.pp`` files, recursively, sorted, hidden ones skipped) or files.
+PATH; its ``*.pp`` files, recursively, sorted, hidden ones skipped) or files.  A directory is walked by
+:mod:`xpp.walk` (the walk every mode shares, in puppet-lint's glob order): PDK's default ignores
+(``spec/fixtures/``, ``pkg/``, ``vendor/``...), ``.pdkignore``/``.gitignore`` patterns, the project
+configuration's ``exclude`` and each ``--exclude PATTERN`` (gitignore-style, relative to the directory)
+are skipped.  The project configuration's ``[lint]`` table (:mod:`xpp.project`) gives puppet-lint
+options read after the rc files and before the command line's, which win.
 
 Output: puppet-lint's text (``WARNING: message on line N (check: name)``, the path in front when more
 than one file is linted; GitHub annotations after each line when ``GITHUB_ACTION`` is set, as
@@ -117,6 +122,29 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 1
         fmt = arguments[k + 1]
         del arguments[k : k + 2]
+    excludes: list[str] = []
+    while "--exclude" in arguments[: arguments.index("--") if "--" in arguments else len(arguments)]:
+        k = arguments.index("--exclude")
+        if k + 1 >= len(arguments):
+            err.write(f"puppet-xpp --lint: --exclude takes a PATTERN\n{USAGE}\n")
+            return 1
+        excludes.append(arguments[k + 1])
+        del arguments[k : k + 2]
+    from puppet_xpp.xpp.project import project_for
+
+    first = next((a for a in arguments if not a.startswith("-")), None)
+    project = project_for(first if first not in (None, STDIN) else os.getcwd())
+    if project.error is not None:
+        err.write(f"puppet-xpp --lint: {project.error}\n")
+        return 1
+    project_options = project.lint.arguments()
+    if project_options:
+        try:
+            load_config(project_options)
+        except UsageError as e:
+            err.write(f"puppet-xpp --lint: {project.path}:{project.lint.line}: lint: {e}\n")
+            return 1
+        arguments = project_options + arguments
     if "-h" in arguments or "--help" in arguments:
         out.write(HELP + "\n")
         return 0
@@ -142,7 +170,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not paths:
         out.write(f"puppet-lint: no file specified\n{TRY_HELP}\n")
         return 1
-    files = list(_files(paths))
+    files = list(_files(paths, excludes))
     if len(files) > 1:
         cfg.with_filename = True
     lint_run = Run(cfg, fmt, out, err)
@@ -160,31 +188,26 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return status
 
 
-def _files(paths: list[str]) -> Iterator[str]:
+def _files(paths: list[str], exclude: list[str]) -> Iterator[str]:
     """The files puppet-lint lints: the first PATH's ``*.pp`` when it is a directory, else the PATHs."""
     first = paths[0]
     if first == STDIN or not os.path.isdir(first):
         yield from paths
         return
-    yield from _manifests(first)
+    yield from _manifests(first, exclude)
 
 
-def _manifests(directory: str) -> Iterator[str]:
-    """``DIR/**/*.pp`` in the order puppet-lint's glob gives them: each directory's entries sorted by
-    name, a subdirectory's files in its place (``check/x.pp`` before ``check.pp``); hidden entries and
-    symbolic links to directories are not entered."""
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        path = os.path.join(directory, entry.name)
-        if entry.is_dir(follow_symlinks=False):
-            yield from _manifests(path)
-        elif entry.name.endswith(".pp"):
-            yield path
+def _manifests(directory: str, exclude: list[str]) -> Iterator[str]:
+    """``DIR/**/*.pp`` in the order puppet-lint's glob gives them (each directory's entries sorted by
+    name, a subdirectory's files in its place, symbolic links to directories not entered), less what
+    the one walk skips (:func:`xpp.walk.walk`: hidden entries among them, as puppet-lint's glob)."""
+    from puppet_xpp.xpp.project import project_for
+    from puppet_xpp.xpp.walk import walk
+
+    patterns = [(directory, p) for p in exclude] + project_for(directory).excludes()
+    top = os.path.abspath(directory)
+    for found in walk(directory, (".pp",), exclude=patterns, follow_links=False):
+        yield os.path.join(directory, os.path.relpath(found.path, top))
 
 
 def _read(given: str, name: str) -> str | Problem | None:

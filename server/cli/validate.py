@@ -3,7 +3,14 @@
 syntax check and static validation of manifests and
 templates.
 
-PATH is a file or a directory (searched recursively for ``.pp`` and ``.epp`` files, in sorted order).
+PATH is a file or a directory (searched recursively for ``.pp`` and ``.epp`` files, in sorted order, by
+the one walk of :mod:`xpp.walk`: PDK's default ignores -- ``spec/fixtures/``, ``pkg/``, ``vendor/``,
+hidden directories... --, ``.pdkignore``/``.gitignore`` patterns, the project configuration's
+``exclude`` and each ``--exclude PATTERN`` (gitignore-style, relative to the directory given) are
+skipped; a file named on the command line never is).  The project configuration (:mod:`xpp.project`:
+``.puppet-xpp.toml`` or ``[tool.puppet-xpp]`` in ``pyproject.toml``) gives the level, ``strict`` and
+module path the command line leaves unsaid; a configuration that cannot be used stops the run (status
+2) with its path and line.
 ``.epp`` files are parsed as templates.  Each file's environment, module path and main manifest come from
 its location (:mod:`xpp.environment`, as for ``--compile`` and the language server) unless
 ``--modulepath``/``--manifest`` are given; files in a module's ``plans/`` directory are validated in
@@ -81,6 +88,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     levels.add_cli_arguments(group)
     group.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
     group.add_argument(
+        "--exclude",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="skip what a directory walk finds matching PATTERN (gitignore-style; repeatable)",
+    )
+    group.add_argument(
         "--format", choices=("text", "json", *FORMATS), default="text", help="output format (default text)"
     )
     group.add_argument(
@@ -94,25 +108,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def collect_files(paths: Iterable[str]) -> list[str]:
-    """The files to validate: files as given, directories searched recursively (sorted) for .pp/.epp."""
+def collect_files(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str]:
+    """The files to validate: files as given, directories walked (:func:`xpp.walk.walk`, sorted) for
+    .pp/.epp, skipping what it skips, the project configuration's ``exclude`` and ``exclude``
+    (gitignore-style patterns relative to the directory given)."""
+    from puppet_xpp.xpp.project import project_for
+    from puppet_xpp.xpp.walk import walk
+
     out: list[str] = []
     for p in paths:
         if p == STDIN:
             out.append(p)
         elif os.path.isdir(p):
-            found = []
-            seen = set()
-            for root, dirs, files in os.walk(p, followlinks=True):
-                real = os.path.realpath(root)
-                if real in seen:  # a symlink cycle, or a directory reached twice through links
-                    dirs[:] = []
-                    continue
-                seen.add(real)
-                dirs.sort()
-                for f in files:
-                    if f.endswith((".pp", ".epp")):
-                        found.append(os.path.join(root, f))
+            patterns = [(p, pattern) for pattern in exclude] + project_for(p).excludes()
+            found = [
+                os.path.join(p, os.path.relpath(f.path, os.path.abspath(p)))
+                for f in walk(p, (".pp", ".epp"), exclude=patterns)
+            ]
             out.extend(sorted(found))
         else:
             out.append(p)
@@ -181,13 +193,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("puppet-xpp --validate: standard input ('-') can be read once\n")
         return 2
     modulepath = None if args.modulepath is None else [d for d in args.modulepath.split(os.pathsep) if d]
+    from puppet_xpp.xpp.project import project_for
+
+    for given in paths:  # a project configuration that cannot be used: its path and line, nothing run
+        problem = project_for(args.stdin_filename or os.getcwd() if given == STDIN else given).error
+        if problem is not None:
+            err.write(f"puppet-xpp --validate: {problem}\n")
+            return 2
     any_error = False
     failed = False
     findings: list[Finding] = []
     names: list[str] = []
     terminal = args.format == "text" and is_terminal(out)
     style = Style(args.format == "text" and use_colour(out))
-    for given in collect_files(paths):
+    for given in collect_files(paths, args.exclude):
         source = None
         path = given
         if given == STDIN:

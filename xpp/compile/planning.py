@@ -17,12 +17,19 @@ reserved module ``environment``.  Output paths and recorded file names come from
 
 :func:`plan_file` answers the same question for one file without walking the environment (the language
 server's ``.xpp`` on save).
+
+Walking (:func:`walk_pp`) is :func:`xpp.walk.walk`'s, the one walk every entry point uses: PDK's default
+ignores, ``.pdkignore``/``.gitignore`` patterns and the project configuration's ``exclude``
+(:mod:`xpp.project`, found from the environment's directory) skip files below the directories the
+environment names; those directories themselves (a module's ``manifests/``, the main manifest) are
+always walked, as Puppet loads them whatever a ``.gitignore`` says of them (``/modules/`` in a control
+repository whose modules r10k installs).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 
 from puppet_xpp.xpp.compile import layout
 from puppet_xpp.xpp.compile.model import CompileError, Job
@@ -34,6 +41,8 @@ from puppet_xpp.xpp.environment import (
     is_plan_file,
     load_environment,
 )
+from puppet_xpp.xpp.project import project_for
+from puppet_xpp.xpp.walk import reached, walk
 
 __all__ = ["ENV_DIRS", "detect_environment", "plan", "plan_file", "walk_pp"]
 
@@ -50,42 +59,15 @@ def detect_environment(
         raise CompileError(str(e)) from None
 
 
-def walk_pp(top: str, skip: Container[str] = ()) -> Iterator[tuple[str, str | None]]:
+def walk_pp(
+    top: str, skip: Iterable[str] = (), exclude: Iterable[tuple[str, str]] = ()
+) -> Iterator[tuple[str, str | None]]:
     """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
     yields (path, None) for files and (path, reason) for entries that cannot be used.  Directories in
-    ``skip`` and ``.xpp`` directories are not entered."""
-    seen: set[tuple[int, int]] = set()
-    stack = [top]
-    while stack:
-        directory = stack.pop()
-        try:
-            st = os.stat(directory)
-            key = (st.st_dev, st.st_ino)
-            if key in seen:
-                continue
-            seen.add(key)
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError as e:
-            yield directory, f"cannot read directory: {e.strerror}"
-            continue
-        subdirs: list[str] = []
-        for entry in entries:
-            p = entry.path
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if p not in skip and entry.name != layout.XPP_DIR:
-                    subdirs.append(p)
-                continue
-            if not entry.name.endswith(".pp"):
-                continue
-            if entry.is_symlink() and not os.path.exists(p):
-                yield p, "broken symbolic link"
-                continue
-            yield p, None
-        stack.extend(reversed(subdirs))
+    ``skip``, ``.xpp`` directories and what :mod:`xpp.walk` skips (``exclude``: its (directory,
+    pattern) pairs) are not entered."""
+    for found in walk(top, (".pp",), exclude=exclude, skip_dirs=skip, files_first=True, problems=True):
+        yield found.path, found.problem
 
 
 def _display(env: Environment, src: str) -> str:
@@ -145,6 +127,7 @@ def _manifest_fallback(path: str, base: str | None) -> str | None:
 def plan(env: Environment, runtime_root: str | None = None) -> tuple[list[Job], list[tuple[str, str]]]:
     """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason)."""
     planner = _Planner(env, runtime_root)
+    excludes = project_for(env.root).excludes()
     jobs: list[Job] = []
     skipped: list[tuple[str, str]] = []
     seen_out: dict[str, str] = {}
@@ -160,7 +143,7 @@ def plan(env: Environment, runtime_root: str | None = None) -> tuple[list[Job], 
             jobs.append(job)
 
     def walk(top: str, module: str, fallback_base: str | None = None) -> None:
-        for p, problem in walk_pp(top, skip=env.modulepath):
+        for p, problem in walk_pp(top, skip=env.modulepath, exclude=excludes):
             if problem is not None:
                 skipped.append((p, problem))
                 continue
@@ -220,7 +203,8 @@ def plan(env: Environment, runtime_root: str | None = None) -> tuple[list[Job], 
 
 def _reached(path: str, top: str, skip: Container[str]) -> bool:
     """:func:`walk_pp` from ``top`` reaches the ``.pp`` file ``path``: it lies below ``top`` and no
-    directory between them is skipped (a modulepath entry, an ``.xpp`` directory)."""
+    directory between them is skipped (a modulepath entry, an ``.xpp`` directory, what
+    :func:`xpp.walk.reached` says the walk skips)."""
     if not path.startswith(top.rstrip(os.sep) + os.sep) or not path.endswith(".pp"):
         return False
     directory = os.path.dirname(path)
@@ -228,6 +212,8 @@ def _reached(path: str, top: str, skip: Container[str]) -> bool:
         if directory in skip or os.path.basename(directory) == layout.XPP_DIR:
             return False
         directory = os.path.dirname(directory)
+    if not reached(path, top, exclude=project_for(path).excludes()):
+        return False
     return os.path.isfile(path)
 
 

@@ -1,0 +1,262 @@
+"""The one directory walk: which files below a directory ``--validate``, ``--lint``, ``--compile`` and
+the language server's workspace index look at.
+
+What is skipped (:class:`Ignores`), as a Puppet developer's tools skip it:
+
+* PDK's default ignores (:data:`PDK_IGNORED`: what ``pdk validate`` and ``pdk build`` leave out of a
+  module or control repository -- its ``DEFAULT_IGNORED`` list and the ignores of its module template's
+  ``.pdkignore`` that name build, test and tool output: ``/pkg/``, ``/spec/fixtures/``, ``/vendor/``,
+  ``/.bundle/``, ``/coverage/``, ``/log/``, ``/junit/``, ``/tmp/``...), plus hidden entries (``.*``:
+  ``.git/``, ``.xpp/``, editor files), which PDK's validators skip too.  They are anchored at every
+  module root (a directory with ``metadata.json``), environment root (``environment.conf``) and at the
+  directory walked, so ``site-modules/x/spec/fixtures/`` is skipped in a control repository as
+  ``spec/fixtures/`` is in a module.
+* the patterns of each ``.pdkignore`` and ``.gitignore`` met on the way (and in the directories above
+  the one walked, up to the repository's root), relative to the directory holding the file, with
+  gitignore's rules (``pathspec``: negation, ``**``, anchoring, directory-only patterns);
+* the caller's patterns (``--exclude``, the project configuration's ``exclude``:
+  :mod:`xpp.project`), gitignore-style, relative to the directory they belong to.
+
+A file the user names is never skipped: only what a walk finds is filtered.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import pathspec
+
+__all__ = ["PDK_IGNORED", "IGNORE_FILES", "Ignores", "Found", "reached", "walk"]
+
+# PDK's DEFAULT_IGNORED (lib/pdk/module.rb, control_repo.rb) and the template .pdkignore's entries for
+# build, test and tool output; '.*' is PDK's dotfile rule for validators
+PDK_IGNORED = (
+    "/pkg/",
+    "~*",
+    "/coverage/",
+    "/checksums.json",
+    "/REVISION",
+    "/spec/fixtures/",
+    "/vendor/",
+    "/.vendor/",
+    "/.bundle/",
+    "/.git/",
+    "/log/",
+    "/junit/",
+    "/tmp/",
+    ".DS_Store",
+    ".*",
+)
+IGNORE_FILES = (".pdkignore", ".gitignore")  # gitignore-style pattern files honoured where found
+_ROOT_MARKERS = ("metadata.json", "environment.conf")  # with .git: where PDK's defaults are anchored
+
+
+def _spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+@dataclass
+class _Layer:
+    base: str  # patterns are relative to this directory
+    spec: pathspec.GitIgnoreSpec
+    final: bool = False  # the caller's patterns: a match skips, whatever a pattern file says
+
+
+@dataclass
+class Ignores:
+    """What a walk skips: layers of gitignore-style patterns, each relative to its own directory."""
+
+    layers: list[_Layer] = field(default_factory=list)
+
+    def add(self, base: str, patterns: Iterable[str], *, final: bool = False) -> None:
+        patterns = [p for p in patterns if p.strip()]
+        if patterns:
+            self.layers.append(_Layer(os.path.abspath(base), _spec(patterns), final))
+
+    def add_directory(self, directory: str, *, anchor_defaults: bool = False) -> None:
+        """The layers a directory brings: PDK's defaults when it is a module or environment root (or
+        ``anchor_defaults``), its ``.pdkignore``/``.gitignore``.  An unreadable pattern file counts as
+        empty (it is the user's file: the walk goes on)."""
+        if anchor_defaults or _is_root(directory):
+            self.add(directory, PDK_IGNORED)
+        for name in IGNORE_FILES:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        self.add(directory, f.read().splitlines())
+                except OSError:
+                    pass
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        """Whether ``path`` (absolute) is skipped.  As git decides: of the layers whose directory holds
+        it, the deepest one with a matching pattern decides (a ``!pattern`` there re-includes what a
+        parent's pattern excluded); a caller's pattern that matches always skips."""
+        decision = False
+        for layer in self.layers:
+            prefix = layer.base.rstrip(os.sep) + os.sep
+            if not path.startswith(prefix):
+                continue
+            rel = path[len(prefix) :].replace(os.sep, "/")
+            include = layer.spec.check_file(rel + "/" if is_dir else rel).include
+            if include is None:
+                continue
+            if layer.final and include:
+                return True
+            if not layer.final:
+                decision = include
+        return decision
+
+    def copy(self) -> Ignores:
+        return Ignores(list(self.layers))
+
+
+def _is_root(directory: str) -> bool:
+    """A module, environment or repository root: where PDK's defaults are anchored."""
+    if os.path.exists(os.path.join(directory, ".git")):
+        return True
+    return any(os.path.isfile(os.path.join(directory, m)) for m in _ROOT_MARKERS)
+
+
+def _ancestors(top: str) -> list[str]:
+    """The directories above ``top`` whose patterns apply below it, outermost first: up to its
+    repository's root (the nearest holding ``.git``), else up to the nearest module or environment
+    root; none when there is neither."""
+    out: list[str] = []
+    root_at = None
+    d = os.path.dirname(top)
+    for _ in range(64):
+        out.append(d)
+        if os.path.exists(os.path.join(d, ".git")):
+            return list(reversed(out))
+        if root_at is None and _is_root(d):
+            root_at = len(out)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return list(reversed(out[:root_at])) if root_at is not None else []
+
+
+@dataclass(frozen=True)
+class Found:
+    """One entry of a walk: a file (``problem`` None) or an entry that cannot be used and why."""
+
+    path: str
+    problem: str | None = None
+
+
+def walk(
+    top: str,
+    suffixes: tuple[str, ...],
+    *,
+    exclude: Iterable[tuple[str, str]] = (),
+    skip_dirs: Iterable[str] = (),
+    follow_links: bool = True,
+    files_first: bool = False,
+    problems: bool = False,
+) -> Iterator[Found]:
+    """Files below ``top`` whose name ends with one of ``suffixes``, in sorted order (a subdirectory's
+    files in its place, or after the directory's own files with ``files_first``), each directory once.
+
+    ``exclude``: (directory, pattern) pairs -- gitignore-style patterns relative to their directory;
+    ``skip_dirs``: absolute directories not entered (``--compile``'s module path entries);
+    ``follow_links``: enter symbolic links to directories; ``problems``: also yield the entries that
+    cannot be used (unreadable directory, broken link) with the reason."""
+    top = os.path.abspath(top)
+    ignores, anchor = _initial(top, exclude)
+    skip = {os.path.abspath(d) for d in skip_dirs}
+    seen: set[tuple[int, int]] = set()
+    yield from _walk_dir(top, suffixes, ignores, skip, seen, follow_links, files_first, problems, anchor)
+
+
+def _initial(top: str, exclude: Iterable[tuple[str, str]]) -> tuple[Ignores, bool]:
+    """The layers that apply from above ``top`` (its ancestors' pattern files, the caller's
+    patterns), and whether PDK's defaults are anchored at ``top`` itself."""
+    ignores = Ignores()
+    ancestors = _ancestors(top)
+    for ancestor in ancestors:
+        ignores.add_directory(ancestor)
+    by_base: dict[str, list[str]] = {}
+    for base, pattern in exclude:
+        by_base.setdefault(os.path.abspath(base), []).append(pattern)
+    for base, patterns in by_base.items():
+        ignores.add(base, patterns, final=True)
+    # a directory the caller names is walked even when a pattern above it ignores it (as a file named
+    # on the command line is read): the layers that would skip it are dropped
+    ignores.layers = [layer for layer in ignores.layers if not Ignores([layer]).ignored(top, True)]
+    # PDK's defaults are anchored at the walk's directory too when no module, environment or
+    # repository root holds it (a directory of loose manifests)
+    return ignores, not any(_is_root(d) for d in [*ancestors, top])
+
+
+def reached(path: str, top: str, *, exclude: Iterable[tuple[str, str]] = ()) -> bool:
+    """Whether :func:`walk` from ``top`` would keep ``path`` (a file below it) as far as what it skips
+    goes: the one-file form of the walk's rules (``--compile``'s ``.xpp`` on save)."""
+    top = os.path.abspath(top)
+    path = os.path.abspath(path)
+    if not path.startswith(top.rstrip(os.sep) + os.sep):
+        return False
+    ignores, anchor = _initial(top, exclude)
+    directory = top
+    parts = path[len(top.rstrip(os.sep)) + 1 :].split(os.sep)
+    for i, part in enumerate(parts):
+        ignores.add_directory(directory, anchor_defaults=anchor and directory == top)
+        child = os.path.join(directory, part)
+        if ignores.ignored(child, i < len(parts) - 1):
+            return False
+        directory = child
+    return True
+
+
+def _walk_dir(
+    directory: str,
+    suffixes: tuple[str, ...],
+    ignores: Ignores,
+    skip: set[str],
+    seen: set[tuple[int, int]],
+    follow_links: bool,
+    files_first: bool,
+    problems: bool,
+    anchor_defaults: bool = False,
+) -> Iterator[Found]:
+    try:
+        st = os.stat(directory)
+        key = (st.st_dev, st.st_ino)
+        if key in seen:  # a symlink cycle, or a directory reached twice through links
+            return
+        seen.add(key)
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as e:
+        if problems:
+            yield Found(directory, f"cannot read directory: {e.strerror}")
+        return
+    layers = ignores.copy()
+    layers.add_directory(directory, anchor_defaults=anchor_defaults)
+    later: list[str] = []
+    for entry in entries:
+        path = entry.path
+        try:
+            is_dir = entry.is_dir(follow_symlinks=follow_links)
+        except OSError:
+            is_dir = False
+        if layers.ignored(path, is_dir):
+            continue
+        if is_dir:
+            if path in skip:
+                continue
+            if files_first:
+                later.append(path)
+            else:
+                yield from _walk_dir(path, suffixes, layers, skip, seen, follow_links, files_first, problems)
+            continue
+        if not entry.name.endswith(suffixes):
+            continue
+        if problems and entry.is_symlink() and not os.path.exists(path):
+            yield Found(path, "broken symbolic link")
+            continue
+        yield Found(path)  # (a broken link, when problems are not asked: its reader says why)
+    for path in later:
+        yield from _walk_dir(path, suffixes, layers, skip, seen, follow_links, files_first, problems)
