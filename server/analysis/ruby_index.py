@@ -289,7 +289,15 @@ class _Reader:
     ) -> Sym:
         rng = self.span(node)
         return Sym(
-            name, kind, self.path, rng, rng, doc, signatures=signatures or [], attrs=attrs or [], origin=origin
+            name,
+            kind,
+            self.path,
+            rng,
+            rng,
+            doc,
+            signatures=signatures or [],
+            attrs=attrs or [],
+            origin=origin,
         )
 
     # -- functions ----------------------------------------------------------------------------------
