@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,112 @@ def test_module_inferred_from_location_outside_any_environment(tmp_path):
     assert file_context(str(mod / "manifests" / "init.pp")).tasks is False
     assert file_context(str(mod / "plans" / "run.pp")).tasks is True
     assert file_context(str(mod / "manifests" / "init.pp")).modulepath == (str(tmp_path / "work"),)
+
+
+# ------------------------------------------------------------------------------------------------ project configuration
+
+# DUPLICATE_KEY: an error at level 8 (strict's default there), a warning at 7.23 (Puppet 7.23's default)
+DUPLICATE = "$x = { 'a' => 1, 'a' => 2 }\nnotice($x)\n"
+
+
+def _validate_json(args, cwd):
+    from puppet_xpp.server.cli import validate
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        status = validate.main([*args, "--format", "json"], out=out, err=err)
+    finally:
+        os.chdir(old)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    return status, [(d["severity"], d["code"]) for r in rows for d in r["diagnostics"]], err.getvalue()
+
+
+@pytest.mark.parametrize("where", [".puppet-xpp.toml", "pyproject.toml"])
+def test_project_level_is_every_entry_points_default(where, tmp_path, oracle):
+    """The project's level is what --validate, --compile FILE and the language server use when not
+    told otherwise; the command line and the editor's explicit setting win.  Puppet 7.23 (the level
+    named) answers for the file."""
+    from puppet_xpp.grammar.check import check
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    text = 'level = "7.23"\n'
+    (repo / where).write_text(
+        text if where != "pyproject.toml" else "[project]\nname='x'\n[tool.puppet-xpp]\n" + text
+    )
+    f = repo / "deep" / "x.pp"
+    f.parent.mkdir()
+    f.write_text(DUPLICATE)
+    theirs = [(d["severity"], d["code"]) for d in oracle.call("validate", file=str(f))]
+    assert theirs == [("warning", "DUPLICATE_KEY")]
+    assert _validate_json([str(f)], tmp_path)[:2] == (0, theirs)
+    assert _validate_json([str(f), "--puppet-version", "8"], tmp_path)[1] == [("error", "DUPLICATE_KEY")]
+    assert _compile_one(str(f), tmp_path) == _codes([(*theirs[0], 1)])
+    cfg = check_config_for(str(f), Settings())
+    assert (cfg.level, [(d.severity, d.code) for d in check(DUPLICATE, cfg).diagnostics]) == ("7.23", theirs)
+    explicit = Settings.from_dict({"puppetVersion": "8"})
+    assert check_config_for(str(f), explicit).level == "8"
+    # above the repository's root a configuration is not looked for
+    (repo / where).unlink()
+    (tmp_path / ".puppet-xpp.toml").write_text(text)
+    assert _validate_json([str(f)], tmp_path)[1] == [("error", "DUPLICATE_KEY")]
+
+
+def test_project_modulepath_and_excludes(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".puppet-xpp.toml").write_text('modulepath = ["mods", "/abs/x"]\nexclude = ["legacy/"]\n')
+    f = repo / "mods" / "m" / "manifests" / "init.pp"
+    f.parent.mkdir(parents=True)
+    f.write_text("class m { }\n")
+    (repo / "legacy").mkdir()
+    (repo / "legacy" / "x.pp").write_text("class broken {\n")
+    assert file_context(str(f)).modulepath == (str(repo / "mods"), "/abs/x")
+    assert file_context(str(f), modulepath=["/given"]).modulepath == ("/given",)
+    status, rows, _err = _validate_json(["."], repo)
+    assert (status, rows) == (0, [])  # legacy/ excluded, m judged on the project's module path
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("level = 8\nstrict = 'loud'\n", 2, "'strict' must be one of off, warning, error"),
+        ("level = '9'\n", 1, "'level' must be one of"),
+        ("\n\nexclud = ['x']\n", 3, "unknown key 'exclud'"),
+        ("exclude = 'x'\n[lint]\nfail-on-warnings = 'yes'\n", 3, "'fail-on-warnings' must be true or false"),
+        ("level = \n", 1, "invalid TOML"),
+    ],
+)
+def test_project_errors_name_file_and_line(text, line, words, tmp_path):
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
+
+    (tmp_path / ".git").mkdir()
+    conf = tmp_path / ".puppet-xpp.toml"
+    conf.write_text(text)
+    (tmp_path / "x.pp").write_text("notice(1)\n")
+    status, rows, err = _validate_json(["x.pp"], tmp_path)
+    assert status == 2 and rows == []
+    assert err.startswith(f"puppet-xpp --validate: {conf}:{line}: ") and words in err, err
+    assert "Traceback" not in err
+    assert check_config_for(str(tmp_path / "x.pp"), Settings()).level == "8"  # the editor goes on
+
+
+def test_project_lint_options_like_puppet_lints(tmp_path):
+    """[lint] disable = ["140chars"] is puppet-lint's --no-140chars-check; the command line wins."""
+    from tests.conformance import puppet_lint
+
+    if not puppet_lint.available():
+        pytest.skip("puppet-lint not installed")
+    files = {"x.pp": "class x {\n  notice('" + "a" * 150 + "')\n}\n"}
+    ours_cmd = [sys.executable, "-m", "puppet_xpp", "--lint"]
+    with_conf = {**files, ".puppet-xpp.toml": '[lint]\ndisable = ["140chars"]\n'}
+    theirs = puppet_lint.run_puppet_lint(files, ["--no-140chars-check", "x.pp"])
+    ours = puppet_lint.run_in_scratch(with_conf, [*ours_cmd, "x.pp"])
+    assert (ours["status"], ours["stdout"]) == (theirs["status"], theirs["stdout"])
+    theirs = puppet_lint.run_puppet_lint(files, ["x.pp"])
+    ours = puppet_lint.run_in_scratch(with_conf, [*ours_cmd, "--140chars-check", "x.pp"])
+    assert (ours["status"], ours["stdout"]) == (theirs["status"], theirs["stdout"])
+    assert "140chars" in theirs["stdout"]

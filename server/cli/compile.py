@@ -424,10 +424,12 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
     }
     for envdir in a.paths or ["."]:
         try:
-            env = detect_environment(envdir, basemodulepath=a.basemodulepath, modulepath=a.modulepath)
+            # the project configuration (xpp.project) gives what the command line leaves unsaid
+            env_opts = _with_project(opts, envdir)
+            env = detect_environment(envdir, basemodulepath=a.basemodulepath, modulepath=env_opts.modulepath)
             for level, msg in env.notes:
                 disp.note(level, f"{envdir}: {msg}")
-            r = compile_environment(env, opts, disp)
+            r = compile_environment(env, env_opts, disp)
         except CompileError as e:
             disp.note("error", str(e))
             reports.append({"environment": envdir, "error": str(e)})
@@ -450,6 +452,28 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
     return status, {"version": 1, "environments": reports, "summary": totals}
 
 
+def _with_project(opts: Any, envdir: str) -> Any:
+    """``opts`` with the project configuration's level, ``strict`` and module path where the command
+    line gave none (:mod:`xpp.project`); CompileError when the configuration cannot be used."""
+    import dataclasses
+
+    from puppet_xpp.xpp.compile.model import CompileError
+    from puppet_xpp.xpp.project import project_for
+
+    project = project_for(envdir)
+    if project.error is not None:
+        raise CompileError(str(project.error))
+    modulepath = opts.modulepath
+    if modulepath is None and project.modulepath is not None:
+        modulepath = os.pathsep.join(project.modulepath)
+    return dataclasses.replace(
+        opts,
+        puppet_version=opts.puppet_version if opts.puppet_version is not None else project.level,
+        strict=opts.strict if opts.strict is not None else project.strict,
+        modulepath=modulepath,
+    )
+
+
 def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, Any]]:
     from puppet_xpp.xpp.compile import SourceRefused, compile_file
     from puppet_xpp.xpp.compile.writes import OutputRefused, write_output
@@ -467,6 +491,10 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         given = expand_modulepath(split_path(a.modulepath), os.getcwd(), a.basemodulepath, [])
     # the file's environment, module path and plan rule, as for --validate, --dump and the language server
     ctx = file_context(os.path.abspath(src), tasks=a.tasks, modulepath=given, manifest=a.manifest)
+    if ctx.project.error is not None:
+        disp.note("error", str(ctx.project.error))
+        return 2, {"version": 1, "file": shown(src), "error": str(ctx.project.error)}
+    puppet_version, strict = ctx.level_and_strict(a.puppet_version, a.strict)
     t0 = time.monotonic()
     try:
         data, rows = compile_file(
@@ -474,8 +502,8 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
             src,
             fmt=_encoding(a),
             tasks=ctx.tasks,
-            strict=a.strict,
-            puppet_version=a.puppet_version,
+            strict=strict,
+            puppet_version=puppet_version,
             modulepath=ctx.modulepath,
             manifest=ctx.manifest,
             max_bytes=a.max_source_size,
