@@ -18,12 +18,28 @@ from puppet_xpp.server.lsp.language_server import PuppetServer
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
 
 
+# how long a request that needs the whole index waits for the indexing before refusing (seconds)
+WAIT_COMPLETE = 2.0
+
+
 async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing Puppet workspace") -> None:
     """Index the files under ``roots`` on the analysis worker (but the open documents: their analysis
-    feeds the index), with work-done progress when the client shows it."""
+    feeds the index), with work-done progress when the client shows it.  The session's index state
+    says the index is incomplete from the start of this until its end (an error included)."""
+    state = ls.session.index_state
+    state.begin(0)
+    try:
+        await _index_paths(ls, roots, title)
+    finally:
+        state.end()
+
+
+async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
     session = ls.session
+    state = session.index_state
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(None, workspace_files, roots)
+    state.total += len(files)
     token = None
     if session.work_done_progress():
         token = f"puppet-xpp-index-{id(ls)}-{time.monotonic_ns()}"
@@ -40,6 +56,7 @@ async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing
     t0 = time.perf_counter()
     last = 0.0
     for k, path in enumerate(files):
+        state.done += 1
         if path in session.open_paths():
             continue
         await reindex(ls, path)
@@ -60,6 +77,25 @@ async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing
             ),
         )
     ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
+
+
+async def wait_complete(ls: PuppetServer, timeout: float = WAIT_COMPLETE) -> str | None:
+    """Wait (at most ``timeout`` seconds) for the workspace index to be complete: None when it is,
+    else why not, for the refusal the caller sends (never an answer from a partial index)."""
+    session = ls.session
+    state = session.index_state
+    if not state.first_done and state.running == 0 and not session.index_roots():
+        state.first_done = True  # nothing to index: the (empty) index is complete
+    if state.complete():
+        return None
+    try:
+        await asyncio.wait_for(state.event().wait(), timeout)
+        return None
+    except TimeoutError:
+        pass
+    if state.total:
+        return f"the workspace is still being indexed ({state.done}/{state.total} files): try again shortly"
+    return "the workspace is still being indexed: try again shortly"
 
 
 async def reindex(ls: PuppetServer, path: str) -> None:

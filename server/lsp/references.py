@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 
 from puppet_xpp.server.analysis import references, rename
 from puppet_xpp.server.analysis.document import Pos, path_of_uri
@@ -107,6 +107,17 @@ def _owner_item(session: Session, owner: references.Owner) -> types.CallHierarch
     return _item(session, owner)
 
 
+async def need_complete_index(
+    ls: PuppetServer, refusal: type[JsonRpcException] = JsonRpcContentModified
+) -> None:
+    """Wait (bounded) for the whole workspace index, or raise ``refusal`` saying why: references, rename
+    and call hierarchy never answer from a partial index as if it were complete (a rename from it would
+    leave uses behind and break the catalog)."""
+    why = await indexing.wait_complete(ls)
+    if why is not None:
+        raise refusal(why)
+
+
 # ----------------------------------------------------------------------------------------------- handlers
 
 
@@ -126,6 +137,7 @@ async def find_references(ls: PuppetServer, params: types.ReferenceParams) -> li
             out[:0] = ruby_definitions(session, ref.key)
         return out
 
+    await need_complete_index(ls)
     return await on_worker_at(ls, params.text_document.uri, params.position, fn)
 
 
@@ -175,6 +187,7 @@ async def prepare_rename(
             placeholder=ref.text.rpartition("::")[2] if ref.key[0] in ("var", "lvar") else ref.text,
         )
 
+    await need_complete_index(ls, RenameRefused)
     return await on_worker_at(ls, params.text_document.uri, params.position, fn)
 
 
@@ -200,6 +213,7 @@ async def rename_symbol(ls: PuppetServer, params: types.RenameParams) -> types.W
             raise RenameRefused(str(e)) from None
         return workspace_edit(session, plan)
 
+    await need_complete_index(ls, RenameRefused)
     return await on_worker_at(ls, params.text_document.uri, params.position, fn)
 
 
@@ -214,6 +228,7 @@ async def prepare_call_hierarchy(
         item = _item(session, ref.key)
         return [item] if item else None
 
+    await need_complete_index(ls)
     return await on_worker_at(ls, params.text_document.uri, params.position, fn)
 
 
@@ -240,6 +255,7 @@ async def incoming_calls(
         found = sorted(rename.incoming(session.refs, key).items(), key=lambda kv: str(kv[0]))
         return _calls(found, lambda o: _owner_item(session, o))
 
+    await need_complete_index(ls)
     calls = await ls.on_worker(work)
     return [types.CallHierarchyIncomingCall(from_=it, from_ranges=rs) for it, rs in calls]
 
@@ -254,6 +270,7 @@ async def outgoing_calls(
         refresh_open_documents(session)
         return _calls(sorted(rename.outgoing(session.refs, key).items()), lambda c: _item(session, c))
 
+    await need_complete_index(ls)
     calls = await ls.on_worker(work)
     return [types.CallHierarchyOutgoingCall(to=it, from_ranges=rs) for it, rs in calls]
 

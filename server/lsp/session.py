@@ -20,6 +20,7 @@ from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.server.analysis import references
 from puppet_xpp.server.analysis.answers import Knowledge
 from puppet_xpp.server.analysis.document import Analysis, Document, GcPacer, LspDiagnostic, Span, path_of_uri
+from puppet_xpp.server.analysis.facts import FactSource
 from puppet_xpp.server.analysis.hiera import HieraCache, Layer
 from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
 from puppet_xpp.server.analysis.lint_pool import LintPool
@@ -82,6 +83,46 @@ class DocState:
 
 
 @dataclass(eq=False)
+class IndexState:
+    """How far the workspace indexing is (event loop only).  Requests whose answer needs the whole
+    index (references, rename, call hierarchy) wait for it a bounded time, then refuse rather than answer
+    from a partial index as if it were complete (server/lsp/indexing.py's ``wait_complete``).
+
+    Until the first indexing of the workspace has ended the index is incomplete, even before that
+    indexing started (``initialized`` may not have come yet): a request at that moment must not be
+    mistaken for one on a complete index."""
+
+    first_done: bool = False  # the indexing at start has ended
+    running: int = 0  # indexings running now (at start, folders added later)
+    done: int = 0  # files indexed by the running indexings
+    total: int = 0  # files the running indexings have to index
+    idle: asyncio.Event | None = field(default=None, repr=False)
+
+    def complete(self) -> bool:
+        return self.first_done and self.running == 0
+
+    def event(self) -> asyncio.Event:
+        """Set while the index is complete."""
+        if self.idle is None:
+            self.idle = asyncio.Event()
+        if self.complete():
+            self.idle.set()
+        return self.idle
+
+    def begin(self, files: int) -> None:
+        self.running += 1
+        self.total += files
+        self.event().clear()
+
+    def end(self) -> None:
+        self.running = max(0, self.running - 1)
+        self.first_done = True
+        if self.running == 0:
+            self.done = self.total = 0
+        self.event()
+
+
+@dataclass(eq=False)
 class Session:
     settings: Settings = field(default_factory=Settings)
     roots: list[str] = field(default_factory=list)  # the workspace folders
@@ -95,7 +136,10 @@ class Session:
     gc_pacer: GcPacer = field(default_factory=GcPacer)
     timings: list[float] = field(default_factory=list)  # seconds per analysis (the last 1,000)
     indexing: asyncio.Future[None] | None = None  # the workspace indexing at start
+    index_state: IndexState = field(default_factory=IndexState)
     idle_gc: asyncio.Future[None] | None = None  # a full collection waiting for a pause
+    # the user's facts (setting facts.file, a facter run on request: server/analysis/facts.py)
+    facts: FactSource = field(default_factory=FactSource)
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references
@@ -116,7 +160,11 @@ class Session:
     # -- the workspace
 
     def settings_from(self, d: object) -> Settings:
-        return Settings.from_dict(d, self.settings, self.roots[0] if self.roots else None)
+        """The settings of a client settings object (the facts file, ``facts.file``, is kept apart: it
+        is no analysis setting)."""
+        root = self.roots[0] if self.roots else None
+        self.facts.configure(d, root)
+        return Settings.from_dict(d, self.settings, root)
 
     def index_roots(self) -> list[str]:
         """Workspace folders, the configured module path, and each folder's environment module path."""
@@ -160,7 +208,11 @@ class Session:
     def knowledge(self, uri: str) -> Knowledge:
         """What the features know beyond the document ``uri``."""
         return Knowledge(
-            self.index, self.settings.puppet_version, lambda: self.hiera_layers(uri), self.snippets()
+            self.index,
+            self.settings.puppet_version,
+            lambda: self.hiera_layers(uri),
+            self.snippets(),
+            self.facts.current,
         )
 
     # -- the client

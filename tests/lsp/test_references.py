@@ -81,13 +81,18 @@ FILES = {
 }
 
 
-def build_workspace(root) -> str:
-    env = os.path.join(str(root), "production")
-    for rel, text in FILES.items():
+def write_files(env: str, files: dict[str, str]) -> None:
+    """Write ``files`` (relative path -> text) under ``env``."""
+    for rel, text in files.items():
         p = os.path.join(env, rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def build_workspace(root) -> str:
+    env = os.path.join(str(root), "production")
+    write_files(env, FILES)
     return env
 
 
