@@ -1,64 +1,13 @@
 -- Headless Neovim end-to-end check of editors/neovim against the real puppet-xpp server.
 -- Run by tests/editors/test_neovim.py:
 --   nvim --headless -u NONE -i NONE -n -c 'luafile nvim_e2e.lua'   with $PUPPET_XPP_NVIM_TEST = a JSON file:
---   { plugin_dir, cmd, manifest, fixed_lines, xpp, result, step_ms, extra_files }
+--   { plugin_dir, cmd, manifest, fixed_lines, xpp, result, step_ms, extra_files, snippet, xpp_var }
+-- (xpp_var: with a snippet, wait for b:puppet_xpp_file too)
 -- Every step waits with a timeout; whatever happens, the result JSON is written and Neovim quits.
 local uv = vim.loop
-local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv('PUPPET_XPP_NVIM_TEST')), '\n'))
-local result = { steps = {}, nvim = tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch }
-local step_ms = spec.step_ms or 30000
-
-local function now_ms()
-  return uv.hrtime() / 1e6
-end
-
-local function finish()
-  vim.fn.writefile({ vim.fn.json_encode(result) }, spec.result)
-  pcall(function()
-    local get = vim.lsp.get_clients or vim.lsp.get_active_clients
-    for _, c in pairs(get()) do
-      c.stop()
-    end
-    vim.wait(3000, function() return #get() == 0 end, 50)
-  end)
-  vim.cmd('qa!')
-end
-
-local function diags(buf)
-  local out = {}
-  for _, d in ipairs(vim.diagnostic.get(buf)) do
-    table.insert(out, { lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
-      severity = d.severity, message = d.message, source = d.source, code = d.code })
-  end
-  return out
-end
-
-local function step(name, fn)
-  local t0 = now_ms()
-  local ok, val = pcall(fn)
-  result.steps[name] = { ok = ok and val ~= false, ms = math.floor(now_ms() - t0) }
-  if not ok then
-    result.steps[name].error = tostring(val)
-  end
-  return ok and val ~= false
-end
-
-local function slurp(p)
-  local f = io.open(p, 'rb')
-  if not f then
-    return nil
-  end
-  local data = f:read('*a')
-  f:close()
-  return data
-end
-
-local function buf_clients(buf)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = buf })
-  end
-  return vim.lsp.buf_get_clients(buf)
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/nvim_harness.lua')
+local spec, result, step, slurp = harness.spec, harness.result, harness.step, harness.read
+local step_ms = harness.step_ms
 
 local function mtime(p)
   local st = uv.fs_stat(p)
@@ -94,12 +43,13 @@ local function main()
 
   local ok = step('attach', function()
     return vim.wait(step_ms, function()
-      local cs = buf_clients(buf)
+      local cs = harness.clients(buf)
       for _, c in pairs(cs) do
         if c.initialized then
           result.client = { name = c.name, root_dir = c.config.root_dir,
             sync = c.server_capabilities and c.server_capabilities.textDocumentSync,
-            semantic_tokens = c.server_capabilities and c.server_capabilities.semanticTokensProvider ~= nil }
+            semantic_tokens = c.server_capabilities and c.server_capabilities.semanticTokensProvider ~= nil,
+            debounce = (c.flags or c.config.flags or {}).debounce_text_changes }
           return true
         end
       end
@@ -111,14 +61,14 @@ local function main()
   ok = step('diagnostic', function()
     return vim.wait(step_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50)
   end)
-  result.diagnostics_before = diags(buf)
+  result.diagnostics_before = harness.diagnostics(buf)
   if not ok then return end
 
   vim.cmd('write')
   ok = step('xpp_written', function()
     return vim.wait(step_ms, function()
       local okv, v = pcall(vim.api.nvim_buf_get_var, buf, 'puppet_xpp_file')
-      return (snippet ~= nil or (okv and v ~= nil)) and mtime(spec.xpp) ~= nil
+      return ((snippet ~= nil and not spec.xpp_var) or (okv and v ~= nil)) and mtime(spec.xpp) ~= nil
     end, 50)
   end)
   result.xpp_exists_after_first_save = mtime(spec.xpp) ~= nil
@@ -133,7 +83,7 @@ local function main()
   ok = step('diagnostic_cleared', function()
     return vim.wait(step_ms, function() return #vim.diagnostic.get(buf) == 0 end, 50)
   end)
-  result.diagnostics_after = diags(buf)
+  result.diagnostics_after = harness.diagnostics(buf)
   if not ok then return end
 
   vim.cmd('write')
@@ -145,8 +95,4 @@ local function main()
   end)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  result.error = err
-end
-finish()
+harness.run(main)

@@ -3,21 +3,9 @@
 --   { plugin_dir, cmd, manifest, line, col, result, step_ms }
 -- Completion runs through Neovim's own vim.lsp.omnifunc (the 'omnifunc' the plugin sets); only the
 -- UI ends are replaced: the mode reads as Insert and complete() records what it is given.
-local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv('PUPPET_XPP_NVIM_TEST')), '\n'))
-local v = vim.version()
-local result = { nvim = v.major .. '.' .. v.minor .. '.' .. v.patch, attempts = 0 }
-
-local function finish()
-  vim.fn.writefile({ vim.fn.json_encode(result) }, spec.result)
-  pcall(function()
-    local get = vim.lsp.get_clients or vim.lsp.get_active_clients
-    for _, c in pairs(get()) do
-      c.stop()
-    end
-    vim.wait(3000, function() return #get() == 0 end, 50)
-  end)
-  vim.cmd('qa!')
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/nvim_harness.lua')
+local spec, result = harness.spec, harness.result
+result.attempts = 0
 
 local function main()
   vim.opt.runtimepath:prepend(spec.plugin_dir)
@@ -64,8 +52,4 @@ local function main()
   result.complete = got
 end
 
-local ok, err = pcall(main)
-if not ok then
-  result.error = tostring(err)
-end
-finish()
+harness.run(main)

@@ -3,39 +3,8 @@
 --   { plugin_dir, cmd, manifest, cursor = {line, col} (0-based), new_name, target, expect_refs, result, step_ms }
 -- Every step waits with a timeout; whatever happens, the result JSON is written and Neovim quits.
 local uv = vim.loop
-local spec = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv('PUPPET_XPP_NVIM_TEST')), '\n'))
-local v = vim.version()
-local result = { steps = {}, nvim = v.major .. '.' .. v.minor .. '.' .. v.patch }
-local step_ms = spec.step_ms or 60000
-
-local function finish()
-  vim.fn.writefile({ vim.fn.json_encode(result) }, spec.result)
-  pcall(function()
-    local get = vim.lsp.get_clients or vim.lsp.get_active_clients
-    for _, c in pairs(get()) do
-      c.stop()
-    end
-    vim.wait(3000, function() return #get() == 0 end, 50)
-  end)
-  vim.cmd('qa!')
-end
-
-local function step(name, fn)
-  local t0 = uv.hrtime()
-  local ok, val = pcall(fn)
-  result.steps[name] = { ok = ok and val ~= false, ms = math.floor((uv.hrtime() - t0) / 1e6) }
-  if not ok then
-    result.steps[name].error = tostring(val)
-  end
-  return ok and val ~= false
-end
-
-local function buf_clients(buf)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = buf })
-  end
-  return vim.lsp.buf_get_clients(buf)
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/nvim_harness.lua')
+local spec, result, step, step_ms = harness.spec, harness.result, harness.step, harness.step_ms
 
 local function main()
   vim.opt.runtimepath:prepend(spec.plugin_dir)
@@ -47,7 +16,7 @@ local function main()
 
   if not step('attach', function()
     return vim.wait(step_ms, function()
-      for _, c in pairs(buf_clients(buf)) do
+      for _, c in pairs(harness.clients(buf)) do
         if c.initialized then return true end
       end
       return false
@@ -91,8 +60,4 @@ local function main()
   result.current = vim.api.nvim_buf_get_name(0)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  result.error = err
-end
-finish()
+harness.run(main)

@@ -8,18 +8,35 @@
 --     -- settings = { lint = { enabled = false, rcPath = '~/.puppet-lint.rc' } },
 --   })
 --
+-- On Neovim 0.11 and later, vim.lsp.enable('puppet_xpp') (lsp/puppet_xpp.lua) does the same without setup().
+-- :help puppet_xpp; :checkhealth puppet_xpp.
 -- Neovim >= 0.8 uses vim.lsp.start (one client per root directory, reused automatically);
 -- Neovim 0.7 uses vim.lsp.start_client + vim.lsp.buf_attach_client with our own per-root cache.
 local M = {}
 
 local uv = vim.loop
 
+-- The server's client configuration (command, filetypes, debounce, the puppet/xppWritten handler) lives
+-- in lsp/puppet_xpp.lua, the file Neovim 0.11's vim.lsp.enable('puppet_xpp') reads: setup() starts from
+-- this plugin's copy of it (next to lua/), whatever else 'runtimepath' holds.
+local native -- the table lsp/puppet_xpp.lua returns, loaded once
+
+--- A copy of the configuration in lsp/puppet_xpp.lua (in nvim-lspconfig's shape).
+function M.native_config()
+  if native == nil then
+    local here = debug.getinfo(1, 'S').source:gsub('^@', '')
+    local file = vim.fn.fnamemodify(here, ':p:h:h:h') .. '/lsp/puppet_xpp.lua'
+    native = dofile(file)
+  end
+  return vim.deepcopy(native)
+end
+
 M.defaults = {
   name = 'puppet-xpp',
-  cmd = { 'puppet-xpp', '--stdio' },
+  cmd = M.native_config().cmd,
   -- the command line tool used by :PuppetXppCompile and :PuppetXppDump (default: cmd without --stdio)
   cli = nil,
-  filetypes = { 'puppet', 'epuppet' },
+  filetypes = M.native_config().filetypes,
   -- server settings: initializationOptions, and the answer to workspace/configuration section "puppet"
   settings = {},
   on_attach = nil,
@@ -118,23 +135,13 @@ local function cli_cmd(cfg)
   return out
 end
 
-local function on_xpp_written(err, result, ctx)
-  if err or type(result) ~= 'table' or not result.uri or not result.xpp then
-    return
+-- puppet/xppWritten: lsp/puppet_xpp.lua's handler (b:puppet_xpp_file, User PuppetXppWritten), and a
+-- message when notify_xpp_written is set.
+local function on_xpp_written(err, result, ctx, config)
+  M.native_config().handlers['puppet/xppWritten'](err, result, ctx, config)
+  if not err and type(result) == 'table' and result.xpp and M.config and M.config.notify_xpp_written then
+    vim.notify('puppet-xpp: wrote ' .. vim.uri_to_fname(result.xpp), vim.log.levels.INFO)
   end
-  local bufnr = vim.uri_to_bufnr(result.uri)
-  local xpp = vim.uri_to_fname(result.xpp)
-  if vim.api.nvim_buf_is_valid(bufnr) then
-    vim.api.nvim_buf_set_var(bufnr, 'puppet_xpp_file', xpp)
-  end
-  if M.config and M.config.notify_xpp_written then
-    vim.notify('puppet-xpp: wrote ' .. xpp, vim.log.levels.INFO)
-  end
-  local ev = { pattern = 'PuppetXppWritten', modeline = false }
-  if vim.fn.has('nvim-0.8') == 1 then
-    ev.data = result -- `data` arrived in Neovim 0.8
-  end
-  pcall(vim.api.nvim_exec_autocmds, 'User', ev)
 end
 
 -- On attach: LSP omni-completion (<C-x><C-o>; Neovim 0.7 does not set 'omnifunc' itself) and the
@@ -185,7 +192,7 @@ local function client_config(cfg, root)
     settings = { puppet = settings },
     capabilities = cfg.capabilities or vim.lsp.protocol.make_client_capabilities(),
     on_attach = on_attach(cfg),
-    flags = { debounce_text_changes = 150 },
+    flags = M.native_config().flags,
     handlers = { ['puppet/xppWritten'] = on_xpp_written },
   }
   for k, v in pairs(cfg.client_config or {}) do
