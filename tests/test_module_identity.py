@@ -18,9 +18,13 @@ import io
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from puppet_xpp.xpp.environment import file_context, infer_module
 
@@ -66,7 +70,7 @@ def _rows(rows, clone: Path, installed: Path):
     return sorted((r[0], r[1], r[2], r[3].replace(str(installed), str(clone))) for r in rows)
 
 
-def _puppet(oracle, installed: Path, rel: str):
+def _puppet(oracle, installed: Path, rel: str, strict: str | None = "error"):
     path = installed / rel
     autoloaded = rel.split("/", 1)[0] in ("manifests", "functions", "types", "plans")
     ds = oracle.call(
@@ -75,7 +79,7 @@ def _puppet(oracle, installed: Path, rel: str):
         modulepath=[str(installed.parent)],
         manifest=None if autoloaded else str(path),  # puppet apply FILE: FILE is the initial manifest
         tasks=rel.startswith("plans/"),
-        strict="error",
+        strict=strict,
     )
     return [(d["severity"], d["code"], d["line"], d["message"]) for d in ds]
 
@@ -167,3 +171,63 @@ def test_inside_an_environment_the_directory_name_stays(tmp_path, oracle):
     want = _puppet(oracle, mod, rel)
     assert [r[1] for r in want] == ["ILLEGAL_DEFINITION_LOCATION"]
     assert _validate(mod / rel) == want
+
+
+# ------------------------------------------------------------------------------------------------ language server
+
+REPO = Path(__file__).resolve().parent.parent
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
+
+
+@pytest.fixture(scope="module")
+def clone_dir(tmp_path_factory):
+    if not (CORPUS / "ntp" / "metadata.json").is_file():
+        pytest.skip("corpus module ntp not installed")
+    root = tmp_path_factory.mktemp("ws")
+    clone = root / "puppet-ntp"
+    _copy("ntp", clone, "puppetlabs-ntp")
+    installed = root / "env" / "modules" / "ntp"
+    _copy("ntp", installed, None)
+    (clone / ".git").mkdir()
+    (clone / ".puppet-xpp.toml").write_text('level = "7.23"\n')  # the project's level: strict warning
+    (clone / "manifests" / "dup.pp").write_text("class ntp::dup {\n  $x = { 'a' => 1, 'a' => 2 }\n}\n")
+    return clone
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": str(REPO)}), scope="module"
+)
+async def client(lsp_client: LanguageClient, clone_dir):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+            root_uri=clone_dir.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=clone_dir.as_uri(), name="puppet-ntp")],
+            initialization_options={"puppet": {"lint": {"enabled": False}}},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_language_server_names_the_clone_as_puppet_does(client: LanguageClient, clone_dir, oracle):
+    """Through a real client: the editor's diagnostics on the clone are Puppet's on the installed
+    module (location rules by metadata name, examples/ as an initial manifest), at the project's
+    level (7.23: DUPLICATE_KEY is a warning)."""
+    from tests.lsp.test_lsp_e2e import open_document, wait_diagnostics
+
+    installed = clone_dir.parent / "env" / "modules" / "ntp"
+    shutil.copy(clone_dir / "manifests" / "dup.pp", installed / "manifests" / "dup.pp")
+    severity = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
+    for rel in (
+        "manifests/init.pp",
+        "manifests/misplaced.pp",
+        "manifests/toplevel.pp",
+        "examples/init.pp",
+        "manifests/dup.pp",
+    ):
+        want = sorted((severity[r[0]], r[1], r[2] - 1) for r in _puppet(oracle, installed, rel, None))
+        uri = await open_document(client, str(clone_dir / rel))
+        got = await wait_diagnostics(client, uri)
+        assert sorted((d.severity, d.code, d.range.start.line) for d in got) == want, rel
