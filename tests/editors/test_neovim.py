@@ -347,6 +347,37 @@ def test_neovim_checkhealth(tmp_path):
     assert _health_line(lines, "", f"debounce_text_changes: {DEBOUNCE_MAX_MS} ms"), ctx
 
 
+HEALTH_SETUP = """
+local spec, result, helpers = ...
+require('puppet_xpp').setup({ settings = { tasks = true } })
+vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
+result.attached = helpers.wait_client(0, 'puppet-xpp') ~= nil
+vim.cmd('checkhealth puppet_xpp')
+result.lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+"""
+
+
+def test_neovim_07_checkhealth(tmp_path):
+    """`:checkhealth puppet_xpp` on Neovim 0.7 (the `health` module of that version) after `setup()`."""
+    nvim = nvim_binaries().get("0.7")
+    if nvim is None:
+        editor_tool_missing("Neovim 0.7 (installed by .ci/editors)")
+    t = _environment(tmp_path)
+    wrapper = server_wrapper(tmp_path / "bin")
+    server_version = subprocess.run(
+        [str(wrapper), "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    res = _run_lua(nvim, tmp_path, HEALTH_SETUP, manifest=str(t["manifest"]))
+    lines = res.get("lines", [])
+    ctx = json.dumps(lines, indent=1) + "\n" + res["_output"][-3000:]
+    assert res["nvim"].startswith("0.7.") and "error" not in res and res["attached"], ctx
+    assert _health_line(lines, "OK", "started by require('puppet_xpp').setup()"), ctx
+    assert _health_line(lines, "OK", f"{server_version} ({wrapper})"), ctx
+    assert _health_line(lines, "", "settings.tasks: true"), ctx
+    assert _health_line(lines, "OK", f"(puppet-xpp): root {t['env']}, server version not kept"), ctx
+    assert not _health_line(lines, "ERROR", ""), ctx
+
+
 HELP = """
 local spec, result, helpers = ...
 vim.cmd('helptags ' .. vim.fn.fnameescape(spec.plugin_dir .. '/doc'))

@@ -1,9 +1,10 @@
 -- :checkhealth puppet_xpp — is the server there and which one, is Puppet there, and which
 -- configuration and settings are in force (the running clients' first, else the one that would start).
--- Runs on Neovim 0.8 and later (vim.health; 0.8 and 0.9 name its functions report_*).
+-- Runs on Neovim 0.7 and later (vim.health, or 0.7's `health` module; before 0.10 its functions are
+-- named report_*).
 local M = {}
 
-local health = vim.health
+local health = vim.health or require('health')
 local report = {
   start = health.start or health.report_start,
   ok = health.ok or health.report_ok,
@@ -126,8 +127,10 @@ local function check_clients(server_version)
     if client.name == NAME or client.name == 'puppet-xpp' then
       found = true
       local info = client.server_info or {}
-      report.ok(('client %d (%s): root %s, server %s %s'):format(client.id, client.name,
-        tostring(client.config.root_dir), tostring(info.name), tostring(info.version)))
+      local server = info.name and ('server %s %s'):format(info.name, tostring(info.version))
+        or 'server version not kept by this Neovim'
+      report.ok(('client %d (%s): root %s, %s'):format(client.id, client.name,
+        tostring(client.config.root_dir), server))
       if server_version and info.version and info.version ~= server_version then
         report.warn(('the running server is %s, `--version` on PATH says %s: restart it (:lsp restart)')
           :format(info.version, server_version))
