@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from puppet_xpp.server.analysis.document import Span
+from puppet_xpp.server.analysis.facts import FactValues
 from puppet_xpp.server.analysis.hiera import Layer
 from puppet_xpp.server.analysis.index import WorkspaceIndex
 
@@ -71,6 +72,11 @@ class SignatureHelp:
     active_parameter: int
 
 
+def no_facts() -> FactValues | None:
+    """Knowledge's default: the user's facts are not known."""
+    return None
+
+
 @dataclass(frozen=True)
 class Knowledge:
     """What the features know beyond the document: the workspace index, the language level the
@@ -81,3 +87,6 @@ class Knowledge:
     level: str | None
     hiera: Callable[[], Sequence[Layer]]
     snippets: bool = False
+    # the user's facts (server/analysis/facts.py: a facts file of the settings, a facter run), read
+    # only when a fact's hover asks
+    facts: Callable[[], FactValues | None] = no_facts

@@ -1,6 +1,7 @@
 """Puppet's own built-ins as the language server knows them: every built-in function with its
 signatures, every core resource type with its attributes, allowed values and namevars, the
-metaparameters, and Facter's core fact names.
+metaparameters, and Facter's core fact names; and Facter's own schema of its facts (types and
+descriptions, ``data/facts.json``: :func:`fact_schema_entry`).
 
 The facts come from ``data/builtins-<level>.json``, one per language level (grammar/levels.py:
 level 8 from OpenVox 8.28.1, levels 7 and 7.23 from Debian's Puppet 7.23), generated at development
@@ -18,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Sequence
 from typing import NotRequired, TypedDict, cast
 
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
@@ -168,6 +170,65 @@ def facts() -> dict[str, bool]:
     """Core fact name -> True when it is a legacy (top-scope variable) name.  Structured names are
     dotted (``os.family``)."""
     return {k: bool(v.get("legacy")) for k, v in data().get("facts", {}).items()}
+
+
+# ----------------------------------------------------------------------------------------------- Facter's schema
+# (data/facts.json, written by server/analysis/gen_facts.rb from the schema Facter ships)
+
+
+class FactSchemaData(TypedDict):
+    type: str  # integer | double | string | boolean | array | map | ip | ip6 | mac
+    description: str
+    hidden: NotRequired[bool]  # hidden from facter's output by default: a legacy name
+    pattern: NotRequired[str]  # a dynamic name's regular expression (the name is then ``<what>``)
+    elements: NotRequired[dict[str, FactSchemaData]]  # a map's known elements
+
+
+FACTS_FILE = "facts.json"
+
+
+@functools.cache
+def fact_schema() -> dict[str, FactSchemaData]:
+    """Facter's core facts by top-level name, as its schema documents them ({} when unreadable)."""
+    try:
+        with open(os.path.join(DATA_DIR, FACTS_FILE), encoding="utf-8") as f:
+            return cast(dict[str, FactSchemaData], json.load(f).get("facts", {}))
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _schema_child(entries: dict[str, FactSchemaData], key: str) -> tuple[str, FactSchemaData] | None:
+    """The schema entry ``key`` names among ``entries``: its own, else one whose pattern matches."""
+    import re
+
+    hit = entries.get(key)
+    if hit is not None and "pattern" not in hit:
+        return key, hit
+    for name, entry in entries.items():
+        pattern = entry.get("pattern")
+        if pattern is not None:
+            try:
+                if re.fullmatch(pattern.strip("^$"), key):
+                    return name, entry
+            except re.error:
+                continue
+    return None
+
+
+def fact_schema_entry(path: Sequence[str]) -> tuple[str, FactSchemaData] | None:
+    """(the schema's name, entry) of the fact at key ``path`` (``["os", "family"]``: ``os.family``;
+    dynamic names as the schema writes them: ``disks.<devicename>.size``), or None."""
+    entries = fact_schema()
+    names: list[str] = []
+    entry: FactSchemaData | None = None
+    for key in path:
+        hit = _schema_child(entries, key)
+        if hit is None:
+            return None
+        names.append(hit[0])
+        entry = hit[1]
+        entries = entry.get("elements", {})
+    return (".".join(names), entry) if entry is not None else None
 
 
 @functools.cache

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from puppet_xpp.grammar import ast
-from puppet_xpp.server.analysis import builtins, features, hiera, tables, world
+from puppet_xpp.server.analysis import builtins, facts, features, hiera, tables, world
 from puppet_xpp.server.analysis.answers import (
     DocumentSymbol,
     Hover,
@@ -128,6 +128,12 @@ def _world_hover(an: Analysis, known: Knowledge, off: int) -> Hover | None:
             if a.name == name and owner is not None and kind is not None:
                 return Hover(attribute_markdown(owner, a, kind), span(an, s, e - s))
         return None
+    fact = facts.fact_at(an, off, lambda name: name in features.visible_variables(an, off, an.node_locator))
+    if fact is not None:
+        custom = [fact.path[0]] if fact.path and known.index.lookup(fact.path[0], ("fact",)) else []
+        text = facts.hover_markdown(fact, known.facts(), custom)
+        if text is not None:
+            return Hover(text, span(an, fact.start, fact.end - fact.start))
     hk = hiera.key_at(an, off)
     if hk is not None:
         key, s, e, param = hk

@@ -4,6 +4,8 @@ server/analysis/completion.py, server/analysis/features.py), and converts the pl
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
 from puppet_xpp.server.analysis import completion as completions
@@ -103,3 +105,18 @@ async def signature_help(ls: PuppetServer, params: types.SignatureHelpParams) ->
     return await sync.with_analysis(
         ls, uri, lambda an: convert.signature_help(navigation.signature_help(an, known, line, character))
     )
+
+
+# the command that runs facter once for the facts' hover (server/analysis/facts.py); never run unasked
+RUN_FACTER = "puppet-xpp.runFacter"
+
+
+async def run_facter(ls: PuppetServer) -> dict[str, object]:
+    """``workspace/executeCommand`` puppet-xpp.runFacter: run facter once (on its own thread: it can
+    take seconds) and keep its facts for the hover of facts; the answer says how many or why none."""
+    got = await asyncio.to_thread(ls.session.facts.run_facter)
+    if got.error:
+        ls.log(f"puppet-xpp: {got.error}", types.MessageType.Warning)
+        return {"facts": 0, "source": got.source, "error": got.error}
+    ls.log(f"puppet-xpp: {len(got.values)} facts from {got.source}")
+    return {"facts": len(got.values), "source": got.source}

@@ -72,6 +72,7 @@ def create_server() -> PuppetServer:
     ls = PuppetServer()
     for method, options, handler in FEATURES:
         ls.feature(method, options)(handler)
+    ls.command(language.RUN_FACTER)(language.run_facter)
     return ls
 
 
