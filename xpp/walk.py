@@ -23,7 +23,7 @@ A file the user names is never skipped: only what a walk finds is filtered.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pathspec
@@ -75,13 +75,18 @@ class Ignores:
         if patterns:
             self.layers.append(_Layer(os.path.abspath(base), _spec(patterns), final))
 
-    def add_directory(self, directory: str, *, anchor_defaults: bool = False) -> None:
-        """The layers a directory brings: PDK's defaults when it is a module or environment root (or
-        ``anchor_defaults``), its ``.pdkignore``/``.gitignore``.  An unreadable pattern file counts as
-        empty (it is the user's file: the walk goes on)."""
-        if anchor_defaults or _is_root(directory):
+    def add_directory(
+        self, directory: str, *, anchor_defaults: bool = False, names: Container[str] | None = None
+    ) -> None:
+        """The layers a directory brings: PDK's defaults when it is a module, environment or
+        repository root (or ``anchor_defaults``), its ``.pdkignore``/``.gitignore``.  ``names``: the
+        directory's entries when the caller listed them already (no further look-ups).  An unreadable
+        pattern file counts as empty (it is the user's file: the walk goes on)."""
+        if anchor_defaults or _is_root(directory, names):
             self.add(directory, PDK_IGNORED)
         for name in IGNORE_FILES:
+            if names is not None and name not in names:
+                continue
             path = os.path.join(directory, name)
             if os.path.isfile(path):
                 try:
@@ -113,8 +118,11 @@ class Ignores:
         return Ignores(list(self.layers))
 
 
-def _is_root(directory: str) -> bool:
-    """A module, environment or repository root: where PDK's defaults are anchored."""
+def _is_root(directory: str, names: Container[str] | None = None) -> bool:
+    """A module, environment or repository root: where PDK's defaults are anchored (``names``: the
+    directory's entries, when listed already)."""
+    if names is not None and ".git" not in names and not any(m in names for m in _ROOT_MARKERS):
+        return False
     if os.path.exists(os.path.join(directory, ".git")):
         return True
     return any(os.path.isfile(os.path.join(directory, m)) for m in _ROOT_MARKERS)
@@ -157,6 +165,7 @@ def walk(
     follow_links: bool = True,
     files_first: bool = False,
     problems: bool = False,
+    seen: set[tuple[int, int]] | None = None,
 ) -> Iterator[Found]:
     """Files below ``top`` whose name ends with one of ``suffixes``, in sorted order (a subdirectory's
     files in its place, or after the directory's own files with ``files_first``), each directory once.
@@ -164,11 +173,13 @@ def walk(
     ``exclude``: (directory, pattern) pairs -- gitignore-style patterns relative to their directory;
     ``skip_dirs``: absolute directories not entered (``--compile``'s module path entries);
     ``follow_links``: enter symbolic links to directories; ``problems``: also yield the entries that
-    cannot be used (unreadable directory, broken link) with the reason."""
+    cannot be used (unreadable directory, broken link) with the reason; ``seen``: the directories
+    walked already (device, inode), shared by the walks of several roots so that each is walked once."""
     top = os.path.abspath(top)
     ignores, anchor = _initial(top, exclude)
     skip = {os.path.abspath(d) for d in skip_dirs}
-    seen: set[tuple[int, int]] = set()
+    if seen is None:
+        seen = set()
     yield from _walk_dir(top, suffixes, ignores, skip, seen, follow_links, files_first, problems, anchor)
 
 
@@ -234,7 +245,7 @@ def _walk_dir(
             yield Found(directory, f"cannot read directory: {e.strerror}")
         return
     layers = ignores.copy()
-    layers.add_directory(directory, anchor_defaults=anchor_defaults)
+    layers.add_directory(directory, anchor_defaults=anchor_defaults, names={e.name for e in entries})
     later: list[str] = []
     for entry in entries:
         path = entry.path
@@ -242,6 +253,8 @@ def _walk_dir(
             is_dir = entry.is_dir(follow_symlinks=follow_links)
         except OSError:
             is_dir = False
+        if not is_dir and not entry.name.endswith(suffixes):
+            continue  # (before the patterns: most entries of a module are not asked for)
         if layers.ignored(path, is_dir):
             continue
         if is_dir:

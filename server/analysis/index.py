@@ -7,7 +7,6 @@ passes the reference index's) get the same parse."""
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 
@@ -175,15 +174,11 @@ def workspace_files(roots: Iterable[str], limit: int = 20000) -> list[str]:
     from puppet_xpp.xpp.walk import walk
 
     out: list[str] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()  # directories walked, shared by the roots
     for root in roots:
         excludes = [(root, "node_modules/"), (root, "spec/"), *project_for(root).excludes()]
-        for found in walk(root, (".pp", ".rb"), exclude=excludes):
+        for found in walk(root, (".pp", ".rb"), exclude=excludes, seen=seen):
             f = found.path
-            real = os.path.realpath(f)
-            if real in seen:
-                continue
-            seen.add(real)
             if f.endswith(".pp") or kind_of_path(f):
                 out.append(f)
                 if len(out) >= limit:
