@@ -338,3 +338,23 @@ def test_project_lint_options_like_puppet_lints(tmp_path):
     ours = puppet_lint.run_in_scratch(with_conf, [*ours_cmd, "--140chars-check", "x.pp"])
     assert (ours["status"], ours["stdout"]) == (theirs["status"], theirs["stdout"])
     assert "140chars" in theirs["stdout"]
+
+
+def test_project_lint_options_in_the_language_server(tmp_path):
+    """The editor's lint reads the project's [lint] table as --lint does: the checks puppet-lint
+    reports with --no-140chars-check (its JSON output) are the editor's problems on the file."""
+    from puppet_xpp.server.analysis.lint import problems
+    from puppet_xpp.server.analysis.workspace import LintSettings
+    from tests.conformance import puppet_lint
+
+    if not puppet_lint.available():
+        pytest.skip("puppet-lint not installed")
+    text = "class x {\n  notice('" + "a" * 150 + "')\n}\n"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".puppet-xpp.toml").write_text('[lint]\ndisable = ["140chars"]\n')
+    (tmp_path / "x.pp").write_text(text)
+    theirs = puppet_lint.run_puppet_lint({"x.pp": text}, ["--json", "--no-140chars-check", "x.pp"])
+    want = sorted((p["check"], p["line"]) for f in json.loads(theirs["stdout"]) for p in f)
+    got = sorted((p.check, p.line) for p in problems(text, str(tmp_path / "x.pp"), LintSettings()))
+    assert got == want and want  # (documentation is still reported: the file is linted)
+    assert ("140chars", 2) in [(p.check, p.line) for p in problems(text, None, LintSettings())]

@@ -53,22 +53,27 @@ def _rc_for(path: str | None, settings: LintSettings) -> str | None:
 
 
 def config_for(path: str | None, settings: LintSettings) -> LintConfig:
-    """puppet-lint's configuration for a file (read once per rc file and modification time)."""
+    """puppet-lint's configuration for a file (read once per rc file and modification time): the rc
+    file, then the project configuration's ``[lint]`` options (xpp.project), as ``--lint`` reads them."""
+    from puppet_xpp.xpp.project import project_for
+
     rc = _rc_for(path, settings)
     try:
         mtime = os.stat(rc).st_mtime if rc else 0.0
     except OSError:
         mtime = -1.0
-    return _read_config(rc, mtime)
+    options = tuple(project_for(path).lint.arguments()) if path else ()
+    return _read_config(rc, mtime, options)
 
 
 @functools.lru_cache(maxsize=64)
-def _read_config(rc: str | None, mtime: float) -> LintConfig:
-    """The configuration of rc file ``rc`` (None: puppet-lint's defaults) as it was at ``mtime``."""
+def _read_config(rc: str | None, mtime: float, options: tuple[str, ...] = ()) -> LintConfig:
+    """The configuration of rc file ``rc`` (None: puppet-lint's defaults) as it was at ``mtime``, with
+    ``options`` (puppet-lint's command-line options) applied after it."""
     try:
         if rc is None:
-            return load_config([], cwd="/nonexistent")[0]
-        return load_config([], rc=rc)[0]
+            return load_config(list(options), cwd="/nonexistent")[0]
+        return load_config(list(options), rc=rc)[0]
     except UsageError:
         return LintConfig()
 
