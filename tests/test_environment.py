@@ -358,3 +358,20 @@ def test_project_lint_options_in_the_language_server(tmp_path):
     got = sorted((p.check, p.line) for p in problems(text, str(tmp_path / "x.pp"), LintSettings()))
     assert got == want and want  # (documentation is still reported: the file is linted)
     assert ("140chars", 2) in [(p.check, p.line) for p in problems(text, None, LintSettings())]
+
+
+def test_pyproject_without_our_table_is_passed_over(tmp_path):
+    """A Python project's pyproject.toml (valid or not) without [tool.puppet-xpp] is not ours: the
+    search goes on upward, and nothing is reported about it."""
+    from puppet_xpp.xpp.project import find_config_file, project_for
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".puppet-xpp.toml").write_text('level = "7"\n')
+    sub = tmp_path / "py"
+    sub.mkdir()
+    (sub / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert find_config_file(str(sub / "x.pp")) == str(tmp_path / ".puppet-xpp.toml")
+    (sub / "pyproject.toml").write_text("[project\n")
+    assert project_for(str(sub / "x.pp")).level == "7"
+    (sub / "pyproject.toml").write_text("[tool.puppet-xpp]\nlevel = \n")
+    assert str(project_for(str(sub / "x.pp")).error).startswith(f"{sub / 'pyproject.toml'}:2: invalid TOML")

@@ -140,12 +140,30 @@ def _read(path: str) -> tuple[str, dict[str, Any]]:
         raise ProjectError(path, int(m.group(1)) if m else None, f"invalid TOML: {message}") from None
 
 
+_tables: dict[str, tuple[tuple[int, int], bool]] = {}
+
+
 def _has_table(path: str) -> bool:
+    """Whether the ``pyproject.toml`` at ``path`` has our table (read once per change of the file)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return False
+    hit = _tables.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
     try:
         _text, data = _read(path)
-    except ProjectError:
-        return True  # a broken pyproject.toml may be meant for us: reading it reports why
-    return _table(data, True) is not None
+        found = _table(data, True) is not None
+    except ProjectError:  # a broken pyproject.toml naming our table is ours: reading it says why
+        try:
+            with open(path, "rb") as f:
+                found = b"puppet-xpp" in f.read()
+        except OSError:
+            found = False
+    _tables[path] = (stamp, found)
+    return found
 
 
 def find_config_file(start: str) -> str | None:
