@@ -375,3 +375,16 @@ def test_pyproject_without_our_table_is_passed_over(tmp_path):
     assert project_for(str(sub / "x.pp")).level == "7"
     (sub / "pyproject.toml").write_text("[tool.puppet-xpp]\nlevel = \n")
     assert str(project_for(str(sub / "x.pp")).error).startswith(f"{sub / 'pyproject.toml'}:2: invalid TOML")
+
+
+def test_project_lint_option_errors_name_the_line(tmp_path):
+    from puppet_xpp.server import cli
+
+    (tmp_path / ".git").mkdir()
+    conf = tmp_path / ".puppet-xpp.toml"
+    conf.write_text('[lint]\nfail-on-warnings = true\ndisable = ["nosuch"]\n')
+    (tmp_path / "x.pp").write_text("class x { }\n")
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(["--lint", str(tmp_path / "x.pp")], out, err)
+    assert status == 1 and out.getvalue() == ""
+    assert err.getvalue() == f"puppet-xpp --lint: {conf}:3: lint: invalid option: --no-nosuch-check\n"

@@ -76,7 +76,22 @@ class LintOptions:
     only: tuple[str, ...] = ()
     fail_on_warnings: bool | None = None
     error_level: str | None = None
-    line: int | None = None  # where the table is (for messages about its options)
+    lines: tuple[tuple[str, int | None], ...] = ()  # (key, line) of each key set, for messages
+
+    def line_of(self, option: str) -> int | None:
+        """The line of the key an option of :meth:`arguments` comes from."""
+        key = (
+            "disable"
+            if option.startswith("--no-")
+            else "only"
+            if option.startswith("--only-checks")
+            else "fail-on-warnings"
+            if option == "--fail-on-warnings"
+            else "error-level"
+            if option.startswith("--error-level")
+            else "enable"
+        )
+        return dict(self.lines).get(key)
 
     def arguments(self) -> list[str]:
         """As puppet-lint's command-line options (``--no-NAME-check``, ``--NAME-check``...)."""
@@ -271,7 +286,8 @@ def load_project(path: str) -> ProjectConfig:
             k: _strings(lint_table.get(k, []), path, line(k, "lint"), k)
             for k in ("disable", "enable", "only")
         }
-        lint = LintOptions(names["disable"], names["enable"], names["only"], fail, error_level, line("lint"))
+        lines = tuple((k, line(k, "lint")) for k in lint_table)
+        lint = LintOptions(names["disable"], names["enable"], names["only"], fail, error_level, lines)
     return ProjectConfig(path, level, strict, modulepath, exclude, lint)
 
 

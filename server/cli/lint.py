@@ -138,13 +138,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"puppet-xpp --lint: {project.error}\n")
         return 1
     project_options = project.lint.arguments()
-    if project_options:
+    for option in project_options:  # each checked alone: the message names its key's line
         try:
-            load_config(project_options)
+            load_config([option])
         except UsageError as e:
-            err.write(f"puppet-xpp --lint: {project.path}:{project.lint.line}: lint: {e}\n")
+            err.write(f"puppet-xpp --lint: {project.path}:{project.lint.line_of(option)}: lint: {e}\n")
             return 1
-        arguments = project_options + arguments
+    arguments = project_options + arguments
     if "-h" in arguments or "--help" in arguments:
         out.write(HELP + "\n")
         return 0
