@@ -388,3 +388,31 @@ def test_project_lint_option_errors_name_the_line(tmp_path):
     status = cli.main(["--lint", str(tmp_path / "x.pp")], out, err)
     assert status == 1 and out.getvalue() == ""
     assert err.getvalue() == f"puppet-xpp --lint: {conf}:3: lint: invalid option: --no-nosuch-check\n"
+
+
+def test_compile_environment_takes_the_projects_level(tmp_path, oracle):
+    """--compile ENVDIR: the level of the environment's project configuration, as Puppet 7.23 judges
+    the file (DUPLICATE_KEY a warning); --puppet-version wins."""
+    from puppet_xpp.server.cli import compile as cmd_compile
+
+    env = tmp_path / "production"
+    _make(
+        env, {"environment.conf": "", ".puppet-xpp.toml": 'level = "7.23"\n', "manifests/site.pp": DUPLICATE}
+    )
+    (env / ".git").mkdir()
+    theirs = [
+        (d["severity"], d["code"]) for d in oracle.call("validate", file=str(env / "manifests/site.pp"))
+    ]
+
+    def compiled(*extra):
+        report = tmp_path / "r.json"
+        cmd_compile.main(
+            [str(env), "--report", str(report), "-j", "1", "--force", *extra],
+            out=io.StringIO(),
+            err=io.StringIO(),
+        )
+        files = json.loads(report.read_text())["environments"][0]["files"]
+        return [(d["severity"], d["code"]) for f in files for d in f["diagnostics"]]
+
+    assert compiled() == theirs == [("warning", "DUPLICATE_KEY")]
+    assert compiled("--puppet-version", "8") == [("error", "DUPLICATE_KEY")]
