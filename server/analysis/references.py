@@ -436,7 +436,19 @@ class RefIndex:
             if self.source.get(p) is None:
                 self.remove_file(p)
                 del per[p]
-        return [r for p in sorted(per) for r in sorted(per[p], key=_pos)]
+        out = [r for p in sorted(per) for r in sorted(per[p], key=_pos)]
+        if key[0] == "var" and not self.is_class_parameter(out):
+            # only a class parameter has a Hiera key (automatic parameter lookup): a same-named key is
+            # no use of a define's parameter or of a class's body variable
+            kept = [r for r in out if r.path not in self.yaml]
+            if kept:
+                out = kept
+        return out
+
+    @staticmethod
+    def is_class_parameter(refs: Iterable[Ref]) -> bool:
+        """``refs`` (of one ``("var", ...)`` key) hold a class parameter's definition."""
+        return any(r.role == "def" and r.owner is not None and r.owner[0] == "class" for r in refs)
 
     def defs(self, key: RefKey) -> list[Ref]:
         return [r for r in self.refs(key) if r.role == "def"]

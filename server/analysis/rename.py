@@ -77,10 +77,26 @@ def check_renameable(index: RefIndex, ref: Ref) -> list[Ref]:
         last = ref.text.rpartition("::")[2]
         if last in RESERVED_VARS or last.isdigit():
             raise RenameError(f"${last} is set by Puppet and cannot be renamed")
-    defs = index.defs(ref.key)
+    defs = declarations(index, ref.key)
     if not defs:
         raise RenameError(f"{ref.text!r} is not defined in the workspace (built-in or unknown): not renamed")
     return defs
+
+
+def declarations(index: RefIndex, key: RefKey) -> list[Ref]:
+    """Where ``key`` is defined: the definition, or for a variable with none (a local or body
+    variable: no parameter) its assignments in Puppet code (a Hiera key defines no variable)."""
+    defs = index.defs(key)
+    if defs or key[0] not in ("var", "lvar"):
+        return defs
+    writes = [r for r in index.refs(key) if r.role == "write" and r.path.endswith(".pp")]
+    if key[0] == "lvar":
+        return writes
+    # ("var", "owner::x"): assignments inside that class/define (``x => ...`` in a resource body is a
+    # parameter's value, no definition); ("var", "::x"): assignments at top level
+    scope = key[1].rpartition("::")[0]
+    owners = {("class", scope), ("type", scope)} if scope else {None}
+    return [r for r in writes if r.owner in owners]
 
 
 def plan_rename(
@@ -115,7 +131,7 @@ def _plan_var(index: RefIndex, ref: Ref, defs: list[Ref], new_name: str) -> Plan
     else:
         owner = key[1].rpartition("::")[0]
         new_key = ("var", f"{owner}::{new}" if owner else f"::{new}")
-    if new_key != key and index.defs(new_key):
+    if new_key != key and declarations(index, new_key):
         raise RenameError(f"${new} already exists there: not renamed")
     plan = Plan(what=f"${key[-1].rpartition('::')[2]} -> ${new}")
     for r in index.refs(key):

@@ -14,6 +14,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.test_references import (
     CONFIG,
+    FILES,
     apply_edit,
     build_workspace,
     close_doc,
@@ -28,14 +29,18 @@ from tests.lsp.test_references import (
     start,
     tell_server,
     until,
+    write_files,
 )
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture
-def fresh_env(tmp_path):
-    return build_workspace(tmp_path)
+def fresh_env(tmp_path, request):
+    """The test environment, with the files a test's ``fresh_env`` parameter adds or replaces."""
+    env = build_workspace(tmp_path)
+    write_files(env, getattr(request, "param", {}))
+    return env
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -149,3 +154,75 @@ async def test_rename_define_function_and_type_alias(fresh: LanguageClient, fres
 
         await until(settled)
     assert "Mymod::Tcp_port $port" in open(os.path.join(env, "modules/mymod/manifests/web/vhost.pp")).read()
+
+
+# ----------------------------------------------------------------------------------------------- local variables
+
+LOCALS = {
+    "manifests/site.pp": FILES["manifests/site.pp"].replace(
+        "  include other\n",
+        "  include other\n  $label = mymod::label('x')\n  notice(\"label=${label}\")\n",
+    ),
+    "modules/mymod/functions/label.pp": (
+        "function mymod::label(String $name) >> String {\n"
+        "  $port = 8080\n"
+        '  $prefix = "${name}:"\n'
+        "  [1].each |$port| { notice($port) }\n"
+        '  "${prefix}${port}"\n'
+        "}\n"
+    ),
+    # a class's body variable and a define's parameter with keys of the same names: only a class
+    # parameter has a Hiera key, so these keys are no uses of them
+    "data/common.yaml": FILES["data/common.yaml"]
+    + "mymod::app::url: unused\nmymod::vhost::docroot: /unused\n",
+}
+
+
+with_locals = pytest.mark.parametrize("fresh_env", [LOCALS], indirect=True)
+
+
+@with_locals
+async def test_rename_local_variables_in_their_scope_only(fresh: LanguageClient, fresh_env):
+    env = fresh_env
+    assert "label=x:8080" in puppet_compile(env)
+    fn = os.path.join(env, "modules/mymod/functions/label.pp")
+    # a function's body variable: its uses in the function, not the lambda's parameter of that name
+    edit = await rename(fresh, fn, "$port = 8080", "listen", delta=1)
+    edited, _moved = apply_edit(edit)
+    assert edited == [fn]
+    assert open(fn).read() == LOCALS["modules/mymod/functions/label.pp"].replace(
+        "$port = 8080", "$listen = 8080"
+    ).replace("${port}", "${listen}")
+    tell_server(fresh, edited, [])
+    # a node's variable
+    site = os.path.join(env, "manifests/site.pp")
+    open_doc(fresh, site)
+    edit = await rename(fresh, site, "${label}", "text", delta=2)
+    close_doc(fresh, site)
+    edited, _moved = apply_edit(edit)
+    assert edited == [site]
+    assert "  $text = mymod::label('x')\n  notice(\"label=${text}\")\n" in open(site).read()
+    tell_server(fresh, edited, [])
+    # a class's body variable: its uses, and not the Hiera key of the same name
+    app = os.path.join(env, "modules/mymod/manifests/app.pp")
+    edit = await rename(fresh, app, "$url", "address", delta=1)
+    edited, _moved = apply_edit(edit)
+    assert edited == [app]
+    text = open(app).read()
+    assert '  $address = "http://localhost:${port}/"\n' in text and "docroot => $address }" in text
+    assert "mymod::app::url: unused" in open(os.path.join(env, "data/common.yaml")).read()
+    assert "label=x:8080" in puppet_compile(env)
+
+
+@with_locals
+async def test_hiera_key_is_no_use_of_a_local_variable_or_define_parameter(fresh: LanguageClient, fresh_env):
+    env = fresh_env
+    app = os.path.join(env, "modules/mymod/manifests/app.pp")
+    vhost = os.path.join(env, "modules/mymod/manifests/vhost.pp")
+    got = locs(env, await references(fresh, app, "$url", delta=1))
+    assert got == {("modules/mymod/manifests/app.pp", 5, 3), ("modules/mymod/manifests/app.pp", 6, 52)}
+    got = locs(env, await references(fresh, vhost, "$docroot", delta=1))
+    assert {p for p, *_ in got} == {"modules/mymod/manifests/vhost.pp", "modules/mymod/manifests/app.pp"}
+    # a class parameter's Hiera key is one of its uses
+    got = locs(env, await references(fresh, app, "$user", delta=1))
+    assert ("data/common.yaml", 2, 1) in got
