@@ -50,7 +50,28 @@ Owner = tuple[str, str]
 Position = tuple[int, int]
 _K = TypeVar("_K")
 
-_CLASS_FUNCS = frozenset(("include", "contain", "require", "class"))
+# THE table of functions that take class, defined type or resource type names as values: function ->
+# (the arguments that name something: an index, or ALL_ARGUMENTS; what they name).  What they name:
+# "class" (class names, strings or arrays of them), "any" (a class or a type: ``defined``), "type" (a
+# resource type's name, e.g. 'mymod::thing' or 'Concat::Fragment'; the name "class" makes the next
+# argument's titles, or its hash's keys, class names).  A wrapper of these functions is one line here.
+ALL_ARGUMENTS = -1
+NAME_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "include": (ALL_ARGUMENTS, "class"),
+    "contain": (ALL_ARGUMENTS, "class"),
+    "require": (ALL_ARGUMENTS, "class"),
+    "class": (ALL_ARGUMENTS, "class"),
+    "defined": (ALL_ARGUMENTS, "any"),
+    "create_resources": (0, "type"),
+    "ensure_resource": (0, "type"),
+    "ensure_resources": (0, "type"),
+    "stdlib::ensure_resource": (0, "type"),
+    "stdlib::ensure_resources": (0, "type"),
+}
+# a name computed at run time where a class or type name is expected ("class", "type" or "any"): a
+# rename cannot edit it, so it lists these places (("computed", what) keys; never under the cursor)
+COMPUTED = "computed"
+_LITERAL_NAMES = (ast.LiteralString, ast.QualifiedName, ast.QualifiedReference, ast.LiteralList)
 _DEFS: dict[type[ast.Node], str] = {
     ast.HostClassDefinition: "class",
     ast.ResourceTypeDefinition: "type",
@@ -184,6 +205,44 @@ class _Extractor:
             for v in node.values:
                 self.add_name(kind, v, owner, role)
 
+    def names(self, what: str, node: ast.Positioned | None, owner: Owner | None) -> None:
+        """A value where a class (``what`` "class"), a class or a type ("any") or a type's name ("type")
+        is expected: literal names are filed under their key(s), anything else as a computed name."""
+        if node is None:
+            return
+        if type(node) is ast.LiteralList:
+            for v in node.values:
+                self.names(what, v, owner)
+        elif type(node) is ast.LiteralString and node.value.startswith("$") and what == "any":
+            return  # defined('$x'): a variable
+        elif isinstance(node, _LITERAL_NAMES):
+            for kind in ("class", "type") if what == "any" else (what,):
+                self.add_name(kind, node, owner)
+        elif type(node) is not ast.LiteralUndef and type(node) is not ast.LiteralDefault:
+            self.add((COMPUTED, what), node.offset, node.length, "ref", owner)
+
+    def name_arguments(self, function: str, args: Sequence[ast.Positioned], owner: Owner | None) -> None:
+        """The names given to a function of :data:`NAME_ARGUMENTS`."""
+        index, what = NAME_ARGUMENTS[function]
+        if index == ALL_ARGUMENTS:
+            for a in args:
+                self.names(what, a, owner)
+            return
+        if index >= len(args):
+            return
+        first = args[index]
+        if type(first) is ast.LiteralString and norm(first.value) == "class":
+            titles = args[index + 1] if index + 1 < len(args) else None
+            if type(titles) is ast.LiteralHash:  # create_resources('class', {'x' => {...}})
+                for e in titles.entries:
+                    self.names("class", e.key, owner)
+            else:  # ensure_resource('class', 'x')
+                self.names("class", titles, owner)
+        elif type(first) is ast.LiteralString:
+            self.add_name("type", first, owner)
+        elif type(first) is not ast.QualifiedReference:  # a QualifiedReference is filed by the walk
+            self.names("any", first, owner)
+
     def run(self) -> list[Ref]:
         prog = self.an.program
         if prog is None or prog.body is None:
@@ -265,10 +324,12 @@ class _Extractor:
             if type(f) is ast.QualifiedName:
                 self.add(("function", norm(f.value)), f.offset, f.length, "ref", owner)
                 rest = [c for c in kids if c is not f]
-                if f.value in _CLASS_FUNCS:
-                    for a in n.arguments:
-                        self.add_name("class", a, owner)
-                    rest = [c for c in rest if c not in n.arguments]
+                function = norm(f.value)
+                if NAME_ARGUMENTS.get(function, (0, ""))[1] in ("class", "any"):
+                    self.name_arguments(function, n.arguments, owner)
+                    rest = [c for c in rest if c not in n.arguments or not isinstance(c, _LITERAL_NAMES)]
+                elif function in NAME_ARGUMENTS:
+                    self.name_arguments(function, n.arguments, owner)
                 elif f.value == "lookup" and n.arguments and type(n.arguments[0]) is ast.LiteralString:
                     a = n.arguments[0]
                     if "::" in a.value:
@@ -292,7 +353,9 @@ class _Extractor:
             out: list[_Step] = []
             if tname == "class":
                 for b in n.bodies:
-                    self.add_name("class", b.title, owner)
+                    self.names("class", b.title, owner)
+                    if b.title is not None and not isinstance(b.title, _LITERAL_NAMES):
+                        out.append((b.title, scope, owner, False))
                     titles = _titles(b.title)
                     for op in b.operations:
                         for ti in titles:
@@ -322,8 +385,20 @@ class _Extractor:
             left = n.left_expr
             if type(left) is ast.QualifiedReference and left.value.lower() == "class":
                 for k in n.keys:
-                    self.add_name("class", k, owner)
-                return []
+                    self.names("class", k, owner)
+                return [(k, scope, owner, False) for k in n.keys if not isinstance(k, _LITERAL_NAMES)]
+            if type(left) is ast.QualifiedReference and left.value.lower() == "resource" and n.keys:
+                # Resource['mymod::thing', 't']: the first key names the type
+                first = n.keys[0]
+                if type(first) is ast.LiteralString:
+                    self.add_name("type", first, owner)
+                elif type(first) is not ast.QualifiedReference:
+                    self.names("any", first, owner)
+                return [
+                    (c, scope, owner, False)
+                    for c in kids
+                    if c is not first or type(c) is not ast.LiteralString
+                ]
         if type(n) is ast.QualifiedReference:
             if n.value.lower() not in ("class",):
                 self.add(("type", norm(n.value)), n.offset, n.length, "ref", owner)
@@ -480,7 +555,7 @@ def ref_at(refs: Sequence[Ref], line: int, col: int) -> Ref | None:
     """The (innermost) reference under the cursor in one file's refs."""
     best = None
     for r in refs:
-        if r.key[0] != "varprefix" and r.contains(line, col):
+        if r.key[0] not in ("varprefix", COMPUTED) and r.contains(line, col):
             if best is None or (r.end[0], r.end[1]) < (best.end[0], best.end[1]) or r.start > best.start:
                 best = r
     return best

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from puppet_xpp.server.analysis import tables
-from puppet_xpp.server.analysis.references import Owner, Position, Ref, RefIndex, RefKey, norm
+from puppet_xpp.server.analysis.references import COMPUTED, Owner, Position, Ref, RefIndex, RefKey, norm
 
 # the module path a definition's file is checked against, per file (the rename's caller knows it)
 ModulepathOf = Callable[[str], Iterable[str] | None]
@@ -46,6 +46,22 @@ class Plan:
     edits: dict[str, list[TextEdit]] = field(default_factory=dict)  # path -> edits
     moves: list[tuple[str, str]] = field(default_factory=list)  # [(old path, new path)]
     what: str = ""
+    # places computing a name where this one may be meant (include $x, "${prefix}::x"): not edited,
+    # listed to the user so nothing is skipped silently
+    computed: list[Ref] = field(default_factory=list)
+
+    def computed_note(self, limit: int = 10) -> str | None:
+        """The message that lists :attr:`computed` (None when there is none)."""
+        if not self.computed:
+            return None
+        places = [f"{r.path}:{r.start[0] + 1}:{r.start[1] + 1}: {r.text}" for r in self.computed[:limit]]
+        more = len(self.computed) - limit
+        tail = f"; and {more} more" if more > 0 else ""
+        n = len(self.computed)
+        return (
+            f"{self.what}: {n} computed name{'s' * (n != 1)} may name it and {'were' if n != 1 else 'was'}"
+            f" not edited (check {'them' if n != 1 else 'it'}): " + "; ".join(places) + tail
+        )
 
     def add(self, path: str, start: Position, end: Position, text: str) -> None:
         lst = self.edits.setdefault(path, [])
@@ -177,11 +193,31 @@ def _plan_definition(
         plan.moves.append(move)
     for r in index.refs(ref.key):
         plan.add(r.path, r.start, r.end, _cased(new, r.text))
+    plan.computed = computed_names(index, kind, old)
     if kind == "class":  # $old::x and Hiera keys old::x
         for r in index.refs(("varprefix", old)):
             n = len(old)
             plan.add(r.path, r.start, (r.start[0], r.start[1] + n), _cased(new, r.text))
     return plan
+
+
+_INTERPOLATION = re.compile(r"\$\{[^}]*\}|\$(?:::)?[a-z_][a-z0-9_]*(?:::[a-z0-9_]+)*", re.I)
+
+
+def computed_names(index: RefIndex, kind: str, name: str) -> list[Ref]:
+    """The places computing a class (``kind`` "class") or type ("type") name that may be ``name``: a
+    variable or call may be anything; a string with interpolations only when its literal parts fit."""
+    whats = {"class": ("class", "any"), "type": ("type", "any")}.get(kind, ())
+    out = [r for w in whats for r in index.refs((COMPUTED, w)) if _could_name(r.text, name)]
+    return sorted(out, key=lambda r: (r.path, r.start))
+
+
+def _could_name(text: str, name: str) -> bool:
+    if text[:1] != '"' or text[-1:] != '"':
+        return True
+    parts = _INTERPOLATION.split(text[1:-1])
+    pattern = "(?:::)?" + ".*".join(re.escape(p) for p in parts)
+    return re.fullmatch(pattern, name, re.I | re.S) is not None
 
 
 def _autoload_move(

@@ -200,7 +200,7 @@ async def rename_symbol(ls: PuppetServer, params: types.RenameParams) -> types.W
     def modulepath_of(path: str) -> tuple[str, ...]:
         return file_context(path, session.settings).modulepath
 
-    def fn(ref: Any) -> types.WorkspaceEdit:
+    def fn(ref: Any) -> tuple[types.WorkspaceEdit, str | None]:
         if ref is None:
             raise RenameRefused("nothing to rename here")
         _refuse_ruby(session, ref)
@@ -211,10 +211,13 @@ async def rename_symbol(ls: PuppetServer, params: types.RenameParams) -> types.W
             )
         except rename.RenameError as e:
             raise RenameRefused(str(e)) from None
-        return workspace_edit(session, plan)
+        return workspace_edit(session, plan), plan.computed_note()
 
     await need_complete_index(ls, RenameRefused)
-    return await on_worker_at(ls, params.text_document.uri, params.position, fn)
+    edit, note = await on_worker_at(ls, params.text_document.uri, params.position, fn)
+    if note is not None:  # names computed at run time are not edited: say where they are
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=note))
+    return edit
 
 
 async def prepare_call_hierarchy(

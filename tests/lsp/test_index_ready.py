@@ -57,32 +57,38 @@ def big_env(tmp_path):
     return env
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def cold(lsp_client: LanguageClient, big_env):
-    """A server initialized on the big workspace, not waited for."""
+async def start_cold(client: LanguageClient, env: str) -> None:
+    """Initialize a server on ``env`` as VS Code does (it takes the file watchers), not waiting for the
+    indexing."""
 
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)  # as VS Code, take the server's file watchers
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         return None
 
-    await lsp_client.initialize_session(
+    await client.initialize_session(
         types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual_studio_code"),
-            root_uri=_uri(big_env),
-            workspace_folders=[types.WorkspaceFolder(uri=_uri(big_env), name="production")],
+            root_uri=_uri(env),
+            workspace_folders=[types.WorkspaceFolder(uri=_uri(env), name="production")],
         )
     )
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def cold(lsp_client: LanguageClient, big_env):
+    """A server initialized on the big workspace, not waited for."""
+    await start_cold(lsp_client, big_env)
     yield
     await lsp_client.shutdown_session()
 
 
-def _ended(client: LanguageClient) -> list:
+def ended_progress(client: LanguageClient) -> list:
     return [v for v in client.progress_reports.values() if v and isinstance(v[-1], types.WorkDoneProgressEnd)]
 
 
-async def _indexing_ended(client: LanguageClient) -> None:
+async def indexing_ended(client: LanguageClient) -> None:
     async def ended():
-        return bool(_ended(client))
+        return bool(ended_progress(client))
 
     await until(ended, timeout=300)
 
@@ -93,7 +99,7 @@ async def early_then_complete(client: LanguageClient, ask: Callable[[], Awaitabl
         early, refused = await ask(), None
     except JsonRpcException as e:
         early, refused = None, e
-    await _indexing_ended(client)
+    await indexing_ended(client)
     return early, refused, await ask()
 
 
@@ -150,8 +156,8 @@ async def test_references_right_after_start_are_complete_or_content_modified(col
 
 
 async def test_indexing_progress_in_order_with_counts(cold: LanguageClient, big_env):
-    await _indexing_ended(cold)
-    (seq,) = _ended(cold)
+    await indexing_ended(cold)
+    (seq,) = ended_progress(cold)
     begin, *reports, end = seq
     assert isinstance(begin, types.WorkDoneProgressBegin)
     assert isinstance(end, types.WorkDoneProgressEnd)
