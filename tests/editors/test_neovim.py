@@ -290,6 +290,38 @@ def _run_lua(nvim: str, tmp_path: Path, code: str, plugin_dir: Path = PLUGIN, **
     return run_nvim_script(nvim, RUN_SCRIPT, tmp_path, spec, 120)
 
 
+COMMANDS_ENABLED = """
+local spec, result, helpers = ...
+vim.cmd('runtime! plugin/puppet_xpp.lua')  -- -u NONE loads no plugins: as Neovim's start-up would
+vim.lsp.enable('puppet_xpp')
+vim.cmd('edit ' .. vim.fn.fnameescape(spec.manifest))
+result.attached = helpers.wait_client(0, 'puppet_xpp') ~= nil
+result.commands = { vim.fn.exists(':PuppetXppCompile'), vim.fn.exists(':PuppetXppDump') }
+vim.cmd('PuppetXppDump tree')
+result.dump = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+"""
+
+
+def test_neovim_011_commands_without_setup(tmp_path):
+    """With `vim.lsp.enable('puppet_xpp')` and no setup(), plugin/puppet_xpp.lua still gives the
+    commands: :PuppetXppDump shows what `puppet-xpp --dump FILE --format tree` prints."""
+    nvim = _nvim011()
+    t = _environment(tmp_path)
+    t["manifest"].write_text(FIXED)
+    wrapper = server_wrapper(tmp_path / "bin")
+    res = _run_lua(nvim, tmp_path, COMMANDS_ENABLED, manifest=str(t["manifest"]))
+    ctx = json.dumps({k: v for k, v in res.items() if k != "_output"}, indent=1) + res["_output"][-2000:]
+    assert "error" not in res and res["attached"], ctx
+    assert res["commands"] == [2, 2], ctx
+    cli = subprocess.run(
+        [str(wrapper), "--dump", str(t["manifest"]), "--format", "tree"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert cli.stdout.strip() and res["dump"] == cli.stdout.splitlines(), ctx
+
+
 HEALTH_ENABLED = """
 local spec, result, helpers = ...
 vim.lsp.config('puppet_xpp', { settings = { puppet = { strict = 'error', puppetVersion = '7', colour = 1 } } })

@@ -230,9 +230,19 @@ function M.attach(bufnr)
   return id
 end
 
+-- What the commands run: setup()'s configuration, else (the server started by vim.lsp.enable on Neovim
+-- 0.11+, or not at all yet) the command and settings of vim.lsp.config's puppet_xpp / lsp/puppet_xpp.lua.
+local function command_config()
+  if M.config then
+    return M.config
+  end
+  local c = type(vim.lsp.config) == 'table' and vim.lsp.config.puppet_xpp or M.native_config()
+  return { cmd = type(c.cmd) == 'table' and c.cmd or M.defaults.cmd, settings = (c.settings or {}).puppet or {} }
+end
+
 -- :PuppetXppCompile [ENVDIR]: `puppet-xpp --compile ENVDIR`, diagnostics into the quickfix list.
 local function compile(opts)
-  local cfg = M.config
+  local cfg = command_config()
   local env = opts.args ~= '' and vim.fn.fnamemodify(opts.args, ':p') or nil
   if not env then
     local name = vim.api.nvim_buf_get_name(0)
@@ -278,7 +288,7 @@ end
 
 -- :PuppetXppDump [pn|tree]: the .xpp of the current file (written on save), dumped into a scratch buffer.
 local function dump(opts)
-  local cfg = M.config
+  local cfg = command_config()
   local format = opts.args ~= '' and opts.args or 'pn'
   local src = vim.api.nvim_buf_get_name(0)
   local ok, xpp = pcall(vim.api.nvim_buf_get_var, 0, 'puppet_xpp_file')
@@ -301,6 +311,15 @@ local function dump(opts)
   pcall(vim.api.nvim_buf_set_name, buf, 'puppet-xpp://' .. file .. '.' .. format)
 end
 
+--- :PuppetXppCompile and :PuppetXppDump (setup() defines them; plugin/puppet_xpp.lua too, for the
+--- vim.lsp.enable way).
+function M.define_commands()
+  vim.api.nvim_create_user_command('PuppetXppCompile', compile,
+    { nargs = '?', complete = 'dir', desc = 'puppet-xpp --compile the environment' })
+  vim.api.nvim_create_user_command('PuppetXppDump', dump,
+    { nargs = '?', complete = function() return { 'pn', 'tree' } end, desc = 'dump the .xpp of this file' })
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
   if opts and opts.cmd then
@@ -318,10 +337,7 @@ function M.setup(opts)
       M.attach(args.buf)
     end,
   })
-  vim.api.nvim_create_user_command('PuppetXppCompile', compile,
-    { nargs = '?', complete = 'dir', desc = 'puppet-xpp --compile the environment' })
-  vim.api.nvim_create_user_command('PuppetXppDump', dump,
-    { nargs = '?', complete = function() return { 'pn', 'tree' } end, desc = 'dump the .xpp of this file' })
+  M.define_commands()
   -- buffers that were already open when setup() ran
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then
