@@ -553,12 +553,25 @@ def _pos(r: Ref) -> Position:
 
 def ref_at(refs: Sequence[Ref], line: int, col: int) -> Ref | None:
     """The (innermost) reference under the cursor in one file's refs."""
+    found = refs_at(refs, line, col)
+    return found[0] if found else None
+
+
+def refs_at(refs: Sequence[Ref], line: int, col: int) -> list[Ref]:
+    """The innermost references under the cursor: one, or several of one range (``defined('x')`` names
+    a class or a type: filed under both keys, the caller picks the one defined)."""
     best = None
     for r in refs:
         if r.key[0] not in ("varprefix", COMPUTED) and r.contains(line, col):
             if best is None or (r.end[0], r.end[1]) < (best.end[0], best.end[1]) or r.start > best.start:
                 best = r
-    return best
+    if best is None:
+        return []
+    return [
+        r
+        for r in refs
+        if r.start == best.start and r.end == best.end and r.key[0] not in ("varprefix", COMPUTED)
+    ]
 
 
 # ----------------------------------------------------------------------------------------------- files

@@ -49,7 +49,11 @@ def ref_at(session: Session, uri: str, position: Pos) -> Any:
     path = path_of_uri(uri)
     if path is None:
         return None
-    return references.ref_at(session.refs.file_refs(path), position[0], position[1])
+    found = references.refs_at(session.refs.file_refs(path), position[0], position[1])
+    if not found:
+        return None
+    defined = [r for r in found if session.refs.defs(r.key)]
+    return defined[0] if defined else found[0]
 
 
 async def on_worker_at(ls: PuppetServer, uri: str, position: types.Position, fn: Callable[[Any], T]) -> T:

@@ -135,7 +135,8 @@ async def test_rename_through_every_form_keeps_the_catalog(
     assert len(want) >= 9
     open_doc(client, site)
     assert locs(env, await references(client, site, old)) == want
-    edit = await rename(client, site, old, new)
+    # from the string given to defined() (a class or a type: the one defined is renamed)
+    edit = await rename(client, site, f"defined('{old}')", new, delta=len("defined('"))
     _edited, moved = apply_edit(edit)
     assert [os.path.relpath(n, env) for _o, n in moved] == [target]
     assert written(env, old) == set()
