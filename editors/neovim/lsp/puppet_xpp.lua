@@ -5,10 +5,10 @@
 --- hover, definition, references, rename, completion, formatting, semantic tokens, and the `.xpp`
 --- (pre-parsed manifest) of a saved file.
 ---
---- Install the server (Python 3.11 or later):
+--- Install the server (Python 3.11 or later), from its sources, wheel or sdist:
 ---
 --- ```sh
---- pipx install puppet-xpp
+--- pipx install .
 --- ```
 ---
 --- Settings (section `puppet`): `strict` ('off' | 'warning' | 'error'), `puppetVersion` ('8' | '7' |

@@ -85,7 +85,7 @@ local function check_server(cfg, source)
   local exe = vim.fn.exepath(cmd[1])
   if exe == '' then
     report.error(('`%s` not found (cmd = %s)'):format(cmd[1], show(cmd)), {
-      'install the server: pipx install puppet-xpp',
+      'install the server: pipx install . (in the puppet-xpp sources), or pipx install its wheel',
       source and source:find('setup', 1, true)
           and "or point cmd at it: require('puppet_xpp').setup({ cmd = { '/path/to/puppet-xpp', '--stdio' } })"
         or "or point cmd at it: vim.lsp.config('puppet_xpp', { cmd = { '/path/to/puppet-xpp', '--stdio' } })",
