@@ -56,7 +56,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 2
     _workspace, refs = build([os.path.abspath(root) for root in roots])
     found = 0
-    for key in keys_for(args.name):
+    keys = keys_for(args.name)
+    # a name defined in the workspace is what it is defined as (defined('x') is filed as a class and a type)
+    defined = [key for key in keys if refs.defs(key)]
+    for key in defined or keys:
         if args.callers:
             for owner, uses in sorted(incoming(refs, key).items(), key=lambda item: str(item[0])):
                 for r in uses:

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from tests.lsp.test_references import REPO, build_workspace, name_pattern, occurrences
+from tests.lsp.test_references import REPO, build_workspace, name_pattern, occurrences, write_files
 
 
 def _run(env, *args):
@@ -49,3 +49,25 @@ def test_references_cli(tmp_path):
     assert rc == 1 and rows == set() and "no definition or use found" in err
     rc, rows, out, err = _run(env, "x", os.path.join(env, "missing"))
     assert rc == 2 and "not a directory" in err
+
+
+def test_references_cli_names_in_strings(tmp_path):
+    env = build_workspace(tmp_path)
+    write_files(
+        env,
+        {
+            "modules/mymod/manifests/strings.pp": (
+                "class mymod::strings {\n"
+                "  create_resources('mymod::vhost', {})\n"
+                "  ensure_resource('Mymod::Vhost', 'x', {})\n"
+                "  if defined('mymod::vhost') { notice(1) }\n"
+                "}\n"
+            )
+        },
+    )
+    rc, rows, out, err = _run(env, "mymod::vhost")
+    assert rc == 0, err
+    # each place once (defined('x') means the type here: mymod::vhost is a define)
+    assert len(out.splitlines()) == len(rows), out
+    assert rows == occurrences(env, "(?i)" + name_pattern("mymod::vhost")), out
+    assert ("modules/mymod/manifests/strings.pp", 3, 14) in rows
