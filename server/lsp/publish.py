@@ -23,7 +23,7 @@ def capped(diags: list[LspDiagnostic]) -> list[LspDiagnostic]:
     kept = sorted(shown, key=lambda d: order[id(d)])
     ids = {id(d) for d in kept}
     d = next(d for d in diags if id(d) not in ids)
-    note = LspDiagnostic(d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {more} more", d.source)
+    note = LspDiagnostic(d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {more} more")
     return [*kept, note]
 
 

@@ -33,36 +33,41 @@ class _Writer:
 
 def _expected(version: int, diags: list[Any]) -> str:
     """The notification as lsprotocol's converter writes it (pygls: json.dumps of the unstructured
-    notification), the diagnostics built here from their fields."""
+    notification), the diagnostics built here from their fields; each source capped on its own, its
+    errors first (issue 24)."""
     out = []
-    for d in diags[: text.MAX_DIAGNOSTICS]:
-        out.append(
-            types.Diagnostic(
-                range=types.Range(
-                    start=types.Position(line=d.start[0], character=d.start[1]),
-                    end=types.Position(line=d.end[0], character=d.end[1]),
-                ),
-                severity=types.DiagnosticSeverity(d.severity),
-                code=d.code,
-                source=getattr(d, "source", "puppet-xpp"),
-                message=d.message,
-                tags=[types.DiagnosticTag.Deprecated] if d.deprecated else None,
+    sources = list(dict.fromkeys(getattr(d, "source", "puppet-xpp") for d in diags))
+    for source in sources:
+        group = [d for d in diags if getattr(d, "source", "puppet-xpp") == source]
+        kept = sorted(sorted(group, key=lambda d: d.severity)[: text.MAX_DIAGNOSTICS], key=group.index)
+        for d in kept:
+            out.append(
+                types.Diagnostic(
+                    range=types.Range(
+                        start=types.Position(line=d.start[0], character=d.start[1]),
+                        end=types.Position(line=d.end[0], character=d.end[1]),
+                    ),
+                    severity=types.DiagnosticSeverity(d.severity),
+                    code=d.code,
+                    source=getattr(d, "source", "puppet-xpp"),
+                    message=d.message,
+                    tags=[types.DiagnosticTag.Deprecated] if d.deprecated else None,
+                )
             )
-        )
-    if len(diags) > text.MAX_DIAGNOSTICS:
-        d = diags[text.MAX_DIAGNOSTICS]
-        out.append(
-            types.Diagnostic(
-                range=types.Range(
-                    start=types.Position(line=d.start[0], character=d.start[1]),
-                    end=types.Position(line=d.end[0], character=d.end[1]),
-                ),
-                severity=types.DiagnosticSeverity.Information,
-                code="TOO_MANY_DIAGNOSTICS",
-                source="puppet-xpp",
-                message=f"and {len(diags) - text.MAX_DIAGNOSTICS} more",
+        if len(group) > text.MAX_DIAGNOSTICS:
+            d = next(d for d in group if all(d is not k for k in kept))
+            out.append(
+                types.Diagnostic(
+                    range=types.Range(
+                        start=types.Position(line=d.start[0], character=d.start[1]),
+                        end=types.Position(line=d.end[0], character=d.end[1]),
+                    ),
+                    severity=types.DiagnosticSeverity.Information,
+                    code="TOO_MANY_DIAGNOSTICS",
+                    source="puppet-xpp",
+                    message=f"and {len(group) - text.MAX_DIAGNOSTICS} more",
+                )
             )
-        )
     params = types.PublishDiagnosticsParams(uri=URI, version=version, diagnostics=out)
     return json.dumps(get_converter().unstructure(types.PublishDiagnosticsNotification(params=params)))
 
@@ -107,4 +112,4 @@ def test_published_json_is_lsprotocols() -> None:
     publish.publish(ls, st)
     assert writer.bodies[1] == _expected(4, [*parse2, *lint2])
     assert '"tags": [2]' in writer.bodies[0] and '"tags"' not in writer.bodies[1]
-    assert '"source": "puppet-lint"' in writer.bodies[1] and "and 32 more" in writer.bodies[0]
+    assert '"source": "puppet-lint"' in writer.bodies[1] and "and 30 more" in writer.bodies[0]
