@@ -8,9 +8,11 @@ import os
 import time
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.publishes import mark, published, workspace_client
+from tests.lsp.publishes import REPO, SERVER, mark, published, workspace_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -222,3 +224,51 @@ async def test_attribute_definition_of_a_core_type(client):
     path = locs[0].uri[len("file://") :]
     line = open(path, encoding="utf-8").read().splitlines()[locs[0].range.start.line]
     assert "newparam(:command" in line.replace(" ", ""), line
+
+
+# a module's Ruby type, known to the index from the workspace at start
+RUBY_TYPE = """Puppet::Type.newtype(:webapp) do
+  @doc = 'A web application.'
+  ensurable
+  newparam(:name, namevar: true) do
+    desc 'The name.'
+  end
+  newproperty(:port) do
+    desc 'The port.'
+  end
+end
+"""
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
+async def ruby_client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("rubytype")
+    path = root / "webapp" / "lib" / "puppet" / "type" / "webapp.rb"
+    path.parent.mkdir(parents=True)
+    path.write_text(RUBY_TYPE)
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"), root_uri="file://" + str(root)
+        )
+    )
+    lsp_client.defects_root = str(root)
+    lsp_client.type_file = str(path)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_attribute_definition_of_a_module_ruby_type(ruby_client):
+    text = "class webapp {\n  webapp { 'shop':\n    port => 8080,\n  }\n}\n"
+    uri = _open(ruby_client, "webapp/manifests/init.pp", text)
+    locs = []
+    for _ in range(200):  # (until the indexing at start has read the type)
+        locs = await _definition(ruby_client, uri, _at(text, "port =>"))
+        if locs:
+            break
+        await _sleep()
+    line = RUBY_TYPE.splitlines().index("  newproperty(:port) do")
+    assert [(loc.uri, loc.range.start.line, loc.range.start.character) for loc in locs] == [
+        ("file://" + ruby_client.type_file, line, len("  newproperty(:"))
+    ]
