@@ -795,22 +795,32 @@ def completion_context(an: Analysed, off: int) -> tuple[str, str, str | None]:
     return "general", prefix, None
 
 
-def enclosing_resource_type(data: bytes, off: int) -> str | None:
-    """`type {` ... `:` ... <off> with the brace unclosed: the resource type name, else None (a text
-    scan, not the AST: the body being typed is often one the parser dropped)."""
-    depth = 0
-    i = off - 1
-    seen_colon = False
+def unquoted_back(data: bytes, off: int, limit: int = 20000) -> Iterator[tuple[int, bytes]]:
+    """(offset, character) of each character before ``off``, last first, that is outside a string
+    literal (a quote escaped by a backslash does not end one), at most ``limit`` bytes back: the one
+    rule of the text scans below, which read what the parser may not have (a half-typed body)."""
     in_str: bytes | None = None
-    limit = max(0, off - 20000)
-    while i >= limit:
+    i = off - 1
+    stop = max(0, off - limit)
+    while i >= stop:
         c = data[i : i + 1]
         if in_str:
             if c == in_str and data[i - 1 : i] != b"\\":
                 in_str = None
         elif c in (b"'", b'"'):
             in_str = c
-        elif c in (b"}", b"]", b")"):
+        else:
+            yield i, c
+        i -= 1
+
+
+def enclosing_resource_type(data: bytes, off: int) -> str | None:
+    """`type {` ... `:` ... <off> with the brace unclosed: the resource type name, else None (a text
+    scan, not the AST: the body being typed is often one the parser dropped)."""
+    depth = 0
+    seen_colon = False
+    for i, c in unquoted_back(data, off):
+        if c in (b"}", b"]", b")"):
             depth += 1
         elif c in (b"[", b"("):
             if depth == 0:
@@ -832,7 +842,6 @@ def enclosing_resource_type(data: bytes, off: int) -> str | None:
             seen_colon = True
         elif c == b";" and depth == 0:
             seen_colon = True
-        i -= 1
     return None
 
 
@@ -869,17 +878,8 @@ def argument_start(data: bytes, off: int) -> int:
     if q is not None:
         off = q
     depth = 0
-    i = off - 1
-    in_str: bytes | None = None
-    limit = max(0, off - 20000)
-    while i >= limit:
-        c = data[i : i + 1]
-        if in_str:
-            if c == in_str and data[i - 1 : i] != b"\\":
-                in_str = None
-        elif c in (b"'", b'"'):
-            in_str = c
-        elif c in (b")", b"]", b"}"):
+    for i, c in unquoted_back(data, off):
+        if c in (b")", b"]", b"}"):
             depth += 1
         elif c in (b"[", b"{") and depth == 0:
             before = data[max(0, i - 40) : i].rstrip()
@@ -892,7 +892,6 @@ def argument_start(data: bytes, off: int) -> int:
             depth -= 1
         elif c == b";" and depth == 0:
             return off
-        i -= 1
     return off
 
 

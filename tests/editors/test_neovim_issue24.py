@@ -12,9 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.editors import REPO, editor_tool_missing, nvim_binaries, run_nvim_script, server_wrapper
+from tests.lsp.test_facts import schema_entry
 
 SCRIPT = Path(__file__).with_name("nvim_issue24.lua")
 
@@ -45,21 +45,6 @@ def _facter_json(directory: Path) -> tuple[Path, dict]:
     path = directory / "facter.json"
     path.write_text(run.stdout)
     return path, json.loads(run.stdout)
-
-
-def _schema_description(path: list[str]) -> tuple[str, str]:
-    """(type, description) of a fact in Facter's own schema, found next to the installed facter."""
-    out = subprocess.run(
-        ["ruby", "-rfacter", "-e", "puts $LOAD_PATH.map { |d| File.join(d, 'schema', 'facter.yaml') }"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    with open(next(p for p in out if Path(p).is_file()), encoding="utf-8") as f:
-        entry = {"elements": yaml.safe_load(f)}
-    for key in path:
-        entry = entry["elements"][key]
-    return entry["type"], entry["description"].strip()
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
@@ -113,12 +98,12 @@ def test_neovim_issue24_editor_defects(version, tmp_path):
     assert {"incl::server", "incl::vhost"} <= set(got["resource"]["words"]), ctx
 
     # hover on facts: Facter's schema, and the value facter reported
-    typ, desc = _schema_description(["os", "family"])
+    typ, desc = schema_entry(["os", "family"])
     text = got["fact_family"]
     assert isinstance(text, str) and "os.family" in text and typ in text, ctx
     assert " ".join(desc.split()) in " ".join(text.split()), ctx
     assert facts["os"]["family"] in text, ctx
-    typ, desc = _schema_description(["osfamily"])
+    typ, desc = schema_entry(["osfamily"])
     text = got["fact_legacy"]
     assert isinstance(text, str) and " ".join(desc.split()) in " ".join(text.split()), ctx
     assert facts["osfamily"] in text, ctx

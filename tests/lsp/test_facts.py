@@ -43,21 +43,17 @@ $h = $facts['no_such_fact']
 """
 
 
-def _schema() -> dict:
-    """Facter's own schema, found next to the installed facter's library."""
+def schema_entry(path: list[str]) -> tuple[str, str]:
+    """(type, description) of the fact at key ``path`` in Facter's own schema, found next to the
+    installed facter's library (not our generated data)."""
     out = subprocess.run(
         ["ruby", "-rfacter", "-e", "puts $LOAD_PATH.map { |d| File.join(d, 'schema', 'facter.yaml') }"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.split()
-    path = next(p for p in out if os.path.isfile(p))
-    with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f)
-
-
-def _describe(schema: dict, path: list[str]) -> tuple[str, str]:
-    entry = {"elements": schema}
+    with open(next(p for p in out if os.path.isfile(p)), encoding="utf-8") as f:
+        entry = {"elements": yaml.safe_load(f)}
     for key in path:
         entry = entry["elements"][key]
     return entry["type"], entry["description"].strip()
@@ -152,11 +148,10 @@ def _value_text(value) -> str:
 
 async def test_description_and_type_without_values(client, machine):
     """No facts file, no facter run: Facter's schema only, and facter is never run unasked."""
-    schema = _schema()
     for needle, into, path in PLACES:
         text = await _hover(client, needle, into)
         assert text is not None, needle
-        typ, desc = _describe(schema, path)
+        typ, desc = schema_entry(path)
         assert f"**{'.'.join(path)}**: {typ}" in text, text
         assert desc in text, (needle, text)
         assert "value" not in text, text  # nothing known of this machine yet
