@@ -221,3 +221,20 @@ async def test_facter_run_on_request(client, machine):
     assert text is not None and f"`{machine['values']['os']['family']}`" in text, text
     text = await _hover(client, "$::osfamily", 4)
     assert text is not None and f"`{machine['values']['osfamily']}`" in text, text
+
+
+def test_facts_data_is_what_the_generator_makes():
+    """server/analysis/data/facts.json is gen_facts.rb's output for the installed Facter, untouched."""
+    with open(os.path.join(REPO, "server", "analysis", "data", "facts.json"), encoding="utf-8") as f:
+        shipped = json.load(f)
+    run = subprocess.run(
+        ["ruby", os.path.join(REPO, "server", "analysis", "gen_facts.rb")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    generated = json.loads(run.stdout)
+    if generated["generated_from"] != shipped["generated_from"]:
+        pytest.skip(f"another Facter installed: {generated['generated_from']}")
+    assert generated == shipped
