@@ -223,7 +223,7 @@ async def test_facter_run_on_request(client, machine):
     assert text is not None and f"`{machine['values']['osfamily']}`" in text, text
 
 
-def test_facts_data_is_what_the_generator_makes():
+async def test_facts_data_is_what_the_generator_makes():
     """server/analysis/data/facts.json is gen_facts.rb's output for the installed Facter, untouched."""
     with open(os.path.join(REPO, "server", "analysis", "data", "facts.json"), encoding="utf-8") as f:
         shipped = json.load(f)
