@@ -15,7 +15,8 @@ a round so that machine load hits both alike):
 
 Both sides start from bytes in memory (decoding the source text is counted on the parse side).  Printed:
 seconds per round, MB/s of source, the speed-up, and the sizes: the .xpp documents and the bare Program
-serializations (byte-identical to Puppet's own serializer output, see tests/test_pcore.py) over the sources.
+serializations (byte-identical to Puppet's own serializer output, see tests/test_pcore_puppet.py) over the
+sources.
 CPU time (``time.process_time``) is measured, not wall time, as the machine may be shared.
 """
 

@@ -7,7 +7,7 @@ deep is 2^40 nodes to any walk: ``--verify``, ``--dump``, the runtime) or a cycl
 one and the Python one) reject it as malformed, quickly.  The files are generated here for every kind of
 container the reader builds (array, map, AST node, Pcore type, included object, the ParseResult's
 diagnostics), in both encodings.  Puppet's own files (references to the Locator and definitions) still
-load: tests/test_pcore.py reads Puppet's bytes for every case and the corpus.
+load: tests/test_pcore_puppet.py reads Puppet's bytes for every case and the corpus.
 """
 
 from __future__ import annotations

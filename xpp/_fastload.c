@@ -15,7 +15,7 @@
  * malformed or anything unexpected happens (a Python exception inside, an unknown shape): the Python
  * reader then reads the same bytes and decides (the value, or its XppFormatError with its message).  So
  * this reader must never accept what the Python reader rejects, and must give an equal value (identity
- * of shared objects included) when both accept; tests/test_fastload.py checks that differentially.
+ * of shared objects included) when both accept; tests/test_fastload_*.py check that differentially.
  * Exceptions other than ``Exception`` subclasses, and MemoryError, propagate.
  *
  * The reader is iterative (explicit frame and value stacks on the heap): nesting depth is bounded by the
