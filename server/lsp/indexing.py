@@ -14,6 +14,8 @@ from lsprotocol import types
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
 from puppet_xpp.server.lsp.language_server import PuppetServer
+from puppet_xpp.server.lsp.session import Session
+from puppet_xpp.xpp.environment import infer_module
 
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
 
@@ -39,6 +41,8 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
     state = session.index_state
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(None, workspace_files, roots)
+    first = await ls.on_worker(first_directories, session, roots)
+    files = first_files(files, first)
     state.total += len(files)
     token = None
     if session.work_done_progress():
@@ -77,6 +81,35 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
             ),
         )
     ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
+
+
+def first_directories(session: Session, roots: list[str]) -> list[str]:
+    """Worker thread: the directories to index first: the modules of the open documents and the modules
+    they name (``include apache`` -> ``<root>/apache``), so what the user is looking at is known early."""
+    from puppet_xpp.server.lsp.references import refresh_open_documents
+
+    refresh_open_documents(session)
+    out: list[str] = []
+    names: set[str] = set()
+    for path in sorted(p for p in session.open_paths() if p):
+        module = infer_module(path)
+        if module is not None and module.root not in roots:  # a module, not an environment's manifests/
+            out.append(module.root)
+            names.add(module.name)
+        for r in session.refs.file_refs(path):
+            if r.key[0] in ("class", "type", "function") and r.role != "def":
+                names.add(r.key[1].split("::")[0])
+    for name in sorted(names):
+        out.extend(os.path.join(root, name) for root in roots if os.path.isdir(os.path.join(root, name)))
+    return out
+
+
+def first_files(files: list[str], first: list[str]) -> list[str]:
+    """``files`` with those under the ``first`` directories in front (each part in its order)."""
+    if not first:
+        return files
+    prefixes = tuple(os.path.join(d, "") for d in first)
+    return sorted(files, key=lambda f: not f.startswith(prefixes))
 
 
 async def wait_complete(ls: PuppetServer, timeout: float = WAIT_COMPLETE) -> str | None:

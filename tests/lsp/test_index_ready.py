@@ -170,3 +170,20 @@ async def test_indexing_progress_in_order_with_counts(cold: LanguageClient, big_
     percentages = [r.percentage for r in reports]
     assert percentages == sorted(percentages)
     assert f"Indexed {total} files" in (end.message or "")
+
+
+async def test_open_documents_module_and_what_it_names_are_indexed_first(cold: LanguageClient, big_env):
+    """zzz sorts after every corpus module; with one of its files open at start, its other files and
+    the module it names (mymod) are indexed before the corpus, well before the indexing ends."""
+    open_doc(cold, os.path.join(big_env, "modules/zzz/manifests/init.pp"))
+
+    async def known():
+        found = set()
+        for name in ("zzz::use5", "mymod::db"):
+            r = await cold.workspace_symbol_async(types.WorkspaceSymbolParams(query=name))
+            found |= {s.name for s in r or []} & {name}
+        return found == {"zzz::use5", "mymod::db"}
+
+    await until(known, timeout=300)
+    assert not ended_progress(cold), "known only at the end of the indexing"
+    await indexing_ended(cold)
