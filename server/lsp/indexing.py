@@ -41,7 +41,10 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
     state = session.index_state
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(None, workspace_files, roots)
-    first = await ls.on_worker(first_directories, session, roots)
+    try:
+        first = await ls.on_worker(first_directories, session, roots)
+    except Exception:  # the order is a nicety: never cost the indexing itself
+        first = []
     files = first_files(files, first)
     state.total += len(files)
     token = None
