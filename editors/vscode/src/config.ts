@@ -15,6 +15,8 @@ export interface ServerSettings {
   xppOnSave: boolean;
   /** puppet-lint diagnostics (omitted: the server's default, on). */
   lint?: { enabled: boolean; rcPath?: string };
+  /** The user's facts for hover (omitted: the server keeps what it has). */
+  facts?: { file: string };
 }
 
 /** What we need from a vscode.WorkspaceConfiguration. */
@@ -33,6 +35,7 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
   const xpp = cfg.get<unknown>('xppOnSave');
   const lintOn = cfg.get<unknown>('lint.enabled');
   const rc = cfg.get<unknown>('lint.rcPath');
+  const factsFile = cfg.get<unknown>('facts.file');
   const settings: ServerSettings = {
     modulepath: Array.isArray(mp) ? mp.filter((p): p is string => typeof p === 'string' && p !== '') : [],
     puppetVersion: (level && LEVELS.includes(level) ? level : '8') as ServerSettings['puppetVersion'],
@@ -47,6 +50,9 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
     if (typeof rc === 'string' && rc !== '') {
       settings.lint.rcPath = expandPath(rc);
     }
+  }
+  if (typeof factsFile === 'string') {
+    settings.facts = { file: factsFile === '' ? '' : expandPath(factsFile) };
   }
   return settings;
 }

@@ -57,3 +57,11 @@ test('workspace/configuration: the server sections get our settings, others what
   assert.deepEqual(out, [ours, 'b', ours, ours]);
   assert.deepEqual(seen, ['file:///e', undefined, undefined]);
 });
+
+test('server settings: the facts file is passed as the server reads it (facts.file)', () => {
+  assert.equal(serverSettings(cfg({})).facts, undefined);
+  assert.deepEqual(serverSettings(cfg({ 'facts.file': '' })).facts, { file: '' });
+  assert.deepEqual(serverSettings(cfg({ 'facts.file': '/srv/facts/node.json' })).facts, { file: '/srv/facts/node.json' });
+  assert.deepEqual(serverSettings(cfg({ 'facts.file': '~/facts.yaml' })).facts,
+    { file: path.join(os.homedir(), 'facts.yaml') });
+});
