@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
+from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import Session
 from puppet_xpp.xpp.environment import infer_module
@@ -46,6 +47,8 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
     except Exception:  # the order is a nicety: never cost the indexing itself
         first = []
     files = first_files(files, first)
+    if first:  # (what the user is looking at is known early; the log says what came first)
+        ls.log(f"puppet-xpp: indexing first: {', '.join(first)}", types.MessageType.Log)
     state.total += len(files)
     token = None
     if session.work_done_progress():
@@ -94,17 +97,20 @@ def first_directories(session: Session, roots: list[str]) -> list[str]:
     refresh_open_documents(session)
     out: list[str] = []
     names: set[str] = set()
+    modulepath: list[str] = []  # where a named module is looked for: the open files' module paths
     for path in sorted(p for p in session.open_paths() if p):
         module = infer_module(path)
         if module is not None and module.root not in roots:  # a module, not an environment's manifests/
             out.append(module.root)
             names.add(module.name)
+        modulepath.extend(file_context(path, session.settings).modulepath)
         for r in session.refs.file_refs(path):
             if r.key[0] in ("class", "type", "function") and r.role != "def":
                 names.add(r.key[1].split("::")[0])
+    search = list(dict.fromkeys([*modulepath, *roots]))
     for name in sorted(names):
-        out.extend(os.path.join(root, name) for root in roots if os.path.isdir(os.path.join(root, name)))
-    return out
+        out.extend(os.path.join(d, name) for d in search if os.path.isdir(os.path.join(d, name)))
+    return list(dict.fromkeys(out))
 
 
 def first_files(files: list[str], first: list[str]) -> list[str]:

@@ -173,17 +173,49 @@ async def test_indexing_progress_in_order_with_counts(cold: LanguageClient, big_
 
 
 async def test_open_documents_module_and_what_it_names_are_indexed_first(cold: LanguageClient, big_env):
-    """zzz sorts after every corpus module; with one of its files open at start, its other files and
-    the module it names (mymod) are indexed before the corpus, well before the indexing ends."""
-    open_doc(cold, os.path.join(big_env, "modules/zzz/manifests/init.pp"))
-
-    async def known():
-        found = set()
-        for name in ("zzz::use5", "mymod::db"):
-            r = await cold.workspace_symbol_async(types.WorkspaceSymbolParams(query=name))
-            found |= {s.name for s in r or []} & {name}
-        return found == {"zzz::use5", "mymod::db"}
-
-    await until(known, timeout=300)
-    assert not ended_progress(cold), "known only at the end of the indexing"
+    """zzz sorts after every corpus module; with one of its files open at start, its own module and the
+    module it names (mymod) are indexed before the corpus: the server says which directories it indexed
+    first (its log), and a definition in that file then answers (no waiting for the whole index: an
+    empty answer before the index is complete is refused, never given -- the tests below)."""
+    use = os.path.join(big_env, "modules/zzz/manifests/use0.pp")
+    open_doc(cold, use)
     await indexing_ended(cold)
+    (first,) = [m.message for m in cold.log_messages if m.message.startswith("puppet-xpp: indexing first: ")]
+    dirs = first.split(": ", 2)[2].split(", ")
+    assert dirs == [os.path.join(big_env, "modules", name) for name in ("zzz", "mymod")], dirs
+    r = await cold.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=_uri(use)), position=pos_of(use, "mymod::app")
+        )
+    )
+    assert _uri(os.path.join(big_env, "modules/mymod/manifests/app.pp")) in {loc.uri for loc in r or []}
+
+
+async def test_workspace_symbols_right_after_start_are_complete_or_content_modified(cold: LanguageClient):
+    """A workspace search is never a partial list: the late module's classes are in the answer, or the
+    request is refused with ContentModified saying why."""
+    params = types.WorkspaceSymbolParams(query="zzz::use")
+    early, refused, complete = await early_then_complete(cold, lambda: cold.workspace_symbol_async(params))
+    names = sorted(s.name for s in complete or [])
+    assert names == [f"zzz::use{k}" for k in range(6)]
+    if refused is not None:
+        assert refused.code == -32801, refused
+        assert "still being indexed" in refused.message
+    else:
+        assert sorted(s.name for s in early or []) == names
+
+
+async def test_definition_right_after_start_is_found_or_content_modified(cold: LanguageClient, big_env):
+    """Go to definition of a class the index learns late: the answer, or ContentModified saying why --
+    never a silent null while the index is incomplete."""
+    document, position = open_site(cold, big_env)
+    params = types.DefinitionParams(text_document=document, position=position)
+    early, refused, complete = await early_then_complete(
+        cold, lambda: cold.text_document_definition_async(params)
+    )
+    assert complete, "the definition is found once indexed"
+    if refused is not None:
+        assert refused.code == -32801, refused
+        assert "still being indexed" in refused.message
+    else:
+        assert early == complete
