@@ -152,3 +152,58 @@ def test_enclosing_resource_type_is_read_from_the_text() -> None:
     assert features.enclosing_resource_type(text, len(text)) == "file"
     text = b"if $x {\n  ens"
     assert features.enclosing_resource_type(text, len(text)) is None
+
+
+def _apply(text: str, edits: list[Any]) -> str:
+    """``text`` with the plan's edits ((line, column), (line, column), new text) applied (ASCII text)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    for (l0, c0), (l1, c1), new in sorted(edits, reverse=True):
+        a, b = starts[l0] + c0, starts[l1] + c1
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def test_rename_in_a_cloned_module_moves_the_file_where_puppet_autoloads_it(
+    tmp_path: Any, oracle: Any
+) -> None:
+    """A module cloned as ``puppet-ntp/`` (metadata.json: ``someone-ntp``): renaming ``ntp::foo`` to
+    ``ntp::bar`` moves ``manifests/foo.pp`` to ``manifests/bar.pp`` of the clone, and Puppet, with the
+    renamed module installed under its name, finds every file where it belongs."""
+    import json
+    import os
+    import shutil
+
+    from puppet_xpp.xpp.environment import file_context
+
+    clone = tmp_path / "puppet-ntp"
+    (clone / "manifests").mkdir(parents=True)
+    (clone / "metadata.json").write_text(json.dumps({"name": "someone-ntp", "version": "1.0.0"}))
+    files = {
+        clone / "manifests/init.pp": "class ntp {\n  include ntp::foo\n}\n",
+        clone / "manifests/foo.pp": "class ntp::foo {\n  notify { 'x': }\n}\n",
+    }
+    index = references.RefIndex()
+    for path, text in files.items():
+        path.write_text(text)
+        index.set_analysis(str(path), Source(text, str(path)))
+    foo = str(clone / "manifests/foo.pp")
+    ref = references.ref_at(index.file_refs(foo), 0, 8)
+    assert ref is not None and ref.key == ("class", "ntp::foo")
+    plan = rename.plan_rename(index, ref, "ntp::bar", lambda path: file_context(path).modulepath)
+    assert plan.moves == [(foo, str(clone / "manifests/bar.pp"))]
+    for path, edits in plan.edits.items():
+        with open(path) as f:
+            text = _apply(f.read(), edits)
+        with open(path, "w") as f:
+            f.write(text)
+    for old, new in plan.moves:
+        os.rename(old, new)
+    installed = tmp_path / "env/modules/ntp"
+    shutil.copytree(clone, installed)
+    for rel in ("manifests/init.pp", "manifests/bar.pp"):
+        found = oracle.call("validate", file=str(installed / rel), modulepath=[str(tmp_path / "env/modules")])
+        assert found == [], (rel, found)
+    assert "ntp::bar" in (installed / "manifests/init.pp").read_text()

@@ -232,20 +232,36 @@ def _autoload_move(
     """(old path, new path) when the definition's file must move for the autoloader, None when it can
     stay, RenameError when no safe place exists."""
     from puppet_xpp.grammar.validator import BAD_MODULE_FILE, NO_NAMESPACE, namespace_for_file
+    from puppet_xpp.xpp.environment import file_context, infer_module, inferred_namespace
 
     mp = tuple(modulepath_of(d.path) or ())
-    ns = namespace_for_file(d.path, mp)
-    if ns in (NO_NAMESPACE, BAD_MODULE_FILE):
-        return None  # not autoloaded (site manifest, outside the module path): nothing to move
     old_mod, new_mod = old.split("::")[0], new.split("::")[0]
-    mod_parent = _module_parent(d.path, mp)
-    if new_mod != old_mod:
-        if not can_leave_module:
+    # a module checked out on its own (``puppet-ntp/`` with metadata.json naming ``ntp``) is judged by the
+    # environment model's rule, as Puppet judges it installed under its name; else by the module path
+    inferred = infer_module(d.path) if file_context(d.path).namespace is not None else None
+    if inferred is not None:
+        ns = inferred_namespace(d.path, inferred)
+        if ns == NO_NAMESPACE:
+            return None  # examples/, tests/...: taken only as an initial manifest, never autoloaded
+        if new_mod != old_mod:
             raise RenameError(
-                f"{new} is in module {new_mod!r}, not {old_mod!r}: renaming out of the module is refused"
+                f"{new} is in module {new_mod!r}, not {old_mod!r}: renaming out of a module checked out "
+                "on its own is refused"
             )
-        if not os.path.isdir(os.path.join(mod_parent, new_mod)):
-            raise RenameError(f"module {new_mod!r} does not exist next to {old_mod!r}: not renamed")
+        module_root = inferred.root
+    else:
+        ns = namespace_for_file(d.path, mp)
+        if ns in (NO_NAMESPACE, BAD_MODULE_FILE):
+            return None  # not autoloaded (site manifest, outside the module path): nothing to move
+        mod_parent = _module_parent(d.path, mp)
+        if new_mod != old_mod:
+            if not can_leave_module:
+                raise RenameError(
+                    f"{new} is in module {new_mod!r}, not {old_mod!r}: renaming out of the module is refused"
+                )
+            if not os.path.isdir(os.path.join(mod_parent, new_mod)):
+                raise RenameError(f"module {new_mod!r} does not exist next to {old_mod!r}: not renamed")
+        module_root = os.path.join(mod_parent, new_mod)
     if ns != old and new.startswith(ns):
         return None  # e.g. a nested definition in a file whose namespace still covers the new name
     if ns != old:
@@ -258,7 +274,7 @@ def _autoload_move(
     if others:
         raise RenameError(f"{d.path} also defines {', '.join(sorted(set(others)))}: split the file first")
     k = "define" if kind == "type" and not d.text[:1].isupper() else kind
-    target = autoload_path(mod_parent, k, new)
+    target = autoload_path(module_root, k, new)
     if target is None:
         raise RenameError(f"a {k} cannot be named {new} (no file the autoloader would load)")
     if os.path.exists(target):
@@ -275,13 +291,14 @@ def _module_parent(path: str, modulepath: Iterable[str]) -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(a)))
 
 
-def autoload_path(mod_parent: str, kind: str, name: str) -> str | None:
-    """The file Puppet's autoloader reads for ``name`` of ``kind`` (the inverse of namespace_for_file)."""
+def autoload_path(module_root: str, kind: str, name: str) -> str | None:
+    """The file Puppet's autoloader reads for ``name`` of ``kind`` in the module at ``module_root`` (the
+    inverse of namespace_for_file)."""
     segs = name.lower().split("::")
     sub = KIND_DIRS.get(kind)
     if sub is None:
         return None
-    base = os.path.join(mod_parent, segs[0], sub)
+    base = os.path.join(module_root, sub)
     if len(segs) == 1:
         return os.path.join(base, "init.pp") if sub == "manifests" else None
     return os.path.join(base, *segs[1:-1], segs[-1] + ".pp")
