@@ -16,6 +16,19 @@ from puppet_xpp.server.lsp.session import SOURCES, DiagnosticKey, DiagnosticsSto
 def capped(diags: list[LspDiagnostic]) -> list[LspDiagnostic]:
     """At most text.MAX_DIAGNOSTICS of one source's ``diags``: the most severe, in their order, then one
     "and N more" where the first one left out starts."""
+    limit = text.MAX_DIAGNOSTICS
+    if len(diags) <= limit:
+        return diags
+    # the usual case (lint's warnings past the first ones): nothing left out is more severe than what
+    # the first ``limit`` hold, so those are the most severe in their order, without sorting them all on
+    # every keystroke (the same list the sort gives)
+    least = max(d.severity for d in diags[:limit])
+    if all(d.severity >= least for d in diags[limit:]):
+        d = diags[limit]
+        note = LspDiagnostic(
+            d.start, d.end, SEVERITY_INFO, "TOO_MANY_DIAGNOSTICS", f"and {len(diags) - limit} more"
+        )
+        return [*diags[:limit], note]
     order = {id(d): k for k, d in enumerate(diags)}
     shown, more = text.cap(diags, severity=lambda d: d.severity)
     if not more:
