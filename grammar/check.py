@@ -13,11 +13,13 @@ model's business (``xpp.environment.FileContext.check_config``): this module kno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar import levels
-from puppet_xpp.grammar.issues import Diagnostic
-from puppet_xpp.grammar.parser import ParseResult, parse
+
+if TYPE_CHECKING:  # (the parser is imported by check(): a CheckConfig alone costs no parser import)
+    from puppet_xpp.grammar.issues import Diagnostic
+    from puppet_xpp.grammar.parser import ParseResult
 
 __all__ = ["CheckConfig", "CheckResult", "check", "checker"]
 
@@ -103,6 +105,8 @@ def check(text: str, config: CheckConfig) -> CheckResult:
     A program recovered after a syntax error is validated too (an editor shows both kinds of
     problem); consumers that follow Puppet's own parse (which stops at the first syntax error) look
     at :attr:`CheckResult.syntax_ok`."""
+    from puppet_xpp.grammar.parser import parse
+
     res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
     if res.program is None:
         return CheckResult(res)
