@@ -113,6 +113,14 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
     )
     session.documents[td.uri] = DocState(td.uri, doc)
     schedule(ls, td.uri)
+    problem = session.project_problem(td.uri)
+    if problem is not None:  # its settings are not used: say so, once, with where and what
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"puppet-xpp: {problem} (the project configuration is not used until it is fixed)",
+            )
+        )
 
 
 def did_change(ls: PuppetServer, params: types.DidChangeTextDocumentParams) -> None:

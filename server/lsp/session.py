@@ -140,6 +140,8 @@ class Session:
     idle_gc: asyncio.Future[None] | None = None  # a full collection waiting for a pause
     # the user's facts (setting facts.file, a facter run on request: server/analysis/facts.py)
     facts: FactSource = field(default_factory=FactSource)
+    # project configuration problems the user was already shown (Session.project_problem)
+    project_problems_shown: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references
@@ -149,6 +151,18 @@ class Session:
 
     def config_for(self, uri: str) -> CheckConfig:
         return check_config_for(path_of_uri(uri), self.settings)
+
+    def project_problem(self, uri: str) -> str | None:
+        """The project configuration file (xpp.project) that applies to ``uri`` when it cannot be used,
+        as ``path:line: what`` -- once per distinct problem (the editor is told, not every open file)."""
+        from puppet_xpp.xpp.project import project_for
+
+        path = path_of_uri(uri)
+        error = project_for(path).error if path else None
+        if error is None or str(error) in self.project_problems_shown:
+            return None
+        self.project_problems_shown.add(str(error))
+        return str(error)
 
     def open_paths(self) -> set[str | None]:
         return {path_of_uri(u) for u in self.documents}
