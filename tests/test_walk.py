@@ -203,3 +203,43 @@ def test_gitignore_patterns_mean_what_git_says(tmp_path):
     ours = _rel(repo, (f.path for f in walk(str(repo), (".pp",))))
     assert ours == sorted(listed)
     assert "nested/x.tmp.pp" in ours and "sub/generated/keep.pp" not in ours  # negation's limits, as git
+
+
+def test_compile_exclude_option(tmp_path):
+    """--compile ENVDIR --exclude PATTERN (relative to ENVDIR, repeatable) skips what it matches, as
+    --validate's and --lint's do; an .xpp compiled before for an excluded file is removed."""
+    from puppet_xpp.server.cli import compile as cmd_compile
+
+    env = tmp_path / "production"
+    _make(
+        env,
+        {
+            "environment.conf": "modulepath = modules\n",
+            "manifests/site.pp": "node default { }\n",
+            "modules/m/manifests/init.pp": "class m { }\n",
+            "modules/m/manifests/old/x.pp": BROKEN,
+            "modules/m/manifests/scratch.pp": BROKEN,
+        },
+    )
+
+    def compiled(*extra: str) -> tuple[int, list[str]]:
+        report = tmp_path / "report.json"
+        status = cmd_compile.main(
+            [str(env), "--report", str(report), "-j", "1", *extra], out=io.StringIO(), err=io.StringIO()
+        )
+        files = json.loads(report.read_text())["environments"][0]["files"]
+        return status, sorted(os.path.relpath(f["path"], env) for f in files)
+
+    assert compiled() == (
+        1,
+        [
+            "manifests/site.pp",
+            "modules/m/manifests/init.pp",
+            "modules/m/manifests/old/x.pp",
+            "modules/m/manifests/scratch.pp",
+        ],
+    )
+    assert (env / ".xpp/modules/m/manifests/scratch.xpp").exists()
+    status, files = compiled("--exclude", "/modules/m/manifests/old/", "--exclude", "scratch.pp")
+    assert (status, files) == (0, ["manifests/site.pp", "modules/m/manifests/init.pp"])
+    assert not (env / ".xpp/modules/m/manifests/scratch.xpp").exists()

@@ -96,6 +96,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "file names become DIR/<path in the environment>",
     )
     p.add_argument(
+        "--exclude",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="skip what the walk of each ENVDIR finds matching PATTERN (gitignore-style, relative to ENVDIR; repeatable)",
+    )
+    p.add_argument(
         "--basemodulepath",
         metavar="DIRS",
         help=f"what $basemodulepath expands to in the modulepath ('{os.pathsep}'-separated)",
@@ -404,6 +411,7 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
         puppet_version=a.puppet_version,
         basemodulepath=a.basemodulepath,
         modulepath=a.modulepath,
+        exclude=tuple(a.exclude),
         max_source_bytes=a.max_source_size,
         wait=not a.no_wait,
         debug=a.debug,

@@ -57,6 +57,7 @@ class Options:
     puppet_version: str | None = None  # language level 8 | 7 | 7.23 (None: the default, 8)
     basemodulepath: str | None = None
     modulepath: str | None = None  # replaces the environment's modulepath
+    exclude: tuple[str, ...] = ()  # --exclude: gitignore-style patterns relative to ENVDIR (xpp.walk)
     chown: bool | None = None  # None: when running as root
     max_source_bytes: int | None = None  # None: xpp.sources.max_bytes() (environment or default)
     wait: bool = True  # another compile of the environment holds its lock: wait (else CompileError)

@@ -124,10 +124,14 @@ def _manifest_fallback(path: str, base: str | None) -> str | None:
     return os.path.join("manifests", os.path.relpath(path, base)) if base else None
 
 
-def plan(env: Environment, runtime_root: str | None = None) -> tuple[list[Job], list[tuple[str, str]]]:
-    """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason)."""
+def plan(
+    env: Environment, runtime_root: str | None = None, exclude: Iterable[str] = ()
+) -> tuple[list[Job], list[tuple[str, str]]]:
+    """(jobs, skipped): what to compile in ``env``; skipped is a list of (path, reason).  ``exclude``
+    (``--exclude``) adds gitignore-style patterns relative to the environment to the project
+    configuration's."""
     planner = _Planner(env, runtime_root)
-    excludes = project_for(env.root).excludes()
+    excludes = [(env.root, pattern) for pattern in exclude] + project_for(env.root).excludes()
     jobs: list[Job] = []
     skipped: list[tuple[str, str]] = []
     seen_out: dict[str, str] = {}

@@ -67,7 +67,7 @@ def _compile_locked(
 ) -> EnvResult:
     anchored = tree.open()
     result = EnvResult(env)
-    jobs, result.skipped = plan(env, opts.runtime_root)
+    jobs, result.skipped = plan(env, opts.runtime_root, opts.exclude)
     validation = opts.validation()  # the level and strict in effect, resolved once
     state = State.read(anchored)
     fingerprint = settings_fingerprint(env, opts, validation)
