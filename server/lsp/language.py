@@ -5,7 +5,7 @@ server/analysis/completion.py, server/analysis/features.py), and converts the pl
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TypeVar
 
 from lsprotocol import types
@@ -13,25 +13,26 @@ from pygls.exceptions import JsonRpcContentModified
 
 from puppet_xpp.server.analysis import completion as completions
 from puppet_xpp.server.analysis import features, navigation
-from puppet_xpp.server.analysis.document import path_of_uri
+from puppet_xpp.server.analysis.document import Analysis, path_of_uri
 from puppet_xpp.server.lsp import convert, indexing, sync
 from puppet_xpp.server.lsp.language_server import PuppetServer
 
 T = TypeVar("T")
 
 
-async def from_index(ls: PuppetServer, answer: Callable[[], Awaitable[T | None]]) -> T | None:
-    """An answer that may depend on the workspace index (a function or type of the module path): given
-    at once when there is one; an empty answer while the index is incomplete is not given as if it were
-    complete, but asked again once the index is (waiting at most indexing.WAIT_COMPLETE), or refused with
-    ContentModified saying why (the client asks again later; a silent null would say "nothing there")."""
-    found = await answer()
+async def from_index(ls: PuppetServer, uri: str, answer: Callable[[Analysis], T | None]) -> T | None:
+    """``answer`` over the document's analysis, where the answer may depend on the workspace index (a
+    function or type of the module path): given at once when there is one; an empty answer while the
+    index is incomplete is not given as if it were complete, but asked again once the index is (waiting
+    at most indexing.WAIT_COMPLETE), or refused with ContentModified saying why (the client asks again
+    later; a silent null would say "nothing there")."""
+    found = await sync.with_analysis(ls, uri, answer)
     if found or ls.session.index_state.complete():
         return found
     why = await indexing.wait_complete(ls)
     if why is not None:
         raise JsonRpcContentModified(why)
-    return await answer()
+    return await sync.with_analysis(ls, uri, answer)
 
 
 async def document_symbol(
@@ -71,12 +72,7 @@ async def hover(ls: PuppetServer, params: types.HoverParams) -> types.Hover | No
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
     known = ls.session.knowledge(uri)
-    return await from_index(
-        ls,
-        lambda: sync.with_analysis(
-            ls, uri, lambda an: convert.hover(navigation.hover(an, known, line, character))
-        ),
-    )
+    return await from_index(ls, uri, lambda an: convert.hover(navigation.hover(an, known, line, character)))
 
 
 async def definition(ls: PuppetServer, params: types.DefinitionParams) -> list[types.Location] | None:
@@ -85,12 +81,7 @@ async def definition(ls: PuppetServer, params: types.DefinitionParams) -> list[t
     known = ls.session.knowledge(uri)
     path = path_of_uri(uri)
     return await from_index(
-        ls,
-        lambda: sync.with_analysis(
-            ls,
-            uri,
-            lambda an: convert.locations(navigation.definition(an, known, path, line, character), uri),
-        ),
+        ls, uri, lambda an: convert.locations(navigation.definition(an, known, path, line, character), uri)
     )
 
 
@@ -135,10 +126,7 @@ async def signature_help(ls: PuppetServer, params: types.SignatureHelpParams) ->
     line, character = convert.pos_of(params.position)
     known = ls.session.knowledge(uri)
     return await from_index(
-        ls,
-        lambda: sync.with_analysis(
-            ls, uri, lambda an: convert.signature_help(navigation.signature_help(an, known, line, character))
-        ),
+        ls, uri, lambda an: convert.signature_help(navigation.signature_help(an, known, line, character))
     )
 
 

@@ -61,6 +61,21 @@ def send_edit(client, uri: str, version: int, start: tuple, end: tuple, text: st
     )
 
 
+def open_file(client, root: str, rel: str, text: str) -> str:
+    """Write ``text`` to ``root/rel`` and open it in the client (didOpen, version 1); its URI."""
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    uri = "file://" + path
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        )
+    )
+    return uri
+
+
 def published(client) -> list:
     """All publishDiagnostics params received so far (recording starts on the first call)."""
     rec = getattr(client, "_puppet_xpp_published", None)

@@ -12,25 +12,15 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.publishes import REPO, SERVER, mark, published, workspace_client
+from tests.lsp.publishes import REPO, SERVER, mark, open_file, published, workspace_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 client = workspace_client("defects", "defects_root")
 
 
-def _open(client, name: str, text: str) -> str:
-    path = os.path.join(client.defects_root, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    uri = "file://" + path
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
-        )
-    )
-    return uri
+def _open(client, rel: str, text: str) -> str:
+    return open_file(client, client.defects_root, rel, text)
 
 
 def _pos(text: str, marker: str = "|") -> tuple[str, types.Position]:

@@ -11,7 +11,7 @@ import os
 import pytest
 from lsprotocol import types
 
-from tests.lsp.publishes import mark, published, workspace_client
+from tests.lsp.publishes import mark, open_file, published, workspace_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -21,17 +21,7 @@ BROKEN = 'level = "7.23"\nexclude = ["spec/**"]\nstrict = error\n'  # a bare wor
 
 
 def _open(client, rel: str, text: str) -> str:
-    path = os.path.join(client.projcfg_root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    uri = "file://" + path
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
-        )
-    )
-    return uri
+    return open_file(client, client.projcfg_root, rel, text)
 
 
 async def test_a_broken_project_configuration_is_shown_once_with_its_line(client):
