@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # (the parser is imported by check(): a CheckConfig alone cos
     from puppet_xpp.grammar.issues import Diagnostic
     from puppet_xpp.grammar.parser import ParseResult
 
-__all__ = ["CheckConfig", "CheckResult", "check", "checker"]
+__all__ = ["CheckConfig", "CheckResult", "check", "checker", "parse"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,14 @@ class CheckResult:
         return [*self.parse.diagnostics, *self.validation]
 
 
+def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
+    """:func:`grammar.parser.parse`, imported on the first call: a module that only needs
+    :class:`CheckConfig` (the environment model) loads no parser."""
+    from puppet_xpp.grammar.parser import parse as parse_text
+
+    return parse_text(text, file, epp=epp, tasks=tasks)
+
+
 def checker(config: CheckConfig) -> Any:
     """The validator for ``config`` (``grammar.validator.Checker`` or its tasks variant)."""
     from puppet_xpp.grammar.validator import Checker, TasksChecker
@@ -105,8 +113,6 @@ def check(text: str, config: CheckConfig) -> CheckResult:
     A program recovered after a syntax error is validated too (an editor shows both kinds of
     problem); consumers that follow Puppet's own parse (which stops at the first syntax error) look
     at :attr:`CheckResult.syntax_ok`."""
-    from puppet_xpp.grammar.parser import parse
-
     res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
     if res.program is None:
         return CheckResult(res)
