@@ -1,4 +1,4 @@
-"""The incremental parser (grammar/incremental.py) must give exactly what a full parse gives:
+"""The incremental parser (grammar/incremental/) must give exactly what a full parse gives:
 same Program (PN, every node position, the definitions list), same parse diagnostics, same validation
 diagnostics -- after any sequence of edits.  The reference is grammar.parser.parse + grammar.validator."""
 

@@ -1,4 +1,4 @@
-// Where the language server writes the .xpp of a source file (mirrors server/analysis/workspace.py and xpp/layout.py):
+// Where the language server writes the .xpp of a source file (mirrors server/analysis/workspace.py and xpp/compile/layout.py):
 //   <env>/.xpp/modules/<module>/<path inside the module, .pp/.epp -> .xpp>
 //   <env>/.xpp/modules/environment/<path relative to env>   for files of the environment's own tree.
 // An environment is a directory with environment.conf (module path from its `modulepath`, default
