@@ -22,6 +22,7 @@ A file the user names is never skipped: only what a walk finds is filtered.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -53,7 +54,10 @@ IGNORE_FILES = (".pdkignore", ".gitignore")  # gitignore-style pattern files hon
 _ROOT_MARKERS = ("metadata.json", "environment.conf")  # with .git: where PDK's defaults are anchored
 
 
-def _spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+@functools.lru_cache(maxsize=256)
+def _spec(lines: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """The compiled patterns of ``lines`` (a spec matches paths relative to its layer's directory, so
+    one compilation serves every directory with the same lines: PDK's defaults at each module root)."""
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
@@ -71,9 +75,9 @@ class Ignores:
     layers: list[_Layer] = field(default_factory=list)
 
     def add(self, base: str, patterns: Iterable[str], *, final: bool = False) -> None:
-        patterns = [p for p in patterns if p.strip()]
-        if patterns:
-            self.layers.append(_Layer(os.path.abspath(base), _spec(patterns), final))
+        lines = tuple(p for p in patterns if p.strip())
+        if lines:
+            self.layers.append(_Layer(os.path.abspath(base), _spec(lines), final))
 
     def add_directory(
         self, directory: str, *, anchor_defaults: bool = False, names: Container[str] | None = None
