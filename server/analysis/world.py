@@ -248,21 +248,12 @@ def call_at(data: bytes, off: int) -> tuple[str, int] | None:
     None (also for a method call ``$x.name(``, whose receiver is the first argument: index + 1)."""
     depth = 0
     commas = 0
-    i = off - 1
-    in_str: bytes | None = None
-    limit = max(0, off - 20000)
-    while i >= limit:
-        c = data[i : i + 1]
-        if in_str:
-            if c == in_str and data[i - 1 : i] != b"\\":
-                in_str = None
-        elif c in (b"'", b'"'):
-            in_str = c
-        elif c in (b")", b"]", b"}"):
+    for i, c in features.unquoted_back(data, off):
+        if c in (b")", b"]", b"}"):
             depth += 1
         elif c in (b"[", b"{"):
             if depth == 0:
-                return None if c == b"{" else None
+                return None
             depth -= 1
         elif c == b"(":
             if depth == 0:
@@ -278,9 +269,6 @@ def call_at(data: bytes, off: int) -> tuple[str, int] | None:
             depth -= 1
         elif c == b"," and depth == 0:
             commas += 1
-        elif c == b"\n" and depth == 0 and data[max(0, i - 1) : i] == b"}":
-            pass
-        i -= 1
     return None
 
 
