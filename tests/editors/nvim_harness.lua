@@ -74,4 +74,27 @@ function harness.run(main)
   vim.cmd('qa!')
 end
 
+-- Omni completion as a test reads it: vim.fn.complete records {startcol, words} instead of showing a
+-- menu, and the mode Neovim asks before it (0.7: vim.fn.mode, 0.11: nvim_get_mode) answers insert mode.
+-- Returns {last = the last recording or nil, clear = forget it, restore = Neovim's own functions back}.
+function harness.record_completion()
+  local got = nil
+  local complete, mode, get_mode = vim.fn.complete, vim.fn.mode, vim.api.nvim_get_mode
+  vim.fn.mode = function() return 'i' end
+  vim.api.nvim_get_mode = function() return { mode = 'i', blocking = false } end
+  vim.fn.complete = function(startcol, items)
+    got = { startcol = startcol, words = {} }
+    for _, it in ipairs(items) do
+      table.insert(got.words, type(it) == 'table' and it.word or it)
+    end
+  end
+  return {
+    last = function() return got end,
+    clear = function() got = nil end,
+    restore = function()
+      vim.fn.complete, vim.fn.mode, vim.api.nvim_get_mode = complete, mode, get_mode
+    end,
+  }
+end
+
 return harness

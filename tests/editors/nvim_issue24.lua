@@ -33,22 +33,13 @@ local function signature(buf, client)
 end
 
 local function complete()
-  local got = nil
-  local fn_complete, fn_mode, get_mode = vim.fn.complete, vim.fn.mode, vim.api.nvim_get_mode
-  vim.fn.mode = function() return 'i' end -- (0.7 asks this one)
-  vim.api.nvim_get_mode = function() return { mode = 'i', blocking = false } end
-  vim.fn.complete = function(startcol, items)
-    got = { startcol = startcol, words = {} }
-    for _, it in ipairs(items) do
-      table.insert(got.words, type(it) == 'table' and it.word or it)
-    end
-  end
+  local rec = harness.record_completion()
   -- each call sends a request (0.7 and 0.11): one call, so that no late answer of a second request
   -- lands in the next case
   vim.lsp.omnifunc(1, '')
-  vim.wait(spec.step_ms, function() return got ~= nil end, 20)
-  vim.fn.complete, vim.fn.mode, vim.api.nvim_get_mode = fn_complete, fn_mode, get_mode
-  return got or vim.NIL
+  vim.wait(spec.step_ms, function() return rec.last() ~= nil end, 20)
+  rec.restore()
+  return rec.last() or vim.NIL
 end
 
 local function floats()

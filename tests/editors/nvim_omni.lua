@@ -23,33 +23,25 @@ local function main()
     ck = vim.fn.maparg('<C-k>', 'i') ~= '',
   }
   vim.api.nvim_win_set_cursor(0, { spec.line + 1, spec.col })
-  local got = nil
-  vim.fn.mode = function() return 'i' end
-  local get_mode = vim.api.nvim_get_mode
-  vim.api.nvim_get_mode = function() return { mode = 'i', blocking = false } end
-  vim.fn.complete = function(startcol, items)
-    got = { startcol = startcol, words = {} }
-    for _, it in ipairs(items) do
-      table.insert(got.words, type(it) == 'table' and it.word or it)
-    end
-  end
+  local rec = harness.record_completion()
   -- the index fills in the background: ask until the module's functions are there
   local deadline = vim.loop.now() + spec.step_ms
   while vim.loop.now() < deadline do
-    got = nil
+    rec.clear()
     result.attempts = result.attempts + 1
     local start = vim.lsp.omnifunc(1, '')
     result.findstart = start
     local r = vim.lsp.omnifunc(0, '')
     result.findbase = r
-    vim.wait(3000, function() return got ~= nil end, 20)
+    vim.wait(3000, function() return rec.last() ~= nil end, 20)
+    local got = rec.last()
     if got and vim.tbl_contains(got.words, 'stdlib::merge_all') then
       break
     end
     vim.wait(200)
   end
-  vim.api.nvim_get_mode = get_mode
-  result.complete = got
+  rec.restore()
+  result.complete = rec.last()
 end
 
 harness.run(main)
