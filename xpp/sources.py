@@ -100,8 +100,8 @@ def shown(path: str) -> str:
     return "".join(out)
 
 
-def _refused(display: str, reason: str, st: os.stat_result | None = None) -> Source:
-    return Source(
+def _refused(display: str, reason: str, st: os.stat_result | None = None) -> Raw:
+    return Raw(
         None,
         Diagnostic.make("UNREADABLE_FILE", None, 0, {"file": display, "reason": reason}, file=display),
         st,
@@ -129,17 +129,26 @@ def decode(data: bytes, display: str) -> Source:
     return Source(text, Diagnostic.make("INVALID_ENCODING", None, 0, {}, file=display))
 
 
-def read_source(
+@dataclass
+class Raw:
+    """A file as read by :func:`read_bytes`: its bytes (None when not read) or the one diagnostic that
+    stands for it, and the stat of what was read (taken on the open descriptor)."""
+
+    data: bytes | None
+    diagnostic: Diagnostic | None
+    stat: os.stat_result | None = None
+
+
+def read_bytes(
     path: str,
     display: str | None = None,
     *,
     limit: int | None = None,
     as_user: tuple[int, int] | None = None,
-) -> Source:
-    """Read the source at ``path`` by the rules above; never raises for a problem of the file itself.
-
-    ``display`` names the file in diagnostics (default: ``path``); ``as_user`` is (uid, gid) to open it
-    as (root only)."""
+) -> Raw:
+    """The bytes at ``path`` by the rules above (a regular file, the size limit, ``as_user``); never
+    raises for a problem of the file itself.  The one reader of every file that is Puppet code or data
+    for it (manifests, the Ruby and YAML files the workspace index reads), whatever it is decoded as."""
     display = shown(display if display is not None else path)
     limit = max_bytes(limit)
     try:
@@ -152,7 +161,7 @@ def read_source(
                 return _refused(display, f"larger than the source size limit ({limit} bytes): not read", st)
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return Source(
+        return Raw(
             None, Diagnostic.make("NO_SUCH_FILE_OR_DIRECTORY", None, 0, {"file": display}, file=display)
         )
     except OSError as e:
@@ -176,9 +185,56 @@ def read_source(
         return _refused(display, e.strerror or str(e))
     finally:
         os.close(fd)
-    src = decode(b"".join(chunks), display)
-    src.stat = st
+    return Raw(b"".join(chunks), None, st)
+
+
+def read_source(
+    path: str,
+    display: str | None = None,
+    *,
+    limit: int | None = None,
+    as_user: tuple[int, int] | None = None,
+) -> Source:
+    """Read the source at ``path`` by the rules above (:func:`read_bytes`, then :func:`decode`); never
+    raises for a problem of the file itself.
+
+    ``display`` names the file in diagnostics (default: ``path``); ``as_user`` is (uid, gid) to open it
+    as (root only)."""
+    display = shown(display if display is not None else path)
+    raw = read_bytes(path, display, limit=limit, as_user=as_user)
+    if raw.data is None:
+        return Source(None, raw.diagnostic, raw.stat)
+    src = decode(raw.data, display)
+    src.stat = raw.stat
     return src
+
+
+def read_text(
+    path: str,
+    *,
+    errors: str = "surrogateescape",
+    limit: int | None = None,
+    as_user: tuple[int, int] | None = None,
+) -> str | None:
+    """The text of a file Puppet code or data reads (a Ruby or YAML file, a module's metadata) by the
+    rules of :func:`read_bytes`, decoded as UTF-8 with ``errors``; None when it is not read (missing,
+    unreadable, not a regular file, over the size limit)."""
+    raw = read_bytes(path, limit=limit, as_user=as_user)
+    return None if raw.data is None else raw.data.decode("utf-8", errors)
+
+
+def directory_owner(path: str) -> tuple[int, int] | None:
+    """As root: (uid, gid) of whoever controls the name ``path`` (the owner of its directory), to read it
+    as (``as_user``), so a link they planted to a file they cannot read is refused; None when not root,
+    when the directory is root's, or when it cannot be looked at.  The ``--lint --fix`` counterpart of
+    the environment owner ``--compile`` reads as."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        st = os.stat(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return None
+    return None if st.st_uid == 0 else (st.st_uid, st.st_gid)
 
 
 @contextlib.contextmanager

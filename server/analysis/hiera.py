@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from puppet_xpp.xpp.sources import read_text
+
 # where a key is set: (path, line, column start, column end, value text)
 Hit = tuple[str, int, int, int, str]
 
@@ -64,8 +66,10 @@ def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
     try:
         import yaml  # type: ignore[import-untyped]
 
-        with open(os.path.join(root, "hiera.yaml"), encoding="utf-8") as f:
-            conf = yaml.safe_load(f)
+        text = read_text(os.path.join(root, "hiera.yaml"), errors="strict")
+        if text is None:
+            return None
+        conf = yaml.safe_load(text)
     except Exception:  # absent or malformed: no layer (validation is not this module's job)
         return None
     if not isinstance(conf, dict) or conf.get("version") != 5:
@@ -125,8 +129,10 @@ def _module_name(d: str, fallback: str) -> str:
     try:
         import json
 
-        with open(os.path.join(d, "metadata.json"), encoding="utf-8") as f:
-            n = json.load(f).get("name", "")
+        text = read_text(os.path.join(d, "metadata.json"), errors="strict")
+        if text is None:
+            return fallback.split("-")[-1]
+        n = json.loads(text).get("name", "")
         if isinstance(n, str) and n:
             return re.split(r"[-/]", n, maxsplit=1)[-1]
     except (OSError, ValueError, AttributeError):
@@ -152,11 +158,10 @@ def find(layers: Sequence[Layer], key: str) -> list[Hit]:
         if lay.module is not None and not key.startswith(lay.module + "::"):
             continue
         for path in _files(lay):
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    lines = f.read().splitlines()
-            except OSError:
+            text = read_text(path, errors="replace")
+            if text is None:
                 continue
+            lines = text.splitlines()
             for i, line in enumerate(lines):
                 m = rx.match(line) if line[:1] not in (" ", "\t", "#", "-") else None
                 if m is None:
@@ -185,14 +190,13 @@ def all_keys(layers: Sequence[Layer]) -> dict[str, str]:
     out: dict[str, str] = {}
     for lay in layers:
         for path in _files(lay):
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    for line in f:
-                        m = _TOP_KEY.match(line)
-                        if m and m.group(2) != "---":
-                            out.setdefault(m.group(2).lstrip(":"), path)
-            except OSError:
+            text = read_text(path, errors="replace")
+            if text is None:
                 continue
+            for line in text.splitlines():
+                m = _TOP_KEY.match(line)
+                if m and m.group(2) != "---":
+                    out.setdefault(m.group(2).lstrip(":"), path)
     return out
 
 

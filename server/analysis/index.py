@@ -126,24 +126,33 @@ class WorkspaceIndex:
         return out
 
 
-def index_file(path: str, tasks: bool | None = None, hooks: Sequence[ParsedHook] = ()) -> list[Sym]:
+def index_file(
+    path: str,
+    tasks: bool | None = None,
+    hooks: Sequence[ParsedHook] = (),
+    refused: list[str] | None = None,
+) -> list[Sym]:
     """Parse one file from disk and return its index entries ([] when unreadable): a manifest's
     definitions, or what a module's Ruby file defines (server/analysis/ruby_index.py).  Each of
-    ``hooks`` gets the manifest's parse too."""
+    ``hooks`` gets the manifest's parse too.  The file is read by the one source-reading rule
+    (:func:`xpp.sources.read_bytes`: regular files only, the size limit), so a FIFO or a link to a
+    device named ``*.pp`` is skipped, never read; why goes to ``refused`` when given (a log line)."""
     from puppet_xpp.grammar.parser import parse
 
     if path.endswith(".rb"):
         from puppet_xpp.server.analysis.ruby_index import index_ruby_file
 
-        return index_ruby_file(path)
+        return index_ruby_file(path, refused)
 
     from puppet_xpp.server.analysis.workspace import in_plans_dir
+    from puppet_xpp.xpp.sources import read_bytes
 
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    raw = read_bytes(path)
+    if raw.data is None:
+        if refused is not None and raw.diagnostic is not None:
+            refused.append(raw.diagnostic.message)
         return []
+    data = raw.data
     text = data.decode("utf-8", "surrogateescape")
     if tasks is None:
         tasks = in_plans_dir(path)

@@ -587,30 +587,34 @@ def feed(refs: RefIndex) -> Callable[[str, Analysed], None]:
     return hook
 
 
-def build(roots: Sequence[str]) -> tuple[WorkspaceIndex, RefIndex]:
-    """(WorkspaceIndex, RefIndex) of every file under ``roots`` (the CLI and the benchmark)."""
+def build(roots: Sequence[str], refused: list[str] | None = None) -> tuple[WorkspaceIndex, RefIndex]:
+    """(WorkspaceIndex, RefIndex) of every file under ``roots`` (the CLI and the benchmark); why each
+    file not read was skipped goes to ``refused`` when given."""
     from puppet_xpp.server.analysis import index
 
     refs = RefIndex()
     idx = index.WorkspaceIndex()
     hooks = (feed(refs),)
     for p in index.workspace_files(roots):
-        idx.set_file(p, index.index_file(p, hooks=hooks))
-    index_hiera(refs, roots)
+        idx.set_file(p, index.index_file(p, hooks=hooks, refused=refused))
+    index_hiera(refs, roots, refused)
     return idx, refs
 
 
-def index_yaml(refs: RefIndex, path: str) -> None:
-    try:
-        mtime = os.stat(path).st_mtime_ns
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+def index_yaml(refs: RefIndex, path: str, refused: list[str] | None = None) -> None:
+    """File the Hiera keys of one data file, read by the one source-reading rule
+    (:func:`xpp.sources.read_bytes`: a FIFO, a device or a file over the size limit is skipped)."""
+    from puppet_xpp.xpp.sources import read_bytes
+
+    raw = read_bytes(path)
+    if raw.data is None or raw.stat is None:
+        if refused is not None and raw.diagnostic is not None:
+            refused.append(raw.diagnostic.message)
         refs.remove_file(path)
         refs.yaml.pop(path, None)
         return
-    refs.set_file(path, hiera_refs(path, data))
-    refs.yaml[path] = mtime
+    refs.set_file(path, hiera_refs(path, raw.data))
+    refs.yaml[path] = raw.stat.st_mtime_ns
 
 
 def hiera_files(roots: Iterable[str]) -> list[str]:
@@ -626,10 +630,10 @@ def hiera_files(roots: Iterable[str]) -> list[str]:
     return out
 
 
-def index_hiera(refs: RefIndex, roots: Sequence[str]) -> int:
+def index_hiera(refs: RefIndex, roots: Sequence[str], refused: list[str] | None = None) -> int:
     files = hiera_files(roots)
     for p in files:
-        index_yaml(refs, p)
+        index_yaml(refs, p, refused)
     refs.hiera_roots = tuple(roots)
     return len(files)
 

@@ -50,17 +50,21 @@ def kind_of_path(path: str) -> str | None:
     return None
 
 
-def index_ruby_file(path: str) -> list[Sym]:
-    """Index entries of one Ruby file ([] when unreadable or not an API file)."""
+def index_ruby_file(path: str, refused: list[str] | None = None) -> list[Sym]:
+    """Index entries of one Ruby file ([] when unreadable or not an API file), read by the one
+    source-reading rule (:func:`xpp.sources.read_bytes`: a FIFO, a device or a file over the size limit
+    is skipped, why going to ``refused`` when given)."""
+    from puppet_xpp.xpp.sources import read_bytes
+
     kind = kind_of_path(path)
     if kind is None:
         return []
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    raw = read_bytes(path)
+    if raw.data is None:
+        if refused is not None and raw.diagnostic is not None:
+            refused.append(raw.diagnostic.message)
         return []
-    return index_ruby_source(data, path, kind)
+    return index_ruby_source(raw.data, path, kind)
 
 
 def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list[Sym]:

@@ -25,7 +25,11 @@ puppet-lint does), ``--json`` and ``--sarif`` exactly as puppet-lint prints them
 Exit status as puppet-lint's: 1 when an error was found (or a warning, with ``--fail-on-warnings``), when
 an option is invalid, when no file is given or a file does not exist; else 0.
 
-``--fix`` rewrites a file (temporary file + rename) only when fixing changed it and it has no syntax error.
+``--fix`` rewrites a file (temporary file + rename, its mode and owner kept) only when fixing changed it and
+it has no syntax error; never through a symbolic link, into a file with another hard link, or outside the
+directory linted (a message says so and the exit status is 1).  Files are read by the one source-reading
+rule (:mod:`xpp.sources`): a FIFO, a device or a file over the size limit is an ``io`` error, never read;
+as root, a file is read as the owner of its directory.
 PATH ``-`` lints standard input as the file ``--stdin-filename`` names (its layout check, ignore paths;
 default ``<stdin>``); with ``--fix`` the fixed manifest goes to standard output and the report to
 standard error.
@@ -78,6 +82,7 @@ class Run:
         self.reported: list[FileProblems] = []
         self.findings: list[Finding] = []
         self.names: list[str] = []
+        self.tree: str | None = None  # the directory linted (--fix writes nothing outside it)
 
     @property
     def gathers(self) -> bool:
@@ -174,6 +179,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if len(files) > 1:
         cfg.with_filename = True
     lint_run = Run(cfg, fmt, out, err)
+    if paths[0] != STDIN and os.path.isdir(paths[0]):
+        lint_run.tree = paths[0]
     status = 0
     for f in files:
         name = (cfg.stdin_filename or STDIN_DISPLAY) if f == STDIN else f
@@ -210,35 +217,38 @@ def _manifests(directory: str, exclude: list[str]) -> Iterator[str]:
         yield os.path.join(directory, os.path.relpath(found.path, top))
 
 
-def _read(given: str, name: str) -> str | Problem | None:
-    """The manifest's text, or the ``io`` problem that stands for it (None: the file does not exist,
-    which ends puppet-lint's run).  Standard input is read by the one reading rule (size limit, UTF-8);
-    its undecodable bytes are kept as a file's are (puppet-lint reads files as they are)."""
+def _read(given: str, name: str) -> tuple[str, os.stat_result | None] | Problem | None:
+    """The manifest's text and the stat of what was read, or the ``io`` problem that stands for it
+    (None: the file does not exist, which ends puppet-lint's run).  Files and standard input are read by
+    the one reading rule (:mod:`xpp.sources`: regular files only, the size limit; as root, as the owner
+    of the file's directory); undecodable bytes are kept (puppet-lint reads files as they are)."""
     if given == STDIN:
         src = read_stdin(name)
         if src.text is None:
             assert src.diagnostic is not None
             return Problem("io", "error", src.diagnostic.message, 0, 0)
-        return src.text
+        return src.text, None
     if not os.path.lexists(given):
         return None
-    try:
-        with open(given, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        return Problem("io", "error", f"cannot read {given}: {e.strerror or e}", 0, 0)
-    return data.decode("utf-8", "surrogateescape")
+    from puppet_xpp.xpp.sources import directory_owner, read_bytes
+
+    raw = read_bytes(given, as_user=directory_owner(given))
+    if raw.data is None:
+        assert raw.diagnostic is not None  # a file not read has the diagnostic saying why
+        return Problem("io", "error", raw.diagnostic.message, 0, 0)
+    return raw.data.decode("utf-8", "surrogateescape"), raw.stat
 
 
 def _one(given: str, name: str, lint_run: Run) -> int | None:
     """Lint one file; its exit status (None: it does not exist)."""
     cfg, err = lint_run.cfg, lint_run.err
-    text = _read(given, name)
-    if text is None:
+    read = _read(given, name)
+    if read is None:
         return None
-    if isinstance(text, Problem):
-        lint_run.report(name, [text], None)
+    if isinstance(read, Problem):
+        lint_run.report(name, [read], None)
         return 1
+    text, read_stat = read
     result = lint(text, path=name, enabled=cfg.enabled, fix=cfg.fix, relative=cfg.relative)
     for w in result.warnings:
         err.write(f"{w}\n")
@@ -255,7 +265,8 @@ def _one(given: str, name: str, lint_run: Run) -> int | None:
         lint_run.out.write(result.fixed)
     elif cfg.fix and result.fixed is not None and result.fixed != text:
         try:
-            _write(given, result.fixed.encode("utf-8", "surrogateescape"))
+            assert read_stat is not None  # a file (not standard input) was read
+            _write(given, result.fixed.encode("utf-8", "surrogateescape"), read_stat, lint_run.tree)
         except OSError as e:
             err.write(f"puppet-xpp --lint: cannot write {given}: {e.strerror or e}\n")
             return 1
@@ -267,12 +278,13 @@ def _status(result: LintResult, cfg: LintConfig) -> int:
     return 1 if "error" in kinds or ("warning" in kinds and cfg.fail_on_warnings) else 0
 
 
-def _write(path: str, data: bytes) -> None:
-    """The fixed text, by the one rule for files puppet-xpp writes (``write_output``: atomic for a
-    regular file, through a symbolic link to its target, mode kept)."""
-    from puppet_xpp.xpp.compile.writes import write_output
+def _write(path: str, data: bytes, read: os.stat_result, tree: str | None) -> None:
+    """The fixed text, by the one rule for rewriting a source (``rewrite_source``: the file that was read,
+    temporary file + rename, its mode and owner kept; never through a symbolic link, into a file with
+    another hard link, or outside the directory linted)."""
+    from puppet_xpp.xpp.compile.writes import rewrite_source
 
-    write_output(path, data)
+    rewrite_source(path, data, read, within=tree)
 
 
 def _shown(p: Problem, cfg: LintConfig) -> bool:

@@ -6,7 +6,9 @@ variable is defined and used, from the same reference index the language server 
     puppet-xpp --references mymod::app --callers ENV    who includes/declares/calls it (call hierarchy)
 
 One line per occurrence, ``path:line:column: kind role text`` (1-based line and column; columns
-count UTF-16 units, as LSP does), sorted by file and position.  Exit codes: 0 found, 1 not found, 2 usage.
+count UTF-16 units, as LSP does), sorted by file and position.  Files are read by the one source-reading
+rule (:mod:`xpp.sources`): a FIFO, a device or a file over the size limit is skipped, never read, with a
+line on standard error.  Exit codes: 0 found, 1 not found, 2 usage.
 """
 
 from __future__ import annotations
@@ -54,7 +56,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not os.path.isdir(root):
             err.write(f"puppet-xpp --references: {root}: not a directory\n")
             return 2
-    _workspace, refs = build([os.path.abspath(root) for root in roots])
+    refused: list[str] = []  # files the one source-reading rule did not read (a FIFO, a device ...)
+    _workspace, refs = build([os.path.abspath(root) for root in roots], refused)
+    for why in refused:
+        err.write(f"puppet-xpp --references: skipped: {why}\n")
     found = 0
     keys = keys_for(args.name)
     # a name defined in the workspace is what it is defined as (defined('x') is filed as a class and a type)

@@ -141,9 +141,14 @@ async def wait_complete(ls: PuppetServer, timeout: float = WAIT_COMPLETE) -> str
 
 
 async def reindex(ls: PuppetServer, path: str) -> None:
-    """The file at ``path`` as it is on disk (parsed on the worker)."""
-    syms = await ls.on_worker(index_file, path, None, ls.session.parsed_hooks)
+    """The file at ``path`` as it is on disk (parsed on the worker).  It is read by the one
+    source-reading rule (``index_file``): a FIFO, a device or a file over the size limit is skipped,
+    never read, with a log line saying why."""
+    refused: list[str] = []
+    syms = await ls.on_worker(index_file, path, None, ls.session.parsed_hooks, refused)
     ls.session.index.set_file(path, syms)
+    for why in refused:
+        ls.log(f"puppet-xpp: not indexed: {why}", types.MessageType.Warning)
 
 
 async def watch_files(ls: PuppetServer) -> None:

@@ -1,8 +1,10 @@
 """One file of an environment: its ``.xpp`` written exactly as ``--compile ENVDIR`` writes it.
 
 :func:`compile_saved` is the language server's one call into the compiler (``.xpp`` on save): it plans
-the one file saved (:func:`xpp.compile.planning.plan_file`, not the whole environment), compiles it
-(:func:`xpp.compile.document.compile_file`) and writes it with the tree's safety rules, modes and owner
+the one file saved (:func:`xpp.compile.planning.plan_file`, not the whole environment), reads it as
+``--compile`` does (:func:`xpp.sources.read_source` as the environment's owner when run as root, so a
+link to a root-only manifest is refused as ``--compile`` refuses it), compiles it
+(:func:`xpp.compile.document.source_document`) and writes it with the tree's safety rules, modes and owner
 (:func:`write_job`).
 """
 
@@ -12,18 +14,26 @@ import os
 
 from puppet_xpp.xpp.compile import tree as output_tree
 from puppet_xpp.xpp.compile import writes
-from puppet_xpp.xpp.compile.document import compile_file
-from puppet_xpp.xpp.compile.model import CompileError, Job, Options
+from puppet_xpp.xpp.compile.document import source_document
+from puppet_xpp.xpp.compile.model import CompileError, Job, Options, SourceRefused, Validation
 from puppet_xpp.xpp.compile.planning import detect_environment, plan_file
 from puppet_xpp.xpp.environment import Environment
 
 __all__ = ["write_job", "compile_saved"]
 
 
-def write_job(env: Environment, job: Job, data: bytes, opts: Options | None = None) -> bool:
+def write_job(
+    env: Environment,
+    job: Job,
+    data: bytes,
+    opts: Options | None = None,
+    *,
+    src_stat: os.stat_result | None = None,
+) -> bool:
     """Write ``data`` as the .xpp of ``job`` with the safety rules, modes and owner of
     :func:`xpp.compile.run.compile_environment`.  Returns False when the file already holds these bytes
-    (not rewritten).  Raises CompileError (a refused symbolic link) or OSError."""
+    (not rewritten).  ``src_stat``: the stat of the source as read (its mode bounds the ``.xpp``'s;
+    default: looked up).  Raises CompileError (a refused symbolic link) or OSError."""
     from puppet_xpp.xpp.sources import narrowed_mode
 
     opts = opts or Options()
@@ -36,10 +46,12 @@ def write_job(env: Environment, job: Job, data: bytes, opts: Options | None = No
         rel = "modules/" + job.rel
         if anchored.read(rel) == data:
             return False
-        try:
-            src_st: os.stat_result | None = os.stat(job.src)
-        except OSError:
-            src_st = None
+        src_st = src_stat
+        if src_st is None:
+            try:
+                src_st = os.stat(job.src)
+            except OSError:
+                src_st = None
         mode = narrowed_mode(opts.file_mode, src_st, owner[1] if owner else os.getegid())
         try:
             anchored.write(rel, data, mode=mode, owner=owner)
@@ -57,18 +69,30 @@ def compile_saved(env_root: str, path: str, *, level: str | None, strict: str | 
     Returns the .xpp written (or already holding these bytes), or None when ``path`` is not a file
     ``--compile`` writes (outside every module of the environment).  Raises CompileError (the
     environment cannot be compiled, a refused link), SourceRefused or OSError."""
+    from puppet_xpp.grammar.check import CheckConfig
+    from puppet_xpp.xpp.sources import read_source
+
     env = detect_environment(env_root)
     job = plan_file(env, path)
     if job is None:
         return None
-    data, _rows = compile_file(
-        job.src,
-        job.recorded,
+    opts = Options()
+    # read as --compile reads it: as the environment's owner when root (a link to a file they cannot
+    # read is refused, never copied into an .xpp they can read)
+    source = read_source(job.src, job.display, as_user=output_tree.owner_for(env, opts))
+    if source.text is None:
+        assert source.diagnostic is not None  # a source not read has the diagnostic saying why
+        raise SourceRefused(source.diagnostic)
+    validation = Validation.of(level, strict)
+    config = CheckConfig(
+        file=job.recorded,
         tasks=job.tasks,
-        strict=strict,
-        puppet_version=level,
-        modulepath=env.modulepath,
+        level=validation.level,
+        strict=validation.strict,
+        modulepath=tuple(env.modulepath),
         manifest=env.manifest,
+        location=job.src,
     )
-    write_job(env, job, data)
+    data, _rows = source_document(source, config, "msgpack")
+    write_job(env, job, data, opts, src_stat=source.stat)
     return job.out

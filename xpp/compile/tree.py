@@ -5,7 +5,8 @@ every directory below it must be real directories (a symbolic link there is refu
 and every write goes through directory descriptors opened from ``.xpp`` down without following links
 (:class:`xpp.compile.writes.AnchoredTree`), so a link swapped in during the run cannot redirect it.
 
-One compile per environment at a time (:func:`lock`, ``.xpp/compile.lock``); the lock holder is the only
+One compile per environment at a time (:func:`lock`, ``.xpp/compile.lock``, created exclusively and never
+re-owned: :func:`open_lock`); the lock holder is the only
 writer, so it may remove every temporary file a killed run left (:func:`sweep`).
 """
 
@@ -20,7 +21,7 @@ from puppet_xpp.xpp.compile import layout, writes
 from puppet_xpp.xpp.compile.model import CompileError, Events, Options
 from puppet_xpp.xpp.environment import MODULE_NAME, Environment
 
-__all__ = ["OutputTree", "LOCK_FILE", "lock", "sweep", "owner_for", "module_dirs"]
+__all__ = ["OutputTree", "LOCK_FILE", "lock", "open_lock", "sweep", "owner_for", "module_dirs"]
 
 LOCK_FILE = "compile.lock"
 _TMP_NAME = re.compile(r"\..+\.xpp\..+\.tmp\Z")
@@ -122,24 +123,7 @@ def lock(tree: OutputTree, opts: Options, events: Events) -> int:
     import fcntl
 
     env = tree.env
-    anchored = tree.open()
-    try:
-        fd = os.open(
-            LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=anchored.root_fd
-        )
-    except OSError as e:
-        raise CompileError(
-            f"cannot open {os.path.join(env.xpp_root, LOCK_FILE)}: {e.strerror or e}"
-        ) from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_IMODE(st.st_mode) != opts.file_mode & 0o666:
-            os.fchmod(fd, opts.file_mode & 0o666)  # holds nothing: the tree's file mode
-        owner = anchored.owner
-        if owner is not None and (st.st_uid, st.st_gid) != tuple(owner):
-            os.fchown(fd, *owner)
-    except OSError:
-        pass
+    fd = open_lock(tree.open(), os.path.join(env.xpp_root, LOCK_FILE), opts.file_mode & 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return fd
@@ -154,6 +138,74 @@ def lock(tree: OutputTree, opts: Options, events: Events) -> int:
     events.waiting(env)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+_LOCK_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def open_lock(anchored: writes.AnchoredTree, shown: str, mode: int) -> int:
+    """The descriptor of the lock file in the tree's root, created exclusively (owner and ``mode`` set on
+    the file we just made), or, when it exists, opened only when it is a regular file with one link owned
+    by the tree's owner (or by us): never re-owned or re-moded once it exists.  Anything else is
+    refused with :class:`CompileError` (exit 2): a hard link planted as ``compile.lock`` would otherwise
+    have root change the owner and mode of whatever file it links to."""
+    root_fd = anchored.root_fd
+    owner = anchored.owner
+    expected = {owner[0] if owner is not None else os.geteuid(), os.geteuid()}
+    for _attempt in range(5):
+        try:
+            fd = os.open(LOCK_FILE, _LOCK_FLAGS | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=root_fd)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise CompileError(f"cannot create {shown}: {e.strerror or e}") from None
+        else:
+            try:
+                if owner is not None:
+                    os.fchown(fd, *owner)
+                os.fchmod(fd, mode)  # holds nothing: the tree's file mode
+            except OSError as e:
+                os.close(fd)
+                raise CompileError(f"cannot set the owner and mode of {shown}: {e.strerror or e}") from None
+            return fd
+        try:
+            before = os.stat(LOCK_FILE, dir_fd=root_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # removed since: create it
+        except OSError as e:
+            raise CompileError(f"cannot open {shown}: {e.strerror or e}") from None
+        _check_lock(before, shown, expected)  # before opening: never open a device or a FIFO
+        try:
+            fd = os.open(LOCK_FILE, _LOCK_FLAGS, dir_fd=root_fd)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise CompileError(f"cannot open {shown}: {e.strerror or e}") from None
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
+                raise CompileError(f"refusing to use {shown}: it was replaced while being opened")
+            _check_lock(st, shown, expected)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    raise CompileError(f"cannot open {shown}: it keeps appearing and disappearing")
+
+
+def _check_lock(st: os.stat_result, shown: str, expected: set[int]) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise CompileError(f"refusing to use {shown}: it is a symbolic link")
+    if not stat.S_ISREG(st.st_mode):
+        raise CompileError(f"refusing to use {shown}: not a regular file")
+    if st.st_nlink != 1:
+        raise CompileError(
+            f"refusing to use {shown}: it has {st.st_nlink} hard links (a lock file has one); remove it"
+        )
+    if st.st_uid not in expected:
+        raise CompileError(
+            f"refusing to use {shown}: owned by uid {st.st_uid}, not by the environment's owner; remove it"
+        )
 
 
 def sweep(tree: writes.AnchoredTree, env: Environment, expected: set[str], events: Events) -> list[str]:

@@ -4,6 +4,8 @@
   from its root down without following links (``--compile``, the language server's ``.xpp`` on save).
 * :func:`write_output` - a file a user names (``-o``, ``--report``): through a symbolic link to its
   target, directly into a FIFO or character device, never over the source or a directory.
+* :func:`rewrite_source` - a source rewritten in place (``--lint --fix``): only the regular file that
+  was read, with one link, inside the tree; never through a symbolic link; its mode and owner kept.
 
 Regular files are always replaced atomically (temporary file in the same directory + rename), so a
 killed run leaves only complete files and temporary files named ``.NAME.<pid>.<n>.tmp``.
@@ -78,6 +80,48 @@ def write_output(path: str, data: bytes, *, mode: int | None = None, sources: tu
     _replace(target, data, set_mode)
 
 
+def rewrite_source(path: str, data: bytes, read: os.stat_result, *, within: str | None = None) -> None:
+    """Replace the source ``path`` (``read``: the stat of what was read, on its descriptor) by ``data``:
+    a temporary file created exclusively in its directory (through that directory's descriptor), given
+    the original's mode and owner, then renamed over the name.  Refused (:class:`OutputRefused`) when the
+    name is now a symbolic link, not a regular file, a file with another hard link, not the file that
+    was read, or (``within``) when its directory is outside that tree: run as root over a tree someone
+    else can write, a planted link never gets root to write, re-own or re-mode a file elsewhere."""
+    d = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    dfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if within is not None:  # where the descriptor is (a component swapped for a link since is seen)
+            opened = f"/proc/self/fd/{dfd}"
+            real = os.readlink(opened) if os.path.islink(opened) else os.path.realpath(d)
+            top = os.path.realpath(within)
+            if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+                raise OutputRefused(f"refusing to write {path}: it is outside {within}")
+        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            raise OutputRefused(f"refusing to write {path}: it is a symbolic link (not written through)")
+        if not stat.S_ISREG(st.st_mode):
+            raise OutputRefused(f"refusing to write {path}: not a regular file")
+        if st.st_nlink != 1:
+            raise OutputRefused(f"refusing to write {path}: it has {st.st_nlink} hard links")
+        if (st.st_dev, st.st_ino) != (read.st_dev, read.st_ino):
+            raise OutputRefused(f"refusing to write {path}: it was replaced since it was read")
+
+        def keep_owner_and_mode(fd: int) -> None:
+            mine = os.fstat(fd)
+            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(fd, st.st_uid, st.st_gid)
+                except PermissionError:
+                    if os.geteuid() == 0:
+                        raise
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+
+        replace_at(dfd, name, data, keep_owner_and_mode)
+    finally:
+        os.close(dfd)
+
+
 def write_atomic(
     path: str, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
 ) -> None:
@@ -123,6 +167,38 @@ def _temp_name(name: str) -> str:
     """``.NAME.<pid>.<n>.tmp``: a new name per call, distinct between processes (a name left by a killed
     run whose pid was ours is skipped by the caller's exclusive create)."""
     return f".{name}.{os.getpid()}.{next(_COUNT)}.tmp"
+
+
+def replace_at(dfd: int, name: str, data: bytes, prepare: Callable[[int], None]) -> os.stat_result:
+    """Replace ``name`` in the directory ``dfd`` by ``data``: a temporary file created exclusively there
+    (never through a link), ``prepare`` given its descriptor after the data is written (owner, mode),
+    then renamed over ``name``; the temporary file goes on any failure.  Returns the stat of the file
+    written (taken on its descriptor: the rename keeps inode, size and modification time)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        tmp = _temp_name(name)
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
+            break
+        except FileExistsError:  # left by a killed run of a process with our pid: another name
+            continue
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            prepare(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        raise
+    return st
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -230,34 +306,14 @@ class AnchoredTree:
         Returns the stat of the file written (taken on its descriptor: the rename keeps inode, size and
         modification time), so the caller needs no second look-up."""
         dfd, name = self._split(rel, create=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        while True:
-            tmp = _temp_name(name)
-            try:
-                fd = os.open(tmp, flags, 0o600, dir_fd=dfd)
-                break
-            except FileExistsError:  # left by a killed run of a process with our pid: another name
-                continue
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                if owner is not None:
-                    os.fchown(fd, *owner)
-                if mode is not None:
-                    os.fchmod(fd, mode)
-                st = os.fstat(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
-        return st
+
+        def set_owner_and_mode(fd: int) -> None:
+            if owner is not None:
+                os.fchown(fd, *owner)
+            if mode is not None:
+                os.fchmod(fd, mode)
+
+        return replace_at(dfd, name, data, set_owner_and_mode)
 
     def read(self, rel: str) -> bytes | None:
         """Contents of regular file ``rel`` (None when missing, a link or unreadable)."""
