@@ -38,7 +38,8 @@ API
 Values the writer accepts: None, bool, int (64-bit), float, str, list, dict, :class:`grammar.ast.Regexp`, AST
 nodes (concrete classes of ``grammar.ast``), :class:`PType` and :class:`IncludedObject` (subclasses of
 str/int/float are written as their base type).  Anything else, an ill-typed AST attribute, an out-of-range
-integer, or (JSON only) a non-finite float or a string that is not valid Unicode raises
+integer, an object reached twice where the readers accept no back-reference (below; unless ``check=False``,
+which writes it as one), or (JSON only) a non-finite float or a string that is not valid Unicode raises
 :class:`XppWriteError`.  JSON output is produced by transcoding the msgpack stream, so both encodings carry
 the same tabulation by construction.  The writer and the reader are iterative: nesting depth is not bounded
 by Python's recursion limit (JSON beyond the json module's limit is read by an iterative scanner).

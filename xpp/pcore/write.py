@@ -137,7 +137,44 @@ class _ObjEnd:
         self.obj = obj
 
 
+class _Refs:
+    """Stack marker: the value of a node's reference attribute (``Program.definitions``), whose entries may
+    be back-references to nodes written since that node (``after``, its index) started, each once."""
+
+    __slots__ = ("value", "after", "seen")
+
+    def __init__(self, value: Any, after: int):
+        self.value = value
+        self.after = after
+        self.seen: set[int] = set()
+
+
+class _Ref:
+    """Stack marker: one entry of a reference attribute's list."""
+
+    __slots__ = ("node", "refs")
+
+    def __init__(self, node: Any, refs: _Refs):
+        self.node = node
+        self.refs = refs
+
+
+def _shared(v: Any) -> XppWriteError:
+    """The error of an object reached a second time where Puppet's model has no reference."""
+    what = v._name if isinstance(v, Node) else type(v).__name__
+    return XppWriteError(
+        f"a {what} is reached twice (shared or cyclic): Puppet's model shares only the Locator and the "
+        "nodes of Program.definitions, and the readers refuse any other repeated reference"
+    )
+
+
 def dumps_msgpack(value: Any, check: bool = True) -> bytes:
+    """The msgpack stream of ``value``.  ``check``: assert what the readers (Puppet's and ours) assert:
+    every AST attribute's type, and a tree but for the sharing Puppet's model has, the one Locator of the
+    nodes' ``locator`` attribute and the entries of ``Program.definitions`` (nodes of that Program written
+    before it, each once); any other object reached twice (a shared node, list, hash..., or a cycle) then
+    raises XppWriteError.  Unchecked, an object reached again is written as a back-reference (TABULATION):
+    the tests make the documents the readers must refuse that way."""
     out = bytearray()
     wtab: dict[Any, int] = {}  # writer-level table: value key -> index
     stab: dict[int, int] = {}  # serializer-level table: id(object) -> index
@@ -153,6 +190,7 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     mrows: dict[
         NodeInfo, list[bytes | None]
     ] = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
+    k: int | None
     while stack:
         v = pop()
         t = type(v)
@@ -163,6 +201,8 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
         if info is not None:  # an AST node, by type name
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
                 continue
             stab[id(v)] = len(stab)
@@ -194,16 +234,23 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                 row[n] = inner_get(len(wtab) - 1)
             else:
                 out += b
+            if check and info.refslot >= 0 and n > info.refslot:
+                r = info.refslot
+                vals = (*vals[:r], _Refs(vals[r], len(stab) - 1), *vals[r + 1 :])
             if info.positioned:
-                # fast path for (locator, offset, length) when the Locator was written before
+                # the Locator slot (a Locator, when checked): the Locator written before is the one
+                # back-reference allowed here
                 k = stab.get(id(vals[0]))
-                o, ln = vals[1], vals[2]
-                if k is not None and type(o) is int and type(ln) is int:
+                if k is not None:
                     out += tab_get(k)
-                    out += small[o] if 0 <= o < 4096 else mp_int(o)
-                    out += small[ln] if 0 <= ln < 4096 else mp_int(ln)
-                    if n > 3:
-                        extend(vals[n - 1 : 2 : -1])
+                    o, ln = vals[1], vals[2]
+                    if type(o) is int and type(ln) is int:  # fast path for (offset, length)
+                        out += small[o] if 0 <= o < 4096 else mp_int(o)
+                        out += small[ln] if 0 <= ln < 4096 else mp_int(ln)
+                        if n > 3:
+                            extend(vals[n - 1 : 2 : -1])
+                    else:
+                        extend(vals[n - 1 : 0 : -1])
                     continue
             if n:
                 extend(vals[n - 1 :: -1])
@@ -218,11 +265,13 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
         elif t is list:
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
-            else:
-                stab[id(v)] = len(stab)
-                out += array_get(len(v))
-                extend(reversed(v))
+                continue
+            stab[id(v)] = len(stab)
+            out += array_get(len(v))
+            extend(reversed(v))
         elif v is None:
             out += b"\xc0"
         elif t is bool:
@@ -232,17 +281,21 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
         elif t is dict:
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
-            else:
-                stab[id(v)] = len(stab)
-                out += _X_MAP.get(len(v))
-                items = list(v.items())
-                for kk, vv in reversed(items):
-                    push(vv)
-                    push(kk)
+                continue
+            stab[id(v)] = len(stab)
+            out += _X_MAP.get(len(v))
+            items = list(v.items())
+            for kk, vv in reversed(items):
+                push(vv)
+                push(kk)
         elif t is Regexp:
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
                 continue
             stab[id(v)] = len(stab)
@@ -257,6 +310,8 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
         elif t is PType:
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
                 continue
             stab[id(v)] = len(stab)
@@ -269,6 +324,8 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
         elif t is IncludedObject:
             k = stab.get(id(v))
             if k is not None:
+                if check:
+                    raise _shared(v)
                 out += tab_get(k)
                 continue
             if not isinstance(v.type, PType) or v.type.name != "Pcore::ObjectType":
@@ -286,6 +343,24 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
             push(v.type)
         elif t is _ObjEnd:
             stab[id(v.obj)] = len(stab)
+        elif t is _Ref:
+            node = v.node
+            k = stab.get(id(node))
+            if k is None:  # not written yet: written here (the reader accepts a node in place)
+                push(node)
+                continue
+            refs = v.refs
+            if k <= refs.after or k in refs.seen or info_of(type(node)) is None:
+                raise _shared(node)
+            refs.seen.add(k)
+            out += tab_get(k)
+        elif t is _Refs:
+            lst = v.value
+            if type(lst) is not list or id(lst) in stab:  # (the type is checked before)
+                raise _shared(lst)
+            stab[id(lst)] = len(stab)
+            out += array_get(len(lst))
+            extend([_Ref(x, v) for x in reversed(lst)])
         elif isinstance(v, Node):
             raise XppWriteError(f"cannot serialize abstract or unknown AST class {t.__name__}")
         elif isinstance(v, str):  # str subclasses (e.g. a lexer token) are written as strings
