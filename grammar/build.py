@@ -18,6 +18,7 @@ from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.build_operators import resolve_precedence
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer import concat_end, name_start
+from puppet_xpp.grammar.numbers import to_number
 from puppet_xpp.grammar.ruby import regexp_inspect
 
 STATEMENT_CALLS = frozenset(
@@ -832,14 +833,3 @@ def type_alias_rhs(b: Builder, rhs: Any) -> Any:
     if t is ast.LiteralHash:
         return b.bare(ast.AccessExpression, b.bare(ast.QualifiedReference, "Object"), [rhs])
     return rhs
-
-
-def to_number(text: str) -> tuple[int | float, int]:
-    """Puppet's number conversion: (value, radix); floats have radix 10."""
-    if text[:2] in ("0x", "0X"):
-        return int(text[2:], 16), 16
-    if "." in text or "e" in text or "E" in text:
-        return float(text), 10
-    if len(text) > 1 and text[0] == "0":
-        return int(text, 8), 8
-    return int(text), 10

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from puppet_xpp.grammar import levels
+from puppet_xpp.grammar.numbers import MAX_INTEGER, MIN_INTEGER
 from puppet_xpp.grammar.validator.labels import a_an, a_an_uc, label
 from puppet_xpp.grammar.validator.literals import (
     LiteralFailed,
@@ -39,9 +40,6 @@ from puppet_xpp.grammar.validator.model import (
     idem,
 )
 from puppet_xpp.grammar.validator.rules import NUMERIC_VAR_NAME, Rules
-
-MAX_INTEGER = 2**63 - 1
-MIN_INTEGER = -(2**63)
 
 # Puppet's name patterns (Ruby's \w is ASCII-only, hence re.ASCII); used with fullmatch (\A...\z).
 _CLASSREF_DECL = re.compile(r"[a-z]\w*(?:::[a-z]\w*)*", re.ASCII)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar.check import CheckConfig, check
+from puppet_xpp.grammar.numbers import saturate_literals
 from puppet_xpp.xpp.compile.model import DiagnosticRow, SourceRefused, Validation
 
 if TYPE_CHECKING:
@@ -35,11 +36,16 @@ def compile_text(text: str, config: CheckConfig, fmt: str = "msgpack") -> tuple[
     """(``.xpp`` bytes, diagnostic rows) of ``text`` parsed and validated under ``config``.
 
     PRFC-23: the AST whenever the parser made one (also if validation failed) plus every diagnostic; a
-    runtime raises the recorded errors as Puppet would.  After a syntax error: the diagnostics only.
+    runtime raises the recorded errors as Puppet would.  After a syntax error: the diagnostics only.  An
+    integer literal outside Puppet's range (NUMERIC_OVERFLOW) is stored saturated at the bound it crosses.
     The envelope records the level, ``strict`` and tasks mode the text was validated under."""
     result = check(text, config)
     diagnostics = result.diagnostics
     program = result.program if result.syntax_ok else None
+    if program is not None and any(d.code == "NUMERIC_OVERFLOW" for d in diagnostics):
+        # an integer beyond Puppet's range cannot be written (grammar.numbers): the error recorded, the
+        # literal is stored saturated
+        saturate_literals(program)
     settings = {"puppet_version": config.level_name, "strict": config.effective_strict, "tasks": config.tasks}
     data = write_program(
         program, diagnostics, result.locator, config.file, fmt=fmt, settings=settings, source=text
