@@ -65,36 +65,28 @@ def test_puppet_apply_reports_the_same_overflow(puppet, production, tmp_path):  
     _break(production)
     compile_tree(production, puppet)
     site = os.path.join(production, "manifests", "site.pp")
+    # `puppet` as its bin/ starts it (OpenVox's tarball has no bin/), the runtime loaded the README's way
+    launch = "require 'puppet/util/command_line'; Puppet::Util::CommandLine.new('puppet', ARGV).execute"
+    options = ["--noop", "--environmentpath", os.path.dirname(production), "--environment", "production"]
+    options += ["--certname", "web1.example.com"]  # the node that includes class base (user.pp)
+    for name in ("confdir", "vardir", "publicdir"):
+        options += [f"--{name}", str(tmp_path / name)]
+    booted = dict(os.environ, RUBYLIB=RUNTIME_LIB, RUBYOPT="-rpuppet_x/xpp/boot")
     texts = {}
-    for xpp in (False, True):
-        args = [
-            "apply",
-            "--xpp" if xpp else "--no-xpp",
-            "--noop",
-            "--environmentpath",
-            os.path.dirname(production),
-        ]
-        args += [
-            "--environment",
-            "production",
-            "--confdir",
-            str(tmp_path / "c"),
-            "--vardir",
-            str(tmp_path / "v"),
-        ]
-        args += ["--publicdir", str(tmp_path / "p"), "--certname", "web1.example.com", site]
-        if puppet == "7.23":
-            cmd = ["puppet", *args]
-        else:
-            code = "require 'puppet/util/command_line'; Puppet::Util::CommandLine.new('puppet', ARGV).execute"
-            cmd = ruby_command(puppet) + ["-e", code, "--", *args]
-        envv = dict(os.environ, RUBYLIB=RUNTIME_LIB, RUBYOPT="-rpuppet_x/xpp/boot")
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=envv)
-        assert out.returncode == 1, (out.stdout + out.stderr)[-3000:]
-        texts[xpp] = out.stdout + out.stderr
+    for switch in ("--no-xpp", "--xpp"):
+        argv = [*ruby_command(puppet), "-e", launch, "--", "apply", switch, *options, site]
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=booted
+        )
+        assert done.returncode == 1, (done.stdout + done.stderr)[-3000:]
+        texts[switch == "--xpp"] = done.stdout + done.stderr
     assert "xpp: not using" not in texts[True]
     errors = {
-        xpp: [line for line in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines() if line.startswith("Error:")]
+        xpp: [
+            line
+            for line in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines()
+            if line.startswith("Error:") and "Facter:" not in line
+        ]
         for xpp, text in texts.items()
     }
     assert errors[True] == errors[False]
