@@ -9,9 +9,9 @@ session), ``session`` (all state), ``documents`` (lifecycle, documents, the diag
 semantic tokens, hover, definition, completion, signature help), ``references`` (references,
 highlight, rename, call hierarchy), ``lint`` (lint diagnostics, formatting, code actions) over
 ``lint_carry`` (the last lint result carried across edits), ``indexing`` (the workspace index),
-``publish`` (the one publisher), ``convert`` (lsprotocol <-> plain data), ``guard`` and ``text``
-(defences against broken clients).  The handlers are thin: the work is in server/analysis, which
-imports no pygls.
+``custom`` (puppet-vscode's own messages: docs/messages.md), ``publish`` (the one publisher),
+``convert`` (lsprotocol <-> plain data), ``guard`` and ``text`` (defences against broken clients).
+The handlers are thin: the work is in server/analysis, which imports no pygls.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from puppet_xpp.server.lsp import documents, indexing, language, lint, references
+from puppet_xpp.server.lsp import custom, documents, indexing, language, lint, references
 from puppet_xpp.server.lsp.language_server import PuppetServer
 
 log = logging.getLogger("puppet-xpp.lsp")
@@ -65,10 +65,18 @@ FEATURES: tuple[tuple[str, Any, Callable[..., Any]], ...] = (
     (types.TEXT_DOCUMENT_RANGE_FORMATTING, None, lint.range_formatting),
     (types.TEXT_DOCUMENT_ON_TYPE_FORMATTING, lint.ON_TYPE_FORMATTING, lint.on_type_formatting),
     (types.TEXT_DOCUMENT_CODE_ACTION, lint.CODE_ACTIONS, lint.code_action),
+    # puppet-vscode's own messages, with puppet-editor-services' names and shapes (docs/messages.md)
+    (custom.GET_VERSION, None, custom.get_version),
+    (custom.GET_FACTS, None, custom.get_facts),
+    (custom.GET_RESOURCE, None, custom.get_resource),
+    (custom.COMPILE_NODE_GRAPH, None, custom.compile_node_graph),
+    (custom.FIX_DIAGNOSTIC_ERRORS, None, custom.fix_diagnostic_errors),
+    (custom.GET_DEPENDENCIES, None, custom.get_dependencies),
 )
 
 
 def create_server() -> PuppetServer:
+    custom.register_message_types()
     ls = PuppetServer()
     for method, options, handler in FEATURES:
         ls.feature(method, options)(handler)
