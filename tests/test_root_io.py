@@ -82,8 +82,12 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def give(root: Path, who: tuple[int, int]) -> None:
-    """``root`` and everything below it (links themselves, not their targets) to ``who``."""
+    """``root`` and everything below it (links themselves, not their targets) to ``who``; a hard link
+    planted there stays its target's (changing it would change the target)."""
     for p in [root, *root.rglob("*")]:
+        st = os.lstat(p)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            continue
         os.lchown(p, *who)
 
 
