@@ -160,9 +160,10 @@ async def get_version(ls: PuppetServer, params: Any = None) -> dict[str, Any]:
     in the background, as the incumbent loads facts at its start, so that its facts view can open."""
     tools = tools_of(ls)
     puppet, facter = await asyncio.gather(tools.versions.of("puppet"), tools.versions.of("facter"))
-    known = ls.session.facts.current() if ls.session.facts.file is not None else ls.session.facts.ran
+    source = ls.session.facts
+    known = await asyncio.to_thread(source.current) if source.file is not None else source.ran
     facts_loaded = known is not None and not known.error
-    if not facts_loaded and ls.session.facts.file is None:
+    if not facts_loaded and source.file is None:
         facter_run(ls, math.inf)
     return {
         "languageServerVersion": __version__,

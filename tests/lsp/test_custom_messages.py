@@ -28,6 +28,9 @@ from tests.lsp.test_lsp_e2e import REPO, SERVER
 
 HAVE_PUPPET = shutil.which("puppet") is not None and shutil.which("facter") is not None
 needs_puppet = pytest.mark.skipif(not HAVE_PUPPET, reason="Puppet and Facter are not installed")
+needs_puppet_lint = pytest.mark.skipif(
+    shutil.which("puppet-lint") is None, reason="puppet-lint is not installed"
+)
 CORPUS = "/usr/share/puppet/modules"
 
 
@@ -329,6 +332,15 @@ def test_compile_node_graph_is_puppets_relationship_graph(
 
 
 @needs_puppet
+def test_compile_node_graph_is_of_the_editors_text(client: Client, env_root: Path) -> None:
+    path = env_root / "manifests/unsaved.pp"
+    path.write_text("class only_a_definition {}\n")
+    uri = did_open(client, path, "puppet", "notify { 'typed, not saved': }\n")
+    answer = client.request("puppet/compileNodeGraph", {"external": uri}, 120)
+    assert answer == {"vertices": [{"label": "Notify[typed, not saved]"}], "edges": []}
+
+
+@needs_puppet
 def test_compile_node_graph_errors(client: Client, env_root: Path) -> None:
     bad = env_root / "manifests/bad.pp"
     bad.write_text("class {\n")
@@ -383,6 +395,7 @@ def test_get_dependencies_of_the_puppetfile(client: Client, env_root: Path) -> N
 # ----------------------------------------------------------------------------------------------- fixDiagnosticErrors
 
 
+@needs_puppet_lint
 def test_fix_diagnostic_errors_is_puppet_lint_fix(client: Client, env_root: Path, tmp_path: Path) -> None:
     path = env_root / "modules/demo/manifests/lint.pp"
     uri = did_open(client, path, "puppet")
@@ -422,6 +435,7 @@ def test_unknown_puppet_message_is_method_not_found(client: Client) -> None:
     assert msg["error"]["code"] == -32601
 
 
+@needs_puppet  # (facter, run by the test, writes the facts file)
 def test_without_puppet_each_message_says_why(env_root: Path, tmp_path: Path) -> None:
     """A machine without Puppet and Facter: clear values and errors, never a crash or a hang."""
     env = dict(os.environ, PATH=str(tmp_path))  # nothing to run there
@@ -435,6 +449,13 @@ def test_without_puppet_each_message_says_why(env_root: Path, tmp_path: Path) ->
         assert details["factsLoaded"] is False
         facts = c.request("puppet/getFacts")
         assert facts["facts"] == {} and "facter" in facts["error"]
+        # the facts file the user sets (facter's output, made elsewhere) answers without facter
+        own = run(["facter", "--json"]).stdout
+        (tmp_path / "node.json").write_text(own)
+        settings = {"puppet": {"facts": {"file": str(tmp_path / "node.json")}}}
+        c.notify("workspace/didChangeConfiguration", {"settings": settings})
+        assert c.request("puppet/getFacts") == {"facts": json.loads(own)}
+        assert c.request("puppet/getVersion")["factsLoaded"] is True
         assert c.request("puppet/getResource", {"typename": "user"}) == {
             "error": "puppet is not installed (not found on PATH)"
         }
