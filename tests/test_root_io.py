@@ -192,20 +192,26 @@ def save_env(base, owner):
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": str(REPO)}))
 async def saver(lsp_client: LanguageClient, save_env):
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    await start_on(lsp_client, save_env)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def start_on(client: LanguageClient, env: Path) -> None:
+    """Initialize the server on ``env`` as VS Code does (it takes the file watchers)."""
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         return None
 
-    uri = save_env.as_uri()
-    await lsp_client.initialize_session(
+    uri = env.as_uri()
+    await client.initialize_session(
         types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual_studio_code"),
             root_uri=uri,
             workspace_folders=[types.WorkspaceFolder(uri=uri, name="production")],
         )
     )
-    yield
-    await lsp_client.shutdown_session()
 
 
 def save(client: LanguageClient, path: Path) -> None:

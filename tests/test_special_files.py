@@ -31,7 +31,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.test_root_io import give, second_user
+from tests.test_root_io import give, second_user, start_on, write
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "puppet_xpp"]
@@ -51,13 +51,6 @@ FILES = {
     "hiera.yaml": "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
     "data/common.yaml": "---\nmymod::app::port: 8080\n",
 }
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
 
 
 def hostile(env: Path) -> None:
@@ -135,18 +128,7 @@ def test_references_skips_special_files(env):
     )
 )
 async def server(lsp_client: LanguageClient, env):
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        return None
-
-    uri = env.as_uri()
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("visual_studio_code"),
-            root_uri=uri,
-            workspace_folders=[types.WorkspaceFolder(uri=uri, name="production")],
-        )
-    )
+    await start_on(lsp_client, env)
     yield
     await lsp_client.shutdown_session()
 
