@@ -1,7 +1,9 @@
 """What a source file is allowed to be, how it is read, and what a failure on one file becomes.
 
 Every entry point that reads Puppet sources (``--validate``, ``--dump``, ``--compile`` in both forms, the
-language server's ``.xpp`` on save) reads them through :func:`read_source`, so they all agree on:
+language server's ``.xpp`` on save) reads them through :func:`read_source`, and every other reader of the
+files of a workspace (``--lint`` and ``--lint --fix``, ``--references``, the workspace index of manifests
+and Ruby files, Hiera data) through :func:`read_bytes` or :func:`read_text`, so they all agree on:
 
 * **Only regular files are sources.**  A FIFO, device, socket or directory named ``*.pp`` (or a symbolic
   link to one, e.g. to ``/dev/zero``) is reported with one ``UNREADABLE_FILE`` diagnostic and never read:
@@ -15,10 +17,12 @@ language server's ``.xpp`` on save) reads them through :func:`read_source`, so t
   no position), reported as ``INVALID_ENCODING`` for the whole file, after the byte-order-mark check
   that Puppet makes first (a file starting with a byte order mark goes to the parser, which reports
   ``ILLEGAL_BOM``).
-* **Reading as someone else** (``as_user``): when root compiles an environment, sources are opened with
-  the environment owner's user, group and supplementary groups, so a source the owner cannot read (e.g. a
-  symbolic link to a root-only file) is refused instead of being copied into an ``.xpp`` the owner can
-  read.  See :func:`narrowed_mode` for the other half of that rule.
+* **Reading as someone else** (``as_user``): when root compiles an environment (``--compile``, the
+  language server's save), sources are opened with the environment owner's user, group and
+  supplementary groups, so a source the owner cannot read (e.g. a symbolic link to a root-only file) is
+  refused instead of being copied into an ``.xpp`` the owner can read; ``--lint --fix`` reads a file as
+  the owner of its directory (:func:`directory_owner`).  See :func:`narrowed_mode` for the other half of
+  that rule, and :mod:`xpp.compile.writes` for writing (never through a link).
 
 :func:`internal_error` turns any exception raised while handling one file into that file's
 ``INTERNAL_ERROR`` diagnostic (type and a one-line reason); callers log the traceback only when asked
