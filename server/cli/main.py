@@ -5,8 +5,9 @@
     puppet-xpp [--stdio | --tcp HOST:PORT]       no command: the language server (editors start it so)
 
 Exit codes: 0 clean, 1 problems in the sources (Puppet would reject them too), 2 anything else: usage,
-I/O failure, a file that could not be handled, an internal error (reported per file as INTERNAL_ERROR
-where the command can go on; otherwise one line here, the traceback with --debug).
+I/O failure (also standard output or error that cannot be written: a full disk), a file that could not be
+handled, an internal error (reported per file as INTERNAL_ERROR where the command can go on; otherwise one
+line here, the traceback with --debug).
 """
 
 # How the command line is read.  Every command is a module of this package with
@@ -21,6 +22,11 @@ where the command can go on; otherwise one line here, the traceback with --debug
 # only: the commands give shared option names their own meanings (``--format`` is text|json,
 # json|pn|jsonl|tree or msgpack|json), and an option of another command is refused.
 #
+# Output failures: the command writes through :class:`OutputGuard`s, which record a failed write or flush
+# (a full disk, /dev/full, an I/O error) instead of raising it into the command, which goes on; ``main``
+# then returns 2 whatever the command returned (its report is lost: it cannot say "no problems", nor
+# "problems in the sources").  A closed pipe (``| head``) is not a failure: the command stops, status 0.
+#
 # Help: every ``--help`` is argparse's, formatted by :class:`PlainHelpFormatter`, which shows the
 # commands' docstring-derived descriptions as plain text (no reStructuredText markup).  ``puppet-xpp
 # --help`` is the overview: the commands, the language server's options, the exit codes and the
@@ -31,9 +37,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TextIO, cast
 
 if TYPE_CHECKING:
@@ -45,6 +52,7 @@ __all__ = [
     "Command",
     "CommandLineParser",
     "Mode",
+    "OutputGuard",
     "ParserExit",
     "PlainHelpFormatter",
     "build_parser",
@@ -269,12 +277,88 @@ def overview_parser(out: TextIO, err: TextIO) -> CommandLineParser:
     return parser
 
 
+class OutputGuard:
+    """A command's output stream: what it writes goes to ``stream``; a write or flush that fails (not a
+    closed pipe, which stops the command) is recorded in ``failure`` and the rest is dropped, so that the
+    command ends as it would and :func:`main` exits 2.  Everything else is the stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.failure: OSError | None = None
+
+    def write(self, text: str) -> int:
+        if self.failure is None:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                self.failure = e
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self.failure is None:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                self.failure = e
+            except ValueError:  # closed (the language server closes its streams): nothing left to write
+                pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _discard(guard: OutputGuard) -> None:
+    """After a failed write to one of the process's streams (or a closed pipe): its descriptor goes to
+    /dev/null, so that what is still buffered does not fail again when the interpreter exits (which would
+    turn the status into 120)."""
+    stream = guard.stream
+    if stream is not sys.stdout and stream is not sys.stderr:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the command line ``argv`` (default: the process's); the exit status.  ``out``/``err``:
     where the command writes (default: the process's streams, as they are at the call)."""
     args = list(sys.argv[1:] if argv is None else argv)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    guards = (OutputGuard(out), OutputGuard(err))
+    status = _main(args, cast(TextIO, guards[0]), cast(TextIO, guards[1]))
+    for guard in guards:
+        try:
+            guard.flush()
+        except BrokenPipeError:  # the reader is gone (| head): what is left is dropped
+            guard.failure = None
+            _discard(guard)
+    e = guards[0].failure or guards[1].failure
+    if e is None:
+        return status
+    guards[1].write(f"puppet-xpp: cannot write the standard output: {e.strerror or e}\n")
+    guards[1].flush()  # (when only the standard error failed, this is dropped too)
+    for guard in guards:
+        if guard.failure is not None:
+            _discard(guard)
+    return 2
+
+
+def _main(args: list[str], out: TextIO, err: TextIO) -> int:
     command, named = find_command(args)
     flag = command.flag
     if named == command.name:
