@@ -461,7 +461,7 @@ def test_json_reading_agrees_with_puppets_readers() -> None:
 
 # ------------------------------------------------------------------------------------------------ metadata rules
 
-_PUPPET_METADATA = r"""
+PUPPET_METADATA = r"""
 def verdict
   yield
   nil
@@ -553,7 +553,7 @@ def test_metadata_rules_are_puppets(tmp_path: Path) -> None:
         path = tmp_path / f"case{index}" / "m" / "metadata.json"
         _write(path, json.dumps(data))
         files.append(str(path))
-    answer = ask_puppet(_PUPPET_METADATA, {"files": files})
+    answer = ask_puppet(PUPPET_METADATA, {"files": files})
     refused = 0
     for data, path, (tool, load) in zip(CASES, files, answer, strict=True):
         found = metadata_json.check(Path(path).read_bytes())
@@ -637,7 +637,7 @@ def test_each_problem_is_at_its_key_or_value() -> None:
 
 # ------------------------------------------------------------------------------------------------ dependencies
 
-_PUPPET_UNMET = r"""
+PUPPET_UNMET = r"""
 env = Puppet::Node::Environment.create(:xpp, req['modulepath'])
 result = env.module(req['module']).unmet_dependencies.map { |d| [d[:name], d[:reason].to_s] }
 """
@@ -691,7 +691,7 @@ def test_unmet_dependencies_are_puppets(tmp_path: Path) -> None:
     path = make_environment(tmp_path)
     modulepath = modules.modulepath_for(str(path))
     assert modulepath == (str(tmp_path / "modules"),)  # the environment model: the environment's modules/
-    expected = ask_puppet(_PUPPET_UNMET, {"modulepath": list(modulepath), "module": "me"})
+    expected = ask_puppet(PUPPET_UNMET, {"modulepath": list(modulepath), "module": "me"})
     found = metadata_json.check(path.read_bytes(), modulepath)
     ours = []
     for dep in found.dependencies:
