@@ -122,12 +122,14 @@ def facter_run(ls: PuppetServer, max_age: float) -> asyncio.Future[FactValues]:
 
 async def user_facts(ls: PuppetServer, max_age: float) -> FactValues:
     """The facts of the facts file the user set (read again when it changed), else of a facter run no
-    older than ``max_age`` seconds."""
+    older than ``max_age`` seconds (``inf``: any facter run, the ``puppet-xpp.runFacter`` command's too)."""
     source = ls.session.facts
     if source.file is not None:
         known = await asyncio.to_thread(source.current)
         if known is not None:
             return known
+    if max_age == math.inf and source.ran is not None:
+        return source.ran
     return await asyncio.shield(facter_run(ls, max_age))
 
 
