@@ -743,3 +743,21 @@ def test_bad_input_never_raises() -> None:
         found = metadata_json.check(raw[:end], [str(CORPUS)])
         assert any(p.code == "JSON_SYNTAX" for p in found.problems) or raw[:end].strip() == raw.strip()
     assert not [p for p in metadata_json.check(raw, [str(CORPUS)]).problems if p.severity == "error"]
+
+
+def test_module_directory_as_puppet_names_it(tmp_path: Path) -> None:
+    """In an environment, a metadata.json in a directory Puppet takes for no module gets a warning, one
+    whose directory names the module otherwise gets a note -- as Puppet's environment lists them."""
+    mods = tmp_path / "modules"
+    for directory, name in (("puppet-ntp", "me-ntp"), ("foo", "me-bar"), ("ok", "me-ok")):
+        _write(mods / directory / "metadata.json", _complete(name, "1.0.0"))
+    listed = {n for n, *_ in ask_puppet(_PUPPET_MODULES, {"modulepath": [str(mods)]})}
+    assert listed == {"foo", "ok"}
+    notes = {}
+    for directory in ("puppet-ntp", "foo", "ok"):
+        path = mods / directory / "metadata.json"
+        found = metadata_json.check(path.read_bytes(), modules.modulepath_for(str(path)), str(path))
+        notes[directory] = [(p.severity, p.message) for p in found.problems if p.code == "MODULE_DIRECTORY"]
+    assert [s for s, _ in notes["puppet-ntp"]] == ["warning"]  # not listed by Puppet
+    assert notes["foo"] == [("info", "Puppet loads this module as 'foo' (its directory), not 'bar'")]
+    assert notes["ok"] == []

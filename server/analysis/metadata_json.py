@@ -36,6 +36,7 @@ from puppet_xpp.server.analysis.answers import CompletionItem, DocumentSymbol, H
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, SEVERITY_WARNING, LspDiagnostic
 from puppet_xpp.server.analysis.filekinds import FileText
 from puppet_xpp.server.analysis.jsonpos import JsonValue, Member, read_json
+from puppet_xpp.xpp import environment
 
 __all__ = ["SOURCE", "Problem", "Dependency", "Metadata", "check", "name_problem", "ANALYSIS"]
 
@@ -178,6 +179,30 @@ class _Checker:
             member = root.member(key)
             if member is not None and member.value.kind == "array":
                 check_array(member.value)
+
+    def directory(self, path: str) -> None:
+        """In an environment's module path, Puppet names the module by its directory (xpp/environment.py):
+        a directory whose name is not a module name is no module at all (a warning); one named otherwise
+        than metadata.json's module name is loaded under the directory's name (information)."""
+        env = environment.find_environment(path)
+        place = env.module_of(path) if env is not None else None
+        if place is None or place[2] != modules.METADATA_FILE:
+            return
+        directory = place[1]
+        name = self.root.member("name")
+        span = _span(name.value) if name is not None else (self.root.start, self.root.start + 1)
+        if not environment.MODULE_NAME.match(directory):
+            message = (
+                f"Puppet does not load a module from the directory '{directory}' on the module path "
+                "(a module's directory is named with lowercase letters, digits and '_')"
+            )
+            self.add(span, WARNING, "MODULE_DIRECTORY", message)
+            return
+        full = name.value.text if name is not None else None
+        parts = modules.split_full_name(full) if full else None
+        if parts is not None and parts[1] != directory:
+            message = f"Puppet loads this module as '{directory}' (its directory), not '{parts[1]}'"
+            self.add(span, INFO, "MODULE_DIRECTORY", message)
 
     def tags(self, tags: JsonValue) -> None:
         for item in tags.items:
@@ -424,8 +449,9 @@ def _a(value: JsonValue) -> str:
     return _article(value.kind) if value.kind != "null" else "null"
 
 
-def check(data: bytes, modulepath: tuple[str, ...] | list[str] = ()) -> Metadata:
-    """Read and check the metadata.json ``data`` (UTF-8) against the modules on ``modulepath``."""
+def check(data: bytes, modulepath: tuple[str, ...] | list[str] = (), path: str | None = None) -> Metadata:
+    """Read and check the metadata.json ``data`` (UTF-8) against the modules on ``modulepath``; ``path``
+    (where the file is) adds what its environment makes of the module's directory."""
     root, json_problems = read_json(data)
     out = Metadata(root)
     out.problems.extend(Problem(p.start, p.end, p.severity, p.code, p.message) for p in json_problems)
@@ -433,6 +459,8 @@ def check(data: bytes, modulepath: tuple[str, ...] | list[str] = ()) -> Metadata
         return out
     checker = _Checker(root, tuple(modulepath))
     checker.run()
+    if path is not None and root.kind == "object":
+        checker.directory(path)
     out.problems.extend(checker.problems)
     out.dependencies = checker.dependencies
     return out
@@ -454,7 +482,7 @@ class MetadataAnalysis:
     source = SOURCE
 
     def read(self, file: FileText) -> Metadata:
-        return check(file.data, _modulepath(file))
+        return check(file.data, _modulepath(file), file.path)
 
     def diagnostics(self, file: FileText) -> list[LspDiagnostic]:
         return [
