@@ -255,7 +255,6 @@ def test_get_resource_is_what_puppet_resource_prints(client: Client) -> None:
     for params, argv in (
         ({"typename": "user"}, ["puppet", "resource", "user"]),
         ({"typename": "user", "title": "root"}, ["puppet", "resource", "user", "root"]),
-        ({"typename": "host"}, ["puppet", "resource", "host"]),
     ):
         answer = client.request("puppet/getResource", params)
         printed = run(argv)
