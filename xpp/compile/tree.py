@@ -123,7 +123,13 @@ def lock(tree: OutputTree, opts: Options, events: Events) -> int:
     import fcntl
 
     env = tree.env
-    fd = open_lock(tree.open(), os.path.join(env.xpp_root, LOCK_FILE), opts.file_mode & 0o666)
+    try:
+        env_owner = os.stat(env.root).st_uid
+    except OSError:
+        env_owner = os.geteuid()
+    fd = open_lock(
+        tree.open(), os.path.join(env.xpp_root, LOCK_FILE), opts.file_mode & 0o666, {env_owner, os.geteuid()}
+    )
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return fd
@@ -143,15 +149,15 @@ def lock(tree: OutputTree, opts: Options, events: Events) -> int:
 _LOCK_FLAGS = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
-def open_lock(anchored: writes.AnchoredTree, shown: str, mode: int) -> int:
-    """The descriptor of the lock file in the tree's root, created exclusively (owner and ``mode`` set on
-    the file we just made), or, when it exists, opened only when it is a regular file with one link owned
-    by the tree's owner (or by us): never re-owned or re-moded once it exists.  Anything else is
-    refused with :class:`CompileError` (exit 2): a hard link planted as ``compile.lock`` would otherwise
-    have root change the owner and mode of whatever file it links to."""
+def open_lock(anchored: writes.AnchoredTree, shown: str, mode: int, expected: set[int]) -> int:
+    """The descriptor of the lock file in the tree's root, created exclusively (the tree's owner and
+    ``mode`` set on the file we just made), or, when it exists, opened only when it is a regular file
+    with one link owned by one of the ``expected`` users (the environment's owner, us): never re-owned or
+    re-moded once it exists.  Anything else is refused with :class:`CompileError` (exit 2): a hard link
+    planted as ``compile.lock`` would otherwise have root change the owner and mode of whatever file it
+    links to."""
     root_fd = anchored.root_fd
     owner = anchored.owner
-    expected = {owner[0] if owner is not None else os.geteuid(), os.geteuid()}
     for _attempt in range(5):
         try:
             fd = os.open(LOCK_FILE, _LOCK_FLAGS | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=root_fd)
