@@ -82,6 +82,7 @@ def compile_saved(env_root: str, path: str, *, level: str | None, strict: str | 
     source = read_source(job.src, job.display, as_user=output_tree.owner_for(env, opts))
     if source.text is None:
         assert source.diagnostic is not None  # a source not read has the diagnostic saying why
+        _drop(env, job, opts)
         raise SourceRefused(source.diagnostic)
     validation = Validation.of(level, strict)
     config = CheckConfig(
@@ -96,3 +97,17 @@ def compile_saved(env_root: str, path: str, *, level: str | None, strict: str | 
     data, _rows = source_document(source, config, "msgpack")
     write_job(env, job, data, opts, src_stat=source.stat)
     return job.out
+
+
+def _drop(env: Environment, job: Job, opts: Options) -> None:
+    """Remove ``job``'s ``.xpp`` (as ``--compile`` does for a source it cannot read: whatever it holds
+    cannot be checked against the source), through the tree's safety rules; nothing when that fails."""
+    tree = output_tree.OutputTree(env, opts, output_tree.owner_for(env, opts))
+    try:
+        tree.check_root(output_tree.module_dirs(env))
+        if os.path.isdir(env.xpp_root):
+            tree.open().unlink("modules/" + job.rel)
+    except (OSError, CompileError):
+        pass
+    finally:
+        tree.close()
