@@ -9,6 +9,7 @@ Used by the command line (``server/cli/lint.py``) and the language server.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from puppet_xpp.lint.run import all_checks, default_enabled
@@ -38,6 +39,9 @@ class LintConfig:
     list_checks: bool = False  # --list-checks: print the check names and stop
     stdin_filename: str | None = None  # the path a manifest read from standard input ("-") stands for
     plugins: list[str] = field(default_factory=list)  # -l/--load, --load-from-puppet: Ruby, not loaded
+    # how an rc file is read (None: open it); the command line gives the one source-reading rule
+    # (xpp.sources.read_text: a FIFO or a device named .puppet-lint.rc is not read), which lint/ cannot import
+    read: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
 
     def apply(self, args: list[str], *, base: str | None = None) -> list[str]:
         """Apply options in order; returns the non-option arguments. ``base``: directory that a
@@ -112,21 +116,32 @@ class LintConfig:
 
     def load(self, path: str) -> bool:
         """Apply an rc file (one option per line); False when it does not exist."""
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read().splitlines()
-        except OSError:
-            return False
+        if self.read is not None:
+            text = self.read(path)
+            if text is None:
+                return False
+            lines = text.splitlines()
+        else:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                return False
         self.apply(lines, base=os.path.dirname(path))
         return True
 
 
 def load_config(
-    args: list[str], *, cwd: str | None = None, rc: str | None = None
+    args: list[str],
+    *,
+    cwd: str | None = None,
+    rc: str | None = None,
+    read: Callable[[str], str | None] | None = None,
 ) -> tuple[LintConfig, list[str]]:
     """puppet-lint's start-up: the rc files (unless ``--no-config``), then ``args``. ``rc``: one rc
-    file to use instead of the standard ones (the language server's setting)."""
-    cfg = LintConfig()
+    file to use instead of the standard ones (the language server's setting); ``read``: how an rc file
+    is read (:attr:`LintConfig.read`)."""
+    cfg = LintConfig(read=read)
     if "--no-config" not in args:
         if rc is not None:
             cfg.load(rc)

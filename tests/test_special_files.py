@@ -99,6 +99,12 @@ def test_lint_refuses_special_files(env):
     assert stat.S_ISFIFO(os.lstat(mods / "manifests/fifo.pp").st_mode)
 
 
+def test_lint_skips_a_fifo_rc_file(env):
+    os.mkfifo(env / ".puppet-lint.rc")  # read from the working directory, as puppet-lint does
+    p = run("--lint", str(env / "modules/mymod/manifests/app.pp"), cwd=env)
+    assert "WARNING: double quoted string containing no variables on line 2" in p.stdout.decode()
+
+
 def test_references_skips_special_files(env):
     p = run("--references", "mymod::app", str(env), cwd=env)
     assert p.returncode == 0, p.stderr

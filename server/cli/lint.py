@@ -154,7 +154,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(HELP + "\n")
         return 0
     try:
-        cfg, paths = load_config(arguments)
+        cfg, paths = load_config(arguments, read=_read_rc)
     except UsageError as e:  # puppet-lint's words, on its stream (standard output)
         out.write(f"puppet-lint: {e}\n{TRY_HELP}\n")
         return 1
@@ -237,6 +237,13 @@ def _read(given: str, name: str) -> tuple[str, os.stat_result | None] | Problem 
         assert raw.diagnostic is not None  # a file not read has the diagnostic saying why
         return Problem("io", "error", raw.diagnostic.message, 0, 0)
     return raw.data.decode("utf-8", "surrogateescape"), raw.stat
+
+
+def _read_rc(path: str) -> str | None:
+    """An rc file, by the one reading rule (a FIFO or a device named ``.puppet-lint.rc`` is not read)."""
+    from puppet_xpp.xpp.sources import read_text
+
+    return read_text(path, errors="replace")
 
 
 def _one(given: str, name: str, lint_run: Run) -> int | None:
