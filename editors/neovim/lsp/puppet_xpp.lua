@@ -11,6 +11,8 @@
 --- pipx install .
 --- ```
 ---
+--- It also serves r10k's `Puppetfile` (filetype `puppetfile`) and a module's `metadata.json`.
+---
 --- Settings (section `puppet`): `strict` ('off' | 'warning' | 'error'), `puppetVersion` ('8' | '7' |
 --- '7.23'), `modulepath` (extra module directories), `tasks` (Bolt plan mode), `xppOnSave`,
 --- `lint = { enabled, rcPath }`. An empty table keeps the server's defaults.
@@ -42,12 +44,26 @@ local function xpp_written(err, result)
   pcall(vim.api.nvim_exec_autocmds, 'User', event)
 end
 
+-- the environment wherever it is above the file, else the nearest module or repository
+local root_markers = { 'environment.conf', { 'metadata.json', '.git' } }
+
+--- The server reads a module's `metadata.json`, not JSON in general: any other `json` buffer is declined
+--- (`on_dir` not called), every other buffer is rooted by `root_markers`.
+local function root_dir(bufnr, on_dir)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if vim.bo[bufnr].filetype == 'json' and vim.fs.basename(name) ~= 'metadata.json' then
+    return
+  end
+  on_dir(vim.fs.root(bufnr, root_markers))
+end
+
 ---@type vim.lsp.Config
 return {
   cmd = { 'puppet-xpp', '--stdio' },
-  filetypes = { 'puppet', 'epuppet' },
-  -- the environment wherever it is above the file, else the nearest module or repository
-  root_markers = { 'environment.conf', { 'metadata.json', '.git' } },
+  -- manifests, EPP templates, r10k's Puppetfile and a module's metadata.json (root_dir declines other JSON)
+  filetypes = { 'puppet', 'epuppet', 'puppetfile', 'json' },
+  root_markers = root_markers,
+  root_dir = root_dir,
   settings = { puppet = {} },
   -- The server analyses a 127 KB manifest in a few milliseconds and coalesces the edits that arrive
   -- while it works, so changes go out almost at once: Neovim's default of 150 ms would delay every

@@ -17,6 +17,7 @@ import {
   cliLaunch, discoverServer, FoundServer, INCUMBENT_ID, incumbentWarning, planInstall, versionWarning,
 } from './discovery';
 import { environmentAt, Environment, findEnvironment, xppPathFor, xppTarget } from './layout';
+import { PuppetCommands } from './puppetCommands';
 
 // The bundle is also what the end-to-end test loads (with a stand-in `vscode`): it uses these, not the sources.
 export {
@@ -25,9 +26,20 @@ export {
 };
 
 const DUMP_SCHEME = 'puppet-xpp-dump';
+/** The documents the server serves: manifests, templates, Puppetfiles (r10k) and modules' metadata.json. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', language: 'puppet' },
+  { scheme: 'file', language: 'epp' },
+  { scheme: 'file', language: 'puppetfile' },
+  { scheme: 'file', language: 'json', pattern: '**/metadata.json' },
+  { scheme: 'untitled', language: 'puppet' },
+  { scheme: 'untitled', language: 'epp' },
+  { scheme: 'untitled', language: 'puppetfile' },
+];
 const PYTHON_EXTENSION = 'ms-python.python';
 
 let client: LanguageClient | undefined;
+let puppetCommands: PuppetCommands | undefined;
 let output: vscode.OutputChannel;
 let extensionContext: vscode.ExtensionContext;
 let incumbentWarned = false;
@@ -197,12 +209,7 @@ function createClient(server: FoundServer): LanguageClient {
     options: { cwd: firstFolder() },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [
-      { scheme: 'file', language: 'puppet' },
-      { scheme: 'file', language: 'epp' },
-      { scheme: 'untitled', language: 'puppet' },
-      { scheme: 'untitled', language: 'epp' },
-    ],
+    documentSelector: DOCUMENT_SELECTOR,
     initializationOptions: serverSettings(config()),
     outputChannel: output,
     middleware: {
@@ -243,6 +250,7 @@ async function startClient(): Promise<void> {
     output.appendLine(warning);
     void vscode.window.showWarningMessage(warning);
   }
+  void puppetCommands?.updateVersion();
 }
 
 /** Warns (once a session) when the incumbent Puppet extension is active on the same files. */
@@ -256,6 +264,7 @@ function checkIncumbent(): void {
 }
 
 async function restartClient(): Promise<void> {
+  puppetCommands?.hideStatus();
   if (client) {
     try { await client.stop(); } catch { /* already stopped */ }
   }
@@ -392,8 +401,10 @@ const provider = new DumpProvider();
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionContext = context;
   output = vscode.window.createOutputChannel('Puppet XPP');
+  puppetCommands = new PuppetCommands(() => client, output);
   context.subscriptions.push(
     output,
+    puppetCommands,
     vscode.commands.registerCommand('puppetXpp.installServer', installServer),
     vscode.extensions.onDidChange(checkIncumbent),
     vscode.workspace.registerTextDocumentContentProvider(DUMP_SCHEME, provider),
@@ -424,5 +435,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export async function deactivate(): Promise<void> {
+  puppetCommands?.hideStatus();
   if (client) await client.stop();
 }

@@ -1,5 +1,6 @@
 -- puppet-xpp for Neovim (0.7 and later): starts the puppet-xpp language server for Puppet manifests
--- (filetype `puppet`) and EPP templates (`epuppet`).
+-- (filetype `puppet`), EPP templates (`epuppet`), r10k's Puppetfile (`puppetfile`) and modules'
+-- metadata.json (`json`, that file name only).
 --
 --   require('puppet_xpp').setup({
 --     cmd = { 'puppet-xpp', '--stdio' },                 -- how to start the server
@@ -213,6 +214,10 @@ function M.attach(bufnr)
   if fname == '' or vim.bo[bufnr].buftype ~= '' then
     return nil
   end
+  -- of JSON, only a module's metadata.json (as lsp/puppet_xpp.lua's root_dir decides on Neovim 0.11+)
+  if vim.bo[bufnr].filetype == 'json' and vim.fn.fnamemodify(fname, ':t') ~= 'metadata.json' then
+    return nil
+  end
   local root = M.find_root(fname)
   if has_lsp_start() then
     return vim.lsp.start(client_config(cfg, root), { bufnr = bufnr })
@@ -302,18 +307,14 @@ local function dump(opts)
     table.insert(argv, '--pretty')
   end
   local out = vim.fn.systemlist(argv)
-  vim.cmd('botright new')
-  local buf = vim.api.nvim_get_current_buf()
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, out)
-  vim.bo[buf].buftype = 'nofile'
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.bo[buf].modifiable = false
-  pcall(vim.api.nvim_buf_set_name, buf, 'puppet-xpp://' .. file .. '.' .. format)
+  require('puppet_xpp.commands').scratch(out, 'puppet-xpp://' .. file .. '.' .. format)
 end
 
---- :PuppetXppCompile and :PuppetXppDump (setup() defines them; plugin/puppet_xpp.lua too, for the
---- vim.lsp.enable way).
+--- :PuppetXppCompile and :PuppetXppDump, and the commands of lua/puppet_xpp/commands.lua (:PuppetNodeGraph,
+--- :PuppetResource, :PuppetFacts, :PuppetFixAll): setup() defines them; plugin/puppet_xpp.lua too, for the
+--- vim.lsp.enable way.
 function M.define_commands()
+  require('puppet_xpp.commands').define_commands(function() return M.config and M.config.name end)
   vim.api.nvim_create_user_command('PuppetXppCompile', compile,
     { nargs = '?', complete = 'dir', desc = 'puppet-xpp --compile the environment' })
   vim.api.nvim_create_user_command('PuppetXppDump', dump,

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import type * as Extension from '../../src/extension';
-import { installVscodeStub, noop, partial, VSCODE_TYPES } from './vscode-stub';
+import { extensionContext, installVscodeStub, noop, partial, VSCODE_TYPES, within } from './vscode-stub';
 
 interface Spec {
   bundle: string;
@@ -127,21 +127,10 @@ installVscodeStub(VSCODE_TYPES, {
   }),
 });
 
-function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timeout after ${ms} ms: ${what}`)), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
-  });
-}
-
 async function main(): Promise<void> {
   process.env.PATH = spec.path;
   const extension = require(spec.bundle) as typeof Extension;
-  const context = {
-    subscriptions: [] as { dispose(): unknown }[],
-    globalStorageUri: Uri.file(spec.storage),
-    extension: { packageJSON: { version: spec.version } },
-  };
+  const context = extensionContext(Uri.file(spec.storage), spec.version);
   const before = Date.now();
   await within(Number(process.env.PUPPET_XPP_E2E_MS ?? 120000), 'activate', extension.activate(context as never));
   const activation = Date.now() - before;

@@ -19,7 +19,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 
 import type * as Extension from '../../src/extension';
-import { installVscodeStub, VSCODE_TYPES } from './vscode-stub';
+import { installVscodeStub, VSCODE_TYPES, within } from './vscode-stub';
 
 interface Spec {
   bundle: string;
@@ -48,13 +48,6 @@ const {
 let server: ReturnType<typeof spawn> | undefined;
 const STEP_MS = 30000;
 const timings: Record<string, number> = {};
-
-function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timeout after ${ms} ms: ${what}`)), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
-  });
-}
 
 async function timed<T>(name: string, p: Promise<T>): Promise<T> {
   const t0 = Date.now();

@@ -7,7 +7,7 @@ import * as path from 'path';
 
 /**
  * A value that is everything at once: callable, constructible, an empty iterable, every member another such
- * value; not a thenable (awaiting it gives it back) and '' as a primitive.
+ * value, any member assignable (and forgotten); not a thenable (awaiting it gives it back) and '' as a primitive.
  */
 export function noop(): unknown {
   return new Proxy(function () { /* stand-in */ }, {
@@ -19,6 +19,7 @@ export function noop(): unknown {
       if (key === 'length') return 0;
       return noop();
     },
+    set: () => true,
     construct: () => noop() as object,
     apply: () => noop(),
   });
@@ -50,6 +51,21 @@ export function installVscodeStub(typesFile: string, fakes: Record<string, unkno
     return req === 'vscode' ? 'vscode' : resolve.call(this, req, ...rest);
   };
   require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: api } as NodeJS.Module;
+}
+
+/** `p`, or a rejection naming `what` when it takes longer than `ms` (the end-to-end scripts' step limit). */
+export function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timeout after ${ms} ms: ${what}`)), ms);
+    p.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
+  });
+}
+
+/** The members of an ExtensionContext the extension reads: subscriptions, global storage, its package.json version. */
+export function extensionContext(storage: unknown, version: string): {
+  subscriptions: { dispose(): unknown }[]; globalStorageUri: unknown; extension: { packageJSON: { version: string } };
+} {
+  return { subscriptions: [], globalStorageUri: storage, extension: { packageJSON: { version } } };
 }
 
 /** @types/vscode's declaration file in this checkout. */
