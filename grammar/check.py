@@ -113,7 +113,10 @@ def check(text: str, config: CheckConfig) -> CheckResult:
     A program recovered after a syntax error is validated too (an editor shows both kinds of
     problem); consumers that follow Puppet's own parse (which stops at the first syntax error) look
     at :attr:`CheckResult.syntax_ok`."""
-    res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
-    if res.program is None:
-        return CheckResult(res)
-    return CheckResult(res, list(checker(config).validate(res.program)))
+    from puppet_xpp.grammar.gcpause import paused
+
+    with paused():  # (grammar.gcpause: no collection while the tree is being made)
+        res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
+        if res.program is None:
+            return CheckResult(res)
+        return CheckResult(res, list(checker(config).validate(res.program)))

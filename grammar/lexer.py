@@ -1,7 +1,7 @@
 """The Puppet 7 lexer (a reimplementation of the behaviour of Puppet's Lexer2, EPP lexer included).
 
     lx = Lexer(text, epp=False, tasks=False)
-    lx.tokens()       # list[lark.Token] for the whole text
+    lx.tokens()       # list[Token] for the whole text
     lx.diagnostics    # warnings + at most one hard error (grammar.issues.Diagnostic)
     lx.error          # the hard error or None; the token list ends where it happened
 
@@ -46,8 +46,6 @@ import re
 from collections.abc import Callable
 from typing import Any, cast
 
-from lark import Token
-
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.lexer_match import scanner_match
 from puppet_xpp.grammar.lexer_text import (
@@ -79,36 +77,35 @@ from puppet_xpp.grammar.lexer_text import (
     utf8_len,
 )
 
-__all__ = ["Lexer", "MappedToken", "concat_end", "name_start", "KEYWORDS", "MAX_DEPTH"]
+__all__ = ["Lexer", "MappedToken", "Token", "concat_end", "name_start", "KEYWORDS", "MAX_DEPTH"]
 
 MAX_DEPTH = 100
 
 
-_str_new = str.__new__
+class Token:
+    """One token: Puppet's token type, its value, its UTF-8 byte span in the source.
+
+    Not lark's Token (the parser only takes lark's tables): that is a ``str`` subclass with line and
+    column slots we never fill, 2.5 times the memory of this one (a 5 MB one-line list makes 1.3
+    million tokens: 320 MB against 130 MB).  A token is no string: its text is ``value``."""
+
+    __slots__ = ("type", "value", "start_pos", "end_pos")
+    type: str
+    value: str
+    start_pos: int
+    end_pos: int
+
+    def __init__(self, type: str, value: str, start_pos: int, end_pos: int) -> None:  # noqa: A002
+        self.type = type
+        self.value = value
+        self.start_pos = start_pos
+        self.end_pos = end_pos
+
+    def __repr__(self) -> str:
+        return f"Token({self.type!r}, {self.value!r}, {self.start_pos}, {self.end_pos})"
 
 
-def _new(
-    type: str,  # noqa: A002
-    value: str,
-    start_pos: int | None,
-    line: int | None,
-    column: int | None,
-    end_line: int | None,
-    end_column: int | None,
-    end_pos: int | None,
-) -> Token:
-    """A lark Token with every slot set: what ``Token._future_new`` makes, without its ``super()`` object
-    and classmethod binding (one is made per token; the parser's and the lint's hot path)."""
-    inst: Token = _str_new(Token, value)
-    inst.type = type
-    inst.start_pos = start_pos
-    inst.value = value
-    inst.line = line
-    inst.column = column
-    inst.end_line = end_line
-    inst.end_column = end_column
-    inst.end_pos = end_pos
-    return inst
+_new = Token
 
 
 class MappedToken(Token):
@@ -125,24 +122,19 @@ class MappedToken(Token):
 def concat_end(dqpost: Token) -> int:
     """Where the ConcatenatedString that this DQPOST closes ends (byte offset)."""
     v: int | None = getattr(dqpost, "concat_end_pos", None)
-    return cast(int, dqpost.end_pos) if v is None else v
+    return dqpost.end_pos if v is None else v
 
 
 def name_start(variable: Token) -> int:
     """Where the QualifiedName inside this VARIABLE token starts (byte offset; Puppet: offset + 1)."""
     v: int | None = getattr(variable, "name_start_pos", None)
-    return cast(int, variable.start_pos) + 1 if v is None else v
+    return variable.start_pos + 1 if v is None else v
 
 
 def _mapped(
     t: Token, start: int, end: int, concat_end_pos: int | None = None, name_start_pos: int | None = None
 ) -> MappedToken:
-    m = str.__new__(MappedToken, t.value)
-    m.type = t.type
-    m.value = t.value
-    m.start_pos = start
-    m.end_pos = end
-    m.line = m.column = m.end_line = m.end_column = None
+    m = MappedToken(t.type, t.value, start, end)
     m.concat_end_pos = concat_end_pos
     m.name_start_pos = name_start_pos
     return m
@@ -347,8 +339,8 @@ class Engine:
                 s0, s1, _ = next(skip)
                 continue
             t = toks[i]
-            t.start_pos = bmap(cast(int, t.start_pos))
-            t.end_pos = bmap(cast(int, t.end_pos))
+            t.start_pos = bmap(t.start_pos)
+            t.end_pos = bmap(t.end_pos)
             i += 1
 
     # -- entry points --------------------------------------------------------------------------
@@ -365,7 +357,7 @@ class Engine:
     def lex_source(self) -> None:
         if self.epp:
             self.epp_mode = "text"
-            self.toks.append(_new("EPP_START", "", 0, None, None, None, None, 0))
+            self.toks.append(_new("EPP_START", "", 0, 0))
             pos = self.epp_text(0, False)
             self.code(pos, False)
             if self.epp_open:
@@ -390,58 +382,54 @@ class Engine:
             g: int = m.lastindex  # type: ignore[assignment]  # never None: one alternative always matches
             p, e = m.span(g)  # the token's group starts where the skipped prefix (group 1) ends
             if g == G_VAR:
-                append(new("VARIABLE", text[p + 1 : e], p, None, None, None, None, e))
+                append(new("VARIABLE", text[p + 1 : e], p, e))
             elif g == G_OP:
                 v = text[p:e]
-                append(new(ops[v], v, p, None, None, None, None, e))
+                append(new(ops[v], v, p, e))
             elif g == G_WORD:
                 v = text[p:e]
                 t = kw.get(v)
                 if t is None:
                     t = "WORD" if ("-" in v or v[0] == "_" or "::_" in v) else "NAME"
-                append(new(t, v, p, None, None, None, None, e))
+                append(new(t, v, p, e))
             elif g == G_SQ:
                 if e - p == 2 and text[e : e + 1] in ("'", "\\"):
                     pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
                     nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
                     continue
-                append(new("STRING", unescape_sq(text[p + 1 : e - 1]), p, None, None, None, None, e))
+                append(new("STRING", unescape_sq(text[p + 1 : e - 1]), p, e))
             elif g == G_LBRACE:
-                append(
-                    new(
-                        "SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, None, None, None, None, e
-                    )
-                )
+                append(new("SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, e))
                 depth += 1
             elif g == G_RBRACE:
                 if interp:
                     depth -= 1
                     if depth < 0:
                         return e, True
-                append(new("RBRACE", "}", p, None, None, None, None, e))
+                append(new("RBRACE", "}", p, e))
             elif g == G_CLASSREF:
                 if text.startswith("::", e):
                     raise LexFail("ILLEGAL_CLASS_REFERENCE", e + 1)
-                append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
+                append(new("CLASSREF", text[p:e], p, e))
             elif g == G_LBRACK:
                 t = "LISTSTART" if (p == 0 or text[p - 1] in LISTSTART_PREV) else "LBRACK"
-                append(new(t, "[", p, None, None, None, None, e))
+                append(new(t, "[", p, e))
             elif g == G_LPAREN:
                 # WSLPAREN when only blanks precede it on its line
                 k = p - 1
                 while k >= 0 and text[k] in WS_CHARS:
                     k -= 1
                 t = "WSLPAREN" if (k < 0 or text[k] == "\n") else "LPAREN"
-                append(new(t, "(", p, None, None, None, None, e))
+                append(new(t, "(", p, e))
             elif g == G_DQ:
-                append(new("STRING", text[p + 1 : e - 1], p, None, None, None, None, e))
+                append(new("STRING", text[p + 1 : e - 1], p, e))
             elif g == G_NUMBER:
                 v = text[p:e]
                 if not (v.isdigit() and (v[0] != "0" or e - p == 1)):
                     code = number_issue(v)
                     if code:
                         raise LexFail(code, p, {"value": v})
-                append(new("NUMBER", v, p, None, None, None, None, e))
+                append(new("NUMBER", v, p, e))
             elif g == G_END:
                 return e, False
             else:
@@ -451,13 +439,13 @@ class Engine:
                 elif g == G_CWORD:
                     v = text[p:e]
                     t = "WORD" if ("-" in v or "::_" in v) else "NAME"
-                    append(new(t, v, p, None, None, None, None, e))
+                    append(new(t, v, p, e))
                     continue
                 elif g == G_CCLASSREF:
                     if text.startswith("::", e):
                         # Puppet: 3 past the reference (a RangeError when that is past the end)
                         raise LexFail("ILLEGAL_FULLY_QUALIFIED_CLASS_REFERENCE", min(e + 3, len(text)))
-                    append(new("CLASSREF", text[p:e], p, None, None, None, None, e))
+                    append(new("CLASSREF", text[p:e], p, e))
                     continue
                 elif g == G_SLASH:
                     pos = self.slash(p)
@@ -475,10 +463,6 @@ class Engine:
                                 "EPP_END_TRIM" if e - p == 3 else "EPP_END",
                                 text[p:e],
                                 p,
-                                None,
-                                None,
-                                None,
-                                None,
                                 e,
                             )
                         )
@@ -508,12 +492,12 @@ class Engine:
         n = utf8_len(c)
         toks = self.toks
         if n == 1:
-            toks.append(_new("OTHER", "", p, None, None, None, None, p + 1))
+            toks.append(_new("OTHER", "", p, p + 1))
         else:
             b = self.to_byte(p)
             i0 = len(toks)
             for k in range(n):
-                toks.append(_new("OTHER", "", b + k, None, None, None, None, b + k + 1))
+                toks.append(_new("OTHER", "", b + k, b + k + 1))
             self.preconv.append((i0, len(toks), p + 1))
         return p + 1
 
@@ -523,7 +507,7 @@ class Engine:
         if r is None:
             raise LexFail("UNCLOSED_QUOTE", p + 1, {"after": '"\'"', "followed_by": followed_by(text, p + 1)})
         end = r[0]
-        self.toks.append(_new("STRING", unescape_sq(text[p + 1 : end])[:-1], p, None, None, None, None, end))
+        self.toks.append(_new("STRING", unescape_sq(text[p + 1 : end])[:-1], p, end))
         return end
 
     def slash(self, p: int) -> int:
@@ -540,14 +524,12 @@ class Engine:
                 while k > p + 1 and text[k - 1] == "\\":
                     k -= 1
                 if not (q - k) & 1:
-                    self.toks.append(
-                        _new("REGEX", text[p + 1 : q].replace("\\/", "/"), p, None, None, None, None, q + 1)
-                    )
+                    self.toks.append(_new("REGEX", text[p + 1 : q].replace("\\/", "/"), p, q + 1))
                     return q + 1
                 q = text.find("/", q + 1)
             if last == len(text):
                 self.slash_fail = p
-        self.toks.append(_new("DIV", "/", p, None, None, None, None, p + 1))
+        self.toks.append(_new("DIV", "/", p, p + 1))
         return p + 1
 
     # -- strings -------------------------------------------------------------------------------
@@ -600,14 +582,14 @@ class Engine:
             acc += self.segment(q, end, term, escapes, warn_unknown)
             if term == '"' or term == "":
                 if first:
-                    append(_new("STRING", acc, before, None, None, None, None, end))
+                    append(_new("STRING", acc, before, end))
                 else:
-                    append(_new("DQPOST", acc, before, None, None, None, None, end))
+                    append(_new("DQPOST", acc, before, end))
                     if self.depth > 0 and finder is find_dq_end:
                         self.ov = (len(toks), str_after)
                 return end
             if term == "${":
-                append(_new("DQPRE" if first else "DQMID", acc, before, None, None, None, None, end))
+                append(_new("DQPRE" if first else "DQMID", acc, before, end))
                 first = False
                 pos, closed, last = self.interpolation(end, str_after)
                 if closed:
@@ -617,8 +599,8 @@ class Engine:
                 continue
             m = _VARNAME.match(text, end)
             if m is not None:
-                append(_new("DQPRE" if first else "DQMID", acc, before, None, None, None, None, end - 1))
-                append(_new("VARIABLE", m.group(), end - 1, None, None, None, None, m.end()))
+                append(_new("DQPRE" if first else "DQMID", acc, before, end - 1))
+                append(_new("VARIABLE", m.group(), end - 1, m.end()))
                 first = False
                 last = m.group()
                 before = q = m.end()
@@ -649,7 +631,7 @@ class Engine:
             if i >= 0:
                 t = toks[i]
                 if t.type in _TO_VARIABLE:
-                    toks[i] = _new("VARIABLE", t.value, t.start_pos, None, None, None, None, t.end_pos)
+                    toks[i] = _new("VARIABLE", t.value, t.start_pos, t.end_pos)
         return end, closed, (n0, n1, pos, end - 1 if closed else end)
 
     # -- heredoc -------------------------------------------------------------------------------
@@ -658,7 +640,7 @@ class Engine:
         spec = heredoc_spec(text, p)
         prev_after = self.after()
         toks = self.toks
-        toks.append(_new("HEREDOC", spec.syntax, p, None, None, None, None, spec.end))
+        toks.append(_new("HEREDOC", spec.syntax, p, spec.end))
         if self.jump is not None:
             start = self.jump
         else:
@@ -691,8 +673,8 @@ class Engine:
         last = len(stoks) - 1
         i0 = len(toks)
         for i, t in enumerate(stoks):
-            ts = cast(int, t.start_pos)
-            te = cast(int, t.end_pos)
+            ts = t.start_pos
+            te = t.end_pos
             s, e = span(ts, te)
             ce = getattr(t, "concat_end_pos", None)
             ns = getattr(t, "name_start_pos", None)
@@ -710,7 +692,7 @@ class Engine:
                 ns = None
             if ce is None and ns is None:
                 if type(t) is MappedToken:
-                    t = _new(t.type, t.value, s, None, None, None, None, e)
+                    t = _new(t.type, t.value, s, e)
                 else:
                     t.start_pos = s
                     t.end_pos = e
@@ -730,13 +712,13 @@ class Engine:
             raise LexFail(issue or "", end)
         if mode == "text":
             if s is not None:
-                append(_new("RENDER_STRING", s, pos, None, None, None, None, end))
+                append(_new("RENDER_STRING", s, pos, end))
             self.epp_open = False
             return end
         if s:
-            append(_new("RENDER_STRING", s, pos, None, None, None, None, end))
+            append(_new("RENDER_STRING", s, pos, end))
         if mode == "expr":
-            append(_new("RENDER_EXPR", "", pos, None, None, None, None, pos))
+            append(_new("RENDER_EXPR", "", pos, pos))
         self.epp_mode = mode
         self.epp_open = True
         return end
@@ -754,7 +736,7 @@ class Lexer:
         self._tokens: list[Token] | None = None
 
     def tokens(self) -> list[Any]:
-        """The lark Tokens of the text (Any: lark types positions as optional, every token here has them)."""
+        """The tokens of the text."""
         if self._tokens is None:
             self._tokens = self._lex()
         return self._tokens

@@ -610,13 +610,15 @@ def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) ->
 
 def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
     """Parse Puppet source text. Never raises for bad input: problems are diagnostics."""
+    from .gcpause import paused
     from .lexer import Lexer
 
     if epp is None:
         epp = file.endswith(".epp")
-    locator = ast.make_locator(text, file)
-    lx = Lexer(text, epp=epp, tasks=tasks)
-    return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
+    with paused():
+        locator = ast.make_locator(text, file)
+        lx = Lexer(text, epp=epp, tasks=tasks)
+        return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
 
 
 def failed_unit_start(tokens: list[Any]) -> int:

@@ -310,11 +310,16 @@ def variable_scope(m: Manifest) -> list[Problem]:
 
 
 def _block_end_line(m: Manifest, pipe: Tok) -> int:
+    """The line of the ``}`` closing the block after a lambda's parameters (the braces' positions only:
+    a walk over the rest of the tokens for each lambda made a file of many lambdas quadratic)."""
     depth = 0
-    for t in m.tokens[m.pos(pipe) :]:
+    toks = m.tokens
+    braces = m.positions_of("LBRACE", "RBRACE")
+    for p in range(bisect_left(braces, m.pos(pipe)), len(braces)):
+        t = toks[braces[p]]
         if t.type == "LBRACE":
             depth += 1
-        elif t.type == "RBRACE":
+        else:
             depth -= 1
             if depth == 0:
                 return t.line
@@ -328,7 +333,8 @@ def case_without_default(m: Manifest) -> list[Problem]:
     braces = m.positions_of("LBRACE", "RBRACE")
     for i in m.positions("CASE"):
         depth = 0
-        for k in braces[bisect_right(braces, i) :]:
+        for p in range(bisect_right(braces, i), len(braces)):  # (no copy of the list per case)
+            k = braces[p]
             ty = toks[k].type
             if ty == "LBRACE":
                 depth += 1
@@ -339,9 +345,11 @@ def case_without_default(m: Manifest) -> list[Problem]:
                     break
     out = []
     marks = m.positions_of("LBRACE", "RBRACE", "DEFAULT")
+    starts = [s for s, _e in cases]  # (in order: the CASE tokens' positions)
     for n, (s, e) in enumerate(cases):
-        # the case's tokens minus those of the cases after it (nested ones), as puppet-lint cuts them
-        later = [(s2, e2) for s2, e2 in cases[n + 1 :] if s2 <= e and e2 >= s]
+        # the case's tokens minus those of the cases after it (nested ones), as puppet-lint cuts them:
+        # those starting inside it (a later case starts after s, and ends after it starts)
+        later = cases[n + 1 : bisect_right(starts, e, n + 1)]
         depth = 0
         found = False
         for k in marks[bisect_left(marks, s) : bisect_right(marks, e)]:

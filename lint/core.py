@@ -106,12 +106,12 @@ def insert(tokens: list[Tok], index: int, tok: Tok) -> None:
     if tok.type not in FORMATTING:
         if cur.next is not None:
             cur.next.prev_code = tok
-        nxt = next((t for t in tokens[index:] if t.type not in FORMATTING), None)
+        nxt = next((tokens[k] for k in range(index, len(tokens)) if tokens[k].type not in FORMATTING), None)
         if nxt is not None:
             tok.next_code = nxt
             nxt.prev_code = tok
     if cur.type in FORMATTING:
-        prv = next((t for t in reversed(tokens[:index]) if t.type not in FORMATTING), None)
+        prv = next((tokens[k] for k in range(index - 1, -1, -1) if tokens[k].type not in FORMATTING), None)
         if prv is not None:
             tok.prev_code = prv
             prv.next_code = tok

@@ -266,8 +266,8 @@ class Manifest:
         """The code token before the nearest ``{`` at or before ``index`` that no ``?`` precedes."""
         toks = self.tokens
         lbraces = self._by_type.get("LBRACE", [])
-        for k in reversed(lbraces[: bisect_right(lbraces, index)]):
-            t = toks[k]
+        for p in range(bisect_right(lbraces, index) - 1, -1, -1):  # (no copy of the list per resource)
+            t = toks[lbraces[p]]
             pc = t.prev_code
             if pc is None:
                 raise LintSyntaxError(t)
@@ -350,7 +350,8 @@ class Manifest:
             brace = paren = 0
             in_params = False
             inherited: Tok | None = None
-            for j in structure[bisect_right(structure, i) :]:
+            for p in range(bisect_right(structure, i), len(structure)):  # (no copy per definition)
+                j = structure[p]
                 t = toks[j]
                 ty = t.type
                 if ty == "INHERITS":

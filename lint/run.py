@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.lint import checks_code, checks_text, control
 from puppet_xpp.lint.core import CHECKS, Check, NoFix, Problem
 from puppet_xpp.lint.data import LintSyntaxError, Manifest
@@ -68,6 +69,18 @@ def lint(
     fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one")."""
     if not text:
         return LintResult([], text if fix else None)
+    with paused():  # (grammar.gcpause: no collection while the tokens are being made)
+        return _lint(text, path, enabled, fix, relative, fix_only)
+
+
+def _lint(
+    text: str,
+    path: str | None,
+    enabled: set[str] | None,
+    fix: bool,
+    relative: bool,
+    fix_only: Callable[[Problem], bool] | None,
+) -> LintResult:
     on = _DEFAULT if enabled is None else enabled
     toks, lex_problem, index = tokenise_indexed(text)
     problems: list[Problem] = []

@@ -406,6 +406,17 @@ class _Builder:
         self.text = text
         self.out: list[Tok] = []
         self.heredocs: list[str] = []
+        self.eol_from = -1  # the last line-end search: where it started and what it found
+        self.eol = -1
+
+    def line_end(self, pos: int) -> int:
+        """Where the line holding ``pos`` ends: :func:`_line_end`, remembered, so that the words of one
+        long line (a one-line list of 600,000 items) do not each search to its end again."""
+        if self.eol_from <= pos <= self.eol:
+            return self.eol
+        self.eol_from = pos
+        self.eol = _line_end(self.text, pos)
+        return self.eol
 
     def build(self) -> list[Tok]:
         text = self.text
@@ -585,7 +596,7 @@ class _Builder:
                 raw = text[pos:end]  # nothing after it that puppet-lint would take into the name
                 self.out.append(_Fresh("VARIABLE", raw[1:], raw))
                 return end
-            m = _VARIABLE.match(text, pos, _line_end(text, pos))
+            m = _VARIABLE.match(text, pos, self.line_end(pos))
             if m:
                 self.add("VARIABLE", m.group(1), "$" + m.group(1))
                 return m.end()
@@ -614,7 +625,7 @@ class _Builder:
     def word(self, pos: int) -> int:
         text = self.text
         if text[pos] in _WORD_START:
-            end = _line_end(text, pos)
+            end = self.line_end(pos)
             for type_, rx in _WORD_RULES:
                 m = rx.match(text, pos, end)
                 if m:

@@ -17,10 +17,13 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.grammar.issues import Diagnostic
 
 if TYPE_CHECKING:
@@ -255,11 +258,18 @@ class GcPacer:
 # ----------------------------------------------------------------------------------------------- documents
 
 
+# A text of this many bytes or more is analysed apart (Document.analyse_apart): its first analysis
+# takes long enough (about 0.5 s per MB) to hold up the requests on every other document.
+APART_BYTES = 256 * 1024
+
+
 class Document:
     """An open document: text + incremental analysis state.  ``config`` is how it is parsed and
     validated (server.analysis.workspace.check_config_for); ``gc`` the server's GC pacer.
 
-    Thread-safety: a Document is used by one thread at a time (the server's analysis worker)."""
+    Thread-safety: a Document is used by one thread at a time (the server's analysis worker), except
+    that a big document's analysis may run on a thread of its own (:meth:`analyse_apart`): ``lock``
+    keeps its edits and analyses one at a time."""
 
     def __init__(
         self,
@@ -280,6 +290,8 @@ class Document:
         self.cached: Analysis | None = None  # the analysis of the current text (None: not made yet)
         self.edits_since_analysis = 0
         self.gc_pacer = gc_pacer if gc_pacer is not None else GcPacer()
+        self.lock = threading.RLock()  # edits and analyses, one at a time (analyse_apart)
+        self.apart: Future[None] | None = None  # the analysis running apart, if any
 
     # -- text
 
@@ -298,47 +310,81 @@ class Document:
 
     def apply_change(self, rng: Span | None, new_text: str) -> None:
         """One LSP content change: ``rng`` is ((line, col), (line, col)) or None for the whole text."""
-        if rng is None:
-            self.parser.replace_all(new_text)
-        else:
-            li = self.line_index()
-            a = li.offset(*rng[0])
-            b = li.offset(*rng[1])
-            if b < a:
-                a, b = b, a
-            self.parser.edit(a, b, new_text)
-        self.cached = None
-        self.edits_since_analysis += 1
+        with self.lock:
+            if rng is None:
+                self.parser.replace_all(new_text)
+            else:
+                li = self.line_index()
+                a = li.offset(*rng[0])
+                b = li.offset(*rng[1])
+                if b < a:
+                    a, b = b, a
+                self.parser.edit(a, b, new_text)
+            self.cached = None
+            self.edits_since_analysis += 1
 
     def set_config(self, config: CheckConfig) -> None:
         """Parse and validate with ``config`` from now on (the next analysis is a new one)."""
-        if config != self.config:
-            self.config = config
-            self.parser.set_config(config)
-        self.cached = None
+        with self.lock:
+            if config != self.config:
+                self.config = config
+                self.parser.set_config(config)
+            self.cached = None
 
     # -- analysis
 
     def analysis(self) -> Analysis:
-        if self.cached is None:
-            p = self.parser
-            p.update()
-            self.cached = Analysis(
-                self.version,
-                p.text,
-                p.data,
-                lambda: p.program,
-                p.tokens,
-                p.locator,
-                p.parse_diagnostics(),
-                p.validation_diagnostics(),
-                self.line_index(),
-                self.config.epp,
-                self.config.tasks,
-            )
-            self.edits_since_analysis = 0
-            self.gc_pacer.after_analysis()  # (after the validation, whose cache is kept too)
-        return self.cached
+        with self.lock:
+            if self.cached is None:
+                with paused():  # (grammar.gcpause; the pacer freezes what the analysis keeps)
+                    self.cached = self.analyse()
+                    self.edits_since_analysis = 0
+                    self.gc_pacer.after_analysis()  # (after the validation, whose cache is kept too)
+            return self.cached
+
+    def analyse(self) -> Analysis:
+        p = self.parser
+        p.update()
+        return Analysis(
+            self.version,
+            p.text,
+            p.data,
+            lambda: p.program,
+            p.tokens,
+            p.locator,
+            p.parse_diagnostics(),
+            p.validation_diagnostics(),
+            self.line_index(),
+            self.config.epp,
+            self.config.tasks,
+        )
+
+    def analyse_apart(self) -> Future[None] | None:
+        """The scheduling rule for big documents (issue 26 item 12: one huge document never delays the
+        requests on the others).  The server's one worker thread answers every document in order, so
+        the first analysis of a 5 MB text (seconds) would hold up a hover on any other file for as long.
+        A text of :data:`APART_BYTES` or more whose current analysis is not made yet is analysed on a
+        thread of its own instead: this returns that analysis' future (the one already running, if
+        any; None when there is nothing to do) and the caller awaits it before it gives the worker
+        anything about this document, which then finds the analysis made.  The worker meanwhile
+        answers the other documents: Python switches threads every few milliseconds.  (A failure is
+        not reported here: the worker's own ``analysis()`` meets it again and reports it.)"""
+        job = self.apart
+        if job is not None and not job.done():
+            return job
+        if self.cached is not None or len(self.parser.data) < APART_BYTES:
+            return None
+        job = self.apart = Future()
+        threading.Thread(target=self._analyse_apart, args=(job,), name="puppet-apart", daemon=True).start()
+        return job
+
+    def _analyse_apart(self, job: Future[None]) -> None:
+        try:
+            self.analysis()
+        except Exception:  # (reported by the worker's analysis(), which meets it again)
+            pass
+        finally:
+            job.set_result(None)
 
 
 def path_of_uri(uri: str) -> str | None:

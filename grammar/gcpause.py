@@ -1,0 +1,52 @@
+"""The cyclic garbage collector held off while a text is lexed, parsed and validated.
+
+A parse makes a few hundred thousand objects per megabyte (tokens, nodes, lists) and frees almost none
+of them until it is done: every collection the allocations trigger on the way is wasted, and each full
+one traverses everything made so far (a 5 MB one-line list: about a third of the parse's time).  Nothing
+in a parse depends on the collector (the objects it drops are freed by reference counting), so the
+automatic collections are paused for its duration (:func:`paused`).  When the collector comes back after
+a big one, what exists is frozen first (``gc.freeze``, O(1)): else the next allocation would start
+collections that traverse everything the parse made, up to three times over as it ages through the
+generations (0.5-1 s after a 5 MB parse), to find nothing -- a parse and a validation make no reference
+cycles (tests/test_huge_input.py), so reference counting frees all of it when it is dropped.  The language
+server's pacing of full collections (it unfreezes and collects when idle) is
+:class:`server.analysis.document.GcPacer`.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["paused"]
+
+# allocations during the pause above which what exists is frozen when the collector comes back (a
+# parse of about 100 KB; below it, the collections the allocations start are cheap)
+FREEZE_ABOVE = 200_000
+
+_lock = threading.Lock()
+_holders = 0  # threads inside paused() (the collector is resumed when the last one leaves)
+_resume = False  # whether the collector was enabled when the first one came in
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Automatic cyclic collections off for the block (re-entrant, and shared by threads: the collector
+    comes back, if it was on, when the last block ends)."""
+    global _holders, _resume
+    with _lock:
+        if _holders == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _holders -= 1
+            if _holders == 0 and _resume:
+                if gc.get_count()[0] > FREEZE_ABOVE:
+                    gc.freeze()
+                gc.enable()
