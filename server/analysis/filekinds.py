@@ -31,9 +31,9 @@ EPP_LANGUAGE_IDS = frozenset({"epp", "embedded-puppet", "epuppet"})
 PUPPETFILE_LANGUAGE_IDS = frozenset({"puppetfile"})
 JSON_LANGUAGE_IDS = frozenset({"json", "jsonc"})
 # r10k reads the file named ``Puppetfile`` in an environment (R10K::ModuleLoader::Puppetfile's
-# DEFAULT_PUPPETFILE_NAME); on a case-insensitive file system the same file may be opened as
-# ``puppetfile`` or ``PUPPETFILE``, which r10k then reads too: the name is compared without case.
-PUPPETFILE_NAME = "puppetfile"
+# DEFAULT_PUPPETFILE_NAME), by that exact name: ``puppetfile`` is another file on a case-sensitive file
+# system (a file of another name is a Puppetfile when the client says so: language id ``puppetfile``)
+PUPPETFILE_NAME = "Puppetfile"
 METADATA_NAME = "metadata.json"
 # directories whose metadata.json is never a Puppet module's (a JavaScript package's dependencies, a
 # VCS's own files)
@@ -44,7 +44,7 @@ def kind_of(uri: str, language_id: str | None) -> str:
     """The kind of the document ``uri`` the client opened with ``language_id`` (None: not known, as
     for a document opened before the language id was kept): one of :data:`KINDS`.
 
-    * ``puppetfile``: the language id ``puppetfile``, or a file named ``Puppetfile`` (any case);
+    * ``puppetfile``: the language id ``puppetfile``, or a file named ``Puppetfile``;
     * ``metadata``: a file named ``metadata.json`` opened as JSON (or with no language id) in a
       directory that is a module root -- Puppet's rule: the directory holding metadata.json is the
       module's (xpp/environment.py ``infer_module``) -- but not one under ``node_modules`` or a VCS's
@@ -55,7 +55,7 @@ def kind_of(uri: str, language_id: str | None) -> str:
     """
     name = _basename(uri)
     lang = (language_id or "").lower()
-    if lang in PUPPETFILE_LANGUAGE_IDS or name.lower() == PUPPETFILE_NAME:
+    if lang in PUPPETFILE_LANGUAGE_IDS or name == PUPPETFILE_NAME:
         return PUPPETFILE
     if name == METADATA_NAME and (not lang or lang in JSON_LANGUAGE_IDS) and _module_root(uri):
         return METADATA

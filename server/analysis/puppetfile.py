@@ -277,6 +277,19 @@ def value_of(node: Node) -> Value:
     return Value(text, None, False, False, ext)
 
 
+def parenthesized(call: Node) -> bool:
+    """The call's arguments are in parentheses (``mod('x')``)."""
+    args = call.child_by_field_name("arguments")
+    return args is not None and node_text(args).startswith("(")
+
+
+def command_call(node: Node) -> bool:
+    """A call with arguments and without parentheses (``mod 'x'``): Ruby's command call."""
+    return (
+        node.type == "call" and node.child_by_field_name("arguments") is not None and not parenthesized(node)
+    )
+
+
 def key_of(pair: Node) -> tuple[str, bool] | None:
     """A hash pair's key and whether it is a symbol (r10k looks options up by symbol: a string key
     ``'git' =>`` is no option), or None when the key is not a literal."""
@@ -319,16 +332,11 @@ class _Reader:
             n = stack.pop()
             if n.type in ("assignment", "operator_assignment"):
                 left = n.child_by_field_name("left")
-                for c in (
-                    [left]
-                    if left is not None and left.type == "identifier"
-                    else (left.named_children if left is not None else [])
-                ):
-                    if c.type == "identifier":
-                        self.assigned.add(node_text(c))
+                targets = [] if left is None else [left] if left.type == "identifier" else left.named_children
+                self.assigned.update(node_text(c) for c in targets if c.type == "identifier")
             elif n.type in ("method", "singleton_method"):
                 self.defined.add(node_text(n.child_by_field_name("name")))
-            elif n.type in ("identifier",) and n.parent is not None and "parameters" in n.parent.type:
+            elif n.type == "identifier" and n.parent is not None and "parameters" in n.parent.type:
                 self.assigned.add(node_text(n))
             stack.extend(n.named_children)
 
@@ -384,10 +392,30 @@ class _Reader:
         )
 
     def unknown(self, node: Node, name: str) -> None:
-        """A method no declaration, Kernel or this file defines: r10k's method_missing."""
-        if name in DECLARATIONS or name in KERNEL_METHODS or name in self.assigned or name in self.defined:
+        """A method no declaration, Kernel or this file defines: r10k's method_missing (a declaration
+        called without arguments: the wrong number of them)."""
+        if name in self.assigned or name in self.defined:
+            return
+        if name in DECLARATIONS:
+            self.arity(node, name, 0)
+            return
+        if name in KERNEL_METHODS:
             return
         self.problem(node, ERROR, "PUPPETFILE_UNKNOWN_DECLARATION", f"unrecognized declaration '{name}'")
+
+    def arity(self, node: Node, name: str, given: int) -> bool:
+        """Whether the declaration ``name`` takes ``given`` arguments (else Ruby's ArgumentError)."""
+        least, most = DECLARATIONS[name]
+        if least <= given <= most:
+            return True
+        expected = f"{least}..{most}" if least != most else str(least)
+        self.problem(
+            node,
+            ERROR,
+            "PUPPETFILE_WRONG_ARGUMENTS",
+            f"wrong number of arguments (given {given}, expected {expected}) in '{name}'",
+        )
+        return False
 
     def call(self, n: Node) -> None:
         method = n.child_by_field_name("method")
@@ -395,6 +423,8 @@ class _Reader:
         if name not in DECLARATIONS:
             self.unknown(method if method is not None else n, name)
             return
+        if n.has_error:
+            return  # a syntax error inside (said once, where it is)
         args_node = n.child_by_field_name("arguments")
         args = [a for a in args_node.named_children if a.type != "comment"] if args_node is not None else []
         self.out.declarations.append((name, extent(method if method is not None else n), extent(n)))
@@ -402,6 +432,16 @@ class _Reader:
             return  # how many arguments a splat passes is not known here
         positional = [a for a in args if a.type != "pair"]
         pairs = [a for a in args if a.type == "pair"]
+        nested = next((a for a in positional if command_call(a)), None)
+        if nested is not None and not parenthesized(n):
+            # Ruby refuses a call without parentheses among another's (tree-sitter reads it)
+            self.problem(
+                nested,
+                ERROR,
+                "PUPPETFILE_SYNTAX_ERROR",
+                "syntax error: a declaration among another one's arguments (a comma ending the line before?)",
+            )
+            return
         if pairs and positional and positional[-1].start_byte > pairs[0].start_byte:
             late = next(a for a in positional if a.start_byte > pairs[0].start_byte)
             hint = " (a comma ending the line before?)" if late.type == "call" else ""
@@ -409,16 +449,7 @@ class _Reader:
                 late, ERROR, "PUPPETFILE_SYNTAX_ERROR", f"syntax error: an argument after the options{hint}"
             )
             return
-        given = len(positional) + (1 if pairs else 0)
-        least, most = DECLARATIONS[name]
-        if not least <= given <= most:
-            expected = f"{least}..{most}" if least != most else str(least)
-            self.problem(
-                n,
-                ERROR,
-                "PUPPETFILE_WRONG_ARGUMENTS",
-                f"wrong number of arguments to '{name}' (given {given}, expected {expected})",
-            )
+        if not self.arity(n, name, len(positional) + (1 if pairs else 0)):
             return
         if name == "mod":
             self.mod(n, positional, pairs)
@@ -432,6 +463,11 @@ class _Reader:
                 self.out.moduledir = value.string
 
     def mod(self, n: Node, positional: list[Node], pairs: list[Node]) -> None:
+        if not positional:  # ``mod :git => ...``: the hash is the name
+            self.problem(
+                n, ERROR, "PUPPETFILE_MODULE_NAME", "a module's name is a string ('owner/name' or 'name')"
+            )
+            return
         name_node = positional[0]
         name_value = value_of(name_node)
         if not name_value.literal:
@@ -472,7 +508,8 @@ class _Reader:
                 key_name, value_of(value_node), extent(pair.child_by_field_name("key") or pair)
             )
         has_hash = bool(pairs) or (len(positional) == 2 and version_value is None)
-        kind = self.kind(title, options, has_hash, n)
+        written = "{" + ", ".join(node_text(pair) for pair in hash_nodes) + "}"
+        kind = self.kind(title, options, has_hash, n, written)
         owner, short = self.title(title, name_node, kind)
         module = PuppetfileModule(
             title, owner, short, kind, None, options, extent(n), extent(name_node), version_value
@@ -482,7 +519,9 @@ class _Reader:
         if kind:
             self.check_options(module)
 
-    def kind(self, title: str, options: dict[str, ModuleOption], has_hash: bool, n: Node) -> str:
+    def kind(
+        self, title: str, options: dict[str, ModuleOption], has_hash: bool, n: Node, written: str
+    ) -> str:
         """The module type r10k picks (R10K::Module.with_implementation), "" when none takes these
         arguments (an error) or the choice depends on a value not known here."""
         if not has_hash:
@@ -504,13 +543,12 @@ class _Reader:
                     return "local"
             if type_name == candidate:
                 return candidate
-        written = ", ".join(f"{o.key}" for o in options.values())
         self.problem(
             n,
             ERROR,
             "PUPPETFILE_NO_MODULE_TYPE",
-            f"Module {title} with options ({written}) doesn't have an implementation: give :git, :svn, "
-            ":local or a :type (forge, git, svn, local, tarball)",
+            f"Module {title} with args {written} doesn't have an implementation. (Are you using the right "
+            "arguments?) A module takes :git, :svn, :local or a :type (forge, git, svn, local, tarball)",
         )
         return ""
 

@@ -5,11 +5,11 @@ module's directory, completion of option keys.  No pygls here."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from dataclasses import dataclass
 
+from puppet_xpp.server.analysis import modules
 from puppet_xpp.server.analysis.answers import CompletionItem, DocumentSymbol, Hover, Location
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_WARNING, LspDiagnostic, Span
 from puppet_xpp.server.analysis.filekinds import FileText
@@ -50,27 +50,14 @@ def resolve(puppetfile: Puppetfile, module: PuppetfileModule, file: FileText) ->
     install_dir = puppetfile.install_dir(module, basedir) if basedir is not None else None
     installed = install_dir is not None and os.path.isdir(install_dir)
     directory = version = full_name = None
-    found = find_module(file.modulepath, module.short_name)
+    # the module path's module of that name (server/analysis/modules.py: the first wins, as in Puppet),
+    # else the one r10k installed, when it is installed outside the module path
+    found = modules.find_module(file.modulepath, module.short_name)
     if found is None and installed and install_dir is not None:
-        found = find_module((os.path.dirname(install_dir),), module.short_name)
+        found = modules.module_info(module.short_name, install_dir)
     if found is not None:
-        directory, version, full_name = found
+        directory, version, full_name = found.directory, found.version, found.full_name
     return Resolved(install_dir, installed, directory, version, full_name)
-
-
-def find_module(modulepath: tuple[str, ...], name: str) -> tuple[str, str | None, str | None] | None:
-    """(directory, installed version, full name) of the module ``name`` on ``modulepath``: the module
-    path's lookup (server/analysis/modules.py, where the first module of a name wins, as in Puppet)."""
-    try:
-        modules = importlib.import_module("puppet_xpp.server.analysis.modules")
-    except ModuleNotFoundError as e:
-        if e.name != "puppet_xpp.server.analysis.modules":
-            raise
-        return None
-    found = modules.find_module(modulepath, name)
-    if found is None:
-        return None
-    return str(found.directory), found.version, found.full_name
 
 
 def _span(file: FileText, ext: Extent) -> Span:

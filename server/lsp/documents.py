@@ -13,12 +13,13 @@ import time
 
 from lsprotocol import types
 
+from puppet_xpp.server.analysis import filekinds
 from puppet_xpp.server.analysis.document import Document, path_of_uri, uri_of_path
 from puppet_xpp.server.analysis.index import symbols_of
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp import convert, indexing, lint, publish, sync, text
 from puppet_xpp.server.lsp.language_server import PuppetServer
-from puppet_xpp.server.lsp.session import LINT, PARSE, DocState, Session
+from puppet_xpp.server.lsp.session import FILE, LINT, PARSE, DocState, Session
 
 # seconds without any document's analysis before a due full collection runs (GcPacer.due)
 GC_IDLE_SECONDS = 2.0
@@ -111,9 +112,11 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.encoding,
         session.gc_pacer,
     )
-    session.documents[td.uri] = DocState(td.uri, doc)
+    # how it is analysed: a Puppetfile or a module's metadata.json by its own analysis, never as Puppet
+    kind = filekinds.kind_of(td.uri, td.language_id)
+    session.documents[td.uri] = DocState(td.uri, doc, kind=kind)
     schedule(ls, td.uri)
-    problem = session.project_problem(td.uri)
+    problem = session.project_problem(td.uri) if kind in (filekinds.PUPPET, filekinds.EPP) else None
     if problem is not None:  # its settings are not used: say so, once, with where and what
         ls.window_show_message(
             types.ShowMessageParams(
@@ -147,8 +150,8 @@ async def did_save(ls: PuppetServer, params: types.DidSaveTextDocumentParams) ->
     session = ls.session
     uri = params.text_document.uri
     st = session.documents.get(uri)
-    if st is None or not session.settings.xpp_on_save:
-        return
+    if st is None or not st.is_puppet or not session.settings.xpp_on_save:
+        return  # (a Puppetfile or a metadata.json has no .xpp)
     path = path_of_uri(uri)
 
     def run() -> tuple[str | None, str | None]:
@@ -220,6 +223,7 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState) -> None:
     while True:
         t0 = time.perf_counter()
         try:
+            await sync.analysed_apart(ls, st)  # (a big document: not on the worker)
             version, found, carried = await ls.on_worker(sync.analyze, session, st)
         except Exception as e:  # pragma: no cover - analysis never raises, but never die
             ls.log(f"puppet-xpp: analysis failed for {st.uri}: {e}", types.MessageType.Error)
@@ -229,8 +233,11 @@ async def _diagnostics_loop(ls: PuppetServer, st: DocState) -> None:
         if version == st.version:
             session.timings.append(time.perf_counter() - t0)
             del session.timings[:-1000]
-            st.diagnostics.set(version, PARSE, found)
-            st.diagnostics.set(version, LINT, carried)
+            if st.is_puppet:
+                st.diagnostics.set(version, PARSE, found)
+                st.diagnostics.set(version, LINT, carried)
+            else:  # a Puppetfile's, a metadata.json's: their own analysis, their own source
+                st.diagnostics.set(version, FILE, found)
             publish.publish(ls, st)
             st.published = version
             lint.after_publish(ls, st)  # lint this text when typing pauses (server.lsp.lint)

@@ -1,6 +1,10 @@
 """The editor features' handlers: each converts the request (server/lsp/convert.py), calls a pygls-free
 feature function over the document's current analysis on the worker (server/analysis/navigation.py,
-server/analysis/completion.py, server/analysis/features.py), and converts the plain answer back."""
+server/analysis/completion.py, server/analysis/features.py), and converts the plain answer back.
+
+A document that is not Puppet code (a Puppetfile, a module's metadata.json: server/analysis/filekinds.py)
+is answered by its kind's analysis instead (symbols, hover, definition, completion; nothing else), in the
+same plain answers and through the same conversions."""
 
 from __future__ import annotations
 
@@ -11,13 +15,20 @@ from typing import TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
+from puppet_xpp.server.analysis import answers, features, navigation
 from puppet_xpp.server.analysis import completion as completions
-from puppet_xpp.server.analysis import features, navigation
 from puppet_xpp.server.analysis.document import Analysis, path_of_uri
 from puppet_xpp.server.lsp import convert, indexing, sync
 from puppet_xpp.server.lsp.language_server import PuppetServer
+from puppet_xpp.server.lsp.session import DocState
 
 T = TypeVar("T")
+
+
+def other_kind(ls: PuppetServer, uri: str) -> DocState | None:
+    """The open document ``uri`` when it is not Puppet code (its kind's analysis answers), else None."""
+    st = ls.session.documents.get(uri)
+    return st if st is not None and not st.is_puppet else None
 
 
 async def from_index(ls: PuppetServer, uri: str, answer: Callable[[Analysis], T | None]) -> T | None:
@@ -38,6 +49,11 @@ async def from_index(ls: PuppetServer, uri: str, answer: Callable[[Analysis], T 
 async def document_symbol(
     ls: PuppetServer, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol] | None:
+    st = other_kind(ls, params.text_document.uri)
+    if st is not None:
+        return await sync.with_file(
+            ls, st, lambda analysis, file: [convert.document_symbol(s) for s in analysis.symbols(file)]
+        )
     return await sync.with_analysis(
         ls,
         params.text_document.uri,
@@ -71,6 +87,11 @@ async def semantic_tokens(
 async def hover(ls: PuppetServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
+    st = other_kind(ls, uri)
+    if st is not None:
+        return await sync.with_file(
+            ls, st, lambda analysis, file: convert.hover(analysis.hover(file, line, character))
+        )
     known = ls.session.knowledge(uri)
     return await from_index(ls, uri, lambda an: convert.hover(navigation.hover(an, known, line, character)))
 
@@ -78,6 +99,11 @@ async def hover(ls: PuppetServer, params: types.HoverParams) -> types.Hover | No
 async def definition(ls: PuppetServer, params: types.DefinitionParams) -> list[types.Location] | None:
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
+    st = other_kind(ls, uri)
+    if st is not None:
+        return await sync.with_file(
+            ls, st, lambda analysis, file: convert.locations(analysis.definition(file, line, character), uri)
+        )
     known = ls.session.knowledge(uri)
     path = path_of_uri(uri)
     return await from_index(
@@ -102,6 +128,15 @@ COMPLETION_OPTIONS = types.CompletionOptions(trigger_characters=["$", ":", ">"],
 async def completion(ls: PuppetServer, params: types.CompletionParams) -> types.CompletionList | None:
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
+    st = other_kind(ls, uri)
+    if st is not None:
+        return await sync.with_file(
+            ls,
+            st,
+            lambda analysis, file: convert.completion_list(
+                answers.Completions(analysis.completion(file, line, character))
+            ),
+        )
     known = ls.session.knowledge(uri)
     return await sync.with_analysis(
         ls, uri, lambda an: convert.completion_list(completions.completion(an, known, line, character))

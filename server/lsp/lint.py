@@ -95,9 +95,9 @@ async def _snapshot(
     ls: PuppetServer, uri: str, extra: Callable[[DocState], T]
 ) -> tuple[str, str | None, str, T] | None:
     """(text, path, encoding, extra(state)) of the document's current text, taken on the worker;
-    None for EPP, unknown or refused documents."""
+    None for EPP, unknown or refused documents, and documents that are not Puppet code."""
     st = ls.session.documents.get(uri)
-    if st is None or uri.endswith(".epp"):
+    if st is None or uri.endswith(".epp") or not st.is_puppet:
         return None
 
     def run() -> tuple[str, str | None, str, T] | None:

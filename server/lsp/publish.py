@@ -1,6 +1,7 @@
 """The one publisher of diagnostics: every ``textDocument/publishDiagnostics`` the server sends goes out
 from here, made of a document's diagnostics by source (server/lsp/session.py ``DiagnosticsStore``:
-parse and validation, lint, later deep checks), capped per source (server/lsp/text.py: errors first,
+parse and validation, lint, later deep checks; for a Puppetfile or a metadata.json, its own analysis's,
+whose ``source`` names it: server/analysis/filekinds.py), capped per source (server/lsp/text.py: errors first,
 at most ``MAX_DIAGNOSTICS`` of each source, then one "and N more"), so lint never hides a parse error."""
 
 from __future__ import annotations

@@ -17,19 +17,26 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from puppet_xpp.grammar.check import CheckConfig
-from puppet_xpp.server.analysis import references
+from puppet_xpp.server.analysis import filekinds, references
 from puppet_xpp.server.analysis.answers import Knowledge
 from puppet_xpp.server.analysis.document import Analysis, Document, GcPacer, LspDiagnostic, Span, path_of_uri
 from puppet_xpp.server.analysis.facts import FactSource
 from puppet_xpp.server.analysis.hiera import HieraCache, Layer
 from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
 from puppet_xpp.server.analysis.lint_pool import LintPool
-from puppet_xpp.server.analysis.workspace import Settings, check_config_for, environment_at, find_environment
+from puppet_xpp.server.analysis.workspace import (
+    Settings,
+    check_config_for,
+    environment_at,
+    file_context,
+    find_environment,
+)
 from puppet_xpp.server.lsp.lint_carry import LintState
 
-# the sources of a document's diagnostics, in the order they are published
-PARSE, LINT, DEEP = "parse", "lint", "deep"
-SOURCES = (PARSE, LINT, DEEP)
+# the sources of a document's diagnostics, in the order they are published (FILE: the analysis of a
+# document that is not Puppet code, server/analysis/filekinds.py)
+PARSE, LINT, DEEP, FILE = "parse", "lint", "deep", "file"
+SOURCES = (PARSE, LINT, DEEP, FILE)
 # what a diagnostic's lsprotocol form is made of (the publisher reuses the form of an equal one)
 DiagnosticKey = tuple[int, int, int, int, int, str, str, str, bool]
 
@@ -61,7 +68,9 @@ class DiagnosticsStore:
 @dataclass(eq=False)
 class DocState:
     """One open document.  ``doc`` belongs to the worker thread; ``pending`` (guarded by ``lock``)
-    holds the content changes received and not applied yet, ``version`` the latest version received."""
+    holds the content changes received and not applied yet, ``version`` the latest version received.
+    ``kind`` (server/analysis/filekinds.py) says how it is analysed: a document that is not Puppet
+    code keeps its text in ``doc`` (edits applied as to any other) but is never parsed as Puppet."""
 
     uri: str
     doc: Document
@@ -76,10 +85,16 @@ class DocState:
     refused: str | None = None  # why our copy may differ from the client's (until reopened)
     lint: LintState = field(default_factory=LintState)
     diagnostics: DiagnosticsStore = field(default_factory=DiagnosticsStore)
+    kind: str = filekinds.PUPPET
 
     def __post_init__(self) -> None:
         if self.version is None:
             self.version = self.doc.version
+
+    @property
+    def is_puppet(self) -> bool:
+        """A Puppet manifest or an EPP template (parsed, validated and linted as Puppet)."""
+        return self.kind in (filekinds.PUPPET, filekinds.EPP)
 
 
 @dataclass(eq=False)
@@ -168,8 +183,19 @@ class Session:
         return {path_of_uri(u) for u in self.documents}
 
     def lint_active(self, uri: str) -> bool:
-        """Lint diagnostics and quick fixes for the document ``uri`` (never for EPP)."""
+        """Lint diagnostics and quick fixes for the document ``uri`` (never for EPP, nor for a document
+        that is not Puppet code: a Puppetfile, a metadata.json)."""
+        st = self.documents.get(uri)
+        if st is not None and st.kind != filekinds.PUPPET:
+            return False
         return self.settings.lint.enabled and not uri.endswith(".epp")
+
+    def file_text(self, st: DocState) -> filekinds.FileText:
+        """Worker: the current text of the non-Puppet document ``st`` as its analysis takes it, with the
+        module path seen from it (the environment model's, and the editor's setting modulepath)."""
+        path = path_of_uri(st.uri)
+        modulepath = file_context(path, self.settings).modulepath
+        return filekinds.FileText(st.doc.text, path, st.doc.encoding, modulepath)
 
     # -- the workspace
 

@@ -1,16 +1,21 @@
 """The analysis worker's side of a document (one thread runs all parsing and analysis, in order):
 apply the content changes received (:func:`sync_state`), analyse the current text
-(:func:`analyze`), and run a feature over the current analysis (:func:`with_analysis`)."""
+(:func:`analyze`), and run a feature over the current analysis (:func:`with_analysis`) -- or, for a
+document that is not Puppet code (a Puppetfile, a metadata.json: server/analysis/filekinds.py), over
+its own analysis (:func:`with_file`); such a document is never parsed as Puppet."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import TypeVar
 
 from lsprotocol import types
 
+from puppet_xpp.server.analysis import filekinds
 from puppet_xpp.server.analysis.document import (
+    APART_BYTES,
     SEVERITY_ERROR,
     Analysis,
     Document,
@@ -62,6 +67,8 @@ def analyze(session: Session, st: DocState) -> tuple[int | None, list[LspDiagnos
     version = sync_state(st)
     doc = st.doc
     binary = text.binary_reason(doc.data)
+    if binary is None and not st.is_puppet:
+        return version, file_diagnostics(session, st), []
     if binary is not None:
         why, off = binary
         pos = doc.line_index().position(off)
@@ -94,16 +101,46 @@ def analyze(session: Session, st: DocState) -> tuple[int | None, list[LspDiagnos
     return version, diags, carried
 
 
+def file_diagnostics(session: Session, st: DocState) -> list[LspDiagnostic]:
+    """Worker: the diagnostics of a document that is not Puppet code, by its kind's analysis (none when
+    its kind has none); an internal failure becomes one INTERNAL_ERROR, as for a manifest."""
+    try:
+        analysis = filekinds.analysis_for(st.kind)
+        return [] if analysis is None else analysis.diagnostics(session.file_text(st))
+    except Exception as e:
+        from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+        log.error("analysis failed for %s:\n%s", st.uri, format_traceback(e))
+        d = internal_error(e, st.uri)
+        return [LspDiagnostic((0, 0), (0, 0), SEVERITY_ERROR, d.code, d.message)]
+
+
 def current(st: DocState) -> Analysis | None:
     """Worker: the analysis of the current text (the last good one after an internal failure), or
-    None (refused, binary content, nothing good yet)."""
+    None (refused, binary content, nothing good yet, not Puppet code)."""
     sync_state(st)
-    if st.refused is not None or text.binary_reason(st.doc.data) is not None:
+    if not st.is_puppet or st.refused is not None or text.binary_reason(st.doc.data) is not None:
         return None
     try:
         return st.doc.analysis()
     except Exception:  # an internal failure: the last good parse answers (see analyze)
         return st.last_good
+
+
+async def analysed_apart(ls: PuppetServer, st: DocState) -> None:
+    """Before the worker is given anything about a big document: its edits applied, then its analysis
+    made on a thread of its own (Document.analyse_apart), so that the worker answers the other
+    documents meanwhile (issue 26 item 12)."""
+    doc = st.doc
+    if not st.is_puppet or st.refused is not None or len(doc.data) < APART_BYTES:
+        return
+    if st.pending:
+        await ls.on_worker(sync_state, st)
+    if text.binary_reason(doc.data) is not None:
+        return  # (not analysed: analyze says why)
+    job = doc.analyse_apart()
+    if job is not None:
+        await asyncio.wrap_future(job)
 
 
 async def with_analysis(ls: PuppetServer, uri: str, fn: Callable[[Analysis], T | None]) -> T | None:
@@ -112,6 +149,7 @@ async def with_analysis(ls: PuppetServer, uri: str, fn: Callable[[Analysis], T |
     st = ls.session.documents.get(uri)
     if st is None:
         return None
+    await analysed_apart(ls, st)
 
     def run() -> T | None:
         an = current(st)
@@ -121,4 +159,26 @@ async def with_analysis(ls: PuppetServer, uri: str, fn: Callable[[Analysis], T |
         return await ls.on_worker(run)
     except Exception as e:
         ls.log(f"puppet-xpp: request failed for {uri}: {e!r}", types.MessageType.Error)
+        return None
+
+
+async def with_file(
+    ls: PuppetServer, st: DocState, fn: Callable[[filekinds.FileAnalysis, filekinds.FileText], T | None]
+) -> T | None:
+    """``fn`` over the analysis of the non-Puppet document ``st`` and its current text, on the worker
+    (None when its kind has no analysis, the document is refused or binary, or ``fn`` failed: the log
+    says why)."""
+    session = ls.session
+
+    def run() -> T | None:
+        sync_state(st)
+        analysis = filekinds.analysis_for(st.kind)
+        if analysis is None or st.refused is not None or text.binary_reason(st.doc.data) is not None:
+            return None
+        return fn(analysis, session.file_text(st))
+
+    try:
+        return await ls.on_worker(run)
+    except Exception as e:
+        ls.log(f"puppet-xpp: request failed for {st.uri}: {e!r}", types.MessageType.Error)
         return None
