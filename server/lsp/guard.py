@@ -13,6 +13,8 @@
   :class:`GuardedProtocol` removes each such future when it completes.  The workaround depends on that
   private attribute, so ``pyproject.toml`` pins pygls to the version it was checked against.
 * **One copy of a document**: pygls' own copy (unused) is not kept (see the did* methods below).
+* **Invalid params.**  A request that lsprotocol cannot build (a position of -1 or 2**31, a string for a
+  number, a missing field) is answered with InvalidParams (-32602) instead of being dropped.
 * **Lifecycle.**  After ``shutdown`` every request gets ``InvalidRequest`` and notifications other than
   ``exit`` are ignored; ``exit`` without ``shutdown`` ends the process with status 1 (pygls computes that
   status, but its I/O loop swallows the ``SystemExit``; :attr:`GuardedProtocol.exit_code` keeps it); shutdown cancels the requests still pending without failing on them.
@@ -162,7 +164,11 @@ def _dispatch(body: bytes, protocol: Any, logger: logging.Logger, error_handler:
     except Exception as exc:
         message = _repaired(body, protocol)
         if message is None:
-            logger.error("unreadable message dropped: %s", str(exc).splitlines()[0] if str(exc) else exc)
+            why = _reason(exc)
+            if _invalid_params(body, protocol, why):
+                logger.error("request with invalid params answered with an error: %s", why)
+                return
+            logger.error("unreadable message dropped: %s", why)
             _out_of_sync(body, protocol, str(exc))
             return
     try:
@@ -205,6 +211,56 @@ def _repaired(body: bytes, protocol: Any) -> Any:
         return json.loads(json.dumps(_clamp(raw)), object_hook=protocol.structure_message)
     except Exception:
         return None
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of the innermost error behind ``exc`` (pygls wraps lsprotocol's validation errors, which
+    are exception groups): e.g. "Position.line should be in range [0:2147483647], but was -1."."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        inner = getattr(e, "exceptions", None)
+        if inner:
+            e = inner[0]
+        elif e.__cause__ is not None:
+            e = e.__cause__
+        else:
+            break
+    text = str(e if e is not None else exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class _OneLine(logging.Filter):
+    """pygls logs a full traceback for every message it cannot build (several KB: a client sending bad
+    positions could fill the log); :func:`_dispatch` logs one line with the reason instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_OneLine())
+
+
+def _invalid_params(body: bytes, protocol: Any, why: str) -> bool:
+    """A request whose params do not have the types of its method (a position of -1 or 2**31, a string
+    where a number belongs, a missing field: lsprotocol refuses to build it) is answered with InvalidParams,
+    as a conforming server does, instead of being dropped (its client would wait for ever).  True when it
+    was a request and has been answered."""
+    try:
+        raw = json.loads(body)
+    except Exception:
+        return False
+    if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
+        return False
+    msg_id = raw.get("id")
+    if isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)):
+        return False  # a notification (nothing to answer), or an id no response could carry
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    err = JsonRpcInvalidParams(message=f"{raw['method']}: invalid params: {why}")
+    protocol._send_response(msg_id, None, err.to_response_error())
+    return True
 
 
 def _out_of_sync(body: bytes, protocol: Any, why: str) -> None:
