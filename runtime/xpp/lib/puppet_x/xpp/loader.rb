@@ -11,20 +11,22 @@
 # Locator of the file is built once and shared, with the file name Puppet uses at run time.
 #
 # Safety: the envelope's `checksum=sha256-...` (when present; puppet-xpp always writes it) is verified
-# before anything is read, so a damaged or truncated file cannot load as a different AST.  Without it, the
-# structure is still checked (extension codes, counts, table indexes, value kinds of the envelope fields).
+# before anything is read, so a damaged or truncated file cannot load as a different AST.  With or without
+# it, the loader accepts exactly what the complete Python reader and `puppet-xpp --verify` accept (issue
+# 26): every attribute of the types the AST table gives (ast_types.rb, generated from it), back-references
+# only where Puppet's model shares an object (a node's Locator, the entries of Program.definitions), so
+# what loads is a tree; positions inside the source, a Locator line index that is the text's, diagnostics
+# of the documented shape (document_checks.rb); no count larger than the bytes left is ever allocated.
 # Any problem raises PuppetX::Xpp::FormatError and nothing else.
-begin
-  require 'msgpack'
-rescue LoadError # Puppet Server's JRuby has no msgpack gem: the plain-Ruby reader of the same API
-  require 'puppet_x/xpp/msgpack_pure'
-end
+#
+# No msgpack library is used: extension bodies are decoded here too (bounded by their own length), so the
+# msgpack gem, where installed, and Puppet Server's JRuby, where it is not, run the same code.
 require 'openssl'
+require 'puppet_x/xpp/ast_types'
+require 'puppet_x/xpp/document_checks'
 
 module PuppetX
   module Xpp
-    # the msgpack gem's API where extension payloads are decoded (the hot path reads bytes itself)
-    MP = defined?(::MessagePack::Unpacker) ? ::MessagePack : PureMsgpack
     # The one error class of malformed, truncated or unusable `.xpp` input.
     class FormatError < StandardError; end
 
@@ -97,9 +99,45 @@ module PuppetX
       OPEN = Object.new.freeze # a serializer-table entry whose value is still being read
       PTYPE = Struct.new(:name, :values)
       LOCATOR = 'Puppet::AST::Locator'
+      PROGRAM = 'Puppet::AST::Program'
       MAX_DEPTH = 2000
+      MAX_INT = (1 << 63) - 1
+      # what a back-reference may stand for where one is allowed (see #reference)
+      LOCATOR_REF = 1
+      DEFINITION_REF = 2
+      # the work bound of a read, as the Python reader's (xpp/pcore/base.py): characters of repeated strings
+      # handed out and of line indexes computed, per byte of payload, plus a base
+      WORK_PER_BYTE = 16
+      WORK_BASE = 1 << 20
+      # An included object (OBJECT_START): its type's name and its attribute values by name.
+      Included = Struct.new(:type_name, :attrs)
 
-      # type name -> [class, required count, max count, initialize parameters], from Puppet's model classes.
+      # Raises the FormatError of value `v` in wire slot `slot` of type `name` (from the generated
+      # constructors and checkers).
+      def self.ill_typed(name, slot, v)
+        attr, type = AstTypes::TYPES.fetch(name)[1][slot]
+        what = v.nil? ? 'Undef' : v.class.name.split('::').last
+        raise FormatError, "#{name.split('::').last}[#{attr}] has wrong type, expects #{type}, got #{what}"
+      end
+
+      CHECKERS = {}
+      CHECKERS_LOCK = Mutex.new
+
+      # lambda(vals) -> nil (or raises FormatError): the type tests of `name` (ast_types.rb) on its values in
+      # wire order; slots past the values given are not tested (their defaults are of the right type).
+      def self.checker(name)
+        CHECKERS[name] || CHECKERS_LOCK.synchronize do
+          slots = AstTypes::TYPES.fetch(name)[1]
+          body = slots.each_with_index.map do |(_, _, test), i|
+            "v = vals[#{i}]\nMsgpackReader.ill_typed('#{name}', #{i}, v) unless n <= #{i} || #{format(test, v: 'v')}"
+          end
+          CHECKERS[name] = eval("lambda do |vals|\nn = vals.size\n#{body.join("\n")}\nnil\nend", binding, __FILE__, __LINE__)
+        end
+      end
+
+      # type name -> [class, required count, max count, initialize parameters, type tests, locator slot,
+      # reference slot] for every concrete type of the AST table (ast_types.rb) whose class in Puppet's model
+      # takes the table's attributes in wire order (a type of another shape is refused: "No implementation").
       #
       # The builder is a flattened constructor: Puppet's generated initializers call `super` through up to
       # six classes, each XOR-ing its own attributes' hashes into @hash; that call chain costs more than
@@ -110,14 +148,20 @@ module PuppetX
       def self.table
         @table ||= begin
           t = {}
-          Puppet::Pops::Model.constants.each do |c|
-            k = Puppet::Pops::Model.const_get(c)
-            next unless k.is_a?(Class) && k.respond_to?(:_pcore_type)
-            pt = k._pcore_type
-            next if pt.nil? || (pt.respond_to?(:abstract?) && pt.abstract?)
+          AstTypes::TYPES.each do |name, (min, slots)|
+            next if name == LOCATOR
+            k = begin
+              Puppet::Pops::Model.const_get(name.delete_prefix('Puppet::AST::'), false)
+            rescue NameError
+              nil
+            end
+            next unless k.is_a?(Class)
             ps = k.instance_method(:initialize).parameters
-            req = ps.count { |kind, _| kind == :req }
-            t[pt.name] = [k, req, ps.size, ps].freeze
+            names = slots.map(&:first)
+            next unless ps.map { |_, n| n.to_s } == names && ps.count { |kind, _| kind == :req } == min
+            tests = slots.map { |sl| sl[2] }.freeze
+            t[name] = [k, min, ps.size, ps, tests, names.index('locator') || -1,
+                       AstTypes::REFERENCES.fetch(name, -1)].freeze
           end
           t.freeze
         end
@@ -132,15 +176,18 @@ module PuppetX
         BUILT = {}.compare_by_identity # class -> builder or false; made on first use (a run loads few types)
         LOCK = Mutex.new
 
-        def self.cached(klass, params, req)
+        def self.cached(klass, params, req, tests, name)
           b = BUILT[klass]
           return b || nil unless b.nil?
-          LOCK.synchronize { BUILT[klass] = self.for(klass, params, req) || false }
+          LOCK.synchronize { BUILT[klass] = self.for(klass, params, req, tests, name) || false }
           BUILT[klass] || nil
         end
 
-        # A lambda(vals) -> instance, or nil when the class must use `new`.
-        def self.for(klass, params, req)
+        # A lambda(vals) -> instance, or nil when the class must use `new`.  Once the builder is found equal
+        # to `new`, it is redefined with the type tests of the class's attributes (`tests`, from
+        # ast_types.rb) first: an ill-typed value raises FormatError.  A positioned node's locator, offset
+        # and length are checked by MsgpackReader#value instead.
+        def self.for(klass, params, req, tests, pname)
           names = params.map { |_, n| n }
           return nil unless params.all? { |kind, _| kind == :req || kind == :opt } && names.all?
           base = klass.new(*Array.new(req) { |i| Sample.new(i) })
@@ -169,12 +216,22 @@ module PuppetX
                    a.instance_variables.all? { |iv| a.instance_variable_get(iv).equal?(b.instance_variable_get(iv)) }
             return nil unless same
           end
+          first = names.first(3) == %i[locator offset length] ? 3 : 0
+          checks = (first...names.size).map do |i|
+            "::PuppetX::Xpp::MsgpackReader.ill_typed('#{pname}', #{i}, v#{i}) unless #{format(tests[i], v: "v#{i}")}"
+          end
+          klass.class_eval("def #{METHOD}(#{args.join(', ')})\n#{checks.join("\n")}\n@hash = #{expr}\n" \
+                           "#{sets.join("\n")}\nself\nend", __FILE__, __LINE__)
           build
         rescue StandardError
           nil
         end
       end
 
+
+      # What the last read established of its Locator (nil: none was read): [file as recorded, byte size of
+      # the source, line index, the source as a binary String], for DocumentChecks.
+      attr_reader :source
 
       def initialize
         @table = self.class.table
@@ -190,8 +247,15 @@ module PuppetX
         @file = file
         @locator = nil
         @locator_idx = -1
+        @source = nil
+        @size = 0
         @depth = 0
         @in_type = 0
+        @ref_at = @defs_at = -1
+        @ref_kind = 0
+        @refs_after = 0
+        @refs_seen = nil
+        @bud = WORK_PER_BYTE * @n + WORK_BASE
         v = value
         raise FormatError, 'unexpected data after the XPP payload' unless @p == @n
         v
@@ -209,11 +273,6 @@ module PuppetX
 
       private
 
-      def uint(p)
-        v = MP.unpack(p)
-        raise FormatError, 'bad extension payload' unless v.is_a?(Integer) && v >= 0
-        v
-      end
 
       # The payload is decoded here with String#getbyte, not by the msgpack gem's Unpacker.  Why: about half
       # the values of a payload are Pcore extensions (table references, object starts), which the gem hands
@@ -274,7 +333,10 @@ module PuppetX
         when 0x00 # INNER_TABULATION
           marker = @wtab[arg]
           raise FormatError, "INNER_TABULATION index #{arg} out of range" if marker.nil?
-          return marker if marker.is_a?(String)
+          if marker.is_a?(String)
+            over_budget if (@bud -= marker.length).negative?
+            return marker
+          end
           case marker[0]
           when 0x12 then nil # an object of a type seen before: built below
           when 0x13 then return included(marker[1])
@@ -284,11 +346,10 @@ module PuppetX
         when 0x12 # PCORE_OBJECT_START
           marker = marker_for(arg)
         when 0x01 # TABULATION
-          v = @stab.fetch(arg) { raise FormatError, "TABULATION index #{arg} out of range" }
-          raise FormatError, 'cyclic reference in XPP payload' if v.equal?(OPEN) || (v.is_a?(Puppet::Pops::Model::PopsObject) && v.hash.nil?)
-          raise FormatError, "#{v.name} outside an included object's type" if v.is_a?(PTYPE) && @in_type.zero?
-          return v
+          return reference(arg, p)
         when 0x10 # ARRAY_START
+          raise EOFError if arg > @n - @p # (each element takes a byte at least)
+          return definitions(arg) if p == @defs_at
           a = []
           @stab << a
           raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
@@ -306,18 +367,24 @@ module PuppetX
           @depth -= 1
           return a
         when 0x11 # MAP_START
+          raise EOFError if 2 * arg > @n - @p
           h = {}
           @stab << h
           raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
-          arg.times { k = value; h[k] = value }
+          arg.times do
+            k = value
+            # (keys the Python reader cannot hash: it refuses them)
+            raise FormatError, 'unhashable map key' if k.is_a?(Array) || k.is_a?(Hash)
+            h[k] = value
+          end
           @depth -= 1
           return h
         when 0x13 # OBJECT_START
           @wtab << [OBJECT_START, arg]
           return included(arg)
         when 0x30 # REGEXP
-          src = MP.unpack(arg)
-          raise FormatError, 'bad REGEXP payload' unless src.is_a?(String)
+          src = body_items(arg)
+          raise FormatError, 'bad REGEXP payload' unless src.size == 1 && (src = src[0]).is_a?(String)
           @wtab << [REGEXP, src]
           return regexp(src)
         else
@@ -332,7 +399,8 @@ module PuppetX
         if s.getbyte(p) == 0xd4 && s.getbyte(p + 1) == TABULATION && s.getbyte(p + 2) == @locator_idx
           p += 3
         else
-          @p = p
+          @p = @ref_at = p
+          @ref_kind = LOCATOR_REF
           l = value
           raise FormatError, "#{marker[4]}: locator, offset and length expected" unless l.equal?(@locator) && l
           p = @p
@@ -351,6 +419,7 @@ module PuppetX
         elsif len == 0xcc && p + 1 < @n then len = s.getbyte(p + 1); p += 2
         else p = integer(p, marker); len = @int
         end
+        outside(marker, off, len) if off + len > @size # (negative ones come from #integer, which refuses them)
         @p = p
         raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
         case marker[3]
@@ -368,6 +437,7 @@ module PuppetX
           elsif c == 0xd4 && s.getbyte(p + 1) == INNER_TABULATION && (v = s.getbyte(p + 2)) && v < 0x80 &&
                 (v = @wtab[v]).is_a?(String)
             @p = p + 3
+            over_budget if (@bud -= v.length).negative?
           else
             v = value
           end
@@ -389,11 +459,12 @@ module PuppetX
       end
 
       # An offset or length in another encoding than #value's inline ones: the value at `p` into @int (it must
-      # be an Integer); returns the position after it.
+      # be an Integer, and not negative: inside the source); returns the position after it.
       def integer(p, marker)
         @p = p
         @int = value
         raise FormatError, "#{marker[4]}: locator, offset and length expected" unless @int.is_a?(Integer)
+        outside(marker, @int, 0) if @int.negative?
         @p
       end
 
@@ -410,7 +481,10 @@ module PuppetX
         when 0xcc then [nil, fixed(p, 1, 'C')]
         when 0xcd then [nil, fixed(p, 2, 'n')]
         when 0xce then [nil, fixed(p, 4, 'N')]
-        when 0xcf then [nil, fixed(p, 8, 'Q>')]
+        when 0xcf
+          v = fixed(p, 8, 'Q>')
+          raise FormatError, 'integer out of 64-bit signed range' if v > MAX_INT
+          [nil, v]
         when 0xd0 then [nil, fixed(p, 1, 'c')]
         when 0xd1 then [nil, fixed(p, 2, 's>')]
         when 0xd2 then [nil, fixed(p, 4, 'l>')]
@@ -420,9 +494,7 @@ module PuppetX
         when 0xd9 then str(p + 2, fixed(p, 1, 'C'), Encoding::UTF_8)
         when 0xda then str(p + 3, fixed(p, 2, 'n'), Encoding::UTF_8)
         when 0xdb then str(p + 5, fixed(p, 4, 'N'), Encoding::UTF_8)
-        when 0xc4 then str(p + 2, fixed(p, 1, 'C'), Encoding::BINARY)
-        when 0xc5 then str(p + 3, fixed(p, 2, 'n'), Encoding::BINARY)
-        when 0xc6 then str(p + 5, fixed(p, 4, 'N'), Encoding::BINARY)
+        when 0xc4, 0xc5, 0xc6 then raise FormatError, 'msgpack bin value (not used by Pcore text serialization)'
         when 0xd5 then ext(p + 1, 2)
         when 0xd6 then ext(p + 1, 4)
         when 0xd7 then ext(p + 1, 8)
@@ -472,13 +544,118 @@ module PuppetX
 
       KNOWN = [INNER_TABULATION, TABULATION, ARRAY_START, MAP_START, PCORE_OBJECT_START, OBJECT_START, REGEXP].freeze
 
-      # The index or count an extension of type `code` holds in `body` (a msgpack non-negative integer).
+      # The index or count an extension of type `code` holds in `body` (exactly one msgpack non-negative
+      # integer; OBJECT_START's at least 1).
       def ext_arg(code, body)
         raise FormatError, "unknown Pcore extension type #{code}" unless KNOWN.include?(code)
-        uint(body)
+        v = body_items(body)
+        raise FormatError, 'bad extension payload' unless v.size == 1 && (v = v[0]).is_a?(Integer) && !v.negative?
+        v
+      end
+
+      BODY_INT = { 0xcc => [1, 'C'], 0xcd => [2, 'n'], 0xce => [4, 'N'], 0xcf => [8, 'Q>'],
+                   0xd0 => [1, 'c'], 0xd1 => [2, 's>'], 0xd2 => [4, 'l>'], 0xd3 => [8, 'q>'] }.freeze
+      BODY_STR = { 0xd9 => [1, 'C'], 0xda => [2, 'n'], 0xdb => [4, 'N'] }.freeze
+      BODY_OTHER = { 0xc0 => 0, 0xc2 => 0, 0xc3 => 0, 0xca => 4, 0xcb => 8 }.freeze # nil, booleans, floats
+      NOT_INT_OR_STRING = Object.new.freeze
+
+      # The msgpack values of an extension body (a String): integers and strings as such, nil, booleans and
+      # floats as NOT_INT_OR_STRING (no body the reader takes holds one); a nested extension, an array, a map,
+      # a bin value, an integer beyond 64 bits or a value cut short raises FormatError.  Nothing is
+      # allocated beyond the body's own bytes.
+      def body_items(b)
+        items = []
+        n = b.bytesize
+        i = 0
+        while i < n
+          c = b.getbyte(i)
+          i += 1
+          if c < 0x80 then items << c
+          elsif c >= 0xe0 then items << c - 0x100
+          elsif (f = BODY_INT[c])
+            raise FormatError, 'truncated extension payload' if i + f[0] > n
+            v = b.byteslice(i, f[0]).unpack1(f[1])
+            raise FormatError, 'integer out of 64-bit signed range' if v > MAX_INT
+            items << v
+            i += f[0]
+          else
+            len = nil
+            if c >= 0xa0 && c <= 0xbf then len = c & 0x1f
+            elsif (f = BODY_STR[c])
+              raise FormatError, 'truncated extension payload' if i + f[0] > n
+              len = b.byteslice(i, f[0]).unpack1(f[1])
+              i += f[0]
+            elsif (skip = BODY_OTHER[c])
+              raise FormatError, 'truncated extension payload' if i + skip > n
+              items << NOT_INT_OR_STRING
+              i += skip
+              next
+            else
+              raise FormatError, format('bad extension payload (byte 0x%02x)', c)
+            end
+            raise FormatError, 'truncated extension payload' if i + len > n
+            items << b.byteslice(i, len).force_encoding(Encoding::UTF_8)
+            i += len
+          end
+        end
+        items
+      end
+
+      # The extension type of the value at `q`, or nil when it is not an extension.
+      def ext_code_at(q)
+        case @s.getbyte(q)
+        when 0xd4, 0xd5, 0xd6, 0xd7, 0xd8 then @s.getbyte(q + 1)
+        when 0xc7 then @s.getbyte(q + 2)
+        when 0xc8 then @s.getbyte(q + 3)
+        when 0xc9 then @s.getbyte(q + 5)
+        end
+      end
+
+      # TABULATION(k) read at `at`: the object of serializer-table entry k, accepted only where Puppet's model
+      # shares one (as the complete Python reader, xpp/pcore/read.py): in a node's locator slot, the
+      # Locator; as an entry of Program.definitions, a node read since that Program started, each once.  Any
+      # other repeated or cyclic reference would make the AST a graph whose walk can be exponential in the
+      # size of the file (a 1 KB file kept Puppet's compile busy for ever): refused.
+      def reference(k, at)
+        v = @stab.fetch(k) { raise FormatError, "TABULATION index #{k} out of range" }
+        if at == @ref_at
+          if @ref_kind == LOCATOR_REF
+            return v if v && v.equal?(@locator)
+          elsif k > @refs_after && !@refs_seen.key?(k) && v.is_a?(Puppet::Pops::Model::PopsObject) && !v.hash.nil?
+            @refs_seen[k] = true
+            return v
+          end
+        end
+        raise FormatError, "TABULATION #{k}: a repeated reference to an already read object (Puppet's model " \
+                           'shares only the Locator and the nodes of Program.definitions)'
+      end
+
+      # The value of Program.definitions, an ARRAY_START of `count`: each entry a back-reference (#reference).
+      def definitions(count)
+        a = []
+        @stab << a
+        @refs_seen = {}
+        count.times do
+          q = @p
+          raise FormatError, 'Program.definitions holds a value that is not a node of its body' unless ext_code_at(q) == TABULATION
+          @ref_at = q
+          @ref_kind = DEFINITION_REF
+          a << value
+        end
+        a
+      end
+
+      def outside(marker, off, len)
+        raise FormatError, "#{marker[4].split('::').last} position #{off}+#{len} is outside the source (#{@size} bytes)"
+      end
+
+      def over_budget
+        raise FormatError, "the document repeats more text than #{WORK_PER_BYTE} characters per byte of it allow " \
+                           '(a back-reference bomb?)'
       end
 
       def values(count)
+        raise EOFError if count > @n - @p
         raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
         vals = Array.new(count)
         i = 0
@@ -517,42 +694,31 @@ module PuppetX
             return marker
           end
         end
-        size = @wtab.size
-        marker = object_start(p)
-        segs = []
-        names = marker[4].split('::')
-        raw = @wtab[size..] # the literal segments this payload entered
-        k = 0
-        # rebuild the segment list: literal where this payload entered a string, else the index it used
-        u = MP::Unpacker.new
-        u.feed(p)
-        u.read.times do
-          sg = u.read
-          if sg.is_a?(String)
-            segs << raw[k].freeze
-            k += 1
-          else
-            segs << sg
-          end
-        end
+        items = body_items(p)
+        marker = object_start(items)
+        segs = items[1, items[0]]
+        names = @segs
         checks = []
         segs.each_with_index { |sg, i| checks.push(sg, names[i]) unless sg.is_a?(String) }
-        strings = segs.select { |sg| sg.is_a?(String) }
+        strings = segs.select { |sg| sg.is_a?(String) }.map { |sg| sg.dup.freeze }
         MARKERS[p.dup.freeze] = [checks.freeze, strings.freeze, marker].freeze if !hit && MARKERS.size < MARKERS_MAX
         @wtab << marker
         marker
       end
 
-      # The marker of a PCORE_OBJECT_START payload (segments enter the writer table, then the marker):
-      # [code, :node, class, count] | [code, :locator, nil, count] | [code, :ptype, name, count]
-      def object_start(p)
-        u = MP::Unpacker.new
-        u.feed(p)
-        n = u.read
-        raise FormatError, 'bad PCORE_OBJECT_START' unless n.is_a?(Integer) && n.between?(1, 16)
-        segs = Array.new(n) do
-          s = u.read
+      # The marker of a PCORE_OBJECT_START payload's `items` (segment count, segments: a name or a writer-table
+      # index of one, attribute count); the new segments enter the writer table:
+      # [code, :node | :positioned, class, count, name, builder, locator slot, reference slot]
+      # | [code, :locator, nil, count, name] | [code, :ptype, name, count, name]
+      def object_start(items)
+        n = items[0]
+        unless n.is_a?(Integer) && n >= 1 && items.size == n + 2
+          raise FormatError, 'bad PCORE_OBJECT_START segment count'
+        end
+        segs = Array.new(n) do |i|
+          s = items[i + 1]
           if s.is_a?(Integer)
+            raise FormatError, 'bad PCORE_OBJECT_START segment index' if s.negative?
             s = @wtab.fetch(s) { raise FormatError, 'bad PCORE_OBJECT_START segment index' }
             raise FormatError, 'bad PCORE_OBJECT_START segment index' unless s.is_a?(String)
           elsif s.is_a?(String)
@@ -562,19 +728,21 @@ module PuppetX
           end
           s
         end
-        count = u.read
-        raise FormatError, 'bad PCORE_OBJECT_START' unless count.is_a?(Integer) && count >= 0 && u.buffer.empty?
+        count = items[n + 1]
+        raise FormatError, 'bad PCORE_OBJECT_START attribute count' unless count.is_a?(Integer) && !count.negative?
+        @segs = segs
         name = segs.join('::')
         info = @table[name]
         if info
-          klass, min, max = info
+          klass, min, max, params, tests, locslot, refslot = info
           unless count.between?(min, max)
             raise FormatError, "Feature count mismatch for #{name}. Expected #{min} - #{max}, actual #{count}"
           end
-          build = Builder.cached(klass, info[3], min)
-          [PCORE_OBJECT_START, min >= 3 && build ? :positioned : :node, klass, count, name, build].freeze
+          build = Builder.cached(klass, params, min, tests, name)
+          kind = min >= 3 && locslot.zero? && build ? :positioned : :node
+          [PCORE_OBJECT_START, kind, klass, count, name, build, locslot, refslot].freeze
         elsif name == LOCATOR
-          raise FormatError, 'bad Locator' unless count.between?(2, 3)
+          raise FormatError, 'Feature count mismatch for Puppet::AST::Locator' unless count.between?(2, 3)
           [PCORE_OBJECT_START, :locator, nil, count, name].freeze
         elsif name.start_with?('Pcore::')
           [PCORE_OBJECT_START, :ptype, name, count, name].freeze
@@ -587,51 +755,115 @@ module PuppetX
       def object(marker)
         idx = @stab.size
         @stab << OPEN
-        _, kind, klass, count, _name, build = marker
-        vals = values(count)
+        _, kind, klass, count, name, build, locslot, refslot = marker
         obj =
           case kind
           when :node
-            build ? klass.allocate.__puppet_x_xpp_init(*vals) : klass.new(*vals)
+            raise EOFError if count > @n - @p
+            raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+            vals = Array.new(count)
+            i = 0
+            while i < count
+              if i == locslot
+                @ref_at = @p
+                @ref_kind = LOCATOR_REF
+              elsif i == refslot
+                @defs_at = @p
+                @refs_after = idx
+              end
+              vals[i] = value
+              i += 1
+            end
+            @depth -= 1
+            if vals.size >= 3 && locslot.zero? && (off = vals[1]).is_a?(Integer) && (len = vals[2]).is_a?(Integer) &&
+               (off + len > @size || off.negative? || len.negative?)
+              outside(marker, off, len)
+            end
+            if build
+              klass.allocate.__puppet_x_xpp_init(*vals)
+            else
+              MsgpackReader.checker(name).call(vals)
+              klass.new(*vals)
+            end
           when :locator
-            raise FormatError, 'a second Locator in one XPP payload' if @locator
-            string, _file, index = vals
-            raise FormatError, 'bad Locator' unless string.is_a?(String) && (index.nil? || index.is_a?(Array))
-            raise FormatError, 'bad Locator line index' unless index.nil? || index.all? { |i| i.is_a?(Integer) }
-            @locator_idx = idx
-            @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+            locator(idx, values(count))
           else
             # a Pcore type is only read as an included object's type (never an AST attribute's value)
             raise FormatError, "#{klass} outside an included object's type" unless @in_type > 0
-            PTYPE.new(klass, vals)
+            PTYPE.new(klass, values(count))
           end
         @stab[idx] = obj
       end
 
-      # An included object (OBJECT_START): the type, then the values; only Xpp::ParseResult is known.
+      # The Locator of `vals` (string, file, line index; `idx`: its serializer-table entry).  The first one
+      # read is the document's (every node must refer to it); another one is accepted only when equal to it
+      # (as the Python reader's Locator equality) and is then the same object.  The line index must be the
+      # text's (a line start after each LF); without one, it is computed.
+      def locator(idx, vals)
+        MsgpackReader.checker(LOCATOR).call(vals)
+        string, file, index = vals
+        b = string.b
+        if index.nil?
+          over_budget if (@bud -= string.length).negative?
+          index = DocumentChecks.line_starts(b)
+        elsif !DocumentChecks.line_starts?(b, index)
+          raise FormatError, 'Locator.line_index is inconsistent with the source text'
+        end
+        if @locator
+          src = @source
+          raise FormatError, 'a second, different Locator in one XPP payload' unless file == src[0] && index == src[2] && b == src[3]
+          return @locator
+        end
+        @source = [file, b.bytesize, index, b].freeze
+        @size = b.bytesize
+        @locator_idx = idx
+        @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+      end
+
+      # An included object (OBJECT_START of `count`): the type, then the values; only Xpp::ParseResult is
+      # known.  The attributes as Pcore (and the Python reader, xpp/pcore/base.py) order them: the required
+      # ones (no `value`), then the optional ones; derived and constant ones are not written.
       def included(count)
         raise FormatError, 'bad OBJECT_START' unless count >= 1
+        raise EOFError if count > @n - @p
         @in_type += 1
         type = value
         @in_type -= 1
-        unless type.is_a?(PTYPE) && type.name == 'Pcore::ObjectType' && type.values[0].is_a?(Hash)
+        unless type.is_a?(PTYPE) && type.name == 'Pcore::ObjectType' && type.values.size == 1 && type.values[0].is_a?(Hash)
           raise FormatError, 'OBJECT_START must be followed by a Pcore::ObjectType'
         end
         init = type.values[0]
-        attrs = init['attributes']
-        raise FormatError, "unknown included type #{init['name']}" unless init['name'] == 'Xpp::ParseResult' && attrs.is_a?(Hash)
-        names = attrs.keys
-        raise FormatError, 'Xpp::ParseResult: too many values' if count - 1 > names.size
+        raise FormatError, 'included object type has no name' unless init['name'].is_a?(String)
+        attrs = init.fetch('attributes', {})
+        raise FormatError, 'included object type has bad attributes' unless attrs.is_a?(Hash)
+        req = []
+        opt = []
+        defaults = {}
+        attrs.each do |n, spec|
+          raise FormatError, 'included object type has a non-string attribute name' unless n.is_a?(String)
+          if spec.is_a?(Hash)
+            next if %w[derived constant given_or_derived].include?(spec['kind'])
+            if spec.key?('value')
+              opt << n
+              defaults[n] = spec['value']
+              next
+            end
+          elsif !spec.is_a?(PTYPE)
+            raise FormatError, "included object type attribute #{n} has no type"
+          end
+          req << n
+        end
+        names = req + opt
+        unless (count - 1).between?(req.size, names.size)
+          raise FormatError, "Feature count mismatch for #{init['name']}. Expected #{req.size} - #{names.size}, actual #{count - 1}"
+        end
+        raise FormatError, "unknown included type #{init['name']}" unless init['name'] == 'Xpp::ParseResult'
         idx = @stab.size
         @stab << OPEN
         vals = values(count - 1)
         h = {}
-        names.each_with_index { |n, i| h[n] = i < vals.size ? vals[i] : default_of(attrs[n]) }
-        @stab[idx] = h
-      end
-
-      def default_of(a)
-        a.is_a?(Hash) ? a['value'] : nil
+        names.each_with_index { |n, i| h[n] = i < vals.size ? vals[i] : defaults[n] }
+        @stab[idx] = Included.new(init['name'], h)
       end
 
       def regexp(src)
@@ -654,9 +886,18 @@ module PuppetX
       def self.load(data, file)
         data = data.b unless data.encoding == Encoding::BINARY
         fmt, params, payload = Envelope.split(data)
-        top = fmt == 'msgpack' ? reader.read(payload, file) : read_json(payload, file)
-        program, diags = unwrap(top)
+        if fmt == 'msgpack'
+          r = reader
+          program, diags = DocumentChecks.parse_result(r.read(payload, file), r.source)
+        else
+          program, diags = unwrap(read_json(payload, file))
+        end
         Document.new(program, diags, params)
+      rescue FormatError => e
+        raise if e.message.valid_encoding?
+        raise FormatError, e.message.scrub # (a name from the damaged payload: the warning must print)
+      rescue StandardError => e
+        raise FormatError, "malformed XPP document (#{e.class}: #{e.message})"
       end
 
       def self.load_file(path, file)
@@ -665,6 +906,7 @@ module PuppetX
         raise FormatError, "cannot read #{path}: #{e.message}"
       end
 
+      # The Program and diagnostics of a JSON document's top value (read by Puppet's Deserializer).
       def self.unwrap(top)
         return [top, []] if top.is_a?(Puppet::Pops::Model::Program)
         raise FormatError, 'XPP payload is not an Xpp::ParseResult or a Program' unless top.is_a?(Hash) && top.key?('program')

@@ -7,6 +7,10 @@
 # EOFError (the loader's "truncated"), a byte that starts no value raises MalformedFormatError, an
 # extension type nobody registered raises UnknownExtTypeError.  Slower than the gem's C unpacker, still
 # much faster than parsing on JRuby, whose JIT compiles this loop.
+#
+# Bounded: an array or map header is believed only when the bytes left could hold that many values (each
+# takes one byte at least); a larger count is a value cut short (EOFError) before anything is allocated,
+# where the gem once allocated 2^32 slots for a 5-byte header (issue 26).
 module PuppetX
   module Xpp
     module PureMsgpack
@@ -102,7 +106,7 @@ module PuppetX
           return b if b < 0x80
           return b - 0x100 if b >= 0xe0
           return str(b & 0x1f) if b >= 0xa0 && b <= 0xbf
-          return Array.new(b & 0x0f) { value } if b >= 0x90 && b <= 0x9f
+          return array(b & 0x0f) if b >= 0x90 && b <= 0x9f
           return map(b & 0x0f) if b >= 0x80 && b <= 0x8f
 
           case b
@@ -133,15 +137,23 @@ module PuppetX
           when 0xd9 then str(byte)
           when 0xda then str(take(2).unpack1('n'))
           when 0xdb then str(take(4).unpack1('N'))
-          when 0xdc then Array.new(take(2).unpack1('n')) { value }
-          when 0xdd then Array.new(take(4).unpack1('N')) { value }
+          when 0xdc then array(take(2).unpack1('n'))
+          when 0xdd then array(take(4).unpack1('N'))
           when 0xde then map(take(2).unpack1('n'))
           when 0xdf then map(take(4).unpack1('N'))
           else raise MalformedFormatError, format('invalid byte 0x%02x', b)
           end
         end
 
+        def array(n)
+          raise EOFError, 'end of buffer reached' if n > remaining
+
+          Array.new(n) { value }
+        end
+
         def map(n)
+          raise EOFError, 'end of buffer reached' if 2 * n > remaining
+
           h = {}
           n.times { h[value] = value }
           h

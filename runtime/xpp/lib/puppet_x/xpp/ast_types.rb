@@ -1,0 +1,508 @@
+# frozen_string_literal: true
+
+# GENERATED from grammar/ast_table.py by grammar/ast_ruby_gen.py: do not edit.  Regenerate with
+# `python -m puppet_xpp.grammar.ast_ruby_gen` after changing the table (tests/test_loader_types.py fails
+# while this file is stale).
+#
+# The attribute types of every concrete type of Puppet's AST, as the complete Python reader checks them
+# (xpp/pcore/nodes.py, from the same table): the loader (loader.rb) compiles the tests into its
+# constructors and refuses a value of another type.
+module PuppetX
+  module Xpp
+    module AstTypes
+      ENUM_0 = { '+=' => true, '-=' => true, '=' => true }.freeze
+      ENUM_1 = { '%' => true, '*' => true, '+' => true, '-' => true, '/' => true, '<<' => true, '>>' => true }.freeze
+      ENUM_2 = { '->' => true, '<-' => true, '<~' => true, '~>' => true }.freeze
+      ENUM_3 = { '!=' => true, '<' => true, '<=' => true, '==' => true, '>' => true, '>=' => true }.freeze
+      ENUM_4 = { '!~' => true, '=~' => true }.freeze
+      ENUM_5 = { '+>' => true, '=>' => true }.freeze
+      ENUM_6 = { 'exported' => true, 'regular' => true, 'virtual' => true }.freeze
+
+      # Pcore type name => [minimum attribute count, [[attribute, Pcore type, Ruby test of %<v>s], ...]]
+      # (attributes in Pcore wire order)
+      TYPES = {
+        'Puppet::AST::Locator' => [2, [
+          ['string', 'String', '%<v>s.is_a?(::String)'],
+          ['file', 'String', '%<v>s.is_a?(::String)'],
+          ['line_index', 'Optional[Array[Integer]]', '(%<v>s.nil? || (%<v>s.is_a?(::Array) && %<v>s.all?(::Integer)))'],
+        ]],
+        'Puppet::AST::Nop' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+        ]],
+        'Puppet::AST::ParenthesizedExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::NotExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::UnaryMinusExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::UnfoldExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::AssignmentExpression' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['operator', 'Enum[\'+=\', \'-=\', \'=\']', '::PuppetX::Xpp::AstTypes::ENUM_0.key?(%<v>s)'],
+        ]],
+        'Puppet::AST::ArithmeticExpression' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['operator', 'Enum[\'%\', \'*\', \'+\', \'-\', \'/\', \'<<\', \'>>\']', '::PuppetX::Xpp::AstTypes::ENUM_1.key?(%<v>s)'],
+        ]],
+        'Puppet::AST::RelationshipExpression' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['operator', 'Enum[\'->\', \'<-\', \'<~\', \'~>\']', '::PuppetX::Xpp::AstTypes::ENUM_2.key?(%<v>s)'],
+        ]],
+        'Puppet::AST::AccessExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['keys', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::ComparisonExpression' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['operator', 'Enum[\'!=\', \'<\', \'<=\', \'==\', \'>\', \'>=\']', '::PuppetX::Xpp::AstTypes::ENUM_3.key?(%<v>s)'],
+        ]],
+        'Puppet::AST::MatchExpression' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['operator', 'Enum[\'!~\', \'=~\']', '::PuppetX::Xpp::AstTypes::ENUM_4.key?(%<v>s)'],
+        ]],
+        'Puppet::AST::InExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::AndExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::OrExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::LiteralList' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['values', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::KeyedEntry' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['key', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['value', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::LiteralHash' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['entries', 'Array[KeyedEntry]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::KeyedEntry))'],
+        ]],
+        'Puppet::AST::BlockExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['statements', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::ApplyBlockExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['statements', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::CaseOption' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['values', 'Array[Expression, 1]', '(%<v>s.is_a?(::Array) && %<v>s.size >= 1 && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['then_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::CaseExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['test', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['options', 'Array[CaseOption]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::CaseOption))'],
+        ]],
+        'Puppet::AST::ExportedQuery' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::VirtualQuery' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::AttributeOperation' => [6, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['attribute_name', 'String', '%<v>s.is_a?(::String)'],
+          ['operator', 'Enum[\'+>\', \'=>\']', '::PuppetX::Xpp::AstTypes::ENUM_5.key?(%<v>s)'],
+          ['value_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::AttributesOperation' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::CollectExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['type_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['query', 'QueryExpression', '%<v>s.is_a?(::Puppet::Pops::Model::QueryExpression)'],
+          ['operations', 'Array[AbstractAttributeOperation]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::AbstractAttributeOperation))'],
+        ]],
+        'Puppet::AST::Parameter' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['value', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['type_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['captures_rest', 'Optional[Boolean]', '(%<v>s.nil? || (true.equal?(%<v>s) || false.equal?(%<v>s)))'],
+        ]],
+        'Puppet::AST::FunctionDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['parameters', 'Array[Parameter]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Parameter))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['return_type', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::ResourceTypeDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['parameters', 'Array[Parameter]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Parameter))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::TypeAlias' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['type_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::TypeMapping' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['type_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['mapping_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::TypeDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['parent', 'Optional[String]', '(%<v>s.nil? || %<v>s.is_a?(::String))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::NodeDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['host_matches', 'Array[Expression, 1]', '(%<v>s.is_a?(::Array) && %<v>s.size >= 1 && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['parent', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::HeredocExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['text_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['syntax', 'Optional[String]', '(%<v>s.nil? || %<v>s.is_a?(::String))'],
+        ]],
+        'Puppet::AST::HostClassDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['parameters', 'Array[Parameter]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Parameter))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['parent_class', 'Optional[String]', '(%<v>s.nil? || %<v>s.is_a?(::String))'],
+        ]],
+        'Puppet::AST::PlanDefinition' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['name', 'String', '%<v>s.is_a?(::String)'],
+          ['parameters', 'Array[Parameter]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Parameter))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['return_type', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::LambdaExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['parameters', 'Array[Parameter]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Parameter))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['return_type', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::ApplyExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['arguments', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::IfExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['test', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['then_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['else_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::UnlessExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['test', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['then_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['else_expr', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::CallFunctionExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['functor_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['rval_required', 'Boolean', '(true.equal?(%<v>s) || false.equal?(%<v>s))'],
+          ['arguments', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['lambda', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::CallNamedFunctionExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['functor_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['rval_required', 'Boolean', '(true.equal?(%<v>s) || false.equal?(%<v>s))'],
+          ['arguments', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['lambda', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::CallMethodExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['functor_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['rval_required', 'Boolean', '(true.equal?(%<v>s) || false.equal?(%<v>s))'],
+          ['arguments', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+          ['lambda', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::LiteralRegularExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'Any', '%<v>s.is_a?(::Regexp)'],
+          ['pattern', 'String', '%<v>s.is_a?(::String)'],
+        ]],
+        'Puppet::AST::LiteralString' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'String', '%<v>s.is_a?(::String)'],
+        ]],
+        'Puppet::AST::LiteralInteger' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['radix', 'Integer', '%<v>s.is_a?(::Integer)'],
+        ]],
+        'Puppet::AST::LiteralFloat' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'Float', '%<v>s.is_a?(::Float)'],
+        ]],
+        'Puppet::AST::LiteralUndef' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+        ]],
+        'Puppet::AST::LiteralDefault' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+        ]],
+        'Puppet::AST::LiteralBoolean' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'Boolean', '(true.equal?(%<v>s) || false.equal?(%<v>s))'],
+        ]],
+        'Puppet::AST::TextExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::ConcatenatedString' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['segments', 'Array[Expression]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::QualifiedName' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'String', '%<v>s.is_a?(::String)'],
+        ]],
+        'Puppet::AST::ReservedWord' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['word', 'String', '%<v>s.is_a?(::String)'],
+          ['future', 'Optional[Boolean]', '(%<v>s.nil? || (true.equal?(%<v>s) || false.equal?(%<v>s)))'],
+        ]],
+        'Puppet::AST::QualifiedReference' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['cased_value', 'String', '%<v>s.is_a?(::String)'],
+        ]],
+        'Puppet::AST::VariableExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::EppExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['parameters_specified', 'Optional[Boolean]', '(%<v>s.nil? || (true.equal?(%<v>s) || false.equal?(%<v>s)))'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+        ]],
+        'Puppet::AST::RenderStringExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['value', 'String', '%<v>s.is_a?(::String)'],
+        ]],
+        'Puppet::AST::RenderExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::ResourceBody' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['title', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['operations', 'Array[AbstractAttributeOperation]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::AbstractAttributeOperation))'],
+        ]],
+        'Puppet::AST::ResourceExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['type_name', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['form', 'Enum[\'exported\', \'regular\', \'virtual\']', '::PuppetX::Xpp::AstTypes::ENUM_6.key?(%<v>s)'],
+          ['bodies', 'Array[ResourceBody]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::ResourceBody))'],
+        ]],
+        'Puppet::AST::ResourceDefaultsExpression' => [3, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['form', 'Enum[\'exported\', \'regular\', \'virtual\']', '::PuppetX::Xpp::AstTypes::ENUM_6.key?(%<v>s)'],
+          ['type_ref', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['operations', 'Array[AbstractAttributeOperation]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::AbstractAttributeOperation))'],
+        ]],
+        'Puppet::AST::ResourceOverrideExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['resources', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['form', 'Enum[\'exported\', \'regular\', \'virtual\']', '::PuppetX::Xpp::AstTypes::ENUM_6.key?(%<v>s)'],
+          ['operations', 'Array[AbstractAttributeOperation]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::AbstractAttributeOperation))'],
+        ]],
+        'Puppet::AST::SelectorEntry' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['matching_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['value_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::SelectorExpression' => [4, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['selectors', 'Array[SelectorEntry]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::SelectorEntry))'],
+        ]],
+        'Puppet::AST::NamedAccessExpression' => [5, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['offset', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['length', 'Integer', '%<v>s.is_a?(::Integer)'],
+          ['left_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+          ['right_expr', 'Expression', '%<v>s.is_a?(::Puppet::Pops::Model::Expression)'],
+        ]],
+        'Puppet::AST::Program' => [1, [
+          ['locator', 'Locator', '%<v>s.is_a?(::Puppet::Pops::Parser::Locator::AbstractLocator)'],
+          ['body', 'Optional[Expression]', '(%<v>s.nil? || %<v>s.is_a?(::Puppet::Pops::Model::Expression))'],
+          ['definitions', 'Array[Definition]', '(%<v>s.is_a?(::Array) && %<v>s.all?(::Puppet::Pops::Model::Definition))'],
+        ]],
+      }.freeze
+
+      # Pcore type name => wire slot of its reference attribute (nodes contained elsewhere, written as
+      # back-references)
+      REFERENCES = {
+        'Puppet::AST::Program' => 2,
+      }.freeze
+    end
+  end
+end
