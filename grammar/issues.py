@@ -266,6 +266,8 @@ issue("INTERNAL_ERROR", "Internal error (%{type}): %{reason}")
 # --- end validator ---
 
 _ARG = re.compile(r"%\{(\w+)\}")
+# SYNTAX_ERROR's `where` argument when the parser met the end of the input (grammar/parser.py's _where)
+END_OF_INPUT = "end of input"
 
 
 def format_message(code: str, args: dict[str, Any] | None = None) -> str:
@@ -302,8 +304,17 @@ class Diagnostic:
             code, format_message(code, args), offset, length, severity or ISSUES[code].severity, args, file
         )
 
+    @property
+    def puppet_positioned(self) -> bool:
+        """Does Puppet report a line and column for this diagnostic?  Its parser raises a syntax error at
+        the end of the input with the file only; the offset is kept for editors (where to show it)."""
+        return self.offset is not None and not (
+            self.code == "SYNTAX_ERROR" and self.args.get("where") == END_OF_INPUT
+        )
+
     def line_col(self, locator: Any) -> tuple[int | None, int | None]:
-        if self.offset is None:
+        """Line and column as Puppet reports them (None, None: Puppet gives none)."""
+        if not self.puppet_positioned:
             return None, None
         return locator.line_for_offset(self.offset), locator.pos_on_line(self.offset)
 

@@ -137,8 +137,8 @@ def diagnostic_record(d: Diagnostic | dict[str, Any], locator: ast.Locator | Non
         raise XppWriteError(f"not a diagnostic: {d!r}")
     offset = d.offset
     line = pos = None
-    if locator is not None and offset is not None:
-        try:
+    if locator is not None:
+        try:  # (a diagnostic logged by a heredoc's syntax checker has a line but no offset)
             line, pos = d.line_col(locator)
         except Exception:  # an offset outside the text: keep the record, without line/pos
             line = pos = None

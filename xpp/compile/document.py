@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.check import CheckConfig, check
 from puppet_xpp.grammar.numbers import saturate_literals
 from puppet_xpp.xpp.compile.model import DiagnosticRow, SourceRefused, Validation
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "compile_text",
+    "runtime_named",
     "source_document",
     "compile_file",
     "write_program",
@@ -38,19 +40,47 @@ def compile_text(text: str, config: CheckConfig, fmt: str = "msgpack") -> tuple[
     PRFC-23: the AST whenever the parser made one (also if validation failed) plus every diagnostic; a
     runtime raises the recorded errors as Puppet would.  After a syntax error: the diagnostics only.  An
     integer literal outside Puppet's range (NUMERIC_OVERFLOW) is stored saturated at the bound it crosses.
-    The envelope records the level, ``strict`` and tasks mode the text was validated under."""
+    The envelope records the tasks mode the text was validated under, and the level and ``strict`` when
+    the result depends on them (:func:`grammar.levels.depends_on`)."""
     result = check(text, config)
-    diagnostics = result.diagnostics
+    diagnostics = runtime_named(result.diagnostics, config)
     program = result.program if result.syntax_ok else None
     if program is not None and any(d.code == "NUMERIC_OVERFLOW" for d in diagnostics):
         # an integer beyond Puppet's range cannot be written (grammar.numbers): the error recorded, the
         # literal is stored saturated
         saturate_literals(program)
-    settings = {"puppet_version": config.level_name, "strict": config.effective_strict, "tasks": config.tasks}
+    # a setting the result does not depend on is not recorded: any Puppet uses the file (grammar.levels)
+    codes = [d.code for d in diagnostics]
+    dependence = levels.depends_on(config.level_name, config.effective_strict, codes)
+    settings: dict[str, Any] = {"tasks": config.tasks}
+    if dependence.level:
+        settings["puppet_version"] = config.level_name
+    if dependence.strict:
+        settings["strict"] = config.effective_strict
     data = write_program(
         program, diagnostics, result.locator, config.file, fmt=fmt, settings=settings, source=text
     )
     return data, diagnostic_rows(diagnostics, result.locator)
+
+
+def runtime_named(diagnostics: list[Diagnostic], config: CheckConfig) -> list[Diagnostic]:
+    """``diagnostics`` with the file a message names (ILLEGAL_DEFINITION_LOCATION: "unacceptable in file
+    '...'") being the recorded name when that is where Puppet will read the file: an absolute name other
+    than the validated location (``--compile --runtime-root``), which is what Puppet says at run time.
+    Else the validated location stays (compiled in place, it is the file Puppet reads), and the same
+    environment compiled in two directories for one runtime root gives the same bytes."""
+    recorded, location = config.file, config.location
+    if not location or recorded == location or not os.path.isabs(recorded):
+        return diagnostics
+    from puppet_xpp.grammar.issues import format_message
+
+    named: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.args.get("file") == location:
+            args = {**d.args, "file": recorded}
+            d = dataclasses.replace(d, args=args, message=format_message(d.code, args))
+        named.append(d)
+    return named
 
 
 def source_document(source: Source, config: CheckConfig, fmt: str) -> tuple[bytes, list[DiagnosticRow]]:
@@ -61,7 +91,9 @@ def source_document(source: Source, config: CheckConfig, fmt: str) -> tuple[byte
         from puppet_xpp.grammar.ast import make_locator
 
         locator = make_locator("", config.file)
-        data = write_program(None, [source.diagnostic], locator, config.file, fmt=fmt)
+        # the digest of the bytes read (the text keeps undecodable bytes as surrogates), so that the
+        # runtime, which hashes the file's bytes, finds this .xpp current
+        data = write_program(None, [source.diagnostic], locator, config.file, fmt=fmt, source=source.text)
         return data, diagnostic_rows([source.diagnostic], locator)
     assert source.text is not None  # the callers compile only a source that was read
     return compile_text(source.text, config, fmt)

@@ -155,14 +155,19 @@ module PuppetX
         # Puppet's parse + validate outcome from the recorded diagnostics; returns the Program.
         def replay(doc, file)
           recs = doc.diagnostics
+          program = doc.program
+          heredocs = program ? checked_heredocs(program) : []
           # nothing to replay (most files): Puppet's IssueReporter does nothing for an empty acceptor
-          return doc.program if recs.empty? && doc.program
-          lexer, rest = recs.partition { |r| LEXER_ISSUES.include?(r['issue_code']) }
+          return program if recs.empty? && heredocs.empty? && program
+          raise_recorded(recs.find { |r| r['severity'] == 'error' }, file) if program.nil?
+          # what a heredoc's syntax checker said at compile time (its error, and what it logged: no offset)
+          # depends on the libraries of the Puppet that compiled; the running Puppet's checkers say it again
+          recs = recs.reject { |r| checker_record?(r) } unless heredocs.empty?
+          lexer, rest = recs.partition { |r| LEXER_ISSUES.include?(r['issue_code']) && !r['offset'].nil? }
           lexer.each { |r| log(:warning, r, file) }
-          if doc.program.nil?
-            err = rest.find { |r| r['severity'] == 'error' } || { 'message' => 'unknown error', 'issue_code' => 'SYNTAX_ERROR' }
-            raise Puppet::ParseErrorWithIssue.new(err['message'], file, err['line'], err['pos'], nil,
-                                                  err['issue_code'].to_s.to_sym, symbolize(err['arguments']))
+          unless heredocs.empty?
+            checker = HeredocChecker.new
+            heredocs.each { |h| checker.assert_external_syntax(nil, h.text_expr.value, h.syntax, h.text_expr) }
           end
           acceptor = Puppet::Pops::Validation::Acceptor.new
           rest.each do |r|
@@ -176,7 +181,54 @@ module PuppetX
             acceptor.accept(Puppet::Pops::Validation::Diagnostic.new(sev, issue, file, pos, symbolize(r['arguments'])))
           end
           Puppet::Pops::IssueReporter.assert_and_report(acceptor, emit_warnings: true)
-          doc.program
+          program
+        end
+
+        # Raises the recorded error of a file without a Program as Puppet's parser raises it.  A syntax
+        # error carries the file (and a line and column except at the end of the input, recorded without);
+        # invalid UTF-8 is Ruby's ArgumentError and a byte order mark Puppet's error without a file: Puppet's
+        # evaluator then wraps both at the call that loaded the file (`include`, autoloading), as here.
+        def raise_recorded(err, file)
+          err ||= { 'message' => 'unknown error', 'issue_code' => 'SYNTAX_ERROR' }
+          code = err['issue_code'].to_s
+          case code
+          when 'INVALID_ENCODING' then raise ArgumentError, err['message']
+          when 'ILLEGAL_BOM'
+            raise Puppet::ParseErrorWithIssue.new(err['message'], nil, nil, nil, nil, :ILLEGAL_BOM, symbolize(err['arguments']))
+          when 'SYNTAX_ERROR' # Puppet's parser gives no arguments
+            raise Puppet::ParseErrorWithIssue.new(err['message'], file, err['line'], err['pos'], nil, :SYNTAX_ERROR)
+          else
+            raise Puppet::ParseErrorWithIssue.new(err['message'], file, err['line'], err['pos'], nil, code.to_sym,
+                                                  symbolize(err['arguments']))
+          end
+        end
+
+        # `@(TAG:syntax` somewhere in a source: only then can it hold a heredoc with a syntax (a cheap test
+        # before walking the AST).
+        HEREDOC_WITH_SYNTAX = /@\([^)\r\n]*:/.freeze
+
+        # The heredocs Puppet's validator hands to a syntax checker, in its order (Checker4_0 visits the
+        # Program, then its contents depth first): static text and a syntax for which a checker is
+        # registered in the running Puppet.
+        def checked_heredocs(program)
+          text = program.locator.string
+          return [] unless text.match?(HEREDOC_WITH_SYNTAX)
+          found = []
+          checker = nil
+          program._pcore_all_contents([]) do |m|
+            next unless m.is_a?(Puppet::Pops::Model::HeredocExpression)
+            syntax = m.syntax
+            next if syntax.nil? || syntax.empty? || !m.text_expr.is_a?(Puppet::Pops::Model::LiteralString)
+            checker ||= HeredocChecker.new
+            found << m if checker.checker_for_syntax(nil, syntax)
+          end
+          found
+        end
+
+        # A record of a heredoc's syntax checker: its error (ILLEGAL_JSON, ILLEGAL_PP, ...: arguments
+        # `syntax` and `detail`) or a diagnostic it logged (no offset: positioned in the heredoc's text).
+        def checker_record?(r)
+          r['offset'].nil? || (r['arguments'].is_a?(Hash) && r['arguments'].key?('syntax') && r['arguments'].key?('detail'))
         end
 
         def log(level, r, file)
@@ -187,6 +239,11 @@ module PuppetX
         def symbolize(h)
           h.is_a?(Hash) ? h.each_with_object({}) { |(k, v), o| o[k.to_sym] = v } : {}
         end
+      end
+
+      # Puppet's own heredoc checking (the evaluator's ExternalSyntaxSupport, which its validator uses).
+      class HeredocChecker
+        include Puppet::Pops::Evaluator::ExternalSyntaxSupport
       end
 
       # Prepended to Puppet::Pops::Parser::EvaluatingParser (not its EPP subclass: templates are not loaded
