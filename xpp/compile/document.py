@@ -52,11 +52,11 @@ def compile_text(text: str, config: CheckConfig, fmt: str = "msgpack") -> tuple[
     # a setting the result does not depend on is not recorded: any Puppet uses the file (grammar.levels)
     codes = [d.code for d in diagnostics]
     dependence = levels.depends_on(config.level_name, config.effective_strict, codes)
-    settings: dict[str, Any] = {"tasks": config.tasks}
-    if dependence.level:
-        settings["puppet_version"] = config.level_name
-    if dependence.strict:
-        settings["strict"] = config.effective_strict
+    settings: dict[str, Any] = {
+        "puppet_version": config.level_name if dependence.level else None,
+        "strict": config.effective_strict if dependence.strict else None,
+        "tasks": config.tasks,
+    }
     data = write_program(
         program, diagnostics, result.locator, config.file, fmt=fmt, settings=settings, source=text
     )
