@@ -29,24 +29,29 @@ FREEZE_ABOVE = 200_000
 _lock = threading.Lock()
 _holders = 0  # threads inside paused() (the collector is resumed when the last one leaves)
 _resume = False  # whether the collector was enabled when the first one came in
+_may_freeze = True  # whether every block since then allows the freeze
 
 
 @contextmanager
-def paused() -> Iterator[None]:
+def paused(freeze: bool = True) -> Iterator[None]:
     """Automatic cyclic collections off for the block (re-entrant, and shared by threads: the collector
-    comes back, if it was on, when the last block ends)."""
-    global _holders, _resume
+    comes back, if it was on, when the last block ends).  ``freeze=False`` for work that leaves cyclic
+    garbage (lint's doubly linked tokens): frozen, it would never be collected; the collector then finds
+    it in one pass over what the block made."""
+    global _holders, _resume, _may_freeze
     with _lock:
         if _holders == 0:
             _resume = gc.isenabled()
+            _may_freeze = True
             gc.disable()
         _holders += 1
+        _may_freeze = _may_freeze and freeze
     try:
         yield
     finally:
         with _lock:
             _holders -= 1
             if _holders == 0 and _resume:
-                if gc.get_count()[0] > FREEZE_ABOVE:
+                if _may_freeze and gc.get_count()[0] > FREEZE_ABOVE:
                     gc.freeze()
                 gc.enable()

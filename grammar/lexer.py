@@ -290,6 +290,9 @@ class Engine:
         self.parent = parent
         self.loc = loc
         self.toks: list[Token] = []
+        # each distinct value once (a 5 MB manifest names the same variables and types thousands of
+        # times: one string each instead of one per token)
+        self.values: dict[str, str] = {} if parent is None else parent.values
         self.preconv: list[tuple[int, int, int | None]] = []
         # (len(toks), type): Puppet's "after" token when it is not toks[-1]
         self.ov: tuple[int, str | None] | None = None
@@ -375,19 +378,26 @@ class Engine:
         new = _new
         kw = self.kw
         ops = _OPS
+        same = self.values.setdefault  # one string per distinct name, operator, quoted text
+        last = -1  # the end of the last match
         depth = 0
         nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
         while True:
             m = nxt()
             g: int = m.lastindex  # type: ignore[assignment]  # never None: one alternative always matches
             p, e = m.span(g)  # the token's group starts where the skipped prefix (group 1) ends
+            if p == last:
+                p = last  # (one int object for both: adjacent tokens share the position)
+            last = e
             if g == G_VAR:
-                append(new("VARIABLE", text[p + 1 : e], p, e))
+                v = text[p + 1 : e]
+                append(new("VARIABLE", same(v, v), p, e))
             elif g == G_OP:
                 v = text[p:e]
-                append(new(ops[v], v, p, e))
+                append(new(ops[v], same(v, v), p, e))
             elif g == G_WORD:
                 v = text[p:e]
+                v = same(v, v)
                 t = kw.get(v)
                 if t is None:
                     t = "WORD" if ("-" in v or v[0] == "_" or "::_" in v) else "NAME"
@@ -397,7 +407,8 @@ class Engine:
                     pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
                     nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
                     continue
-                append(new("STRING", unescape_sq(text[p + 1 : e - 1]), p, e))
+                v = unescape_sq(text[p + 1 : e - 1])
+                append(new("STRING", same(v, v), p, e))
             elif g == G_LBRACE:
                 append(new("SELBRACE" if self.after() == "QMARK" else "LBRACE", "{", p, e))
                 depth += 1
@@ -410,7 +421,8 @@ class Engine:
             elif g == G_CLASSREF:
                 if text.startswith("::", e):
                     raise LexFail("ILLEGAL_CLASS_REFERENCE", e + 1)
-                append(new("CLASSREF", text[p:e], p, e))
+                v = text[p:e]
+                append(new("CLASSREF", same(v, v), p, e))
             elif g == G_LBRACK:
                 t = "LISTSTART" if (p == 0 or text[p - 1] in LISTSTART_PREV) else "LBRACK"
                 append(new(t, "[", p, e))

@@ -15,7 +15,7 @@ from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.lint import checks_code, checks_text, control
 from puppet_xpp.lint.core import CHECKS, Check, NoFix, Problem
 from puppet_xpp.lint.data import LintSyntaxError, Manifest
-from puppet_xpp.lint.tokens import tokenise_indexed
+from puppet_xpp.lint.tokens import LexProblem, Tok, tokenise_indexed, unlink
 
 # puppet-lint 3.0.1's check order (the order it loads its plugins)
 ORDER = (
@@ -69,12 +69,42 @@ def lint(
     fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one")."""
     if not text:
         return LintResult([], text if fix else None)
-    with paused():  # (grammar.gcpause: no collection while the tokens are being made)
-        return _lint(text, path, enabled, fix, relative, fix_only)
+    # grammar.gcpause: no collection while the tokens are made.  They are linked both ways: unlinked
+    # after, reference counting frees them (else a collection would traverse them all to find their
+    # cycles: seconds for a 5 MB manifest); not frozen (a token a fix removed keeps its links)
+    with paused(freeze=False):
+        toks, lex_problem, index = tokenise_indexed(text)
+        result = None
+        try:
+            result = _lint(text, toks, lex_problem, index, path, enabled, fix, relative, fix_only)
+            return result
+        finally:
+            unlink(toks, _held(result))
+
+
+def _held(result: LintResult | None) -> set[int]:
+    """The ids of the tokens the problems hold (their neighbour links are read after: a token's
+    rendering looks at them)."""
+    held: set[int] = set()
+    for p in result.problems if result is not None else ():
+        for value in p.data.values():
+            group = getattr(value, "tokens", None)  # (a resource)
+            for t in (value, *(value if isinstance(value, list | tuple) else ()), *(group or ())):
+                if isinstance(t, Tok):
+                    held.add(id(t))
+            for name in ("type", "param_tokens"):
+                inner = getattr(value, name, None)
+                for t in inner if isinstance(inner, list) else (inner,):
+                    if isinstance(t, Tok):
+                        held.add(id(t))
+    return held
 
 
 def _lint(
     text: str,
+    toks: list[Tok],
+    lex_problem: LexProblem | None,
+    index: dict[str, list[int]],
     path: str | None,
     enabled: set[str] | None,
     fix: bool,
@@ -82,7 +112,6 @@ def _lint(
     fix_only: Callable[[Problem], bool] | None,
 ) -> LintResult:
     on = _DEFAULT if enabled is None else enabled
-    toks, lex_problem, index = tokenise_indexed(text)
     problems: list[Problem] = []
     if lex_problem is not None:
         msg = "Syntax error" if lex_problem.reason is None else f"Syntax error ({lex_problem.reason})"
