@@ -2,7 +2,8 @@
 -- :PuppetNodeGraph, :PuppetResource, :PuppetFacts, :PuppetFixAll -- and the client attaching to a
 -- Puppetfile and a module's metadata.json (not to other JSON).
 -- Run by tests/editors/test_neovim_issue29.py with $PUPPET_XPP_NVIM_TEST = a JSON file:
---   { plugin_dir, mode ('setup' | 'enable'), cmd, graph_manifest, resource_manifest, resource = {type, title},
+--   { plugin_dir, mode ('setup' | 'enable'), cmd, graph_manifest, graph_unsaved (a line added, not saved),
+--     resource_manifest, resource = {type, title},
 --     lint_manifest, puppetfile, metadata, other_json, result, step_ms }
 -- The commands are asynchronous: each step waits for what the user would see (a scratch buffer, the
 -- inserted lines, the changed buffer). What vim.notify said is kept in result.notes.
@@ -66,6 +67,8 @@ local function main()
   harness.step('node_graph', function()
     local buf = open(spec.graph_manifest)
     assert(wait_attached(buf), 'no client on ' .. spec.graph_manifest)
+    -- an edit not saved: the graph is of the buffer's text
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, { spec.graph_unsaved })
     vim.cmd('PuppetNodeGraph')
     local name = 'puppet-xpp://nodegraph/' .. spec.graph_manifest .. '.dot'
     assert(vim.wait(spec.step_ms, function() return buffer_named(name) ~= nil end, 20), 'no ' .. name)
@@ -117,10 +120,10 @@ local function main()
     local buf = open(spec.other_json)
     vim.wait(1500, function() return #harness.clients(buf) > 0 end, 20)
     result.attach[spec.other_json] = { filetype = vim.bo[buf].filetype, attached = #harness.clients(buf) > 0 }
-    -- the Puppetfile's diagnostics (the server reads r10k's DSL)
-    local pf = vim.fn.bufnr(spec.puppetfile)
-    vim.wait(5000, function() return #vim.diagnostic.get(pf) > 0 end, 20)
-    result.puppetfile_diagnostics = harness.diagnostics(pf)
+    -- metadata.json's diagnostics (the server checks it as the Forge and Puppet do)
+    local md = vim.fn.bufnr(spec.metadata)
+    vim.wait(spec.step_ms, function() return #vim.diagnostic.get(md) > 0 end, 20)
+    result.metadata_diagnostics = harness.diagnostics(md)
   end)
 end
 

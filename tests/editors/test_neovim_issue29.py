@@ -1,10 +1,11 @@
 """The Neovim plugin's commands over the server's puppet-vscode messages (issue 29 item 4), in a real
 headless Neovim (0.7 with ``setup()``, 0.11 with ``vim.lsp.enable('puppet_xpp')``) against the real server,
-each checked against the real tool: ``:PuppetNodeGraph``'s DOT against the relationship graph Puppet
-writes itself (``puppet apply --noop --graph``), ``:PuppetResource user root`` against ``puppet resource
+each checked against the real tool: ``:PuppetNodeGraph``'s DOT (of the buffer's text, an unsaved line
+included) against the relationship graph Puppet writes itself (``puppet apply --noop --graph``), ``:PuppetResource user root`` against ``puppet resource
 user root``, ``:PuppetFacts`` against ``facter --json --show-legacy``, ``:PuppetFixAll`` against
 ``puppet-lint --fix``; and the client attaching to a ``Puppetfile`` (filetype ``puppetfile``) and a
-module's ``metadata.json``, not to other JSON."""
+module's ``metadata.json`` (its diagnostics name the dependency ``puppet module list`` says is missing),
+not to other JSON."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ notify { "family ${facts['os']['family']}": }
 notify { 'first': }
 -> notify { 'second': }
 """
+# a line added in the editor and not saved: the node graph is of the editor's text
+UNSAVED = "notify { 'unsaved': }"
 PUPPETFILE = (
     "forge 'https://forge.puppet.com'\n\nmod 'puppetlabs/stdlib', '9.4.1'\nmod 'demo', :local => true\n"
 )
@@ -51,7 +54,8 @@ METADATA = {
     "summary": "A module for the test.",
     "license": "Apache-2.0",
     "source": "https://example.invalid/demo",
-    "dependencies": [],
+    # not on the module path: Puppet's `puppet module list` warns "Missing dependency 'puppetlabs-stdlib'"
+    "dependencies": [{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.0.0 < 10.0.0"}],
 }
 
 
@@ -112,6 +116,24 @@ def check_facts(shown: dict[str, Any]) -> None:
         assert shown[stable] == own[stable], stable
 
 
+def missing_dependencies(env: Path, tmp_path: Path) -> set[str]:
+    """The dependencies ``puppet module list`` says are missing from ``env``'s modules."""
+    state = tmp_path / "module-list"
+    listed = run(
+        [
+            "puppet",
+            "module",
+            "list",
+            "--modulepath",
+            str(env / "modules"),
+            f"--confdir={state}",
+            f"--vardir={state / 'var'}",
+            "--color=false",
+        ]
+    )
+    return set(re.findall(r"Missing dependency '([^']+)'", listed.stdout + listed.stderr))
+
+
 def _need(tool: str) -> str:
     found = shutil.which(tool)
     if found is None:
@@ -133,6 +155,7 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
         "mode": mode,
         "cmd": [str(server_wrapper(tmp_path / "bin")), "--stdio"],
         "graph_manifest": str(files["manifests/graph.pp"]),
+        "graph_unsaved": UNSAVED,
         "resource_manifest": str(files["manifests/resource.pp"]),
         "resource": {"type": "user", "title": "root"},
         "lint_manifest": str(files["modules/demo/manifests/lint.pp"]),
@@ -158,7 +181,11 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
     assert graph["filetype"] == "dot" and graph["buftype"] == "nofile" and graph["current"], ctx
     assert graph["lines"][0] == 'digraph "graph.pp" {' and graph["lines"][-1] == "}", ctx
     got_vertices, got_edges = dot_lines(graph["lines"])
-    vertices, edges = puppet_graph(env, files["manifests/graph.pp"], tmp_path)
+    edited = tmp_path / "edited" / "graph.pp"
+    edited.parent.mkdir()
+    edited.write_text(files["manifests/graph.pp"].read_text() + UNSAVED + "\n")
+    vertices, edges = puppet_graph(env, edited, tmp_path)
+    assert "Notify[unsaved]" in vertices
     assert got_vertices == vertices, ctx
     assert got_edges == edges, ctx
     motd = f"File[{env / 'out'}/motd]"
@@ -194,3 +221,7 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
     assert attach[str(files["Puppetfile"])] == {"filetype": "puppetfile", "attached": True}, ctx
     assert attach[str(files["modules/demo/metadata.json"])] == {"filetype": "json", "attached": True}, ctx
     assert attach[str(files["data.json"])] == {"filetype": "json", "attached": False}, ctx
+    # metadata.json's diagnostics reach its buffer: the dependency Puppet says is missing is named
+    assert missing_dependencies(env, tmp_path) == {"puppetlabs-stdlib"}
+    named = [d for d in res["metadata_diagnostics"] if "stdlib" in d["message"]]
+    assert named, ctx

@@ -3,9 +3,11 @@ extension from the ``.vsix``, activated with a recording stand-in for VS Code's 
 (editors/vscode/test/e2e/commands.e2e.ts) and its own language client talking to the real server, runs
 "Puppet: Show Node Graph", "Puppet: Resource", "Puppet: Show Facts" and "Puppet: Fix all lint problems";
 what the user would see is checked against the real tools: the status bar's Puppet version against
-``puppet --version``, the graph against the relationship graph Puppet writes (``puppet apply --noop
---graph``), the inserted text against ``puppet resource user root``, the facts document against ``facter
---json --show-legacy``, the fixed document against ``puppet-lint --fix``. The package's contributions
+``puppet --version``, the graph of the editor's unsaved text against the relationship graph Puppet writes
+(``puppet apply --noop --graph``), the inserted text against ``puppet resource user root``, the facts
+document against ``facter --json --show-legacy``, the fixed unsaved text against ``puppet-lint --fix``;
+the client sends the server a Puppetfile and metadata.json (whose diagnostic names the dependency ``puppet
+module list`` says is missing), not other JSON. The package's contributions
 (commands, the ``puppetfile`` language for files named Puppetfile, metadata.json in the document
 selector) are read from the ``.vsix``.
 
@@ -28,7 +30,14 @@ import pytest
 
 import puppet_xpp
 from tests.editors import VSCODE, server_wrapper
-from tests.editors.test_neovim_issue29 import check_facts, environment_files, puppet_graph, run
+from tests.editors.test_neovim_issue29 import (
+    UNSAVED,
+    check_facts,
+    environment_files,
+    missing_dependencies,
+    puppet_graph,
+    run,
+)
 from tests.editors.test_vscode import built, vsix  # noqa: F401 (the fixtures: tsc, the .vsix)
 from tests.lsp.test_custom_messages import LINTED
 
@@ -70,16 +79,24 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
             pytest.skip(f"{tool} is not installed")
     env = tmp_path / "production"
     files = environment_files(env)
+    graph_text = files["manifests/graph.pp"].read_text() + UNSAVED + "\n"
+    lint_text = LINTED.replace('"plain"', '"unsaved"')
     spec = {
         "bundle": str(vsix.parent / "unpacked" / "extension" / "dist" / "extension.js"),
         "path": f"{server_wrapper(tmp_path / 'bin').parent}:/usr/bin:/bin",
         "workspace": str(env),
         "storage": str(tmp_path / "storage"),
         "version": puppet_xpp.__version__,
-        "graph": str(files["manifests/graph.pp"]),
+        # the editor's text, not saved: the server has it from didOpen
+        "graph": {"file": str(files["manifests/graph.pp"]), "text": graph_text},
         # the cursor on line 1 ("# bottom"): the text goes at the start of that line, as puppet-vscode does
         "resource": {"file": str(files["manifests/resource.pp"]), "line": 1, "inputs": ["user", "root"]},
-        "lint": str(files["modules/demo/manifests/lint.pp"]),
+        "lint": {"file": str(files["modules/demo/manifests/lint.pp"]), "text": lint_text},
+        "documents": [
+            {"file": str(files["Puppetfile"]), "languageId": "puppetfile"},
+            {"file": str(files["modules/demo/metadata.json"]), "languageId": "json"},
+            {"file": str(files["data.json"]), "languageId": "json"},
+        ],
         "result": str(tmp_path / "result.json"),
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
@@ -107,6 +124,14 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
         {"kind": "information", "text": f"Puppet XPP: fixed {res['fixes']} lint problems."}
     ], ctx
 
+    # the client sends the Puppetfile and metadata.json (its selector), not another JSON file; metadata.json's
+    # diagnostics name the dependency Puppet says is missing
+    uris = {name: files[name].as_uri() for name in ("Puppetfile", "modules/demo/metadata.json", "data.json")}
+    assert res["didOpen"] == [uris["Puppetfile"], uris["modules/demo/metadata.json"]], ctx
+    assert missing_dependencies(env, tmp_path) == {"puppetlabs-stdlib"}
+    assert any("stdlib" in d["message"] for d in res["diagnostics"][uris["modules/demo/metadata.json"]]), ctx
+    assert uris["data.json"] not in res["diagnostics"], ctx
+
     # the status bar: the installed Puppet's version, the facts view behind it; hidden once stopped
     puppet_version = run(["puppet", "--version"]).stdout.strip()
     assert res["status"]["text"] == f"$(terminal) Puppet {puppet_version}", ctx
@@ -117,7 +142,11 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
     answer = res["nodeGraph"]["answer"]
     got_vertices = {v["label"] for v in answer["graph"]["vertices"]}
     got_edges = {(e["source"], e["target"]) for e in answer["graph"]["edges"]}
-    vertices, edges = puppet_graph(env, files["manifests/graph.pp"], tmp_path)
+    unsaved = tmp_path / "unsaved" / "graph.pp"
+    unsaved.parent.mkdir()
+    unsaved.write_text(graph_text)
+    vertices, edges = puppet_graph(env, unsaved, tmp_path)
+    assert "Notify[unsaved]" in vertices
     assert (got_vertices, got_edges) == (vertices, edges), ctx
     (panel,) = res["nodeGraph"]["panels"]
     assert panel["title"] == "Node Graph 'graph.pp'" and panel["options"]["enableScripts"] is False, ctx
@@ -146,8 +175,8 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
     # Puppet: Fix all lint problems: the document is what puppet-lint --fix makes of the file
     copy = tmp_path / "lint" / "modules/demo/manifests/lint.pp"
     copy.parent.mkdir(parents=True)
-    copy.write_text(LINTED)
+    copy.write_text(lint_text)
     run(["puppet-lint", "--fix", "modules/demo/manifests/lint.pp"], cwd=tmp_path / "lint")
-    assert copy.read_text() != LINTED
+    assert copy.read_text() != lint_text
     assert res["fixedText"] == copy.read_text(), ctx
     assert res["fixes"] > 0, ctx

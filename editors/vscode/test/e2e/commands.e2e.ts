@@ -5,10 +5,13 @@
 // Then "Puppet: Show Node Graph", "Puppet: Resource", "Puppet: Show Facts" and "Puppet: Fix all lint problems"
 // run through vscode.commands.executeCommand, and what the user would see is written to the result:
 // the status bar's text, the webview's HTML and the graph, each document's text after the edits, the facts
-// document. Run by tests/editors/test_vscode_issue29.py with a JSON spec in $PUPPET_XPP_E2E:
-//   { bundle, path, workspace, storage, version, graph, resource: {file, line, inputs}, lint, result }
-// The stand-in does not sync the documents to the server (vscode.languages.match is not implemented): the server
-// reads them from disk, where they are the same text.
+// document. Documents are opened as VS Code opens them (workspace.textDocuments, onDidOpenTextDocument,
+// languages.match with VS Code's rules for a document filter), so the client sends the server the documents its
+// selector takes (didOpen, seen in its verbose trace) with the editor's text, which may differ from the file's;
+// the diagnostics the client receives are recorded per document. Edits are not sent (no didChange).
+// Run by tests/editors/test_vscode_issue29.py with a JSON spec in $PUPPET_XPP_E2E:
+//   { bundle, path, workspace, storage, version, graph: {file, text}, resource: {file, line, inputs},
+//     lint: {file, text}, documents: [{file, languageId}], result }
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -21,9 +24,10 @@ interface Spec {
   workspace: string;
   storage: string;
   version: string;
-  graph: string;
+  graph: { file: string; text: string };
   resource: { file: string; line: number; inputs: string[] };
-  lint: string;
+  lint: { file: string; text: string };
+  documents: { file: string; languageId: string }[];
   result: string;
 }
 
@@ -35,6 +39,9 @@ const panels: { viewType: string; title: string; options: unknown; webview: { ht
 const shown: string[] = [];
 const inputs = [...spec.resource.inputs];
 const prompts: string[] = [];
+const outputLines: string[] = [];
+/** uri -> the messages of the diagnostics the client last set for it */
+const diagnostics = new Map<string, { message: string; severity: unknown; line: number }[]>();
 
 class Uri {
   constructor(readonly scheme: string, readonly path: string) {}
@@ -93,13 +100,43 @@ class WorkspaceEdit {
   replace(uri: Uri, range: Range, text: string): void { this.edits.push({ uri, range, text }); }
 }
 
+class CancellationTokenSource {
+  readonly token = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) };
+  cancel(): void { this.token.isCancellationRequested = true; }
+  dispose(): void { /* nothing held */ }
+}
+
+class Diagnostic {
+  constructor(readonly range: Range, readonly message: string, readonly severity: number) {}
+}
+
 const docs = new Map<string, Doc>();
+const textDocuments: Doc[] = [];
+const opened = new EventEmitter<Doc>();
 let active: { document: Doc; selection: { active: Position; isEmpty: boolean } } | undefined;
 
-function openDoc(file: string, languageId: string): Doc {
-  const doc = new Doc(Uri.file(file), languageId, fs.readFileSync(file, 'utf8'));
+/** Opens `file` as an editor would, with `text` (default: the file's) as the editor's text. */
+function openDoc(file: string, languageId: string, text?: string): Doc {
+  const doc = new Doc(Uri.file(file), languageId, text ?? fs.readFileSync(file, 'utf8'));
   docs.set(doc.uri.toString(), doc);
+  textDocuments.push(doc);
+  opened.fire(doc);
   return doc;
+}
+
+type Filter = { language?: string; scheme?: string; pattern?: string };
+/** vscode.languages.match for document filters: 10 when one filter's language, scheme and glob all hold. */
+function match(selector: Filter | string | (Filter | string)[], doc: Doc): number {
+  const glob = (pattern: string, p: string) => new RegExp(`^${pattern.split('**/').map((part) =>
+    part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('(?:.*/)?')}$`).test(p);
+  for (const f of Array.isArray(selector) ? selector : [selector]) {
+    const filter: Filter = typeof f === 'string' ? { language: f } : f;
+    if (filter.language !== undefined && filter.language !== '*' && filter.language !== doc.languageId) continue;
+    if (filter.scheme !== undefined && filter.scheme !== '*' && filter.scheme !== doc.uri.scheme) continue;
+    if (filter.pattern !== undefined && !glob(filter.pattern, doc.uri.path)) continue;
+    return 10;
+  }
+  return 0;
 }
 
 function show(doc: Doc, line = 0): void {
@@ -111,13 +148,27 @@ const disposable = () => ({ dispose: () => undefined });
 
 installVscodeStub(VSCODE_TYPES, {
   version: '1.82.0',
-  Uri, Position, Range, EventEmitter, WorkspaceEdit,
+  Uri, Position, Range, EventEmitter, WorkspaceEdit, Diagnostic, CancellationTokenSource,
+  DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+  languages: partial({
+    match,
+    createDiagnosticCollection: (name?: string) => partial({
+      name,
+      set: (uri: Uri, diags?: Diagnostic[]) => {
+        diagnostics.set(uri.toString(), (diags ?? []).map((d) => ({ message: d.message, severity: d.severity, line: d.range.start.line })));
+      },
+      delete: (uri: Uri) => { diagnostics.delete(uri.toString()); },
+      clear: () => diagnostics.clear(),
+      dispose: () => undefined,
+    }),
+  }),
   env: partial({ appName: 'Visual Studio Code', language: 'en', machineId: 'e2e', sessionId: 'e2e', uriScheme: 'vscode' }),
   workspace: partial({
     workspaceFolders: [{ uri: Uri.file(spec.workspace), name: path.basename(spec.workspace), index: 0 }],
-    textDocuments: [],
+    textDocuments,
     getConfiguration: (section?: string) => ({
-      get: (_key: string, fallback?: unknown) => fallback,
+      // the client's trace shows what it sends (didOpen of the documents its selector takes)
+      get: (key: string, fallback?: unknown) => (key === 'trace.server' ? 'verbose' : fallback),
       inspect: (key: string) => ({ key: `${section}.${key}` }),
       has: () => false,
       update: async () => undefined,
@@ -147,13 +198,14 @@ installVscodeStub(VSCODE_TYPES, {
       return true;
     },
     onDidSaveTextDocument: disposable,
-    onDidOpenTextDocument: disposable,
+    onDidOpenTextDocument: opened.event,
     onDidCloseTextDocument: disposable,
     onDidChangeConfiguration: disposable,
   }),
   window: partial({
     createOutputChannel: (name: string) => partial({
-      name, append: () => undefined, appendLine: () => undefined, show: () => undefined, dispose: () => undefined,
+      name, append: (t: string) => { outputLines.push(t); }, appendLine: (t: string) => { outputLines.push(t); },
+      show: () => undefined, dispose: () => undefined, replace: () => undefined, clear: () => undefined,
     }),
     createStatusBarItem: () => Object.assign(status, {
       show: () => { status.shown = true; },
@@ -209,7 +261,22 @@ async function main(): Promise<void> {
   });
   result.status = { text: status.text, tooltip: String(status.tooltip), command: status.command };
 
-  show(openDoc(spec.graph, 'puppet'));
+  // the documents the client sends (didOpen) and the diagnostics the server publishes for them
+  await step('documents', async () => {
+    for (const d of spec.documents) openDoc(d.file, d.languageId);
+    const uris = spec.documents.map((d) => Uri.file(d.file).toString());
+    // every document the selector takes is sent, and each one the server has diagnostics for gets them
+    while (!uris.some((u) => diagnostics.has(u))) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 1000));
+  });
+  const sent = outputLines.filter((l) => l.includes("Sending notification 'textDocument/didOpen'"));
+  const trace = outputLines.join('\n');
+  result.didOpen = spec.documents.map((d) => Uri.file(d.file).toString())
+    .filter((u) => trace.includes(`"uri": "${u}"`));
+  result.didOpenCount = sent.length;
+  result.diagnostics = Object.fromEntries(diagnostics);
+
+  show(openDoc(spec.graph.file, 'puppet', spec.graph.text));
   const graph = await step('node_graph', () => Promise.resolve(commands.get('puppetXpp.showNodeGraph')!()));
   result.nodeGraph = { answer: graph, panels };
 
@@ -222,7 +289,7 @@ async function main(): Promise<void> {
   const factsUri = shown.find((u) => u.startsWith('puppet-xpp-facts:'));
   result.facts = { returned: facts !== undefined, shown: factsUri, text: factsUri ? docs.get(factsUri)?.text : undefined };
 
-  const lintDoc = openDoc(spec.lint, 'puppet');
+  const lintDoc = openDoc(spec.lint.file, 'puppet', spec.lint.text);
   show(lintDoc);
   result.fixes = await step('fix_all', () => Promise.resolve(commands.get('puppetXpp.fixAll')!()));
   result.fixedText = lintDoc.text;
@@ -234,6 +301,6 @@ async function main(): Promise<void> {
 
 main().then(() => process.exit(0), (e) => {
   console.error(e instanceof Error ? e.stack : e);
-  fs.writeFileSync(spec.result, JSON.stringify({ ...result, error: String(e) }));
+  fs.writeFileSync(spec.result, JSON.stringify({ ...result, error: String(e), output: outputLines.join('\n').slice(-20000) }));
   process.exit(1);
 });
