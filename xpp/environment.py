@@ -48,6 +48,7 @@ from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.grammar.validator.location import NO_NAMESPACE, namespace_for_file
 from puppet_xpp.xpp.compile.layout import XPP_DIR
 from puppet_xpp.xpp.project import ProjectConfig, project_for
+from puppet_xpp.xpp.sources import read_or_raise
 
 __all__ = [
     "Environment",
@@ -118,21 +119,20 @@ def parse_conf(path: str) -> dict[str, str]:
     """``environment.conf``: ``key = value`` lines of the main part (``[main]`` or no section); OSError."""
     out: dict[str, str] = {}
     section = "main"
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line or line[0] in "#;":
-                continue
-            if line.startswith("[") and line.endswith("]"):
-                section = line[1:-1].strip()
-                continue
-            if section != "main" or "=" not in line:
-                continue
-            k, v = line.split("=", 1)
-            v = v.strip()
-            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-                v = v[1:-1]
-            out[k.strip()] = v
+    for line in read_or_raise(path).decode("utf-8", "replace").split("\n"):
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if section != "main" or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        v = v.strip()
+        if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+            v = v[1:-1]
+        out[k.strip()] = v
     return out
 
 
@@ -258,8 +258,7 @@ def metadata_module_name(module_dir: str) -> str | None:
     ``puppet module install`` name the installed directory), or None when there is no readable
     metadata.json or its name is not a valid module name."""
     try:
-        with open(os.path.join(module_dir, "metadata.json"), encoding="utf-8") as f:
-            data = json.load(f)
+        data = json.loads(read_or_raise(os.path.join(module_dir, "metadata.json")).decode("utf-8"))
     except (OSError, ValueError):
         return None
     full = data.get("name") if isinstance(data, dict) else None

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from puppet_xpp.grammar.levels import LEVELS, STRICT_LEVELS
+from puppet_xpp.xpp.sources import read_or_raise
 
 __all__ = [
     "CONFIG_FILE",
@@ -139,8 +140,7 @@ def _table(data: dict[str, Any], pyproject: bool) -> dict[str, Any] | None:
 
 def _read(path: str) -> tuple[str, dict[str, Any]]:
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_or_raise(path)
     except OSError as e:
         raise ProjectError(path, None, f"cannot read: {e.strerror}") from None
     try:
@@ -173,8 +173,7 @@ def _has_table(path: str) -> bool:
         found = _table(data, True) is not None
     except ProjectError:  # a broken pyproject.toml naming our table is ours: reading it says why
         try:
-            with open(path, "rb") as f:
-                found = b"puppet-xpp" in f.read()
+            found = b"puppet-xpp" in read_or_raise(path)
         except OSError:
             found = False
     _tables[path] = (stamp, found)

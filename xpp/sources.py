@@ -33,6 +33,7 @@ not valid UTF-8.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import traceback
@@ -225,6 +226,20 @@ def read_text(
     unreadable, not a regular file, over the size limit)."""
     raw = read_bytes(path, limit=limit, as_user=as_user)
     return None if raw.data is None else raw.data.decode("utf-8", errors)
+
+
+def read_or_raise(path: str, *, limit: int | None = None) -> bytes:
+    """The bytes of a file by the rules of :func:`read_bytes`, for readers whose contract is ``OSError``
+    (``environment.conf``, the project configuration, ``.gitignore``/``.pdkignore``, an ``.xpp`` read
+    back by ``--verify``/``--dump``): a FIFO or device raises instead of blocking or reading for ever."""
+    raw = read_bytes(path, limit=limit)
+    if raw.data is not None:
+        return raw.data
+    diagnostic = raw.diagnostic
+    if diagnostic is not None and diagnostic.code == "NO_SUCH_FILE_OR_DIRECTORY":
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    reason = str(diagnostic.args.get("reason", "not read")) if diagnostic is not None else "not read"
+    raise OSError(errno.EINVAL, reason, path)
 
 
 def directory_owner(path: str) -> tuple[int, int] | None:

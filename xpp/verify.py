@@ -22,6 +22,7 @@ from typing import Any
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.ast_base import line_starts
+from puppet_xpp.xpp.sources import read_or_raise
 
 __all__ = ["verify_bytes", "verify_file", "Summary"]
 
@@ -50,8 +51,7 @@ class Summary:
 
 def verify_file(path: str, summary: Summary | None = None) -> list[str]:
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_or_raise(path)
     except OSError as e:
         return [f"cannot read: {e.strerror or e}"]
     return verify_bytes(data, summary)

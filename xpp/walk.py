@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import pathspec
 
+from puppet_xpp.xpp.sources import read_or_raise
+
 __all__ = ["PDK_IGNORED", "IGNORE_FILES", "Ignores", "Found", "reached", "walk"]
 
 # PDK's DEFAULT_IGNORED (lib/pdk/module.rb, control_repo.rb) and the template .pdkignore's entries for
@@ -94,8 +96,7 @@ class Ignores:
             path = os.path.join(directory, name)
             if os.path.isfile(path):
                 try:
-                    with open(path, encoding="utf-8", errors="replace") as f:
-                        self.add(directory, f.read().splitlines())
+                    self.add(directory, read_or_raise(path).decode("utf-8", "replace").splitlines())
                 except OSError:
                     pass
 

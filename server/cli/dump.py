@@ -29,7 +29,7 @@ from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.server.cli.output import FAILURE_CODES, location
 from puppet_xpp.server.cli.stdin import STDIN, STDIN_DISPLAY, read_stdin
 from puppet_xpp.xpp import XppFormatError
-from puppet_xpp.xpp.sources import Source
+from puppet_xpp.xpp.sources import Source, read_or_raise
 
 __all__ = ["add_arguments", "load", "main", "run", "tree_lines"]
 
@@ -64,8 +64,7 @@ def load(
         from puppet_xpp.grammar.validator.syntax import LoggedDiagnostic
         from puppet_xpp.xpp.result import read_xpp
 
-        with open(path, "rb") as f:
-            program, records = read_xpp(f.read())
+        program, records = read_xpp(read_or_raise(path))
         locator = program.locator if program is not None else ast.make_locator("", path)
         diagnostics: list[Diagnostic] = [
             LoggedDiagnostic(
