@@ -44,6 +44,8 @@ def compile_(*argv, cwd=None):
     fixture has one) unless a test chooses --strict or a language level itself."""
     if not any(a.startswith(("--strict", "--puppet-version")) for a in argv) and "-o" not in argv:
         argv = (*argv, "--strict", "warning")
+    if not any(a.startswith("--puppet-version") for a in argv):  # not auto: the puppet on PATH
+        argv = (*argv, "--puppet-version", "8")
     out, err = io.StringIO(), io.StringIO()
     old = os.getcwd()
     if cwd:

@@ -18,6 +18,8 @@ from puppet_xpp.xpp.runtime import load_or_parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # parses, but validation fails (a variable of another namespace assigned)
 INVALID = "class base::invalid {\n  $base::other = 1\n  notice($base::other)\n}\n"
+# a result that depends on the level and strict (grammar.levels.depends_on): the .xpp records both
+DUPLICATE = "class base::dup {\n  $h = {a => 1, a => 2}\n  notice($h)\n}\n"
 
 
 @pytest.fixture()
@@ -26,8 +28,12 @@ def env(tmp_path):
     shutil.copytree(os.path.join(ROOT, "examples", "production"), d, ignore=shutil.ignore_patterns(".xpp"))
     (d / "modules" / "base" / "manifests" / "broken.pp").write_text("class base::broken {\n  $x = [1, 2\n}\n")
     (d / "modules" / "base" / "manifests" / "invalid.pp").write_text(INVALID)
+    (d / "modules" / "base" / "manifests" / "dup.pp").write_text(DUPLICATE)
     out = subprocess.run(
-        [sys.executable, "-m", "puppet_xpp", "--compile", str(d)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "puppet_xpp", "--compile", str(d), "--puppet-version", "8"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 1, out.stderr  # the broken manifest
     return d
@@ -126,8 +132,8 @@ def test_dump_of_such_an_xpp_shows_both(env, oracle):
 def test_other_settings_are_not_used(env, caplog):
     from puppet_xpp.xpp.result import read_document
 
-    pp = _init(env)
-    recorded = read_document(_xpp(env, "init").read_bytes()).settings
+    pp = str(env / "modules" / "base" / "manifests" / "dup.pp")
+    recorded = read_document(_xpp(env, "dup").read_bytes()).settings
     assert set(recorded) == {"puppet_version", "strict", "tasks"}
     other = next(v for v in ("8", "7", "7.23") if v != recorded["puppet_version"])
     with caplog.at_level(logging.WARNING, logger="puppet-xpp.runtime"):
@@ -177,8 +183,8 @@ def test_one_currency_rule_for_runtime_and_compile(env):
     from puppet_xpp.xpp.compile.current import currency, is_current
     from puppet_xpp.xpp.envelope import unwrap
 
-    pp = env / "modules" / "base" / "manifests" / "init.pp"
-    _fmt, params, _payload = unwrap(_xpp(env, "init").read_bytes())
+    pp = env / "modules" / "base" / "manifests" / "dup.pp"
+    _fmt, params, _payload = unwrap(_xpp(env, "dup").read_bytes())
     source = pp.read_bytes()
     assert is_current(params, source, {"puppet_version": "8", "strict": None, "tasks": False})
     assert is_current(params, source.decode(), {})

@@ -114,7 +114,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "relative entries are relative to the current directory)",
     )
     p.add_argument("--manifest", metavar="PATH", help="single-file mode: the main manifest (location rules)")
-    levels.add_cli_arguments(p)  # --puppet-version, --strict (both in the settings fingerprint)
+    # --puppet-version (also auto: the default, the level of the puppet on PATH), --strict (both in the
+    # settings fingerprint)
+    levels.add_cli_arguments(p, auto=True)
     p.add_argument("--tasks", action="store_true", help="single-file mode: compile in tasks (Bolt plan) mode")
     p.add_argument("--report", metavar="FILE", help="write the per-file results (JSON, or --report-format)")
     p.add_argument(
@@ -430,10 +432,12 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
         "with_errors": 0,
         "failed": 0,
     }
+    chosen: dict[str, Any] | None = None
     for envdir in a.paths or ["."]:
         try:
             # the project configuration (xpp.project) gives what the command line leaves unsaid
             env_opts = _with_project(opts, envdir)
+            env_opts, chosen = _with_level(env_opts, disp)
             env = detect_environment(envdir, basemodulepath=a.basemodulepath, modulepath=env_opts.modulepath)
             for level, msg in env.notes:
                 disp.note(level, f"{envdir}: {msg}")
@@ -457,7 +461,31 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
         elif r.with_errors and status == 0:
             status = 1
     totals["seconds"] = round(time.monotonic() - t0, 3)
-    return status, {"version": 1, "environments": reports, "summary": totals}
+    report: dict[str, Any] = {"version": 1, "environments": reports, "summary": totals}
+    if chosen is not None:
+        report["puppet_version"] = chosen
+    return status, report
+
+
+_noted: set[str] = set()
+
+
+def _with_level(opts: Any, disp: Display) -> tuple[Any, dict[str, Any]]:
+    """``opts`` with the language level resolved: the one given (command line, project configuration),
+    else the level of the ``puppet`` on PATH (:mod:`xpp.compile.installed`, asked once per process; a
+    note on stderr when there is none and the default level is used), and how it was chosen (for the
+    report)."""
+    import dataclasses
+
+    if opts.puppet_version not in (None, levels.AUTO):
+        return opts, {"level": opts.puppet_version, "source": "given"}
+    from puppet_xpp.xpp.compile.installed import detect
+
+    found = detect()
+    if found.note is not None and found.note not in _noted:
+        _noted.add(found.note)
+        disp.note("notice", f"--puppet-version auto: {found.note}")
+    return dataclasses.replace(opts, puppet_version=found.level), found.report()
 
 
 def _with_project(opts: Any, envdir: str) -> Any:
@@ -503,6 +531,13 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         disp.note("error", str(ctx.project.error))
         return 2, {"version": 1, "file": shown(src), "error": str(ctx.project.error)}
     puppet_version, strict = ctx.level_and_strict(a.puppet_version, a.strict)
+    if puppet_version in (None, levels.AUTO):
+        from puppet_xpp.xpp.compile.installed import detect
+
+        found = detect()
+        if found.note is not None:
+            disp.note("notice", f"--puppet-version auto: {found.note}")
+        puppet_version = found.level
     t0 = time.monotonic()
     try:
         data, rows = compile_file(

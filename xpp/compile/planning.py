@@ -12,8 +12,12 @@ What is compiled (:func:`plan`): every ``.pp`` below each module's ``manifests/`
 ``types/`` and ``plans/`` (plans in tasks mode, by :func:`xpp.environment.is_plan_file`), and the
 environment's own manifest (file or directory) and its ``functions/``, ``types/``, ``plans/`` as the
 reserved module ``environment``.  Output paths and recorded file names come from
-:func:`xpp.compile.layout.xpp_targets`.  A manifest outside the environment directory goes to
-``.xpp/modules/environment/manifests/<name>``.
+:func:`xpp.compile.layout.xpp_targets`.  The main manifest outside the environment directory and its
+module path (``manifest = /srv/shared/site.pp``) is still the environment's: it goes to
+``.xpp/modules/environment/manifests/<file name>`` (a manifest directory: ``manifests/<path inside
+it>``), where the runtime looks for the environment's configured manifest (docs/xpp-format.md).  A
+file that is not the configured manifest and lies outside both (``puppet apply /tmp/x.pp``) has no
+place in the layout: it is never compiled, and the runtime parses it without a word.
 
 :func:`plan_file` answers the same question for one file without walking the environment (the language
 server's ``.xpp`` on save).
@@ -103,9 +107,10 @@ class _Planner:
         env = self.env
         tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
         target = self.target_of(src)
-        if target is not None and target.module == module:
-            out, recorded = target.out_path, target.recorded
-        else:  # the main manifest outside the environment: environment/manifests/...
+        # the main manifest (fallback_rel given) inside the environment or a module keeps its place there
+        if target is not None and (target.module == module or fallback_rel is not None):
+            out, recorded, module = target.out_path, target.recorded, target.module
+        else:  # the main manifest outside the environment and its modules: environment/manifests/...
             assert fallback_rel is not None  # (walk gives it for the manifest directory)
             out = os.path.join(self.out_base, module, layout.xpp_name(fallback_rel))
             recorded = layout.recorded_name(env.root, src)
@@ -140,6 +145,8 @@ def plan(
         job = planner.job(src, module, fallback_rel)
         if isinstance(job, str):
             skipped.append((src, job))
+        elif seen_out.get(job.out) == src:
+            pass  # the main manifest lying in a module: reached again by the module's walk
         elif job.out in seen_out:
             skipped.append((src, f"maps to the same .xpp as {seen_out[job.out]}; skipped"))
         else:

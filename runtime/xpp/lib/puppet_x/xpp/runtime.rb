@@ -72,11 +72,13 @@ module PuppetX
           end
         end
 
-        # The .xpp of source `file` in the current environment, or nil when it lies outside its layout.
+        # The .xpp of source `file` in the current environment, or nil when it lies outside its layout (no
+        # .xpp was ever meant for it: `puppet apply /tmp/x.pp`, an environment without a directory).
         def xpp_path_for(file)
           env = Puppet.lookup(:current_environment) { nil }
           return nil unless env
-          envdir = env.configuration.path_to_env rescue nil
+          conf = env.configuration rescue nil
+          envdir = conf&.path_to_env
           return nil unless envdir
           envdir = File.expand_path(envdir)
           file = File.expand_path(file)
@@ -89,6 +91,22 @@ module PuppetX
           end
           prefix = envdir + '/'
           return File.join(base, 'environment', xpp_name(file[prefix.size..])) if file.start_with?(prefix)
+          rel = outside_manifest(conf, file)
+          rel && File.join(base, 'environment', 'manifests', xpp_name(rel))
+        end
+
+        # `file`'s path below `manifests/` when it is the environment's configured main manifest
+        # (environment.conf's `manifest`, else `default_manifest`) lying outside the environment and its
+        # module path: its file name, or its path inside a manifest directory (docs/xpp-format.md).  The
+        # manifest `puppet apply FILE` names replaces the environment's only for that run: not this one.
+        def outside_manifest(conf, file)
+          manifest = conf.manifest
+          return nil unless manifest.is_a?(String) && !manifest.empty?
+          manifest = File.expand_path(manifest)
+          return File.basename(file) if file == manifest
+          prefix = manifest + '/'
+          file[prefix.size..] if file.start_with?(prefix)
+        rescue StandardError
           nil
         end
 
@@ -101,11 +119,13 @@ module PuppetX
           t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
           st = stats
           xpp = xpp_path_for(file)
+          if xpp.nil? # never compiled (not in the layout): parsed, as without the runtime, without a warning
+            Puppet.debug("xpp: #{file} lies outside the environment's .xpp layout; parsing it")
+            return yield
+          end
           doc = nil
           reason =
-            if xpp.nil?
-              'the file lies outside the environment\'s .xpp layout'
-            elsif !File.exist?(xpp)
+            if !File.exist?(xpp)
               'it does not exist'
             else
               begin
