@@ -17,8 +17,11 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -380,11 +383,36 @@ class Document:
 
     def _analyse_apart(self, job: Future[None]) -> None:
         try:
-            self.analysis()
+            with _brisk_switching():
+                self.analysis()
         except Exception:  # (reported by the worker's analysis(), which meets it again)
             pass
         finally:
             job.set_result(None)
+
+
+_switching_lock = threading.Lock()
+_switching: list[float] = []  # the interval to restore, while analyses run apart
+
+
+@contextmanager
+def _brisk_switching() -> Iterator[None]:
+    """Python's thread switch interval at 1 ms while an analysis runs apart (default 5 ms): a request
+    on another document passes the GIL between the transport, the event loop and the worker several
+    times, each time waiting up to one interval for the analysis' thread to let go of it."""
+    with _switching_lock:
+        if not _switching:
+            _switching.append(sys.getswitchinterval())
+            sys.setswitchinterval(min(_switching[0], 0.001))
+        else:
+            _switching.append(_switching[0])
+    try:
+        yield
+    finally:
+        with _switching_lock:
+            restore = _switching.pop()
+            if not _switching:
+                sys.setswitchinterval(restore)
 
 
 def path_of_uri(uri: str) -> str | None:

@@ -1,0 +1,94 @@
+"""A huge document in the language server (issue 26 item 12), through a real LSP client (pytest-lsp):
+while a 5 MB manifest is being analysed, hover and completion on another, small document are delayed by
+100 ms at most beyond their usual time (the big one's analysis runs apart: Document.analyse_apart),
+and the big document's diagnostics arrive within a bound that is generous for CI's two shared cores.
+
+On 7354be1 the server analysed everything on its one worker thread: the small document's requests waited
+for the whole analysis of the big one (seconds), and that analysis took 20-40 s."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import statistics
+import time
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.lsp.publishes import REPO, mark, open_file, wait_publish, workspace_client
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SMALL = "class small (String $name = 'x') {\n  notify { $name: message => \"hello ${name}\" }\n}\n"
+# seconds a request on another document may be delayed while the big one is analysed
+REQUEST_LIMIT = 0.1
+# seconds from didOpen to the big document's diagnostics: 21 s at load 9.7 on 2 cores (the issue: 40 s)
+DIAGNOSTICS_LIMIT = 30.0
+
+client = workspace_client("hugews", "_huge_root")
+
+
+def _bench() -> Any:
+    """bench/bench_huge.py (its input shapes: valid Puppet throughout)."""
+    spec = importlib.util.spec_from_file_location("bench_huge", os.path.join(REPO, "bench", "bench_huge.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def _timed(request: Any) -> tuple[float, Any]:
+    start = time.monotonic()
+    answer = await request
+    return time.monotonic() - start, answer
+
+
+async def test_huge_document_delays_no_other(client: LanguageClient) -> None:
+    root = client._huge_root  # type: ignore[attr-defined]
+    at = mark(client)
+    small = open_file(client, root, "small/manifests/init.pp", SMALL)
+    await wait_publish(client, small, 1, after=at)
+    name = types.TextDocumentIdentifier(uri=small)
+    hover = types.HoverParams(text_document=name, position=types.Position(line=1, character=12))
+    complete = types.CompletionParams(text_document=name, position=types.Position(line=1, character=2))
+    alone = []  # how long the requests take with no big document (on this machine, at this load)
+    for k in range(8):  # (the first ones warm up: the features' first use imports their modules)
+        took, answer = await _timed(client.text_document_hover_async(hover))
+        assert answer is not None
+        took_too, _items = await _timed(client.text_document_completion_async(complete))
+        if k >= 3:
+            alone += [took, took_too]
+    usual = statistics.median(alone)
+
+    text = _bench().make_classes(5_000_000)
+    at = mark(client)
+    opened = time.monotonic()
+    big = open_file(client, root, "site.pp", text)  # (outside a module: no location rule)
+    waits: list[tuple[str, float]] = []
+    publish = asyncio.ensure_future(wait_publish(client, big, 1, after=at, timeout=120))
+    await asyncio.sleep(0.2)  # (the big document is being analysed now)
+    while not publish.done() and len(waits) < 40:
+        took, answer = await _timed(client.text_document_hover_async(hover))
+        assert answer is not None and "name" in str(answer.contents)
+        waits.append(("hover", took))
+        took, _items = await _timed(client.text_document_completion_async(complete))
+        waits.append(("completion", took))
+        await asyncio.sleep(0.05)
+    found = await publish
+    diagnosed = time.monotonic() - opened
+    assert not found.diagnostics, found.diagnostics[:3]
+    slow = [(kind, round(took, 3)) for kind, took in waits if took > usual + REQUEST_LIMIT]
+    assert not slow, (
+        f"requests on the small document waited for the big one: {slow} (of {len(waits)}; "
+        f"{usual * 1000:.0f} ms without it)"
+    )
+    assert len(waits) >= 6, f"the big document was analysed before the requests could be timed: {waits}"
+    assert diagnosed <= DIAGNOSTICS_LIMIT, f"the 5 MB document's diagnostics took {diagnosed:.1f} s"
+    print(
+        f"\n5 MB document: diagnostics in {diagnosed:.2f} s; {len(waits)} requests on another document "
+        f"meanwhile, slowest {max(took for _k, took in waits) * 1000:.0f} ms ({usual * 1000:.0f} ms without it)"
+    )

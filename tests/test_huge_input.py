@@ -1,0 +1,76 @@
+"""Bounded work on huge input (issue 26 item 12): ``puppet-xpp validate`` of a 5 MB manifest, valid Puppet
+throughout, in a child process within a generous time and 300 MB of peak RSS (the child's own
+``ru_maxrss``), for two of bench/bench_huge.py's shapes: ``classes`` (many distinct classes with resources,
+conditionals, interpolation and lambdas) and ``heredoc`` (long heredocs with interpolation).  On 7354be1:
+396 MB and 329 MB.
+
+Also the fact grammar.gcpause relies on when it freezes what a parse made: a parse and a validation make
+no reference cycles (reference counting frees all of it)."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from puppet_xpp.grammar.check import CheckConfig, check
+from tests.conformance.corpus import corpus_files
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZE = 5_000_000
+MEMORY_LIMIT_MB = 300
+TIME_LIMIT = 60.0  # seconds: 3-5 s on an idle machine; generous for CI's two shared cores
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_huge", os.path.join(REPO, "bench", "bench_huge.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("shape", ["classes", "heredoc"])
+def test_huge_manifest_validated_within_bounds(shape: str, tmp_path: Any) -> None:
+    huge = tmp_path / "site.pp"  # (outside a module: no location rule)
+    huge.write_text(_bench().SHAPES[shape](SIZE), encoding="utf-8")
+    command = [sys.executable, "-m", "puppet_xpp", "validate", str(huge)]
+    outputs = tmp_path / "out.txt", tmp_path / "err.txt"
+    start = time.monotonic()
+    with open(outputs[0], "wb") as out_file, open(outputs[1], "wb") as err_file:
+        process = subprocess.Popen(command, stdout=out_file, stderr=err_file, cwd=str(tmp_path))
+        _pid, status, usage = os.wait4(process.pid, 0)  # (the child's own peak RSS)
+    elapsed = time.monotonic() - start
+    out, err = (path.read_text(errors="replace") for path in outputs)
+    code = os.waitstatus_to_exitcode(status)
+    peak_mb = usage.ru_maxrss / 1024
+    assert code == 0, (code, out[-2000:], err[-2000:])  # (valid Puppet: nothing to report)
+    assert elapsed <= TIME_LIMIT, f"validate of a 5 MB manifest took {elapsed:.1f} s"
+    assert peak_mb <= MEMORY_LIMIT_MB, f"validate of a 5 MB manifest peaked at {peak_mb:.0f} MB"
+
+
+def test_parse_and_validation_make_no_cycles() -> None:
+    """What grammar.gcpause freezes after a big parse would leak if it held cycles: it holds none."""
+    texts = [_bench().make_classes(200_000)]
+    for path in corpus_files("pp")[:200]:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            texts.append(handle.read())
+    check("$x = [1]", CheckConfig(file="/x/site.pp"))  # (first use: what imports and caches make)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for text in texts:
+            result = check(text, CheckConfig(file="/x/site.pp"))
+            assert result.program is not None
+            del result
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
