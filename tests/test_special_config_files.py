@@ -63,3 +63,27 @@ def test_xpp_readers_refuse_a_fifo(tmp_path: Path, mode: str) -> None:
     result = run(mode, str(fifo))
     assert result.returncode != 0
     assert "FIFO" in result.stdout + result.stderr, (result.stdout, result.stderr)
+
+
+def test_language_server_lint_rc_setting_naming_a_fifo(tmp_path: Path) -> None:
+    """The server's ``lint.rcPath`` setting naming a FIFO: lint's configuration is read by the one rule
+    (puppet-lint's defaults), where a plain ``open()`` blocked the lint of every document."""
+    fifo = tmp_path / "lint.rc"
+    os.mkfifo(fifo)
+    code = (
+        "import sys\n"
+        "from puppet_xpp.server.analysis.lint import config_for\n"
+        "from puppet_xpp.server.analysis.workspace import LintSettings\n"
+        "cfg = config_for(sys.argv[1], LintSettings(rc_path=sys.argv[2]))\n"
+        "print(sorted(cfg.enabled) == sorted(config_for(None, LintSettings()).enabled))\n"
+    )
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "init.pp"), str(fifo)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading lint.rcPath that names a FIFO did not end")
+    assert result.stdout.strip() == "True", result.stderr

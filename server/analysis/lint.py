@@ -25,6 +25,7 @@ from puppet_xpp.lint.run import lint
 from puppet_xpp.lint.tokens import Tok, link, tokenise
 from puppet_xpp.server.analysis.document import LspDiagnostic
 from puppet_xpp.server.analysis.workspace import LintSettings
+from puppet_xpp.xpp.sources import read_text
 
 Pos = tuple[int, int]
 Edit = tuple[Pos, Pos, str]  # (start, end, new text)
@@ -66,6 +67,12 @@ def config_for(path: str | None, settings: LintSettings) -> LintConfig:
     return _read_config(rc, mtime, options)
 
 
+def read_rc(path: str) -> str | None:
+    """An rc file, by the one reading rule (a FIFO or a device named ``.puppet-lint.rc`` is not read):
+    how both the command line and the language server read puppet-lint's rc files."""
+    return read_text(path, errors="replace")
+
+
 @functools.lru_cache(maxsize=64)
 def _read_config(rc: str | None, mtime: float, options: tuple[str, ...] = ()) -> LintConfig:
     """The configuration of rc file ``rc`` (None: puppet-lint's defaults) as it was at ``mtime``, with
@@ -73,7 +80,7 @@ def _read_config(rc: str | None, mtime: float, options: tuple[str, ...] = ()) ->
     try:
         if rc is None:
             return load_config(list(options), cwd="/nonexistent")[0]
-        return load_config(list(options), rc=rc)[0]
+        return load_config(list(options), rc=rc, read=read_rc)[0]
     except UsageError:
         return LintConfig()
 

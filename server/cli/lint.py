@@ -153,8 +153,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if "-h" in arguments or "--help" in arguments:
         out.write(HELP + "\n")
         return 0
+    from puppet_xpp.server.analysis.lint import read_rc  # the one way rc files are read
+
     try:
-        cfg, paths = load_config(arguments, read=_read_rc)
+        cfg, paths = load_config(arguments, read=read_rc)
     except UsageError as e:  # puppet-lint's words, on its stream (standard output)
         out.write(f"puppet-lint: {e}\n{TRY_HELP}\n")
         return 1
@@ -237,13 +239,6 @@ def _read(given: str, name: str) -> tuple[str, os.stat_result | None] | Problem 
         assert raw.diagnostic is not None  # a file not read has the diagnostic saying why
         return Problem("io", "error", raw.diagnostic.message, 0, 0)
     return raw.data.decode("utf-8", "surrogateescape"), raw.stat
-
-
-def _read_rc(path: str) -> str | None:
-    """An rc file, by the one reading rule (a FIFO or a device named ``.puppet-lint.rc`` is not read)."""
-    from puppet_xpp.xpp.sources import read_text
-
-    return read_text(path, errors="replace")
 
 
 def _one(given: str, name: str, lint_run: Run) -> int | None:
