@@ -10,7 +10,6 @@ no reference cycles (reference counting frees all of it)."""
 from __future__ import annotations
 
 import gc
-import importlib.util
 import os
 import subprocess
 import sys
@@ -21,25 +20,17 @@ import pytest
 
 from puppet_xpp.grammar.check import CheckConfig, check
 from tests.conformance.corpus import corpus_files
+from tests.huge_shapes import bench_huge
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = 5_000_000
 MEMORY_LIMIT_MB = 300
 TIME_LIMIT = 60.0  # seconds: 3-5 s on an idle machine; generous for CI's two shared cores
 
 
-def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_huge", os.path.join(REPO, "bench", "bench_huge.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("shape", ["classes", "heredoc"])
 def test_huge_manifest_validated_within_bounds(shape: str, tmp_path: Any) -> None:
     huge = tmp_path / "site.pp"  # (outside a module: no location rule)
-    huge.write_text(_bench().SHAPES[shape](SIZE), encoding="utf-8")
+    huge.write_text(bench_huge().SHAPES[shape](SIZE), encoding="utf-8")
     command = [sys.executable, "-m", "puppet_xpp", "validate", str(huge)]
     outputs = tmp_path / "out.txt", tmp_path / "err.txt"
     start = time.monotonic()
@@ -57,7 +48,7 @@ def test_huge_manifest_validated_within_bounds(shape: str, tmp_path: Any) -> Non
 
 def test_parse_and_validation_make_no_cycles() -> None:
     """What grammar.gcpause freezes after a big parse would leak if it held cycles: it holds none."""
-    texts = [_bench().make_classes(200_000)]
+    texts = [bench_huge().make_classes(200_000)]
     for path in corpus_files("pp")[:200]:
         with open(path, encoding="utf-8", errors="surrogateescape") as handle:
             texts.append(handle.read())

@@ -9,8 +9,6 @@ for the whole analysis of the big one (seconds), and that analysis took 20-40 s.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
 import statistics
 import time
 from typing import Any
@@ -19,7 +17,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.publishes import REPO, mark, open_file, wait_publish, workspace_client
+from tests.huge_shapes import bench_huge
+from tests.lsp.publishes import mark, open_file, wait_publish, workspace_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -30,15 +29,6 @@ REQUEST_LIMIT = 0.1
 DIAGNOSTICS_LIMIT = 30.0
 
 client = workspace_client("hugews", "_huge_root")
-
-
-def _bench() -> Any:
-    """bench/bench_huge.py (its input shapes: valid Puppet throughout)."""
-    spec = importlib.util.spec_from_file_location("bench_huge", os.path.join(REPO, "bench", "bench_huge.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 async def _timed(request: Any) -> tuple[float, Any]:
@@ -64,7 +54,7 @@ async def test_huge_document_delays_no_other(client: LanguageClient) -> None:
             alone += [took, took_too]
     usual = statistics.median(alone)
 
-    text = _bench().make_classes(5_000_000)
+    text = bench_huge().make_classes(5_000_000)
     at = mark(client)
     opened = time.monotonic()
     big = open_file(client, root, "site.pp", text)  # (outside a module: no location rule)
