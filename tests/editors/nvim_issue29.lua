@@ -3,6 +3,7 @@
 -- Puppetfile and a module's metadata.json (not to other JSON).
 -- Run by tests/editors/test_neovim_issue29.py with $PUPPET_XPP_NVIM_TEST = a JSON file:
 --   { plugin_dir, mode ('setup' | 'enable'), cmd, graph_manifest, graph_unsaved (a line added, not saved),
+--     broken_manifest (Puppet cannot compile it),
 --     resource_manifest, resource = {type, title},
 --     lint_manifest, puppetfile, metadata, other_json, result, step_ms }
 -- The commands are asynchronous: each step waits for what the user would see (a scratch buffer, the
@@ -75,6 +76,16 @@ local function main()
     local shown = buffer_named(name)
     result.graph = { lines = lines(shown), filetype = vim.bo[shown].filetype, buftype = vim.bo[shown].buftype,
       current = vim.api.nvim_get_current_buf() == shown }
+  end)
+
+  harness.step('node_graph_error', function()
+    local buf = open(spec.broken_manifest)
+    assert(wait_attached(buf), 'no client on ' .. spec.broken_manifest)
+    local said = #result.notes
+    vim.cmd('PuppetNodeGraph')
+    assert(vim.wait(spec.step_ms, function() return #result.notes > said end, 20), 'nothing said')
+    result.graph_error = { notes = vim.list_slice(result.notes, said + 1),
+      shown = buffer_named('puppet-xpp://nodegraph/' .. spec.broken_manifest .. '.dot') ~= nil }
   end)
 
   harness.step('resource', function()

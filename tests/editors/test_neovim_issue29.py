@@ -44,6 +44,8 @@ notify { 'first': }
 """
 # a line added in the editor and not saved: the node graph is of the editor's text
 UNSAVED = "notify { 'unsaved': }"
+# evaluated, it fails: Puppet's own error message is what the editor shows
+BROKEN = "notify { 'before': }\nfail('puppet-xpp: this catalog does not compile')\n"
 PUPPETFILE = (
     "forge 'https://forge.puppet.com'\n\nmod 'puppetlabs/stdlib', '9.4.1'\nmod 'demo', :local => true\n"
 )
@@ -69,6 +71,7 @@ def environment_files(root: Path) -> dict[str, Path]:
         "environment.conf": "modulepath = modules\n",
         "manifests/graph.pp": GRAPH.replace("@OUT@", str(root / "out")),
         "manifests/resource.pp": "# top\n# bottom\n",
+        "manifests/broken.pp": BROKEN,
         "modules/demo/manifests/lint.pp": LINTED,
         "modules/demo/metadata.json": json.dumps(METADATA, indent=2) + "\n",
         "Puppetfile": PUPPETFILE,
@@ -106,6 +109,18 @@ def puppet_graph(env: Path, manifest: Path, tmp_path: Path) -> tuple[set[str], s
     done = run(argv)
     assert done.returncode in (0, 2), done.stderr
     return dot_graph(tmp_path / "graphs" / "expanded_relationships.dot")
+
+
+def puppet_error(env: Path, manifest: Path, tmp_path: Path) -> str:
+    """The message of the error ``puppet apply --noop`` stops ``manifest`` with (its last ``Error:`` line, up
+    to the position Puppet appends)."""
+    state = tmp_path / "state-error"
+    argv = ["puppet", "apply", "--noop", "--color=false", f"--vardir={state / 'var'}"]
+    argv += [f"--{k}={state}" for k in ("confdir", "codedir", "logdir", "rundir")]
+    done = run([*argv, "--modulepath", str(env / "modules"), str(manifest)])
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = [x for x in done.stderr.splitlines() if x.startswith("Error: ")][-1]  # after facter's own
+    return line.removeprefix("Error: ").split(" (file: ")[0].split(" on node ")[0]
 
 
 def check_facts(shown: dict[str, Any]) -> None:
@@ -156,6 +171,7 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
         "cmd": [str(server_wrapper(tmp_path / "bin")), "--stdio"],
         "graph_manifest": str(files["manifests/graph.pp"]),
         "graph_unsaved": UNSAVED,
+        "broken_manifest": str(files["manifests/broken.pp"]),
         "resource_manifest": str(files["manifests/resource.pp"]),
         "resource": {"type": "user", "title": "root"},
         "lint_manifest": str(files["modules/demo/manifests/lint.pp"]),
@@ -196,6 +212,12 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
     } <= got_edges
     family = json.loads(run(["facter", "--json", "os.family"]).stdout)["os.family"]
     assert f"Notify[family {family}]" in got_vertices, ctx
+
+    # a manifest Puppet cannot compile: Puppet's own error as an error message, no graph buffer
+    own = puppet_error(env, files["manifests/broken.pp"], tmp_path)
+    said = res["graph_error"]["notes"]
+    assert [n["level"] for n in said] == [4] and own in said[0]["msg"], ctx  # vim.log.levels.ERROR
+    assert res["graph_error"]["shown"] is False, ctx
 
     # :PuppetResource user root: what `puppet resource user root` prints, below the line the cursor was on
     printed = run(["puppet", "resource", "user", "root"])

@@ -31,10 +31,12 @@ import pytest
 import puppet_xpp
 from tests.editors import VSCODE, server_wrapper
 from tests.editors.test_neovim_issue29 import (
+    BROKEN,
     UNSAVED,
     check_facts,
     environment_files,
     missing_dependencies,
+    puppet_error,
     puppet_graph,
     run,
 )
@@ -90,6 +92,7 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
         # the editor's text, not saved: the server has it from didOpen
         "graph": {"file": str(files["manifests/graph.pp"]), "text": graph_text},
         # the cursor on line 1 ("# bottom"): the text goes at the start of that line, as puppet-vscode does
+        "graphError": {"file": str(files["manifests/broken.pp"]), "text": BROKEN},
         "resource": {"file": str(files["manifests/resource.pp"]), "line": 1, "inputs": ["user", "root"]},
         "lint": {"file": str(files["modules/demo/manifests/lint.pp"]), "text": lint_text},
         "documents": [
@@ -156,6 +159,14 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
         escaped = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
         assert f'<g class="vertex" data-label="{escaped}">' in html, label
     assert html.count('<line class="edge"') == len(edges), ctx
+
+    # a manifest Puppet cannot compile: Puppet's own error, as a message and on the page
+    error = res["nodeGraphError"]
+    own = puppet_error(env, files["manifests/broken.pp"], tmp_path)
+    assert [n["kind"] for n in error["notifications"]] == ["error"], ctx
+    assert own in error["notifications"][0]["text"] and own in error["answer"]["graph"]["error"], ctx
+    (page,) = error["panels"]
+    assert page["title"] == "Node Graph 'broken.pp'" and "<svg" not in page["webview"]["html"], ctx
 
     # Puppet: Resource, asked "user" then "root": `puppet resource user root`'s text before line 1
     printed = run(["puppet", "resource", "user", "root"])

@@ -10,7 +10,8 @@
 // selector takes (didOpen, seen in its verbose trace) with the editor's text, which may differ from the file's;
 // the diagnostics the client receives are recorded per document. Edits are not sent (no didChange).
 // Run by tests/editors/test_vscode_issue29.py with a JSON spec in $PUPPET_XPP_E2E:
-//   { bundle, path, workspace, storage, version, graph: {file, text}, resource: {file, line, inputs},
+//   { bundle, path, workspace, storage, version, graph: {file, text}, graphError: {file, text} (a manifest
+//     Puppet cannot compile), resource: {file, line, inputs},
 //     lint: {file, text}, documents: [{file, languageId}], result }
 import * as fs from 'fs';
 import * as path from 'path';
@@ -25,6 +26,7 @@ interface Spec {
   storage: string;
   version: string;
   graph: { file: string; text: string };
+  graphError: { file: string; text: string };
   resource: { file: string; line: number; inputs: string[] };
   lint: { file: string; text: string };
   documents: { file: string; languageId: string }[];
@@ -278,7 +280,12 @@ async function main(): Promise<void> {
 
   show(openDoc(spec.graph.file, 'puppet', spec.graph.text));
   const graph = await step('node_graph', () => Promise.resolve(commands.get('puppetXpp.showNodeGraph')!()));
-  result.nodeGraph = { answer: graph, panels };
+  result.nodeGraph = { answer: graph, panels: [...panels] };
+
+  show(openDoc(spec.graphError.file, 'puppet', spec.graphError.text));
+  const said = notifications.length;
+  const failed = await step('node_graph_error', () => Promise.resolve(commands.get('puppetXpp.showNodeGraph')!()));
+  result.nodeGraphError = { answer: failed, notifications: notifications.splice(said), panels: panels.slice(1) };
 
   const resourceDoc = openDoc(spec.resource.file, 'puppet');
   show(resourceDoc, spec.resource.line);
