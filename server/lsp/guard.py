@@ -227,6 +227,8 @@ def _reason(exc: BaseException) -> str:
             e = e.__cause__
         else:
             break
+    if isinstance(e, KeyError) and e.args:
+        return f"missing field {e.args[0]}"
     text = str(e if e is not None else exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
