@@ -20,6 +20,7 @@ language server converts them (server/analysis/filekinds.py ``FileText``).
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -32,9 +33,14 @@ ERROR, WARNING = "error", "warning"
 DECLARATIONS = {"mod": (1, 2), "forge": (1, 1), "moduledir": (1, 1), "exclusion": (1, 1)}
 # Kernel methods a Puppetfile may call (Ruby finds them before the DSL's method_missing)
 KERNEL_METHODS = frozenset(
-    "puts print p pp warn raise fail require require_relative load format sprintf lambda proc loop "
-    "abort exit sleep rand srand Integer Float String Array Hash catch throw binding block_given? "
-    "caller freeze frozen? instance_variable_get instance_variable_set defined? attr_accessor".split()
+    "puts print printf putc p pp warn raise fail require require_relative load format sprintf lambda proc "
+    "loop abort exit exit! sleep rand srand Integer Float String Array Hash Rational Complex catch throw "
+    "binding block_given? caller caller_locations freeze frozen? instance_variable_get "
+    "instance_variable_set instance_variables instance_eval instance_exec __dir__ __method__ "
+    "local_variables global_variables at_exit autoload eval gets readline readlines select system exec "
+    "spawn open test trap send public_send respond_to? method methods class object_id nil? is_a? "
+    "kind_of? instance_of? tap then yield_self dup clone inspect to_s hash display itself "
+    "define_singleton_method singleton_class extend".split()
 )
 
 # the module types in r10k's registration order, with their ``setopts`` keys (lib/r10k/module/*.rb):
@@ -277,6 +283,13 @@ def value_of(node: Node) -> Value:
     return Value(text, None, False, False, ext)
 
 
+STRING_KEY = "\0"  # before an option's key written as a string (``'git' =>``): r10k never reads it
+
+
+def string_key_hint(key: str) -> str:
+    return f"; '{key}' is a string: r10k reads options by symbol (:{key} => or {key}:)"
+
+
 def parenthesized(call: Node) -> bool:
     """The call's arguments are in parentheses (``mod('x')``)."""
     args = call.child_by_field_name("arguments")
@@ -287,6 +300,54 @@ def command_call(node: Node) -> bool:
     """A call with arguments and without parentheses (``mod 'x'``): Ruby's command call."""
     return (
         node.type == "call" and node.child_by_field_name("arguments") is not None and not parenthesized(node)
+    )
+
+
+# where Ruby takes a call without parentheses (a command call): a statement, an assignment's value, a
+# modifier's, ``and``/``or``/``not``, ``return``/``break``/``next``; anywhere else (an argument, an array
+# element, an operand) it is a syntax error tree-sitter does not report
+STATEMENT_PARENTS = frozenset(
+    "program then else ensure begin body_statement block_body do parenthesized_statements interpolation "
+    "assignment operator_assignment if_modifier unless_modifier while_modifier until_modifier "
+    "rescue_modifier return break next".split()
+)
+
+
+def command_position(node: Node) -> bool:
+    parent = node.parent
+    if parent is None or parent.type in STATEMENT_PARENTS:
+        return True
+    operator = node_text(parent.child_by_field_name("operator"))
+    return (parent.type == "binary" and operator in ("and", "or")) or (
+        parent.type == "unary" and operator == "not"
+    )
+
+
+# the fields and nodes where an identifier names no method called: a call's method (read with the
+# call), a definition's name, a pattern's or a key's binding, a parameter, an assignment's target
+NOT_CALLED_FIELDS = ("method", "name", "pattern", "key")
+BINDING_PARENTS = frozenset(
+    "left_assignment_list destructured_left_assignment rest_assignment exception_variable "
+    "hash_pattern array_pattern find_pattern keyword_pattern".split()
+)
+
+
+def method_call(node: Node) -> bool:
+    """The identifier is evaluated as a method call when no local variable of that name exists (Ruby's
+    vcall: ``foo``, ``foo.bar``'s ``foo``, an argument ``x``): the caller checks the variables."""
+    parent = node.parent
+    if (
+        parent is None
+        or parent.type == "ERROR"
+        or parent.type in BINDING_PARENTS
+        or "parameters" in parent.type
+    ):
+        return False
+    if any(parent.child_by_field_name(f) == node for f in NOT_CALLED_FIELDS):
+        return parent.type == "pair" and parent.child_by_field_name("key") == node  # ``ref => x``: a call
+
+    return not (
+        parent.type in ("assignment", "operator_assignment") and parent.child_by_field_name("left") == node
     )
 
 
@@ -336,7 +397,15 @@ class _Reader:
                 self.assigned.update(node_text(c) for c in targets if c.type == "identifier")
             elif n.type in ("method", "singleton_method"):
                 self.defined.add(node_text(n.child_by_field_name("name")))
-            elif n.type == "identifier" and n.parent is not None and "parameters" in n.parent.type:
+            elif (
+                n.type == "identifier"
+                and n.parent is not None
+                and (
+                    "parameters" in n.parent.type
+                    or n.parent.type in BINDING_PARENTS
+                    or n.parent.type == "for"
+                )
+            ):
                 self.assigned.add(node_text(n))
             stack.extend(n.named_children)
 
@@ -361,34 +430,45 @@ class _Reader:
                 stack.extend(reversed(n.children))
 
     def statements(self, root: Node) -> None:
-        """Every declaration, wherever it is (in a condition, a loop...), outside syntax errors."""
+        """Every declaration and every method called, wherever it is (in a condition, a loop, an
+        argument...), outside syntax errors."""
         stack = [root]
         while stack:
             n = stack.pop()
             if n.type == "ERROR":
                 continue
-            if n.type == "call" and n.child_by_field_name("receiver") is None:
+            if n.type == "call" and command_call(n) and not command_position(n):
+                self.problem(
+                    n,
+                    ERROR,
+                    "PUPPETFILE_SYNTAX_ERROR",
+                    "syntax error: a call without parentheses where Ruby takes none "
+                    "(a comma ending the line before?)",
+                )
+            elif n.type == "call" and n.child_by_field_name("receiver") is None:
                 self.call(n)
-            elif n.type == "call":
-                receiver = n.child_by_field_name("receiver")
-                if receiver is not None and receiver.type == "identifier":
-                    self.unknown(receiver, node_text(receiver))
-            elif n.type == "identifier" and self.statement_position(n):
+            elif n.type == "identifier" and method_call(n):
                 self.unknown(n, node_text(n))
+            elif n.type == "match_pattern" and value_of(n.child_by_field_name("value") or n).symbol:
+                self.pattern_match(n)
             stack.extend(reversed(n.named_children))
 
-    @staticmethod
-    def statement_position(n: Node) -> bool:
-        parent = n.parent
-        return parent is not None and parent.type in (
-            "program",
-            "then",
-            "else",
-            "begin",
-            "body_statement",
-            "block_body",
-            "do",
-            "parenthesized_statements",
+    def pattern_match(self, n: Node) -> None:
+        """``:tag => 'x'`` on a line of its own (a comma missing before it): Ruby 3's rightward pattern
+        match of the symbol, which fails (NoMatchingPatternError, with Ruby's message when the pattern
+        is a literal)."""
+        value = value_of(n.child_by_field_name("value") or n)
+        pattern = value_of(n.child_by_field_name("pattern") or n)
+        why = ""
+        if pattern.literal and isinstance(pattern.value, str):
+            shown = f":{pattern.value}" if pattern.symbol else json.dumps(pattern.value)
+            why = f" ({value.text}: {shown} === {value.text} does not return true)"
+        self.problem(
+            n,
+            ERROR,
+            "PUPPETFILE_PATTERN_MATCH",
+            f"'{node_text(n)}' on its own is no option: Ruby matches it as a pattern and fails{why}; "
+            "a comma missing at the end of the line before?",
         )
 
     def unknown(self, node: Node, name: str) -> None:
@@ -432,16 +512,6 @@ class _Reader:
             return  # how many arguments a splat passes is not known here
         positional = [a for a in args if a.type != "pair"]
         pairs = [a for a in args if a.type == "pair"]
-        nested = next((a for a in positional if command_call(a)), None)
-        if nested is not None and not parenthesized(n):
-            # Ruby refuses a call without parentheses among another's (tree-sitter reads it)
-            self.problem(
-                nested,
-                ERROR,
-                "PUPPETFILE_SYNTAX_ERROR",
-                "syntax error: a declaration among another one's arguments (a comma ending the line before?)",
-            )
-            return
         if pairs and positional and positional[-1].start_byte > pairs[0].start_byte:
             late = next(a for a in positional if a.start_byte > pairs[0].start_byte)
             hint = " (a comma ending the line before?)" if late.type == "call" else ""
@@ -496,14 +566,8 @@ class _Reader:
             if key is None or value_node is None:
                 return  # a key computed at run time: r10k's choice of type is not known here
             key_name, symbol = key
-            if not symbol:
-                self.problem(
-                    pair.child_by_field_name("key") or pair,
-                    WARNING,
-                    "PUPPETFILE_STRING_KEY",
-                    f"option '{key_name}' is a string: r10k reads options by symbol (write :{key_name} => or {key_name}:)",
-                )
-                key_name = "\0" + key_name  # never one of r10k's keys
+            if not symbol:  # a string key: r10k reads options by symbol (said where that matters)
+                key_name = STRING_KEY + key_name  # never one of r10k's keys
             options[key_name] = ModuleOption(
                 key_name, value_of(value_node), extent(pair.child_by_field_name("key") or pair)
             )
@@ -548,7 +612,10 @@ class _Reader:
             ERROR,
             "PUPPETFILE_NO_MODULE_TYPE",
             f"Module {title} with args {written} doesn't have an implementation. (Are you using the right "
-            "arguments?) A module takes :git, :svn, :local or a :type (forge, git, svn, local, tarball)",
+            "arguments?) A module takes :git, :svn, :local or a :type (forge, git, svn, local, tarball)"
+            + "".join(
+                string_key_hint(k.removeprefix(STRING_KEY)) for k in options if k.startswith(STRING_KEY)
+            ),
         )
         return ""
 
@@ -601,6 +668,16 @@ class _Reader:
                     f"Puppetfile cannot manage content '{module.name}' outside of containing environment: "
                     f"{where} is not within {base}",
                 )
+        if kind == "git":
+            remotes = [module.options[k].value for k in ("git", "source") if k in module.options]
+            if all(v.literal and v.value is None for v in remotes):  # none given, or nil
+                self.problem(
+                    module.name_extent,
+                    ERROR,
+                    "PUPPETFILE_NO_REPOSITORY",
+                    f"Git module {module.name} has no repository (:git => URL): r10k fails on it "
+                    "(its cache is named after the URL)",
+                )
         if kind == "local":
             return  # R10K::Module::Local reads no option
         allowed = OPTIONS[kind]
@@ -609,12 +686,13 @@ class _Reader:
             if key in COMMON_OPTIONS and key not in allowed:
                 continue
             if key not in allowed:
-                shown = key.lstrip("\0")
+                shown = key.removeprefix(STRING_KEY)
+                hint = string_key_hint(shown) if key.startswith(STRING_KEY) else ""
                 self.problem(
                     option.key_extent,
                     ERROR if kind == "tarball" else WARNING,
                     "PUPPETFILE_UNKNOWN_OPTION",
-                    f"{CLASS_NAMES[kind]} cannot handle option '{shown}'",
+                    f"{CLASS_NAMES[kind]} cannot handle option '{shown}'{hint}",
                 )
                 continue
             var = allowed[key]

@@ -71,6 +71,11 @@ CASES = [
     # DSL#method_missing: "unrecognized declaration"
     ("unknown-method", "modules 'puppetlabs/apache'", "error"),
     ("bare-word", "foo", "error"),
+    ("called-argument", "mod 'puppetlabs/ntp', latest", "error"),
+    # Ruby 3's rightward pattern match: an option on a line of its own (NoMatchingPatternError)
+    ("missing-comma", "mod 'apache', :git => 'https://x/y.git'\n  :tag => 'v1'", "error"),  # (line 1 differs)
+    # a call without parentheses among another's arguments, in an array: Ruby's syntax
+    ("nested-command", "[mod 'puppetlabs/ntp']", "error"),
     # DSL#mod(name, args = nil), DSL#forge(location): Ruby's ArgumentError
     ("mod-3-args", "mod 'puppetlabs/ntp', '1.0.0', :git => 'x'", "error"),
     ("mod-no-args", "mod", "error"),
