@@ -69,8 +69,19 @@ class PuppetfileAnalysis:
 
     source = SOURCE
 
+    def __init__(self) -> None:
+        # the last reading, by text and directory: the requests on one version (diagnostics, then
+        # hover, symbols...) read it once; one entry, as the worker analyses one document at a time
+        self.last: tuple[str, str | None, Puppetfile] | None = None
+
     def read(self, file: FileText) -> Puppetfile:
-        return parse(file.text, os.path.dirname(file.path) if file.path else None)
+        basedir = os.path.dirname(file.path) if file.path else None
+        last = self.last
+        if last is not None and last[0] == file.text and last[1] == basedir:
+            return last[2]
+        found = parse(file.text, basedir)
+        self.last = (file.text, basedir, found)
+        return found
 
     def diagnostics(self, file: FileText) -> list[LspDiagnostic]:
         return [
