@@ -18,24 +18,14 @@ import pytest
 from puppet_xpp.grammar import levels
 from puppet_xpp.xpp.result import read_document
 from tests.conformance.puppets import missing_reason, ruby_command
+from tests.test_levels import env  # noqa: F401  (modules/m/manifests/init.pp: a DUPLICATE_KEY and more)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DUPLICATE = "class m::dup {\n  $h = {a => 1, a => 2}\n  notice($h)\n}\n"
-PLAIN = "class m {\n  notice('plain')\n}\n"
+PLAIN = "class m::plain {\n  notice('plain')\n}\n"
 PUPPETS = [
     pytest.param(p, marks=pytest.mark.skipif(missing_reason(p) is not None, reason=str(missing_reason(p))))
     for p in ("7.23", "8")
 ]
-
-
-@pytest.fixture
-def env(tmp_path):
-    root = tmp_path / "production"
-    (root / "modules" / "m" / "manifests").mkdir(parents=True)
-    (root / "manifests").mkdir()
-    (root / "modules" / "m" / "manifests" / "init.pp").write_text(PLAIN)
-    (root / "modules" / "m" / "manifests" / "dup.pp").write_text(DUPLICATE)
-    return root
 
 
 def _bin(tmp_path, puppet: str | None) -> str:
@@ -85,12 +75,14 @@ def _started(tmp_path) -> int:
     return len(p.read_text().splitlines()) if p.exists() else 0
 
 
-def _settings(env, name: str) -> dict:
-    return read_document((env / ".xpp" / "modules" / "m" / "manifests" / f"{name}.xpp").read_bytes()).settings
+def _settings(root, name: str) -> dict:
+    return read_document(
+        (root / ".xpp" / "modules" / "m" / "manifests" / f"{name}.xpp").read_bytes()
+    ).settings
 
 
 @pytest.mark.parametrize("puppet", PUPPETS)
-def test_auto_takes_the_level_of_the_puppet_on_path_once(puppet, env, tmp_path):
+def test_auto_takes_the_level_of_the_puppet_on_path_once(puppet, env, tmp_path):  # noqa: F811
     bindir = _bin(tmp_path, puppet)
     rc, report, err = _compile(tmp_path, bindir, str(env))
     chosen = report["puppet_version"]
@@ -98,7 +90,7 @@ def test_auto_takes_the_level_of_the_puppet_on_path_once(puppet, env, tmp_path):
     assert chosen["version"].startswith("7.23." if puppet == "7.23" else "8.")
     assert _started(tmp_path) == 1 and "Notice" not in err
     # the file whose result depends on the settings records them; DUPLICATE_KEY is an error at 8
-    assert _settings(env, "dup") == {
+    assert _settings(env, "init") == {
         "puppet_version": puppet,
         "strict": levels.level(puppet).strict,
         "tasks": False,
@@ -116,25 +108,26 @@ def test_auto_takes_the_level_of_the_puppet_on_path_once(puppet, env, tmp_path):
     assert _started(tmp_path) == 2
 
 
-def test_a_level_given_is_not_asked_for(env, tmp_path):
+def test_a_level_given_is_not_asked_for(env, tmp_path):  # noqa: F811
     bindir = _bin(tmp_path, "7.23")
     _rc, report, _ = _compile(tmp_path, bindir, str(env), "--puppet-version", "7")
     assert report["puppet_version"] == {"level": "7", "source": "given"} and _started(tmp_path) == 0
     (env / ".puppet-xpp.toml").write_text('level = "7"\n')  # the project's level wins over auto too
     _rc, report, _ = _compile(tmp_path, bindir, str(env))
     assert report["puppet_version"] == {"level": "7", "source": "given"} and _started(tmp_path) == 0
-    assert _settings(env, "dup")["puppet_version"] == "7"
+    assert _settings(env, "init")["puppet_version"] == "7"
 
 
-def test_no_puppet_on_path_compiles_at_8_with_a_notice(env, tmp_path):
+def test_no_puppet_on_path_compiles_at_8_with_a_notice(env, tmp_path):  # noqa: F811
+    (env / "modules" / "m" / "manifests" / "plain.pp").write_text(PLAIN)
     rc, report, err = _compile(tmp_path, _bin(tmp_path, None), str(env), "--strict", "warning", system=False)
     assert (
         rc == 0 and report["puppet_version"]["level"] == "8" and report["puppet_version"]["command"] is None
     )
     assert "Notice: --puppet-version auto: no puppet on PATH: language level 8" in err
-    assert _settings(env, "dup") == {"puppet_version": "8", "strict": "warning", "tasks": False}
+    assert _settings(env, "init") == {"puppet_version": "8", "strict": "warning", "tasks": False}
     # a result that no setting changes records none: every Puppet uses it
-    assert _settings(env, "init") == {"tasks": False}
+    assert _settings(env, "plain") == {"tasks": False}
 
 
 def test_the_level_of_a_release_is_the_runtimes():
