@@ -57,6 +57,23 @@ def decimal_int(digits: str) -> int:
     return (decimal_int(digits[:-k]) * _pow5(k) << k) + decimal_int(digits[-k:])
 
 
+def decimal_text(value: int) -> str:
+    """The decimal digits of an int of any size (``str()`` stops at CPython's digit limit): the inverse of
+    :func:`decimal_int`, splitting at the same powers of ten (``--dump`` prints a literal of any length,
+    as Puppet's ``parser dump`` does)."""
+    if value < 0:
+        return "-" + decimal_text(-value)
+    digits = value.bit_length() * 30103 // 100000 + 1  # an upper bound of the digit count
+    if digits <= _DIGITS_AT_ONCE:
+        return str(value)
+    k = 1 << ((digits - 1).bit_length() - 1)
+    high, low = divmod(value, _pow5(k) << k)
+    while not high:  # the bound overestimated: split at a lower power
+        k >>= 1
+        high, low = divmod(value, _pow5(k) << k)
+    return decimal_text(high) + decimal_text(low).rjust(k, "0")
+
+
 def saturate_literals(program: Any) -> int:
     """Set every ``LiteralInteger`` of ``program`` whose value is outside Puppet's Integer range to the
     bound it crosses, so that the Program can be written (see the module's docstring); returns how many

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.numbers import decimal_text
 from puppet_xpp.grammar.ruby import float_to_s
 
 #: a PN value: ("lit", v) | ("list", [PN]) | ("map", [(key, PN)]) | ("call", name, [PN])
@@ -328,6 +329,8 @@ def _lit_text(v: Any) -> str:
         return _quote(v)
     if isinstance(v, float):
         return float_to_s(v)
+    if isinstance(v, int):
+        return decimal_text(v)  # any length: str() stops at CPython's digit limit
     return str(v)
 
 
@@ -382,4 +385,6 @@ def to_json(data: Any) -> str:
         return "[" + ",".join(to_json(x) for x in data) + "]"
     if isinstance(data, float):
         return float_to_s(data)
+    if isinstance(data, int) and not isinstance(data, bool):
+        return decimal_text(data)  # any length, as Ruby writes it
     return json.dumps(data, ensure_ascii=False)

@@ -104,3 +104,27 @@ def test_compile_env_and_save_write_the_xpp_with_the_errors(tmp_path):
     out = xpp_compile.compile_saved(str(env), str(site), level=None, strict=None)
     assert out == str(xpp)
     _assert_holds_the_errors(xpp.read_bytes(), VALUES)
+
+
+@pytest.mark.parametrize("name", ["4301 digits", "5000 digits", "5000 hex digits"])
+def test_dump_prints_a_literal_of_any_length(oracle, name, tmp_path):
+    """``--dump`` prints the literal's value whatever its length, as Puppet's ``parser dump`` does (it was
+    "Internal error (ValueError): Exceeds the limit (4300 digits)"): the default JSON and PN."""
+    import json
+    import sys
+
+    src = f"$x = {BIG[name]}\n"
+    path = tmp_path / "big.pp"
+    path.write_text(src)
+    rc, out, err = _cli("--dump", str(path))
+    assert rc == 0 and err == "", err
+    rc_pn, out_pn, err_pn = _cli("--dump", "--format", "pn", str(path))
+    assert rc_pn == 0 and err_pn == "", err_pn
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # the test reads both answers back (the oracle's JSON too)
+    try:
+        theirs = oracle.call("pn", source=src)
+        assert json.loads(out) == theirs
+        assert f" {int(BIG[name], 0)}" in out_pn  # PN holds the same value in decimal
+    finally:
+        sys.set_int_max_str_digits(old)
