@@ -751,11 +751,55 @@ module PuppetX
       end
 
       # An included object (OBJECT_START of `count`): the type, then the values; only Xpp::ParseResult is
-      # known.  The attributes as Pcore (and the Python reader, xpp/pcore/base.py) order them: the required
-      # ones (no `value`), then the optional ones; derived and constant ones are not written.
+      # known.
       def included(count)
         raise FormatError, 'bad OBJECT_START' unless count >= 1
         raise EOFError if count > @n - @p
+        name, names, required, defaults = @wtab.size == 1 && @stab.empty? ? first_type : included_type
+        unless (count - 1).between?(required, names.size)
+          raise FormatError, "Feature count mismatch for #{name}. Expected #{required} - #{names.size}, actual #{count - 1}"
+        end
+        raise FormatError, "unknown included type #{name}" unless name == 'Xpp::ParseResult'
+        idx = @stab.size
+        @stab << OPEN
+        vals = values(count - 1)
+        h = {}
+        names.each_with_index do |n, i|
+          d = i < vals.size ? vals[i] : defaults[n]
+          h[n] = d.is_a?(Array) || d.is_a?(Hash) ? d.dup : d # (a default may come from TYPES_READ)
+        end
+        @stab[idx] = Included.new(name, h)
+      end
+
+      TYPES_READ = [] # [payload bytes up to the end of the type, writer- and serializer-table entries, budget used, type]
+      TYPES_READ_MAX = 8
+
+      # #included_type of the document's top value (an OBJECT_START at the start of the payload, nothing read
+      # before it).  Every document our writer makes starts with the same bytes there, and what they give
+      # depends on nothing else: their outcome is remembered process-wide (about a tenth of the time of
+      # loading a small file went into reading this type again).
+      def first_type
+        TYPES_READ.each do |bytes, wtab, stab, used, type|
+          next unless @s.byteslice(0, bytes.bytesize) == bytes
+          @wtab.concat(wtab)
+          @stab.concat(stab)
+          over_budget if (@bud -= used).negative?
+          @p = bytes.bytesize
+          return type
+        end
+        w = @wtab.size
+        bud = @bud
+        type = included_type
+        if TYPES_READ.size < TYPES_READ_MAX
+          TYPES_READ << [@s.byteslice(0, @p).freeze, @wtab[w..].freeze, @stab.dup.freeze, bud - @bud, type].freeze
+        end
+        type
+      end
+
+      # The type of an included object, read: [name, attribute names, required count, defaults].  The
+      # attributes as Pcore (and the Python reader, xpp/pcore/base.py) order them: the required ones (no
+      # `value`), then the optional ones; derived and constant ones are not written.
+      def included_type
         @in_type += 1
         type = value
         @in_type -= 1
@@ -783,17 +827,7 @@ module PuppetX
           end
           req << n
         end
-        names = req + opt
-        unless (count - 1).between?(req.size, names.size)
-          raise FormatError, "Feature count mismatch for #{init['name']}. Expected #{req.size} - #{names.size}, actual #{count - 1}"
-        end
-        raise FormatError, "unknown included type #{init['name']}" unless init['name'] == 'Xpp::ParseResult'
-        idx = @stab.size
-        @stab << OPEN
-        vals = values(count - 1)
-        h = {}
-        names.each_with_index { |n, i| h[n] = i < vals.size ? vals[i] : defaults[n] }
-        @stab[idx] = Included.new(init['name'], h)
+        [init['name'], (req + opt).freeze, req.size, defaults.freeze].freeze
       end
 
       def regexp(src)
