@@ -20,6 +20,7 @@ import pytest
 
 from tests.editors import REPO, editor_tool_missing, nvim_binaries, run_nvim_script, server_wrapper
 from tests.lsp.test_custom_messages import LINTED, dot_graph
+from tests.lsp.test_puppetfile import r10k_check, r10k_message
 
 SCRIPT = Path(__file__).with_name("nvim_issue29.lua")
 
@@ -46,9 +47,14 @@ notify { 'first': }
 UNSAVED = "notify { 'unsaved': }"
 # evaluated, it fails: Puppet's own error message is what the editor shows
 BROKEN = "notify { 'before': }\nfail('puppet-xpp: this catalog does not compile')\n"
-PUPPETFILE = (
-    "forge 'https://forge.puppet.com'\n\nmod 'puppetlabs/stdlib', '9.4.1'\nmod 'demo', :local => true\n"
-)
+# the last line repeats a module: `r10k puppetfile check` refuses it
+PUPPETFILE = """\
+forge 'https://forge.puppet.com'
+
+mod 'puppetlabs/stdlib', '9.4.1'
+mod 'demo', :local => true
+mod 'stdlib', :git => 'https://example.invalid/stdlib.git', :ref => 'main'
+"""
 METADATA = {
     "name": "example-demo",
     "version": "1.0.0",
@@ -121,6 +127,15 @@ def puppet_error(env: Path, manifest: Path, tmp_path: Path) -> str:
     assert done.returncode == 1, done.stdout + done.stderr
     line = [x for x in done.stderr.splitlines() if x.startswith("Error: ")][-1]  # after facter's own
     return line.removeprefix("Error: ").split(" (file: ")[0].split(" on node ")[0]
+
+
+def r10k_refusal() -> str:
+    """What ``r10k puppetfile check`` says of :data:`PUPPETFILE` (it must refuse it)."""
+    if shutil.which("r10k") is None:
+        pytest.skip("r10k is not installed (Debian package r10k)")
+    ok, said = r10k_check(PUPPETFILE)
+    assert not ok, said
+    return r10k_message(said)[0]
 
 
 def check_facts(shown: dict[str, Any]) -> None:
@@ -243,6 +258,11 @@ def test_neovim_puppet_commands(version: str, mode: str, tmp_path: Path) -> None
     assert attach[str(files["Puppetfile"])] == {"filetype": "puppetfile", "attached": True}, ctx
     assert attach[str(files["modules/demo/metadata.json"])] == {"filetype": "json", "attached": True}, ctx
     assert attach[str(files["data.json"])] == {"filetype": "json", "attached": False}, ctx
+    # the Puppetfile's diagnostics reach its buffer: r10k's refusal, as an error
+    refusal = r10k_refusal()
+    repeated = len(PUPPETFILE.splitlines()) - 1  # the last line repeats stdlib
+    said = [(d["lnum"], d["severity"]) for d in res["puppetfile_diagnostics"] if refusal in d["message"]]
+    assert said == [(repeated, 1)], ctx
     # metadata.json's diagnostics reach its buffer: the dependency Puppet says is missing is named
     assert missing_dependencies(env, tmp_path) == {"puppetlabs-stdlib"}
     named = [d for d in res["metadata_diagnostics"] if "stdlib" in d["message"]]

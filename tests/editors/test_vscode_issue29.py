@@ -32,12 +32,14 @@ import puppet_xpp
 from tests.editors import VSCODE, server_wrapper
 from tests.editors.test_neovim_issue29 import (
     BROKEN,
+    PUPPETFILE,
     UNSAVED,
     check_facts,
     environment_files,
     missing_dependencies,
     puppet_error,
     puppet_graph,
+    r10k_refusal,
     run,
 )
 from tests.editors.test_vscode import built, vsix  # noqa: F401 (the fixtures: tsc, the .vsix)
@@ -134,6 +136,13 @@ def test_commands_against_the_server(built: Path, vsix: Path, tmp_path: Path) ->
     assert missing_dependencies(env, tmp_path) == {"puppetlabs-stdlib"}
     assert any("stdlib" in d["message"] for d in res["diagnostics"][uris["modules/demo/metadata.json"]]), ctx
     assert uris["data.json"] not in res["diagnostics"], ctx
+    refusal = r10k_refusal()  # the Puppetfile repeats a module
+    said = [
+        (d["line"], d["severity"]) for d in res["diagnostics"][uris["Puppetfile"]] if refusal in d["message"]
+    ]
+    assert said == [(len(PUPPETFILE.splitlines()) - 1, 0)], (
+        ctx
+    )  # on the last line, which repeats stdlib; an error
 
     # the status bar: the installed Puppet's version, the facts view behind it; hidden once stopped
     puppet_version = run(["puppet", "--version"]).stdout.strip()
