@@ -150,7 +150,7 @@ Puppet::Pops::Parser::EvaluatingParser.prepend(CountLoads)
 
 logs = []
 Puppet::Util::Log.newdestination(Puppet::Test::LogCollector.new(logs))
-Puppet::Util::Log.level = :info
+Puppet::Util::Log.level = (req['log_level'] || 'info').to_sym # 'debug': the runtime's per-file lines too
 
 # One catalog (the environment's main manifest, or `code`): {"catalog" => ...} or {"error" => ...}
 def compile_one(req, code)
