@@ -21,72 +21,16 @@
 #
 # No msgpack library is used: extension bodies are decoded here too (bounded by their own length), so the
 # msgpack gem, where installed, and Puppet Server's JRuby, where it is not, run the same code.
-require 'openssl'
+require 'puppet_x/xpp/envelope'
 require 'puppet_x/xpp/ast_types'
 require 'puppet_x/xpp/constructors'
 require 'puppet_x/xpp/document_checks'
 
 module PuppetX
   module Xpp
-    # The one error class of malformed, truncated or unusable `.xpp` input.
-    class FormatError < StandardError; end
-
     # A loaded document: the Program (nil after a syntax error), the diagnostic records (hashes with String
     # keys, see docs/xpp-format.md) and the envelope parameters.
     Document = Struct.new(:program, :diagnostics, :params)
-
-    # SHA-256 hex digest through OpenSSL (Puppet loads it anyway), one digest object per thread: about 4x
-    # faster than Digest::SHA256.hexdigest on the corpus, where the payload checksum was the largest cost of
-    # loading after the payload itself.
-    def self.sha256_hex(data)
-      d = (Thread.current[:puppet_x_xpp_sha256] ||= OpenSSL::Digest.new('SHA256'))
-      d.reset
-      d.update(data)
-      d.hexdigest
-    end
-
-    module Envelope
-      WS = '[ \t\r\n]*'
-      NAME = '[A-Za-z0-9_-]+'
-      # the whole header checked by one match (the parameters captured as one run); that run, its blanks
-      # deleted, is then split on ';' and '=' (a regex scan over the 64-digit values costs more than the match)
-      HEAD = %r{\Aapplication/vnd\.puppet\.pcore\+(msgpack|json)((?:#{WS};#{WS}#{NAME}#{WS}=#{WS}#{NAME})*)#{WS}\z}.freeze
-      BLANK = /\r?\n\r?\n/.freeze
-      MAX_HEADER = 4096
-      CHECKSUM = /\Asha256-[0-9a-f]{64}\z/.freeze
-      START = %r{\Aapplication/vnd\.puppet\.pcore\+(msgpack|json)(?=[ \t\r\n;]|\z)}.freeze
-
-      # [format, params, payload] of an .xpp document (a binary String); raises FormatError.
-      def self.split(data)
-        m = BLANK.match(data)
-        raise FormatError, 'not an XPP document (no envelope ended by a blank line)' unless m && m.begin(0) <= MAX_HEADER
-        head = data.byteslice(0, m.begin(0))
-        t = HEAD.match(head)
-        unless t
-          raise FormatError, 'malformed XPP envelope' if START.match?(head)
-          raise FormatError, "not an XPP document: no 'application/vnd.puppet.pcore+msgpack|json' envelope"
-        end
-        kv = t[2].delete(" \t\r\n").tr('=', ';').split(';')
-        kv.shift # the empty string before the first ';'
-        params = Hash[*kv]
-        if params.size * 2 != kv.size
-          seen = {}
-          dup = kv.each_slice(2).find { |k, _| seen.key?(k) || !(seen[k] = true) }
-          raise FormatError, "XPP envelope repeats the parameter #{dup[0]}"
-        end
-        raise FormatError, 'XPP envelope needs document-type=xpp' unless params['document-type'] == 'xpp'
-        raise FormatError, "unsupported XPP version #{params['version'].inspect}" unless params['version'] == '1'
-        payload = data.byteslice(m.end(0), data.bytesize - m.end(0))
-        sum = params['checksum']
-        if sum
-          raise FormatError, 'unsupported XPP checksum (expected sha256-<hex>)' unless CHECKSUM.match?(sum)
-          unless Xpp.sha256_hex(payload) == sum[7..]
-            raise FormatError, 'XPP payload does not match its checksum (damaged or truncated file)'
-          end
-        end
-        [t[1], params, payload]
-      end
-    end
 
     # Reads one msgpack Pcore payload.  Not thread-safe: use one instance per thread (Loader.reader).
     class MsgpackReader
