@@ -2,16 +2,19 @@
 """Huge documents: time and peak memory of ``puppet-xpp validate|compile|lint`` per input shape, beside
 ``puppet parser validate`` of the same file in the same run (issue 26 item 12).
 
-    python bench/bench_huge.py [--size MB] [--shapes list,classes,...] [--modes validate,compile,lint]
-                               [--no-puppet] [--keep DIR] [--write DIR]
+    python bench/bench_huge.py [--size MB] [--shapes list,classes,...] [--modes validate,compile,lint,server]
+                               [--no-puppet] [--write DIR]
 
 Every shape is valid Puppet throughout (so no parser stops early at a syntax error) and about ``--size`` MB
 (default 5): ``list`` is one line ``$x = [0, 1, …]`` (the issue's 4 MB list), ``classes`` many distinct
 classes with resources, conditionals and interpolation, ``hash`` a huge hash of strings, ``heredoc`` long
 heredocs with interpolation, ``nested`` nesting 60 deep (within Puppet's limits) repeated, ``corpus`` the
 Debian corpus' manifests that parse, concatenated (class names repeat: Puppet's validation does not mind).
-Each command runs as its own process; wall time and the child's peak RSS (``ru_maxrss`` of the waited
-child) are printed per shape and mode, with the load average.  ``--write DIR`` only writes the inputs.
+Each command runs as its own process; wall time, CPU time (user + system: what the wall time means on a
+loaded machine) and the child's peak RSS (``ru_maxrss`` of the waited child) are printed per shape and
+mode, with the load average.  Mode ``server`` is the language server's analysis of the document as it is
+opened (server.analysis.document.Document: parse, validation, diagnostics) in a process of its own.
+``--write DIR`` only writes the inputs.
 """
 
 from __future__ import annotations
@@ -139,18 +142,33 @@ def make_corpus(size: int) -> str:
     return "".join(parts)
 
 
-def _run(command: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS in MB and exit status of one child process (its own rusage)."""
+def _run(command: list[str]) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user + system), peak RSS in MB and exit status of one child process
+    (its own rusage: the CPU time says what the wall time means on a loaded machine)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss / 1024, process.returncode
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode
+
+
+def analyse(path: str) -> int:
+    """Mode ``server``: the analysis the language server makes of a document opened with this text."""
+    from puppet_xpp.grammar.check import CheckConfig
+    from puppet_xpp.server.analysis.document import Document, to_lsp_diagnostics
+
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    document = Document("file://" + path, text, 1, CheckConfig(file=path))
+    to_lsp_diagnostics(document.analysis())
+    return 0
 
 
 def _commands(mode: str, path: str, scratch: str) -> list[str]:
     exe = [sys.executable, "-m", "puppet_xpp"]
+    if mode == "server":
+        return [sys.executable, os.path.abspath(__file__), "--analyse", path]
     if mode == "compile":
         return [*exe, "compile", path, "-o", os.path.join(scratch, os.path.basename(path) + ".xpp")]
     return [*exe, mode, path]
@@ -160,10 +178,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--size", type=float, default=5.0, help="megabytes per input (default 5)")
     ap.add_argument("--shapes", default=",".join(SHAPES))
-    ap.add_argument("--modes", default="validate,compile,lint")
+    ap.add_argument("--modes", default="validate,compile,lint,server")
     ap.add_argument("--no-puppet", action="store_true", help="leave out puppet parser validate")
     ap.add_argument("--write", metavar="DIR", help="only write the inputs to DIR")
+    ap.add_argument("--analyse", metavar="FILE", help=argparse.SUPPRESS)  # (mode server's child)
     ns = ap.parse_args(argv)
+    if ns.analyse:
+        return analyse(ns.analyse)
     size = int(ns.size * 1_000_000)
     shapes = [s for s in ns.shapes.split(",") if s]
     modes = [m for m in ns.modes.split(",") if m]
@@ -181,15 +202,18 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path}  {os.path.getsize(path)} bytes")
             return 0
         print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-        print(f"{'shape':9}{'bytes':>10}  {'command':24}{'seconds':>9}{'peak MB':>9}{'exit':>6}")
+        print(f"{'shape':9}{'bytes':>10}  {'command':24}{'seconds':>9}{'cpu s':>8}{'peak MB':>9}{'exit':>6}")
         for shape, path in paths.items():
             nbytes = os.path.getsize(path)
             runs = [(f"puppet-xpp {mode}", _commands(mode, path, scratch)) for mode in modes]
             if not ns.no_puppet:
                 runs.append(("puppet parser validate", ["puppet", "parser", "validate", path]))
             for label, command in runs:
-                seconds, peak, status = _run(command)
-                print(f"{shape:9}{nbytes:>10}  {label:24}{seconds:9.2f}{peak:9.0f}{status:>6}", flush=True)
+                seconds, cpu, peak, status = _run(command)
+                print(
+                    f"{shape:9}{nbytes:>10}  {label:24}{seconds:9.2f}{cpu:8.2f}{peak:9.0f}{status:>6}",
+                    flush=True,
+                )
         print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0
 

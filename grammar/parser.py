@@ -198,6 +198,13 @@ class Driver:
         # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
         # (before its call transform runs)
         self.watched = [1 if o == "stmts" else 2 if o == "statements" else 0 for _n, _s, o in t.rules]
+        # unit reductions whose action passes its one value on (`expression: unary -> pass1`...): the
+        # most frequent (seven per item of a list of numbers); run() only changes the state on top
+        plain = getattr(type(builder), "pass1", None) is Builder.pass1
+        self.unit = [
+            plain and name == "pass1" and size == 1 and w == 0
+            for (name, size, _o), w in zip(t.rules, self.watched, strict=True)
+        ]
 
     def run(
         self,
@@ -227,6 +234,7 @@ class Driver:
         callbacks = self.callbacks
         default_reduce = self.t.default_reduce
         watched = self.watched
+        unit = self.unit
         defaults = 0
         resumed = -1  # token index where block recovery last resumed
         if stack is None:
@@ -270,6 +278,11 @@ class Driver:
                         i = k
                 continue
             fn, size, origin = callbacks[-act - 1]
+            if unit[-act - 1] and (watch is None or len(stack) > floor):
+                stack[-1] = gotos[stack[-2]][origin]  # (the value stays: it is the result)
+                if tok is end_tok and stack[-1] == end_state:
+                    return values[-1], None
+                continue
             if watch is not None:
                 w = watched[-act - 1]
                 if len(stack) - size < floor or (w == 2 and watch("end", i, stack, values)):
