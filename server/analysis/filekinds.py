@@ -2,9 +2,9 @@
 Puppet code implement (no pygls here).
 
 The server parses and validates Puppet manifests and EPP templates itself (server/analysis/document.py);
-the other files it opens -- a Puppetfile (server/analysis/puppetfile.py, server/analysis/puppetfile_editor.py), a module's
-metadata.json (server/analysis/metadata_json.py) -- are never parsed as Puppet, never linted and never
-compiled to .xpp: the session routes them by :func:`kind_of` to a :class:`FileAnalysis`, whose plain
+the other files it opens -- a Puppetfile (server/analysis/puppetfile.py, puppetfile_editor.py), a
+module's metadata.json (server/analysis/metadata_json.py) -- are never parsed as Puppet, never linted and
+never compiled to .xpp: the session routes them by :func:`kind_of` to a :class:`FileAnalysis`, whose plain
 answers (server/analysis/answers.py) the existing handlers convert as they convert the Puppet ones.
 
 Positions are LSP's, as everywhere in the analysis: 0-based line and a column in the negotiated

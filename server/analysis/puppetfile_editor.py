@@ -138,7 +138,10 @@ class PuppetfileAnalysis:
         kind = module.kind or "unknown type"
         lines = [f"**{module.name}** -- {kind} module `{module.short_name}`"]
         if module.kind == "forge":
-            lines.append(f"version `{module.version or 'latest'}`" if module.version else "version: latest")
+            pinned = f"version `{module.version}`" if module.version else None
+            lines.append(
+                pinned or "version not pinned: r10k keeps the one installed, else installs the latest"
+            )
         elif module.kind == "git":
             remote = module.options.get("git") or module.options.get("source")
             if remote is not None:
@@ -156,6 +159,9 @@ class PuppetfileAnalysis:
         if found.directory is not None:
             installed = f", version {found.version}" if found.version else ""
             who = f" ({found.full_name})" if found.full_name else ""
+            parts = modules.split_full_name(found.full_name) if found.full_name else None
+            if module.owner and parts is not None and parts[0].lower() != module.owner.lower():
+                who += f", another author's than {module.owner}'s"
             lines.append(f"resolves on the module path to `{found.directory}`{who}{installed}")
         else:
             lines.append("not on the module path")
