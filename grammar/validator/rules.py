@@ -271,7 +271,7 @@ class Rules(Walker):
             segments.pop(0)
         if checker is None:
             return
-        problem, logged = checker(text, syntax, reparse=self.reparse)
+        problem, logged = checker(text, syntax, reparse=self.reparse, level=self.level)
         self.logged.extend(logged)
         if problem is not None:
             code, detail = problem

@@ -6,7 +6,8 @@ prefixes it with "Invalid produced text having syntax: '<syntax>'."); ``logged``
 Puppet logs while checking (pp/epp only: the warnings, and the errors when there are several, of parsing and
 validating the text; positioned relative to the heredoc text, see LoggedDiagnostic).  The json checker accepts what Ruby's JSON 2.x
 parser accepts (any value at the top, ``/* */`` and ``//`` comments, no NaN/Infinity, no trailing
-commas); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
+commas), and words its refusal as json 2.6.1 does (Debian's Ruby, under both Puppets the oracle runs:
+the parser.c line that raised and the text from where it gave up; :class:`_JsonError`); base64 is Ruby's strict decoding after dropping blanks, ``\\r``, ``\\n`` and ``?``; pp and epp
 parse (and validate) the text through the ``reparse`` function the validator passes in (as Puppet
 registers its syntax checkers), so this module imports neither the parser nor the validator.
 """
@@ -31,8 +32,21 @@ Reparse = Callable[[str, bool], tuple[Any, list[Diagnostic]]]
 
 
 class _JsonError(Exception):
-    def __init__(self, pos: int) -> None:
+    """A failure at ``pos``.  ``line``: None while the value that failed is being given up (an object
+    gives up at its own start), then the line of Ruby's json 2.6.1 parser.c that raises the error Puppet
+    prints (Debian's Ruby, the oracle's): 451 in an array (at the element or separator that failed), 859
+    at the top (the top value's start, or trailing text)."""
+
+    def __init__(self, pos: int, line: int | None = None) -> None:
         self.pos = pos
+        self.line = line
+
+
+_JSON_IN_ARRAY = 451
+_JSON_AT_TOP = 859
+# NaN, Infinity, -Infinity are refused where they stand: (parser.c line, offset of the text shown)
+_JSON_NOT_A_NUMBER = (("NaN", 225, 0), ("Infinity", 232, -1), ("-Infinity", 249, 0))
+_JSON_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -78,8 +92,13 @@ class _Json:
         for word in ("true", "false", "null"):
             if s.startswith(word, i):
                 return i + len(word)
+        for word, line, shift in _JSON_NOT_A_NUMBER:
+            if s.startswith(word, i):
+                raise _JsonError(i + shift if i + shift >= 0 else self.n, line)  # (before the text: none)
         m = _NUMBER.match(s, i)
-        if m and m.end() > i:
+        if m and m.end() > i and s[m.end() : m.end() + 1] in ".eE+-" and m.end() < self.n:
+            m = _JSON_INTEGER.match(s, i)  # a float followed by more of one: only its integer part reads
+        if m and m.end() > i and not s[m.end() : m.end() + 1].isdigit():  # (01: no number at all)
             return m.end()
         raise _JsonError(i)
 
@@ -115,6 +134,14 @@ class _Json:
         raise _JsonError(start)
 
     def arr(self, i: int) -> int:
+        try:
+            return self._arr(i)
+        except _JsonError as e:
+            if e.line is None:
+                raise _JsonError(e.pos, _JSON_IN_ARRAY) from None
+            raise
+
+    def _arr(self, i: int) -> int:
         s = self.s
         i = self.ignore(i + 1)
         if s.startswith("]", i):
@@ -129,6 +156,14 @@ class _Json:
             raise _JsonError(i)
 
     def obj(self, i: int) -> int:
+        try:
+            return self._obj(i)
+        except _JsonError as e:
+            if e.line is None:
+                raise _JsonError(i) from None  # the object as a whole failed
+            raise
+
+    def _obj(self, i: int) -> int:
         s = self.s
         i = self.ignore(i + 1)
         if s.startswith("}", i):
@@ -148,18 +183,26 @@ class _Json:
             raise _JsonError(i)
 
     def document(self) -> None:
-        i = self.value(self.ignore(0))
-        i = self.ignore(i)
+        try:
+            i = self.value(self.ignore(0))
+            i = self.ignore(i)
+        except _JsonError as e:
+            if e.line is None:
+                raise _JsonError(e.pos, _JSON_AT_TOP) from None
+            raise
         if i != self.n:
-            raise _JsonError(i)
+            raise _JsonError(i, _JSON_AT_TOP)
 
 
-def _check_json(text: str) -> Problem:
+def _check_json(text: str, level: str) -> Problem:
+    if level == "7.23" and not text.strip(" \t\r\n"):
+        # Puppet 7.23's JSON.parse(text, {}) of a blank text: a ParserError without a message
+        return "ILLEGAL_JSON", 'JSON syntax checker: Cannot parse invalid JSON string. "JSON::ParserError"'
     try:
         _Json(text).document()
     except _JsonError as e:
         rest = text[e.pos :]
-        msg = f"unexpected token at '{rest}'"
+        msg = f"{e.line}: unexpected token at '{rest}'"
         msg = msg[:100].replace("\r\n", "\\n").replace("\n", "\\n")
         return "ILLEGAL_JSON", f'JSON syntax checker: Cannot parse invalid JSON string. "{msg}"'
     except RecursionError:
@@ -291,22 +334,22 @@ def _clip(msg: str) -> str:
     return msg[:500].replace("\r\n", "\\n").replace("\n", "\\n")
 
 
-def check_pp(text: str, syntax: str, *, reparse: Reparse) -> Checked:
+def check_pp(text: str, syntax: str, *, reparse: Reparse, **_: Any) -> Checked:
     if syntax != "pp":
         return ("ILLEGAL_PP", "PP syntax checker: the syntax identifier must be a String, e.g. pp"), []
     msg, logged = _parse_and_validate(text, epp=False, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_PP", f'PP syntax checker: "{_clip(msg)}"')), logged
 
 
-def check_epp(text: str, syntax: str, *, reparse: Reparse) -> Checked:
+def check_epp(text: str, syntax: str, *, reparse: Reparse, **_: Any) -> Checked:
     if syntax != "epp":
         return ("ILLEGAL_EPP", "EPP syntax checker: the syntax identifier must be a String, e.g. pp"), []
     msg, logged = _parse_and_validate(text, epp=True, reparse=reparse)
     return (None if msg is None else ("ILLEGAL_EPP", f'EPP syntax checker: "{_clip(msg)}"')), logged
 
 
-def check_json(text: str, syntax: str, **_: Any) -> Checked:
-    return _check_json(text), []
+def check_json(text: str, syntax: str, *, level: str = "8", **_: Any) -> Checked:
+    return _check_json(text, level), []
 
 
 def check_base64(text: str, syntax: str, **_: Any) -> Checked:
