@@ -1,9 +1,9 @@
 """A Puppetfile read as r10k reads it, without running Ruby (no pygls here).
 
 r10k evaluates a Puppetfile as Ruby in its DSL object (``R10K::ModuleLoader::Puppetfile::DSL``): the
-declarations are ``mod(name, args = nil)``, ``forge(location)``, ``moduledir(location)`` and (r10k 3.16+)
-``exclusion(name)``; any other method ends the evaluation with "unrecognized declaration".  ``mod`` picks
-the first module type whose rule takes its arguments (``R10K::Module.register`` order: Git if ``:git``
+declarations are ``mod(name, args = nil)``, ``forge(location)``, ``moduledir(location)`` and
+(r10k 5.0+, a no-op) ``exclusion(name)``; any other method ends the evaluation with "unrecognized
+declaration".  ``mod`` picks the first module type whose rule takes its arguments (``R10K::Module.register`` order: Git if ``:git``
 is given or ``:type`` is git, then Svn, Local (``:local`` true), Forge (a version instead of a hash, or
 ``:type`` forge), Tarball); each type takes its own option keys (``setopts`` in
 ``lib/r10k/module/<type>.rb``: an unknown one is a warning, for tarballs an error).  The loader then
