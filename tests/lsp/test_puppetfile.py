@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import random
 import re
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from puppet_xpp.server.analysis import puppetfile
 from tests.lsp.publishes import REPO, SERVER, mark, send_edit, wait_publish
 
 R10K = shutil.which("r10k")
@@ -375,3 +377,65 @@ async def test_metadata_json_is_not_puppet(client) -> None:
     assert not [d for d in diags if d.code == "SYNTAX_ERROR" or d.message.startswith("Syntax error")], diags
     _, diags = await opened(client, "modules/thing/tasks/run.json", '{"description": "x"}', "json")
     assert not diags, diags
+
+
+# the pieces generated Puppetfiles are made of (names valid and not, option keys of each type, versions
+# valid and not, other declarations)
+GEN_NAMES = ["'puppetlabs/stdlib'", "'stdlib'", "'puppetlabs-ntp'", "'a-b-c'", "'x1'", ":sym", "'b/c.d'"]
+GEN_ARGS = [
+    ":git => 'https://x/y.git'",
+    ":ref => 'main'",
+    ":tag => 'v1'",
+    ":branch => 'b'",
+    ":local => true",
+    "type: 'git'",
+    "type: 'forge'",
+    "type: 'svn'",
+    "type: 'tarball'",
+    ":svn => 'https://s/r'",
+    ":rev => '12'",
+    "version: '1.2.3'",
+    "version: '1.2'",
+    ":latest",
+    "'2.0.0'",
+    "'2.0'",
+    ":commit => 'abc'",
+    ":install_path => 'x'",
+    ":install_path => '/etc'",
+    ":exclude_spec => true",
+    ":foo => 1",
+    "'git' => 'u'",
+    ":source => 'https://t/x.tgz'",
+    ":checksum => 'aa'",
+    "nil",
+    ":present",
+    "x",
+]
+GEN_OTHER = ["moduledir 'vendor'", "forge 'https://f'", "forge", "foo", "x = 1", "mod", "puts 'hi'"]
+
+
+def generated(seed: int) -> str:
+    pick = random.Random(seed)
+    lines = [
+        "mod " + ", ".join([pick.choice(GEN_NAMES), *pick.sample(GEN_ARGS, pick.randint(0, 3))])
+        for _ in range(pick.randint(1, 4))
+    ]
+    if pick.random() < 0.5:
+        lines.insert(pick.randrange(len(lines) + 1), pick.choice(GEN_OTHER))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.skipif(R10K is None, reason="r10k is not installed (Debian package r10k)")
+async def test_generated_puppetfiles_judged_as_r10k_judges_them() -> None:
+    """Generated Puppetfiles: an error where ``r10k puppetfile check`` fails, a warning where it warns,
+    nothing where it says "Syntax OK" alone."""
+    differ = []
+    for seed in range(30):
+        text = generated(seed)
+        ok, said = r10k_check(text)
+        problems = puppetfile.parse(text, "/nowhere").problems
+        ours = {p.severity for p in problems}
+        theirs = {"error"} if "Syntax OK" not in said else {"warning"} if not ok else set()
+        if ("error" in ours) != ("error" in theirs) or ("error" not in theirs and ours != theirs):
+            differ.append((text, said, [p.message for p in problems]))
+    assert not differ, differ
