@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from puppet_xpp.lint.run import lint
+from puppet_xpp.server.analysis.facts import FactValues
 from puppet_xpp.server.analysis.lint import config_for
 from puppet_xpp.server.analysis.workspace import LintSettings
 
@@ -144,6 +145,16 @@ class Versions:
             return await tool_version(tool)
         except ToolError as e:
             return f"unavailable: {e}"
+
+
+@dataclass(eq=False)
+class ToolState:
+    """What puppet-vscode's messages keep for one server (its Session holds one): the tools' versions
+    (asked once) and the facter run (one at a time; concurrent askers share it)."""
+
+    versions: Versions = field(default_factory=Versions)
+    facter: asyncio.Future[FactValues] | None = None
+    facter_ended: float = 0.0  # time.monotonic() when the last facter run ended
 
 
 # ----------------------------------------------------------------------------------------------- puppet resource

@@ -22,8 +22,6 @@ import logging
 import math
 import os
 import time
-import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
 import attrs
@@ -74,25 +72,9 @@ def register_message_types() -> None:
 FACTS_FRESH = 10.0  # seconds
 
 
-@dataclass(eq=False)
-class Tools:
-    """What these messages keep for one server: the tools' versions (asked once) and the facter run (one
-    at a time; concurrent askers share it)."""
-
-    versions: puppet_tools.Versions = field(default_factory=puppet_tools.Versions)
-    facter: asyncio.Future[FactValues] | None = None
-    facter_ended: float = 0.0  # time.monotonic() when the last facter run ended
-
-
-_TOOLS: weakref.WeakKeyDictionary[PuppetServer, Tools] = weakref.WeakKeyDictionary()
-
-
-def tools_of(ls: PuppetServer) -> Tools:
-    """The :class:`Tools` of the server ``ls`` (made on first use, gone with the server)."""
-    got = _TOOLS.get(ls)
-    if got is None:
-        got = _TOOLS[ls] = Tools()
-    return got
+def tools_of(ls: PuppetServer) -> puppet_tools.ToolState:
+    """What these messages keep for the server ``ls`` (its session's :class:`puppet_tools.ToolState`)."""
+    return ls.session.tools
 
 
 def param(params: Any, name: str) -> Any:

@@ -24,6 +24,7 @@ from puppet_xpp.server.analysis.facts import FactSource
 from puppet_xpp.server.analysis.hiera import HieraCache, Layer
 from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
 from puppet_xpp.server.analysis.lint_pool import LintPool
+from puppet_xpp.server.analysis.puppet_tools import ToolState
 from puppet_xpp.server.analysis.workspace import (
     Settings,
     check_config_for,
@@ -155,6 +156,8 @@ class Session:
     idle_gc: asyncio.Future[None] | None = None  # a full collection waiting for a pause
     # the user's facts (setting facts.file, a facter run on request: server/analysis/facts.py)
     facts: FactSource = field(default_factory=FactSource)
+    # puppet-vscode's messages: the tools' versions and the facter run (server/lsp/custom.py)
+    tools: ToolState = field(default_factory=ToolState)
     # project configuration problems the user was already shown (Session.project_problem)
     project_problems_shown: set[str] = field(default_factory=set)
 
