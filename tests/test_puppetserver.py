@@ -28,6 +28,10 @@ import pytest
 from puppet_xpp.xpp import compile as xcompile
 from tests.conformance.puppets import missing_reason
 from tests.runtime.test_puppet_runtime import DAMAGES, FACTS, RUNTIME_LIB, compile_tree, damage, run
+from tests.runtime.test_replay_exact import CASES
+
+# the cases of tests/runtime/test_replay_exact.py asked of the server too
+EXACT = ("eoi_class", "bom", "latin1", "json")
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JAR = "/usr/share/puppetserver/puppetserver.jar"
@@ -224,5 +228,27 @@ def test_puppet_server_serves_xpp(tmp_path):
         status_plain, err_plain, _ = server.catalog()
         assert status == status_plain == 500
         assert err_fast == err_plain and "Syntax error" in err_fast["message"], (err_fast, err_plain)
+
+        # 4. issue 25 items 1-4 in the server: the error from the .xpp is the server's own, byte for byte (a
+        # syntax error at the end of the input without a position, a byte order mark and a source that is
+        # not UTF-8 wrapped at the include, the json checker's text from the server's JRuby)
+        with open(user, "w", encoding="utf-8") as f:
+            f.write(text)
+        demo = os.path.join(env, "modules", "demo", "manifests")
+        os.makedirs(demo)
+        for name in EXACT:
+            with open(os.path.join(demo, f"{name}.pp"), "wb") as f:
+                f.write(CASES[name])
+        for name in EXACT:
+            with open(os.path.join(env, "manifests", "site.pp"), "w", encoding="utf-8") as f:
+                f.write(f"include demo::{name}\n")
+            compile_tree(env, "7.23")
+            status, err_fast, lines = server.catalog()
+            assert any(" 0 parsed instead" in ln for ln in lines) and not [
+                ln for ln in lines if ln.startswith("WARN")
+            ], lines
+            shutil.rmtree(os.path.join(env, ".xpp"))
+            status_plain, err_plain, _ = server.catalog()
+            assert status == status_plain == 500 and err_fast == err_plain, (name, err_fast, err_plain)
     finally:
         server.stop()

@@ -24,6 +24,9 @@ module PuppetX
       LEXER_ISSUES = %w[UNRECOGNIZED_ESCAPE ILLEGAL_UNICODE_ESCAPE].freeze
       MISSING = 'it does not exist'
       JSON_HEAD = 'application/vnd.puppet.pcore+json'
+      # `@(TAG:syntax` somewhere in a source: only then can it hold a heredoc with a syntax (a cheap test
+      # before walking the AST).
+      HEREDOC_WITH_SYNTAX = /@\([^)\r\n]*:/.freeze
       # One compile's (or, outside a compile, the thread's) counts; `fallbacks` (reason => the .xpp, or
       # the .pp when it has none, in load order) is set only inside a compile: its files are then summed up
       # in one warning at the end (each file's own line at debug level) instead of one warning each.
@@ -279,10 +282,6 @@ module PuppetX
                                                   symbolize(err['arguments']))
           end
         end
-
-        # `@(TAG:syntax` somewhere in a source: only then can it hold a heredoc with a syntax (a cheap test
-        # before walking the AST).
-        HEREDOC_WITH_SYNTAX = /@\([^)\r\n]*:/.freeze
 
         # The heredocs Puppet's validator hands to a syntax checker, in its order (Checker4_0 visits the
         # Program, then its contents depth first): static text and a syntax for which a checker is
