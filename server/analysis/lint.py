@@ -370,3 +370,15 @@ def _ignore_edit(lines: list[str], li: int, check: str, encoding: str) -> list[E
         ((first - 1, 0), (first - 1, 0), f"{indent}# lint:ignore:{check}\n"),
         ((last, 0), (last, 0), f"{indent}# lint:endignore\n"),
     ]
+
+
+def fix_all(text: str, path: str | None, settings: LintSettings) -> tuple[int, str]:
+    """(problems fixed, the fixed text) of every enabled puppet-lint check with a fix, configured for the
+    file as the language server's lint is (its .puppet-lint.rc, the project's ``[lint]``): the same lint
+    call as ``--lint --fix``.  A text the lint lexer rejects is returned unchanged with 0.  Runs in the
+    lint process (server/analysis/lint_pool.py); ``settings`` is the session's lint settings."""
+    cfg = config_for(path, settings)
+    result = lint(text, path=path, enabled=cfg.enabled, relative=cfg.relative, fix=True)
+    if result.fixed is None:
+        return 0, text
+    return sum(1 for p in result.problems if p.kind == "fixed"), result.fixed

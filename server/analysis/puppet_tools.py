@@ -12,8 +12,7 @@ when the tool is missing, fails or is too slow -- never a traceback, never a han
 * :func:`puppet_resource` -- the manifest text ``puppet resource TYPE [TITLE]`` prints;
 * :func:`node_graph` -- a manifest's catalog compiled by Puppet with a module path and facts, turned into
   its relationship graph, as puppet-vscode's node graph preview draws it (:data:`NODE_GRAPH_RUBY`);
-* :func:`fix_all` -- puppet-lint's fixes of a manifest by our lint (the same call ``--lint --fix`` makes),
-  run in the lint process like every other lint request.
+(``puppet/fixDiagnosticErrors`` needs no Puppet: server/analysis/lint.py's ``fix_all``.)
 
 Facter itself is run by server/analysis/facts.py (``FactSource.run_facter``, the one place facter is
 run); the language server's messages reuse that run.
@@ -32,10 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from puppet_xpp.lint.run import lint
 from puppet_xpp.server.analysis.facts import FactValues
-from puppet_xpp.server.analysis.lint import config_for
-from puppet_xpp.server.analysis.workspace import LintSettings
 
 VERSION_TIMEOUT = 20.0  # seconds: `puppet --version` loads Puppet's settings, 1-2 s
 RESOURCE_TIMEOUT = 60.0  # `puppet resource package` lists every installed package
@@ -313,15 +309,3 @@ async def node_graph(
 
 
 # ----------------------------------------------------------------------------------------------- lint fixes
-
-
-def fix_all(text: str, path: str | None, settings: LintSettings) -> tuple[int, str]:
-    """(problems fixed, the fixed text) of every enabled puppet-lint check with a fix, configured for the
-    file as the language server's lint is (its .puppet-lint.rc, the project's ``[lint]``): the same lint
-    call as ``--lint --fix``.  A text the lint lexer rejects is returned unchanged with 0.  Runs in the
-    lint process (server/analysis/lint_pool.py); ``settings`` is the session's lint settings."""
-    cfg = config_for(path, settings)
-    result = lint(text, path=path, enabled=cfg.enabled, relative=cfg.relative, fix=True)
-    if result.fixed is None:
-        return 0, text
-    return sum(1 for p in result.problems if p.kind == "fixed"), result.fixed

@@ -29,6 +29,7 @@ from lsprotocol import types
 
 from puppet_xpp import __version__
 from puppet_xpp.server.analysis import filekinds, puppet_tools, puppetfile
+from puppet_xpp.server.analysis import lint as analysis_lint
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.facts import FactValues
 from puppet_xpp.server.analysis.workspace import file_context
@@ -220,7 +221,7 @@ async def fix_diagnostic_errors(ls: PuppetServer, params: Any) -> dict[str, Any]
     if _is_manifest(uri):
         try:
             fixed, new = await ls.session.lint_pool.run(
-                puppet_tools.fix_all, text, path_of_uri(uri), ls.session.settings.lint
+                analysis_lint.fix_all, text, path_of_uri(uri), ls.session.settings.lint
             )
         except Exception as e:  # the answer is "nothing fixed"; the log says why
             log.exception("fixDiagnosticErrors failed for %s", uri)
