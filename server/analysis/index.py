@@ -137,22 +137,33 @@ def index_file(
     ``hooks`` gets the manifest's parse too.  The file is read by the one source-reading rule
     (:func:`xpp.sources.read_bytes`: regular files only, the size limit), so a FIFO or a link to a
     device named ``*.pp`` is skipped, never read; why goes to ``refused`` when given (a log line)."""
-    from puppet_xpp.grammar.parser import parse
-
-    if path.endswith(".rb"):
-        from puppet_xpp.server.analysis.ruby_index import index_ruby_file
-
-        return index_ruby_file(path, refused)
-
-    from puppet_xpp.server.analysis.workspace import in_plans_dir
+    from puppet_xpp.server.analysis.ruby_index import kind_of_path
     from puppet_xpp.xpp.sources import read_bytes
 
+    if path.endswith(".rb") and kind_of_path(path) is None:
+        return []  # not an API file: never read
     raw = read_bytes(path)
     if raw.data is None:
         if refused is not None and raw.diagnostic is not None:
             refused.append(raw.diagnostic.message)
         return []
-    data = raw.data
+    return index_data(path, raw.data, tasks, hooks)
+
+
+def index_data(
+    path: str, data: bytes, tasks: bool | None = None, hooks: Sequence[ParsedHook] = ()
+) -> list[Sym]:
+    """The index entries of ``data`` read from the file ``path`` (:func:`index_file` after the read; the
+    index cache indexes the very bytes whose digest it records)."""
+    if path.endswith(".rb"):
+        from puppet_xpp.server.analysis.ruby_index import index_ruby_source, kind_of_path
+
+        kind = kind_of_path(path)
+        return index_ruby_source(data, path, kind) if kind is not None else []
+
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.server.analysis.workspace import in_plans_dir
+
     text = data.decode("utf-8", "surrogateescape")
     if tasks is None:
         tasks = in_plans_dir(path)

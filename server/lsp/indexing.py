@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Iterable
 
 from lsprotocol import types
 
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
+from puppet_xpp.server.analysis.index_cache import Entry, IndexCache
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import Session
@@ -20,6 +22,9 @@ from puppet_xpp.xpp.environment import infer_module
 
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
 
+
+# files looked up in the index cache per call on the worker (their stat only)
+CHUNK = 200
 
 # how long a request that needs the whole index waits for the indexing before refusing (seconds)
 WAIT_COMPLETE = 2.0
@@ -31,17 +36,25 @@ async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing
     says the index is incomplete from the start of this until its end (an error included)."""
     state = ls.session.index_state
     state.begin(0)
+    cache = None
     try:
-        await _index_paths(ls, roots, title)
+        cache = await _index_paths(ls, roots, title)
     finally:
         state.end()
+    if cache is not None and cache.enabled:  # (after the index is complete: no request waits for it)
+        await asyncio.get_running_loop().run_in_executor(None, cache.save)
 
 
-async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
+async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexCache:
     session = ls.session
     state = session.index_state
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(None, workspace_files, roots)
+    cache = await loop.run_in_executor(None, IndexCache.open, roots)
+    if cache.ignored:
+        ls.log(
+            f"puppet-xpp: index cache ignored ({cache.ignored}): indexing every file", types.MessageType.Log
+        )
     try:
         first = await ls.on_worker(first_directories, session, roots)
     except Exception:  # the order is a nicety: never cost the indexing itself
@@ -65,11 +78,20 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
             token = None
     t0 = time.perf_counter()
     last = 0.0
+    found: dict[str, Entry] = {}
     for k, path in enumerate(files):
+        if k % CHUNK == 0:  # the files whose stat matches their cached entry, a chunk at a time
+            found = await ls.on_worker(lookup_chunk, cache, files[k : k + CHUNK], session.open_paths())
         state.done += 1
         if path in session.open_paths():
             continue
-        await reindex(ls, path)
+        hit = found.get(path)
+        if hit is not None:
+            session.index.set_file(path, hit.syms)
+            if hit.refs is not None:
+                session.refs.set_file(path, hit.refs)
+        else:
+            await reindex(ls, path, cache)
         now = time.perf_counter()
         if token and now - last > 0.2:
             last = now
@@ -86,7 +108,23 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> None:
                 message=f"Indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"
             ),
         )
-    ls.log(f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s")
+    ls.log(
+        f"puppet-xpp: indexed {len(files)} files in {time.perf_counter() - t0:.1f}s"
+        f" ({cache.hits} from the index cache)"
+    )
+    return cache
+
+
+def lookup_chunk(cache: IndexCache, paths: list[str], open_paths: Iterable[str]) -> dict[str, Entry]:
+    """Worker thread: the cached entries of ``paths`` (but the open documents) still valid by stat."""
+    skip = set(open_paths)
+    out = {}
+    for p in paths:
+        if p not in skip:
+            e = cache.lookup(p)
+            if e is not None:
+                out[p] = e
+    return out
 
 
 def first_directories(session: Session, roots: list[str]) -> list[str]:
@@ -140,13 +178,20 @@ async def wait_complete(ls: PuppetServer, timeout: float = WAIT_COMPLETE) -> str
     return "the workspace is still being indexed: try again shortly"
 
 
-async def reindex(ls: PuppetServer, path: str) -> None:
-    """The file at ``path`` as it is on disk (parsed on the worker).  It is read by the one
-    source-reading rule (``index_file``): a FIFO, a device or a file over the size limit is skipped,
-    never read, with a log line saying why."""
+async def reindex(ls: PuppetServer, path: str, cache: IndexCache | None = None) -> None:
+    """The file at ``path`` as it is on disk (parsed on the worker; with ``cache``, its cached entry when
+    still valid by digest, and what it gave recorded).  It is read by the one source-reading rule
+    (``index_file``): a FIFO, a device or a file over the size limit is skipped, never read, with a log
+    line saying why."""
     refused: list[str] = []
-    syms = await ls.on_worker(index_file, path, None, ls.session.parsed_hooks, refused)
-    ls.session.index.set_file(path, syms)
+    session = ls.session
+    if cache is None:
+        syms = await ls.on_worker(index_file, path, None, session.parsed_hooks, refused)
+    else:
+        syms, refs, hit = await ls.on_worker(cache.index, path, session.parsed_hooks, session.refs, refused)
+        if hit and refs is not None:
+            session.refs.set_file(path, refs)
+    session.index.set_file(path, syms)
     for why in refused:
         ls.log(f"puppet-xpp: not indexed: {why}", types.MessageType.Warning)
 

@@ -1,0 +1,415 @@
+"""The persistent workspace index cache (issue 31, item 2): what indexing a file produced (its
+:class:`Sym` entries and, for a manifest, its references) kept between starts of the language server,
+so a second start on the same workspace parses only the files that changed.
+
+Where: one file per workspace (its roots) in ``$PUPPET_XPP_INDEX_CACHE`` when set to a directory
+(``off``, ``none``, ``0`` or ``false``: no cache), else ``$XDG_CACHE_HOME/puppet-xpp/index/``, else
+``~/.cache/puppet-xpp/index/``.  The directory is made 0700 and must be ours; it is opened without
+following a link, and the cache file is opened and replaced relative to it, never through a link
+(:func:`xpp.compile.writes.replace_at`: temporary file + rename, 0600), so two servers on one workspace
+leave the last writer's complete file and a reader never sees half of one.
+
+What is trusted: a file's entry when its (size, mtime_ns) equal those recorded, else when the digest
+of its bytes equals the one recorded (then the file is indexed from those very bytes otherwise).  An
+entry recorded within :data:`RACY_NS` of the file's modification is checked by digest even when the
+stat matches (a rewrite within the file system's timestamp granularity keeps the stat).  The whole
+cache is ignored -- and rebuilt by the next indexing -- when its header is not ours (format, schema,
+puppet-xpp version, a fingerprint of the indexing code, the roots), when its body's digest differs
+from the header's (damaged, truncated) or when any record does not decode to the expected types:
+never a crash, never an answer from a doubtful record.  Resource type files (``lib/puppet/type/``)
+are also checked against the providers directory they depend on (:func:`depends`)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import marshal
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from puppet_xpp.server.analysis.index import ParsedHook, index_data
+from puppet_xpp.server.analysis.references import Ref, RefIndex
+from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
+
+FORMAT = "puppet-xpp-index-cache"
+SCHEMA = 1  # bump when what is recorded, or how, changes
+ENV = "PUPPET_XPP_INDEX_CACHE"
+OFF = frozenset({"off", "none", "0", "false", "no"})
+# an entry recorded this soon after its file's modification is checked by digest at the next start
+RACY_NS = 2_000_000_000
+# a workspace's cache not written for this long (seconds) is removed by the next save of any
+KEEP_S = 30 * 24 * 3600
+# the modules whose code decides what is recorded: a change of any (an editable install) voids the cache
+PRODUCERS = (
+    "puppet_xpp.grammar.parser",
+    "puppet_xpp.grammar.ast",
+    "puppet_xpp.server.analysis.index",
+    "puppet_xpp.server.analysis.index_cache",
+    "puppet_xpp.server.analysis.ruby_index",
+    "puppet_xpp.server.analysis.references",
+    "puppet_xpp.server.analysis.features",
+    "puppet_xpp.server.analysis.symbols",
+)
+
+
+def cache_dir() -> str | None:
+    """The directory of the index caches, None when turned off (``PUPPET_XPP_INDEX_CACHE``)."""
+    env = os.environ.get(ENV)
+    if env is not None:
+        if env.strip().lower() in OFF or not env.strip():
+            return None
+        return os.path.abspath(os.path.expanduser(env))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "puppet-xpp", "index")
+
+
+def fingerprint() -> str:
+    """puppet-xpp's version and the size and modification time of the indexing code's modules (and the
+    Ruby grammar's version): a cache written by another build is foreign."""
+    from importlib import metadata
+
+    parts = [f"python={sys.version}", f"marshal={marshal.version}"]
+    for dist in ("puppet-xpp", "tree-sitter", "tree-sitter-ruby"):
+        try:
+            parts.append(f"{dist}={metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{dist}=?")
+    for name in PRODUCERS:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        try:
+            st = os.stat(origin) if origin else None
+        except OSError:
+            st = None
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}" if st is not None else f"{name}:?")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def depends(path: str) -> str:
+    """What else a file's entries depend on ("" for most files).  A resource type's
+    (``lib/puppet/type/``) gain a ``provider`` parameter when ``lib/puppet/provider/<type>/`` holds Ruby
+    files (server/analysis/ruby_index.py): the modification times of that providers directory and of
+    its subdirectories stand for it (adding or removing a provider file changes its directory's)."""
+    if "/lib/puppet/type/" not in path.replace(os.sep, "/"):
+        return ""
+    d = os.path.join(os.path.dirname(os.path.dirname(path)), "provider")
+    try:
+        parts = [f".:{os.stat(d).st_mtime_ns}"]
+        with os.scandir(d) as it:
+            for entry in it:
+                if entry.is_dir():
+                    parts.append(f"{entry.name}:{entry.stat().st_mtime_ns}")
+    except OSError:
+        return "-"
+    return digest("\n".join(sorted(parts)).encode("utf-8", "surrogateescape"))
+
+
+@dataclass(slots=True)
+class Entry:
+    """What indexing one file produced, and which bytes it was produced from."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+    racy: bool
+    deps: str  # what else the entries depend on (a resource type: its providers directory), see depends()
+    syms: list[Sym]
+    refs: list[Ref] | None  # None: indexing gave the reference index nothing (a Ruby file, a parse error)
+
+
+# ----------------------------------------------------------------------------------------------- encoding
+# Records are tuples of str, int, bool and None written with :mod:`marshal` (no code is ever loaded
+# from it, unlike pickle; its format is the running Python's, part of the fingerprint).  Decoding
+# builds the dataclasses from them; a record of another shape raises (TypeError, ValueError): the
+# whole cache is then ignored.  The body's digest in the header catches damage before any of this.
+
+
+class Foreign(ValueError):
+    """A cache that is not what this version writes."""
+
+
+def _enc_param(p: Param) -> tuple[Any, ...]:
+    return (p.name, p.type, p.default, p.doc, p.kind)
+
+
+def _enc_sym(s: Sym) -> tuple[Any, ...]:
+    return (
+        s.name,
+        s.kind,
+        s.range,
+        s.selection,
+        s.doc,
+        tuple(_enc_param(p) for p in s.params),
+        s.signature,
+        tuple((tuple(_enc_param(p) for p in g.params), g.return_type, g.line) for g in s.signatures),
+        tuple((a.name, a.kind, a.namevar, a.values, a.default, a.type, a.doc, a.line) for a in s.attrs),
+        s.origin,
+    )
+
+
+def _dec_sym(x: tuple[Any, ...], path: str) -> Sym:
+    name, kind, rng, sel, doc, params, sig, sigs, attrs, origin = x
+    return Sym(
+        name,
+        kind,
+        path,
+        rng,
+        sel,
+        doc,
+        [Param(*p) for p in params],
+        sig,
+        [Signature([Param(*p) for p in ps], rt, line) for ps, rt, line in sigs],
+        [Attr(*a) for a in attrs],
+        origin,
+    )
+
+
+def _dec_entry(x: tuple[Any, ...], path: str) -> Entry:
+    size, mtime_ns, dig, racy, deps, syms, refs = x
+    if type(size) is not int or type(mtime_ns) is not int or type(dig) is not str:
+        raise Foreign("a record of another shape")
+    return Entry(
+        size,
+        mtime_ns,
+        dig,
+        bool(racy),
+        deps,
+        [_dec_sym(s, path) for s in syms],
+        [Ref(k, path, a, b, role, text, owner) for k, a, b, role, text, owner in refs]
+        if refs is not None
+        else None,
+    )
+
+
+def _enc_entry(e: Entry) -> tuple[Any, ...]:
+    refs = (
+        tuple((r.key, r.start, r.end, r.role, r.text, r.owner) for r in e.refs)
+        if e.refs is not None
+        else None
+    )
+    return (e.size, e.mtime_ns, e.digest, e.racy, e.deps, tuple(_enc_sym(s) for s in e.syms), refs)
+
+
+# ----------------------------------------------------------------------------------------------- the cache
+
+
+def prune(dfd: int, now: float | None = None) -> None:
+    """Remove the caches of workspaces not indexed for :data:`KEEP_S` (a workspace opened once, a test's
+    temporary directory) from the cache directory ``dfd``: regular files only, never through a link."""
+    limit = (now if now is not None else time.time()) - KEEP_S
+    for name in os.listdir(dfd):
+        if not name.endswith(".json"):
+            continue
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                os.unlink(name, dir_fd=dfd)
+        except OSError:
+            continue
+
+
+class IndexCache:
+    """One workspace's cache: the entries loaded at start (``old``) and those of this indexing
+    (``new``, what :meth:`save` writes: a file gone from the workspace leaves the cache)."""
+
+    def __init__(self, roots: Sequence[str], directory: str | None) -> None:
+        self.roots = [os.path.abspath(r) for r in roots]
+        self.directory = directory
+        key = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self.name = f"{key}.json"
+        self.fingerprint = fingerprint() if directory is not None else ""
+        self.old: dict[str, Entry] = {}
+        self.new: dict[str, Entry] = {}
+        self.hits = 0
+        self.misses = 0
+        self.ignored = ""  # why the cache found was not used ("" when used or none found)
+
+    @classmethod
+    def open(cls, roots: Sequence[str], directory: str | None = None) -> IndexCache:
+        """The cache of the workspace ``roots`` (in ``directory``, else :func:`cache_dir`), loaded."""
+        cache = cls(roots, directory if directory is not None else cache_dir())
+        cache.load()
+        return cache
+
+    @property
+    def enabled(self) -> bool:
+        return self.directory is not None
+
+    def _open_dir(self, create: bool) -> int | None:
+        """A descriptor of the cache directory (made 0700 when ``create``), None when it is absent, a
+        link, not a directory, or not ours."""
+        d = self.directory
+        if d is None:
+            return None
+        if create:
+            try:
+                os.makedirs(os.path.dirname(d), mode=0o700, exist_ok=True)
+                os.mkdir(d, 0o700)
+            except FileExistsError:
+                pass
+            except OSError:
+                return None
+        try:
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        st = os.fstat(fd)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            os.close(fd)
+            return None
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            try:
+                os.fchmod(fd, 0o700)
+            except OSError:
+                os.close(fd)
+                return None
+        return fd
+
+    def load(self) -> None:
+        """Read the cache file; anything doubtful leaves ``old`` empty (and says why in ``ignored``)."""
+        dfd = self._open_dir(create=False)
+        if dfd is None:
+            return
+        try:
+            try:
+                fd = os.open(self.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+            except FileNotFoundError:
+                return
+            except OSError as e:
+                self.ignored = f"not readable ({e.strerror})"
+                return
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    self.ignored = "not a regular file"
+                    return
+                data = f.read()
+        finally:
+            os.close(dfd)
+        try:
+            self.old = self._decode(data)
+        except (ValueError, UnicodeDecodeError, RecursionError) as e:
+            self.old = {}
+            self.ignored = str(e) or type(e).__name__
+
+    def _decode(self, data: bytes) -> dict[str, Entry]:
+        head, sep, body = data.partition(b"\n")
+        if not sep:
+            raise Foreign("truncated (no header)")
+        header = json.loads(head)
+        if type(header) is not dict or header.get("format") != FORMAT:
+            raise Foreign("not an index cache")
+        if header.get("schema") != SCHEMA or header.get("fingerprint") != self.fingerprint:
+            raise Foreign("written by another version of puppet-xpp")
+        if header.get("roots") != self.roots:
+            raise Foreign("of another workspace")
+        if header.get("digest") != digest(body):
+            raise Foreign("damaged (its digest differs)")
+        try:
+            files = marshal.loads(body)
+        except (EOFError, TypeError) as e:
+            raise Foreign("damaged") from e
+        if type(files) is not dict:
+            raise Foreign("not an index cache")
+        try:
+            return {p: _dec_entry(x, p) for p, x in files.items() if type(p) is str}
+        except (TypeError, ValueError) as e:
+            raise Foreign("a record of another shape") from e
+
+    def save(self) -> bool:
+        """Write this indexing's entries (temporary file + rename, 0600); False when not written."""
+        from puppet_xpp.xpp.compile.writes import replace_at
+
+        if not self.enabled:
+            return False
+        body = marshal.dumps({p: _enc_entry(e) for p, e in sorted(self.new.items())})
+        header = {
+            "format": FORMAT,
+            "schema": SCHEMA,
+            "fingerprint": self.fingerprint,
+            "roots": self.roots,
+            "digest": digest(body),
+            "files": len(self.new),
+        }
+        data = json.dumps(header).encode("utf-8", "surrogateescape") + b"\n" + body
+        dfd = self._open_dir(create=True)
+        if dfd is None:
+            return False
+        try:
+            replace_at(dfd, self.name, data, lambda fd: os.fchmod(fd, 0o600))
+            prune(dfd)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(dfd)
+
+    # -- per file ---------------------------------------------------------------------------------------
+
+    def lookup(self, path: str) -> Entry | None:
+        """The entry of ``path`` when its stat matches and it is not racy (no read), else None."""
+        e = self.old.get(path)
+        if e is None or e.racy:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
+            return None
+        if e.deps and depends(path) != e.deps:
+            return None
+        self.new[path] = e
+        self.hits += 1
+        return e
+
+    def index(
+        self,
+        path: str,
+        hooks: Sequence[ParsedHook] = (),
+        refs: RefIndex | None = None,
+        refused: list[str] | None = None,
+    ) -> tuple[list[Sym], list[Ref] | None, bool]:
+        """(entries, references, from the cache) of ``path``: its cached entry when it is still the
+        file (stat, else digest of its bytes), else the file indexed from the bytes read (``hooks``
+        get the parse; the references recorded are those ``refs`` got from them)."""
+        from puppet_xpp.xpp.sources import read_bytes
+
+        hit = self.lookup(path)
+        if hit is not None:
+            return hit.syms, hit.refs, True
+        raw = read_bytes(path)
+        if raw.data is None or raw.stat is None:
+            if refused is not None and raw.diagnostic is not None:
+                refused.append(raw.diagnostic.message)
+            return [], None, False
+        dig = digest(raw.data)
+        deps = depends(path)
+        st = raw.stat
+        racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+        old = self.old.get(path)
+        if old is not None and old.digest == dig and old.size == len(raw.data) and old.deps == deps:
+            e = Entry(st.st_size, st.st_mtime_ns, dig, racy, deps, old.syms, old.refs)
+            self.new[path] = e
+            self.hits += 1
+            return e.syms, e.refs, True
+        self.misses += 1
+        before = refs.by_path.get(path) if refs is not None else None
+        syms = index_data(path, raw.data, None, hooks)
+        got = refs.by_path.get(path) if refs is not None else None
+        file_refs = got if got is not None and got is not before else None
+        self.new[path] = Entry(st.st_size, st.st_mtime_ns, dig, racy, deps, syms, file_refs)
+        return syms, file_refs, False
+
+    def forget(self, paths: Iterable[str]) -> None:
+        for p in paths:
+            self.new.pop(p, None)

@@ -1,0 +1,314 @@
+"""The persistent workspace index cache (issue 31, item 2; server/analysis/index_cache.py) through a
+real client (pytest-lsp): each test starts the language server twice on one workspace and one cache
+directory (``PUPPET_XPP_INDEX_CACHE``), as a user restarting the editor does.
+
+* the second start answers workspace symbols, the hover of a module's Ruby function and the references
+  of a class from the cache, and its log line says every file came from it;
+* a manifest edited on disk between the starts is indexed again: its new class is found, its old one
+  gone (by size and modification time, and by digest when those are kept);
+* a damaged, truncated or foreign-version cache is ignored (a log line says why) and the answers are
+  those of a cold start; the cache is rewritten whole, 0600 in a 0700 directory, never through a link.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+import time
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
+pytestmark = pytest.mark.asyncio
+
+FILES = {
+    "modules/mymod/manifests/init.pp": "class mymod {\n  include mymod::old\n}\n",
+    "modules/mymod/manifests/old.pp": "class mymod::old {\n  notify { 'old': }\n}\n",
+    "modules/mymod/lib/puppet/functions/mymod/greet.rb": (
+        "# Greets whoever is named, politely.\n"
+        "Puppet::Functions.create_function(:'mymod::greet') do\n"
+        "  dispatch :greet do\n"
+        "    param 'String', :who\n"
+        "  end\n"
+        "\n"
+        "  def greet(who)\n"
+        '    "hello #{who}"\n'
+        "  end\n"
+        "end\n"
+    ),
+    "modules/other/manifests/init.pp": "class other {\n  $x = mymod::greet('you')\n  include mymod::old\n}\n",
+}
+FILE_COUNT = len(FILES)
+
+
+def write_files(env: str, files: dict[str, str], age: float = 0.0) -> None:
+    """Write ``files`` under ``env``, modified ``age`` seconds ago."""
+    for rel, text in files.items():
+        p = os.path.join(env, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+        if age:
+            then = time.time() - age
+            os.utime(p, (then, then))
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """The workspace, its files modified an hour ago (their entries are trusted by size and time), and
+    the cache directory."""
+    env = str(tmp_path / "production")
+    write_files(env, FILES, age=3600)
+    cache = str(tmp_path / "cache" / "index")
+    return env, cache
+
+
+class Started:
+    """One server started on the workspace, its index complete; ``logs``: its log messages."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+
+    @property
+    def logs(self) -> list[str]:
+        return [m.message for m in self.client.log_messages]
+
+    def indexed_line(self) -> str:
+        return next(m for m in self.logs if m.startswith("puppet-xpp: indexed "))
+
+    def from_cache(self) -> int:
+        m = re.search(r"\((\d+) from the index cache\)", self.indexed_line())
+        assert m, self.indexed_line()
+        return int(m.group(1))
+
+    async def stop(self) -> None:
+        await self.client.shutdown_session()
+
+
+async def start(env: str, cache: str) -> Started:
+    import asyncio
+
+    config = ClientServerConfig(
+        server_command=SERVER, server_env={"PYTHONPATH": REPO, "PUPPET_XPP_INDEX_CACHE": cache}
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+
+    uri = "file://" + env
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=uri,
+            workspace_folders=[types.WorkspaceFolder(uri=uri, name="production")],
+        )
+    )
+    s = Started(client)
+    deadline = time.monotonic() + 60
+    while not any(m.startswith("puppet-xpp: indexed ") for m in s.logs):
+        assert time.monotonic() < deadline, s.logs
+        await asyncio.sleep(0.05)
+    return s
+
+
+async def wait_saved(cache: str) -> str:
+    import asyncio
+
+    deadline = time.monotonic() + 30
+    while True:
+        names = [n for n in os.listdir(cache) if n.endswith(".json")] if os.path.isdir(cache) else []
+        if names:
+            return os.path.join(cache, names[0])
+        assert time.monotonic() < deadline, "no cache written"
+        await asyncio.sleep(0.05)
+
+
+async def symbols(s: Started, query: str) -> list[str]:
+    res = await s.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+    return sorted(x.name for x in res or [])
+
+
+def open_other(s: Started, env: str) -> str:
+    path = os.path.join(env, "modules/other/manifests/init.pp")
+    s.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri="file://" + path,
+                language_id="puppet",
+                version=1,
+                text=FILES["modules/other/manifests/init.pp"],
+            )
+        )
+    )
+    return path
+
+
+async def hover_greet(s: Started, env: str) -> str:
+    path = open_other(s, env)
+    res = await s.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri="file://" + path),
+            position=types.Position(line=1, character=10),
+        )
+    )
+    assert res is not None
+    contents = res.contents
+    return contents.value if isinstance(contents, types.MarkupContent) else str(contents)
+
+
+async def references_of_old(s: Started, env: str) -> list[tuple[str, int]]:
+    path = os.path.join(env, "modules/mymod/manifests/old.pp")
+    res = await s.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri="file://" + path),
+            position=types.Position(line=0, character=9),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    return sorted((os.path.relpath(r.uri[len("file://") :], env), r.range.start.line) for r in res or [])
+
+
+async def cold_then_second(env: str, cache: str) -> tuple[list[str], str, list[tuple[str, int]]]:
+    """A first start (nothing cached) and its answers, the cache written."""
+    first = await start(env, cache)
+    try:
+        assert first.from_cache() == 0
+        answers = (
+            await symbols(first, "mymod"),
+            await hover_greet(first, env),
+            await references_of_old(first, env),
+        )
+    finally:
+        await first.stop()
+    await wait_saved(cache)
+    return answers
+
+
+async def test_second_start_answers_from_the_cache(workspace):
+    env, cache = workspace
+    cold_symbols, cold_hover, cold_refs = await cold_then_second(env, cache)
+    assert "mymod::greet" in cold_symbols and "Greets whoever" in cold_hover
+    assert ("modules/other/manifests/init.pp", 2) in cold_refs
+    st = os.stat(cache)
+    assert stat.S_IMODE(st.st_mode) == 0o700
+    (name,) = os.listdir(cache)
+    assert stat.S_IMODE(os.stat(os.path.join(cache, name)).st_mode) == 0o600
+
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == FILE_COUNT
+        assert not any("index cache ignored" in m for m in second.logs)
+        assert await symbols(second, "mymod") == cold_symbols
+        assert await references_of_old(second, env) == cold_refs
+        hover = await hover_greet(second, env)
+        assert hover == cold_hover
+    finally:
+        await second.stop()
+
+
+async def test_an_edited_file_is_indexed_again(workspace):
+    env, cache = workspace
+    await cold_then_second(env, cache)
+    write_files(env, {"modules/mymod/manifests/old.pp": "class mymod::fresh {\n}\n"})
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == FILE_COUNT - 1
+        names = await symbols(second, "mymod")
+        assert "mymod::fresh" in names and "mymod::old" not in names
+    finally:
+        await second.stop()
+
+
+async def test_same_size_and_time_edit_found_by_digest(workspace):
+    """A rewrite that keeps the size and the modification time (within the timestamp granularity, or
+    put back by a tool) of a file indexed right after it was written: its entry was recorded racy, so
+    its digest is checked at the next start."""
+    env, cache = workspace
+    write_files(env, FILES)  # modified now
+    path = os.path.join(env, "modules/mymod/manifests/old.pp")
+    await cold_then_second(env, cache)
+    before = os.stat(path)
+    text = FILES["modules/mymod/manifests/old.pp"].replace("mymod::old", "mymod::new")
+    write_files(env, {"modules/mymod/manifests/old.pp": text})
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_size == before.st_size
+    second = await start(env, cache)
+    try:
+        names = await symbols(second, "mymod")
+        assert "mymod::new" in names and "mymod::old" not in names
+    finally:
+        await second.stop()
+
+
+def damage_truncate(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def damage_flip(data: bytes) -> bytes:
+    k = len(data) - 40
+    return data[:k] + bytes([data[k] ^ 0x55]) + data[k + 1 :]
+
+
+def damage_version(data: bytes) -> bytes:
+    head, _, body = data.partition(b"\n")
+    return re.sub(rb'"fingerprint": "[0-9a-f]+"', b'"fingerprint": "' + b"0" * 64 + b'"', head) + b"\n" + body
+
+
+def damage_garbage(data: bytes) -> bytes:
+    return b"\x00\xff not a cache \n at all"
+
+
+@pytest.mark.parametrize(
+    "damage, why",
+    [
+        (damage_truncate, "damaged"),
+        (damage_flip, "damaged"),
+        (damage_version, "another version"),
+        (damage_garbage, ""),
+    ],
+)
+async def test_a_damaged_or_foreign_cache_is_ignored(workspace, damage, why):
+    env, cache = workspace
+    cold_symbols, cold_hover, cold_refs = await cold_then_second(env, cache)
+    path = await wait_saved(cache)
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(damage(data))
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == 0
+        ignored = [m for m in second.logs if "index cache ignored" in m]
+        assert ignored and why in ignored[0], second.logs
+        assert await symbols(second, "mymod") == cold_symbols
+        assert await references_of_old(second, env) == cold_refs
+        assert await hover_greet(second, env) == cold_hover
+    finally:
+        await second.stop()
+
+
+async def test_the_cache_file_is_never_read_or_written_through_a_link(workspace, tmp_path):
+    env, cache = workspace
+    await cold_then_second(env, cache)
+    path = await wait_saved(cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    os.replace(path, elsewhere)  # a valid cache, reached through a link
+    os.symlink(elsewhere, path)
+    kept = elsewhere.read_bytes()
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == 0
+    finally:
+        await second.stop()
+    import asyncio
+
+    for _ in range(100):
+        if not os.path.islink(path):
+            break
+        await asyncio.sleep(0.05)
+    assert not os.path.islink(path) and os.path.isfile(path)  # replaced, not written through
+    assert elsewhere.read_bytes() == kept
