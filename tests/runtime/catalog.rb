@@ -64,6 +64,7 @@ if req['mode'] == 'widen'
     else MessagePack.pack(v) # nil, true, false
     end
   end
+  require 'msgpack' # (this mode rewrites payloads with the gem; the loader itself reads without it)
   pair_results(req) do |xpp, src|
     data = File.binread(xpp)
     cut = data.index("\n\n")
