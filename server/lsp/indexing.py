@@ -49,8 +49,10 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
     session = ls.session
     state = session.index_state
     loop = asyncio.get_running_loop()
-    files = await loop.run_in_executor(None, workspace_files, roots)
-    cache = await loop.run_in_executor(None, IndexCache.open, roots)
+    # the walk and the reading of the index cache overlap (the walk waits on the file system)
+    files, cache = await asyncio.gather(
+        loop.run_in_executor(None, workspace_files, roots), loop.run_in_executor(None, IndexCache.open, roots)
+    )
     if cache.ignored:
         ls.log(
             f"puppet-xpp: index cache ignored ({cache.ignored}): indexing every file", types.MessageType.Log
