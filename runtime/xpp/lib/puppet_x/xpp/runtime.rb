@@ -86,8 +86,9 @@ module PuppetX
             envdir = (node.environment.configuration.path_to_env rescue nil) || 'ENVDIR'
             hint = "; `puppet-xpp --compile #{envdir}` writes the missing files"
           end
+          # (JSON-encoded files are parsed too, but said once per process, not here: #json_skipped)
           format('xpp: not using the .xpp of %d of %d manifests (parsed instead), node %s: %s%s; each file at debug level',
-                 st.parsed, st.parsed + st.served, node.name, groups.join('; '), hint)
+                 st.fallbacks.each_value.sum(&:size), st.parsed + st.served, node.name, groups.join('; '), hint)
         end
 
         # The language level of the running Puppet, as puppet-xpp names it: 8, 7 (7.29+) or 7.23.
