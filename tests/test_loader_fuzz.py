@@ -10,7 +10,7 @@ recomputed, removed or kept stale.  Each one is judged in process by ``--verify`
 OpenVox 8), with and without the msgpack gem (Puppet Server's JRuby has none): the verdicts (accepted or
 refused) must be the same, and the loader must never raise anything but its FormatError.
 
-    PUPPET_XPP_FUZZ_SECONDS=20 PUPPET_XPP_FUZZ_CASES=5000 PUPPET_XPP_FUZZ_SEED=26
+    PUPPET_XPP_FUZZ_SECONDS=30 PUPPET_XPP_FUZZ_CASES=15000 PUPPET_XPP_FUZZ_SEED=26
         the Python side's time budget, the most documents it makes, the seed
 """
 
@@ -37,8 +37,8 @@ REPO = Path(__file__).resolve().parents[1]
 RUNTIME_LIB = str(REPO / "runtime" / "xpp" / "lib")
 DRIVER = str(REPO / "tests" / "runtime" / "loader_driver.rb")
 CORPUS = Path("/usr/share/puppet/modules")
-SECONDS = float(os.environ.get("PUPPET_XPP_FUZZ_SECONDS", "20"))
-CASES = int(os.environ.get("PUPPET_XPP_FUZZ_CASES", "5000"))
+SECONDS = float(os.environ.get("PUPPET_XPP_FUZZ_SECONDS", "30"))
+CASES = int(os.environ.get("PUPPET_XPP_FUZZ_CASES", "15000"))
 SEED = int(os.environ.get("PUPPET_XPP_FUZZ_SEED", "26"))
 MEMORY_LIMIT = 3 << 30  # the Ruby process's address space: an allocation bomb fails fast instead of swapping
 
