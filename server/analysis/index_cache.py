@@ -46,9 +46,8 @@ RACY_NS = 2_000_000_000
 # a workspace's cache not written for this long (seconds) is removed by the next save of any
 KEEP_S = 30 * 24 * 3600
 # the modules whose code decides what is recorded: a change of any (an editable install) voids the cache
+# (and every file of the grammar package's own directory: the lexer, the parser, its tables, an accelerator)
 PRODUCERS = (
-    "puppet_xpp.grammar.parser",
-    "puppet_xpp.grammar.ast",
     "puppet_xpp.server.analysis.index",
     "puppet_xpp.server.analysis.index_cache",
     "puppet_xpp.server.analysis.ruby_index",
@@ -80,14 +79,23 @@ def fingerprint() -> str:
             parts.append(f"{dist}={metadata.version(dist)}")
         except metadata.PackageNotFoundError:
             parts.append(f"{dist}=?")
+    files = []
     for name in PRODUCERS:
         spec = importlib.util.find_spec(name)
-        origin = spec.origin if spec is not None else None
+        files.append((spec.origin if spec is not None else None) or name)
+    grammar = importlib.util.find_spec("puppet_xpp.grammar")
+    for d in (grammar.submodule_search_locations or []) if grammar is not None else []:
         try:
-            st = os.stat(origin) if origin else None
+            with os.scandir(d) as it:
+                files.extend(sorted(e.path for e in it if e.is_file()))
         except OSError:
-            st = None
-        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}" if st is not None else f"{name}:?")
+            files.append(d)
+    for f in files:
+        try:
+            st = os.stat(f)
+            parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{f}:?")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

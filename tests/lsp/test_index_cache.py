@@ -312,3 +312,25 @@ async def test_the_cache_file_is_never_read_or_written_through_a_link(workspace,
         await asyncio.sleep(0.05)
     assert not os.path.islink(path) and os.path.isfile(path)  # replaced, not written through
     assert elsewhere.read_bytes() == kept
+
+
+async def test_two_servers_on_one_workspace_leave_one_whole_cache(workspace):
+    """Two servers indexing one workspace at once both write the cache (temporary file + rename): the
+    last writer's file is whole, and a third start takes every file from it."""
+    import asyncio
+
+    env, cache = workspace
+    both = await asyncio.gather(start(env, cache), start(env, cache))
+    for s in both:  # (one may have read the other's cache: whole, or none yet)
+        assert s.from_cache() in (0, FILE_COUNT)
+        assert not any("index cache ignored" in m for m in s.logs), s.logs
+    await asyncio.gather(*(s.stop() for s in both))
+    await wait_saved(cache)
+    assert [n for n in os.listdir(cache) if not n.endswith(".json")] == []  # no temporary file left
+    third = await start(env, cache)
+    try:
+        assert third.from_cache() == FILE_COUNT
+        assert not any("index cache ignored" in m for m in third.logs)
+        assert "mymod::greet" in await symbols(third, "mymod")
+    finally:
+        await third.stop()
