@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -192,32 +193,43 @@ def generate() -> str:
     return "".join(out)
 
 
-def write(path: Path = TARGET) -> None:
-    """Write atomically (temp file + rename)."""
-    text = generate()
+def write_generated(path: Path, text: str) -> None:
+    """Write a generated file atomically (temp file + rename), readable by all like any source file
+    (mkstemp makes it 0600).  Every generator of the AST table writes through here."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
 
 
-def main(argv: list[str] | None = None) -> int:
+def generator_main(argv: list[str] | None, target: Path, make: Callable[[], str], module: str) -> int:
+    """The command line of a generator: write ``target`` from ``make()``, or with ``--check`` exit 1
+    when the checked-in file differs from a fresh generation (CI's stale-file check)."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--check"]:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != generate():
-            print(f"{TARGET} is stale: run python -m puppet_xpp.grammar.ast_gen", file=sys.stderr)
+        current = target.read_text(encoding="utf-8") if target.exists() else ""
+        if current != make():
+            print(f"{target} is stale: run python -m {module}", file=sys.stderr)
             return 1
         return 0
     if args:
-        print("usage: python -m puppet_xpp.grammar.ast_gen [--check]", file=sys.stderr)
+        print(f"usage: python -m {module} [--check]", file=sys.stderr)
         return 2
-    write()
+    write_generated(target, make())
     return 0
+
+
+def write(path: Path = TARGET) -> None:
+    write_generated(path, generate())
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main(argv, TARGET, generate, "puppet_xpp.grammar.ast_gen")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,11 @@ the Enum sets.  A Pcore type name of the table maps to the Ruby class of Puppet'
 from __future__ import annotations
 
 import keyword
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
+from .ast_gen import generator_main, write_generated
 from .ast_table import PCORE_PREFIX, REFERENCES, TABLE, describe
 
 TARGET = Path(__file__).resolve().parents[1] / "runtime" / "xpp" / "lib" / "puppet_x" / "xpp" / "ast_types.rb"
@@ -141,32 +140,11 @@ def generate() -> str:
 
 
 def write(path: Path = TARGET) -> None:
-    """Write atomically (temp file + rename)."""
-    text = generate()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_generated(path, generate())
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--check"]:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != generate():
-            print(f"{TARGET} is stale: run python -m puppet_xpp.grammar.ast_ruby_gen", file=sys.stderr)
-            return 1
-        return 0
-    if args:
-        print("usage: python -m puppet_xpp.grammar.ast_ruby_gen [--check]", file=sys.stderr)
-        return 2
-    write()
-    return 0
+    return generator_main(argv, TARGET, generate, "puppet_xpp.grammar.ast_ruby_gen")
 
 
 if __name__ == "__main__":
