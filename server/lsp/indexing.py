@@ -42,7 +42,12 @@ async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing
     finally:
         state.end()
     if cache is not None and cache.enabled:  # (after the index is complete: no request waits for it)
-        await asyncio.get_running_loop().run_in_executor(None, cache.save)
+        if not await asyncio.get_running_loop().run_in_executor(None, cache.save):
+            ls.log(
+                f"puppet-xpp: index cache not written: {cache.directory} is not a directory of ours"
+                " (a link, another owner) or not writable",
+                types.MessageType.Log,
+            )
 
 
 async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexCache:
