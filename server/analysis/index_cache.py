@@ -7,7 +7,8 @@ Where: one file per workspace (its roots) in ``$PUPPET_XPP_INDEX_CACHE`` when se
 ``~/.cache/puppet-xpp/index/``.  The directory is made 0700 and must be ours; it is opened without
 following a link, and the cache file is opened and replaced relative to it, never through a link
 (:func:`xpp.compile.writes.replace_at`: temporary file + rename, 0600), so two servers on one workspace
-leave the last writer's complete file and a reader never sees half of one.
+leave the last writer's complete file and a reader never sees half of one.  Each save removes the
+caches of workspaces gone or not indexed for 30 days (:func:`prune`).
 
 What is trusted: a file's entry when its (size, mtime_ns) equal those recorded, else when the digest
 of its bytes equals the one recorded (then the file is indexed from those very bytes otherwise).  An
@@ -212,18 +213,38 @@ def _enc_entry(e: Entry) -> tuple[Any, ...]:
 
 
 def prune(dfd: int, now: float | None = None) -> None:
-    """Remove the caches of workspaces not indexed for :data:`KEEP_S` (a workspace opened once, a test's
-    temporary directory) from the cache directory ``dfd``: regular files only, never through a link."""
+    """Remove from the cache directory ``dfd`` the caches of workspaces not indexed for :data:`KEEP_S`
+    (a workspace opened once) or whose roots are all gone (a test's temporary directory): regular files
+    only, never through a link; only a cache's header line is read."""
     limit = (now if now is not None else time.time()) - KEEP_S
     for name in os.listdir(dfd):
         if not name.endswith(".json"):
             continue
         try:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-            if stat.S_ISREG(st.st_mode) and st.st_mtime < limit:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            stale = st.st_mtime < limit
+            if not stale:
+                with os.fdopen(os.dup(fd), "rb") as f:
+                    head = f.readline(1 << 20)
+                try:
+                    header = json.loads(head)
+                    roots = header.get("roots") if type(header) is dict else None
+                except ValueError:
+                    roots = None
+                if type(roots) is list and roots:
+                    stale = not any(type(r) is str and os.path.isdir(r) for r in roots)
+            if stale:
                 os.unlink(name, dir_fd=dfd)
         except OSError:
             continue
+        finally:
+            os.close(fd)
 
 
 class IndexCache:

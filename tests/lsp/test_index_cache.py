@@ -357,3 +357,26 @@ async def test_a_cache_directory_that_is_a_link_is_not_used(workspace, tmp_path)
     finally:
         await first.stop()
     assert os.listdir(target) == []
+
+
+async def test_the_cache_of_a_workspace_gone_is_removed(workspace, tmp_path):
+    """Each save removes the caches of workspaces whose roots are all gone (a test's temporary
+    directory): the cache directory does not grow without bound."""
+    import shutil
+
+    env, cache = workspace
+    gone = str(tmp_path / "gone")
+    write_files(gone, FILES, age=3600)
+    other = await start(gone, cache)
+    await other.stop()
+    gone_cache = await wait_saved(cache)
+    shutil.rmtree(gone)
+    await cold_then_second(env, cache)
+    import asyncio
+
+    for _ in range(200):  # (the first server's save, then its pruning, end after its index)
+        names = os.listdir(cache)
+        if os.path.basename(gone_cache) not in names and len(names) == 1:
+            break
+        await asyncio.sleep(0.05)
+    assert os.path.basename(gone_cache) not in names and len(names) == 1, names
