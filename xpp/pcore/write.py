@@ -6,6 +6,7 @@ produced from this stream by :mod:`xpp.pcore.json` (the same tabulation by const
 from __future__ import annotations
 
 import struct
+import sys
 from typing import Any
 
 from puppet_xpp.grammar.ast import Node, Regexp
@@ -168,6 +169,26 @@ def _shared(v: Any) -> XppWriteError:
     )
 
 
+def _lone_count() -> int:
+    """The reference count :func:`dumps_msgpack` sees on an object that one container alone holds, taken
+    off its stack into a local as it takes each value (the container's reference, the local's, the
+    argument's; measured, not assumed, since an interpreter may count a local differently)."""
+    held = object()
+    container = [held]
+    stack = [held]
+    del held
+    v = stack.pop()
+    count = sys.getrefcount(v)
+    del container
+    return count
+
+
+# An object whose count is no more than this has one holder in the tree: it is reached once, so the
+# writer records no identity for it (a 5 MB manifest's AST: 2 million nodes and lists, whose identity
+# table cost 90 MB); an object held twice or more -- shared, the Locator, a definition -- is recorded.
+_LONE = _lone_count()
+
+
 def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     """The msgpack stream of ``value``.  ``check``: assert what the readers (Puppet's and ours) assert:
     every AST attribute's type, and a tree but for the sharing Puppet's model has, the one Locator of the
@@ -177,7 +198,12 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     the tests make the documents the readers must refuse that way."""
     out = bytearray()
     wtab: dict[Any, int] = {}  # writer-level table: value key -> index
-    stab: dict[int, int] = {}  # serializer-level table: id(object) -> index
+    # serializer-level table: id(object) -> index, of the objects held more than once (_LONE); ``count``
+    # is the index the next object takes
+    stab: dict[int, int] = {}
+    count = 0
+    refcount = sys.getrefcount
+    lone = _LONE
     stack: list[Any] = [value]
     pop = stack.pop
     push = stack.append
@@ -205,7 +231,9 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     raise _shared(v)
                 out += tab_get(k)
                 continue
-            stab[id(v)] = len(stab)
+            if refcount(v) > lone:
+                stab[id(v)] = count
+            count += 1
             vals = info.getter(v)
             if check:
                 k = info.wchecks(vals)
@@ -236,7 +264,7 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                 out += b
             if check and info.refslot >= 0 and n > info.refslot:
                 r = info.refslot
-                vals = (*vals[:r], _Refs(vals[r], len(stab) - 1), *vals[r + 1 :])
+                vals = (*vals[:r], _Refs(vals[r], count - 1), *vals[r + 1 :])
             if info.positioned:
                 # the Locator slot (a Locator, when checked): the Locator written before is the one
                 # back-reference allowed here
@@ -251,9 +279,11 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                             extend(vals[n - 1 : 2 : -1])
                     else:
                         extend(vals[n - 1 : 0 : -1])
+                    vals = ()  # (else the first child, taken next, would count this reference too)
                     continue
             if n:
                 extend(vals[n - 1 :: -1])
+            vals = ()
             continue
         if t is str:
             k = wtab.get(v)
@@ -269,7 +299,9 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     raise _shared(v)
                 out += tab_get(k)
                 continue
-            stab[id(v)] = len(stab)
+            if refcount(v) > lone:
+                stab[id(v)] = count
+            count += 1
             out += array_get(len(v))
             extend(reversed(v))
         elif v is None:
@@ -285,7 +317,9 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     raise _shared(v)
                 out += tab_get(k)
                 continue
-            stab[id(v)] = len(stab)
+            if refcount(v) > lone:
+                stab[id(v)] = count
+            count += 1
             out += _X_MAP.get(len(v))
             items = list(v.items())
             for kk, vv in reversed(items):
@@ -298,7 +332,9 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     raise _shared(v)
                 out += tab_get(k)
                 continue
-            stab[id(v)] = len(stab)
+            if refcount(v) > lone:
+                stab[id(v)] = count
+            count += 1
             if type(v.source) is not str:
                 raise XppWriteError("Regexp source must be a str")
             k = wtab.get(v)
@@ -314,7 +350,9 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                     raise _shared(v)
                 out += tab_get(k)
                 continue
-            stab[id(v)] = len(stab)
+            if refcount(v) > lone:
+                stab[id(v)] = count
+            count += 1
             if type(v.name) is not str or not v.name.startswith("Pcore::"):
                 raise XppWriteError(f"PType name must start with 'Pcore::': {v.name!r}")
             n = len(v.values)
@@ -342,7 +380,8 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
             push(_ObjEnd(v))
             push(v.type)
         elif t is _ObjEnd:
-            stab[id(v.obj)] = len(stab)
+            stab[id(v.obj)] = count
+            count += 1
         elif t is _Ref:
             node = v.node
             k = stab.get(id(node))
@@ -358,7 +397,8 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
             lst = v.value
             if type(lst) is not list or id(lst) in stab:  # (the type is checked before)
                 raise _shared(lst)
-            stab[id(lst)] = len(stab)
+            stab[id(lst)] = count
+            count += 1
             out += array_get(len(lst))
             extend([_Ref(x, v) for x in reversed(lst)])
         elif isinstance(v, Node):
