@@ -123,6 +123,8 @@ def main() -> int:
             ("loader", "xpp loader"),
             ("deserializer", "stock Deserializer"),
         ):
+            if key not in r:
+                continue
             t = r[key]
             print(
                 f"  {label:20s} best {t['best']:7.3f} s {mb / t['best']:6.1f} MB/s   median {t['median']:7.3f} s"

@@ -7,7 +7,8 @@
 #                   Program), its usability check against the source, and the replay of the recorded
 #                   diagnostics through Puppet's IssueReporter (Runtime.unusable + Runtime.replay)
 #   Deserializer    Puppet's stock Pcore Deserializer reading the same payloads (a 15-line msgpack reader);
-#                   ~35x slower than the loader, so timed in the first two rounds only
+#                   ~35x slower than the loader, so timed in the first two rounds only; only where the
+#                   msgpack gem is installed (not in Puppet Server's JRuby)
 #
 # How: first every loaded Program is compared with Puppet's own parse of its source (==; the run aborts on
 # any difference), then N rounds, each timing every side once in a rotating order (interleaved, so a change
@@ -21,7 +22,11 @@ req = JSON.parse(File.read(ARGV[0]))
 $LOAD_PATH.unshift(req['runtime_lib'])
 require 'puppet'
 require 'puppet_x/xpp/runtime'
-require 'msgpack'
+begin
+  require 'msgpack'
+rescue LoadError
+  nil # (Puppet Server's JRuby: no gem, so no stock Deserializer side; the runtime needs none)
+end
 Puppet.initialize_settings(['--confdir', req['dir'] + '/conf', '--vardir', req['dir'] + '/var', '--strict', req['strict']])
 
 S = Puppet::Pops::Serialization
@@ -39,8 +44,18 @@ class BenchMsgPackReader < S::AbstractReader
   end
 end
 
-def cpu
-  Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+# On JRuby the process's CPU time includes the JIT compiler's and the collector's own threads, which run
+# beside the timed code whatever it is: there this thread's CPU time is taken instead (the JVM's).
+if RUBY_ENGINE == 'jruby'
+  require 'java'
+  THREADS = java.lang.management.ManagementFactory.getThreadMXBean
+  def cpu
+    THREADS.getCurrentThreadCpuTime / 1e9
+  end
+else
+  def cpu
+    Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+  end
 end
 
 def median(xs)
@@ -66,13 +81,15 @@ res = Puppet.override(loaders: Puppet::Pops::Loaders.new(env), current_environme
         rt.replay(doc, path)
       end
     end,
-    'deserializer' => lambda do
+  }
+  if defined?(MessagePack::Unpacker)
+    sides['deserializer'] = lambda do
       pairs.each do |_, _, x|
         payload = x.byteslice(x.index("\n\n") + 2..)
         S::Deserializer.new(BenchMsgPackReader.new(payload), loaders.private_environment_loader).read
       end
-    end,
-  }
+    end
+  end
   same = pairs.count { |path, s, x| PuppetX::Xpp::Loader.load(x, path).program == parser.parse_string(s, path) }
   raise "only #{same} of #{pairs.size} loaded Programs equal Puppet's parse" unless same == pairs.size
   times = Hash.new { |h, k| h[k] = [] }
@@ -89,7 +106,8 @@ res = Puppet.override(loaders: Puppet::Pops::Loaders.new(env), current_environme
       gcs[name] += GC.count - g
     end
   end
-  out = { 'bytes' => bytes, 'files' => pairs.size, 'rounds' => rounds, 'same_programs' => same }
+  out = { 'bytes' => bytes, 'files' => pairs.size, 'rounds' => rounds, 'same_programs' => same,
+          'ruby' => "#{RUBY_ENGINE} #{RUBY_ENGINE == 'jruby' ? JRUBY_VERSION : RUBY_VERSION}, Puppet #{Puppet.version}" }
   names.each { |n| out[n] = { 'best' => times[n].min, 'median' => median(times[n]), 'gc_runs' => gcs[n] } }
   out['ratio_best'] = times['parse'].min / times['loader'].min
   out['ratio_median'] = median(times['parse'].zip(times['loader']).map { |a, b| a / b })

@@ -264,9 +264,15 @@ module PuppetX
         else
           raise FormatError, "unknown Pcore extension type #{code}"
         end
-        return object(marker) unless marker[1] == :positioned
-        # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
-        # usual encodings are decoded inline; any other goes through #value and is checked.
+        marker[1] == :positioned ? positioned(marker, s) : object(marker)
+      end
+
+      # A positioned node (most of a payload): TABULATION(the Locator), offset, length, then the other
+      # attributes.  The usual encodings are decoded inline; any other goes through #value and is checked.
+      # Not inside #value: JRuby compiles no method of more than 1000 IR instructions (jruby.jit.maxsize)
+      # and interprets it for ever; #value with this inside was 1053, and Puppet Server loaded at 1.9x
+      # Puppet's parse + validate instead of 4x and more.
+      def positioned(marker, s)
         obj = marker[2].allocate
         @stab << obj # (a reference to it before its initializer ran is refused as cyclic: see TABULATION)
         p = @p
@@ -691,7 +697,14 @@ module PuppetX
         @source = [file, b.bytesize, index, b].freeze
         @size = b.bytesize
         @locator_idx = idx
-        @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+        l = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
+        # Puppet's Locator#hash hashes [source text, file, line index] on every call, and each positioned
+        # node's hash includes it: once per node, the whole source and line index hashed again (on JRuby,
+        # a fifth of loading a file).  The three never change once read, so the value is computed once
+        # for this Locator (the same value; its class and instance variables are untouched).
+        h = l.hash
+        l.define_singleton_method(:hash) { h }
+        @locator = l
       end
 
       # An included object (OBJECT_START of `count`): the type, then the values; only Xpp::ParseResult is
