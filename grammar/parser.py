@@ -121,8 +121,9 @@ class Tables:
 
 
 def _cache_path() -> Any:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    d = os.path.join(base, "puppet-xpp")
+    from puppet_xpp import user_cache_dir
+
+    d = user_cache_dir()
     try:
         os.makedirs(d, exist_ok=True)
         with open(GRAMMAR_FILE, "rb") as f:

@@ -16,3 +16,13 @@ them all (``.importlinter`` holds the contract, ``.ci/check`` runs it).
 """
 
 __version__ = "0.2.0"
+
+
+def user_cache_dir(*parts: str) -> str:
+    """Where puppet-xpp keeps what it can always rebuild (the parser's tables, the installed Puppet's
+    version, the workspace index): ``$XDG_CACHE_HOME/puppet-xpp`` (``~/.cache/puppet-xpp`` when unset),
+    joined with ``parts``.  The one rule of every cache, here because every layer has one."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "puppet-xpp", *parts)

@@ -65,8 +65,9 @@ def cache_dir() -> str | None:
         if env.strip().lower() in OFF or not env.strip():
             return None
         return os.path.abspath(os.path.expanduser(env))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "puppet-xpp", "index")
+    from puppet_xpp import user_cache_dir
+
+    return user_cache_dir("index")
 
 
 def fingerprint() -> str:

@@ -57,8 +57,9 @@ class Detection:
 
 
 def cache_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "puppet-xpp", "puppet-version.json")
+    from puppet_xpp import user_cache_dir
+
+    return user_cache_dir("puppet-version.json")
 
 
 def _key(command: str) -> str:
