@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # (the parser is imported by check(): a CheckConfig alone cos
 
 __all__ = ["CheckConfig", "CheckResult", "check", "checker", "parse"]
 
+# from this many characters, check() parses dropping the tokens as it goes (parser.parse's keep_tokens)
+DROP_TOKENS_FROM = 1_000_000
+
 
 @dataclass(frozen=True)
 class CheckConfig:
@@ -82,12 +85,14 @@ class CheckResult:
         return [*self.parse.diagnostics, *self.validation]
 
 
-def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
+def parse(
+    text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False, keep_tokens: bool = True
+) -> ParseResult:
     """:func:`grammar.parser.parse`, imported on the first call: a module that only needs
     :class:`CheckConfig` (the environment model) loads no parser."""
     from puppet_xpp.grammar.parser import parse as parse_text
 
-    return parse_text(text, file, epp=epp, tasks=tasks)
+    return parse_text(text, file, epp=epp, tasks=tasks, keep_tokens=keep_tokens)
 
 
 def checker(config: CheckConfig) -> Any:
@@ -117,10 +122,11 @@ def check(text: str, config: CheckConfig) -> CheckResult:
     from puppet_xpp.grammar.gcpause import paused
 
     with paused():  # (grammar.gcpause: no collection while the tree is being made)
-        res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
         # the tokens are not kept: no consumer of a check reads them (the editor's features parse()
-        # or analyse incrementally), and what comes after (validation, an .xpp written) then runs
-        # without them (a 5 MB manifest: about 100 MB less)
+        # or analyse incrementally).  A big text's are dropped as they are parsed, so that they never
+        # coexist with the whole tree (a syntax error then costs a second parse: not for a small text)
+        keep = len(text) < DROP_TOKENS_FROM
+        res = parse(text, config.file, epp=config.epp, tasks=config.tasks, keep_tokens=keep)
         res.tokens = []
         if res.program is None:
             return CheckResult(res)

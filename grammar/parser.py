@@ -158,6 +158,11 @@ class ParseResult:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
+class _NeedTokens(Exception):
+    """A run that drops the tokens it has read (``Driver.release``) met what needs them again (a syntax
+    error's recovery, a nesting too deep to report): the caller parses again keeping them."""
+
+
 class _SyntaxError(Exception):
     def __init__(self, index: int) -> None:
         self.index = index
@@ -194,6 +199,11 @@ class Driver:
         self.b = builder
         self.nested = nested  # recover from errors inside bodies (recover_in_block)
         self.cut = cut  # the tokens end at a hard lexer error, not at the end of the input
+        # drop each token from the list once shifted (parse(keep_tokens=False)): a token is then freed
+        # when the reduction that reads it is done, and the tree grows as the tokens go (a 5 MB one-line
+        # list: the peak is the tokens', not the tokens' plus the tree's); whatever would read a token
+        # again (recovery, the too-deep report) raises _NeedTokens instead
+        self.release = False
         self.memo = memo  # recovery scans of earlier runs over the same tokens (grammar.recovery)
         self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
         # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
@@ -245,6 +255,7 @@ class Driver:
             raise ValueError("a stack needs its values")
         end_tok = CutToken(eof_pos) if self.cut else EndToken(eof_pos)
         end_state = self.t.end
+        release = self.release
         while True:
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
@@ -255,6 +266,8 @@ class Driver:
                     act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
                 defaults += 1
                 if act is None or defaults > 1000:
+                    if self.release:
+                        raise _NeedTokens
                     after_stmts = stack[-1] in self.t.after_stmts and tok.type != "$CUT"
                     self.b.syntax_error_met(tok.start_pos, values[-1] if after_stmts else None)
                     k = self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
@@ -270,8 +283,12 @@ class Driver:
             if act >= 0:
                 stack.append(act)
                 values.append(tok)
+                if release and tok is not end_tok:
+                    tokens[i] = None
                 i += 1
                 if len(stack) > MAX_STACK:
+                    if release:
+                        raise _NeedTokens
                     raise _TooDeep(i - 1)
                 if watch is not None and tok.type == "LBRACE":
                     k = watch("open", i, stack, values)
@@ -461,11 +478,14 @@ def parse_tokens(
     epp: bool = False,
     watch: Any = None,
     cut: bool = False,
+    release: bool = False,
 ) -> Any:
     """Parse a token list into a Program, recovering from syntax errors at statement boundaries.
     ``watch``: see Driver.run (given to the first run only, the one that starts at the first token);
-    ``cut``: the tokens end at a hard lexer error (CutToken)."""
+    ``cut``: the tokens end at a hard lexer error (CutToken); ``release``: see Driver.release (the list
+    is emptied of what was read; _NeedTokens where a syntax error or too deep a nesting is met)."""
     driver = Driver(builder, cut=cut)
+    driver.release = release
     n = len(tokens)
     try:
         value, err = driver.run(tokens, 0, n, eof_pos, watch=watch)
@@ -622,8 +642,14 @@ def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) ->
     return too_deep
 
 
-def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False) -> ParseResult:
-    """Parse Puppet source text. Never raises for bad input: problems are diagnostics."""
+def parse(
+    text: str, file: str = "", *, epp: bool | None = None, tasks: bool = False, keep_tokens: bool = True
+) -> ParseResult:
+    """Parse Puppet source text. Never raises for bad input: problems are diagnostics.
+
+    ``keep_tokens=False``: the result's ``tokens`` is empty, and the tokens are dropped while they are
+    parsed (Driver.release), so that they and the tree never all coexist; a text with a syntax error
+    (whose recovery reads tokens again) is then lexed and parsed a second time, keeping them."""
     from .gcpause import paused
     from .lexer import Lexer
 
@@ -632,7 +658,18 @@ def parse(text: str, file: str = "", *, epp: bool | None = None, tasks: bool = F
     with paused():
         locator = ast.make_locator(text, file)
         lx = Lexer(text, epp=epp, tasks=tasks)
-        return parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
+        if not keep_tokens and lx.tokens() and lx.error is None:
+            try:
+                result = parse_lexed(locator, lx.tokens(), lx.diagnostics, None, epp=epp, release=True)
+            except _NeedTokens:
+                lx = Lexer(text, epp=epp, tasks=tasks)
+            else:
+                result.tokens = []
+                return result
+        result = parse_lexed(locator, lx.tokens(), lx.diagnostics, lx.error, epp=epp)
+        if not keep_tokens:
+            result.tokens = []
+        return result
 
 
 def failed_unit_start(tokens: list[Any]) -> int:
@@ -665,10 +702,12 @@ def parse_lexed(
     *,
     epp: bool = False,
     watch: Any = None,
+    release: bool = False,
 ) -> ParseResult:
     """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
-    error).  The tokens are not modified.  ``watch``: see Driver.run (the incremental parser records
-    its statement lists with it)."""
+    error).  The tokens are not modified but with ``release`` (:func:`parse`'s ``keep_tokens=False``:
+    the list is emptied of what was read, or _NeedTokens raised).  ``watch``: see Driver.run (the
+    incremental parser records its statement lists with it)."""
     file = locator.file
     diagnostics = list(lex_diagnostics)
     for d in diagnostics:
@@ -681,7 +720,9 @@ def parse_lexed(
     if lex_error is not None:  # Puppet's parser never reads a token of the lexing unit that failed
         limit = min(lex_error.offset, failed_unit_start(tokens))
         parsed = tokens[: bisect.bisect_left(tokens, limit, key=_start_pos)]
-    program = parse_tokens(parsed, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None)
+    program = parse_tokens(
+        parsed, builder, len(data), data, epp=epp, watch=watch, cut=lex_error is not None, release=release
+    )
     builder.transform_dropped()
     diags = builder.diagnostics
     if lex_error is not None:

@@ -4,6 +4,9 @@ throughout, in a child process within a generous time and 300 MB of peak RSS (th
 conditionals, interpolation and lambdas) and ``heredoc`` (long heredocs with interpolation).  On 7354be1:
 396 MB and 329 MB.  ``puppet-xpp compile`` of the same two shapes within the same bounds (the .xpp
 written too): on 53b9710 346 MB and 332 MB, the serializer's identity table of every node and list.
+And of ``list`` (a one-line list of 700,000 numbers: 1.3 million tokens), whose tokens and tree no longer
+coexist: on 7efca84 validate 345 MB and compile 347 MB.  The parse that drops its tokens as it goes gives
+what the parse that keeps them gives, also after syntax errors (where it parses again keeping them).
 
 Also the fact grammar.gcpause relies on when it freezes what a parse made: a parse and a validation make
 no reference cycles (reference counting frees all of it)."""
@@ -29,7 +32,7 @@ TIME_LIMIT = 60.0  # seconds: 3-5 s on an idle machine; generous for CI's two sh
 
 
 @pytest.mark.parametrize("mode", ["validate", "compile"])
-@pytest.mark.parametrize("shape", ["classes", "heredoc"])
+@pytest.mark.parametrize("shape", ["classes", "heredoc", "list"])
 def test_huge_manifest_within_bounds(shape: str, mode: str, tmp_path: Any) -> None:
     huge = tmp_path / "site.pp"  # (outside a module: no location rule)
     huge.write_text(bench_huge().SHAPES[shape](SIZE), encoding="utf-8")
@@ -50,6 +53,34 @@ def test_huge_manifest_within_bounds(shape: str, mode: str, tmp_path: Any) -> No
         assert (tmp_path / "site.xpp").stat().st_size > SIZE  # (the whole AST written)
     assert elapsed <= TIME_LIMIT, f"{mode} of a 5 MB manifest took {elapsed:.1f} s"
     assert peak_mb <= MEMORY_LIMIT_MB, f"{mode} of a 5 MB manifest peaked at {peak_mb:.0f} MB"
+
+
+def test_parse_dropping_tokens_gives_the_same_result() -> None:
+    """parse(keep_tokens=False), what check() does with a big text, against the parse that keeps them:
+    the same program (its Pcore bytes) and diagnostics, on corpus manifests and on damaged copies of
+    them (syntax errors: the parse that drops its tokens meets one and parses again), and nesting too
+    deep (PARSE_TOO_DEEP)."""
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.xpp.pcore.write import dumps_msgpack
+
+    texts = ["$x = " + "[" * 3000 + "]" * 3000, "class a { " * 500 + "}" * 500]
+    for n, path in enumerate(corpus_files("pp")[:150]):
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+        cut = (len(text) * 7 + n) // 11
+        texts += [text, text[:cut], text[:cut] + "} , ( " + text[cut:], text[:cut] + " if " + text[cut:]]
+    errors = 0
+    for text in texts:
+        kept, dropped = parse(text, "x.pp"), parse(text, "x.pp", keep_tokens=False)
+        assert dropped.tokens == []
+        assert [(d.code, d.offset, d.length, d.message) for d in dropped.diagnostics] == [
+            (d.code, d.offset, d.length, d.message) for d in kept.diagnostics
+        ]
+        assert dropped.block_recovery == kept.block_recovery
+        programs = [p if p is None else dumps_msgpack(p, False) for p in (kept.program, dropped.program)]
+        assert programs[0] == programs[1]
+        errors += bool(kept.errors)
+    assert errors > len(texts) // 4  # (the damaged copies did exercise the second parse)
 
 
 def test_parse_and_validation_make_no_cycles() -> None:
