@@ -846,10 +846,19 @@ class _Slurper:
         m = _HEREDOC_NAME.match(tag)
         name = m.group(1) if m else tag
         end_rx = re.compile(r"\|?[ \t\r\n\f\v]*-?[ \t\r\n\f\v]*" + re.escape(name) + r"(?=\n|\Z)")
+        # a run of characters at each of which only the last branch below applies (no end of the heredoc
+        # there, not a brace or "$", not followed by "$"): taken at once (a 50 KB heredoc is otherwise
+        # read a character at a time)
+        plain = re.compile(rf"(?:(?!{end_rx.pattern})[^${{}}](?!\$))+")
         interp = tag.startswith('"')
         self.kind = "HEREDOC"
         n = len(t)
         while self.pos < n:
+            pm = plain.match(t, self.pos)
+            if pm:
+                self.seg.append(pm.group())
+                self.pos = pm.end()
+                continue
             em = end_rx.match(t, self.pos)
             if em:
                 self.results.append(("HEREDOC", "".join(self.seg)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import random
 import subprocess
 import sys
 import time
@@ -102,3 +103,56 @@ def test_parse_and_validation_make_no_cycles() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+def test_lint_heredocs_as_puppet_lint(oracle: Any) -> None:
+    """lint reads a heredoc's text in runs (lint.tokens._Slurper.heredoc): puppet-lint 3.0.1's problems
+    (every check) on seeded heredocs mixing interpolations, "$" next to text, braces, margins, dashes,
+    the tag's name inside the text and tags with and without interpolation."""
+    from puppet_xpp.lint.run import all_checks, lint
+
+    rng = random.Random(26)
+    pieces = [
+        "$x",
+        "${y}",
+        "${h['a']}",
+        "{",
+        "}",
+        "\\$",
+        "-",
+        "|",
+        " ",
+        "\n",
+        "END",
+        "ENDX",
+        "x$y",
+        "word",
+        "\t",
+        "$::a::b",
+        "a-b",
+        " -",
+        "E",
+        "${ {'a' => 1}['a'] }",
+        "  ",
+        "$x-y",
+        "ENDE\n",
+    ]
+    texts = []
+    for _ in range(150):
+        tag = rng.choice(["END", '"END"', '"END"/L', '"END":json', "END/t", '"ENDE"'])
+        name = tag.strip('"').split('"')[0].split("/")[0]
+        body = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 20)))
+        margin = rng.choice(["", "  ", "    "])
+        lines = "".join(margin + line + "\n" for line in body.split("\n"))
+        end = rng.choice([f"{margin}| {name}", f"{name}", f"{margin}|-{name}", f"{margin}-{name}"])
+        texts.append(f"$a = @({tag})\n{lines}{end}\nnotice($a)\n")
+    checks = [c.name for c in all_checks()]
+    answers = oracle.request_many("lint", [{"source": t, "path": "init.pp", "checks": checks} for t in texts])
+    bad = []
+    for text, answer in zip(texts, answers, strict=True):
+        assert answer["ok"], answer
+        theirs = [{k: v for k, v in p.items() if v is not None} for p in answer["result"]["problems"]]
+        ours = [p.as_json() for p in lint(text, path="init.pp", enabled=set(checks)).problems]
+        if ours != theirs:
+            bad.append(f"{text!r}:\n  ours   {ours}\n  theirs {theirs}")
+    assert bad == []
