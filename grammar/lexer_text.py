@@ -367,12 +367,18 @@ class SubLocator:
         return self.lead if x == 0 else self.pos(x)
 
     def span(self, s: int, e: int) -> tuple[int, int]:
-        """Global (start, end) of the local span s..e as Puppet's to_global gives it."""
+        """Global (start, end) of the local span s..e as Puppet's to_global gives it (:meth:`pos` of
+        each end, inline: called for every token of a heredoc's text)."""
+        lead = self.lead
         if self.plain:
-            return s + self.lead, e + self.lead
+            return s + lead, e + lead
+        line_index = self.line_index
+        acc = self.acc
+        last = len(acc) - 1
+        end = e + lead + acc[min(bisect_right(line_index, e), last)]
         if s == 0:
-            return self.lead, self.pos(e) - self.m1
-        return self.pos(s), self.pos(e)
+            return lead, end - self.m1
+        return s + lead + acc[min(bisect_right(line_index, s), last)], end
 
 
 # ----------------------------------------------------------------------------------------------
