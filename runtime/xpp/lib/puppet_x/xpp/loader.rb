@@ -240,39 +240,12 @@ module PuppetX
           end
           @depth -= 1
           return a
-        when 0x11 # MAP_START
-          raise EOFError if 2 * arg > @n - @p
-          h = {}
-          @stab << h
-          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
-          arg.times do
-            k = value
-            # (keys the Python reader cannot hash: it refuses them)
-            raise FormatError, 'unhashable map key' if k.is_a?(Array) || k.is_a?(Hash)
-            h[k] = value
-          end
-          @depth -= 1
-          return h
-        when 0x13 # OBJECT_START
-          @wtab << [OBJECT_START, arg]
-          return included(arg)
-        when 0x30 # REGEXP
-          src = body_items(arg)
-          raise FormatError, 'bad REGEXP payload' unless src.size == 1 && (src = src[0]).is_a?(String)
-          @wtab << [REGEXP, src]
-          return regexp(src)
         else
-          raise FormatError, "unknown Pcore extension type #{code}"
+          return rare(code, arg)
         end
-        marker[1] == :positioned ? positioned(marker, s) : object(marker)
-      end
-
-      # A positioned node (most of a payload): TABULATION(the Locator), offset, length, then the other
-      # attributes.  The usual encodings are decoded inline; any other goes through #value and is checked.
-      # Not inside #value: JRuby compiles no method of more than 1000 IR instructions (jruby.jit.maxsize)
-      # and interprets it for ever; #value with this inside was 1053, and Puppet Server loaded at 1.9x
-      # Puppet's parse + validate instead of 4x and more.
-      def positioned(marker, s)
+        return object(marker) unless marker[1] == :positioned
+        # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
+        # usual encodings are decoded inline; any other goes through #value and is checked.
         obj = marker[2].allocate
         @stab << obj # (a reference to it before its initializer ran is refused as cyclic: see TABULATION)
         p = @p
@@ -336,6 +309,38 @@ module PuppetX
         end
         @depth -= 1
         obj
+      end
+
+      # The rarer extensions (#value's other cases): a map, an included object, a regexp.  Apart from
+      # #value so that it stays under 1000 IR instructions: JRuby compiles no larger method
+      # (jruby.jit.maxsize) and interprets it for ever -- at 1053, Puppet Server's loading ran at 1.9x
+      # Puppet's parse + validate.
+      def rare(code, arg)
+        case code
+        when 0x11 # MAP_START
+          raise EOFError if 2 * arg > @n - @p
+          h = {}
+          @stab << h
+          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+          arg.times do
+            k = value
+            # (keys the Python reader cannot hash: it refuses them)
+            raise FormatError, 'unhashable map key' if k.is_a?(Array) || k.is_a?(Hash)
+            h[k] = value
+          end
+          @depth -= 1
+          h
+        when 0x13 # OBJECT_START
+          @wtab << [OBJECT_START, arg]
+          included(arg)
+        when 0x30 # REGEXP
+          src = body_items(arg)
+          raise FormatError, 'bad REGEXP payload' unless src.size == 1 && (src = src[0]).is_a?(String)
+          @wtab << [REGEXP, src]
+          regexp(src)
+        else
+          raise FormatError, "unknown Pcore extension type #{code}"
+        end
       end
 
       # An offset or length in another encoding than #value's inline ones: the value at `p` into @int (it must
@@ -697,14 +702,7 @@ module PuppetX
         @source = [file, b.bytesize, index, b].freeze
         @size = b.bytesize
         @locator_idx = idx
-        l = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
-        # Puppet's Locator#hash hashes [source text, file, line index] on every call, and each positioned
-        # node's hash includes it: once per node, the whole source and line index hashed again (on JRuby,
-        # a fifth of loading a file).  The three never change once read, so the value is computed once
-        # for this Locator (the same value; its class and instance variables are untouched).
-        h = l.hash
-        l.define_singleton_method(:hash) { h }
-        @locator = l
+        @locator = Puppet::Pops::Parser::Locator::Locator19.new(string, @file, index)
       end
 
       # An included object (OBJECT_START of `count`): the type, then the values; only Xpp::ParseResult is
