@@ -87,3 +87,39 @@ def test_language_server_lint_rc_setting_naming_a_fifo(tmp_path: Path) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("reading lint.rcPath that names a FIFO did not end")
     assert result.stdout.strip() == "True", result.stderr
+
+
+def test_compile_on_a_terminal_ends_with_a_fifo_source(tmp_path: Path) -> None:
+    """On a terminal ``--compile`` prints each diagnostic's source line with a caret: it read the source
+    for that with a plain ``open()``, which blocked on a FIFO named ``*.pp`` (refused, and so reported,
+    by the compile itself). The caret lines now read through the one rule too."""
+    import pty
+
+    env = environment(tmp_path)
+    os.mkfifo(env / "modules" / "demo" / "manifests" / "pipe.pp")
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [*CLI, "--compile", str(env), "--puppet-version", "8"],
+            stdin=subprocess.DEVNULL,
+            stdout=follower,
+            stderr=follower,
+        )
+        os.close(follower)
+        output = b""
+        try:
+            process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            pytest.fail("--compile on a terminal did not end with a FIFO among the sources")
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        os.close(leader)
+    assert b"a FIFO, not a regular file" in output, output[-2000:]

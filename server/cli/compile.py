@@ -267,11 +267,10 @@ class Display:
         pairs = _diag_rows(display, rows)
         if not self.out_tty:
             return [line for line, _row in pairs]
-        try:
-            with open(src, encoding="utf-8", errors="replace") as fh:
-                source = fh.read().split("\n")
-        except OSError:
-            source = []
+        from puppet_xpp.xpp.sources import read_text
+
+        text = read_text(src, errors="replace")  # the one reading rule: a FIFO or device is not read
+        source = [] if text is None else text.split("\n")
         width = terminal_width(self.out)
         out: list[str] = []
         for line, row in pairs:
