@@ -1,24 +1,29 @@
-"""grammar/ast.py is generated from the table in grammar/ast_table.py (grammar/ast_gen.py) and checked in:
-it must be what the generator writes now, and the generator must see a change of the table."""
+"""grammar/ast.py and the Ruby loader's runtime/xpp/.../ast_types.rb are generated from the table in
+grammar/ast_table.py (grammar/ast_gen.py, grammar/ast_ruby_gen.py) and checked in: each must be what its
+generator writes now, and the generator must see a change of the table."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from puppet_xpp.grammar import ast, ast_gen, ast_table
+import pytest
+
+from puppet_xpp.grammar import ast, ast_gen, ast_ruby_gen, ast_table
+
+GENERATORS = [ast_gen, ast_ruby_gen]  # every file generated from the AST table and checked in
 
 
-def test_checked_in_module_is_current():
-    assert ast_gen.TARGET.read_text(encoding="utf-8") == ast_gen.generate(), (
-        "grammar/ast.py is stale: run python -m puppet_xpp.grammar.ast_gen"
+@pytest.mark.parametrize("generator", GENERATORS, ids=lambda g: g.__name__.rsplit(".", 1)[-1])
+def test_checked_in_file_is_current(generator):
+    assert generator.TARGET.read_text(encoding="utf-8") == generator.generate(), (
+        f"{generator.TARGET.name} is stale: run python -m {generator.__name__}"
     )
 
 
-def test_check_command():
-    r = subprocess.run(
-        [sys.executable, "-m", "puppet_xpp.grammar.ast_gen", "--check"], capture_output=True, text=True
-    )
+@pytest.mark.parametrize("generator", GENERATORS, ids=lambda g: g.__name__.rsplit(".", 1)[-1])
+def test_check_command(generator):
+    r = subprocess.run([sys.executable, "-m", generator.__name__, "--check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
