@@ -1,0 +1,1 @@
+"""Deep checks: what only a catalog compile catches today (issue 30), proven from the workspace index."""
