@@ -377,14 +377,40 @@ def _elements(elems: list[PN], indent: str | None, b: list[str]) -> None:
         _fmt(e, indent, b)
 
 
-def to_json(data: Any) -> str:
-    """JSON as Ruby's JSON.dump writes it (floats in Ruby's notation)."""
-    if isinstance(data, dict):
-        return "{" + ",".join(json.dumps(k) + ":" + to_json(v) for k, v in data.items()) + "}"
-    if isinstance(data, list):
-        return "[" + ",".join(to_json(x) for x in data) + "]"
-    if isinstance(data, float):
-        return float_to_s(data)
-    if isinstance(data, int) and not isinstance(data, bool):
-        return decimal_text(data)  # any length, as Ruby writes it
-    return json.dumps(data, ensure_ascii=False)
+def to_json(data: Any, pretty: bool = False) -> str:
+    """JSON as Ruby's JSON.dump writes it (floats in Ruby's notation, integers of any length), or with
+    ``pretty`` as JSON.pretty_generate lays it out (two-space indent, ``"key": value``), which is what
+    ``puppet parser dump --format json --pretty`` prints; Python's json module would write floats in
+    Python's notation (``1e+20`` where Ruby writes ``1.0e+20``) and refuse integers over 4,300 digits."""
+    parts: list[str] = []
+    _json(data, "\n" if pretty else None, parts)
+    return "".join(parts)
+
+
+def _json(data: Any, newline: str | None, b: list[str]) -> None:
+    if isinstance(data, (dict, list)) and data:
+        inner = None if newline is None else newline + "  "
+        is_map = isinstance(data, dict)
+        b.append("{" if is_map else "[")
+        items = data.items() if isinstance(data, dict) else enumerate(data)
+        for i, (key, value) in enumerate(items):
+            if i:
+                b.append(",")
+            if inner is not None:
+                b.append(inner)
+            if is_map:
+                b.append(json.dumps(key, ensure_ascii=False) + (": " if inner is not None else ":"))
+            _json(value, inner, b)
+        if newline is not None:
+            b.append(newline)
+        b.append("}" if is_map else "]")
+    elif isinstance(data, dict):
+        b.append("{}")
+    elif isinstance(data, list):
+        b.append("[]")
+    elif isinstance(data, float):
+        b.append(float_to_s(data))
+    elif isinstance(data, int) and not isinstance(data, bool):
+        b.append(decimal_text(data))  # any length, as Ruby writes it
+    else:
+        b.append(json.dumps(data, ensure_ascii=False))

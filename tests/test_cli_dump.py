@@ -60,11 +60,21 @@ def test_dump_equals_puppet_parser_dump(fmt, tmp_path):
 
 
 @needs_puppet
-def test_dump_pretty_json_same_data(tmp_path):
-    files = EXAMPLES
+def test_dump_pretty_json_byte_for_byte(tmp_path):
+    """--pretty JSON is Ruby's pretty_generate: floats in Ruby's notation (1.0e+20), integers of any
+    length (Python's json refuses over 4,300 digits), empty arrays and hashes, non-ASCII kept."""
+    numbers = tmp_path / "numbers.pp"
+    numbers.write_text(
+        '$x = [1e20, 0.1, 1.5e-7, [], {}, "\\u00e9\\u{1F600} \u00e9", {"k" => [2.5]}]\n$y = '
+        + "7" * 5000
+        + "\n",
+        encoding="utf-8",
+    )
+    files = [*EXAMPLES, str(numbers)]
     want = puppet_dump("--format", "json", "--pretty", *files, tmp=tmp_path)
     got = ours("--format", "json", "--pretty", *files)
-    assert json.loads(got.stdout) == json.loads(want.stdout)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
 
 
 def test_dump_jsonl_lines(tmp_path, oracle):
@@ -84,6 +94,22 @@ def test_dump_jsonl_lines(tmp_path, oracle):
     assert first["message"] == want["error"]
     assert len(recs[1]["diagnostics"]) == 2  # the second, independent error is reported too
     assert set(first) == {"severity", "code", "message", "line", "column", "offset", "length"}
+
+
+def test_dump_jsonl_integers_of_any_length(tmp_path, oracle):
+    """A literal over Python's 4,300-digit limit is printed in full, as the PN Puppet gives."""
+    big = tmp_path / "big.pp"
+    big.write_text("$y = " + "7" * 5000 + "\n$z = 1e20\n")
+    got = ours("--format", "jsonl", str(big))
+    assert got.returncode == 0, got.stderr
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # to read the answer back (the oracle's JSON too)
+    try:
+        record = json.loads(got.stdout)
+        assert record["diagnostics"] == []
+        assert record["pn"] == oracle.call("pn", source=big.read_text())
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def test_dump_errors_go_to_stderr_with_position(tmp_path):

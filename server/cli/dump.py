@@ -194,9 +194,10 @@ def _render(
     from puppet_xpp.xpp.sources import shown
 
     if args.format == "jsonl":
-        data = pn.to_data(pn.transform(program)) if program is not None else None
-        record = {"file": path, "pn": data, "diagnostics": [d.to_json(locator) for d in diagnostics]}
-        return json.dumps(record, ensure_ascii=False) + "\n"
+        # the PN by pn.to_json (Ruby's notation, integers of any length); the rest by json.dumps
+        data = pn.to_json(pn.to_data(pn.transform(program))) if program is not None else "null"
+        found = json.dumps([d.to_json(locator) for d in diagnostics], ensure_ascii=False)
+        return f'{{"file": {json.dumps(path, ensure_ascii=False)}, "pn": {data}, "diagnostics": {found}}}\n'
     for d in diagnostics:
         line, column = d.line_col(locator)
         err.write(f"{d.severity.capitalize()}: {shown(d.message)}{location(path, line, column)}\n")
@@ -205,7 +206,7 @@ def _render(
         return None  # like `puppet parser dump`: nothing on stdout for a source with errors
     if args.format == "json":
         data = pn.to_data(pn.transform(program))
-        return json.dumps(data, indent=2, ensure_ascii=False) if args.pretty else pn.to_json(data)
+        return pn.to_json(data, pretty=args.pretty)
     if args.format == "pn":
         return f"--- {path}" + pn.to_text(pn.transform(program), args.pretty)
     return "\n".join(tree_lines(program, locator)) + "\n"
