@@ -198,3 +198,33 @@ def test_one_currency_rule_for_runtime_and_compile(env):
     # the runtime says why by the same rule
     res = load_or_parse(str(pp), env_dir=str(env), puppet_version="7.23")
     assert res.origin == "pp" and "puppet_version=8 (running: 7.23)" in res.reason
+
+
+def test_main_manifest_outside_the_environment_is_loaded_from_where_compile_put_it(tmp_path, caplog):
+    """environment.conf's ``manifest`` outside the environment: --compile writes its .xpp under
+    .xpp/modules/environment/manifests/<name> (docs/xpp-format.md); the Python runtime finds it there."""
+    env = tmp_path / "production"
+    (env / "modules").mkdir(parents=True)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    site = shared / "site.pp"
+    site.write_text("node default {\n  notice('hello')\n}\n")
+    (env / "environment.conf").write_text(f"manifest = {site}\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "puppet_xpp", "--compile", str(env), "--puppet-version", "8"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    written = env / ".xpp" / "modules" / "environment" / "manifests" / "site.xpp"
+    assert written.is_file()
+    with caplog.at_level(logging.WARNING):
+        res = load_or_parse(str(site), env_dir=str(env))
+    assert (res.origin, res.reason, res.xpp_path) == ("xpp", None, str(written))
+    assert not caplog.records
+    # a file the compile skips has no .xpp: parsed
+    other = tmp_path / "x.pp"
+    other.write_text("notice(1)\n")
+    res = load_or_parse(str(other), env_dir=str(env))
+    assert (res.origin, res.xpp_path) == ("pp", None)

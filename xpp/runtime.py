@@ -66,15 +66,19 @@ class Loaded:
 
 
 def xpp_path_for(pp_path: str, env_dir: str) -> str | None:
-    """Where `--compile` puts the `.xpp` of `pp_path` in the environment at `env_dir` (None: outside it)."""
-    from puppet_xpp.xpp.compile import CompileError, detect_environment, xpp_target
+    """Where `--compile` puts the `.xpp` of `pp_path` in the environment at `env_dir` (None: `--compile`
+    writes none for it).  The plan's own answer for one file (:func:`xpp.compile.planning.plan_file`), so
+    the main manifest configured outside the environment is found where `--compile` put it
+    (``.xpp/modules/environment/manifests/<name>``) and a file `--compile` skips has none."""
+    from puppet_xpp.xpp.compile import CompileError, detect_environment
+    from puppet_xpp.xpp.compile.planning import plan_file
 
     try:
         env = detect_environment(env_dir)
     except CompileError:
         return None
-    target = xpp_target(env.root, env.modulepath, pp_path)
-    return target.out_path if target is not None else None
+    job = plan_file(env, pp_path)
+    return job.out if job is not None else None
 
 
 def load_or_parse(
