@@ -1,1 +1,63 @@
-"""Deep checks: what only a catalog compile catches today (issue 30), proven from the workspace index."""
+"""Deep checks: what only a catalog compile catches today (issue 30), proven from the workspace index.
+
+Unknown classes, resource types and functions, unknown and missing parameters, wrong arity, literals of
+the wrong type, duplicate declarations and unknown variables -- each reported only when the world (the
+file's environment and module path: :class:`World`) proves it, in Puppet's words (the one table:
+:mod:`server.analysis.deep.codes`) at the position Puppet reports it.  No pygls here: the language
+server (server/lsp/deep.py), ``--validate --deep`` (server/cli/validate.py) and ``--compile``'s report
+use this API.
+
+The public API:
+
+* :class:`World` -- the answers of one environment (index, level, module path, Hiera);
+* :func:`deep_findings` -- every finding of one parsed file;
+* :func:`statement_findings` / :func:`file_findings` / :func:`top_statements` -- the same in steps, for
+  a caller that caches per top-level statement: a statement's :class:`StatementResult` holds its
+  findings and the questions (:data:`Asked`) they depended on; it stays valid while
+  ``world.answer_key(q)`` is unchanged for each of them and the statement itself is unchanged (a
+  statement moved by an edit above it: :meth:`Finding.moved`);
+* :class:`Finding`, :data:`CODES`, :data:`DEEP_SOURCE`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from puppet_xpp.server.analysis.deep.codes import CODES, DEEP_SOURCE, DeepCode
+from puppet_xpp.server.analysis.deep.context import Place
+from puppet_xpp.server.analysis.deep.engine import (
+    StatementResult,
+    file_findings,
+    statement_findings,
+    top_statements,
+)
+from puppet_xpp.server.analysis.deep.finding import Finding
+from puppet_xpp.server.analysis.deep.world import Asked, World
+
+__all__ = [
+    "CODES",
+    "DEEP_SOURCE",
+    "Asked",
+    "DeepCode",
+    "Finding",
+    "Place",
+    "StatementResult",
+    "World",
+    "deep_findings",
+    "file_findings",
+    "statement_findings",
+    "top_statements",
+]
+
+
+def deep_findings(analysis: Any, path: str, world: World, *, tasks: bool = False) -> list[Finding]:
+    """Every deep finding of one parsed file: ``analysis`` is anything with a ``program`` (the
+    language server's Analysis, a CheckResult); ``path`` names the file in findings; ``tasks``: a
+    Bolt plan file (no unknown-function findings: Bolt's functions are not the catalog's)."""
+    program = analysis.program
+    if program is None:
+        return []
+    place = Place(path, tasks=tasks, complete=world.complete)
+    results = [statement_findings(s, place, world) for s in top_statements(program)]
+    locator = program.locator
+    return file_findings(results, program, path, locator.line_for_offset)

@@ -1,0 +1,181 @@
+"""Function calls: unknown functions, wrong arity of functions with known signatures (4.x dispatches,
+Puppet-language functions, 4.x built-ins), literals of the wrong type for a single-signature
+function's parameter, and the classes ``include``/``contain``/``require`` name.
+
+Puppet's words: ``Unknown function: 'x'.``, ``'f' expects between 1 and 2 arguments, got none`` (its
+CountMismatch: the least restrictive range over every dispatch, reported only when every dispatch
+rejects the count), ``Could not find class ::x``, ``Class[Foo]: expects a value for parameter 'x'``; the
+position is the call's."""
+
+from __future__ import annotations
+
+import math
+
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis import builtins
+from puppet_xpp.server.analysis.deep import typecheck
+from puppet_xpp.server.analysis.deep.context import Place
+from puppet_xpp.server.analysis.deep.finding import Finding, make
+from puppet_xpp.server.analysis.deep.literals import class_names
+from puppet_xpp.server.analysis.deep.names import ALWAYS_CLASSES, unknown_name
+from puppet_xpp.server.analysis.deep.params import missing_class_parameters
+from puppet_xpp.server.analysis.deep.world import Answers, key_of
+from puppet_xpp.server.analysis.symbols import Signature, Sym
+
+__all__ = ["arity_phrase", "check_call", "count_range"]
+
+_CLASS_FUNCTIONS = frozenset({"include", "contain", "require"})
+_PLAIN_KINDS = frozenset({"required", "optional", "repeated"})
+_BLOCK_KINDS = frozenset({"block", "optional_block"})
+
+
+def count_range(sig: Signature) -> tuple[int, float] | None:
+    """(min, max) count of the arguments a signature takes (its block aside); None: a parameter kind
+    we do not know."""
+    lo = 0
+    hi: float = 0
+    for p in sig.params:
+        if p.kind in _BLOCK_KINDS:
+            continue
+        if p.kind not in _PLAIN_KINDS:
+            return None
+        if p.kind == "required":
+            lo += 1
+            hi += 1
+        elif p.kind == "optional":
+            hi += 1
+        else:
+            hi = math.inf
+    return lo, hi
+
+
+def _range_text(lo: int, hi: float, zero: str) -> str:
+    """Puppet's range_to_s."""
+    if lo == hi:
+        return zero if lo == 0 else str(lo)
+    if lo == 0:
+        return "unlimited" if hi == math.inf else f"at most {int(hi)}"
+    if hi == math.inf:
+        return f"at least {lo}"
+    return f"between {lo} and {int(hi)}"
+
+
+def arity_phrase(lo: int, hi: float) -> str:
+    """``expects 2 arguments`` in Puppet's CountMismatch words."""
+    suffix = "" if (lo == 1 and hi in (1, math.inf)) or (lo == 0 and hi == 1) else "s"
+    return f"expects {_range_text(lo, hi, 'no')} argument{suffix}"
+
+
+def _is_3x(sym: Sym, level: str | None) -> bool:
+    if sym.origin == "ruby3":
+        return True
+    if sym.origin == "builtin":
+        entry = builtins.data(level)["functions"].get(sym.name)
+        return entry is not None and entry.get("api") == "3.x"
+    return False
+
+
+def _signatures(sym: Sym) -> list[Signature]:
+    if sym.signatures:
+        return sym.signatures
+    return (
+        [Signature(list(sym.params))] if sym.kind in ("function", "plan") and sym.origin == "puppet" else []
+    )
+
+
+def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list[Finding]:
+    """The findings of one named function call or method call."""
+    method = type(call) is ast.CallMethodExpression
+    functor = call.functor_expr
+    if method:
+        if type(functor) is not ast.NamedAccessExpression:
+            return []
+        functor = functor.right_expr
+    if type(functor) is not ast.QualifiedName:
+        return []
+    name = key_of(functor.value)
+    path, off, ln = place.path, call.offset, call.length
+    syms = answers.find_functions(name)
+    if not syms:
+        if place.tasks or place.guarded:
+            return []
+        found = unknown_name("function", name, path, off, ln, answers, place.complete)
+        return [found] if found is not None else []
+    sym = syms[0]
+    out: list[Finding] = []
+    args = list(call.arguments)
+    if not method and name in _CLASS_FUNCTIONS and sym.origin == "builtin":
+        out += _classes(args, place, off, ln, answers)
+    if _is_3x(sym, answers.level) or any(type(a) is ast.UnfoldExpression for a in args):
+        return out
+    sigs = _signatures(sym)
+    ranges = [count_range(s) for s in sigs]
+    if not sigs or any(r is None for r in ranges):
+        return out
+    count = len(args) + (1 if method else 0)
+    known = [r for r in ranges if r is not None]
+    if all(not (lo <= count <= hi) for lo, hi in known):
+        lo = min(r[0] for r in known)
+        hi = max(r[1] for r in known)
+        got = "none" if count == 0 else str(count)
+        out.append(
+            make(
+                "DEEP_WRONG_ARITY",
+                path,
+                off,
+                ln,
+                {"min": lo, "max": None if hi == math.inf else int(hi), "got": count},
+                name=functor.value.lstrip(":") if not method else name,
+                expects=arity_phrase(lo, hi),
+                got=got,
+            )
+        )
+        return out
+    if len(sigs) == 1 and not method:
+        out += _argument_types(sym, sigs[0], args, place, off, ln, answers)
+    return out
+
+
+def _argument_types(
+    sym: Sym, sig: Signature, args: list[ast.Expression], place: Place, off: int, ln: int, answers: Answers
+) -> list[Finding]:
+    """A literal argument of the wrong type for a function with one signature (the first mismatch,
+    as Puppet stops at it)."""
+    plain = [p for p in sig.params if p.kind not in _BLOCK_KINDS]
+    for k, arg in enumerate(args):
+        if not plain:
+            break
+        p = plain[min(k, len(plain) - 1)]
+        found = typecheck.mismatch(p.type, arg, answers)
+        if found is not None:
+            return [
+                make(
+                    "DEEP_WRONG_TYPE",
+                    place.path,
+                    off,
+                    ln,
+                    {"param": p.name, "offset": arg.offset},
+                    what=f"'{sym.name}' parameter '{p.name}'",
+                    mismatch=found,
+                )
+            ]
+    return []
+
+
+def _classes(args: list[ast.Expression], place: Place, off: int, ln: int, answers: Answers) -> list[Finding]:
+    out: list[Finding] = []
+    for arg in args:
+        names = class_names(arg)
+        for cls, _node in names or ():
+            key = key_of(cls)
+            if not key or key in ALWAYS_CLASSES:
+                continue
+            sym = answers.find_class(key)
+            if sym is None:
+                if not place.guarded:
+                    found = unknown_name("class", key, place.path, off, ln, answers, place.complete)
+                    if found is not None:
+                        out.append(found)
+                continue
+            out += missing_class_parameters(sym, place, off, ln, answers)
+    return out

@@ -1,0 +1,71 @@
+"""The one table of the deep checks' codes: severity, Puppet's words (the message template) and what
+we print where Puppet's text holds a node-specific part.
+
+Every deep finding is made from this table (:func:`server.analysis.deep.finding.make`), as every
+validation diagnostic is made from :mod:`grammar.issues`; the CLI's help text of a deep rule, the
+language server's diagnostic code and the SARIF rule all come from here.
+
+The templates are Puppet 7.23's evaluation-error texts (the part after ``Evaluation Error: Error while
+evaluating a ..., ``), with ``{name}``-style arguments.  Node-specific parts are left out:
+
+* ``Could not find class ::x for <node>``: we print ``Could not find class ::x`` (no node is known
+  statically);
+* ``Duplicate declaration: T[x] is already declared at (file: F, line: L); cannot redeclare`` keeps the
+  file and line of the first declaration (Puppet's own), in the file's name as given to us.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+__all__ = ["CODES", "DEEP_SOURCE", "DeepCode"]
+
+# the ``source`` of a deep finding in the editor and the tool name in the CLI's reports
+DEEP_SOURCE = "puppet-xpp-deep"
+
+
+@dataclass(frozen=True)
+class DeepCode:
+    """One kind of deep finding: ``severity`` (error | warning | note), Puppet's message template, and
+    whether Puppet's report of it carries a column (a resource statement's parameter errors carry the
+    line only)."""
+
+    severity: str
+    template: str
+    column: bool = True
+
+
+CODES = MappingProxyType(
+    {
+        # include/contain/require of a class that exists nowhere
+        "DEEP_UNKNOWN_CLASS": DeepCode("error", "Could not find class ::{name}"),
+        # class { 'x': } of a class that exists nowhere (Puppet's words differ from include's)
+        "DEEP_UNKNOWN_DECLARED_CLASS": DeepCode("error", "Could not find declared class {name}"),
+        "DEEP_UNKNOWN_RESOURCE_TYPE": DeepCode("error", "Unknown resource type: '{name}'"),
+        "DEEP_UNKNOWN_FUNCTION": DeepCode("error", "Unknown function: '{name}'."),
+        # {resource}: Class[Foo] or Foo::Bar[title] (a define's, a Ruby type's)
+        "DEEP_UNKNOWN_PARAMETER": DeepCode("error", "{resource}: has no parameter named '{param}'"),
+        # a core or Ruby type's attribute that does not exist: Puppet's words for a Puppet::Type
+        "DEEP_UNKNOWN_ATTRIBUTE": DeepCode(
+            "error", "no parameter named '{param}' on {resource}", column=False
+        ),
+        "DEEP_MISSING_PARAMETER": DeepCode("error", "{resource}: expects a value for parameter '{param}'"),
+        # the arity phrase is Puppet's: "expects 2 arguments", "expects between 1 and 2 arguments",
+        # "expects at least 1 argument"; got: "got none" | "got 3"
+        "DEEP_WRONG_ARITY": DeepCode("error", "'{name}' {expects}, got {got}"),
+        # {what}: "Class[Foo]: parameter 'x'" or "'f' parameter 'x'"; {mismatch}: D1's phrase
+        "DEEP_WRONG_TYPE": DeepCode("error", "{what} {mismatch}"),
+        "DEEP_DUPLICATE_RESOURCE": DeepCode(
+            "error",
+            "Duplicate declaration: {resource} is already declared at (file: {file}, line: {line}); "
+            "cannot redeclare",
+        ),
+        # what strict_variables stops: a warning (the setting is off by default)
+        "DEEP_UNKNOWN_VARIABLE": DeepCode("warning", "Unknown variable: '{name}'."),
+        # a name of a module that is not on the module path: one note per module, no finding per use
+        "DEEP_MISSING_MODULE": DeepCode(
+            "note", "Module '{module}' is not on the module path: what it defines is not checked"
+        ),
+    }
+)

@@ -1,0 +1,118 @@
+"""The walk: every statement of a file checked against the world, one top-level statement at a time.
+
+A top-level statement's findings are a pure function of (the statement's AST, the answers to the
+questions it asked of the world): :func:`statement_findings` returns both, so the language server can
+keep them per statement (like validation) until the statement changes or the answer to one of its
+questions does (:meth:`World.answer_key`).  The per-file parts -- duplicate declarations (which need
+no world) and keeping one note per missing module -- are :func:`file_findings`' on top."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from puppet_xpp.grammar import ast
+from puppet_xpp.server.analysis.deep import calls, params, variables
+from puppet_xpp.server.analysis.deep.context import Place
+from puppet_xpp.server.analysis.deep.duplicates import LineOf, duplicate_resources
+from puppet_xpp.server.analysis.deep.finding import Finding
+from puppet_xpp.server.analysis.deep.literals import literal_string
+from puppet_xpp.server.analysis.deep.world import Answers, Asked, Recording, World
+
+__all__ = ["StatementResult", "file_findings", "statement_findings", "top_statements"]
+
+_CALLS = (ast.CallNamedFunctionExpression, ast.CallMethodExpression)
+_DEFINITION_KINDS = {
+    ast.HostClassDefinition: "class",
+    ast.ResourceTypeDefinition: "define",
+    ast.FunctionDefinition: "function",
+    ast.PlanDefinition: "plan",
+    ast.NodeDefinition: "node",
+}
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """The findings of one top-level statement and the questions they depended on."""
+
+    statement: ast.Positioned
+    findings: tuple[Finding, ...]
+    asked: frozenset[Asked]
+
+
+def top_statements(program: ast.Program | None) -> list[ast.Positioned]:
+    """The statements the checks are cached by: the file's top-level statements."""
+    if program is None or program.body is None:
+        return []
+    body = program.body
+    if type(body) in (ast.BlockExpression, ast.ApplyBlockExpression):
+        return list(getattr(body, "statements", ()))
+    return [body] if type(body) is not ast.Nop else []
+
+
+def _guarded_test(test: object) -> bool:
+    """Does a condition call ``defined()`` (then its branches may name what does not exist)?"""
+    stack = [test]
+    while stack:
+        n = stack.pop()
+        if type(n) is ast.CallNamedFunctionExpression and literal_string(n.functor_expr) == "defined":
+            return True
+        if isinstance(n, ast.Node):
+            stack.extend(n.children())
+    return False
+
+
+def statement_findings(statement: ast.Positioned, place: Place, world: World) -> StatementResult:
+    """The findings of one top-level statement (the duplicate and once-per-module rules aside)."""
+    answers = Recording(world)
+    found = _walk(statement, place, answers)
+    return StatementResult(statement, tuple(found), frozenset(answers.asked))
+
+
+def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]:
+    out: list[Finding] = []
+    stack: list[tuple[ast.Node, Place]] = [(root, place)]
+    while stack:
+        node, here = stack.pop()
+        t = type(node)
+        kind = _DEFINITION_KINDS.get(t)
+        if kind is not None:
+            here = here.inside(kind)
+            if kind in ("class", "define"):
+                out += variables.check_definition(node, here, answers)
+        elif t in _CALLS:
+            out += calls.check_call(node, here, answers)  # type: ignore[arg-type]
+        elif t is ast.ResourceExpression:
+            out += params.check_resource(node, here, answers)  # type: ignore[arg-type]
+        elif t in (ast.IfExpression, ast.UnlessExpression) and _guarded_test(getattr(node, "test", None)):
+            here = here.guard()
+        for child in node.children():
+            stack.append((child, here))
+    out.sort(key=lambda f: (f.offset, f.code))
+    return out
+
+
+def file_findings(
+    results: Sequence[StatementResult], program: ast.Program | None, path: str, line_of: LineOf
+) -> list[Finding]:
+    """A file's findings from its statements' results: one note per missing module (its first use),
+    the duplicate declarations, in the order of the file."""
+    out: list[Finding] = []
+    noted: set[str] = set()
+    for result in results:
+        for f in result.findings:
+            if f.code == "DEEP_MISSING_MODULE":
+                module = str(f.data.get("module", ""))
+                if module in noted:
+                    continue
+                noted.add(module)
+            out.append(f)
+    out += duplicate_resources(program, path, line_of)
+    out.sort(key=lambda f: (f.offset, f.code))
+    return out
+
+
+def check_statements(
+    statements: Iterable[ast.Positioned], place: Place, world: World
+) -> list[StatementResult]:
+    return [statement_findings(s, place, world) for s in statements]

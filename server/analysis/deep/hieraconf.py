@@ -1,0 +1,74 @@
+"""Can a Hiera layer be read statically?  Only when its ``hiera.yaml`` (version 5) names YAML or JSON
+data files and nothing else: a ``lookup_key``/``data_hash`` function other than ``yaml_data`` or
+``json_data``, a ``data_dig`` backend, a version 3/4 file or a module's data function
+(``<module>::data``) can set any key, so a key missing from the files proves nothing."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from puppet_xpp.xpp.sources import read_text
+
+__all__ = ["module_dependencies", "statically_readable"]
+
+_FILE_BACKENDS = frozenset({"yaml_data", "json_data"})
+
+
+@functools.lru_cache(maxsize=512)
+def statically_readable(root: str, module: str | None = None) -> bool:
+    """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
+    only?  A root without ``hiera.yaml`` is (Puppet's default: ``data/common.yaml`` for an environment,
+    no data for a module) unless a module defines its data function."""
+    if module is not None:
+        for f in (
+            os.path.join(root, "functions", "data.pp"),
+            os.path.join(root, "lib", "puppet", "functions", module, "data.rb"),
+        ):
+            if os.path.exists(f):
+                return False
+    path = os.path.join(root, "hiera.yaml")
+    if not os.path.exists(path):
+        return True
+    try:
+        import yaml  # type: ignore[import-untyped]
+
+        text = read_text(path, errors="strict")
+        conf = yaml.safe_load(text) if text is not None else None
+    except Exception:  # unreadable or not YAML: Puppet fails on it, we prove nothing
+        return False
+    if not isinstance(conf, dict) or conf.get("version") != 5:
+        return False
+    given = conf.get("defaults")
+    defaults: dict[str, object] = given if isinstance(given, dict) else {}
+    levels: list[dict[str, object]] = [defaults]
+    levels += [lv for lv in conf.get("hierarchy") or [] if isinstance(lv, dict)]
+    for level in levels:
+        if "lookup_key" in level or "data_dig" in level:
+            return False
+        backend = level.get("data_hash")
+        if backend is not None and backend not in _FILE_BACKENDS:
+            return False
+        if "mapped_paths" in level:
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=512)
+def module_dependencies(root: str) -> tuple[str, ...]:
+    """The short names of the modules a module's metadata.json depends on (``puppetlabs/stdlib``:
+    ``stdlib``); () when it has none or cannot be read."""
+    import json
+
+    text = read_text(os.path.join(root, "metadata.json"), errors="replace")
+    try:
+        meta = json.loads(text) if text is not None else None
+    except ValueError:
+        return ()
+    deps = meta.get("dependencies") if isinstance(meta, dict) else None
+    out: list[str] = []
+    for dep in deps if isinstance(deps, list) else ():
+        name = dep.get("name") if isinstance(dep, dict) else None
+        if isinstance(name, str) and name:
+            out.append(name.replace("/", "-").split("-")[-1].lower())
+    return tuple(out)

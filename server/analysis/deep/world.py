@@ -1,0 +1,350 @@
+"""What the deep checks ask of the world: which classes, defined types, resource types, functions,
+type aliases, modules and Hiera keys exist in a file's environment and module path.
+
+:class:`World` answers from what the analysis has already: the workspace index
+(:class:`server.analysis.index.WorkspaceIndex`: Puppet-language definitions, Ruby functions and types,
+custom facts), Puppet's built-ins at the file's level (:mod:`server.analysis.builtins`), the vendored
+types (:mod:`server.analysis.tables`), the modules on the module path (:mod:`server.analysis.modules`)
+and the Hiera layers (:mod:`server.analysis.hiera`).  It computes nothing of its own beyond a
+per-world memo.
+
+The checks never use a World directly: each statement is checked through a :class:`Recording` that
+notes every (kind, name) asked, so that a statement's findings are a pure function of (the statement,
+the answers to what it asked) and a caller can keep them until one of those answers changes
+(:meth:`World.answer_key`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from puppet_xpp.server.analysis import builtins
+from puppet_xpp.server.analysis.symbols import Sym
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.analysis.hiera import Layer
+
+__all__ = ["Answers", "Asked", "Recording", "SymbolIndex", "World"]
+
+# (kind, name): one question a check asked of the world
+Asked = tuple[str, str]
+
+# the Puppet core types' names that are types without being Puppet::Type subclasses the reader sees
+_ALWAYS_TYPES = frozenset(
+    {"class", "node", "stage", "component", "whit", "filebucket", "resources", "schedule"}
+)
+
+
+class SymbolIndex(Protocol):
+    """What the world asks of the workspace index (server/analysis/index.py's WorkspaceIndex)."""
+
+    def lookup(self, name: str, kinds: Iterable[str] | None = None) -> list[Sym]: ...
+
+
+def key_of(name: str) -> str:
+    """A name as the index keys it: lower case, no leading ``::``."""
+    return name.lower().lstrip(":")
+
+
+class Answers(Protocol):
+    """The questions a check may ask (a :class:`World`, or a :class:`Recording` of one)."""
+
+    @property
+    def level(self) -> str | None: ...
+
+    def find_class(self, name: str) -> Sym | None: ...
+    def find_define(self, name: str) -> Sym | None: ...
+    def find_resource_type(self, name: str) -> Sym | None: ...
+    def resource_type_known(self, name: str) -> bool: ...
+    def find_functions(self, name: str) -> list[Sym]: ...
+    def find_type_alias(self, name: str) -> Sym | None: ...
+    def hiera_has(self, key: str) -> bool | None: ...
+    def module_present(self, name: str) -> bool | None: ...
+    def fact_known(self, name: str) -> bool: ...
+    def missing_dependencies(self, path: str) -> list[str]: ...
+    def names_of(self, kind: str) -> list[str]: ...
+
+
+class World:
+    """The answers for one environment: ``index`` (the workspace index holding every module of the
+    module path and the environment's manifests), ``level`` (the language level of the built-ins),
+    ``modulepath`` (the directories whose modules exist; empty: unknown, so no module is said to be
+    missing), ``env_root`` (the environment's directory, for its Hiera layer), ``local`` (the checked
+    document's own definitions, which the index may not hold yet).
+
+    ``complete`` False (the index is still being built) makes every "does not exist" answer unknown:
+    the checks then report nothing that depends on a name not existing."""
+
+    def __init__(
+        self,
+        index: SymbolIndex,
+        *,
+        level: str | None = None,
+        modulepath: Sequence[str] = (),
+        env_root: str | None = None,
+        local: Sequence[Sym] = (),
+        complete: bool = True,
+        hiera_layers: Sequence[Layer] | None = None,
+    ) -> None:
+        self.index = index
+        self._level = level
+        self.modulepath = tuple(modulepath)
+        self.env_root = env_root
+        self.local = list(local)
+        self.complete = complete
+        self._hiera_layers = hiera_layers
+        self._modules: dict[str, str] | None = None
+        self._hiera_readable: bool | None = None
+        self._hiera_keys: dict[str, bool] = {}
+
+    # -- the answers
+
+    @property
+    def level(self) -> str | None:
+        return self._level
+
+    def _lookup(self, name: str, kinds: tuple[str, ...]) -> list[Sym]:
+        key = key_of(name)
+        local = [s for s in self.local if s.key == key and s.kind in kinds]
+        return local or self.index.lookup(key, kinds)
+
+    def find_class(self, name: str) -> Sym | None:
+        hits = self._lookup(name, ("class",))
+        return hits[0] if hits else None
+
+    def find_define(self, name: str) -> Sym | None:
+        hits = self._lookup(name, ("define",))
+        return hits[0] if hits else None
+
+    def find_resource_type(self, name: str) -> Sym | None:
+        """A Ruby-defined type of the modules, else a core type of the level (its attributes known)."""
+        hits = self._lookup(name, ("resource_type",))
+        if hits:
+            return hits[0]
+        return builtins.types(self._level).get(key_of(name))
+
+    def resource_type_known(self, name: str) -> bool:
+        """A type that exists though its attributes may not be known (vendored modules' types)."""
+        from puppet_xpp.server.analysis.tables import RESOURCE_TYPES
+
+        key = key_of(name)
+        return key in _ALWAYS_TYPES or key in RESOURCE_TYPES
+
+    def find_functions(self, name: str) -> list[Sym]:
+        """Every definition of function ``name``, in the loaders' order (the built-in first)."""
+        from puppet_xpp.server.analysis.world import functions_named
+
+        return functions_named(self.index, name, self.local, self._level)
+
+    def find_type_alias(self, name: str) -> Sym | None:
+        hits = self._lookup(name, ("type",))
+        return hits[0] if hits else None
+
+    def fact_known(self, name: str) -> bool:
+        """A core fact (legacy names too) or a custom fact of the modules (``Facter.add``)."""
+        key = name.lstrip(":")
+        return key in builtins.facts() or bool(self.index.lookup(key, ("fact",)))
+
+    def module_present(self, name: str) -> bool | None:
+        """Is module ``name`` on the module path?  None: the module path is not known."""
+        if not self.modulepath:
+            return None
+        if self._modules is None:
+            from puppet_xpp.server.analysis.modules import modules_on_path
+
+            self._modules = {n: m.directory for n, m in modules_on_path(self.modulepath).items()}
+        return name.lower() in self._modules
+
+    def missing_dependencies(self, path: str) -> list[str]:
+        """The modules the metadata.json of ``path``'s module depends on that are not on the module
+        path (an unqualified function or Ruby type may come from any of them: not provably unknown)."""
+        if not self.modulepath:
+            return []
+        from puppet_xpp.server.analysis.deep.hieraconf import module_dependencies
+
+        root = _module_root(os.path.abspath(path))
+        if root is None:
+            return []
+        return [m for m in module_dependencies(root) if self.module_present(m) is False]
+
+    def hiera_has(self, key: str) -> bool | None:
+        """Is ``key`` set in the environment's or its module's Hiera data?  None: that cannot be read
+        statically (a backend other than YAML/JSON files, a data function, no environment)."""
+        key = key_of(key)
+        hit = self._hiera_keys.get(key)
+        if hit is not None:
+            return hit
+        if not self._hiera_statically_readable(key):
+            return None
+        from puppet_xpp.server.analysis import hiera
+
+        found = bool(hiera.find(self._layers(), key))
+        self._hiera_keys[key] = found
+        return found
+
+    def names_of(self, kind: str) -> list[str]:
+        """Every name of ``kind`` the index holds (did-you-mean); kinds as :meth:`answer_key`'s."""
+        all_of = getattr(self.index, "all", None)
+        names: set[str] = set()
+        if kind == "resource_type":
+            names.update(builtins.types(self._level))
+        if kind == "function":
+            names.update(builtins.functions(self._level))
+        if callable(all_of):
+            for s in all_of():
+                if isinstance(s, Sym) and s.kind == kind:
+                    names.add(s.key)
+        names.update(s.key for s in self.local if s.kind == kind)
+        return sorted(names)
+
+    # -- caching
+
+    def answer_key(self, asked: Asked) -> tuple[object, ...]:
+        """What the answer to ``asked`` is, as a hashable value: a caller keeps a statement's findings
+        while the answer keys of everything it asked are unchanged."""
+        kind, name = asked
+        syms: list[Sym | None]
+        if kind == "class":
+            syms = [self.find_class(name)]
+        elif kind == "define":
+            syms = [self.find_define(name)]
+        elif kind == "resource_type":
+            syms = [self.find_resource_type(name)]
+        elif kind == "function":
+            syms = list(self.find_functions(name))
+        elif kind == "type":
+            syms = [self.find_type_alias(name)]
+        elif kind == "hiera":
+            return (self.hiera_has(name),)
+        elif kind == "module":
+            return (self.module_present(name),)
+        elif kind == "fact":
+            return (self.fact_known(name),)
+        elif kind == "dependencies":
+            return tuple(self.missing_dependencies(name))
+        else:
+            return (self.complete,)
+        return tuple(_sym_key(s) for s in syms)
+
+    # -- Hiera
+
+    def _layers(self) -> Sequence[Layer]:
+        if self._hiera_layers is None:
+            from puppet_xpp.server.analysis import hiera
+
+            layers: list[Layer] = list(hiera.layers_for(self.env_root, self.modulepath))
+            if self.env_root and not os.path.isfile(os.path.join(self.env_root, "hiera.yaml")):
+                # Puppet's default environment layer: data/common.yaml
+                layers.insert(
+                    0,
+                    hiera.Layer(
+                        "environment", self.env_root, [os.path.join(self.env_root, "data", "common.yaml")]
+                    ),
+                )
+            self._hiera_layers = layers
+        return self._hiera_layers
+
+    def _hiera_statically_readable(self, key: str) -> bool:
+        """The environment's and the key's module's hiera.yaml use only YAML/JSON data files."""
+        if self.env_root is None:
+            return False
+        from puppet_xpp.server.analysis.deep.hieraconf import statically_readable
+
+        if not statically_readable(self.env_root):
+            return False
+        module = key.split("::", 1)[0] if "::" in key else None
+        if module is None or not self.modulepath:
+            return True
+        if self._modules is None:
+            self.module_present(module)
+        directory = (self._modules or {}).get(module)
+        return directory is None or statically_readable(directory, module=module)
+
+
+def _module_root(path: str) -> str | None:
+    """The directory of the module holding ``path`` (the nearest one with a metadata.json), or None."""
+    d = os.path.dirname(path)
+    for _ in range(8):
+        if os.path.isfile(os.path.join(d, "metadata.json")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return None
+
+
+def _sym_key(s: Sym | None) -> tuple[object, ...]:
+    if s is None:
+        return ()
+    return (
+        s.kind,
+        s.path,
+        s.name,
+        s.origin,
+        tuple((p.name, p.type, p.default, p.kind) for p in s.params),
+        tuple((tuple((p.name, p.type, p.kind) for p in g.params)) for g in s.signatures),
+        tuple(a.name for a in s.attrs),
+        bool(getattr(s, "open", False)),
+    )
+
+
+class Recording:
+    """A World seen by one statement's checks: every question is noted in :attr:`asked`."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.asked: set[Asked] = set()
+
+    @property
+    def level(self) -> str | None:
+        return self.world.level
+
+    @property
+    def complete(self) -> bool:
+        return self.world.complete
+
+    def find_class(self, name: str) -> Sym | None:
+        self.asked.add(("class", key_of(name)))
+        return self.world.find_class(name)
+
+    def find_define(self, name: str) -> Sym | None:
+        self.asked.add(("define", key_of(name)))
+        return self.world.find_define(name)
+
+    def find_resource_type(self, name: str) -> Sym | None:
+        self.asked.add(("resource_type", key_of(name)))
+        return self.world.find_resource_type(name)
+
+    def resource_type_known(self, name: str) -> bool:
+        return self.world.resource_type_known(name)  # (a fixed table: nothing to record)
+
+    def find_functions(self, name: str) -> list[Sym]:
+        self.asked.add(("function", key_of(name)))
+        return self.world.find_functions(name)
+
+    def find_type_alias(self, name: str) -> Sym | None:
+        self.asked.add(("type", key_of(name)))
+        return self.world.find_type_alias(name)
+
+    def hiera_has(self, key: str) -> bool | None:
+        self.asked.add(("hiera", key_of(key)))
+        return self.world.hiera_has(key)
+
+    def module_present(self, name: str) -> bool | None:
+        self.asked.add(("module", name.lower()))
+        return self.world.module_present(name)
+
+    def fact_known(self, name: str) -> bool:
+        self.asked.add(("fact", name.lstrip(":")))
+        return self.world.fact_known(name)
+
+    def missing_dependencies(self, path: str) -> list[str]:
+        self.asked.add(("dependencies", path))
+        return self.world.missing_dependencies(path)
+
+    def names_of(self, kind: str) -> list[str]:
+        self.asked.add(("names", kind))
+        return self.world.names_of(kind)
