@@ -138,6 +138,26 @@ def _cache_path() -> Any:
 _TABLES: Tables | None = None
 
 
+def _load_accelerator() -> Any:
+    """grammar/_accel.c's module, or None: not built (it is optional at install time), or disabled by
+    PUPPET_XPP_PURE_PYTHON=1 (as the C reader xpp/_fastload.c is)."""
+    if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
+        return None
+    try:
+        from puppet_xpp.grammar import _accel
+    except ImportError:
+        return None
+    return _accel
+
+
+_accel = _load_accelerator()
+
+#: which LR driver loop runs a parse without a watch: "C (grammar._accel)" or "Python" (the one loop of
+#: Driver.run; the incremental parser's watched runs always use it).  Drivers made after it is set to
+#: "Python" use the Python loop (tests compare the two, benches time them).
+ACCELERATOR = "C (grammar._accel)" if _accel is not None else "Python"
+
+
 def tables() -> Tables:
     global _TABLES
     if _TABLES is None:
@@ -188,6 +208,73 @@ def syntax_error(tok: Any, file: str) -> Diagnostic:
 STOPPED = object()
 
 
+@dataclass(frozen=True)
+class RulePlan:
+    """What the driver needs per rule of the tables for one Builder class, made once per class (a Driver
+    per parse: binding 283 methods and deriving two lists each time was a fifth of a small file's parse).
+
+    ``callbacks[k]`` is ``(the class's function for rule k's action, number of symbols, nonterminal)``
+    (called as ``function(builder, children)``); ``watched[k]``: 1 = a statement list grew (after the
+    action), 2 = a list is complete (before its call transform runs); ``unit[k]``: the action passes its
+    one value on (`expression: unary -> pass1`...; the most frequent: seven per item of a list of
+    numbers), so the driver only changes the state on top."""
+
+    callbacks: list[tuple[Any, int, str]]
+    watched: list[int]
+    unit: list[bool]
+    machine: Any  # the tables and these in the C loop (grammar/_accel.c), or None (not built, disabled)
+
+
+_PLANS: dict[type, RulePlan] = {}
+
+
+def rule_plan(cls: type) -> RulePlan:
+    """The RulePlan of a Builder class (made at its first parse)."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        rules = tables().rules
+        watched = [1 if o == "stmts" else 2 if o == "statements" else 0 for _n, _s, o in rules]
+        plain = getattr(cls, "pass1", None) is Builder.pass1
+        callbacks = [(getattr(cls, name), size, origin) for name, size, origin in rules]
+        unit = [
+            plain and name == "pass1" and size == 1 and w == 0 for (name, size, _o), w in zip(rules, watched)
+        ]
+        plan = _PLANS[cls] = RulePlan(callbacks, watched, unit, _machine(callbacks, unit))
+    return plan
+
+
+def _machine(callbacks: list[tuple[Any, int, str]], unit: list[bool]) -> Any:
+    """The C loop's Machine for these rule actions (the tables as dense int arrays), or None."""
+    if _accel is None:
+        return None
+    t = tables()
+    terms = sorted({sym for acts in t.actions for sym in acts})
+    term_ids = {sym: k for k, sym in enumerate(terms)}
+    nonterms = sorted({sym for g in t.gotos for sym in g} | {origin for _f, _s, origin in callbacks})
+    nonterm_ids = {sym: k for k, sym in enumerate(nonterms)}
+    actions: list[int | None] = []
+    for acts in t.actions:
+        actions.extend(acts.get(sym) for sym in terms)
+    gotos: list[int | None] = []
+    for row in t.gotos:
+        gotos.extend(row.get(sym) for sym in nonterms)
+    return _accel.Machine(
+        nstates=len(t.actions),
+        nterms=len(terms),
+        nnonterms=len(nonterms),
+        actions=actions,
+        gotos=gotos,
+        default_reduce=t.default_reduce,
+        only_reduce=t.only_reduce,
+        sizes=[size for _f, size, _o in callbacks],
+        origins=[nonterm_ids[origin] for _f, _s, origin in callbacks],
+        unit=[int(u) for u in unit],
+        end_state=t.end,
+        term_ids=term_ids,
+        callbacks=tuple(fn for fn, _s, _o in callbacks),
+    )
+
+
 class Driver:
     """Runs the LR tables over a token list with a Builder's actions."""
 
@@ -205,17 +292,11 @@ class Driver:
         # again (recovery, the too-deep report) raises _NeedTokens instead
         self.release = False
         self.memo = memo  # recovery scans of earlier runs over the same tokens (grammar.recovery)
-        self.callbacks = [(getattr(builder, name), size, origin) for name, size, origin in t.rules]
-        # watched reductions: 1 = a statement list grew (after the action), 2 = a list is complete
-        # (before its call transform runs)
-        self.watched = [1 if o == "stmts" else 2 if o == "statements" else 0 for _n, _s, o in t.rules]
-        # unit reductions whose action passes its one value on (`expression: unary -> pass1`...): the
-        # most frequent (seven per item of a list of numbers); run() only changes the state on top
-        plain = getattr(type(builder), "pass1", None) is Builder.pass1
-        self.unit = [
-            plain and name == "pass1" and size == 1 and w == 0
-            for (name, size, _o), w in zip(t.rules, self.watched, strict=True)
-        ]
+        plan = rule_plan(type(builder))
+        self.callbacks = plan.callbacks
+        self.watched = plan.watched
+        self.unit = plan.unit
+        self.machine = plan.machine if ACCELERATOR != "Python" else None
 
     def run(
         self,
@@ -243,6 +324,7 @@ class Driver:
         actions = self.t.actions
         gotos = self.t.gotos
         callbacks = self.callbacks
+        b = self.b
         default_reduce = self.t.default_reduce
         watched = self.watched
         unit = self.unit
@@ -256,7 +338,26 @@ class Driver:
         end_tok = CutToken(eof_pos) if self.cut else EndToken(eof_pos)
         end_state = self.t.end
         release = self.release
+        # the C loop (grammar/_accel.c) runs the same steps as the loop below for a run without a watch,
+        # up to an acceptance, a syntax error or too deep a stack; what follows an error stays here
+        machine = self.machine if watch is None else None
         while True:
+            if machine is not None:
+                status, v, i = machine.run(
+                    b, tokens, i, n, end_tok, stack, values, self.cut, release, MAX_STACK
+                )
+                if status == 0:
+                    return v, None
+                if status == 2:
+                    if release:
+                        raise _NeedTokens
+                    raise _TooDeep(i - 1)
+                tok = tokens[i] if i < n else end_tok
+                k = self.error_met(tok, tokens, i, n, stack, values, resumed)
+                if k is None:
+                    return self.salvage(stack, values), i
+                resumed = i = k
+                continue
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)
             if act is None:
@@ -266,11 +367,7 @@ class Driver:
                     act = default_reduce[stack[-1]]  # racc's default reduction (Tables)
                 defaults += 1
                 if act is None or defaults > 1000:
-                    if self.release:
-                        raise _NeedTokens
-                    after_stmts = stack[-1] in self.t.after_stmts and tok.type != "$CUT"
-                    self.b.syntax_error_met(tok.start_pos, values[-1] if after_stmts else None)
-                    k = self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
+                    k = self.error_met(tok, tokens, i, n, stack, values, resumed)
                     if k is None:
                         return self.salvage(stack, values), i
                     resumed = i = k
@@ -313,13 +410,25 @@ class Driver:
                 del stack[-size:]
             else:
                 s = []
-            v = fn(s)
+            v = fn(b, s)
             stack.append(gotos[stack[-1]][origin])
             values.append(v)
             if w and watch("item" if w == 1 else "list", i, stack, values):
                 return STOPPED, i
             if tok is end_tok and stack[-1] == end_state:
                 return v, None
+
+    def error_met(
+        self, tok: Any, tokens: list[Any], i: int, n: int, stack: list[int], values: list[Any], resumed: int
+    ) -> int | None:
+        """A syntax error at token i (``tok``, or the end token): told to the builder, then recovered from
+        inside a body (recover_in_block) when the driver is ``nested``.  Returns the token index to go on
+        at, or None (the run ends: the caller salvages)."""
+        if self.release:
+            raise _NeedTokens
+        after_stmts = stack[-1] in self.t.after_stmts and tok.type != "$CUT"
+        self.b.syntax_error_met(tok.start_pos, values[-1] if after_stmts else None)
+        return self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
 
     def recover_in_block(
         self, tokens: list[Any], err: int, n: int, stack: list[int], values: list[Any], resumed: int
@@ -377,7 +486,7 @@ class Driver:
             del stack[-size:]
         else:
             s = []
-        v = fn(s)
+        v = fn(self.b, s)
         stack.append(self.t.gotos[stack[-1]][origin])
         values.append(v)
         return v

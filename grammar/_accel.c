@@ -1,0 +1,432 @@
+/* grammar._accel: the LR driver loop of grammar/parser.py (Driver.run without a ``watch``), in C.
+ *
+ * Nothing about the grammar is written here.  grammar/parser.py builds a Machine once per Builder class
+ * from lark's LALR(1) tables (dense int arrays: actions per state and terminal, gotos per state and
+ * nonterminal, racc's default and only reductions per state) and the rules (size, nonterminal, whether
+ * the action just passes its one value on, the Python function of the action).
+ *
+ * ``Machine.run`` does what the Python loop does for a run without a watch: read each token's ``type``,
+ * shift, reduce (calling ``function(builder, children)`` for every rule whose action is not a plain pass),
+ * until the input is accepted, a syntax error is met (a token with no action and no default reduction,
+ * or more than 1000 default reductions in a row), or the stack grows past ``max_stack``.  The LR stack is
+ * an int array while it runs and is written back into the caller's list on every return (errors
+ * included); the values stay in the caller's list.  Error recovery, salvage and the incremental parser's
+ * watched runs stay in Python: the caller continues from the configuration left here.
+ *
+ * Results: ``(0, value, i)`` accepted; ``(1, None, i)`` syntax error at token i; ``(2, None, i)`` stack
+ * too deep after shifting token i - 1.  An exception raised by an action propagates (stack written back).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOACT INT_MIN
+
+typedef struct {
+    PyObject_HEAD
+    int nstates, nterms, nnonterms, nrules;
+    int *actions;       /* nstates * nterms */
+    int *gotos;         /* nstates * nnonterms */
+    int *default_reduce;/* nstates */
+    int *only_reduce;   /* nstates */
+    int *sizes;         /* nrules */
+    int *origins;       /* nrules */
+    char *unit;         /* nrules */
+    int end_state;
+    PyObject *term_ids;   /* dict: token type -> terminal index */
+    PyObject *callbacks;  /* tuple of nrules functions */
+    PyObject *states;     /* tuple of nstates ints (the stack's values, written back) */
+} Machine;
+
+static PyObject *s_type = NULL;
+
+static void Machine_dealloc(Machine *m) {
+    free(m->actions);
+    free(m->gotos);
+    free(m->default_reduce);
+    free(m->only_reduce);
+    free(m->sizes);
+    free(m->origins);
+    free(m->unit);
+    Py_XDECREF(m->term_ids);
+    Py_XDECREF(m->callbacks);
+    Py_XDECREF(m->states);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+/* a sequence of ints into a new malloc'd array of exactly n ints (-1 and an exception otherwise);
+ * None items become NOACT */
+static int *int_array(PyObject *seq, Py_ssize_t n, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL)
+        return NULL;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items", what, n);
+        Py_DECREF(fast);
+        return NULL;
+    }
+    int *a = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (a == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PySequence_Fast_GET_ITEM(fast, k);
+        if (x == Py_None) {
+            a[k] = NOACT;
+            continue;
+        }
+        long v = PyLong_AsLong(x);
+        if (v == -1 && PyErr_Occurred()) {
+            free(a);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        if (v <= INT_MIN || v > INT_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, v);
+            free(a);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        a[k] = (int)v;
+    }
+    Py_DECREF(fast);
+    return a;
+}
+
+static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    int nstates, nterms, nnonterms, end_state;
+    PyObject *actions, *gotos, *default_reduce, *only_reduce, *sizes, *origins, *unit, *term_ids, *callbacks;
+    static char *kwlist[] = {"nstates", "nterms", "nnonterms", "actions", "gotos", "default_reduce",
+                             "only_reduce", "sizes", "origins", "unit", "end_state", "term_ids",
+                             "callbacks", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiOOOOOOOiO!O!", kwlist, &nstates, &nterms, &nnonterms,
+                                     &actions, &gotos, &default_reduce, &only_reduce, &sizes, &origins,
+                                     &unit, &end_state, &PyDict_Type, &term_ids, &PyTuple_Type, &callbacks))
+        return NULL;
+    if (nstates <= 0 || nterms <= 0 || nnonterms <= 0 || end_state < 0 || end_state >= nstates) {
+        PyErr_SetString(PyExc_ValueError, "bad table dimensions");
+        return NULL;
+    }
+    Machine *m = (Machine *)type->tp_alloc(type, 0);
+    if (m == NULL)
+        return NULL;
+    Py_ssize_t nrules = PyTuple_GET_SIZE(callbacks);
+    m->nstates = nstates;
+    m->nterms = nterms;
+    m->nnonterms = nnonterms;
+    m->nrules = (int)nrules;
+    m->end_state = end_state;
+    m->term_ids = Py_NewRef(term_ids);
+    m->callbacks = Py_NewRef(callbacks);
+    if ((m->actions = int_array(actions, (Py_ssize_t)nstates * nterms, "actions")) == NULL ||
+        (m->gotos = int_array(gotos, (Py_ssize_t)nstates * nnonterms, "gotos")) == NULL ||
+        (m->default_reduce = int_array(default_reduce, nstates, "default_reduce")) == NULL ||
+        (m->only_reduce = int_array(only_reduce, nstates, "only_reduce")) == NULL ||
+        (m->sizes = int_array(sizes, nrules, "sizes")) == NULL ||
+        (m->origins = int_array(origins, nrules, "origins")) == NULL)
+        goto fail;
+    int *u = int_array(unit, nrules, "unit");
+    if (u == NULL)
+        goto fail;
+    m->unit = malloc((size_t)(nrules > 0 ? nrules : 1));
+    if (m->unit == NULL) {
+        free(u);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < nrules; k++)
+        m->unit[k] = u[k] != 0;
+    free(u);
+    /* every entry must lead somewhere valid: a shift to a state, a reduction by a rule */
+    for (Py_ssize_t k = 0; k < (Py_ssize_t)nstates * nterms; k++) {
+        int a = m->actions[k];
+        if (a != NOACT && (a >= nstates || (a < 0 && -a - 1 >= nrules)))
+            goto bad;
+    }
+    for (int k = 0; k < nstates; k++) {
+        int d = m->default_reduce[k], o = m->only_reduce[k];
+        if ((d != NOACT && (d >= 0 || -d - 1 >= nrules)) || (o != NOACT && (o >= 0 || -o - 1 >= nrules)))
+            goto bad;
+    }
+    for (Py_ssize_t k = 0; k < (Py_ssize_t)nstates * nnonterms; k++)
+        if (m->gotos[k] != NOACT && (m->gotos[k] < 0 || m->gotos[k] >= nstates))
+            goto bad;
+    for (Py_ssize_t k = 0; k < nrules; k++)
+        if (m->sizes[k] < 0 || m->origins[k] < 0 || m->origins[k] >= nnonterms)
+            goto bad;
+    m->states = PyTuple_New(nstates);
+    if (m->states == NULL)
+        goto fail;
+    for (int k = 0; k < nstates; k++) {
+        PyObject *x = PyLong_FromLong(k);
+        if (x == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(m->states, k, x);
+    }
+    return (PyObject *)m;
+bad:
+    PyErr_SetString(PyExc_ValueError, "table entry out of range");
+fail:
+    Py_DECREF(m);
+    return NULL;
+}
+
+/* The int stack written back into the caller's list (its whole contents replaced). */
+static int write_back(Machine *m, PyObject *stack_list, const int *stack, Py_ssize_t depth) {
+    PyObject *items = PyList_New(depth);
+    if (items == NULL)
+        return -1;
+    for (Py_ssize_t k = 0; k < depth; k++) {
+        PyObject *x = PyTuple_GET_ITEM(m->states, stack[k]);
+        Py_INCREF(x);
+        PyList_SET_ITEM(items, k, x);
+    }
+    int r = PyList_SetSlice(stack_list, 0, PyList_GET_SIZE(stack_list), items);
+    Py_DECREF(items);
+    return r;
+}
+
+/* Pushes a state, growing the array (-1 and MemoryError when it cannot grow). */
+static int push_state(int **stack, Py_ssize_t *depth, Py_ssize_t *cap, int state) {
+    if (*depth == *cap) {
+        Py_ssize_t ncap = *cap * 2;
+        int *grown = realloc(*stack, sizeof(int) * (size_t)ncap);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *stack = grown;
+        *cap = ncap;
+    }
+    (*stack)[(*depth)++] = state;
+    return 0;
+}
+
+static PyObject *result(int status, PyObject *value, Py_ssize_t i) {
+    return Py_BuildValue("(iOn)", status, value, i);
+}
+
+static PyObject *Machine_run(Machine *m, PyObject *args) {
+    PyObject *builder, *tokens, *end_tok, *stack_list, *values;
+    Py_ssize_t i, n, max_stack;
+    int cut, release;
+    if (!PyArg_ParseTuple(args, "OO!nnOO!O!ppn", &builder, &PyList_Type, &tokens, &i, &n, &end_tok,
+                          &PyList_Type, &stack_list, &PyList_Type, &values, &cut, &release, &max_stack))
+        return NULL;
+    Py_ssize_t depth = PyList_GET_SIZE(stack_list);
+    if (depth < 1) {
+        PyErr_SetString(PyExc_ValueError, "empty stack");
+        return NULL;
+    }
+    Py_ssize_t cap = depth + 64;
+    int *stack = malloc(sizeof(int) * (size_t)cap);
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < depth; k++) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(stack_list, k));
+        if (v == -1 && PyErr_Occurred()) {
+            free(stack);
+            return NULL;
+        }
+        if (v < 0 || v >= m->nstates) {
+            free(stack);
+            PyErr_SetString(PyExc_ValueError, "stack state out of range");
+            return NULL;
+        }
+        stack[k] = (int)v;
+    }
+    const int nterms = m->nterms, nnonterms = m->nnonterms;
+    const int *actions = m->actions, *gotos = m->gotos;
+    int defaults = 0;
+    int status = -1;
+    PyObject *value = Py_None;
+    PyObject *ret = NULL;
+    Py_INCREF(value);
+    for (;;) {
+        PyObject *tok;
+        if (i < n && i < PyList_GET_SIZE(tokens))
+            tok = PyList_GET_ITEM(tokens, i);
+        else
+            tok = end_tok;
+        Py_INCREF(tok);
+        int state = stack[depth - 1];
+        int act = NOACT;
+        PyObject *type = PyObject_GetAttr(tok, s_type);
+        if (type == NULL) {
+            Py_DECREF(tok);
+            goto error;
+        }
+        PyObject *tid = PyDict_GetItemWithError(m->term_ids, type);
+        Py_DECREF(type);
+        if (tid != NULL) {
+            long t = PyLong_AsLong(tid);
+            if (t >= 0 && t < nterms)
+                act = actions[(Py_ssize_t)state * nterms + t];
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(tok);
+            goto error;
+        }
+        if (act == NOACT) {
+            act = (tok == end_tok && cut) ? m->only_reduce[state] : m->default_reduce[state];
+            defaults++;
+            if (act == NOACT || defaults > 1000) {
+                Py_DECREF(tok);
+                status = 1;
+                break;
+            }
+        } else {
+            defaults = 0;
+        }
+        if (act >= 0) { /* shift */
+            if (push_state(&stack, &depth, &cap, act) < 0) {
+                Py_DECREF(tok);
+                goto error;
+            }
+            if (PyList_Append(values, tok) < 0) {
+                depth--;
+                Py_DECREF(tok);
+                goto error;
+            }
+            if (release && tok != end_tok && i < PyList_GET_SIZE(tokens)) {
+                Py_INCREF(Py_None);
+                PyList_SetItem(tokens, i, Py_None); /* steals; drops the list's reference to the token */
+            }
+            Py_DECREF(tok);
+            i++;
+            if (depth > max_stack) {
+                status = 2;
+                break;
+            }
+            continue;
+        }
+        int k = -act - 1;
+        int origin = m->origins[k];
+        if (m->unit[k]) { /* the value on top is the result: only the state changes */
+            if (depth < 2) {
+                Py_DECREF(tok);
+                PyErr_SetString(PyExc_IndexError, "stack underflow");
+                goto error;
+            }
+            int g = gotos[(Py_ssize_t)stack[depth - 2] * nnonterms + origin];
+            if (g == NOACT) {
+                Py_DECREF(tok);
+                PyErr_SetString(PyExc_KeyError, "no goto");
+                goto error;
+            }
+            stack[depth - 1] = g;
+            if (tok == end_tok && g == m->end_state) {
+                Py_DECREF(tok);
+                Py_ssize_t nv = PyList_GET_SIZE(values);
+                Py_SETREF(value, Py_NewRef(nv ? PyList_GET_ITEM(values, nv - 1) : Py_None));
+                status = 0;
+                break;
+            }
+            Py_DECREF(tok);
+            continue;
+        }
+        Py_DECREF(tok);
+        int size = m->sizes[k];
+        Py_ssize_t nv = PyList_GET_SIZE(values);
+        if (size >= depth || size > nv) {
+            PyErr_SetString(PyExc_IndexError, "stack underflow");
+            goto error;
+        }
+        PyObject *children = PyList_GetSlice(values, nv - size, nv);
+        if (children == NULL)
+            goto error;
+        if (size && PyList_SetSlice(values, nv - size, nv, NULL) < 0) {
+            Py_DECREF(children);
+            goto error;
+        }
+        depth -= size;
+        PyObject *callargs[2] = {builder, children};
+        PyObject *v = PyObject_Vectorcall(PyTuple_GET_ITEM(m->callbacks, k), callargs, 2, NULL);
+        Py_DECREF(children);
+        if (v == NULL)
+            goto error;
+        int g = gotos[(Py_ssize_t)stack[depth - 1] * nnonterms + origin];
+        if (g == NOACT) {
+            Py_DECREF(v);
+            PyErr_SetString(PyExc_KeyError, "no goto");
+            goto error;
+        }
+        if (push_state(&stack, &depth, &cap, g) < 0) { /* (size 0: a push without a pop) */
+            Py_DECREF(v);
+            goto error;
+        }
+        if (PyList_Append(values, v) < 0) {
+            depth--;
+            Py_DECREF(v);
+            goto error;
+        }
+        if (tok == end_tok && g == m->end_state) {
+            Py_SETREF(value, v);
+            status = 0;
+            break;
+        }
+        Py_DECREF(v);
+    }
+    if (write_back(m, stack_list, stack, depth) == 0)
+        ret = result(status, value, i);
+    free(stack);
+    Py_DECREF(value);
+    return ret;
+error: {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    (void)write_back(m, stack_list, stack, depth);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    free(stack);
+    Py_DECREF(value);
+    return NULL;
+}
+}
+
+static PyMethodDef Machine_methods[] = {
+    {"run", (PyCFunction)Machine_run, METH_VARARGS,
+     "run(builder, tokens, i, n, end_token, stack, values, cut, release, max_stack) -> (status, value, i)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MachineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "puppet_xpp.grammar._accel.Machine",
+    .tp_basicsize = sizeof(Machine),
+    .tp_dealloc = (destructor)Machine_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The LALR(1) tables and actions of one Builder class, run over a token list.",
+    .tp_methods = Machine_methods,
+    .tp_new = Machine_new,
+};
+
+static struct PyModuleDef accel_module = {
+    PyModuleDef_HEAD_INIT, "_accel", "The parser's LR driver loop in C (see grammar/parser.py).", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__accel(void) {
+    s_type = PyUnicode_InternFromString("type");
+    if (s_type == NULL)
+        return NULL;
+    if (PyType_Ready(&MachineType) < 0)
+        return NULL;
+    PyObject *mod = PyModule_Create(&accel_module);
+    if (mod == NULL)
+        return NULL;
+    Py_INCREF(&MachineType);
+    if (PyModule_AddObject(mod, "Machine", (PyObject *)&MachineType) < 0) {
+        Py_DECREF(&MachineType);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(mod, "ACCEPTED", 0) < 0 || PyModule_AddIntConstant(mod, "SYNTAX_ERROR", 1) < 0 ||
+        PyModule_AddIntConstant(mod, "TOO_DEEP", 2) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}

@@ -1,0 +1,40 @@
+"""Type stub of the optional C driver loop grammar/_accel.c (built by setup.py, used by grammar/parser.py)."""
+
+from typing import Any
+
+ACCEPTED: int
+SYNTAX_ERROR: int
+TOO_DEEP: int
+
+class Machine:
+    def __init__(
+        self,
+        *,
+        nstates: int,
+        nterms: int,
+        nnonterms: int,
+        actions: list[int | None],
+        gotos: list[int | None],
+        default_reduce: list[int | None],
+        only_reduce: list[int | None],
+        sizes: list[int],
+        origins: list[int],
+        unit: list[int],
+        end_state: int,
+        term_ids: dict[str, int],
+        callbacks: tuple[Any, ...],
+    ) -> None: ...
+    def run(
+        self,
+        builder: object,
+        tokens: list[Any],
+        i: int,
+        n: int,
+        end_token: object,
+        stack: list[int],
+        values: list[Any],
+        cut: bool,
+        release: bool,
+        max_stack: int,
+        /,
+    ) -> tuple[int, Any, int]: ...

@@ -1,0 +1,263 @@
+"""The parser's C driver loop (grammar/_accel.c) against its Python loop (grammar/parser.py Driver.run).
+
+The accelerator is optional, so its truth is the pure path: on every corpus manifest and template, and on
+damaged copies of them (truncations, byte flips, inserted tokens; seeded, time-bounded), both loops give
+the same Program (every node's type, attributes, offset and length, and the definitions), the same
+diagnostics (code, message, position, arguments), the same ``block_recovery``; the parse that drops its
+tokens (``keep_tokens=False``) and the checked result of ``grammar.check`` (parse + validate) too.  The
+pure path itself is held to Puppet's parser by tests/test_parser_conformance.py.
+
+PUPPET_XPP_MUTATION_SECONDS sets the time budget of the mutation test (default 20 s).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from puppet_xpp.grammar import ast, parser
+from puppet_xpp.grammar.check import CheckConfig, check
+from tests.conformance.corpus import corpus_files
+
+pytestmark = pytest.mark.skipif(parser.ACCELERATOR == "Python", reason="grammar._accel is not built")
+
+CORPUS = corpus_files("pp") + corpus_files("epp")
+
+
+def _shape(program: Any) -> list[tuple[Any, ...]]:
+    """The whole tree as a flat list (iterative: trees nest deeper than Python's recursion limit): per
+    node in pre-order, its type and every attribute -- a node by its pre-order index, a list of nodes by
+    theirs, any other value as it is; Program.definitions by the indices of the definitions."""
+    index: dict[int, int] = {}
+    order: list[Any] = []
+    todo = [program]
+    while todo:
+        node = todo.pop()
+        index[id(node)] = len(order)
+        order.append(node)
+        todo.extend(reversed(list(node.children())))
+
+    def ref(v: Any) -> Any:
+        if isinstance(v, ast.Node):
+            return ("node", index.get(id(v), type(v).__name__))
+        if isinstance(v, list):
+            return [ref(x) for x in v]
+        return v
+
+    return [
+        (type(node).__name__,) + tuple(ref(getattr(node, f)) for f in node._fields if f != "locator")
+        for node in order
+    ]
+
+
+def _diagnostics(diags: list[Any]) -> list[tuple[Any, ...]]:
+    return [(d.code, d.message, d.offset, d.length, d.severity, d.args, d.file) for d in diags]
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, fn: Any) -> tuple[Any, Any]:
+    c = fn()
+    with monkeypatch.context() as m:
+        m.setattr(parser, "ACCELERATOR", "Python")
+        p = fn()
+    return c, p
+
+
+def _result(res: parser.ParseResult) -> tuple[Any, ...]:
+    program = None if res.program is None else _shape(res.program)
+    return (program, _diagnostics(res.diagnostics), res.block_recovery)
+
+
+def _same_parse(monkeypatch: pytest.MonkeyPatch, text: str, file: str, keep_tokens: bool = True) -> None:
+    c, p = _both(monkeypatch, lambda: _result(parser.parse(text, file, keep_tokens=keep_tokens)))
+    assert c == p, file
+
+
+def _read(path: str) -> str:
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "surrogateescape")
+
+
+def test_the_c_loop_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is compared below really is two different loops: the C one is used by a plain parse (its
+    ``run`` is called), and not once ACCELERATOR is "Python"."""
+    calls = []
+
+    class Spy:
+        def __init__(self, machine: Any) -> None:
+            self.machine = machine
+
+        def run(self, *args: Any) -> Any:
+            calls.append(1)
+            return self.machine.run(*args)
+
+    plan = parser.rule_plan(parser.Builder)
+    object.__setattr__(plan, "machine", Spy(plan.machine))  # (a frozen dataclass)
+    try:
+        parser.parse("class a { notify { 'x': } }\n")
+        assert calls
+        calls.clear()
+        monkeypatch.setattr(parser, "ACCELERATOR", "Python")
+        parser.parse("class a { notify { 'x': } }\n")
+        assert not calls
+    finally:
+        object.__setattr__(plan, "machine", plan.machine.machine)
+
+
+@pytest.mark.parametrize(
+    "env,want", [({"PUPPET_XPP_PURE_PYTHON": "1"}, "Python"), ({}, "C (grammar._accel)")]
+)
+def test_pure_python_by_environment(env: dict[str, str], want: str) -> None:
+    environ = {k: v for k, v in os.environ.items() if k != "PUPPET_XPP_PURE_PYTHON"}
+    out = subprocess.run(
+        [sys.executable, "-c", "from puppet_xpp.grammar import parser; print(parser.ACCELERATOR)"],
+        env=dict(environ, **env),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == want
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS, reason="corpus not installed")
+def test_corpus_same_tree_and_diagnostics(monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in CORPUS:
+        _same_parse(monkeypatch, _read(path), path)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS, reason="corpus not installed")
+def test_corpus_checked_and_without_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """grammar.check (the entry of --validate, --compile and the language server's full parse) and the
+    parse that drops its tokens, on every fifth corpus file."""
+    for path in CORPUS[::5]:
+        text = _read(path)
+        _same_parse(monkeypatch, text, path, keep_tokens=False)
+        config = CheckConfig(file=path, epp=path.endswith(".epp"))
+        c, p = _both(monkeypatch, lambda: check(text, config))  # noqa: B023
+        assert _diagnostics(c.diagnostics) == _diagnostics(p.diagnostics), path
+        assert (c.program is None) == (p.program is None)
+        if c.program is not None:
+            assert _shape(c.program) == _shape(p.program), path
+
+
+TOKENS = [
+    "{", "}", "(", ")", "[", "]", ",", ";", "=>", "->", "~>", "=", "==", "!", "?", ":", "|", "@@", "<|", "|>",
+    "$x", "'s'", '"d${x}"', "1", "class", "define", "if", "else", "case", "default", "node", "function",
+    "Foo", "foo::bar", "/re/", "@(END)\ntext\nEND\n", "<%", "%>", "\n", " ", "#c\n", "and", "in", "unless",
+]  # fmt: skip
+
+
+def _mutants(rng: random.Random, text: str) -> Iterator[str]:
+    n = len(text)
+    if n:
+        yield text[: rng.randrange(n)]
+        k = rng.randrange(n)
+        yield text[:k] + chr(rng.randrange(32, 127)) + text[k + 1 :]
+    for _ in range(3):
+        k = rng.randrange(n + 1)
+        yield text[:k] + rng.choice(TOKENS) + text[k:]
+    if n > 2:
+        a = rng.randrange(n)
+        b = rng.randrange(a, min(n, a + 40) + 1)
+        yield text[:a] + text[b:]
+
+
+def test_mutated_inputs_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Damaged copies of corpus files (and of a few snippets when the corpus is absent): syntax errors
+    at the top level and inside bodies, lexer errors cutting the tokens, unbalanced brackets."""
+    budget = float(os.environ.get("PUPPET_XPP_MUTATION_SECONDS", "20"))
+    rng = random.Random(31)
+    sources = [p for p in CORPUS if os.path.getsize(p) < 20_000] or []
+    snippets = [
+        "class a ($x = 1) { if $x { notify { 'a': } } else { include b } }\n",
+        "$a = [1, 2, { 'k' => $b }]\nnode default { c { 'x': y => z } }\n",
+        "<%- | $x | -%>\nhello <%= $x %> <% [1].each |$i| { %>x<% } %>\n",
+    ]
+    deadline = time.monotonic() + budget
+    done = 0
+    while time.monotonic() < deadline:
+        if sources:
+            path = rng.choice(sources)
+            text = _read(path)
+        else:
+            path = rng.choice(["a.pp", "b.pp", "c.epp"])
+            text = snippets[["a.pp", "b.pp", "c.epp"].index(path)]
+        for mutant in _mutants(rng, text):
+            _same_parse(monkeypatch, mutant, path)
+            done += 1
+    assert done > 50
+
+
+@pytest.mark.parametrize("keep_tokens", [True, False])
+def test_too_deep_same(monkeypatch: pytest.MonkeyPatch, keep_tokens: bool) -> None:
+    """The LR stack limit (PARSE_TOO_DEEP at the token that passes it), with and without the tokens."""
+    text = "$a = " + "[" * (parser.MAX_STACK + 10) + "]" * (parser.MAX_STACK + 10) + "\n"
+    _same_parse(monkeypatch, text, "deep.pp", keep_tokens)
+    c = parser.parse(text, "deep.pp", keep_tokens=keep_tokens)
+    assert [d.code for d in c.diagnostics] == ["PARSE_TOO_DEEP"]
+
+
+def test_action_exception_propagates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception raised by a reduce action leaves the C loop as it leaves the Python loop."""
+
+    class Boom(Exception):
+        pass
+
+    def boom(self: Any, c: list[Any]) -> Any:
+        raise Boom
+
+    class Failing(parser.Builder):
+        pass
+
+    Failing.assign = boom  # type: ignore[method-assign]
+    for accelerator in ("C (grammar._accel)", "Python"):
+        monkeypatch.setattr(parser, "ACCELERATOR", accelerator)
+        locator = ast.make_locator("$a = 1\n", "x.pp")
+        from puppet_xpp.grammar.lexer import Lexer
+
+        with pytest.raises(Boom):
+            parser.parse_tokens(Lexer("$a = 1\n").tokens(), Failing(locator, "x.pp"), 7, b"$a = 1\n")
+
+
+def _snippets() -> list[tuple[str, bool, bool]]:
+    """(source, epp, tasks) of every source snippet the parser's, lexer's, validator's and robustness
+    tests ask Puppet about."""
+    from tests import parser_cases, test_lexer_cases, test_parser_robustness, validator_cases
+
+    out = [(s, False, False) for s in parser_cases.CASES + parser_cases.ERROR_CASES]
+    out += [(s, False, True) for s in parser_cases.TASK_CASES]
+    out += list(test_lexer_cases.CASES)
+    out += [(case[0], False, False) for case in validator_cases.CASES]
+    robust = test_parser_robustness
+    for name in ("GOOD", "BAD", "DEEP", "EPP_BROKEN", "MUTATION_PIECES"):
+        for s in getattr(robust, name, []):
+            if isinstance(s, str):
+                out.append((s, name == "EPP_BROKEN", False))
+    return out
+
+
+def test_snippets_every_prefix_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every snippet, alone, inside a class body and followed by a statement, and cut after each of its
+    characters (lexer errors cutting the tokens, unclosed bodies, errors right at the end)."""
+    seen = set()
+    for source, epp, tasks in _snippets():
+        for text in (source, f"class k {{\n{source}\n}}\n$after = 1\n"):
+            for k in range(len(text) + 1) if len(text) < 200 else (len(text),):
+                cut = text[:k]
+                if (cut, epp, tasks) in seen:
+                    continue
+                seen.add((cut, epp, tasks))
+                c, p = _both(
+                    monkeypatch,
+                    lambda: _result(parser.parse(cut, "s.epp" if epp else "s.pp", tasks=tasks)),  # noqa: B023
+                )
+                assert c == p, (cut, epp, tasks)
+    assert len(seen) > 1000
