@@ -1,17 +1,25 @@
 """The one publisher of diagnostics: every ``textDocument/publishDiagnostics`` the server sends goes out
 from here, made of a document's diagnostics by source (server/lsp/session.py ``DiagnosticsStore``:
-parse and validation, lint, later deep checks; for a Puppetfile or a metadata.json, its own analysis's,
+parse and validation, lint, the deep checks; for a Puppetfile or a metadata.json, its own analysis's,
 whose ``source`` names it: server/analysis/filekinds.py), capped per source (server/lsp/text.py: errors first,
-at most ``MAX_DIAGNOSTICS`` of each source, then one "and N more"), so lint never hides a parse error."""
+at most ``MAX_DIAGNOSTICS`` of each source, then one "and N more"), so lint never hides a parse error.
+
+A new version of a manifest goes out once its deep findings are in (server/lsp/deep.py ``holds``: when
+they are on and the workspace index is complete), so that one publish holds every source of it."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, LspDiagnostic
-from puppet_xpp.server.lsp import convert, text
+from puppet_xpp.server.lsp import convert, deep, text
 from puppet_xpp.server.lsp.session import SOURCES, DiagnosticKey, DiagnosticsStore, DocState
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.lsp.language_server import PuppetServer
 
 
 def capped(diags: list[LspDiagnostic]) -> list[LspDiagnostic]:
@@ -47,8 +55,16 @@ def publishable(store: DiagnosticsStore) -> list[LspDiagnostic]:
     return [d for source in SOURCES for d in capped(store.get(source))]
 
 
-def publish(ls: LanguageServer, st: DocState) -> None:
-    """Event loop: publish the diagnostics ``st`` holds, as their version.  A diagnostic published
+def publish(ls: PuppetServer, st: DocState) -> None:
+    """Event loop: publish the diagnostics ``st`` holds, as their version -- unless the deep checks hold
+    this version until their findings are in (they publish it then)."""
+    if deep.holds(ls, st):
+        return
+    send(ls, st)
+
+
+def send(ls: LanguageServer, st: DocState) -> None:
+    """Event loop: publish the diagnostics ``st`` holds, as their version, now.  A diagnostic published
     last time (the lint diagnostics carried over, most parse diagnostics) reuses its lsprotocol form:
     building those is most of the cost of a publish of a file with many diagnostics (pygls then
     unstructures and encodes them; same JSON either way)."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -25,6 +27,7 @@ from puppet_xpp.server.analysis.hiera import HieraCache, Layer
 from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
 from puppet_xpp.server.analysis.lint_pool import LintPool
 from puppet_xpp.server.analysis.puppet_tools import ToolState
+from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import (
     Settings,
     check_config_for,
@@ -33,6 +36,9 @@ from puppet_xpp.server.analysis.workspace import (
     find_environment,
 )
 from puppet_xpp.server.lsp.lint_carry import LintState
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.lsp.deep import DeepCache
 
 # the sources of a document's diagnostics, in the order they are published (FILE: the analysis of a
 # document that is not Puppet code, server/analysis/filekinds.py)
@@ -87,6 +93,8 @@ class DocState:
     lint: LintState = field(default_factory=LintState)
     diagnostics: DiagnosticsStore = field(default_factory=DiagnosticsStore)
     kind: str = filekinds.PUPPET
+    # the deep checks' results per top-level statement (server/lsp/deep.py; worker thread only)
+    deep: DeepCache | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.version is None:
@@ -113,6 +121,9 @@ class IndexState:
     done: int = 0  # files indexed by the running indexings
     total: int = 0  # files the running indexings have to index
     idle: asyncio.Event | None = field(default=None, repr=False)
+    # called (event loop) each time the index becomes complete: the deep checks of the open documents,
+    # which wait for it, run then (server/lsp/deep.py)
+    on_complete: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def complete(self) -> bool:
         return self.first_done and self.running == 0
@@ -136,6 +147,38 @@ class IndexState:
         if self.running == 0:
             self.done = self.total = 0
         self.event()
+        if self.complete():
+            for hook in list(self.on_complete):
+                hook()
+
+
+class ObservedIndex(WorkspaceIndex):
+    """The workspace index, telling its listeners which file's entries were set (after they are): what
+    a name resolves to may have changed, so the deep checks of the open documents look again
+    (server/lsp/deep.py; a listener may be called on any thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listeners: list[Callable[[str], None]] = []
+
+    def set_file(self, path: str, syms: list[Sym]) -> None:
+        super().set_file(path, syms)
+        for listener in list(self.listeners):
+            listener(path)
+
+
+def deep_checks_from(d: object, current: bool) -> bool:
+    """The deep checks' setting in a client settings object: ``deepChecks: {enabled: bool}`` (named as
+    lint's ``lint: {enabled}``) or ``deepChecks: bool``, in the object or its ``puppet`` section;
+    ``current`` when it says nothing usable."""
+    if not isinstance(d, dict):
+        return current
+    section = d.get("puppet")
+    settings: dict[str, object] = section if isinstance(section, dict) else d
+    value = settings.get("deepChecks", settings.get("deep_checks"))
+    if isinstance(value, dict):
+        value = value.get("enabled")
+    return value if isinstance(value, bool) else current
 
 
 @dataclass(eq=False)
@@ -144,7 +187,7 @@ class Session:
     roots: list[str] = field(default_factory=list)  # the workspace folders
     client_caps: types.ClientCapabilities | None = None
     documents: dict[str, DocState] = field(default_factory=dict)
-    index: WorkspaceIndex = field(default_factory=WorkspaceIndex)
+    index: WorkspaceIndex = field(default_factory=ObservedIndex)
     refs: references.RefIndex = field(default_factory=references.RefIndex)
     parsed_hooks: tuple[ParsedHook, ...] = ()  # what else each manifest the indexing parses feeds
     hiera: HieraCache = field(default_factory=HieraCache)
@@ -160,6 +203,12 @@ class Session:
     tools: ToolState = field(default_factory=ToolState)
     # project configuration problems the user was already shown (Session.project_problem)
     project_problems_shown: set[str] = field(default_factory=set)
+    # the deep checks (issue 30: server/lsp/deep.py) are on (setting deepChecks.enabled, default on);
+    # deep_hooks are called (event loop) when the setting changes
+    deep_checks: bool = True
+    deep_hooks: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    deep_installed: bool = False  # server/lsp/deep.py listens to the index and the setting
+    index_generation: int = 0  # index changes so far (event loop; the deep checks' world follows it)
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references
@@ -185,6 +234,14 @@ class Session:
     def open_paths(self) -> set[str | None]:
         return {path_of_uri(u) for u in self.documents}
 
+    def deep_active(self, uri: str) -> bool:
+        """Deep checks for the document ``uri``: on, and a Puppet manifest (not EPP, not a Puppetfile or
+        a metadata.json)."""
+        st = self.documents.get(uri)
+        return (
+            self.deep_checks and st is not None and st.kind == filekinds.PUPPET and not uri.endswith(".epp")
+        )
+
     def lint_active(self, uri: str) -> bool:
         """Lint diagnostics and quick fixes for the document ``uri`` (never for EPP, nor for a document
         that is not Puppet code: a Puppetfile, a metadata.json)."""
@@ -207,6 +264,11 @@ class Session:
         is no analysis setting)."""
         root = self.roots[0] if self.roots else None
         self.facts.configure(d, root)
+        deep = deep_checks_from(d, self.deep_checks)
+        if deep != self.deep_checks:
+            self.deep_checks = deep
+            for hook in list(self.deep_hooks):
+                hook()
         return Settings.from_dict(d, self.settings, root)
 
     def index_roots(self) -> list[str]:

@@ -15,7 +15,7 @@
 ---
 --- Settings (section `puppet`): `strict` ('off' | 'warning' | 'error'), `puppetVersion` ('8' | '7' |
 --- '7.23'), `modulepath` (extra module directories), `tasks` (Bolt plan mode), `xppOnSave`,
---- `lint = { enabled, rcPath }`. An empty table keeps the server's defaults.
+--- `lint = { enabled, rcPath }`, `deepChecks = { enabled }`. An empty table keeps the server's defaults.
 ---
 --- The root is the Puppet environment (`environment.conf`), else the module (`metadata.json`) or
 --- repository (`.git`) nearest to the file.

@@ -15,6 +15,8 @@ export interface ServerSettings {
   xppOnSave: boolean;
   /** puppet-lint diagnostics (omitted: the server's default, on). */
   lint?: { enabled: boolean; rcPath?: string };
+  /** The deep checks (omitted: the server's default, on). */
+  deepChecks?: { enabled: boolean };
   /** The user's facts for hover (omitted: the server keeps what it has). */
   facts?: { file: string };
 }
@@ -36,6 +38,7 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
   const lintOn = cfg.get<unknown>('lint.enabled');
   const rc = cfg.get<unknown>('lint.rcPath');
   const factsFile = cfg.get<unknown>('facts.file');
+  const deepOn = cfg.get<unknown>('deepChecks.enabled');
   const settings: ServerSettings = {
     modulepath: Array.isArray(mp) ? mp.filter((p): p is string => typeof p === 'string' && p !== '') : [],
     puppetVersion: (level && LEVELS.includes(level) ? level : '8') as ServerSettings['puppetVersion'],
@@ -50,6 +53,9 @@ export function serverSettings(cfg: ConfigLike): ServerSettings {
     if (typeof rc === 'string' && rc !== '') {
       settings.lint.rcPath = expandPath(rc);
     }
+  }
+  if (typeof deepOn === 'boolean') {
+    settings.deepChecks = { enabled: deepOn };
   }
   if (typeof factsFile === 'string') {
     settings.facts = { file: factsFile === '' ? '' : expandPath(factsFile) };

@@ -7,6 +7,8 @@
 --     settings = { modulepath = {}, strict = 'warning', tasks = false, xppOnSave = true },
 --     -- puppet-lint diagnostics and quick fixes are on; to turn them off or use another .puppet-lint.rc:
 --     -- settings = { lint = { enabled = false, rcPath = '~/.puppet-lint.rc' } },
+--     -- the deep checks (what a catalog compile reports: unknown classes, parameters, ...) are on; off:
+--     -- settings = { deepChecks = { enabled = false } },
 --   })
 --
 -- On Neovim 0.11 and later, vim.lsp.enable('puppet_xpp') (lsp/puppet_xpp.lua) does the same without setup().

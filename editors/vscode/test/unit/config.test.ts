@@ -27,6 +27,10 @@ test('server settings: values are passed through, bad ones fall back', () => {
   assert.deepEqual(serverSettings(cfg({ 'lint.enabled': true })).lint, { enabled: true });
   assert.deepEqual(serverSettings(cfg({ 'lint.rcPath': '/x/.puppet-lint.rc' })).lint,
     { enabled: true, rcPath: '/x/.puppet-lint.rc' });
+  // the deep checks: sent only when set (the server's default is on)
+  assert.deepEqual(serverSettings(cfg({ 'deepChecks.enabled': false })).deepChecks, { enabled: false });
+  assert.deepEqual(serverSettings(cfg({ 'deepChecks.enabled': true })).deepChecks, { enabled: true });
+  assert.equal(serverSettings(cfg({})).deepChecks, undefined);
 });
 
 test('launch: default is puppet-xpp --stdio, paths are expanded', () => {

@@ -1,0 +1,390 @@
+"""The deep checks in the language server (issue 30): what only a catalog compile caught so far (unknown
+classes, resource types, functions and parameters, missing required parameters, wrong arity and literal
+types, duplicate resources, unknown variables), found by server/analysis/deep from the workspace index
+and published as diagnostics of their own source (``DEEP_SOURCE``) beside Puppet's and lint's, with
+quick fixes (server/analysis/fixes.py).
+
+When they run.  They need the workspace index: until it is complete a document's diagnostics go out
+without them, and once it is (``IndexState.on_complete``) every open document is checked.  After that a
+new version's diagnostics are held by the publisher (:func:`holds`, server/lsp/publish.py) until its deep
+findings are in, so a keystroke gives one publish holding all three sources (never one without the deep
+findings and then one with them: no flicker, no stale ranges).  When the index changes (a file saved,
+created or deleted on disk, a folder added: ``ObservedIndex``'s listeners) or the setting
+(``deepChecks.enabled``) does, the open documents are checked again and published when their findings
+changed.
+
+What a keystroke costs.  The findings are kept per top-level statement (:class:`DeepCache`, on the
+worker thread like the analysis): a statement whose text is unchanged keeps its findings, moved with it,
+while the answers to every question its checks asked of the world (``World.answer_key``: what a class,
+type or function name resolves to, a Hiera key, a module) are the same -- so an edit checks again the
+statement it touched, and an index change only the statements that asked about a name whose answer
+changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from puppet_xpp.server.analysis import fixes
+from puppet_xpp.server.analysis.deep import (
+    DEEP_SOURCE,
+    Asked,
+    Finding,
+    Place,
+    StatementResult,
+    World,
+    file_findings,
+    statement_findings,
+    top_statements,
+)
+from puppet_xpp.server.analysis.document import (
+    SEVERITY_ERROR,
+    SEVERITY_INFO,
+    SEVERITY_WARNING,
+    Analysis,
+    LspDiagnostic,
+    Span,
+    path_of_uri,
+)
+from puppet_xpp.server.analysis.index import symbols_of
+from puppet_xpp.server.analysis.symbols import Sym
+from puppet_xpp.server.analysis.workspace import file_context
+from puppet_xpp.server.lsp import convert, text
+from puppet_xpp.server.lsp.session import DEEP, DocState, ObservedIndex, Session
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.lsp.language_server import PuppetServer
+
+log = logging.getLogger("puppet-xpp.lsp")
+
+SEVERITIES = {"error": SEVERITY_ERROR, "warning": SEVERITY_WARNING, "note": SEVERITY_INFO}
+
+# seconds after an index change (a burst of them: a checkout, a folder added) before the open documents
+# are checked again
+INDEX_SETTLE = 0.1
+
+
+# ----------------------------------------------------------------------------------------------- the cache
+
+
+@dataclass(eq=False)
+class DeepCache:
+    """One document's deep checks.  Worker thread: the world it is checked against (re-made when the
+    index or the settings change) and the findings of its last check (for the code actions).  Event
+    loop: the job that checks and publishes, and whether a check is due although the version is
+    unchanged (the index or the setting changed)."""
+
+    world: World | None = None
+    world_for: tuple[object, ...] = ()  # what the world was made for (index generation, settings, path)
+    level: str | None = None  # the document's language level (its CheckConfig's)
+    entries: dict[bytes, list[Entry]] = field(default_factory=dict)  # by statement text
+    checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
+    findings: list[Finding] = field(default_factory=list)  # of the last check
+    version: int | None = None  # the version the findings are of
+    job: asyncio.Future[None] | None = field(default=None, repr=False)
+    due: bool = False  # check again even when the store holds this version's findings
+
+
+def cache_of(st: DocState) -> DeepCache:
+    cache = st.deep
+    if cache is None:
+        cache = st.deep = DeepCache()
+    return cache
+
+
+# ----------------------------------------------------------------------------------------------- publishing
+
+
+def holds(ls: PuppetServer, st: DocState) -> bool:
+    """Event loop, from the publisher: whether the publish of ``st``'s current version waits for its
+    deep findings (the deep job then publishes it, and is started here if it is not running).  Not
+    when the deep checks are off for it, the index is incomplete (nothing to check against yet: they
+    follow once it is), or the store already holds this version's findings."""
+    session = ls.session
+    install(ls)
+    if not session.deep_active(st.uri) or not index_ready(session):
+        return False
+    store = st.diagnostics
+    if DEEP in store.by_source:
+        return False
+    schedule(ls, st)
+    return True
+
+
+def index_ready(session: Session) -> bool:
+    """The workspace index is complete, or there is none to wait for (no folder, no module path)."""
+    if session.index_state.complete():
+        return True
+    return session.indexing is None and not session.index_state.running and not session.roots
+
+
+def schedule(ls: PuppetServer, st: DocState, again: bool = False) -> None:
+    """Event loop: check ``st`` (``again``: even when its version's findings are published) and publish."""
+    cache = cache_of(st)
+    cache.due = cache.due or again
+    if cache.job is None or cache.job.done():
+        cache.job = asyncio.ensure_future(_run(ls, st))
+
+
+async def _run(ls: PuppetServer, st: DocState) -> None:
+    """Event loop: check the document's published (or held) version on the worker and publish it with
+    its findings; again while newer versions or new reasons to check arrive meanwhile."""
+    from puppet_xpp.server.lsp import publish
+
+    session = ls.session
+    cache = cache_of(st)
+    while True:
+        store = st.diagnostics
+        version = store.version
+        if session.documents.get(st.uri) is not st or st.refused is not None:
+            return
+        if not session.deep_active(st.uri):  # (turned off: what was published goes)
+            if store.by_source.pop(DEEP, None) is not None:
+                publish.send(ls, st)
+            return
+        if DEEP in store.by_source and not cache.due:
+            return
+        cache.due = False
+        try:
+            found = await ls.on_worker(check, session, st, version)
+        except Exception as e:  # never cost the other diagnostics: they go out without these
+            log.exception("deep checks failed for %s", st.uri)
+            ls.log(f"puppet-xpp: deep checks failed for {st.uri}: {e!r}", types.MessageType.Error)
+            found = []
+        if session.documents.get(st.uri) is not st or st.refused is not None:
+            return
+        if store is not st.diagnostics or store.version != version:
+            continue  # a newer version waits for its findings
+        if found is None:
+            return  # the text moved past this version: its own publish asks for its findings
+        had = store.by_source.get(DEEP)
+        store.by_source[DEEP] = found
+        if had != found:
+            publish.send(ls, st)
+
+
+def check(session: Session, st: DocState, version: int | None) -> list[LspDiagnostic] | None:
+    """Worker: the deep findings of ``st``'s text of ``version``, as the publisher sends them; None when
+    the document's text is no longer that version (its next publish asks again)."""
+    doc = st.doc
+    if doc.version != version or st.refused is not None:
+        return None
+    if text.binary_reason(doc.data) is not None:
+        return []
+    an = doc.analysis()
+    cache = cache_of(st)
+    cache.level = doc.config.level
+    cache.findings = findings_of(session, cache, an, st.uri)
+    cache.version = version
+    return to_lsp(an, cache.findings)
+
+
+def to_lsp(an: Analysis, findings: Sequence[Finding]) -> list[LspDiagnostic]:
+    """``findings`` as diagnostics in the analysis' positions (LSP's line rule where the text holds a
+    lone CR, as the parse diagnostics: server.lsp.text)."""
+    out = []
+    lone_cr = text.has_lone_cr_bytes(an.data)
+    li = an.lines
+    for f in findings:
+        start, end = f.lsp_range(li)
+        if lone_cr:
+            start = text.lsp_position(an.data, li.offset(*start), li.encoding)
+            end = text.lsp_position(an.data, li.offset(*end), li.encoding)
+        out.append(
+            LspDiagnostic(
+                start, end, SEVERITIES.get(f.severity, SEVERITY_INFO), f.code, f.message, DEEP_SOURCE
+            )
+        )
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- the checks
+
+
+def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> list[Finding]:
+    """Worker: the deep findings of the analysis, reusing the cached statements' (module docstring)."""
+    program = an.program
+    if program is None:
+        return []
+    path = path_of_uri(uri)
+    world = world_of(session, cache, an, path)
+    place = Place(path or uri, tasks=an.tasks, complete=world.complete)
+    generation = session.index_generation
+    local = local_key(world.local)
+    data = an.data
+    old = cache.entries
+    new: dict[bytes, list[Entry]] = {}
+    results = []
+    for statement in top_statements(program):
+        key = data[statement.offset : statement.offset + statement.length]
+        kept = old.get(key)
+        entry = kept.pop(0) if kept else None
+        if entry is not None and not entry.current(world, generation, local):
+            entry = None
+        if entry is None:
+            result = statement_findings(statement, place, world)
+            entry = Entry(
+                statement.offset,
+                result.findings,
+                result.asked,
+                tuple((q, world.answer_key(q)) for q in sorted(result.asked)),
+                generation,
+                local,
+            )
+            cache.checked += 1
+        elif entry.offset != statement.offset:
+            delta = statement.offset - entry.offset
+            entry = replace(
+                entry, offset=statement.offset, findings=tuple(f.moved(delta) for f in entry.findings)
+            )
+        new.setdefault(key, []).append(entry)
+        results.append(StatementResult(statement, entry.findings, entry.asked))
+    cache.entries = new
+    return file_findings(results, program, place.path, program.locator.line_for_offset)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One top-level statement's findings (at ``offset``, where it was when they were made or last
+    moved) and the answers to the questions they depended on, as of index ``generation`` and the
+    document's own definitions ``local``."""
+
+    offset: int
+    findings: tuple[Finding, ...]
+    asked: frozenset[Asked]
+    answers: tuple[tuple[Asked, tuple[object, ...]], ...]
+    generation: int
+    local: tuple[object, ...]
+
+    def current(self, world: World, generation: int, local: tuple[object, ...]) -> bool:
+        """Its findings still hold: nothing changed that it asked about (checked question by question
+        only when the index or the document's definitions changed since)."""
+        if generation == self.generation and local == self.local:
+            return True
+        return all(world.answer_key(q) == key for q, key in self.answers)
+
+
+def local_key(local: Sequence[Sym]) -> tuple[object, ...]:
+    """What the document's own definitions say of themselves (their names, kinds and signatures)."""
+    return tuple((s.kind, s.key, s.signature) for s in local)
+
+
+def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None) -> World:
+    """Worker: the world the document is checked against: made again (its memo of the modules and Hiera
+    dropped, the cached statements checked question by question) when the index, the settings or the
+    index's completeness changed; the document's own definitions are its current ones."""
+    complete = index_ready(session)
+    made_for = (session.index_generation, id(session.settings), path, an.tasks, complete, cache.level)
+    world = cache.world
+    if world is None or cache.world_for != made_for:
+        ctx = file_context(path, session.settings)
+        env = ctx.env
+        env_root = env.root if env is not None else (session.owning_environment(path) if path else None)
+        world = World(
+            session.index,
+            level=cache.level,
+            modulepath=ctx.modulepath,
+            env_root=env_root,
+            complete=complete,
+        )
+        cache.world, cache.world_for = world, made_for
+    world.local = symbols_of(an, path or "") if path else []
+    return world
+
+
+# ----------------------------------------------------------------------------------------------- upkeep
+
+
+def install(ls: PuppetServer) -> None:
+    """Event loop, once per session: listen to the index (a change may change what a name resolves
+    to), to its completion (the deep checks wait for it) and to the setting."""
+    session = ls.session
+    if session.deep_installed:
+        return
+    session.deep_installed = True
+    loop = asyncio.get_running_loop()
+    pending: list[asyncio.TimerHandle] = []
+
+    def settle() -> None:
+        pending.clear()
+        if index_ready(session):
+            refresh(ls)
+
+    def changed(path: str) -> None:  # (any thread)
+        def on_loop() -> None:
+            session.index_generation += 1
+            if pending or not index_ready(session):
+                return  # (a burst, or the indexing: checked once it is over)
+            pending.append(loop.call_later(INDEX_SETTLE, settle))
+
+        loop.call_soon_threadsafe(on_loop)
+
+    if isinstance(session.index, ObservedIndex):
+        session.index.listeners.append(changed)
+    session.index_state.on_complete.append(lambda: refresh(ls))
+    session.deep_hooks.append(lambda: refresh(ls))
+
+
+def refresh(ls: PuppetServer) -> None:
+    """Event loop: check every open document again (the index or the setting changed); each is published
+    again when its findings changed (or the setting turned them off)."""
+    for st in list(ls.session.documents.values()):
+        if st.diagnostics.version is not None or st.published is not None:
+            schedule(ls, st, again=True)
+
+
+# ----------------------------------------------------------------------------------------------- quick fixes
+
+
+async def code_action(ls: PuppetServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """``textDocument/codeAction``: the deep findings' quick fixes in the range (did-you-mean, a missing
+    parameter added: server/analysis/fixes.py), then the parser's, the validator's and lint's
+    (server/lsp/lint.py)."""
+    from puppet_xpp.server.lsp import lint
+
+    uri = params.text_document.uri
+    rng = convert.span_of(params.range)
+    try:
+        found = await ls.on_worker(deep_actions, ls.session, uri, rng)
+    except Exception as e:  # never cost the other actions
+        log.exception("deep quick fixes failed for %s", uri)
+        ls.log(f"puppet-xpp: deep quick fixes failed for {uri}: {e!r}", types.MessageType.Error)
+        found = []
+    return found + await lint.code_action(ls, params)
+
+
+def deep_actions(session: Session, uri: str, rng: Span) -> list[types.CodeAction]:
+    """Worker: the code actions of the deep findings published for the document's current text that
+    touch ``rng`` (none while its deep findings are of an older text)."""
+    st = session.documents.get(uri)
+    cache = st.deep if st is not None else None
+    if st is None or cache is None or cache.world is None or not session.deep_active(uri):
+        return []
+    doc = st.doc
+    if st.pending or cache.version != doc.version or text.has_lone_cr_bytes(doc.data):
+        return []
+    an = doc.analysis()
+    li = an.lines
+    start, end = li.offset(*rng[0]), li.offset(*rng[1])
+    out = []
+    first: set[int] = set()
+    for fix in fixes.deep_fixes(an, cache.findings, start, end, cache.world):
+        shown = to_lsp(an, [fix.finding])[0]
+        edits = [(li.position(a), li.position(b), new) for a, b, new in fix.edits]
+        out.append(
+            types.CodeAction(
+                title=fix.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[convert.diagnostic(shown)],
+                is_preferred=id(fix.finding) not in first,
+                edit=types.WorkspaceEdit(changes={uri: convert.text_edits(edits)}),
+            )
+        )
+        first.add(id(fix.finding))
+    return out
