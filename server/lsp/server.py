@@ -23,7 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from puppet_xpp.server.lsp import custom, documents, indexing, language, lint, references
+from puppet_xpp.server.lsp import custom, deep, documents, indexing, language, lint, references
 from puppet_xpp.server.lsp.language_server import PuppetServer
 
 log = logging.getLogger("puppet-xpp.lsp")
@@ -64,7 +64,8 @@ FEATURES: tuple[tuple[str, Any, Callable[..., Any]], ...] = (
     (types.TEXT_DOCUMENT_FORMATTING, None, lint.formatting),
     (types.TEXT_DOCUMENT_RANGE_FORMATTING, None, lint.range_formatting),
     (types.TEXT_DOCUMENT_ON_TYPE_FORMATTING, lint.ON_TYPE_FORMATTING, lint.on_type_formatting),
-    (types.TEXT_DOCUMENT_CODE_ACTION, lint.CODE_ACTIONS, lint.code_action),
+    # code actions: the deep checks' quick fixes (server/lsp/deep.py), then the validator's and lint's
+    (types.TEXT_DOCUMENT_CODE_ACTION, lint.CODE_ACTIONS, deep.code_action),
     # puppet-vscode's own messages, with puppet-editor-services' names and shapes (docs/messages.md)
     (custom.GET_VERSION, None, custom.get_version),
     (custom.GET_FACTS, None, custom.get_facts),
