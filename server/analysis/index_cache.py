@@ -39,7 +39,7 @@ from puppet_xpp.server.analysis.references import Ref, RefIndex
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 
 FORMAT = "puppet-xpp-index-cache"
-SCHEMA = 1  # bump when what is recorded, or how, changes
+SCHEMA = 2  # bump when what is recorded, or how, changes
 ENV = "PUPPET_XPP_INDEX_CACHE"
 OFF = frozenset({"off", "none", "0", "false", "no"})
 # an entry recorded this soon after its file's modification is checked by digest at the next start
@@ -52,6 +52,7 @@ PRODUCERS = (
     "puppet_xpp.server.analysis.index",
     "puppet_xpp.server.analysis.index_cache",
     "puppet_xpp.server.analysis.ruby_index",
+    "puppet_xpp.server.analysis.ruby_mixins",
     "puppet_xpp.server.analysis.references",
     "puppet_xpp.server.analysis.features",
     "puppet_xpp.server.analysis.symbols",
@@ -120,7 +121,10 @@ def depends(path: str) -> str:
                 if entry.is_dir():
                     parts.append(f"{entry.name}:{entry.stat().st_mtime_ns}")
     except OSError:
-        return "-"
+        parts = ["-"]
+    from puppet_xpp.server.analysis.ruby_mixins import depends as helpers
+
+    parts.append(helpers(path))  # the helper files under its lib/ it may follow (puppet_x/, ...)
     return digest("\n".join(sorted(parts)).encode("utf-8", "surrogateescape"))
 
 
@@ -164,11 +168,12 @@ def _enc_sym(s: Sym) -> tuple[Any, ...]:
         tuple((tuple(_enc_param(p) for p in g.params), g.return_type, g.line) for g in s.signatures),
         tuple((a.name, a.kind, a.namevar, a.values, a.default, a.type, a.doc, a.line) for a in s.attrs),
         s.origin,
+        s.open_attrs,
     )
 
 
 def _dec_sym(x: tuple[Any, ...], path: str) -> Sym:
-    name, kind, rng, sel, doc, params, sig, sigs, attrs, origin = x
+    name, kind, rng, sel, doc, params, sig, sigs, attrs, origin, open_attrs = x
     return Sym(
         name,
         kind,
@@ -181,6 +186,7 @@ def _dec_sym(x: tuple[Any, ...], path: str) -> Sym:
         [Signature([Param(*p) for p in ps], rt, line) for ps, rt, line in sigs],
         [Attr(*a) for a in attrs],
         origin,
+        bool(open_attrs),
     )
 
 

@@ -16,22 +16,14 @@ No pygls imports here.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Callable, Iterator
 
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
+from puppet_xpp.server.analysis import ruby_mixins
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Span, Sym
-
-
-@functools.cache
-def _ruby() -> Language:
-    """tree-sitter's Ruby grammar (immutable once loaded)."""
-    import tree_sitter_ruby
-
-    return Language(tree_sitter_ruby.language())
 
 
 def kind_of_path(path: str) -> str | None:
@@ -72,10 +64,10 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list[S
     the path)."""
     kind = kind or kind_of_path(path)
     try:
-        tree = Parser(_ruby()).parse(data)
+        root = ruby_mixins.parse(data)
     except Exception:  # never let one file stop the indexing
         return []
-    r = _Reader(data, path)
+    r = _Reader(data, path, root)
     out: list[Sym | None] = []
     readers: dict[tuple[str, str | None], Callable[[Node], Sym | None]] = {
         ("create_function", "ruby4"): r.function4,
@@ -84,9 +76,11 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list[S
         ("register_type", "type"): r.resource_api_type,
         ("add", "fact"): r.fact,
     }
-    for call in _calls(tree.root_node):
-        read = readers.get((_method(call), kind))
-        if read is None or (kind == "fact" and _text(call.child_by_field_name("receiver")) != "Facter"):
+    for call in ruby_mixins.calls(root):
+        read = readers.get((ruby_mixins.method_name(call), kind))
+        if read is None or (
+            kind == "fact" and ruby_mixins.text(call.child_by_field_name("receiver")) != "Facter"
+        ):
             continue
         try:
             out.append(read(call))
@@ -98,76 +92,13 @@ def index_ruby_source(data: bytes, path: str, kind: str | None = None) -> list[S
 # ----------------------------------------------------------------------------------------------- tree helpers
 
 
-def _text(n: Node | None) -> str:
-    return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else ""
-
-
-def _method(call: Node) -> str:
-    m = call.child_by_field_name("method")
-    return _text(m)
-
-
-def _calls(root: Node) -> list[Node]:
-    """Every call node, in document order."""
-    stack = [root]
-    out = []
-    while stack:
-        n = stack.pop()
-        if n.type == "call":
-            out.append(n)
-        stack.extend(reversed(n.named_children))
-    return out
-
-
-def _args(call: Node) -> list[Node]:
-    a = call.child_by_field_name("arguments")
-    return list(a.named_children) if a is not None else []
-
-
-def _body(call: Node) -> list[Node]:
-    """Statements of a call's do/brace block."""
-    b = call.child_by_field_name("block")
-    if b is None:
-        return []
-    for c in b.named_children:
-        if c.type in ("body_statement", "block_body"):
-            return list(c.named_children)
-    return []
-
-
-def _name_of(n: Node | None) -> str | None:
-    """The value of a symbol or plain string literal (None for anything computed)."""
-    if n is None:
-        return None
-    t = n.type
-    if t == "simple_symbol":
-        return _text(n)[1:]
-    if t == "hash_key_symbol":
-        return _text(n)
-    if t in ("delimited_symbol", "string"):
-        parts = [c for c in n.named_children]
-        if all(c.type in ("string_content", "escape_sequence") for c in parts):
-            return "".join(_text(c) for c in parts)
-        return None
-    if t == "chained_string":
-        vals = [_name_of(c) for c in n.named_children]
-        return None if any(v is None for v in vals) else "".join(v for v in vals if v)
-    if t == "identifier" or t == "constant":
-        return _text(n)
-    if t in ("true", "false", "nil", "integer"):
-        return _text(n)
-    if t == "unary" and n.named_children and n.named_children[0].type == "integer":
-        return _text(n).replace(" ", "")
-    return None
-
-
 def _comment_before(n: Node) -> str:
     """The contiguous ``#`` comment block right above `n` (YARD docs)."""
     lines = []
     prev = n.prev_named_sibling
     row = n.start_point[0]
     while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
-        lines.append(_text(prev))
+        lines.append(ruby_mixins.text(prev))
         row = prev.start_point[0]
         prev = prev.prev_named_sibling
     # a do-block's first statement: comments are children of the block, before the body
@@ -175,7 +106,7 @@ def _comment_before(n: Node) -> str:
         prev = n.parent.prev_named_sibling
         row = n.start_point[0]
         while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
-            lines.append(_text(prev))
+            lines.append(ruby_mixins.text(prev))
             row = prev.start_point[0]
             prev = prev.prev_named_sibling
     lines.reverse()
@@ -200,7 +131,7 @@ def _pairs(n: Node | None) -> dict[str, Node | None]:
     kids = n.named_children if n.type in ("hash", "argument_list") else []
     for c in kids:
         if c.type == "pair":
-            k = _name_of(c.child_by_field_name("key"))
+            k = ruby_mixins.name_of(c.child_by_field_name("key"))
             if k is not None:
                 out[k] = c.child_by_field_name("value")
     return out
@@ -213,9 +144,10 @@ _ENUM = re.compile(r"^\s*Enum\[(.*)\]\s*$", re.S)
 
 
 class _Reader:
-    def __init__(self, data: bytes, path: str):
+    def __init__(self, data: bytes, path: str, root: Node | None = None):
         self.data = data
         self.path = path
+        self.root = root
         self._heredocs: list[tuple[int, Node]] | None = None
 
     # -- positions and strings ----------------------------------------------------------------------
@@ -240,7 +172,7 @@ class _Reader:
         if n.type == "heredoc_beginning":
             return self._heredoc(n)
         if n.type == "binary" and n.child_by_field_name("operator") is not None:
-            if _text(n.child_by_field_name("operator")) == "+":
+            if ruby_mixins.text(n.child_by_field_name("operator")) == "+":
                 a = self.string(n.child_by_field_name("left"))
                 b = self.string(n.child_by_field_name("right"))
                 if a is not None and b is not None:
@@ -249,8 +181,8 @@ class _Reader:
         if n.type == "parenthesized_statements" and n.named_child_count == 1:
             return self.string(n.named_children[0])
         if n.type in ("string", "chained_string"):
-            return "".join(_text(c) for c in _walk_strings(n))
-        return _name_of(n)
+            return "".join(ruby_mixins.text(c) for c in _walk_strings(n))
+        return ruby_mixins.name_of(n)
 
     def _heredoc(self, beginning: Node) -> str | None:
         """A heredoc's text: tree-sitter puts the body apart from its ``<<~TAG``, so the file's
@@ -275,7 +207,9 @@ class _Reader:
         for start, body in self._heredocs:
             if start == beginning.start_byte:
                 parts = [
-                    _text(c) for c in body.named_children if c.type in ("heredoc_content", "escape_sequence")
+                    ruby_mixins.text(c)
+                    for c in body.named_children
+                    if c.type in ("heredoc_content", "escape_sequence")
                 ]
                 return _dedent("".join(parts))
         return None
@@ -313,20 +247,20 @@ class _Reader:
         return rest[:-3].replace("/", "::") if rest.endswith(".rb") else rest
 
     def function4(self, call: Node) -> Sym | None:
-        args = _args(call)
-        name = _name_of(args[0]) if args else None
+        args = ruby_mixins.args(call)
+        name = ruby_mixins.name_of(args[0]) if args else None
         name = name or self.path_function_name("ruby4")
         stmt = _statement_of(call)
         doc = _comment_before(stmt)
         sigs = []
-        body = _body(call)
+        body = ruby_mixins.block_body(call)
         for st in body:
-            if st.type == "call" and _method(st) == "dispatch":
+            if st.type == "call" and ruby_mixins.method_name(st) == "dispatch":
                 sigs.append(self.dispatch(st))
         if not sigs:  # no dispatch: Puppet dispatches to the method named like the function
             short = name.rsplit("::", 1)[-1]
             for st in body:
-                if st.type == "method" and _text(st.child_by_field_name("name")) == short:
+                if st.type == "method" and ruby_mixins.text(st.child_by_field_name("name")) == short:
                     sigs.append(self.method_signature(st))
                     break
         pdocs = _yard_params(doc)
@@ -341,13 +275,13 @@ class _Reader:
         params: list[Param] = []
         ret = ""
         pdocs = _yard_params(_comment_before(call))
-        for st in _body(call):
+        for st in ruby_mixins.block_body(call):
             if st.type == "identifier":
                 continue
             if st.type != "call":
                 continue
-            m = _method(st)
-            a = _args(st)
+            m = ruby_mixins.method_name(st)
+            a = ruby_mixins.args(st)
             if m == "return_type":
                 ret = self.string(a[0]) or "" if a else ""
                 continue
@@ -367,15 +301,15 @@ class _Reader:
             typ, nm = "", None
             if m.endswith("block_param"):
                 if len(a) >= 2:
-                    typ, nm = self.string(a[0]) or "", _name_of(a[1])
+                    typ, nm = self.string(a[0]) or "", ruby_mixins.name_of(a[1])
                 elif len(a) == 1:
-                    nm = _name_of(a[0])
+                    nm = ruby_mixins.name_of(a[0])
                     if nm is not None and a[0].type == "string":  # block_param 'Callable' (no name)
                         typ, nm = nm, "block"
                 typ = typ or "Callable"
                 nm = nm or "block"
             elif len(a) >= 2:
-                typ, nm = self.string(a[0]) or "", _name_of(a[1])
+                typ, nm = self.string(a[0]) or "", ruby_mixins.name_of(a[1])
             if nm is None:
                 continue
             params.append(Param(nm, typ, "", pdocs.get(nm, ""), kinds[m]))
@@ -386,34 +320,42 @@ class _Reader:
         ps = meth.child_by_field_name("parameters")
         for p in ps.named_children if ps is not None else ():
             if p.type == "identifier":
-                params.append(Param(_text(p), "Any"))
+                params.append(Param(ruby_mixins.text(p), "Any"))
             elif p.type == "optional_parameter":
-                params.append(Param(_text(p.child_by_field_name("name")), "Any", "", "", "optional"))
+                params.append(
+                    Param(ruby_mixins.text(p.child_by_field_name("name")), "Any", "", "", "optional")
+                )
             elif p.type == "splat_parameter":
                 params.append(
-                    Param(_text(p.child_by_field_name("name")) or "args", "Any", "", "", "repeated")
+                    Param(
+                        ruby_mixins.text(p.child_by_field_name("name")) or "args", "Any", "", "", "repeated"
+                    )
                 )
             elif p.type == "block_parameter":
                 params.append(
                     Param(
-                        _text(p.child_by_field_name("name")) or "block", "Callable", "", "", "optional_block"
+                        ruby_mixins.text(p.child_by_field_name("name")) or "block",
+                        "Callable",
+                        "",
+                        "",
+                        "optional_block",
                     )
                 )
         return Signature(params, "", meth.start_point[0])
 
     def function3(self, call: Node) -> Sym | None:
-        args = _args(call)
+        args = ruby_mixins.args(call)
         if not args:
             return None
-        name = _name_of(args[0]) or self.path_function_name("ruby3")
+        name = ruby_mixins.name_of(args[0]) or self.path_function_name("ruby3")
         opts = _pairs(call.child_by_field_name("arguments"))
         doc = self.string(opts.get("doc")) or _comment_before(_statement_of(call))
-        arity_s = _name_of(opts.get("arity")) if opts.get("arity") is not None else None
+        arity_s = ruby_mixins.name_of(opts.get("arity")) if opts.get("arity") is not None else None
         try:
             arity = int(arity_s) if arity_s is not None else -1
         except ValueError:
             arity = -1
-        rvalue = _name_of(opts.get("type")) == "rvalue"
+        rvalue = ruby_mixins.name_of(opts.get("type")) == "rvalue"
         if arity >= 0:
             params = [Param(f"arg{i + 1}", "Any") for i in range(arity)]
         else:
@@ -426,32 +368,36 @@ class _Reader:
     # -- resource types -----------------------------------------------------------------------------
 
     def native_type(self, call: Node) -> Sym | None:
-        args = _args(call)
-        name = _name_of(args[0]) if args else None
+        args = ruby_mixins.args(call)
+        name = ruby_mixins.name_of(args[0]) if args else None
         if not name:
             return None
         doc = ""
-        attrs: list[Attr] = []
-        for st in _body(call):
-            if st.type == "identifier" and _text(st) == "ensurable":
-                attrs.append(Attr("ensure", "property", values=("present", "absent"), line=st.start_point[0]))
-                continue
-            if st.type == "assignment" and _text(st.child_by_field_name("left")) == "@doc":
+        for st in ruby_mixins.block_body(call):
+            if st.type == "assignment" and ruby_mixins.text(st.child_by_field_name("left")) == "@doc":
                 doc = self.string(st.child_by_field_name("right")) or doc
+            elif st.type == "call" and ruby_mixins.method_name(st) == "desc":
+                a = ruby_mixins.args(st)
+                doc = (self.string(a[0]) or doc) if a else doc
+        root = self.root if self.root is not None else ruby_mixins.parse(self.data)
+        code = ruby_mixins.follow_type(name, call, ruby_mixins.RubyFile(self.path, self.data, root))
+        attrs: list[Attr] = []
+        readers: dict[str, _Reader] = {self.path: self}
+        metaparameters = _metaparameters()
+        for d in code.definitions:
+            if d.name in metaparameters:
                 continue
-            if st.type != "call":
-                continue
-            m = _method(st)
-            a = _args(st)
-            if m == "desc" and a:
-                doc = self.string(a[0]) or doc
-            elif m == "ensurable":
-                vals = self._values(_body(st)) or ("present", "absent")
-                attrs.append(Attr("ensure", "property", values=vals, line=st.start_point[0]))
-            elif m in ("newparam", "newproperty", "newcheck") and a:
-                an = _name_of(a[0])
-                if an and an not in _metaparameters():
-                    attrs.append(self._attr(st, an, "property" if m == "newproperty" else "param"))
+            reader = readers.get(d.file.path)
+            if reader is None:
+                reader = readers[d.file.path] = _Reader(d.file.data, d.file.path, d.file.root)
+            at = reader.definition(d)
+            if d.file.path != self.path:
+                at.line = -1  # defined in another file: no position in the type's
+            known = next((i for i, x in enumerate(attrs) if x.name == at.name), None)
+            if known is None:
+                attrs.append(at)
+            else:  # a re-definition replaces the attribute (Puppet keeps the last class of that name)
+                attrs[known] = at
         if attrs and not any(x.namevar for x in attrs):
             for x in attrs:
                 if x.name == "name" and x.kind == "param":
@@ -459,7 +405,20 @@ class _Reader:
         if not any(x.name == "provider" for x in attrs) and self._has_providers(name):
             attrs.append(Attr("provider", "param"))
         anchor = call.child_by_field_name("method") or call
-        return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="native")
+        sym = self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="native")
+        sym.open_attrs = code.open
+        return sym
+
+    def definition(self, d: ruby_mixins.Definition) -> Attr:
+        """The attribute a ``newparam``/``newproperty``/``newcheck``/``ensurable`` call (in this
+        reader's file) defines."""
+        line = d.node.start_point[0]
+        if d.method == "ensurable":
+            if d.node.type == "identifier":
+                return Attr("ensure", "property", values=("present", "absent"), line=line)
+            vals = self._values(ruby_mixins.block_body(d.node)) or ("present", "absent")
+            return Attr("ensure", "property", values=vals, line=line)
+        return self._attr(d.node, d.name, "property" if d.method == "newproperty" else "param")
 
     def _has_providers(self, name: str) -> bool:
         """Puppet adds a `provider` parameter to a type that has providers (lib/puppet/provider/<type>/)."""
@@ -471,18 +430,20 @@ class _Reader:
 
     def _attr(self, call: Node, name: str, kind: str) -> Attr:
         opts = _pairs(call.child_by_field_name("arguments"))
-        namevar = _name_of(opts.get("namevar")) == "true" if opts.get("namevar") is not None else False
+        namevar = (
+            ruby_mixins.name_of(opts.get("namevar")) == "true" if opts.get("namevar") is not None else False
+        )
         at = Attr(name, kind, namevar, line=call.start_point[0])
         parent = opts.get("parent")
-        if parent is not None and _text(parent).endswith("Parameter::Boolean"):
+        if parent is not None and ruby_mixins.text(parent).endswith("Parameter::Boolean"):
             at.values = ("true", "false", "yes", "no")  # Puppet::Parameter::Boolean's values
-        body = _body(call)
+        body = ruby_mixins.block_body(call)
         for st in body:
-            if st.type == "identifier" and _text(st) == "isnamevar":
+            if st.type == "identifier" and ruby_mixins.text(st) == "isnamevar":
                 at.namevar = True
             elif st.type == "call":
-                m = _method(st)
-                a = _args(st)
+                m = ruby_mixins.method_name(st)
+                a = ruby_mixins.args(st)
                 if m == "desc" and a:
                     at.doc = self.string(a[0]) or ""
                 elif m == "isnamevar":
@@ -497,9 +458,9 @@ class _Reader:
     def _values(self, body: list[Node]) -> tuple[str, ...]:
         vals: list[str] = []
         for st in body:
-            if st.type == "call" and _method(st) in ("newvalues", "newvalue"):
-                a = _args(st)
-                if _method(st) == "newvalue":
+            if st.type == "call" and ruby_mixins.method_name(st) in ("newvalues", "newvalue"):
+                a = ruby_mixins.args(st)
+                if ruby_mixins.method_name(st) == "newvalue":
                     a = a[:1]
                 for v in a:
                     if v.type not in _LITERALS:
@@ -512,7 +473,7 @@ class _Reader:
     def resource_api_type(self, call: Node) -> Sym | None:
         opts = _pairs(call.child_by_field_name("arguments"))
         if not opts:
-            args = _args(call)
+            args = ruby_mixins.args(call)
             if args and args[0].type == "hash":
                 opts = _pairs(args[0])
         name = self.string(opts.get("name"))
@@ -520,12 +481,20 @@ class _Reader:
             return None
         doc = self.string(opts.get("docs")) or self.string(opts.get("desc")) or ""
         attrs: list[Attr] = []
-        for k, v in _pairs(opts.get("attributes")).items():
+        table = opts.get("attributes")
+        # attributes computed (a constant, a merge, a `**splat` or a computed key): the set is open
+        computed = table is None or table.type != "hash"
+        for c in table.named_children if table is not None and not computed else ():
+            if c.type == "comment":
+                continue
+            if c.type != "pair" or ruby_mixins.name_of(c.child_by_field_name("key")) is None:
+                computed = True
+        for k, v in _pairs(table).items():
             if v is None:  # (error recovery) unreadable: the type is left out, as for any bad shape
                 return None
             o = _pairs(v)
             typ = self.string(o.get("type")) or ""
-            behaviour = _name_of(o.get("behaviour")) or ""
+            behaviour = ruby_mixins.name_of(o.get("behaviour")) or ""
             m = _ENUM.match(typ)
             vals = tuple(x.strip().strip("'\"") for x in m.group(1).split(",")) if m else ()
             if not vals and typ == "Boolean":
@@ -546,11 +515,13 @@ class _Reader:
                 )
             )
         anchor = call.child_by_field_name("method") or call
-        return self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="resource_api")
+        sym = self.sym("resource_type", name, anchor, doc, attrs=attrs, origin="resource_api")
+        sym.open_attrs = computed
+        return sym
 
     def fact(self, call: Node) -> Sym | None:
-        args = _args(call)
-        name = _name_of(args[0]) if args else None
+        args = ruby_mixins.args(call)
+        name = ruby_mixins.name_of(args[0]) if args else None
         if not name:
             return None
         return self.sym("fact", name, call, "")
@@ -568,14 +539,16 @@ def _value_text(n: Node) -> str:
     """An allowed or default value as Puppet shows it: symbols and strings bare, nil as '', regular
     expressions (/…/ or %r{…}) as /source/ with their flags."""
     if n.type == "regex":
-        t = _text(n)
-        body = "".join(_text(c) for c in n.named_children if c.type in ("string_content", "escape_sequence"))
+        t = ruby_mixins.text(n)
+        body = "".join(
+            ruby_mixins.text(c) for c in n.named_children if c.type in ("string_content", "escape_sequence")
+        )
         flags = t[len(t.rstrip("imxounse")) :]
         return f"/{body}/{flags}"
     if n.type == "nil":
         return ""
-    v = _name_of(n)
-    return v if v is not None else _text(n)
+    v = ruby_mixins.name_of(n)
+    return v if v is not None else ruby_mixins.text(n)
 
 
 def _metaparameters() -> frozenset[str]:

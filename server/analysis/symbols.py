@@ -66,6 +66,10 @@ class Sym:
     signatures: list[Signature] = field(default_factory=list)  # functions
     attrs: list[Attr] = field(default_factory=list)  # resource types
     origin: str = "puppet"  # puppet | ruby4 | ruby3 | native | resource_api | builtin
+    # a resource type whose attribute set may be larger than ``attrs`` (Ruby code the reader cannot
+    # follow: a computed name, a helper not found; server/analysis/ruby_mixins.py): no unknown-parameter
+    # finding for it
+    open_attrs: bool = False
 
     @property
     def key(self) -> str:
