@@ -1,5 +1,5 @@
 """``puppet-xpp --validate PATH... [--modulepath DIRS] [--manifest PATH] [--puppet-version 8|7|7.23]
-[--strict LEVEL] [--tasks] [--format text|json|sarif|junit|github|codeclimate] [--stdin-filename PATH]``:
+[--strict LEVEL] [--tasks] [--deep] [--format text|json|sarif|junit|github|codeclimate] [--stdin-filename PATH]``:
 syntax check and static validation of manifests and
 templates.
 
@@ -36,6 +36,14 @@ under the column, ``Error:``/``Warning:`` coloured (``NO_COLOR``/``FORCE_COLOR``
 ``--format sarif|junit|github|codeclimate`` writes every file's diagnostics in that format once all are
 validated (:mod:`server.cli.formats`: the writers ``--lint`` and ``--compile`` use too).
 
+``--deep`` adds the deep checks (:mod:`server.analysis.deep`: unknown classes, resource types, functions
+and parameters, missing required parameters, wrong arity, literals of the wrong type, duplicate
+declarations, unknown variables -- what a catalog compile would stop, where the file's environment and
+module path prove it), after the file's validation diagnostics, in Puppet's words: on a text line as
+``Error: MESSAGE (file: F, line: L[, column: C])`` (a note as ``Notice:``); in JSON with ``"source":
+"puppet-xpp-deep"``; in the other formats as the tool ``puppet-xpp-deep``.  A deep finding of severity
+error makes the exit status 1.  Without ``--deep`` the output is the validator's alone.
+
 PATH ``-`` reads the manifest from standard input; ``--stdin-filename PATH`` names the file it stands
 for: its location rules, environment and the name in diagnostics are that path's (default ``<stdin>``).
 """
@@ -52,15 +60,18 @@ from typing import TYPE_CHECKING, TextIO
 
 from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.issues import Diagnostic
+from puppet_xpp.server.analysis.deep.codes import DEEP_SOURCE
 from puppet_xpp.server.cli.findings import VALIDATE_TOOL, Finding, severity_of
 from puppet_xpp.server.cli.formats import FORMATS, writer
-from puppet_xpp.server.cli.output import FAILURE_CODES, Shown, diagnostic_lines
+from puppet_xpp.server.cli.output import FAILURE_CODES, Shown, diagnostic_lines, location
 from puppet_xpp.server.cli.stdin import STDIN, STDIN_DISPLAY, read_stdin
 from puppet_xpp.server.cli.terminal import Style, caret_lines, is_terminal, terminal_width, use_colour
 from puppet_xpp.xpp.sources import Source, shown
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.ast import Locator
+    from puppet_xpp.server.analysis.deep import Finding as DeepFinding
+    from puppet_xpp.server.analysis.deep.worlds import WorldCache
 
 __all__ = ["FileDiagnostics", "add_arguments", "collect_files", "main", "run", "validate_file"]
 
@@ -87,6 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     levels.add_cli_arguments(group)
     group.add_argument("--tasks", action="store_true", help="validate in tasks (Bolt plan) mode")
+    group.add_argument(
+        "--deep",
+        action="store_true",
+        help="also report what a catalog compile would stop (unknown classes, types, functions, parameters...)",
+    )
     group.add_argument(
         "--exclude",
         metavar="PATTERN",
@@ -139,6 +155,7 @@ class FileDiagnostics:
     diagnostics: list[Diagnostic]
     locator: Locator | None = None
     text: str | None = None  # the source as read (for the source line under a diagnostic on a terminal)
+    deep: list[DeepFinding] = dataclasses.field(default_factory=list)  # with --deep
 
     def position(self, d: Diagnostic) -> tuple[int | None, int | None]:
         """Line and column of ``d`` (a heredoc checker's logged diagnostic knows its own)."""
@@ -157,12 +174,15 @@ def validate_file(
     debug: TextIO | None = None,
     puppet_version: str | None = None,
     source: Source | None = None,
+    worlds: WorldCache | None = None,
 ) -> FileDiagnostics:
     """Parse and validate one file.  Never raises: a file that cannot be read gives one diagnostic
     (xpp.sources), a failure inside puppet-xpp gives INTERNAL_ERROR (its traceback goes to ``debug``,
     a writable stream, when given).  ``modulepath``/``manifest`` None: the file's environment's
     (xpp.environment.file_context); ``puppet_version``: the language level; ``source``: the source as
-    read already (standard input), standing for ``path``."""
+    read already (standard input), standing for ``path``; ``worlds``: the run's deep-check worlds
+    (``--deep``): the file's deep findings are added when its program was parsed without a syntax
+    error (a deep check's failure is the file's INTERNAL_ERROR, as any other)."""
     from puppet_xpp.grammar.check import check
     from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import format_traceback, internal_error, read_source
@@ -177,7 +197,12 @@ def validate_file(
         # ILLEGAL_DEFINITION_LOCATION quotes it); the context's path is the absolute one
         config = dataclasses.replace(context.check_config(level=puppet_version, strict=strict), file=path)
         result = check(src.text, config)
-        return FileDiagnostics(result.diagnostics, result.locator, src.text)
+        deep: list[DeepFinding] = []
+        if worlds is not None and result.program is not None and result.syntax_ok:
+            from puppet_xpp.server.analysis.deep import deep_findings
+
+            deep = deep_findings(result, path, worlds.world_for(context), tasks=config.tasks)
+        return FileDiagnostics(result.diagnostics, result.locator, src.text, deep)
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))
@@ -206,6 +231,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names: list[str] = []
     terminal = args.format == "text" and is_terminal(out)
     style = Style(args.format == "text" and use_colour(out))
+    worlds = None
+    if args.deep:
+        from puppet_xpp.server.analysis.deep.worlds import WorldCache
+
+        worlds = WorldCache(args.puppet_version)
     for given in collect_files(paths, args.exclude):
         source = None
         path = given
@@ -221,9 +251,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             debug=err if args.debug else None,
             puppet_version=args.puppet_version,
             source=source,
+            worlds=worlds,
         )
         diagnostics = result.diagnostics
-        if any(d.severity == "error" for d in diagnostics):
+        if any(d.severity == "error" for d in diagnostics) or any(f.severity == "error" for f in result.deep):
             any_error = True
         if any(d.code in FAILURE_CODES for d in diagnostics):
             failed = True
@@ -245,9 +276,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         "length": d.length,
                     }
                 )
+            items.extend(deep_json(result))
             out.write(json.dumps({"file": shown(path), "diagnostics": items}, ensure_ascii=False) + "\n")
         else:
             out.writelines(text_lines(path, result, style, terminal_width(out) if terminal else None))
+            out.writelines(deep_lines(path, result, style))
     if args.format in FORMATS:
         writer(args.format)(findings, names, out)
     out.flush()
@@ -265,7 +298,53 @@ def file_findings(path: str, result: FileDiagnostics) -> list[Finding]:
         found.append(
             Finding(path, line, column, severity_of(d.severity), d.code, shown(d.message), VALIDATE_TOOL)
         )
+    for f in result.deep:
+        line, column = deep_position(result, f)
+        found.append(Finding(path, line, column, f.severity, f.code, shown(f.message), DEEP_SOURCE))
     return found
+
+
+def deep_position(result: FileDiagnostics, f: DeepFinding) -> tuple[int | None, int | None]:
+    """Puppet's line and column of a deep finding (no column where Puppet reports none)."""
+    if result.locator is None:
+        return None, None
+    line, column = f.line_col(result.locator)
+    return line, column if f.column_reported else None
+
+
+def deep_json(result: FileDiagnostics) -> list[dict[str, str | int | None]]:
+    """The deep findings of one file as ``--format json`` items (``source``: the deep checks)."""
+    items: list[dict[str, str | int | None]] = []
+    for f in result.deep:
+        line, column = deep_position(result, f)
+        items.append(
+            {
+                "severity": f.severity,
+                "code": f.code,
+                "message": shown(f.message),
+                "line": line,
+                "column": column,
+                "offset": f.offset,
+                "length": f.length,
+                "source": DEEP_SOURCE,
+            }
+        )
+    return items
+
+
+def deep_lines(path: str, result: FileDiagnostics, style: Style) -> list[str]:
+    """The deep findings of one file as Puppet-style lines after its validation's (warnings, then
+    errors, then notes)."""
+    display = shown(path)
+    out = []
+    for word, severity in (("Warning", "warning"), ("Error", "error"), ("Notice", "note")):
+        for f in result.deep:
+            if f.severity == severity:
+                line, column = deep_position(result, f)
+                out.append(
+                    style.diagnostic(f"{word}: {shown(f.message)}{location(display, line, column)}") + "\n"
+                )
+    return out
 
 
 def text_lines(path: str, result: FileDiagnostics, style: Style, width: int | None) -> list[str]:

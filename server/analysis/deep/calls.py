@@ -9,7 +9,9 @@ position is the call's."""
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import builtins
@@ -75,6 +77,19 @@ def _is_3x(sym: Sym, level: str | None) -> bool:
     return False
 
 
+_DEF_CALL = re.compile(rb"^\s*def\s+(?:self\.)?call\s*\(", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _overrides_call(path: str) -> bool:
+    """Does a Ruby 4.x function's file define its own ``call`` (stdlib's ``validate_legacy`` adds the
+    scope to the arguments before dispatching): its dispatches do not say what a caller passes."""
+    from puppet_xpp.xpp.sources import read_bytes
+
+    raw = read_bytes(path)
+    return raw.data is None or _DEF_CALL.search(raw.data) is not None
+
+
 def _signatures(sym: Sym) -> list[Signature]:
     if sym.signatures:
         return sym.signatures
@@ -107,6 +122,8 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
     if not method and name in _CLASS_FUNCTIONS and sym.origin == "builtin":
         out += _classes(args, place, off, ln, answers)
     if _is_3x(sym, answers.level) or any(type(a) is ast.UnfoldExpression for a in args):
+        return out
+    if sym.origin == "ruby4" and _overrides_call(sym.path):
         return out
     sigs = _signatures(sym)
     ranges = [count_range(s) for s in sigs]

@@ -17,7 +17,7 @@ the answers to what it asked) and a caller can keep them until one of those answ
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from puppet_xpp.server.analysis import builtins
@@ -35,6 +35,15 @@ Asked = tuple[str, str]
 _ALWAYS_TYPES = frozenset(
     {"class", "node", "stage", "component", "whit", "filebucket", "resources", "schedule"}
 )
+# types that one Puppet ships (vendored modules of the AIO packages, types moved out of Puppet 6) and
+# another does not (Debian's Puppet 7.23 ships none): whether they exist depends on the installation
+_VENDORED_TYPES = frozenset(
+    {
+        "augeas", "cron", "host", "mount", "scheduled_task", "selboolean", "selmodule",
+        "ssh_authorized_key", "sshkey", "yumrepo", "zfs", "zpool", "zone", "k5login", "mailalias",
+        "maillist", "macauthorization", "mcx", "computer", "interface", "router", "vlan",
+    }
+)  # fmt: skip
 
 
 class SymbolIndex(Protocol):
@@ -71,7 +80,8 @@ class World:
     """The answers for one environment: ``index`` (the workspace index holding every module of the
     module path and the environment's manifests), ``level`` (the language level of the built-ins),
     ``modulepath`` (the directories whose modules exist; empty: unknown, so no module is said to be
-    missing), ``env_root`` (the environment's directory, for its Hiera layer), ``local`` (the checked
+    missing; ``modules``: the modules by name when the caller knows them, a checkout named
+    ``puppet-<name>/`` too), ``env_root`` (the environment's directory, for its Hiera layer), ``local`` (the checked
     document's own definitions, which the index may not hold yet).
 
     ``complete`` False (the index is still being built) makes every "does not exist" answer unknown:
@@ -87,6 +97,7 @@ class World:
         local: Sequence[Sym] = (),
         complete: bool = True,
         hiera_layers: Sequence[Layer] | None = None,
+        modules: Mapping[str, str] | None = None,
     ) -> None:
         self.index = index
         self._level = level
@@ -95,7 +106,8 @@ class World:
         self.local = list(local)
         self.complete = complete
         self._hiera_layers = hiera_layers
-        self._modules: dict[str, str] | None = None
+        # module name -> its directory (None: read from the module path when first asked)
+        self._modules: dict[str, str] | None = dict(modules) if modules is not None else None
         self._hiera_readable: bool | None = None
         self._hiera_keys: dict[str, bool] = {}
 
@@ -126,11 +138,17 @@ class World:
         return builtins.types(self._level).get(key_of(name))
 
     def resource_type_known(self, name: str) -> bool:
-        """A type that exists though its attributes may not be known (vendored modules' types)."""
+        """A type that exists (or may, depending on the installation) though its attributes are not
+        known: the vendored modules' types, the types Puppet 6 moved out (``nagios_*``...)."""
         from puppet_xpp.server.analysis.tables import RESOURCE_TYPES
 
         key = key_of(name)
-        return key in _ALWAYS_TYPES or key in RESOURCE_TYPES
+        return (
+            key in _ALWAYS_TYPES
+            or key in RESOURCE_TYPES
+            or key in _VENDORED_TYPES
+            or key.startswith("nagios_")
+        )
 
     def find_functions(self, name: str) -> list[Sym]:
         """Every definition of function ``name``, in the loaders' order (the built-in first)."""
@@ -149,7 +167,7 @@ class World:
 
     def module_present(self, name: str) -> bool | None:
         """Is module ``name`` on the module path?  None: the module path is not known."""
-        if not self.modulepath:
+        if not self.modulepath and self._modules is None:
             return None
         if self._modules is None:
             from puppet_xpp.server.analysis.modules import modules_on_path
@@ -160,7 +178,7 @@ class World:
     def missing_dependencies(self, path: str) -> list[str]:
         """The modules the metadata.json of ``path``'s module depends on that are not on the module
         path (an unqualified function or Ruby type may come from any of them: not provably unknown)."""
-        if not self.modulepath:
+        if not self.modulepath and self._modules is None:
             return []
         from puppet_xpp.server.analysis.deep.hieraconf import module_dependencies
 
