@@ -163,8 +163,10 @@ def _argument_types(
         if not plain:
             break
         p = plain[min(k, len(plain) - 1)]
-        found = typecheck.mismatch(p.type, arg, answers)
-        if found is not None:
+        found = typecheck.mismatches(p.type, arg, answers)
+        if found:
+            if len(found) > 1:  # (Puppet then lists the signature: words we do not reproduce)
+                return []
             return [
                 make(
                     "DEEP_WRONG_TYPE",
@@ -172,8 +174,7 @@ def _argument_types(
                     off,
                     ln,
                     {"param": p.name, "offset": arg.offset},
-                    what=f"'{sym.name}' parameter '{p.name}'",
-                    mismatch=found,
+                    message=f"'{sym.name}' parameter '{p.name}' {found[0]}",
                 )
             ]
     return []

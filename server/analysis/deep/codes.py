@@ -54,8 +54,9 @@ CODES = MappingProxyType(
         # the arity phrase is Puppet's: "expects 2 arguments", "expects between 1 and 2 arguments",
         # "expects at least 1 argument"; got: "got none" | "got 3"
         "DEEP_WRONG_ARITY": DeepCode("error", "'{name}' {expects}, got {got}"),
-        # {what}: "Class[Foo]: parameter 'x'" or "'f' parameter 'x'"; {mismatch}: D1's phrase
-        "DEEP_WRONG_TYPE": DeepCode("error", "{what} {mismatch}"),
+        # Puppet's whole text: "Class[Foo]: parameter 'x' expects an Integer value, got String" (the
+        # type model's parameter_error), "'f' parameter 'x' expects ..." for a function's argument
+        "DEEP_WRONG_TYPE": DeepCode("error", "{message}"),
         "DEEP_DUPLICATE_RESOURCE": DeepCode(
             "error",
             "Duplicate declaration: {resource} is already declared at (file: {file}, line: {line}); "

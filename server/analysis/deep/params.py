@@ -124,8 +124,8 @@ def check_resource(expr: ast.ResourceExpression, place: Place, answers: Answers)
 
 
 def _open(sym: Sym) -> bool:
-    """A type whose attributes cannot all be known (D2's flag; no attributes read at all)."""
-    return bool(getattr(sym, "open", False)) or not sym.attrs
+    """A type whose attributes cannot all be known (the Ruby reader's flag; no attributes read)."""
+    return sym.open_attrs or not sym.attrs
 
 
 def _parameters(
@@ -165,8 +165,8 @@ def _parameters(
         else:
             p = params.get(op.attribute_name)
             if p is not None:
-                mismatch = typecheck.mismatch(p.type, op.value_expr, answers)
-                if mismatch is not None:
+                phrases = typecheck.mismatches(p.type, op.value_expr, answers)
+                if phrases:
                     out.append(
                         make(
                             "DEEP_WRONG_TYPE",
@@ -175,8 +175,7 @@ def _parameters(
                             ln,
                             {"param": p.name, "offset": op.value_expr.offset},
                             column=is_class,
-                            what=f"{ref}: parameter '{p.name}'",
-                            mismatch=mismatch,
+                            message=typecheck.parameter_error(ref, p.name, phrases),
                         )
                     )
     if splat or default_splat:

@@ -305,7 +305,7 @@ def _sym_key(s: Sym | None) -> tuple[object, ...]:
         tuple((p.name, p.type, p.default, p.kind) for p in s.params),
         tuple((tuple((p.name, p.type, p.kind) for p in g.params)) for g in s.signatures),
         tuple(a.name for a in s.attrs),
-        bool(getattr(s, "open", False)),
+        s.open_attrs,
     )
 
 
