@@ -180,3 +180,60 @@ def test_lint_heredocs_as_puppet_lint(oracle: Any) -> None:
         if ours != theirs:
             bad.append(f"{text!r}:\n  ours   {ours}\n  theirs {theirs}")
     assert bad == []
+
+
+def test_huge_document_tokens_in_columns(monkeypatch: Any) -> None:
+    """A huge document in the editor (grammar.incremental.compact): its full parse drops the tokens as it
+    goes and keeps them in columns.  Made to apply to corpus manifests (HUGE_BYTES lowered), plain and
+    damaged: the same Program (Pcore bytes), diagnostics and validation as the incremental parser that
+    keeps its tokens, and the features that read tokens (folding, semantic tokens, document symbols,
+    the length of a point diagnostic) give what they give on the lexer's own tokens."""
+    from puppet_xpp.grammar.incremental import IncrementalParser, reparser
+    from puppet_xpp.grammar.incremental.compact import CompactTokens
+    from puppet_xpp.server.analysis import features
+    from puppet_xpp.server.analysis.document import Document, to_lsp_diagnostics
+    from puppet_xpp.xpp.pcore.write import dumps_msgpack
+
+    def analysed(text: str) -> tuple[Any, Any]:
+        document = Document("file:///x/site.pp", text, 1, CheckConfig(file="/x/site.pp"))
+        return document.parser, document.analysis()
+
+    texts = []
+    for n, path in enumerate(corpus_files("pp")[:120]):
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+        cut = (len(text) * 5 + n) // 9
+        texts += [text, text[:cut] + " } ( " + text[cut:]]
+    columns = 0
+    for text in texts:
+        monkeypatch.setattr(reparser, "HUGE_BYTES", 10**9)
+        kept_parser, kept = analysed(text)
+        monkeypatch.setattr(reparser, "HUGE_BYTES", 1)
+        huge_parser, huge = analysed(text)
+        assert isinstance(kept_parser.tokens, list)
+        if isinstance(huge_parser.tokens, CompactTokens):
+            columns += 1
+            assert huge_parser.levels is None
+        programs = [p if p is None else dumps_msgpack(p, False) for p in (kept.program, huge.program)]
+        assert programs[0] == programs[1]
+        assert [(d.code, d.offset, d.length, d.message) for d in huge.diagnostics] == [
+            (d.code, d.offset, d.length, d.message) for d in kept.diagnostics
+        ]
+        assert to_lsp_diagnostics(huge) == to_lsp_diagnostics(kept)
+        assert [(t.type, t.start_pos, t.end_pos) for t in huge.tokens] == [
+            (t.type, t.start_pos, t.end_pos) for t in kept.tokens
+        ]
+        assert features.folding_ranges(huge) == features.folding_ranges(kept)
+        assert features.semantic_tokens(huge) == features.semantic_tokens(kept)
+        assert features.document_symbols(huge) == features.document_symbols(kept)
+        # an edit: a full parse again, in columns again
+        if huge.program is not None:
+            huge_parser.edit(0, 0, "$added = 1\n")
+            huge_parser.update()
+            fresh = IncrementalParser("$added = 1\n" + text, CheckConfig(file="/x/site.pp"))
+            monkeypatch.setattr(reparser, "HUGE_BYTES", 10**9)
+            fresh.update()
+            assert [(d.code, d.offset) for d in huge_parser.parse_diagnostics()] == [
+                (d.code, d.offset) for d in fresh.parse_diagnostics()
+            ]
+    assert len(texts) // 3 < columns < len(texts)  # (most in columns; damaged ones parsed keeping tokens)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import bisect
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from puppet_xpp.grammar import ast, check, parser
 from puppet_xpp.grammar.ast_base import line_starts
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.incremental.broken import BrokenText
+from puppet_xpp.grammar.incremental.compact import HUGE_BYTES, CompactTokens
 from puppet_xpp.grammar.incremental.lex import Relexer
 from puppet_xpp.grammar.incremental.state import (
     DEF_TYPES,
@@ -264,14 +265,26 @@ class IncrementalParser:
         self._vcache = {}
         lx = Lexer(self.text or "", epp=cfg.epp, tasks=cfg.tasks)
         toks = lx.tokens()
+        mapped = any(type(t) is MappedToken for t in toks)
+        huge = None
+        if len(self.data) >= HUGE_BYTES and toks and lx.error is None and not cfg.epp:
+            huge = self._huge(lx)
+            if huge is None:
+                lx = Lexer(self.text or "", epp=cfg.epp, tasks=cfg.tasks)  # (that parse dropped the tokens)
+                toks = lx.tokens()
         self.lex_diags = list(lx.diagnostics)
         rec = None
-        if record and lx.error is None and not cfg.epp:
-            rec = Recorder(toks, len(toks), self.locator, cfg.file)
-        res = parser.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
-        self.tokens = toks
+        if huge is not None:
+            res, kept = huge
+            record = False
+        else:
+            if record and lx.error is None and not cfg.epp:
+                rec = Recorder(toks, len(toks), self.locator, cfg.file)
+            res = parser.parse_lexed(self.locator, toks, lx.diagnostics, lx.error, epp=cfg.epp, watch=rec)
+            kept = toks
+        self.tokens = kept
         self.relexer.rdiv_clean = 0
-        self.relexer.mapped = any(type(t) is MappedToken for t in toks)
+        self.relexer.mapped = mapped
         self.program_shown = self.base = res.program
         self.broken_text.end_broken()
         self.broken_text.plain_units = None
@@ -280,7 +293,12 @@ class IncrementalParser:
         self._defs_stale = False
         self.block_recovery = res.block_recovery
         self.full_diags = list(res.diagnostics)
-        self.stats = {"mode": "full", "tokens_lexed": len(toks), "tokens_parsed": len(toks)}
+        self.stats = {
+            "mode": "full",
+            "tokens_lexed": len(kept),
+            "tokens_parsed": len(kept),
+            "huge": huge is not None,
+        }
         self.levels = None
         if rec is None or not rec.top_done or res.program is None or overlapping(toks):
             return
@@ -292,6 +310,21 @@ class IncrementalParser:
         self.levels = levels
         levels[0].first = toks[0] if toks else None
         self.relexer.inside = None
+
+    def _huge(self, lx: Lexer) -> tuple[parser.ParseResult, list[Any]] | None:
+        """The full parse of a huge text (grammar.incremental.compact) and the tokens to keep: in
+        columns, dropped from the lexer's list as they are parsed; no incremental state is recorded.
+        None when that parse needs its tokens again (a syntax error's recovery, nesting too deep) or
+        fails: the caller lexes and parses again keeping them (as grammar.parser.parse does; a parser
+        bug meets it again and is reported as such)."""
+        toks = lx.tokens()
+        compact = CompactTokens(toks, self.data)
+        try:
+            res = parser.parse_lexed(self.locator, toks, lx.diagnostics, None, release=True)
+        except Exception:  # (grammar.parser's own "parse again keeping the tokens", or a bug)
+            return None
+        # (the features read them as a Sequence; nothing edits the tokens of a state-less full parse)
+        return res, cast(list[Any], compact)
 
     # -- incremental
 

@@ -123,6 +123,10 @@ _X_ARRAY = _ExtIntCache(ARRAY_START)
 _X_MAP = _ExtIntCache(MAP_START)
 _X_OBJ = _ExtIntCache(OBJECT_START)
 PACK_DOUBLE = struct.Struct(">Bd").pack
+# uint 16 and uint 32 (msgpack 0xCD, 0xCE) packed at once: a 5 MB manifest's nodes have a million offsets
+# from 4096 up, each otherwise two calls (mp_int, mp_uint_body) and two concatenations
+_PACK_U16 = struct.Struct(">BH").pack
+_PACK_U32 = struct.Struct(">BI").pack
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -189,6 +193,9 @@ def _lone_count() -> int:
 _LONE = _lone_count()
 
 
+_NOTHING = object()
+
+
 def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     """The msgpack stream of ``value``.  ``check``: assert what the readers (Puppet's and ours) assert:
     every AST attribute's type, and a tree but for the sharing Puppet's model has, the one Locator of the
@@ -216,12 +223,22 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     mrows: dict[
         NodeInfo, list[bytes | None]
     ] = {}  # per class: encoded INNER_TABULATION of its marker, by attribute count
+    pack_u16, pack_u32 = _PACK_U16, _PACK_U32
+    last_locator: Any = _NOTHING  # the last Locator referred to, and its reference's bytes
+    locator_ref = b""
     k: int | None
     while stack:
         v = pop()
         t = type(v)
         if t is int:
-            out += small[v] if 0 <= v < 4096 else mp_int(v)
+            if 0 <= v < 4096:
+                out += small[v]
+            elif 0 <= v < 0x10000:
+                out += pack_u16(0xCD, v)
+            elif 0 <= v < 0x100000000:
+                out += pack_u32(0xCE, v)
+            else:
+                out += mp_int(v)
             continue
         info = info_of(t)
         if info is not None:  # an AST node, by type name
@@ -267,13 +284,24 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
                 vals = (*vals[:r], _Refs(vals[r], count - 1), *vals[r + 1 :])
             if info.positioned:
                 # the Locator slot (a Locator, when checked): the Locator written before is the one
-                # back-reference allowed here
-                k = stab.get(id(vals[0]))
+                # back-reference allowed here (its reference's bytes kept for the next node)
+                loc = vals[0]
+                if loc is last_locator:
+                    k = -1
+                else:
+                    k = stab.get(id(loc))
+                    if k is not None:
+                        last_locator, locator_ref = loc, tab_get(k)
                 if k is not None:
-                    out += tab_get(k)
+                    out += locator_ref
                     o, ln = vals[1], vals[2]
                     if type(o) is int and type(ln) is int:  # fast path for (offset, length)
-                        out += small[o] if 0 <= o < 4096 else mp_int(o)
+                        if 0 <= o < 4096:
+                            out += small[o]
+                        elif 0 <= o < 0x100000000:
+                            out += pack_u16(0xCD, o) if o < 0x10000 else pack_u32(0xCE, o)
+                        else:
+                            out += mp_int(o)
                         out += small[ln] if 0 <= ln < 4096 else mp_int(ln)
                         if n > 3:
                             extend(vals[n - 1 : 2 : -1])
