@@ -5,9 +5,10 @@ The API the deep checks call (keep it stable)::
 
     literal_mismatch(type_spec, value, resolve_alias) -> str | None
         type_spec: a type's source text (``Param.type``: ``Optional[String[1]]``) or a grammar AST type
-            expression node; value: the literal's AST node; resolve_alias(name) -> the alias's type text
-            or AST node (``type Stdlib::Port = Integer[0, 65535]``: called with the name as written, e.g.
-            ``"Stdlib::Port"``), or None when unknown.
+            expression node; value: the literal's AST node; resolve_alias(name) -> the alias's definition
+            (the ``ast.TypeAlias`` node of ``type Stdlib::Port = Integer[0, 65535]``: best, Puppet's words
+            name the alias as it is declared), or its type text or type expression node, or None when
+            unknown.  It is called with the name as written (``"Stdlib::Port"``): match it without case.
         Returns Puppet's words relative to the parameter -- ``expects an Integer value, got String``,
         ``entry 'x' expects ...``, ``index 0 expects ...``, ``expects size to be at least 1, got 0`` --
         or None when the value matches or nothing can be proven (a variable, a call, an interpolation,
@@ -65,22 +66,25 @@ def _type_of(spec: str | ast.Node) -> PType | None:
     return parse_type(spec) if isinstance(spec, str) else types_parse.from_node(spec)
 
 
-def _resolver(resolve_alias: AliasResolver | None) -> Callable[[str], PType | None]:
-    memo: dict[str, PType | None] = {}
+def _resolver(resolve_alias: AliasResolver | None) -> Callable[[str], tuple[str, PType] | None]:
+    memo: dict[str, tuple[str, PType] | None] = {}
 
-    def resolve(name: str) -> PType | None:
+    def resolve(name: str) -> tuple[str, PType] | None:
         if name in memo:
             return memo[name]
         memo[name] = None  # (an alias whose text names itself directly resolves to nothing)
         builtin = _BUILTIN_ALIAS_TEXT.get(name.lower())
         target: str | ast.Node | None
+        declared = name
         if builtin is not None:
             target = builtin
         else:
             target = resolve_alias(name) if resolve_alias is not None else None
+        if isinstance(target, ast.TypeAlias):
+            declared, target = target.name, target.type_expr
         t = _type_of(target) if target is not None else None
-        memo[name] = t
-        return t
+        memo[name] = (declared, t) if t is not None else None
+        return memo[name]
 
     return resolve
 

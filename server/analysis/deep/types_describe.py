@@ -189,6 +189,18 @@ _CONTAINERS = (types_model.OptionalT, types_model.NotUndefT, types_model.TypeT)
 def _short_name(t: types_model.PType) -> str:
     if isinstance(t, types_model.UnknownT):
         raise types_model.Unprovable(t.text)
+    if (
+        isinstance(t, types_model.RuntimeT)
+        and t.param is not None
+        and not isinstance(t.param, types_model.AnyT)
+    ):
+        return f"{t.kind}[{t.param.name}]"
+    if (
+        isinstance(t, types_model.IterableT)
+        and t.elem is not None
+        and not isinstance(t.elem, types_model.AnyT)
+    ):
+        return f"Iterable[{t.elem.name}]"
     if isinstance(t, _CONTAINERS) and t.type is not None and not isinstance(t.type, types_model.AnyT):
         inner = t.type
         if isinstance(inner, types_model.UnknownT):
@@ -254,7 +266,11 @@ def _assignable_to_default(e: types_model.PType | list[types_model.PType], a: ty
         return any(_assignable_to_default(t, a) for t in e)
     if isinstance(e, types_model.AliasT):
         e = e.resolved()
-    default = _DEFAULTS.get(type(e))
+    if isinstance(e, types_model.RuntimeT):  # (its default is no more a literal's than it is)
+        return False
+    if isinstance(e, types_model.IterableT):
+        e = types_model.IterableT()
+    default = _DEFAULTS.get(type(e), e if isinstance(e, types_model.IterableT) else None)
     if default is None:
         raise types_model.Unprovable("default")
     if isinstance(default, types_model.VariantT):  # the empty Variant: assignable from everything but Undef

@@ -692,13 +692,66 @@ class UnknownT(PType):
         raise Unprovable(self.text)
 
 
+# the run-time kinds a type used as a value might be an instance of (a class or resource reference)
+_HOLDS_TYPES = frozenset({"Resource", "Class", "CatalogEntry", "Object", "Runtime"})
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeT(PType):
+    """A type whose instances only exist at run time (Sensitive, Timespan, Timestamp, SemVer, Binary, URI,
+    Callable, Deferred, Error, Object, Runtime) or are resources and classes: no literal is one, except
+    perhaps a type used as a value (a resource or class reference), which stays unprovable.  ``param``
+    is the contained type of ``Sensitive[T]``; other parameters are kept as text we do not write."""
+
+    kind: str = "Sensitive"
+    param: PType | None = None
+    has_params: bool = False
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.kind
+
+    def instance(self, value: Value, depth: int = 0) -> bool:
+        if isinstance(value, TypeValue) and self.kind in _HOLDS_TYPES:
+            raise Unprovable(self.kind)
+        return False
+
+    def fmt(self, expanded: bool) -> str:
+        if self.param is not None:
+            return f"{self.kind}[{self.param.fmt(expanded)}]"
+        if self.has_params:
+            raise Unprovable(self.kind)
+        return self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class IterableT(PType):
+    """Iterable: strings, arrays, hashes and non-negative integers are; other scalars are not."""
+
+    elem: PType | None = None
+    name = "Iterable"
+
+    def instance(self, value: Value, depth: int = 0) -> bool:
+        if value is None or value is DEFAULT_VALUE or isinstance(value, (bool, float, RegexpValue)):
+            return False
+        if self.elem is None and isinstance(value, (str, list, dict)):
+            return True
+        if self.elem is None and is_int(value) and value >= 0:
+            return True
+        raise Unprovable("iterable")  # (Puppet: a negative Integer is no instance, yet no mismatch either)
+
+    def fmt(self, expanded: bool) -> str:
+        return "Iterable" if self.elem is None else f"Iterable[{self.elem.fmt(expanded)}]"
+
+
 # the aliases Puppet itself defines: written by name, never expanded
 BUILTIN_ALIASES = frozenset({"Data", "RichDataKey", "RichData"})
 
 
-# what resolves an alias name during one check (set by types.py around each call): name -> type or None
-ALIAS_RESOLVER: contextvars.ContextVar[Callable[[str], PType | None] | None] = contextvars.ContextVar(
-    "puppet_xpp_alias_resolver", default=None
+# what resolves an alias name during one check (set by types.py around each call): the name as written ->
+# (the name as the alias declares it, the type it stands for), or None
+ALIAS_RESOLVER: contextvars.ContextVar[Callable[[str], tuple[str, PType] | None] | None] = (
+    contextvars.ContextVar("puppet_xpp_alias_resolver", default=None)
 )
 
 
@@ -712,40 +765,38 @@ class AliasT(PType):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return self.alias_name
+        """The name as the alias declares it (Puppet prints that, not the reference's spelling)."""
+        return self._lookup()[0]
+
+    def _lookup(self) -> tuple[str, PType]:
+        resolver = ALIAS_RESOLVER.get()
+        found = resolver(self.alias_name) if resolver is not None else None
+        if found is None:
+            raise Unprovable(self.alias_name)
+        return found
 
     def resolved(self) -> PType:
-        resolver = ALIAS_RESOLVER.get()
-        target = resolver(self.alias_name) if resolver is not None else None
-        if target is None:
-            raise Unprovable(self.alias_name)
-        return target
+        return self._lookup()[1]
 
     def instance(self, value: Value, depth: int = 0) -> bool:
         return self.resolved().instance(value, _check_depth(depth))
 
     def fmt(self, expanded: bool) -> str:
-        if not expanded or self.alias_name in BUILTIN_ALIASES:
-            return self.alias_name
-        if self.self_recursive():
-            raise Unprovable("recursive alias text")
-        return f"{self.alias_name} = {self.resolved().fmt(True)}"
+        name, target = self._lookup()
+        expanding = _EXPANDING.get()
+        if not expanded or name in BUILTIN_ALIASES or name in expanding:
+            return name  # (a recursive alias is written out once: inside itself, by name)
+        token = _EXPANDING.set(expanding | {name})
+        try:
+            return f"{name} = {target.fmt(True)}"
+        finally:
+            _EXPANDING.reset(token)
 
-    def self_recursive(self) -> bool:
-        seen: set[str] = set()
-        stack: list[PType] = [self.resolved()]
-        while stack:
-            t = stack.pop()
-            if isinstance(t, AliasT):
-                if t.alias_name == self.alias_name:
-                    return True
-                if t.alias_name in seen:
-                    continue
-                seen.add(t.alias_name)
-                stack.append(t.resolved())
-                continue
-            stack.extend(children(t))
-        return False
+
+# the aliases being written out (their own text names them by name only)
+_EXPANDING: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "puppet_xpp_alias_expanding", default=frozenset()
+)
 
 
 def children(t: PType) -> list[PType]:

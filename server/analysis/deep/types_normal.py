@@ -279,6 +279,8 @@ def generalize(t: PType) -> PType:
 # the kinds whose instances are only of their kind: a type of another kind is never assignable to them
 _SCALARS = (StringT, IntegerT, FloatT, BooleanT, RegexpT, EnumT, PatternT, UndefT, DefaultT)
 _NON_HASH = (ScalarT, ScalarDataT, NumericT, ArrayT, TupleT, TypeT)
+_NOT_ARRAY = (ScalarT, ScalarDataT, NumericT, TypeT, HashT, StructT)
+_NOT_HASH = _NON_HASH
 
 
 def assignable(e: PType, a: PType) -> bool:
@@ -302,6 +304,10 @@ def assignable(e: PType, a: PType) -> bool:
     scalar = (StringT, IntegerT, FloatT, BooleanT, RegexpT)
     if isinstance(a, scalar):
         return _general_scalar(e, a)
+    if isinstance(a, (TupleT, ArrayT)) and isinstance(e, _SCALARS + _NOT_ARRAY):
+        return False
+    if isinstance(a, StructT) and isinstance(e, _SCALARS + _NOT_HASH):
+        return False
     if isinstance(a, HashT):
         if isinstance(e, HashT):
             if e.size is not None and not (a.size is not None and e.size.contains(a.size)):

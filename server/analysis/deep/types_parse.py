@@ -46,6 +46,14 @@ _PLAIN: dict[str, types_model.PType] = {
 }
 # Puppet's other types: known names no literal can be proven against
 _OPAQUE = {
+    "typeset": "TypeSet",
+    "init": "Init",
+    "iterator": "Iterator",
+    "typereference": "TypeReference",
+    "notundefined": "NotUndefined",
+}
+# types no literal is an instance of (types_model.RuntimeT), by lower-case name
+_RUNTIME = {
     "sensitive": "Sensitive",
     "timespan": "Timespan",
     "timestamp": "Timestamp",
@@ -58,15 +66,9 @@ _OPAQUE = {
     "resource": "Resource",
     "class": "Class",
     "object": "Object",
-    "typeset": "TypeSet",
-    "init": "Init",
-    "iterable": "Iterable",
-    "iterator": "Iterator",
     "catalogentry": "CatalogEntry",
-    "typereference": "TypeReference",
     "error": "Error",
     "deferred": "Deferred",
-    "notundefined": "NotUndefined",
 }
 
 
@@ -112,6 +114,10 @@ def _type(node: ast.Node) -> types_model.PType:
             return _PLAIN[key]
         if key in _OPAQUE:
             return types_model.UnknownT(_OPAQUE[key])
+        if key in _RUNTIME:
+            return types_model.RuntimeT(_RUNTIME[key])
+        if key == "iterable":
+            return types_model.IterableT()
         return types_model.AliasT(node.cased_value)
     if isinstance(node, ast.AccessExpression) and isinstance(node.left_expr, ast.QualifiedReference):
         return _access(node.left_expr.cased_value, node.keys)
@@ -254,6 +260,12 @@ def _access(name: str, keys: list[ast.Expression]) -> types_model.PType:
         if len(keys) != 1:
             raise _Refused
         return types_model.TypeT(_type_param(keys[0]))
+    if key == "sensitive" and len(keys) == 1:
+        return types_model.RuntimeT("Sensitive", _type_param(keys[0]))
+    if key == "iterable" and len(keys) == 1:
+        return types_model.IterableT(_type_param(keys[0]))
+    if key in _RUNTIME:
+        return types_model.RuntimeT(_RUNTIME[key], has_params=True)
     if key in _OPAQUE or key in _PLAIN:
         raise _Refused
     raise _Refused  # an alias or resource type with parameters: nothing a literal can be proven against
@@ -282,29 +294,27 @@ def _struct(h: ast.LiteralHash) -> types_model.StructT:
     for entry in h.entries:
         vt = _type_param(entry.value)
         k = entry.key
-        name = value_of(k)
-        if isinstance(name, str):
-            if not name:
-                raise _Refused
-            key: types_model.PType = types_model.StringT(value=name)
-            try:
-                if vt.accepts_undef():
-                    key = types_model.OptionalT(key)
-            except types_model.Unprovable:
-                raise _Refused from None
-        elif isinstance(k, ast.AccessExpression) and isinstance(k.left_expr, ast.QualifiedReference):
+        if isinstance(k, ast.AccessExpression) and isinstance(k.left_expr, ast.QualifiedReference):
             wrapper = k.left_expr.cased_value.lower()
             inner = value_of(k.keys[0]) if len(k.keys) == 1 else None
             if wrapper not in ("optional", "notundef") or not isinstance(inner, str) or not inner:
                 raise _Refused
             name = inner
-            key = (
+            key: types_model.PType = (
                 types_model.OptionalT(types_model.StringT(value=inner))
                 if wrapper == "optional"
                 else types_model.NotUndefT(types_model.StringT(value=inner))
             )
         else:
-            raise _Refused
+            name = value_of(k)
+            if not isinstance(name, str) or not name:
+                raise _Refused
+            key = types_model.StringT(value=name)
+            try:
+                if vt.accepts_undef():
+                    key = types_model.OptionalT(key)
+            except types_model.Unprovable:
+                raise _Refused from None
         elements.append(types_model.StructElement(name, key, vt))
     return types_model.StructT(tuple(elements))
 

@@ -93,7 +93,13 @@ def translate(source: str) -> re.Pattern[str]:
                 out.append(c)
                 i += 1
                 continue
-            raise Unprovable("group options")
+            flags = re.match(r"\(\?([imx]*)(?:-([imx]*))?:", source[i:])
+            if flags is None:  # (?i) to the end of the group, comments, conditionals, absent operators
+                raise Unprovable("group options")
+            on, off = (_flags(f or "") for f in flags.groups())
+            out.append(f"(?{on}{'-' + off if off else ''}:")
+            i += flags.end()
+            continue
         out.append(c)
         i += 1
     if in_class:
@@ -102,6 +108,11 @@ def translate(source: str) -> re.Pattern[str]:
         return re.compile("".join(out), re.MULTILINE | re.ASCII)
     except re.error as e:
         raise Unprovable(str(e)) from e
+
+
+def _flags(ruby: str) -> str:
+    """Ruby's group options in Python's letters (Ruby's m is Python's s: a dot matches a newline)."""
+    return "".join({"i": "i", "m": "s", "x": "x"}[f] for f in ruby)
 
 
 def search(source: str, text: str) -> bool:

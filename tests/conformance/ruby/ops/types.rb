@@ -34,7 +34,11 @@ Oracle.register('types') do |req|
     sig = Struct.new(:type, :parameter_names, :block_type, :block_name).new(callable, ['p'], nil, 'block')
     args = Puppet::Pops::Types::TypeCalculator.singleton.infer_set([value])
     instance = Puppet::Pops::Types::TypeCalculator.instance?(type, value)
-    call = instance ? nil : Puppet::Pops::Types::TypeMismatchDescriber.singleton.describe_signatures('f', [sig], args)
+    call = begin
+      instance ? nil : Puppet::Pops::Types::TypeMismatchDescriber.singleton.describe_signatures('f', [sig], args)
+    rescue StandardError => e # (a Callable parameter type: the describer itself fails)
+      "#{e.class}: #{e.message}"
+    end
     { 'instance' => instance, 'message' => message, 'call' => call }
   end
 end
