@@ -16,7 +16,7 @@ from puppet_xpp.server.analysis.deep import calls, params, variables
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.duplicates import LineOf, duplicate_resources
 from puppet_xpp.server.analysis.deep.finding import Finding
-from puppet_xpp.server.analysis.deep.literals import literal_string
+from puppet_xpp.server.analysis.deep.literals import literal_string, literal_strings
 from puppet_xpp.server.analysis.deep.world import Answers, Asked, Recording, World
 
 __all__ = ["StatementResult", "file_findings", "statement_findings", "top_statements"]
@@ -99,8 +99,14 @@ def file_findings(
     the duplicate declarations, in the order of the file."""
     out: list[Finding] = []
     noted: set[str] = set()
+    declared: set[str] | None = None
     for result in results:
         for f in result.findings:
+            if "included" in f.data:  # include of a class this file may declare with its parameters
+                if declared is None:
+                    declared = declared_classes(program)
+                if f.data["included"] in declared:
+                    continue
             if f.code == "DEEP_MISSING_MODULE":
                 module = str(f.data.get("module", ""))
                 if module in noted:
@@ -109,6 +115,23 @@ def file_findings(
             out.append(f)
     out += duplicate_resources(program, path, line_of)
     out.sort(key=lambda f: (f.offset, f.code))
+    return out
+
+
+def declared_classes(program: ast.Program | None) -> set[str]:
+    """The classes a file declares resource-like (``class { 'x': ... }``): an ``include`` of one of them
+    after the declaration takes its parameters from there, so a missing-parameter finding on the
+    include is not provable."""
+    out: set[str] = set()
+    if program is None or program.body is None:
+        return out
+    stack: list[ast.Node] = [program.body]
+    while stack:
+        n = stack.pop()
+        if type(n) is ast.ResourceExpression and literal_string(n.type_name) == "class":
+            for body in n.bodies:
+                out.update(t.lower().lstrip(":") for t in literal_strings(body.title) or ())
+        stack.extend(n.children())
     return out
 
 

@@ -220,4 +220,7 @@ def _hiera_lacks(sym: Sym, p: Param, answers: Answers) -> bool:
 def missing_class_parameters(sym: Sym, place: Place, off: int, ln: int, answers: Answers) -> list[Finding]:
     """``include``/``contain``/``require`` of a class whose required parameters no Hiera data gives."""
     missing = [p.name for p in _required(sym.params) if _hiera_lacks(sym, p, answers)]
-    return _missing(missing, f"Class[{capitalized(sym.key)}]", place, off, ln, True)
+    found = _missing(missing, f"Class[{capitalized(sym.key)}]", place, off, ln, True)
+    for f in found:  # (the file's pass drops these where the file declares the class with parameters)
+        f.data["included"] = sym.key
+    return found

@@ -1,0 +1,263 @@
+"""The deep checks (server/analysis/deep, ``puppet-xpp --validate --deep``) on small environments, each
+expectation taken from a real catalog compile of the same code (the oracle's ``catalog`` op,
+tests/conformance/ruby/ops/catalog.rb): Puppet 7.23 (and OpenVox 8 when present) must stop at the file
+and line we report, with the words we print; and on the same environment without the error Puppet
+compiles the catalog and we report nothing.
+
+Each environment is written under ``<repo>/.cache/deep_checks/<digest of its files>``, so the oracle's disk
+cache answers a second run (its key is the request, which names the directory)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from puppet_xpp.server.cli import validate
+from tests.conformance.oracle import REPO, oracle_for
+
+ROOT = REPO / ".cache" / "deep_checks"
+NODE = "node.example.com"
+ENV_CONF = "modulepath = modules\n"
+HIERA = """---
+version: 5
+defaults:
+  datadir: data
+  data_hash: yaml_data
+hierarchy:
+  - name: common
+    path: common.yaml
+"""
+
+
+def environment(files: dict[str, str]) -> Path:
+    """An environment directory holding ``files`` (relative path -> text), named by its content."""
+    all_files = {"environment.conf": ENV_CONF, "hiera.yaml": HIERA, **files}
+    all_files.setdefault("data/common.yaml", "---\n{}\n")
+    digest = hashlib.sha256(json.dumps(all_files, sort_keys=True).encode()).hexdigest()[:16]
+    root = ROOT / digest
+    for rel, text in all_files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+    (root / "manifests").mkdir(exist_ok=True)
+    return root
+
+
+_LOCATION = re.compile(r" ?\((?:file: ([^,)]+), )?line: (\d+)(?:, column: (\d+))?\)")
+_WRAPPER = re.compile(r"^(?:Evaluation Error: )?(?:Error while evaluating a [A-Za-z ]+, )?")
+
+
+def words(message: str) -> str:
+    """A message without the evaluator's wrappers, locations and the node's name (what we print)."""
+    text = message
+    while True:
+        stripped = _WRAPPER.sub("", text, count=1)
+        if stripped == text:
+            break
+        text = stripped
+    text = _LOCATION.sub("", text)
+    text = text.replace(f" for {NODE}", "").replace(f" on node {NODE}", "")
+    return text.strip()
+
+
+@dataclass
+class Stop:
+    """Where and why Puppet stopped a compile."""
+
+    message: str
+    file: str
+    line: int
+    column: int | None
+
+
+def compile_stop(puppet: str, env: Path, code: str) -> Stop | None:
+    """The error a catalog compile of ``code`` in ``env`` stops at (None: the catalog compiled)."""
+    answer = oracle_for(puppet).request("catalog", environment=str(env), code=code, node=NODE)
+    assert answer.get("ok"), answer
+    result: dict[str, Any] = answer["result"]
+    if result["ok"]:
+        return None
+    if result.get("file"):
+        return Stop(words(result["message"]), result["file"], result["line"], result.get("column"))
+    m = _LOCATION.search(result["full_message"])  # the innermost located error is written first
+    assert m is not None and m.group(1), result
+    return Stop(
+        words(result["full_message"]), m.group(1), int(m.group(2)), int(m.group(3)) if m.group(3) else None
+    )
+
+
+@dataclass
+class Ours:
+    message: str
+    code: str
+    severity: str
+    line: int | None
+    column: int | None
+    file: str = ""
+
+
+def ours(env: Path, *args: str) -> tuple[int, list[Ours]]:
+    """The exit status and deep findings of ``--validate --deep --format json`` on the env's modules."""
+    out, err = io.StringIO(), io.StringIO()
+    status = validate.main(["--deep", "--format", "json", *args, str(env / "modules")], out, err)
+    found = []
+    for line in out.getvalue().splitlines():
+        item = json.loads(line)
+        for d in item["diagnostics"]:
+            if d.get("source") == "puppet-xpp-deep":
+                found.append(
+                    Ours(d["message"], d["code"], d["severity"], d["line"], d["column"], item["file"])
+                )
+    return status, found
+
+
+@dataclass
+class Case:
+    """A module ``m`` whose class ``m`` holds one error (``bad``) or not (``good``)."""
+
+    name: str
+    code: str  # our finding's code
+    bad: dict[str, str]
+    good: dict[str, str]
+    main: str = "include m"
+    extra: dict[str, str] = field(default_factory=dict)  # (the good variant's only)
+
+
+def m(body: str) -> str:
+    return "class m {\n" + body + "}\n"
+
+
+C_CLASS = "class m::c(Integer $x, String $y = 'a') {\n  notice($x)\n}\n"
+D_DEFINE = "define m::d(Integer $x, String $y = 'a') {\n  notice($x)\n}\n"
+F_FUNCTION = "function m::f(Integer $a, $b = 1) >> Integer {\n  $a\n}\n"
+LIB = {
+    "modules/m/manifests/c.pp": C_CLASS,
+    "modules/m/manifests/d.pp": D_DEFINE,
+    "modules/m/functions/f.pp": F_FUNCTION,
+}
+
+CASES = [
+    Case("include unknown class", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  include m::nosuch\n")}, {"modules/m/manifests/init.pp": m("  include m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
+    Case("contain unknown class", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  contain m::nosuch\n")}, {"modules/m/manifests/init.pp": m("  contain m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
+    Case("declared unknown class", "DEEP_UNKNOWN_DECLARED_CLASS", {"modules/m/manifests/init.pp": m("  class { 'm::nosuch': }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1 }\n")}),
+    Case("unknown define", "DEEP_UNKNOWN_RESOURCE_TYPE", {"modules/m/manifests/init.pp": m("  m::nosuch { 't': }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1 }\n")}),
+    Case("unknown type", "DEEP_UNKNOWN_RESOURCE_TYPE", {"modules/m/manifests/init.pp": m("  nosuchtype { 't': }\n")}, {"modules/m/manifests/init.pp": m("  notify { 't': }\n")}),
+    Case("unknown function", "DEEP_UNKNOWN_FUNCTION", {"modules/m/manifests/init.pp": m("  $v = nosuchfn(1)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(1)\n  notice($v)\n")}),
+    Case("unknown module function", "DEEP_UNKNOWN_FUNCTION", {"modules/m/manifests/init.pp": m("  $v = m::nosuch(1)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(1, 2)\n  notice($v)\n")}),
+    Case("unknown method", "DEEP_UNKNOWN_FUNCTION", {"modules/m/manifests/init.pp": m("  $v = [1].nosuchm()\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = [1].join(',')\n  notice($v)\n")}),
+    Case("class unknown parameter", "DEEP_UNKNOWN_PARAMETER", {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1, z => 2 }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1, y => 'b', tag => 'q' }\n")}),
+    Case("class missing parameter", "DEEP_MISSING_PARAMETER", {"modules/m/manifests/init.pp": m("  class { 'm::c': y => 'b' }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 2 }\n")}),
+    Case("include missing parameter", "DEEP_MISSING_PARAMETER", {"modules/m/manifests/init.pp": m("  include m::c\n")}, {"modules/m/manifests/init.pp": m("  include m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
+    Case("define unknown parameter", "DEEP_UNKNOWN_PARAMETER", {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, z => 2 }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, require => Notify['n'] }\n  notify { 'n': }\n")}),
+    Case("define missing parameter", "DEEP_MISSING_PARAMETER", {"modules/m/manifests/init.pp": m("  m::d { 't': y => 'b' }\n")}, {"modules/m/manifests/init.pp": m("  m::d { default: x => 1; 't': y => 'b' }\n")}),
+    Case("core type unknown attribute", "DEEP_UNKNOWN_ATTRIBUTE", {"modules/m/manifests/init.pp": m("  file { '/tmp/x': bogus => 1 }\n")}, {"modules/m/manifests/init.pp": m("  file { '/tmp/x': name => '/tmp/x', ensure => file }\n")}),
+    Case("builtin arity", "DEEP_WRONG_ARITY", {"modules/m/manifests/init.pp": m("  $v = join([1], ',', 3, 4)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = join([1], ',')\n  notice($v)\n")}),
+    Case("puppet function arity", "DEEP_WRONG_ARITY", {"modules/m/manifests/init.pp": m("  $v = m::f()\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(1)\n  notice($v)\n")}),
+    Case("class parameter type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 'a' }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 3 }\n")}),
+    Case("define parameter type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => 2 }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => '2' }\n")}),
+    Case("function argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = m::f('a')\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(4)\n  notice($v)\n")}),
+    Case("duplicate resource", "DEEP_DUPLICATE_RESOURCE", {"modules/m/manifests/init.pp": m("  notify { 'a': }\n  notify { ['b', 'a']: }\n")}, {"modules/m/manifests/init.pp": m("  notify { 'a': }\n  if $facts['nosuchfact'] { notify { 'a': } } else { notify { 'b': } }\n")}),
+    Case("duplicate class", "DEEP_DUPLICATE_RESOURCE", {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1 }\n  class { 'm::c': x => 1 }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1 }\n  include m::c\n")}),
+]  # fmt: skip
+
+
+def _files(case: Case, which: dict[str, str]) -> dict[str, str]:
+    """The environment of a case: the library module, the case's class, and for the good variant the
+    case's extra files (the Hiera data that gives a required parameter)."""
+    return {**LIB, **which, **(case.extra if which is case.good else {})}
+
+
+@pytest.fixture(scope="module", params=["7.23", "8"])
+def puppet(request: pytest.FixtureRequest) -> str:
+    oracle_for(request.param)  # (skips when that Puppet is absent)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_error_found_where_puppet_stops(case: Case, puppet: str) -> None:
+    env = environment(_files(case, case.bad))
+    stop = compile_stop(puppet, env, case.main)
+    assert stop is not None, f"Puppet {puppet} compiled the seeded catalog"
+    status, found = ours(env)
+    at = [f for f in found if Path(f.file).resolve() == Path(stop.file).resolve() and f.line == stop.line]
+    assert at, f"Puppet {puppet}: {stop}; ours: {found}"
+    assert any(f.code == case.code for f in at), at
+    mine = [f for f in at if f.code == case.code]
+    assert stop.message in [words(f.message) for f in mine], (stop, mine)
+    match = next(f for f in mine if words(f.message) == stop.message)
+    assert match.column == stop.column, (stop, match)
+    assert status == 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_nothing_where_puppet_compiles(case: Case, puppet: str) -> None:
+    env = environment(_files(case, case.good))
+    assert compile_stop(puppet, env, case.main) is None
+    status, found = ours(env)
+    assert found == [] and status == 0, found
+
+
+def test_missing_module_is_one_note() -> None:
+    """Names of a module that is not on the module path: one note naming the module, no error."""
+    body = "  include gone::a\n  gone::t { 'x': }\n  $v = gone::f()\n  notice($v)\n"
+    env = environment({"modules/m/manifests/init.pp": m(body)})
+    status, found = ours(env)
+    assert [(f.code, f.severity, f.line) for f in found] == [("DEEP_MISSING_MODULE", "note", 2)]
+    assert "'gone'" in found[0].message
+    assert status == 0
+
+
+def test_defined_guard_and_dynamic_names_are_not_reported() -> None:
+    body = (
+        "  if defined('m::maybe') { include m::maybe }\n"
+        "  $n = 'm::x'\n  include $n\n  $t = 'm::d'\n"
+        "  Resource[$t] { 'q': x => 1 }\n"
+        "  class { 'm::c': * => { 'x' => 1 } }\n"
+    )
+    env = environment({**LIB, "modules/m/manifests/init.pp": m(body)})
+    assert ours(env)[1] == []
+
+
+def test_hiera_data_gives_the_required_parameter() -> None:
+    """A class parameter without a default is given by the environment's data (no finding), and by a
+    module layer's; a backend we cannot read statically proves nothing."""
+    files = {**LIB, "modules/m/manifests/init.pp": m("  include m::c\n")}
+    assert [f.code for f in ours(environment(files))[1]] == ["DEEP_MISSING_PARAMETER"]
+    module_layer = {
+        **files,
+        "modules/m/hiera.yaml": HIERA,
+        "modules/m/data/common.yaml": "---\nm::c::x: 5\n",
+    }
+    assert ours(environment(module_layer))[1] == []
+    custom = {**files, "hiera.yaml": HIERA.replace("data_hash: yaml_data", "data_hash: m::backend")}
+    assert ours(environment(custom))[1] == []
+
+
+def test_plain_validate_has_no_deep_findings() -> None:
+    env = environment({**LIB, "modules/m/manifests/init.pp": m("  include m::nosuch\n")})
+    out, err = io.StringIO(), io.StringIO()
+    assert validate.main([str(env / "modules")], out, err) == 0
+    assert out.getvalue() == ""
+    out = io.StringIO()
+    assert validate.main(["--deep", str(env / "modules")], out, err) == 1
+    assert out.getvalue() == (
+        f"Error: Could not find class ::m::nosuch (file: {env / 'modules/m/manifests/init.pp'}, line: 2, column: 3)\n"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "junit", "github", "codeclimate"])
+def test_every_format_names_the_deep_tool(fmt: str) -> None:
+    env = environment({**LIB, "modules/m/manifests/init.pp": m("  include m::nosuch\n")})
+    out, err = io.StringIO(), io.StringIO()
+    assert validate.main(["--deep", "--format", fmt, str(env / "modules")], out, err) == 1
+    text = out.getvalue()
+    assert "puppet-xpp-deep" in text and "DEEP_UNKNOWN_CLASS" in text
+    assert "Could not find class ::m::nosuch" in text
