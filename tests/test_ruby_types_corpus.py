@@ -279,6 +279,41 @@ SCENARIOS: dict[str, tuple[dict[str, str], bool]] = {
         },
         True,
     ),
+    "xppmix_proc": (
+        {
+            "xppm/lib/puppet_x/xppm/common.rb": """
+                module PuppetX
+                  module Xppm
+                    module Common
+                      API_PARAMS = Proc.new do
+                        ensurable
+                        newparam(:base_url) { desc 'the URL' }
+                        newparam(:timeout)
+                      end
+
+                      module Hooked
+                        def self.included(klass)
+                          klass.class_eval do
+                            newproperty(:from_hook)
+                          end
+                        end
+                      end
+                    end
+                  end
+                end
+            """,
+            "xppm/lib/puppet/type/xppmix_proc.rb": """
+                require_relative '../../puppet_x/xppm/common'
+
+                Puppet::Type.newtype(:xppmix_proc) do
+                  instance_eval(&PuppetX::Xppm::Common::API_PARAMS)
+                  include PuppetX::Xppm::Common::Hooked
+                  newparam(:name, namevar: true)
+                end
+            """,
+        },
+        True,
+    ),
     "xppmix_rapi": (
         {
             "xppf/lib/puppet/type/xppmix_rapi.rb": """

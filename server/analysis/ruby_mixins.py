@@ -217,6 +217,28 @@ def calls(root: Node) -> list[Node]:
     return [n for n in _walk(root) if n.type == "call"]
 
 
+_NOT_AT_LOAD = frozenset(
+    ("method", "singleton_method", "do_block", "block", "lambda", "string", "heredoc_body")
+)
+
+
+def _top_calls(root: Node, skip: Node | None) -> list[Node]:
+    """The calls a file makes when it is loaded, outside ``skip``: not those in method bodies or blocks
+    (run later, if ever)."""
+    out = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "call":
+            out.append(n)
+        stack.extend(
+            c
+            for c in reversed(n.named_children)
+            if c.type not in _NOT_AT_LOAD and (skip is None or c.id != skip.id)
+        )
+    return out
+
+
 def _walk(root: Node) -> Iterator[Node]:
     stack = [root]
     while stack:
@@ -305,18 +327,26 @@ def lib_roots(type_path: str) -> list[str]:
     """Where ``require`` and constants are looked up for a type file ``<lib>/puppet/type/<t>.rb``: its
     own ``lib`` first, then the ``lib`` of each sibling module (the module path's other modules), sorted."""
     lib = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(type_path))))
-    roots = [lib]
-    if os.path.basename(lib) == "lib":
-        modpath = os.path.dirname(os.path.dirname(lib))
-        try:
-            names = sorted(os.listdir(modpath))
-        except OSError:
-            names = []
-        for name in names:
-            other = os.path.join(modpath, name, "lib")
-            if other != lib and os.path.isdir(other):
-                roots.append(other)
-    return roots
+    if os.path.basename(lib) != "lib":
+        return [lib]
+    modpath = os.path.dirname(os.path.dirname(lib))
+    try:
+        stamp = os.stat(modpath).st_mtime_ns
+    except OSError:
+        return [lib]
+    return [lib] + [other for other in _module_libs(modpath, stamp) if other != lib]
+
+
+@functools.lru_cache(maxsize=64)
+def _module_libs(modpath: str, stamp: int) -> tuple[str, ...]:
+    """The ``lib`` directories of the modules in ``modpath`` (listed again when its mtime, ``stamp``,
+    changes: a module added or removed)."""
+    try:
+        names = sorted(os.listdir(modpath))
+    except OSError:
+        return ()
+    libs = (os.path.join(modpath, name, "lib") for name in names)
+    return tuple(d for d in libs if os.path.isdir(d))
 
 
 def _snake(constant: str) -> str:
@@ -330,13 +360,20 @@ class Follower:
     def __init__(self, type_name: str, file: RubyFile):
         self.type_name = type_name
         self.result = TypeCode(files=[file.path])
-        self.roots = lib_roots(file.path)
+        self._roots: list[str] | None = None
         self.files: dict[str, RubyFile] = {file.path: file}
         self.loaded: list[RubyFile] = [file]
         self.modules: dict[str, list[_Module]] | None = None
         self.class_methods: dict[str, _Method] = {}
         self.active: set[int] = set()
         self.scanned: set[str] = set()
+
+    @property
+    def roots(self) -> list[str]:
+        """:func:`lib_roots` of the type file, listed when first needed."""
+        if self._roots is None:
+            self._roots = lib_roots(self.result.files[0])
+        return self._roots
 
     def open(self, why: str) -> None:
         if why not in self.result.open_reasons:
@@ -444,9 +481,7 @@ class Follower:
         if file.path in self.scanned:
             return
         self.scanned.add(file.path)
-        for call in calls(file.root):
-            if skip is not None and skip.start_byte <= call.start_byte < skip.end_byte:
-                continue
+        for call in _top_calls(file.root, skip):
             m = method_name(call)
             if m in ("require", "require_relative") and call.child_by_field_name("receiver") is None:
                 for f in self.require(call, file):
@@ -576,7 +611,14 @@ class Follower:
                 self.invoke(target, st, arguments[1:], file, env, nesting, depth)
             return
         if m in _DYNAMIC:
-            self.open(f"code run by {m}")
+            block = st.child_by_field_name("block") if st.type == "call" else None
+            proc = self.proc_body(arguments[0], nesting) if len(arguments) == 1 and m != "eval" else None
+            if block is not None and not arguments and m != "eval":  # class_eval do ... end: a class body
+                self.body(block_body(st), file, dict(env), nesting, depth + 1)
+            elif proc is not None and depth < MAX_DEPTH:  # instance_eval(&COMMON_PARAMS): the proc's body
+                self.body(proc[0], proc[1], {}, proc[2], depth + 1)
+            else:
+                self.open(f"code run by {m}")
             return
         if m == "newtype":
             return
@@ -794,6 +836,36 @@ class Follower:
             return self.value(n.child_by_field_name("receiver"), env)
         return _literal(n, env)
 
+    def proc_body(
+        self, argument: Node, nesting: tuple[str, ...]
+    ) -> tuple[list[Node], RubyFile, tuple[str, ...]] | None:
+        """The statements of the block of ``Proc.new``/``proc``/``lambda`` that a ``&CONSTANT`` block
+        argument names, with its file and module nesting (None: not such a constant)."""
+        if argument.type != "block_argument" or argument.named_child_count != 1:
+            return None
+        ref = argument.named_children[0]
+        if ref.type not in ("constant", "scope_resolution"):
+            return None
+        owner, _, short = text(ref).lstrip(":").rpartition("::")
+        places: list[tuple[list[Node], RubyFile, tuple[str, ...]]] = []
+        if owner:
+            for mod in self.find_module(owner, nesting) or []:
+                places.append((mod.body, mod.file, mod.nesting))
+        else:
+            places += [(list(f.root.named_children), f, ()) for f in self.loaded]
+        for stmts, f, inner in places:
+            for st in stmts:
+                if st.type != "assignment" or text(st.child_by_field_name("left")) != short:
+                    continue
+                right = st.child_by_field_name("right")
+                if right is None or right.type != "call" or right.child_by_field_name("block") is None:
+                    return None
+                made = text(right.child_by_field_name("receiver")) + "." + method_name(right)
+                if made.lstrip(".") in ("Proc.new", "proc", "lambda", "Kernel.proc", "Kernel.lambda"):
+                    return block_body(right), f, inner
+                return None
+        return None
+
     def constant(self, name: str) -> Value:
         """A constant assigned a literal list at the top of a file read, or in a module (None: unknown)."""
         short = name.rsplit("::", 1)[-1]
@@ -827,8 +899,14 @@ def _hash_items(n: Node) -> list[Value]:
 
 def follow_type(type_name: str, newtype: Node, file: RubyFile) -> TypeCode:
     """The attribute definitions of the type that ``newtype`` (a ``Puppet::Type.newtype`` call in
-    ``file``) defines, followed through its code."""
-    return Follower(type_name, file).follow(newtype, file)
+    ``file``) defines, followed through its code (an unexpected shape of code: what was found so far,
+    the type open)."""
+    follower = Follower(type_name, file)
+    try:
+        return follower.follow(newtype, file)
+    except Exception as error:  # never lose the type, nor the index, to one helper's odd shape
+        follower.open(f"code not read ({type(error).__name__})")
+        return follower.result
 
 
 def depends(type_path: str) -> str:

@@ -6,8 +6,8 @@
 # Args: modulepath (list of module directories), functions (4.x names), functions3 (3.x names),
 #       types (resource type names).
 # Each module's lib/ is on $LOAD_PATH while the types load (as pluginsync's lib directory is on an agent's),
-# so a type's `require 'puppet_x/...'` finds its helpers; a type of that name loaded by an earlier request
-# from another module path is dropped first (Puppet keeps loaded types by name).
+# so a type's `require 'puppet_x/...'` finds its helpers; the module types loaded by earlier requests (from
+# another module path, perhaps) are dropped first: Puppet keeps loaded types by name.
 # Result: {functions: {name => {signatures} | {error}}, functions3: {name => {arity, rvalue} | {error}},
 #          types: {name => {attributes, namevars} | {error}}}
 load File.expand_path('../../../../server/analysis/gen_builtins.rb', __dir__)
@@ -40,12 +40,12 @@ Oracle.register('ruby_api') do |req|
     core = File.dirname(Puppet.method(:version).source_location[0])
     saved = $LOAD_PATH.dup
     $LOAD_PATH.concat(libs - $LOAD_PATH)
+    (Puppet::Type.instance_variable_get(:@types) || {}).keys.each do |k|
+      Puppet::Type.rmtype(k) unless File.exist?(File.join(core, 'type', "#{k}.rb"))
+    end
     begin
       Array(req['types']).each do |n|
         guard.call(out['types'], n) do
-          unless File.exist?(File.join(core, 'type', "#{n}.rb"))
-            Puppet::Type.rmtype(n.to_sym) if Puppet::Type.instance_variable_get(:@types)&.key?(n.to_sym)
-          end
           t = Puppet::Type.type(n.to_sym)
           t ? PuppetXppApi.type_info(t) : { 'error' => 'not found' }
         end
