@@ -83,6 +83,11 @@ def _resolver(resolve_alias: AliasResolver | None) -> Callable[[str], tuple[str,
         if isinstance(target, ast.TypeAlias):
             declared, target = target.name, target.type_expr
         t = _type_of(target) if target is not None else None
+        if t is not None and builtin is None:
+            try:  # Puppet keeps an alias's type normalized (its words print that form)
+                t = t.normalize()
+            except Unprovable:
+                t = None
         memo[name] = (declared, t) if t is not None else None
         return memo[name]
 
