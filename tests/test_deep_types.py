@@ -390,7 +390,18 @@ def test_aliases_resolve_through_the_callback_text_or_node() -> None:
         "My::Port", value, lambda n: "Integer[1, 9]" if n == "My::Port" else None
     ) == ("expects a My::Port = Integer[1, 9] value, got String")
     node = _node("Integer[1, 9]")
-    assert types.literal_mismatch("My::Port", value, lambda n: node) is not None
+    assert types.literal_mismatch("My::Port", value, lambda n: node) == (
+        "expects a My::Port = Integer[1, 9] value, got String"
+    )
+    # the name as declared, when the resolver gives it, is the one Puppet's words use
+    assert types.literal_mismatch("MY::PORT", value, lambda n: ("My::Port", "Integer[1, 9]")) == (
+        "expects a My::Port = Integer[1, 9] value, got String"
+    )
+    alias = parse("type My::Port = Integer[1, 9]").program
+    assert isinstance(alias, ast.Program) and isinstance(alias.definitions[0], ast.TypeAlias)
+    assert types.literal_mismatch("MY::PORT", value, lambda n: alias.definitions[0]) == (
+        "expects a My::Port = Integer[1, 9] value, got String"
+    )
     # an alias naming itself, directly or through another, ends (and proves nothing)
     loop = {"A::B": "A::C", "A::C": "A::B"}
     assert types.literal_mismatch("A::B", value, loop.get) is None

@@ -6,9 +6,11 @@ The API the deep checks call (keep it stable)::
     literal_mismatch(type_spec, value, resolve_alias) -> str | None
         type_spec: a type's source text (``Param.type``: ``Optional[String[1]]``) or a grammar AST type
             expression node; value: the literal's AST node; resolve_alias(name) -> the alias's definition
-            (the ``ast.TypeAlias`` node of ``type Stdlib::Port = Integer[0, 65535]``: best, Puppet's words
-            name the alias as it is declared), or its type text or type expression node, or None when
-            unknown.  It is called with the name as written (``"Stdlib::Port"``): match it without case.
+            (the ``ast.TypeAlias`` node of ``type Stdlib::Port = Integer[0, 65535]``), or a pair (the
+            name as declared, its type text or type expression node), or its type text or node alone, or
+            None when unknown.  The first two are best: Puppet's words name the alias as it is declared
+            (``Stdlib::IP::Address`` however a parameter spells it).  It is called with the name as
+            written (``"Stdlib::Port"``): match it without case.
         Returns Puppet's words relative to the parameter -- ``expects an Integer value, got String``,
         ``entry 'x' expects ...``, ``index 0 expects ...``, ``expects size to be at least 1, got 0`` --
         or None when the value matches or nothing can be proven (a variable, a call, an interpolation,
@@ -45,7 +47,8 @@ __all__ = [
 ]
 
 PuppetType = PType
-AliasResolver = Callable[[str], "str | ast.Node | None"]
+# name as written -> the alias's TypeAlias node, (name as declared, type text or node), type text or node
+AliasResolver = Callable[[str], "str | ast.Node | tuple[str, str | ast.Node] | None"]
 
 # Puppet's own aliases (Puppet::Pops::Loader::StaticLoader's BUILTIN_ALIASES)
 _BUILTIN_ALIAS_TEXT = {
@@ -74,7 +77,7 @@ def _resolver(resolve_alias: AliasResolver | None) -> Callable[[str], tuple[str,
             return memo[name]
         memo[name] = None  # (an alias whose text names itself directly resolves to nothing)
         builtin = _BUILTIN_ALIAS_TEXT.get(name.lower())
-        target: str | ast.Node | None
+        target: str | ast.Node | tuple[str, str | ast.Node] | None
         declared = name
         if builtin is not None:
             target = builtin
@@ -82,6 +85,8 @@ def _resolver(resolve_alias: AliasResolver | None) -> Callable[[str], tuple[str,
             target = resolve_alias(name) if resolve_alias is not None else None
         if isinstance(target, ast.TypeAlias):
             declared, target = target.name, target.type_expr
+        elif isinstance(target, tuple):
+            declared, target = target
         t = _type_of(target) if target is not None else None
         if t is not None and builtin is None:
             try:  # Puppet keeps an alias's type normalized (its words print that form)
