@@ -469,6 +469,14 @@ class Follower:
         opts = {k for k, v in _pairs(newtype).items() if v is not None}
         if "parent" in opts:
             self.open("a :parent type")
+        for call in _top_calls(file.root, newtype):  # what the file requires before the type is defined
+            if call.start_byte > newtype.start_byte:
+                break
+            if (
+                method_name(call) in ("require", "require_relative")
+                and call.child_by_field_name("receiver") is None
+            ):
+                self.require(call, file)
         self.body(block_body(newtype), file, {}, (), 0)
         # the rest of the file: requires (whose files may re-open the type) and re-openings
         self.top_level(file, skip=newtype)
