@@ -6,11 +6,14 @@ run: the language server must not execute a module's code, and needs no Ruby at 
   method named like the function gives the signature, as Puppet infers it);
 * ``lib/puppet/parser/functions/*.rb``: legacy 3.x ``newfunction`` (``:arity``, ``:type``, ``:doc``);
 * ``lib/puppet/type/*.rb``: ``Puppet::Type.newtype`` (``newparam``/``newproperty``, namevar,
-  ``newvalues``/``defaultto``, ``desc``, ``ensurable``) and ``Puppet::ResourceApi.register_type``;
+  ``newvalues``/``defaultto``, ``desc``, ``ensurable``), the attribute-defining calls found by following
+  the type's code through helpers, mixins and re-openings (server/analysis/ruby_mixins.py; a type whose
+  attributes cannot all be known is marked ``open_attrs``), and ``Puppet::ResourceApi.register_type``;
 * ``lib/facter/*.rb``: custom fact names (``Facter.add``).
 
 A parse error leaves the rest of the file usable (tree-sitter recovers); an unreadable file gives [].
-A tree-sitter parser is made per file (it costs under a microsecond), so this module holds no state.
+A tree-sitter parser is made per file (it costs under a microsecond); the helper files a type follows
+are parsed once per (path, size, modification time) (:func:`ruby_mixins.parsed`).
 No pygls imports here.
 """
 

@@ -33,69 +33,24 @@ MAX_DEPTH = 8
 MAX_FILES = 64
 DEFINERS = frozenset(("newparam", "newproperty", "newcheck"))
 # class-level methods of Puppet::Type (and Ruby's Module) that define no attribute: calling them keeps the
-# attribute set known
+# attribute set known (providify's `provider` parameter: ruby_index reads it from the providers directory)
 HARMLESS = frozenset(
     (
-        "desc",
-        "doc",
-        "feature",
-        "autorequire",
-        "autobefore",
-        "autonotify",
-        "autosubscribe",
-        "validate",
-        "newmetaparam",
-        "apply_to_device",
-        "apply_to_host",
-        "apply_to_all",
-        "attr_accessor",
-        "attr_reader",
-        "attr_writer",
-        "private",
-        "public",
-        "protected",
-        "private_class_method",
-        "public_class_method",
-        "module_function",
-        "alias_method",
-        "define_method",
-        "raise",
-        "fail",
-        "warn",
-        "puts",
-        "p",
-        "require",
-        "require_relative",
-        "lambda",
-        "proc",
-        "defaultprovider",
-        "providify",  # the provider parameter: read from the providers directory (ruby_index)
-        "suppress_defaults?",
-        "freeze",
-        "attr_writer",
-    )
+        "desc doc feature autorequire autobefore autonotify autosubscribe validate newmetaparam "
+        "apply_to_device apply_to_host apply_to_all attr_accessor attr_reader attr_writer private public "
+        "protected private_class_method public_class_method module_function alias_method define_method raise "
+        "fail warn puts p require require_relative lambda proc defaultprovider providify suppress_defaults? "
+        "freeze"
+    ).split()
 )
 _LOOPS = frozenset(("each", "each_with_index", "each_pair", "each_key", "map", "collect", "each_entry"))
 _DYNAMIC = frozenset(("instance_eval", "class_eval", "class_exec", "module_eval", "instance_exec", "eval"))
 _SENDS = frozenset(("send", "public_send", "__send__"))
 _CONDITIONALS = frozenset(
     (
-        "if",
-        "unless",
-        "if_modifier",
-        "unless_modifier",
-        "case",
-        "case_match",
-        "while",
-        "until",
-        "while_modifier",
-        "until_modifier",
-        "for",
-        "begin",
-        "conditional",
-        "binary",
-        "rescue_modifier",
-    )
+        "if unless if_modifier unless_modifier case case_match while until while_modifier until_modifier for "
+        "begin conditional binary rescue_modifier"
+    ).split()
 )
 
 
