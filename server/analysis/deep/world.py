@@ -16,9 +16,10 @@ the answers to what it asked) and a caller can keep them until one of those answ
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.symbols import Sym
@@ -73,6 +74,7 @@ class Answers(Protocol):
     def module_present(self, name: str) -> bool | None: ...
     def fact_known(self, name: str) -> bool: ...
     def missing_dependencies(self, path: str) -> list[str]: ...
+    def top_variable(self, name: str) -> bool | None: ...
     def names_of(self, kind: str) -> list[str]: ...
 
 
@@ -98,6 +100,7 @@ class World:
         complete: bool = True,
         hiera_layers: Sequence[Layer] | None = None,
         modules: Mapping[str, str] | None = None,
+        manifest: str | None = None,
     ) -> None:
         self.index = index
         self._level = level
@@ -110,6 +113,9 @@ class World:
         self._modules: dict[str, str] | None = dict(modules) if modules is not None else None
         self._hiera_readable: bool | None = None
         self._hiera_keys: dict[str, bool] = {}
+        self.manifest = manifest  # the main manifest (file or directory), for top-scope variables
+        self._top_variables: set[str] | None = None  # (None once loaded: unreadable)
+        self._top_loaded = False
 
     # -- the answers
 
@@ -161,9 +167,25 @@ class World:
         return hits[0] if hits else None
 
     def fact_known(self, name: str) -> bool:
-        """A core fact (legacy names too) or a custom fact of the modules (``Facter.add``)."""
+        """A fact a node may have under that top-scope name: a core fact of any Facter (legacy names,
+        a structured fact's top-level name, a schema's dynamic name such as
+        ``blockdevice_<devicename>_size``), one Puppet adds (``puppetversion``), or a custom fact of the
+        modules (``Facter.add``)."""
         key = name.lstrip(":")
-        return key in builtins.facts() or bool(self.index.lookup(key, ("fact",)))
+        if key in _core_fact_names() or builtins.fact_schema_entry([key]) is not None:
+            return True
+        return bool(self.index.lookup(key, ("fact",)))
+
+    def top_variable(self, name: str) -> bool | None:
+        """Does the environment's main manifest assign ``name`` at top or node scope?  None: the
+        manifest cannot be read or parsed (then any name may be one).  No environment: False (the
+        module is checked as rspec-puppet compiles it, with an empty main manifest)."""
+        if not self._top_loaded:
+            self._top_variables = _manifest_variables(self.manifest)
+            self._top_loaded = True
+        if self._top_variables is None:
+            return None
+        return name in self._top_variables
 
     def module_present(self, name: str) -> bool | None:
         """Is module ``name`` on the module path?  None: the module path is not known."""
@@ -240,6 +262,8 @@ class World:
             return (self.module_present(name),)
         elif kind == "fact":
             return (self.fact_known(name),)
+        elif kind == "top_variable":
+            return (self.top_variable(name),)
         elif kind == "dependencies":
             return tuple(self.missing_dependencies(name))
         else:
@@ -279,6 +303,61 @@ class World:
             self.module_present(module)
         directory = (self._modules or {}).get(module)
         return directory is None or statically_readable(directory, module=module)
+
+
+# facts Puppet itself adds to a node's facts (besides Facter's)
+_PUPPET_FACTS = frozenset(
+    {
+        "puppetversion",
+        "clientcert",
+        "clientversion",
+        "clientnoop",
+        "agent_specified_environment",
+        "implementation",
+    }
+)
+
+
+@functools.cache
+def _core_fact_names() -> frozenset[str]:
+    """Every core fact's top-scope name: each level's fact names and their first segments, Facter's
+    schema (legacy names too) and Puppet's own."""
+    names: set[str] = set(_PUPPET_FACTS)
+    for level in builtins.DATA_FILES:
+        for fact in builtins.data(level).get("facts", {}):
+            names.add(fact)
+            names.add(fact.split(".", 1)[0])
+    names.update(builtins.fact_schema())
+    return frozenset(names)
+
+
+def _manifest_variables(manifest: str | None) -> set[str] | None:
+    """The variables a main manifest (file or directory) assigns outside classes, defines and
+    functions (node bodies included: the classes a node declares see them); None when a file of it
+    cannot be read or parsed."""
+    if manifest is None or not os.path.exists(manifest):
+        return set()
+    from puppet_xpp.grammar import ast
+    from puppet_xpp.grammar.check import parse
+    from puppet_xpp.server.analysis.deep.variables import assigned_names
+    from puppet_xpp.xpp.sources import read_text
+
+    files = [manifest]
+    if os.path.isdir(manifest):
+        files = sorted(os.path.join(d, f) for d, _, fs in os.walk(manifest) for f in fs if f.endswith(".pp"))
+    out: set[str] = set()
+    for f in files:
+        text = read_text(f, errors="strict")
+        if text is None:
+            return None
+        program: Any = parse(text, f, keep_tokens=False).program
+        if program is None:
+            return None
+        out |= assigned_names(program.body)
+        for node in program.definitions:
+            if type(node) is ast.NodeDefinition:
+                out |= assigned_names(node.body)
+    return out
 
 
 def _module_root(path: str) -> str | None:
@@ -358,6 +437,10 @@ class Recording:
     def fact_known(self, name: str) -> bool:
         self.asked.add(("fact", name.lstrip(":")))
         return self.world.fact_known(name)
+
+    def top_variable(self, name: str) -> bool | None:
+        self.asked.add(("top_variable", name))
+        return self.world.top_variable(name)
 
     def missing_dependencies(self, path: str) -> list[str]:
         self.asked.add(("dependencies", path))

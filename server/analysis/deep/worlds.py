@@ -66,6 +66,7 @@ class WorldCache:
             modulepath=context.modulepath,
             env_root=env_root,
             modules=modules,
+            manifest=manifest,
         )
 
     def worlds_built(self) -> Sequence[World]:
