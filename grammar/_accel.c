@@ -15,9 +15,19 @@
  *
  * Results: ``(0, value, i)`` accepted; ``(1, None, i)`` syntax error at token i; ``(2, None, i)`` stack
  * too deep after shifting token i - 1.  An exception raised by an action propagates (stack written back).
+ *
+ * ``scan`` is the lexer's main loop (grammar/lexer.py Engine.code) for the frequent tokens of plain code in
+ * an ASCII text: blanks and comments, variables, operators, words and keywords, class references,
+ * brackets, braces and parentheses, single-quoted strings, double-quoted strings without escapes or
+ * interpolation, decimal integers.  It appends the same Token objects the Python loop makes and stops, at
+ * the start of the first token it does not handle (heredocs, regexes, other strings and numbers, errors,
+ * the end of the text...), for the Python loop to lex that one; grammar/lexer.py calls it again after.
+ * Which token a text starts with is the master regular expression's rule (its alternatives in order),
+ * restated here for the cases handled.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,8 +414,385 @@ static PyTypeObject MachineType = {
     .tp_new = Machine_new,
 };
 
+
+/* ------------------------------------------------------------------------------------------------- */
+/* the lexer's fast path                                                                             */
+
+static PyTypeObject *g_token = NULL;                   /* grammar.lexer.Token */
+static Py_ssize_t off_type, off_value, off_start, off_end; /* its slots */
+static PyObject *g_types = NULL; /* the token type strings, in the order of enum TokType */
+enum TokType { TK_VARIABLE, TK_WORD, TK_NAME, TK_CLASSREF, TK_STRING, TK_LBRACE, TK_SELBRACE, TK_RBRACE, TK_LISTSTART,
+               TK_LBRACK, TK_WSLPAREN, TK_LPAREN, TK_NUMBER, TK_QMARK, TK_NTYPES };
+static PyObject *g_ops = NULL;   /* operator text -> token type */
+
+static Py_ssize_t slot_offset(PyTypeObject *cls, const char *name) {
+    PyObject *d = PyObject_GetAttrString((PyObject *)cls, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a __slots__ member", cls->tp_name, name);
+        Py_DECREF(d);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    Py_ssize_t off = m->offset;
+    int ok = m->type == T_OBJECT_EX && !(m->flags & READONLY) && off > 0 &&
+             (size_t)off + sizeof(PyObject *) <= (size_t)cls->tp_basicsize;
+    Py_DECREF(d);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a writable object slot", cls->tp_name, name);
+        return -1;
+    }
+    return off;
+}
+
+/* configure_lexer(Token, types, ops): the Token class, the type names of enum TokType, the operators */
+static PyObject *configure_lexer(PyObject *self, PyObject *args) {
+    PyObject *token, *types, *ops;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &token, &PyTuple_Type, &types, &PyDict_Type, &ops))
+        return NULL;
+    if (PyTuple_GET_SIZE(types) != TK_NTYPES) {
+        PyErr_SetString(PyExc_ValueError, "configure_lexer: wrong number of token types");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < TK_NTYPES; k++)
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(types, k))) {
+            PyErr_SetString(PyExc_TypeError, "configure_lexer: a token type is not a str");
+            return NULL;
+        }
+    PyTypeObject *cls = (PyTypeObject *)token;
+    Py_ssize_t a = slot_offset(cls, "type"), b = slot_offset(cls, "value"), c = slot_offset(cls, "start_pos"),
+               d = slot_offset(cls, "end_pos");
+    if (a < 0 || b < 0 || c < 0 || d < 0)
+        return NULL;
+    if (cls->tp_init != NULL && cls->tp_dictoffset != 0) {
+        PyErr_SetString(PyExc_TypeError, "configure_lexer: Token must have slots only");
+        return NULL;
+    }
+    off_type = a;
+    off_value = b;
+    off_start = c;
+    off_end = d;
+    Py_XSETREF(g_token, (PyTypeObject *)Py_NewRef(token));
+    Py_XSETREF(g_types, Py_NewRef(types));
+    Py_XSETREF(g_ops, Py_NewRef(ops));
+    Py_RETURN_NONE;
+}
+
+/* a new Token (type borrowed; value, start and end stolen) appended to toks */
+static int emit(PyObject *toks, PyObject *type, PyObject *value, PyObject *start, PyObject *end) {
+    if (value == NULL || start == NULL || end == NULL)
+        goto fail;
+    PyObject *t = g_token->tp_alloc(g_token, 0);
+    if (t == NULL)
+        goto fail;
+    *(PyObject **)((char *)t + off_type) = Py_NewRef(type);
+    *(PyObject **)((char *)t + off_value) = value;
+    *(PyObject **)((char *)t + off_start) = start;
+    *(PyObject **)((char *)t + off_end) = end;
+    int r = PyList_Append(toks, t);
+    Py_DECREF(t);
+    return r;
+fail:
+    Py_XDECREF(value);
+    Py_XDECREF(start);
+    Py_XDECREF(end);
+    return -1;
+}
+
+static inline int is_w(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* the end of `[a-z_](?:[A-Za-z0-9_-]*W)?` from q (text[q] is [a-z_]) */
+static Py_ssize_t seg_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
+    Py_ssize_t e = q + 1, k = q + 1;
+    while (k < len && (is_w(s[k]) || s[k] == '-')) {
+        k++;
+        if (is_w(s[k - 1]))
+            e = k;
+    }
+    return e;
+}
+
+/* the end of `(?:W+::)*W+` from q, or q when no W there */
+static Py_ssize_t name_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
+    Py_ssize_t e = q;
+    while (e < len && is_w(s[e]))
+        e++;
+    if (e == q)
+        return q;
+    while (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && is_w(s[e + 2])) {
+        e += 2;
+        while (e < len && is_w(s[e]))
+            e++;
+    }
+    return e;
+}
+
+/* the length of the operator at q (the OP alternative, in its order), 0: none */
+static int op_len(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
+    unsigned char c = s[q], d = q + 1 < len ? s[q + 1] : 0, e = q + 2 < len ? s[q + 2] : 0;
+    switch (c) {
+    case ',': case ';': case '?': case '*': case ']': case '.': case ')': case '%':
+        return 1;
+    case '=':
+        return (d == '>' || d == '=' || d == '~') ? 2 : 1;
+    case '+':
+        return (d == '=' || d == '>') ? 2 : 1;
+    case '-':
+        return (d == '>' || d == '=') ? 2 : 1;
+    case '!':
+        return (d == '=' || d == '~') ? 2 : 1;
+    case '~':
+        return d == '>' ? 2 : 1;
+    case '<':
+        if (d == '<')
+            return e == '|' ? 3 : 2;
+        return (d == '=' || d == '|' || d == '-' || d == '~') ? 2 : 1;
+    case '>':
+        return (d == '>' || d == '=') ? 2 : 1;
+    case '|':
+        if (d == '>')
+            return e == '>' ? 3 : 2;
+        return 1;
+    case '@':
+        if (d == '@')
+            return 2;
+        return d == '(' ? 0 : 1;
+    case ':':
+        return d == ':' ? 0 : 1;
+    default:
+        return 0;
+    }
+}
+
+/* the string value of s[a:b], the one of `values` when equal (values.setdefault) */
+static PyObject *same(PyObject *values, const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *v = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + a, b - a);
+    if (v == NULL)
+        return NULL;
+    PyObject *w = PyDict_SetDefault(values, v, v);
+    Py_XINCREF(w);
+    Py_DECREF(v);
+    return w;
+}
+
+/* scan(text, pos, toks, values, kw, after) -> pos: see the module's description.  `after`: the token type
+ * before pos (Engine.after()). */
+static PyObject *scan(PyObject *self, PyObject *args) {
+    PyObject *text, *toks, *values, *kw, *after;
+    Py_ssize_t pos;
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!O", &PyUnicode_Type, &text, &pos, &PyList_Type, &toks, &PyDict_Type,
+                          &values, &PyDict_Type, &kw, &after))
+        return NULL;
+    if (g_token == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_lexer() first");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(text) || pos < 0)
+        return PyLong_FromSsize_t(pos);
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    int prev_qmark = PyUnicode_Check(after) && PyUnicode_Compare(after, PyTuple_GET_ITEM(g_types, TK_QMARK)) == 0;
+    if (prev_qmark == 0 && PyErr_Occurred())
+        return NULL;
+    PyObject *last_end = NULL; /* the end position object of the last token (shared with the next start) */
+    Py_ssize_t last = -1;
+    while (pos < len) {
+        /* the skipped prefix: blanks, newlines, comments */
+        Py_ssize_t q = pos;
+        for (;;) {
+            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\n'))
+                q++;
+            if (q < len && s[q] == '#') {
+                while (q < len && s[q] != '\n')
+                    q++;
+                continue;
+            }
+            if (q + 1 < len && s[q] == '/' && s[q + 1] == '*') {
+                Py_ssize_t k = q + 2;
+                while (k + 1 < len && !(s[k] == '*' && s[k + 1] == '/'))
+                    k++;
+                if (k + 1 >= len)
+                    break; /* unclosed: the Python loop reports it */
+                q = k + 2;
+                continue;
+            }
+            break;
+        }
+        pos = q;
+        if (q >= len)
+            break;
+        unsigned char c = s[q];
+        Py_ssize_t e;
+        int type = 0;
+        PyObject *value;
+        PyObject *typeobj = NULL; /* a keyword's or an operator's type, else the one of `type` */
+        if (c == '$') {
+            Py_ssize_t k = q + 1, ne = q + 1;
+            if (k + 2 < len && s[k] == ':' && s[k + 1] == ':' && is_w(s[k + 2]))
+                ne = name_end(s, len, k + 2);
+            else
+                ne = name_end(s, len, k);
+            e = ne;
+            type = TK_VARIABLE;
+            value = same(values, s, q + 1, e);
+        } else if ((c >= 'a' && c <= 'z') || c == '_') {
+            e = seg_end(s, len, q);
+            while (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && ((s[e + 2] >= 'a' && s[e + 2] <= 'z') || s[e + 2] == '_'))
+                e = seg_end(s, len, e + 2);
+            value = same(values, s, q, e);
+            if (value == NULL)
+                goto error;
+            typeobj = PyDict_GetItemWithError(kw, value); /* a keyword: its own type */
+            if (typeobj == NULL && PyErr_Occurred()) {
+                Py_DECREF(value);
+                goto error;
+            }
+            type = TK_NAME;
+            if (c == '_')
+                type = TK_WORD;
+            for (Py_ssize_t k2 = q; k2 < e && type == TK_NAME && typeobj == NULL; k2++)
+                if (s[k2] == '-' || (s[k2] == ':' && k2 + 2 < e && s[k2 + 1] == ':' && s[k2 + 2] == '_'))
+                    type = TK_WORD;
+        } else if (c >= 'A' && c <= 'Z') {
+            e = q + 1;
+            for (;;) {
+                while (e < len && is_w(s[e]))
+                    e++;
+                if (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && s[e + 2] >= 'A' && s[e + 2] <= 'Z')
+                    e += 3;
+                else
+                    break;
+            }
+            if (e + 1 < len && s[e] == ':' && s[e + 1] == ':')
+                break; /* ILLEGAL_CLASS_REFERENCE: the Python loop */
+            type = TK_CLASSREF;
+            value = same(values, s, q, e);
+        } else if (c == '\'') {
+            Py_ssize_t k = q + 1;
+            int esc = 0;
+            while (k < len && s[k] != '\'') {
+                if (s[k] == '\\') {
+                    esc = 1;
+                    k++;
+                }
+                k++;
+            }
+            if (k >= len)
+                break; /* unclosed */
+            e = k + 1;
+            if (e - q == 2 && e < len && (s[e] == '\'' || s[e] == '\\'))
+                break; /* Puppet's quirk for '' before a quote: the Python loop */
+            if (!esc) {
+                value = same(values, s, q + 1, e - 1);
+            } else { /* \\ and \' are the escapes of a single-quoted string */
+                unsigned char *buf = PyMem_Malloc((size_t)(e - q));
+                if (buf == NULL) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                Py_ssize_t o = 0;
+                for (Py_ssize_t j = q + 1; j < e - 1; j++) {
+                    if (s[j] == '\\' && j + 1 < e - 1 && (s[j + 1] == '\\' || s[j + 1] == '\''))
+                        j++;
+                    buf[o++] = s[j];
+                }
+                value = same(values, buf, 0, o);
+                PyMem_Free(buf);
+            }
+            type = TK_STRING;
+        } else if (c == '"') {
+            Py_ssize_t k = q + 1;
+            while (k < len && s[k] != '"' && s[k] != '\\' && s[k] != '$')
+                k++;
+            if (k >= len || s[k] != '"')
+                break; /* escapes, interpolation or unclosed: the Python loop */
+            if (k == q + 1 && k + 1 < len && (s[k + 1] == '\\' || s[k + 1] == '"' || s[k + 1] == '$'))
+                break;
+            e = k + 1;
+            type = TK_STRING;
+            value = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + q + 1, e - q - 2);
+        } else if (c >= '0' && c <= '9') {
+            e = q;
+            while (e < len && s[e] >= '0' && s[e] <= '9')
+                e++;
+            if (e < len && (is_w(s[e]) || s[e] == '.'))
+                break; /* floats, hex, octal and bad numbers: the Python loop */
+            if (c == '0' && e - q > 1)
+                break;
+            type = TK_NUMBER;
+            value = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + q, e - q);
+        } else if (c == '{') {
+            e = q + 1;
+            type = prev_qmark ? TK_SELBRACE : TK_LBRACE;
+            value = PyUnicode_FromOrdinal('{');
+        } else if (c == '}') {
+            e = q + 1;
+            type = TK_RBRACE;
+            value = PyUnicode_FromOrdinal('}');
+        } else if (c == '[') {
+            e = q + 1;
+            type = (q == 0 || s[q - 1] == ' ' || s[q - 1] == '\t' || s[q - 1] == '\r' || s[q - 1] == '\n')
+                       ? TK_LISTSTART
+                       : TK_LBRACK;
+            value = PyUnicode_FromOrdinal('[');
+        } else if (c == '(') {
+            e = q + 1;
+            Py_ssize_t k = q - 1;
+            while (k >= 0 && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
+                k--;
+            type = (k < 0 || s[k] == '\n') ? TK_WSLPAREN : TK_LPAREN;
+            value = PyUnicode_FromOrdinal('(');
+        } else {
+            int n = op_len(s, len, q);
+            if (n == 0)
+                break; /* anything else: the Python loop */
+            e = q + n;
+            value = same(values, s, q, e);
+            if (value == NULL)
+                goto error;
+            typeobj = PyDict_GetItemWithError(g_ops, value);
+            if (typeobj == NULL) {
+                Py_DECREF(value);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_KeyError, "operator");
+                goto error;
+            }
+        }
+        if (value == NULL)
+            goto error;
+        PyObject *start = (last == q && last_end != NULL) ? Py_NewRef(last_end) : PyLong_FromSsize_t(q);
+        PyObject *end = PyLong_FromSsize_t(e);
+        PyObject *end_ref = Py_XNewRef(end);
+        if (typeobj == NULL)
+            typeobj = PyTuple_GET_ITEM(g_types, type);
+        prev_qmark = PyUnicode_Compare(typeobj, PyTuple_GET_ITEM(g_types, TK_QMARK)) == 0;
+        if (emit(toks, typeobj, value, start, end) < 0) {
+            Py_XDECREF(end_ref);
+            goto error;
+        }
+        Py_XSETREF(last_end, end_ref);
+        last = e;
+        pos = e;
+    }
+    Py_XDECREF(last_end);
+    return PyLong_FromSsize_t(pos);
+error:
+    Py_XDECREF(last_end);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure_lexer", configure_lexer, METH_VARARGS, "configure_lexer(Token, types, ops): see scan"},
+    {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after) -> the position it stopped at"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef accel_module = {
-    PyModuleDef_HEAD_INIT, "_accel", "The parser's LR driver loop in C (see grammar/parser.py).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_accel", "The parser's LR driver loop and the lexer's fast path in C.", -1,
+    module_methods,
 };
 
 PyMODINIT_FUNC PyInit__accel(void) {

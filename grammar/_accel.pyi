@@ -38,3 +38,14 @@ class Machine:
         max_stack: int,
         /,
     ) -> tuple[int, Any, int]: ...
+
+def configure_lexer(token: type, types: tuple[str, ...], ops: dict[str, str], /) -> None: ...
+def scan(
+    text: str,
+    pos: int,
+    toks: list[Any],
+    values: dict[str, str],
+    keywords: dict[str, str],
+    after: str | None,
+    /,
+) -> int: ...

@@ -262,6 +262,36 @@ def _master(epp: bool, careful: bool) -> re.Pattern[str]:
 
 
 _MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
+
+
+def load_accelerator() -> Any:
+    """grammar/_accel.c's module (the lexer's fast path, the parser's LR loop), or None: not built (it is
+    optional at install time), or disabled by PUPPET_XPP_PURE_PYTHON=1 (as the C reader xpp/_fastload.c
+    is)."""
+    import os
+
+    if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
+        return None
+    try:
+        from puppet_xpp.grammar import _accel
+    except ImportError:
+        return None
+    return _accel
+
+
+def _scanner() -> Any:
+    accel = load_accelerator()
+    if accel is None:
+        return None
+    # the type names in the order of _accel.c's enum TokType
+    types = "VARIABLE WORD NAME CLASSREF STRING LBRACE SELBRACE RBRACE LISTSTART LBRACK WSLPAREN LPAREN NUMBER QMARK"
+    accel.configure_lexer(Token, tuple(types.split()), _OPS)
+    return accel.scan
+
+
+#: the C fast path of Engine.code (grammar/_accel.c ``scan``), or None: the Python loop lexes every token.
+#: Engines made after it is set to None use the Python loop only (tests compare the two).
+SCAN = _scanner()
 _VARNAME = re.compile(r"(?:::)?(?:" + _W + "+::)*" + _W + "+")
 
 
@@ -382,13 +412,21 @@ class Engine:
         last = -1  # the end of the last match
         depth = 0
         nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
+        # the C fast path (grammar/_accel.c scan) lexes the frequent tokens of plain code in an ASCII text
+        # and stops at the first other one, which this loop lexes; `at` is where the iterator stands
+        scan = SCAN if not (interp or self.epp or self.bmap is not None) else None
+        at = pos
         while True:
+            if scan is not None and self.jump is None:
+                q = scan(text, at, toks, self.values, kw, self.after())
+                if q != at:
+                    nxt = self.fast(text, q).__next__
             m = nxt()
             g: int = m.lastindex  # type: ignore[assignment]  # never None: one alternative always matches
             p, e = m.span(g)  # the token's group starts where the skipped prefix (group 1) ends
             if p == last:
                 p = last  # (one int object for both: adjacent tokens share the position)
-            last = e
+            last = at = e
             if g == G_VAR:
                 v = text[p + 1 : e]
                 append(new("VARIABLE", same(v, v), p, e))
@@ -404,7 +442,7 @@ class Engine:
                 append(new(t, v, p, e))
             elif g == G_SQ:
                 if e - p == 2 and text[e : e + 1] in ("'", "\\"):
-                    pos = self.sq(p)  # Puppet's quirk for '' followed by a quote
+                    pos = at = self.sq(p)  # Puppet's quirk for '' followed by a quote
                     nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
                     continue
                 v = unescape_sq(text[p + 1 : e - 1])
@@ -483,6 +521,7 @@ class Engine:
                     pos = self.epp_text(e, e - p == 3)
                 else:  # pragma: no cover
                     raise AssertionError(g)
+                at = pos
                 nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
 
     # -- less frequent tokens ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from lark.parsers.lalr_analysis import Shift
 from . import ast
 from .build import Builder
 from .issues import Diagnostic
+from .lexer import load_accelerator
 from .recovery import ScanMemo, next_resume, resume_in_block
 from .ruby import escape_slash
 
@@ -138,19 +139,7 @@ def _cache_path() -> Any:
 _TABLES: Tables | None = None
 
 
-def _load_accelerator() -> Any:
-    """grammar/_accel.c's module, or None: not built (it is optional at install time), or disabled by
-    PUPPET_XPP_PURE_PYTHON=1 (as the C reader xpp/_fastload.c is)."""
-    if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
-        return None
-    try:
-        from puppet_xpp.grammar import _accel
-    except ImportError:
-        return None
-    return _accel
-
-
-_accel = _load_accelerator()
+_accel = load_accelerator()
 
 #: which LR driver loop runs a parse without a watch: "C (grammar._accel)" or "Python" (the one loop of
 #: Driver.run; the incremental parser's watched runs always use it).  Drivers made after it is set to

@@ -1,9 +1,11 @@
-"""The parser's C driver loop (grammar/_accel.c) against its Python loop (grammar/parser.py Driver.run).
+"""The C accelerator (grammar/_accel.c: the parser's LR loop, the lexer's fast path) against the pure
+Python paths (grammar/parser.py Driver.run, grammar/lexer.py Engine.code).
 
 The accelerator is optional, so its truth is the pure path: on every corpus manifest and template, and on
-damaged copies of them (truncations, byte flips, inserted tokens; seeded, time-bounded), both loops give
-the same Program (every node's type, attributes, offset and length, and the definitions), the same
-diagnostics (code, message, position, arguments), the same ``block_recovery``; the parse that drops its
+damaged copies of them (truncations, byte flips, inserted tokens; seeded, time-bounded), both give the
+same tokens (type, value, span, mapped positions), the same Program (every node's type, attributes,
+offset and length, and the definitions), the same diagnostics (code, message, position, arguments), the
+same ``block_recovery``; the parse that drops its
 tokens (``keep_tokens=False``) and the checked result of ``grammar.check`` (parse + validate) too.  The
 pure path itself is held to Puppet's parser by tests/test_parser_conformance.py.
 
@@ -22,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from puppet_xpp.grammar import ast, parser
+from puppet_xpp.grammar import ast, lexer, parser
 from puppet_xpp.grammar.check import CheckConfig, check
 from tests.conformance.corpus import corpus_files
 
@@ -62,16 +64,33 @@ def _diagnostics(diags: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, fn: Any) -> tuple[Any, Any]:
+    """fn() with the C paths, then with the pure ones (the lexer's and the parser's)."""
     c = fn()
     with monkeypatch.context() as m:
         m.setattr(parser, "ACCELERATOR", "Python")
+        m.setattr(lexer, "SCAN", None)
         p = fn()
     return c, p
 
 
+def _tokens(tokens: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            type(t).__name__,
+            t.type,
+            t.value,
+            t.start_pos,
+            t.end_pos,
+            getattr(t, "concat_end_pos", None),
+            getattr(t, "name_start_pos", None),
+        )
+        for t in tokens
+    ]
+
+
 def _result(res: parser.ParseResult) -> tuple[Any, ...]:
     program = None if res.program is None else _shape(res.program)
-    return (program, _diagnostics(res.diagnostics), res.block_recovery)
+    return (program, _diagnostics(res.diagnostics), res.block_recovery, _tokens(res.tokens))
 
 
 def _same_parse(monkeypatch: pytest.MonkeyPatch, text: str, file: str, keep_tokens: bool = True) -> None:
