@@ -168,11 +168,8 @@ class PatternMismatch(TypeMismatch):
             e = e.type
             prefix = "an undef value or "
         a = self.actual
-        got = (
-            types_model.quote(a.value)
-            if isinstance(a, types_model.StringT) and a.value is not None
-            else _short_name(a)
-        )
+        # (the value between single quotes as it is: Puppet does not escape it here)
+        got = f"'{a.value}'" if isinstance(a, types_model.StringT) and a.value is not None else _short_name(a)
         return f"{self.position()} expects {prefix}a match for {e.fmt(True)}, got {got}"
 
 
@@ -471,6 +468,10 @@ def _struct(
                     out.extend(describe(e1.value, e2.value, (*path, ("entry", e1.name))))
         out.extend(KeyMismatch(path, k, "unrecognized key") for k in given)
         return out
+    if isinstance(actual, types_model.HashT) and not actual.empty_range():
+        # a hash with keys other than strings: Puppet's function calls judge it by the Struct's type-level
+        # assignability, which can pass where a class parameter's check fails -- the words would differ
+        raise types_model.Unprovable("hash for a struct")
     if isinstance(actual, types_model.HashT):
         asize = actual.size or types_model.IntegerT(0, types_model.INF)
         n = len(expected.elements)

@@ -26,6 +26,7 @@ from puppet_xpp.server.analysis.deep.types_model import (
     PType,
     RegexpT,
     RegexpValue,
+    RuntimeT,
     ScalarDataT,
     ScalarT,
     StringT,
@@ -304,6 +305,10 @@ def assignable(e: PType, a: PType) -> bool:
     scalar = (StringT, IntegerT, FloatT, BooleanT, RegexpT)
     if isinstance(a, scalar):
         return _general_scalar(e, a)
+    if isinstance(e, RuntimeT):  # (no literal's type is one; a type might be a class or a resource)
+        if isinstance(a, TypeT):
+            raise Unprovable(e.kind)
+        return False
     if isinstance(a, (TupleT, ArrayT)) and isinstance(e, _SCALARS + _NOT_ARRAY):
         return False
     if isinstance(a, StructT) and isinstance(e, _SCALARS + _NOT_HASH):

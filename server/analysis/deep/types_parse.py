@@ -352,11 +352,15 @@ def value_of(node: ast.Node | None) -> types_model.Value:
         return [value_of(v) for v in node.values]
     if isinstance(node, ast.LiteralHash):
         out: dict[types_model.Value, types_model.Value] = {}
+        kinds: set[tuple[type, types_model.Value]] = set()
         for e in node.entries:
             k = value_of(e.key)
-            if isinstance(k, (list, dict)) or (types_model.is_int(k) or isinstance(k, float)):
-                raise types_model.Unprovable("key")  # Ruby's eql? keys (1 and 1.0) are not Python's
+            if isinstance(k, (list, dict)):
+                raise types_model.Unprovable("key")
+            kinds.add((type(k), k))
             out[k] = value_of(e.value)
+        if len(kinds) != len(out):  # keys Ruby tells apart and Python does not (1, 1.0, true)
+            raise types_model.Unprovable("key")
         return out
     if isinstance(node, (ast.QualifiedReference, ast.AccessExpression)):
         t = from_node(node)

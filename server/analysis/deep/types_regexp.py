@@ -29,8 +29,12 @@ _SAME = set("AbBdDwWsSntrfv0123456789.*+?()[]{}|^$\\-'\"#&!%,:;<=>@`~ _")
 
 
 @functools.lru_cache(maxsize=2048)
-def translate(source: str) -> re.Pattern[str]:
-    """The compiled Python pattern that matches what Ruby's ``Regexp.new(source)`` matches."""
+def translate(source: str) -> tuple[re.Pattern[str], str]:
+    """The compiled Python pattern that matches what Ruby's ``Regexp.new(source)`` matches, and what it
+    needs of a text to match the same: "any", "icase" (a case-insensitive group: Ruby folds the case of
+    all of Unicode, we of ASCII -- the same unless a character folds to ASCII, like U+017F to s) or
+    "ascii" (a POSIX bracket other than xdigit: Ruby's are Unicode classes, ours ASCII ranges)."""
+    unicode_safe = "any"
     out: list[str] = []
     i = 0
     n = len(source)
@@ -63,6 +67,8 @@ def translate(source: str) -> re.Pattern[str]:
                 if neg or name not in _POSIX:
                     raise Unprovable("posix class")
                 out.append(_POSIX[name])
+                if name != "xdigit":
+                    unicode_safe = "ascii"
                 i = end + 2
                 continue
             if c == "[" or source.startswith("&&", i):
@@ -97,6 +103,8 @@ def translate(source: str) -> re.Pattern[str]:
             if flags is None:  # (?i) to the end of the group, comments, conditionals, absent operators
                 raise Unprovable("group options")
             on, off = (_flags(f or "") for f in flags.groups())
+            if "i" in on and unicode_safe == "any":
+                unicode_safe = "icase"
             out.append(f"(?{on}{'-' + off if off else ''}:")
             i += flags.end()
             continue
@@ -105,7 +113,7 @@ def translate(source: str) -> re.Pattern[str]:
     if in_class:
         raise Unprovable("open class")
     try:
-        return re.compile("".join(out), re.MULTILINE | re.ASCII)
+        return re.compile("".join(out), re.MULTILINE | re.ASCII), unicode_safe
     except re.error as e:
         raise Unprovable(str(e)) from e
 
@@ -117,6 +125,8 @@ def _flags(ruby: str) -> str:
 
 def search(source: str, text: str) -> bool:
     """Whether Ruby's ``Regexp.new(source).match(text)`` finds a match."""
-    if not text.isascii():
-        raise Unprovable("non-ASCII text")
-    return translate(source).search(text) is not None
+    pattern, needs = translate(source)
+    if needs != "any" and not text.isascii():
+        if needs == "ascii" or any(not c.isascii() and any(f.isascii() for f in c.casefold()) for c in text):
+            raise Unprovable("non-ASCII text")
+    return pattern.search(text) is not None
