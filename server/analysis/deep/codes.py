@@ -42,6 +42,12 @@ CODES = MappingProxyType(
         "DEEP_UNKNOWN_CLASS": DeepCode("error", "Could not find class ::{name}"),
         # class { 'x': } of a class that exists nowhere (Puppet's words differ from include's)
         "DEEP_UNKNOWN_DECLARED_CLASS": DeepCode("error", "Could not find declared class {name}"),
+        # Class['x'] in require/before/notify/subscribe of a class that exists nowhere
+        "DEEP_UNKNOWN_CLASS_REFERENCE": DeepCode(
+            "error", "Could not find resource '{resource}' in parameter '{param}'", column=False
+        ),
+        # T['x'] in require/before/notify/subscribe of a resource type that exists nowhere
+        "DEEP_UNKNOWN_TYPE_REFERENCE": DeepCode("error", "Resource type not found: {name}"),
         "DEEP_UNKNOWN_RESOURCE_TYPE": DeepCode("error", "Unknown resource type: '{name}'"),
         "DEEP_UNKNOWN_FUNCTION": DeepCode("error", "Unknown function: '{name}'."),
         # {resource}: Class[Foo] or Foo::Bar[title] (a define's, a Ruby type's)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from puppet_xpp.grammar import ast
-from puppet_xpp.server.analysis.deep import calls, params, variables
+from puppet_xpp.server.analysis.deep import calls, params, references, variables
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.duplicates import LineOf, duplicate_resources
 from puppet_xpp.server.analysis.deep.finding import Finding
@@ -84,6 +84,7 @@ def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]
             out += calls.check_call(node, here, answers)  # type: ignore[arg-type]
         elif t is ast.ResourceExpression:
             out += params.check_resource(node, here, answers)  # type: ignore[arg-type]
+            out += references.check_references(node, here, answers)  # type: ignore[arg-type]
         elif t in (ast.IfExpression, ast.UnlessExpression) and _guarded_test(getattr(node, "test", None)):
             here = here.guard()
         for child in node.children():
