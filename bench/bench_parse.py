@@ -4,7 +4,10 @@
 
 Prints one table: bytes, best wall time of N rounds, MB/s for each, the ratio ours/Puppet's, and our peak
 memory (RSS high-water mark of this process). Puppet is measured in-process by bench/puppet_parse.rb
-(parser only, no validation), so process start-up is excluded on both sides.
+(parser only, no validation), so process start-up is excluded on both sides.  Ours is measured twice, with
+the C accelerator (grammar/_accel.c: the lexer's fast path and the LR loop, when built) and with the pure
+Python paths (what PUPPET_XPP_PURE_PYTHON=1 runs), in alternate order from round to round; the command and
+the 1-minute load average (before and after) are printed with the figures.
 """
 
 from __future__ import annotations
@@ -21,25 +24,32 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from puppet_xpp.grammar import lexer, parser  # noqa: E402
 from puppet_xpp.grammar.parser import parse, tables  # noqa: E402
 from tests.conformance.corpus import corpus_files  # noqa: E402
 
 
 def ours(files, rounds):
+    """(bytes, best seconds with the accelerator, best seconds with the pure paths); the two alternate."""
     texts = []
     for f in files:
         with open(f, "rb") as fh:
             texts.append((f, fh.read().decode("utf-8", "surrogateescape")))
     tables()  # grammar tables are built once per process; not part of the per-file cost
     total = sum(len(t.encode("utf-8", "surrogateescape")) for _, t in texts)
-    best = float("inf")
-    for _ in range(rounds):
-        gc.collect()
-        t0 = time.perf_counter()
-        for f, t in texts:
-            parse(t, f)
-        best = min(best, time.perf_counter() - t0)
-    return total, best
+    scan, accelerator = lexer.SCAN, parser.ACCELERATOR
+    best = {True: float("inf"), False: float("inf")}
+    for r in range(rounds):
+        for accelerated in (True, False) if r % 2 == 0 else (False, True):
+            lexer.SCAN = scan if accelerated else None
+            parser.ACCELERATOR = accelerator if accelerated else "Python"
+            gc.collect()
+            t0 = time.perf_counter()
+            for f, t in texts:
+                parse(t, f)
+            best[accelerated] = min(best[accelerated], time.perf_counter() - t0)
+    lexer.SCAN, parser.ACCELERATOR = scan, accelerator
+    return total, best[True], best[False]
 
 
 def puppet(files, rounds):
@@ -65,17 +75,26 @@ def main():
     files = a.files or corpus_files("pp")
     if not files:
         sys.exit("no files (install the corpus or pass files)")
-    nbytes, t_ours = ours(files, a.rounds)
+    load0 = os.getloadavg()[0]
+    nbytes, t_ours, t_pure = ours(files, a.rounds)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     p = puppet(files, a.rounds)
+    load1 = os.getloadavg()[0]
     t_p = p["best_s"]
-    mbs_ours = nbytes / t_ours / 1e6
     mbs_p = p["bytes"] / t_p / 1e6
+    print("command: python3 " + " ".join(sys.argv))
     print(f"files: {len(files)}   bytes: {nbytes}   rounds: {a.rounds} (best of)")
-    print(f"{'':14}{'seconds':>10}{'MB/s':>10}")
-    print(f"{'puppet-xpp':14}{t_ours:10.3f}{mbs_ours:10.2f}")
-    print(f"{'Puppet 7':14}{t_p:10.3f}{mbs_p:10.2f}")
-    print(f"ratio (ours / Puppet): {mbs_ours / mbs_p:.2f}")
+    print(f"load average (1 min): {load0:.2f} before, {load1:.2f} after")
+    print(f"{'':30}{'seconds':>10}{'MB/s':>10}{'x Puppet':>10}")
+    rows = [
+        (f"puppet-xpp ({parser.ACCELERATOR})", t_ours),
+        ("puppet-xpp (Python)", t_pure),
+        ("Puppet 7", t_p),
+    ]
+    for name, t in rows:
+        mbs = (nbytes if name != "Puppet 7" else p["bytes"]) / t / 1e6
+        print(f"{name:30}{t:10.3f}{mbs:10.2f}{mbs / mbs_p:10.2f}")
+    print(f"ratio (ours / Puppet): {nbytes / t_ours / 1e6 / mbs_p:.2f}")
     print(f"peak RSS of the puppet-xpp process: {rss_mb:.0f} MB")
 
 
