@@ -449,6 +449,20 @@ SCENARIOS: dict[str, tuple[dict[str, str], bool]] = {
         },
         False,
     ),
+    "xppmix_reopen_if": (
+        {
+            "xppo/lib/puppet/type/xppmix_reopen_if.rb": """
+                Puppet::Type.newtype(:xppmix_reopen_if) do
+                  newparam(:name, namevar: true)
+                end
+
+                if Puppet::Util::Package.versioncmp(Puppet.version, '5.0.0') >= 0
+                  Puppet::Type.type(:xppmix_reopen_if).newparam(:recent)
+                end
+            """,
+        },
+        False,
+    ),
     "xppmix_rapi_merged": (
         {
             "xppl/lib/puppet/type/xppmix_rapi_merged.rb": """

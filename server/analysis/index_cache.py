@@ -122,9 +122,9 @@ def depends(path: str) -> str:
                     parts.append(f"{entry.name}:{entry.stat().st_mtime_ns}")
     except OSError:
         parts = ["-"]
-    from puppet_xpp.server.analysis.ruby_mixins import depends as helpers
+    from puppet_xpp.server.analysis.ruby_index import helper_files
 
-    parts.append(helpers(path))  # the helper files under its lib/ it may follow (puppet_x/, ...)
+    parts.append(helper_files(path))  # the helper files under its lib/ it may follow (puppet_x/, ...)
     return digest("\n".join(sorted(parts)).encode("utf-8", "surrogateescape"))
 
 

@@ -45,6 +45,29 @@ def kind_of_path(path: str) -> str | None:
     return None
 
 
+def helper_files(type_path: str) -> str:
+    """The files a type file's attributes may come from besides itself, as ``path:size:mtime`` lines:
+    every Ruby file under its module's ``lib/`` outside the API directories the index reads anyway
+    (``puppet/type``, ``puppet/provider``, ``puppet/functions``, ``puppet/parser``, ``facter``) -- where
+    helpers live (``puppet_x/``, ``puppet/util/``, ...).  The index cache re-reads the type when this
+    changes (server/analysis/index_cache.py's ``depends``)."""
+    lib = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(type_path))))
+    skip = {os.path.join(lib, "puppet", d) for d in ("type", "provider", "functions", "parser")}
+    skip.add(os.path.join(lib, "facter"))
+    lines: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(lib):
+        dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in skip)
+        for f in sorted(filenames):
+            if f.endswith(".rb"):
+                p = os.path.join(dirpath, f)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                lines.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(lines)
+
+
 def index_ruby_file(path: str, refused: list[str] | None = None) -> list[Sym]:
     """Index entries of one Ruby file ([] when unreadable or not an API file), read by the one
     source-reading rule (:func:`xpp.sources.read_bytes`: a FIFO, a device or a file over the size limit

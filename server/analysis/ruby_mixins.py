@@ -46,6 +46,7 @@ HARMLESS = frozenset(
 _LOOPS = frozenset(("each", "each_with_index", "each_pair", "each_key", "map", "collect", "each_entry"))
 _DYNAMIC = frozenset(("instance_eval", "class_eval", "class_exec", "module_eval", "instance_exec", "eval"))
 _SENDS = frozenset(("send", "public_send", "__send__"))
+_MIXINS = frozenset(("ensurable", "extend", "include"))
 _CONDITIONALS = frozenset(
     (
         "if unless if_modifier unless_modifier case case_match while until while_modifier until_modifier for "
@@ -194,6 +195,16 @@ def _top_calls(root: Node, skip: Node | None) -> list[Node]:
     return out
 
 
+def _conditional(n: Node) -> bool:
+    """Whether code at top level runs only under a condition (a branch, a loop, a rescue clause)."""
+    p = n.parent
+    while p is not None:
+        if p.type in _CONDITIONALS and p.type != "begin" or p.type in ("rescue", "ensure", "else", "when"):
+            return True
+        p = p.parent
+    return False
+
+
 def _walk(root: Node) -> Iterator[Node]:
     stack = [root]
     while stack:
@@ -322,6 +333,8 @@ class Follower:
         self.class_methods: dict[str, _Method] = {}
         self.active: set[int] = set()
         self.scanned: set[str] = set()
+        self.nesting: tuple[str, ...] = ()  # the module nesting of the code being followed (constants)
+        self.resolving: set[str] = set()
 
     @property
     def roots(self) -> list[str]:
@@ -451,7 +464,10 @@ class Follower:
                     if skip is not None or self.nearby(f.path):
                         self.top_level(f)
             elif self.is_this_type(call.child_by_field_name("receiver")):
-                self.statement(call, file, {}, (), 0, receiver_is_self=True)
+                if _conditional(call):
+                    self.open("the type re-opened under a condition")
+                else:
+                    self.statement(call, file, {}, (), 0, receiver_is_self=True)
 
     def nearby(self, path: str) -> bool:
         """Under the type file's own directory, or under a ``puppet_x`` directory."""
@@ -483,8 +499,12 @@ class Follower:
                 for m in b.named_children if b is not None else ():
                     if m.type == "method":
                         self.class_methods[text(m.child_by_field_name("name"))] = _Method(m, file, nesting)
-        for st in stmts:
-            self.statement(st, file, env, nesting, depth)
+        outer, self.nesting = self.nesting, nesting
+        try:
+            for st in stmts:
+                self.statement(st, file, env, nesting, depth)
+        finally:
+            self.nesting = outer
 
     def statement(
         self,
@@ -509,10 +529,10 @@ class Follower:
             if left is not None and left.type in ("identifier", "constant"):
                 env[text(left)] = self.value(right, env)
             if right is not None and right.type in ("call", "if", "case", "begin"):
-                self.probe(right, file, env, nesting, depth, "an attribute defined in an assignment")
+                self.probe([right], env, "an attribute defined in an assignment")
             return
         if t in _CONDITIONALS:
-            self.probe(st, file, env, nesting, depth, "attributes defined under a condition")
+            self.probe([st], env, "attributes defined under a condition")
             return
         if t == "parenthesized_statements":
             for c in st.named_children:
@@ -564,7 +584,7 @@ class Follower:
             return
         if m in ("extend", "include"):
             for a in arguments:
-                self.mixin(m, a, file, env, nesting, depth)
+                self.mixin(m, a, nesting, depth)
             return
         if m in _SENDS:
             target = _literal(arguments[0], env) if arguments else None
@@ -644,19 +664,30 @@ class Follower:
         finally:
             self.active.discard(key)
 
-    def mixin(
-        self, how: str, ref: Node, file: RubyFile, env: dict[str, Value], nesting: tuple[str, ...], depth: int
-    ) -> None:
-        name = text(ref).replace(" ", "")
+    def mixin_hooks(self, how: str, ref: Node) -> bool:
+        """Whether extending/including module ``ref`` may run code at once: it is not found (and not
+        Puppet's own), or it has an ``extended``/``included`` hook."""
+        name = text(ref).replace(" ", "").lstrip(":")
         if ref.type not in ("constant", "scope_resolution"):
-            self.open(f"{how} of a computed module")
-            return
-        mods = self.find_module(name, nesting)
+            return True
+        mods = self.find_module(name, self.nesting)
         if mods is None:
-            if not name.lstrip(":").startswith("Puppet::") and name.lstrip(":") not in (
-                "Comparable",
-                "Enumerable",
-            ):
+            return not name.startswith("Puppet::") and name not in ("Comparable", "Enumerable")
+        hook = "extended" if how == "extend" else "included"
+        return any(
+            (st.type == "singleton_method" and text(st.child_by_field_name("name")) == hook)
+            or (st.type == "call" and method_name(st) == hook)
+            for mod in mods
+            for st in mod.body
+        )
+
+    def mixin(self, how: str, ref: Node, nesting: tuple[str, ...], depth: int) -> None:
+        """``extend``/``include`` of module ``ref``: an extended module's methods become the type's class
+        methods; its ``extended``/``included`` hook runs with the type as its argument."""
+        name = text(ref).replace(" ", "").lstrip(":")
+        mods = self.find_module(name, nesting) if ref.type in ("constant", "scope_resolution") else None
+        if mods is None:
+            if self.mixin_hooks(how, ref):
                 self.open(f"{how} {name}, not found")
             return
         hook = "extended" if how == "extend" else "included"
@@ -666,28 +697,20 @@ class Follower:
                     self.class_methods[text(st.child_by_field_name("name"))] = _Method(
                         st, mod.file, mod.nesting
                     )
-                elif st.type == "singleton_method" and text(st.child_by_field_name("name")) == hook:
+                    continue
+                method = st.type == "singleton_method" and text(st.child_by_field_name("name")) == hook
+                concern = st.type == "call" and method_name(st) == hook and st.child_by_field_name("block")
+                if (method or concern) and depth >= MAX_DEPTH:
+                    self.open(f"{name} nested too deep")
+                elif method:
                     ps = st.child_by_field_name("parameters")
-                    pn = [
-                        text(p)
-                        for p in (ps.named_children if ps is not None else ())
-                        if p.type == "identifier"
-                    ]
-                    inner: dict[str, Value] = {pn[0]: SELF} if pn else {}
+                    first = ps.named_children[0] if ps is not None and ps.named_child_count else None
+                    inner: dict[str, Value] = {text(first): SELF} if first is not None else {}
                     body = st.child_by_field_name("body")
                     stmts = list(body.named_children) if body is not None else []
-                    if depth >= MAX_DEPTH:
-                        self.open(f"{name} nested too deep")
-                        continue
                     self.body(stmts, mod.file, inner, mod.nesting, depth + 1)
-                elif (
-                    st.type == "call"
-                    and method_name(st) == hook
-                    and st.child_by_field_name("block") is not None
-                ):
-                    self.body(
-                        block_body(st), mod.file, {}, mod.nesting, depth + 1
-                    )  # ActiveSupport::Concern style
+                elif concern:  # ActiveSupport::Concern's `included do ... end`
+                    self.body(block_body(st), mod.file, {}, mod.nesting, depth + 1)
 
     def loop(
         self,
@@ -704,9 +727,7 @@ class Follower:
         names = block_params(st)
         body = block_body(st)
         if not isinstance(items, tuple) or items is SELF:
-            self.probe_all(
-                body, file, env, nesting, depth, "attributes defined in a loop over computed values"
-            )
+            self.probe(body, env, "attributes defined in a loop over computed values")
             return
         pairs = _hash_items(recv) if recv.type == "hash" else None
         for k, item in enumerate(items):
@@ -722,46 +743,30 @@ class Follower:
             for c in body:
                 self.statement(c, file, inner, nesting, depth)
 
-    def probe(
-        self, st: Node, file: RubyFile, env: dict[str, Value], nesting: tuple[str, ...], depth: int, why: str
-    ) -> None:
-        self.probe_all([st], file, env, nesting, depth, why)
-
-    def probe_all(
-        self,
-        stmts: list[Node],
-        file: RubyFile,
-        env: dict[str, Value],
-        nesting: tuple[str, ...],
-        depth: int,
-        why: str,
-    ) -> None:
+    def probe(self, stmts: list[Node], env: dict[str, Value], why: str) -> None:
         """Code that may or may not run (a branch, a loop over unknown values): whatever it would define
         makes the type open instead of being counted."""
+        bodies = ("body_statement", "then", "else", "block_body", "begin")
         for st in stmts:
             for n in _walk(st):
-                if (
-                    n.type == "identifier"
-                    and n.parent is not None
-                    and n.parent.type in ("body_statement", "then", "else", "block_body", "begin")
-                ):
+                if n.type == "identifier" and n.parent is not None and n.parent.type in bodies:
                     m = text(n)
-                else:
-                    if n.type != "call":
-                        continue
+                elif n.type == "call":
                     recv = n.child_by_field_name("receiver")
                     if recv is not None and recv.type != "self" and not self.is_this_type(recv):
-                        continue
+                        if env.get(text(recv)) is not SELF:
+                            continue
                     m = method_name(n)
+                else:
+                    continue
                 if m in env:
                     continue
-                if (
-                    m in DEFINERS
-                    or m in ("ensurable", "extend", "include")
-                    or m in _SENDS
-                    or m in _DYNAMIC
-                    or m in self.class_methods
-                ):
+                if m in ("extend", "include") and n.type == "call":
+                    if any(self.mixin_hooks(m, a) for a in args(n)):
+                        self.open(why)
+                        return
+                    continue  # its methods, if called later, are calls of methods not found
+                if m in DEFINERS or m in _MIXINS or m in _SENDS or m in _DYNAMIC or m in self.class_methods:
                     self.open(why)
                     return
 
@@ -809,36 +814,52 @@ class Follower:
         ref = argument.named_children[0]
         if ref.type not in ("constant", "scope_resolution"):
             return None
-        owner, _, short = text(ref).lstrip(":").rpartition("::")
+        hit = self.assignment_of(text(ref), nesting)
+        if hit is None:
+            return None
+        right, f, inner = hit
+        if right.type != "call" or right.child_by_field_name("block") is None:
+            return None
+        made = text(right.child_by_field_name("receiver")) + "." + method_name(right)
+        if made.lstrip(".") in ("Proc.new", "proc", "lambda", "Kernel.proc", "Kernel.lambda"):
+            return block_body(right), f, inner
+        return None
+
+    def assignment_of(
+        self, ref: str, nesting: tuple[str, ...]
+    ) -> tuple[Node, RubyFile, tuple[str, ...]] | None:
+        """What constant ``ref`` is assigned, as Ruby finds it from ``nesting``: in the module its owner
+        names, else in the enclosing modules (innermost first), else at the top level of a file read."""
+        owner, _, short = ref.replace(" ", "").lstrip(":").rpartition("::")
         places: list[tuple[list[Node], RubyFile, tuple[str, ...]]] = []
         if owner:
-            for mod in self.find_module(owner, nesting) or []:
-                places.append((mod.body, mod.file, mod.nesting))
+            places += [(mod.body, mod.file, mod.nesting) for mod in self.find_module(owner, nesting) or []]
         else:
+            table = self.module_table()
+            for full in reversed(nesting):
+                places += [(mod.body, mod.file, mod.nesting) for mod in table.get(full, [])]
             places += [(list(f.root.named_children), f, ()) for f in self.loaded]
         for stmts, f, inner in places:
             for st in stmts:
-                if st.type != "assignment" or text(st.child_by_field_name("left")) != short:
-                    continue
-                right = st.child_by_field_name("right")
-                if right is None or right.type != "call" or right.child_by_field_name("block") is None:
-                    return None
-                made = text(right.child_by_field_name("receiver")) + "." + method_name(right)
-                if made.lstrip(".") in ("Proc.new", "proc", "lambda", "Kernel.proc", "Kernel.lambda"):
-                    return block_body(right), f, inner
-                return None
+                if st.type == "assignment" and text(st.child_by_field_name("left")) == short:
+                    right = st.child_by_field_name("right")
+                    return (right, f, inner) if right is not None else None
         return None
 
     def constant(self, name: str) -> Value:
-        """A constant assigned a literal list at the top of a file read, or in a module (None: unknown)."""
-        short = name.rsplit("::", 1)[-1]
-        for f in self.loaded:
-            for n in _walk(f.root):
-                if n.type == "assignment":
-                    left = n.child_by_field_name("left")
-                    if left is not None and left.type == "constant" and text(left) == short:
-                        return self.value(n.child_by_field_name("right"), {})
-        return None
+        """The literal list or name a constant is assigned (None: unknown, or not a literal)."""
+        if name in self.resolving:
+            return None
+        hit = self.assignment_of(name, self.nesting)
+        if hit is None:
+            return None
+        self.resolving.add(name)
+        outer, self.nesting = self.nesting, hit[2]
+        try:
+            return self.value(hit[0], {})
+        finally:
+            self.nesting = outer
+            self.resolving.discard(name)
 
 
 def _pairs(call: Node) -> dict[str, Node | None]:
@@ -870,26 +891,3 @@ def follow_type(type_name: str, newtype: Node, file: RubyFile) -> TypeCode:
     except Exception as error:  # never lose the type, nor the index, to one helper's odd shape
         follower.open(f"code not read ({type(error).__name__})")
         return follower.result
-
-
-def depends(type_path: str) -> str:
-    """The files a type file's attributes may come from besides itself, as ``path:size:mtime`` lines:
-    every Ruby file under its module's ``lib/`` outside the API directories the index reads anyway
-    (``puppet/type``, ``puppet/provider``, ``puppet/functions``, ``puppet/parser``, ``facter``) -- where
-    helpers live (``puppet_x/``, ``puppet/util/``, ...).  The index cache re-reads the type when this
-    changes (server/analysis/index_cache.py)."""
-    lib = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(type_path))))
-    skip = {os.path.join(lib, "puppet", d) for d in ("type", "provider", "functions", "parser")}
-    skip.add(os.path.join(lib, "facter"))
-    lines: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(lib):
-        dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in skip)
-        for f in sorted(filenames):
-            if f.endswith(".rb"):
-                p = os.path.join(dirpath, f)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                lines.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
-    return "\n".join(lines)
