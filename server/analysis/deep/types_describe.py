@@ -316,7 +316,24 @@ def _detailed_actual(e: types_model.PType | list[types_model.PType], a: types_mo
 def describe(expected: types_model.PType, actual: types_model.PType, path: Path) -> list[Mismatch]:
     if isinstance(expected, types_model.UnknownT):
         raise types_model.Unprovable(expected.text)
+    _check_resolved(expected)
     return _internal(expected.normalize(), expected, actual, path)
+
+
+def _check_resolved(t: types_model.PType) -> None:
+    """Puppet reports a type naming an alias it cannot resolve (``references an unresolved type``) before
+    any mismatch: such a type proves nothing here."""
+    seen: set[str] = set()
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, types_model.AliasT):
+            if x.alias_name in seen:
+                continue
+            seen.add(x.alias_name)
+            stack.append(x.resolved())  # (raises Unprovable when it does not resolve)
+        else:
+            stack.extend(types_model.children(x))
 
 
 def _internal(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextvars
 import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -813,15 +812,8 @@ def children(t: PType) -> list[PType]:
         return [x for x in (t.key, t.value) if x is not None]
     if isinstance(t, StructT):
         return [e.value for e in t.elements]
+    if isinstance(t, RuntimeT):
+        return [t.param] if t.param is not None else []
+    if isinstance(t, IterableT):
+        return [t.elem] if t.elem is not None else []
     return []
-
-
-def pattern_ok(pattern: str) -> bool:
-    """Whether a regexp's source is one we can run (types_regexp says)."""
-    from puppet_xpp.server.analysis.deep.types_regexp import translate
-
-    try:
-        translate(pattern)
-    except (Unprovable, re.error):
-        return False
-    return True

@@ -315,6 +315,10 @@ def _struct(h: ast.LiteralHash) -> types_model.StructT:
                     key = types_model.OptionalT(key)
             except types_model.Unprovable:
                 raise _Refused from None
+        if any(e.name == name for e in elements):
+            # a key given twice: Puppet 7 keeps the last value in the first place, Puppet 8 refuses the
+            # type (declared more than once): nothing to prove either way
+            raise _Refused
         elements.append(types_model.StructElement(name, key, vt))
     return types_model.StructT(tuple(elements))
 
