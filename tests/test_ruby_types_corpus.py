@@ -523,8 +523,10 @@ def test_types_built_through_mixins_match_puppet(name, mixin_modules, mixin_answ
     result = _compare({name: sym}, mixin_answers)
     assert result["mismatched"] == []
     assert result["closed_exact" if closed else "open_subset"] == [name]
-    if closed:  # the namevar too, as Puppet's key attributes
+    if closed:  # the namevar too, as Puppet's key attributes, and the allowed values
         assert sorted(a.name for a in sym.attrs if a.namevar) == sorted(mixin_answers[name]["namevars"])
+        real = {a: sorted(v["values"]) for a, v in mixin_answers[name]["attributes"].items()}
+        assert {a.name: sorted(v for v in a.values if not v.startswith("/")) for a in sym.attrs} == real
 
 
 def test_helper_not_found_makes_the_type_open(tmp_path):

@@ -167,6 +167,7 @@ _LITERALS = frozenset(
     ("simple_symbol", "delimited_symbol", "string", "regex", "integer", "float", "true", "false", "nil")
 )
 _ENUM = re.compile(r"^\s*Enum\[(.*)\]\s*$", re.S)
+_OPTIONAL = re.compile(r"^\s*Optional\[(.*)\]\s*$", re.S)
 
 
 class _Reader:
@@ -521,9 +522,10 @@ class _Reader:
             o = _pairs(v)
             typ = self.string(o.get("type")) or ""
             behaviour = ruby_mixins.name_of(o.get("behaviour")) or ""
-            m = _ENUM.match(typ)
+            inner = _OPTIONAL.sub(r"\1", typ)  # the Resource API reads Optional[T]'s values as T's
+            m = _ENUM.match(inner)
             vals = tuple(x.strip().strip("'\"") for x in m.group(1).split(",")) if m else ()
-            if not vals and typ == "Boolean":
+            if not vals and inner.strip() == "Boolean":
                 vals = ("true", "false")
             d = o.get("default")
             attrs.append(
