@@ -7,7 +7,8 @@ code we do not follow) ours must be a subset of Puppet's.  Checked on every type
 the core types of Puppet 7.23 and OpenVox 8 (``file`` gets most of its attributes from files it requires, which
 re-open it), and on modules written here for each way of building a type through mixins (``extend`` of a
 ``lib/puppet_x/`` helper, an ``included`` hook, a sibling module's helper, loops over literal lists, ``send``,
-re-openings, Resource API types) -- and for each way that cannot be followed (then open)."""
+re-openings, Resource API types) -- and for each way that cannot be followed (then open) -- those on Puppet
+7.23 and OpenVox 8 both."""
 
 from __future__ import annotations
 
@@ -499,8 +500,12 @@ def mixin_modules(tmp_path_factory) -> str:
     return root
 
 
-@pytest.fixture(scope="module")
-def mixin_answers(mixin_modules, oracle) -> dict:
+@pytest.fixture(scope="module", params=["7.23", "8"])
+def mixin_answers(request, mixin_modules) -> dict:
+    """Puppet 7.23's and OpenVox 8's answers for the scenarios' types."""
+    from tests.conformance.oracle import oracle_for
+
+    oracle = oracle_for(request.param)
     # the files' contents in the oracle cache's key (a later run may get the same temporary directory)
     files = sorted(os.path.join(mixin_modules, rel) for fs, _closed in SCENARIOS.values() for rel in fs)
     return oracle.call("ruby_api", modulepath=[mixin_modules], types=sorted(SCENARIOS), files=files)["types"]
