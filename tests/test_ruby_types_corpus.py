@@ -83,7 +83,11 @@ def _report(title: str, result: dict[str, list]) -> str:
 
 
 @pytest.mark.skipif(not CORPUS_ROOT.is_dir(), reason="no Debian module corpus")
-def test_every_corpus_type_matches_puppet(oracle, capsys):
+@pytest.mark.parametrize("puppet", ["7.23", "8"])
+def test_every_corpus_type_matches_puppet(puppet, capsys):
+    from tests.conformance.oracle import oracle_for
+
+    oracle = oracle_for(puppet)
     files = _type_files(str(CORPUS_ROOT))
     ours, none = _ours(files)
     stems = {os.path.basename(f)[:-3] for f in none}
@@ -96,7 +100,7 @@ def test_every_corpus_type_matches_puppet(oracle, capsys):
     assert lost == []
     result = _compare(ours, theirs)
     with capsys.disabled():
-        print("\n" + _report(f"corpus types ({len(files)} files)", result))
+        print("\n" + _report(f"corpus types ({len(files)} files), Puppet {puppet}", result))
     assert result["mismatched"] == []
     assert len(result["closed_exact"]) + len(result["open_subset"]) >= 65
     assert len(result["skipped"]) <= 3
