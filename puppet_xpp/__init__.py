@@ -26,3 +26,36 @@ def user_cache_dir(*parts: str) -> str:
 
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "puppet-xpp", *parts)
+
+
+def open_cache_dir(directory: str, create: bool) -> int | None:
+    """A descriptor of the cache directory ``directory`` (made 0700 with its parents when ``create``), or
+    None when it is absent, a link, not a directory, not ours, or cannot be made private.  A cache's
+    files are then opened and replaced relative to it (``dir_fd``), never through a link, so a cache
+    is never read from or written to a place another user prepared."""
+    import os
+    import stat
+
+    if create:
+        try:
+            os.makedirs(os.path.dirname(directory), mode=0o700, exist_ok=True)
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            return None
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        os.close(fd)
+        return None
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        try:
+            os.fchmod(fd, 0o700)
+        except OSError:
+            os.close(fd)
+            return None
+    return fd

@@ -283,33 +283,10 @@ class IndexCache:
 
     def _open_dir(self, create: bool) -> int | None:
         """A descriptor of the cache directory (made 0700 when ``create``), None when it is absent, a
-        link, not a directory, or not ours."""
-        d = self.directory
-        if d is None:
-            return None
-        if create:
-            try:
-                os.makedirs(os.path.dirname(d), mode=0o700, exist_ok=True)
-                os.mkdir(d, 0o700)
-            except FileExistsError:
-                pass
-            except OSError:
-                return None
-        try:
-            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return None
-        st = os.fstat(fd)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
-            os.close(fd)
-            return None
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            try:
-                os.fchmod(fd, 0o700)
-            except OSError:
-                os.close(fd)
-                return None
-        return fd
+        link, not a directory, or not ours (:func:`puppet_xpp.open_cache_dir`, every cache's rule)."""
+        from puppet_xpp import open_cache_dir
+
+        return None if self.directory is None else open_cache_dir(self.directory, create)
 
     def load(self) -> None:
         """Read the cache file; anything doubtful leaves ``old`` empty (and says why in ``ignored``)."""

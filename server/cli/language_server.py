@@ -30,7 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Serve with the options this command line read (the server reads no command line of its own)."""
+    """Serve with the options this command line read (the server reads no command line of its own).  On
+    stdio, the start-up front answers first (server/lsp/startup.py: ``initialize`` within a few tens of
+    milliseconds while the server loads)."""
+    if args.tcp is None:
+        from puppet_xpp.server.lsp import startup
+
+        return startup.serve_stdio(verbose=args.verbose)
     from puppet_xpp.server.lsp import server
 
     return server.serve(args.tcp, verbose=args.verbose)

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -21,6 +21,9 @@ from pygls.lsp.server import LanguageServer
 from puppet_xpp import __version__
 from puppet_xpp.server.lsp import guard, publish
 from puppet_xpp.server.lsp.session import Session
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.lsp.startup import Handoff
 
 log = logging.getLogger("puppet-xpp.lsp")
 T = TypeVar("T")
@@ -58,8 +61,12 @@ class PuppetServer(LanguageServer):
 
     # -- transport (server.lsp.guard) ---------------------------------------------------------------
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """stdio with bounded header lines and pygls' reader replaced by :func:`guard.read_messages`."""
+    def start_io(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, handoff: Handoff | None = None
+    ) -> None:
+        """stdio with bounded header lines and pygls' reader replaced by :func:`guard.read_messages`.
+        After the start-up front (server/lsp/startup.py), ``stdin`` gives again what it read and the
+        answers to the requests it answered are dropped (``handoff``)."""
         from pygls.io_ import StdinAsyncReader, StdoutWriter
 
         class Bounded(StdinAsyncReader):
@@ -68,7 +75,12 @@ class PuppetServer(LanguageServer):
 
         self._stop_event = threading.Event()
         reader = Bounded(stdin or sys.stdin.buffer, self.thread_pool)
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        writer: Any = StdoutWriter(stdout or sys.stdout.buffer)
+        if handoff is not None:
+            from puppet_xpp.server.lsp.startup import AnsweredFilter
+
+            writer = AnsweredFilter(writer, handoff)
+        self.protocol.set_writer(writer)
 
         async def serve() -> None:
             try:

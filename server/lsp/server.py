@@ -19,12 +19,15 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 
 from puppet_xpp.server.lsp import custom, deep, documents, indexing, language, lint, references
 from puppet_xpp.server.lsp.language_server import PuppetServer
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.lsp.startup import Handoff
 
 log = logging.getLogger("puppet-xpp.lsp")
 
@@ -115,8 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     return serve(tcp)
 
 
-def serve(tcp: tuple[str, int] | None = None, verbose: bool = False) -> int:
-    """Serve on stdio (or on the TCP address ``tcp``) until the client leaves; the exit status."""
+def serve(
+    tcp: tuple[str, int] | None = None,
+    verbose: bool = False,
+    handoff: Handoff | None = None,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> int:
+    """Serve on stdio (or on the TCP address ``tcp``) until the client leaves; the exit status.  After
+    the start-up front (server/lsp/startup.py): ``handoff`` is what it leaves, ``stdin`` the client's
+    stream with the bytes it read given again."""
     if verbose:
         logging.basicConfig(level=logging.DEBUG)
     server = create_server()
@@ -124,7 +135,7 @@ def serve(tcp: tuple[str, int] | None = None, verbose: bool = False) -> int:
         if tcp is not None:
             server.start_tcp(*tcp)
         else:
-            server.start_io()
+            server.start_io(stdin, stdout, handoff)
     finally:
         server.worker.shutdown(wait=False, cancel_futures=True)
     code = getattr(server.protocol, "exit_code", None)

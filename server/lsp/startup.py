@@ -1,0 +1,627 @@
+"""Start-up of the language server on stdio: a front that answers the first messages while the server's
+heavy part (lsprotocol's ~1,000 classes, pygls, the handlers: ~0.7 s of CPU) is imported on a thread.
+
+Why: an editor waits for ``initialize``'s answer before it sends anything else, and shows nothing of a
+file until its first diagnostics.  Importing ``lsprotocol.types`` alone costs ~0.4 s, so the server
+that pygls runs cannot answer in 300 ms; this front, which imports neither, does:
+
+* ``initialize`` is answered with the result pygls gave the last time a client with the same capabilities
+  started this same build of the server (kept in the user's cache directory, :class:`AnswerCache`: the
+  result depends only on the code -- the handlers registered, their options -- and on the client's
+  capabilities, e.g. the position encoding).  Nothing known (the first start after an install, another
+  editor): the front does not answer and pygls does, once it is loaded, as before -- and its answer is
+  kept for the next start;
+* ``textDocument/didOpen`` of a Puppet manifest or template, after that early answer: its parse and
+  validation diagnostics are published at once, computed by the very pieces the server uses
+  (server/analysis/document.py, workspace.py's settings and check configuration); a document the
+  server would treat otherwise (binary content, lone CRs, more diagnostics than one publish shows,
+  not Puppet) is left to the server;
+* ``shutdown`` is answered and ``exit`` ends the process (0 after ``shutdown``, else 1, as the server);
+* everything else waits.
+
+Then the handoff (:func:`serve_stdio`): every byte read from the client is given again to the server's
+reader (server/lsp/guard.py's framing) before the rest of the stream, so pygls handles every message
+exactly as if it had read it itself -- pygls' converters stay the one place where messages are built
+once the server runs; its answers to the requests the front already answered are dropped
+(:class:`Handoff`), the ``initialize`` one after being compared with what the front sent (kept for the
+next start when they differ).  Re-analysing the documents opened meanwhile publishes the same
+diagnostics again, for the same version, with lint's to follow as usual.
+
+The front reads only well-formed frames (``Content-Length`` headers); anything else stops its reading
+of messages, and the server, whose reader handles broken clients, gets it all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import select
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, cast
+
+__all__ = ["AnswerCache", "Front", "Handoff", "Replayed", "fingerprint", "serve_stdio"]
+
+log = logging.getLogger("puppet-xpp.lsp")
+
+FORMAT = "puppet-xpp-startup"
+SCHEMA = 1
+# the environment variable naming the directory of the start-up cache (off, none, 0, false: none)
+ENV = "PUPPET_XPP_STARTUP_CACHE"
+OFF = frozenset({"off", "none", "0", "false", "no"})
+CACHE_NAME = "initialize.json"
+# initialize answers kept (one per set of client capabilities: editors, their versions)
+KEEP_ANSWERS = 16
+# the most the front reads before the handoff: the rest stays in the pipe for the server's reader
+MAX_FRONT_BYTES = 16 * 1024 * 1024
+MAX_CACHE_BYTES = 4 * 1024 * 1024
+
+# what the diagnostics the front publishes need, imported first by the loader
+FRONT_MODULES = (
+    "puppet_xpp.server.analysis.workspace",
+    "puppet_xpp.server.analysis.document",
+    "puppet_xpp.grammar.incremental",
+    "puppet_xpp.server.analysis.filekinds",
+    "puppet_xpp.server.lsp.text",
+)
+SERVER_MODULE = "puppet_xpp.server.lsp.server"
+# a manifest touching the usual paths of the parser and validator (the warm-up)
+WARM_UP = (
+    "class warm_up(String $a = 'x') {\n  file { \"/tmp/${a}\": ensure => file }\n  notice([1, {b => 2}])\n}\n"
+)
+# how long the loader waits for the front's first diagnostics before loading the server anyway (s)
+FRONT_WAIT = 0.25
+
+Json = dict[str, Any]
+
+
+# ----------------------------------------------------------------------------------------------- the cache
+
+
+def cache_dir() -> str | None:
+    """Where the start-up cache lives, None when turned off (``PUPPET_XPP_STARTUP_CACHE``)."""
+    env = os.environ.get(ENV)
+    if env is not None:
+        if not env.strip() or env.strip().lower() in OFF:
+            return None
+        return os.path.abspath(os.path.expanduser(env))
+    from puppet_xpp import user_cache_dir
+
+    return user_cache_dir("startup")
+
+
+def _package_files(directory: str, recursive: bool = True) -> list[str]:
+    out: list[str] = []
+    for base, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__") if recursive else []
+        out.extend(os.path.join(base, f) for f in sorted(files) if f.endswith(".py"))
+    return out
+
+
+def fingerprint() -> str:
+    """This build of the server, as far as ``initialize``'s answer goes: Python's version, puppet-xpp's,
+    and the size and modification time of every module of the language server and its analysis, and
+    of pygls, lsprotocol, cattrs and attrs (which build and encode the answer); the analysis's
+    subpackages (the deep checks) are left out: nothing of theirs is in the answer.  A stat of each file,
+    no import: a few milliseconds."""
+    import importlib.util
+
+    from puppet_xpp import __version__
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = [
+        *_package_files(here, False),
+        *_package_files(os.path.join(os.path.dirname(here), "analysis"), False),
+    ]
+    dirs = []
+    for name in ("pygls", "lsprotocol", "cattrs", "attrs", "attr"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        dirs.extend(locations or [f"?{name}"])
+    parts = [f"python={sys.version}", f"puppet-xpp={__version__}"]
+    for f in [*files, *(f for d in dirs for f in _package_files(d))]:
+        try:
+            st = os.stat(f)
+            parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{f}:?")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def capabilities_key(capabilities: Any) -> str:
+    """The key of a client's capabilities (their canonical JSON)."""
+    text = json.dumps(capabilities, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class AnswerCache:
+    """The ``initialize`` results pygls gave, by client capabilities, for one build (:func:`fingerprint`).
+    One small JSON file in the cache directory, read and replaced relative to the directory
+    (:func:`puppet_xpp.open_cache_dir`; temporary file + rename), so two servers starting at once leave
+    one whole file; anything doubtful in it (another build's, damaged) is no answer."""
+
+    def __init__(self, directory: str | None, build: str) -> None:
+        self.directory = directory
+        self.build = build
+        self.answers: dict[str, Json] = {}
+
+    @classmethod
+    def open(cls, directory: str | None = None) -> AnswerCache:
+        d = directory if directory is not None else cache_dir()
+        cache = cls(d, fingerprint() if d is not None else "")
+        cache.load()
+        return cache
+
+    def load(self) -> None:
+        from puppet_xpp import open_cache_dir
+
+        if self.directory is None:
+            return
+        dfd = open_cache_dir(self.directory, create=False)
+        if dfd is None:
+            return
+        try:
+            fd = os.open(CACHE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+            with os.fdopen(fd, "rb") as f:
+                data = f.read(MAX_CACHE_BYTES + 1)
+            doc = json.loads(data) if len(data) <= MAX_CACHE_BYTES else None
+        except (OSError, ValueError):
+            return
+        finally:
+            os.close(dfd)
+        if (
+            type(doc) is dict
+            and doc.get("format") == FORMAT
+            and doc.get("schema") == SCHEMA
+            and doc.get("build") == self.build
+            and type(doc.get("answers")) is dict
+        ):
+            self.answers = {k: v for k, v in doc["answers"].items() if type(k) is str and type(v) is dict}
+
+    def get(self, capabilities: Any) -> Json | None:
+        return self.answers.get(capabilities_key(capabilities))
+
+    def put(self, capabilities: Any, result: Json) -> bool:
+        """Keep ``result`` for ``capabilities`` (the last :data:`KEEP_ANSWERS` sets); False when not written."""
+        from puppet_xpp import open_cache_dir
+        from puppet_xpp.xpp.compile.writes import replace_at
+
+        if self.directory is None:
+            return False
+        key = capabilities_key(capabilities)
+        self.answers.pop(key, None)
+        self.answers[key] = result
+        while len(self.answers) > KEEP_ANSWERS:
+            del self.answers[next(iter(self.answers))]
+        doc = {"format": FORMAT, "schema": SCHEMA, "build": self.build, "answers": self.answers}
+        dfd = open_cache_dir(self.directory, create=True)
+        if dfd is None:
+            return False
+        try:
+            replace_at(dfd, CACHE_NAME, json.dumps(doc).encode(), lambda fd: os.fchmod(fd, 0o600))
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(dfd)
+
+
+# ----------------------------------------------------------------------------------------------- the front
+
+
+def _optional(value: Any, *types: type) -> bool:
+    return value is None or (type(value) in types)
+
+
+def plausible_initialize(params: Any) -> bool:
+    """Whether pygls will build ``initialize``'s params (the front answers only then; the capabilities
+    themselves are checked by the cache: a set pygls once answered).  Anything else is left to pygls,
+    which answers an error where it must."""
+    if type(params) is not dict or type(params.get("capabilities")) is not dict:
+        return False
+    folders = params.get("workspaceFolders")
+    if folders is not None and not (
+        type(folders) is list
+        and all(type(f) is dict and type(f.get("uri")) is str and type(f.get("name")) is str for f in folders)
+    ):
+        return False
+    info = params.get("clientInfo")
+    if info is not None and not (
+        type(info) is dict and type(info.get("name")) is str and _optional(info.get("version"), str)
+    ):
+        return False
+    return (
+        _optional(params.get("processId"), int)
+        and _optional(params.get("rootUri"), str)
+        and _optional(params.get("rootPath"), str)
+        and _optional(params.get("locale"), str)
+        and _optional(params.get("workDoneToken"), int, str)
+        and params.get("trace") in (None, "off", "messages", "verbose")
+    )
+
+
+def diagnostic_json(d: Any) -> Json:
+    """One :class:`server.analysis.document.LspDiagnostic` as the protocol carries it (the form pygls
+    gives lsp/convert.py's ``diagnostic``: fields without a value left out)."""
+    out: Json = {
+        "range": {
+            "start": {"line": d.start[0], "character": d.start[1]},
+            "end": {"line": d.end[0], "character": d.end[1]},
+        },
+        "severity": d.severity,
+        "code": d.code,
+        "source": d.source,
+        "message": d.message,
+    }
+    if d.deprecated:
+        out["tags"] = [2]  # DiagnosticTag.Deprecated
+    return out
+
+
+def first_diagnostics(params: Any, init: Json, encoding: str) -> Json | None:
+    """The ``publishDiagnostics`` params of a ``didOpen`` (``params``) after ``initialize`` (``init``):
+    the document's parse and validation diagnostics, as the server's first publish of it has them, or
+    None when the server is to say (see the module docstring)."""
+    from puppet_xpp.server.analysis import filekinds
+    from puppet_xpp.server.analysis.document import Document, path_of_uri, to_lsp_diagnostics
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
+    from puppet_xpp.server.lsp import text
+
+    td = params.get("textDocument") if type(params) is dict else None
+    if type(td) is not dict:
+        return None
+    uri, source, version, language = td.get("uri"), td.get("text"), td.get("version"), td.get("languageId")
+    if (
+        type(uri) is not str
+        or type(source) is not str
+        or type(version) is not int
+        or type(language) is not str
+    ):
+        return None
+    if filekinds.kind_of(uri, language) not in (filekinds.PUPPET, filekinds.EPP):
+        return None
+    roots = [path_of_uri(f["uri"]) for f in init.get("workspaceFolders") or []]
+    if not roots and init.get("rootUri"):
+        roots = [path_of_uri(init["rootUri"])]
+    root = next((r for r in roots if r), None)
+    settings = Settings.from_dict(init.get("initializationOptions") or {}, Settings(), root)
+    doc = Document(
+        uri, text.clean_surrogates(source), version, check_config_for(path_of_uri(uri), settings), encoding
+    )
+    if text.binary_reason(doc.data) is not None or text.has_lone_cr_bytes(doc.data):
+        return None
+    diags = to_lsp_diagnostics(doc.analysis())
+    if len(diags) > text.MAX_DIAGNOSTICS:
+        return None
+    return {"uri": uri, "version": version, "diagnostics": [diagnostic_json(d) for d in diags]}
+
+
+@dataclass
+class Handoff:
+    """What the front leaves the server: the bytes read (given again to its reader), the requests the
+    front answered (the server's answers to them are dropped), ``initialize``'s id and params, and what
+    the front answered it with (None: nothing, pygls answers)."""
+
+    prefix: bytes = b""
+    answered: set[Any] = field(default_factory=set)
+    initialize_id: Any = None
+    initialize_params: Json | None = None
+    initialize_result: Json | None = None
+    cache: AnswerCache | None = None
+
+
+class Front:
+    """The front: reads the client's frames from ``fd_in`` until ``ready`` (a pipe the loader writes to
+    once the server is imported), answering what it can on ``out``."""
+
+    def __init__(
+        self,
+        fd_in: int,
+        out: BinaryIO,
+        ready_fd: int,
+        cache: Callable[[], AnswerCache],
+        idle: threading.Event | None = None,
+    ) -> None:
+        self.idle = idle or threading.Event()  # set: the front has nothing more to do soon
+        self.fd_in = fd_in
+        self.out = out
+        self.ready_fd = ready_fd
+        self.open_cache = cache
+        self.raw = bytearray()
+        self.pos = 0  # how far ``raw`` has been read as frames
+        self.lost = False  # a frame the front does not read: the rest is the server's reader's
+        self.eof = False
+        self.shutdown = False
+        self.pending = 0  # requests read and not answered by the front (the server answers them)
+        self.handoff = Handoff()
+        self.encoding = "utf-16"
+
+    # -- output
+
+    def send(self, msg: Json) -> None:
+        body = json.dumps(msg, separators=(",", ":")).encode()
+        self.out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.out.flush()
+
+    # -- the loop
+
+    def run(self) -> int | None:
+        """Serve until the server is ready (None), or until the client's ``exit`` when nothing it asked
+        is left unanswered (the status).  A client gone is the server's to see (the messages before
+        may have asked for work: an ``.xpp`` written on save)."""
+        while True:
+            want = [self.ready_fd]
+            if not self.eof and len(self.raw) < MAX_FRONT_BYTES:
+                want.append(self.fd_in)
+            readable, _, _ = select.select(want, [], [])
+            if self.ready_fd in readable:
+                self.handoff.prefix = bytes(self.raw)
+                return None
+            try:
+                chunk = os.read(self.fd_in, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.eof = True
+                continue
+            self.raw += chunk
+            while not self.lost:
+                msg = self.next_message()
+                if msg is None:
+                    break
+                status = self.handle(msg)
+                if status is not None:
+                    return status
+            if self.lost or self.shutdown:
+                self.idle.set()
+
+    def next_message(self) -> Any:
+        """The next whole frame's message (None: not all there yet, or not one the front reads)."""
+        end = self.raw.find(b"\r\n\r\n", self.pos)
+        if end < 0:
+            if len(self.raw) - self.pos > 4096:
+                self.lost = True
+            return None
+        length = None
+        for line in bytes(self.raw[self.pos : end]).split(b"\r\n"):
+            name, sep, value = line.partition(b":")
+            if not sep:
+                self.lost = True
+                return None
+            if name.strip().lower() == b"content-length":
+                v = value.strip()
+                if not v.isdigit() or length is not None:
+                    self.lost = True
+                    return None
+                length = int(v)
+        if length is None or length <= 0:
+            self.lost = True
+            return None
+        if end + 4 + length > len(self.raw):
+            return None
+        body = bytes(self.raw[end + 4 : end + 4 + length])
+        self.pos = end + 4 + length
+        try:
+            msg = json.loads(body)
+        except ValueError:
+            self.lost = True
+            return None
+        if type(msg) is not dict or type(msg.get("method")) is not str:
+            self.lost = True  # (a response, a batch: the server's)
+            return None
+        return msg
+
+    def handle(self, msg: Json) -> int | None:
+        """One message: answered, acted on, or left to the server; the exit status on ``exit``."""
+        method = msg["method"]
+        params = msg.get("params")
+        msg_id = msg.get("id")
+        hand = self.handoff
+        if "id" in msg:
+            if type(msg_id) not in (int, str):
+                self.lost = True  # (the server's reader answers what it makes of it)
+                return None
+            self.pending += 1
+        if method == "exit" and "id" not in msg:
+            if self.pending == 0:
+                return 0 if self.shutdown else 1
+            self.lost = True  # requests not answered yet: the server answers them, then exits
+            return None
+        if self.shutdown:
+            return None  # (the server answers what follows a shutdown: an error)
+        if method == "initialize" and "id" in msg and hand.initialize_id is None:
+            hand.initialize_id = msg_id
+            if not plausible_initialize(params):
+                self.idle.set()
+            else:
+                assert type(params) is dict
+                hand.initialize_params = params
+                cache = hand.cache = self.open_cache()
+                result = cache.get(params["capabilities"])
+                if result is None:
+                    self.idle.set()  # (nothing for the front to do: pygls answers)
+                else:
+                    self.answer(msg_id, result)
+                    hand.initialize_result = result
+                    enc = (result.get("capabilities") or {}).get("positionEncoding")
+                    self.encoding = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
+            return None
+        if method == "shutdown" and "id" in msg and hand.initialize_result is not None and self.pending == 1:
+            self.answer(msg_id, None)
+            self.shutdown = True
+            return None
+        if method == "textDocument/didOpen" and hand.initialize_result is not None and hand.initialize_params:
+            try:
+                publish = first_diagnostics(params, hand.initialize_params, self.encoding)
+            except Exception:  # never the front's to fail: the server analyses it again
+                log.exception("puppet-xpp: early diagnostics failed")
+                publish = None
+            if publish is not None:
+                self.send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": publish})
+            self.idle.set()
+        return None
+
+    def answer(self, msg_id: Any, result: Any) -> None:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
+        self.handoff.answered.add(msg_id)
+        self.pending -= 1
+
+
+# ----------------------------------------------------------------------------------------------- the server's side
+
+
+class Replayed:
+    """The client's stream as the server's reader sees it: the bytes the front read, then the rest."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self.prefix = prefix
+        self.at = 0
+        self.stream = stream
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self.at < len(self.prefix):
+            stop = len(self.prefix) if limit < 0 else min(len(self.prefix), self.at + limit)
+            nl = self.prefix.find(b"\n", self.at, stop)
+            end = stop if nl < 0 else nl + 1
+            line = self.prefix[self.at : end]
+            self.at = end
+            if nl >= 0 or (limit >= 0 and len(line) >= limit):
+                return line
+            return line + self.stream.readline(-1 if limit < 0 else limit - len(line))
+        return self.stream.readline(limit)
+
+    def read(self, n: int = -1) -> bytes:
+        if self.at < len(self.prefix):
+            part = self.prefix[self.at :] if n < 0 else self.prefix[self.at : self.at + n]
+            self.at += len(part)
+            if n < 0:
+                return part + self.stream.read()
+            if len(part) < n:
+                return part + self.stream.read(n - len(part))
+            return part
+        return self.stream.read(n)
+
+
+class AnsweredFilter:
+    """The server's writer, dropping its answers to the requests the front answered; ``initialize``'s is
+    compared with the front's first and kept in the cache when it differs (or the front had none)."""
+
+    def __init__(self, writer: Any, hand: Handoff) -> None:
+        self.writer = writer
+        self.hand = hand
+        self.watch = set(hand.answered)
+        if hand.initialize_id is not None and hand.initialize_params is not None:
+            self.watch.add(hand.initialize_id)
+
+    def write(self, data: bytes) -> None:
+        if self.watch:
+            msg = _body(data)
+            if type(msg) is dict and "method" not in msg and msg.get("id") in self.watch:
+                self.watch.discard(msg["id"])
+                self.seen_answer(msg)
+                if msg["id"] in self.hand.answered:
+                    return
+        self.writer.write(data)
+
+    def close(self) -> Any:
+        return self.writer.close()
+
+    def seen_answer(self, msg: Json) -> None:
+        hand = self.hand
+        if msg["id"] != hand.initialize_id or hand.cache is None or hand.initialize_params is None:
+            return
+        result = msg.get("result")
+        if type(result) is not dict:
+            if hand.initialize_result is not None:
+                log.error(
+                    "puppet-xpp: initialize answered early, but the server refused it: %s", msg.get("error")
+                )
+            return
+        if result != hand.initialize_result:
+            if hand.initialize_result is not None:
+                log.error(
+                    "puppet-xpp: the early initialize answer differed from the server's (kept for next time)"
+                )
+            hand.cache.put(hand.initialize_params["capabilities"], result)
+
+
+def _body(data: bytes) -> Any:
+    head, sep, body = data.partition(b"\r\n\r\n")
+    try:
+        return json.loads(body if sep else head)
+    except ValueError:
+        return None
+
+
+# ----------------------------------------------------------------------------------------------- start
+
+
+def warm_up() -> None:
+    """The first parse's one-time costs (the parser's tables, the rule plans), paid on a small manifest
+    before the client's first document needs them."""
+    from puppet_xpp.server.analysis.document import Document
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
+
+    Document("file:///warm-up.pp", WARM_UP, 0, check_config_for(None, Settings())).analysis()
+
+
+def load_server(done: Callable[[], None], failed: list[BaseException], front_idle: threading.Event) -> None:
+    """The loader thread: what the front's diagnostics need (warmed up), then -- once the front has
+    published its first diagnostics, or :data:`FRONT_WAIT` seconds later -- the whole server; ``done``
+    is called either way.  (One interpreter lock: the server's imports would halve the front's speed.)"""
+    import importlib
+
+    try:
+        for name in FRONT_MODULES:
+            importlib.import_module(name)
+        try:
+            warm_up()
+        except Exception:  # (a parse bug: the front's own analysis fails too and leaves it to the server)
+            log.exception("puppet-xpp: warm-up parse failed")
+        front_idle.wait(FRONT_WAIT)
+        importlib.import_module(SERVER_MODULE)
+    except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
+        failed.append(e)
+    finally:
+        done()
+
+
+def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Serve on stdio: the front until the server is loaded, then the server; the exit status."""
+    if verbose:
+        logging.basicConfig(level=logging.DEBUG)
+    t0 = time.perf_counter()
+    inp = stdin or sys.stdin.buffer
+    out = stdout or sys.stdout.buffer
+    ready_r, ready_w = os.pipe()
+    failed: list[BaseException] = []
+    front_idle = threading.Event()
+    loader = threading.Thread(
+        target=load_server,
+        args=(lambda: os.write(ready_w, b"."), failed, front_idle),
+        name="puppet-load",
+        daemon=True,
+    )
+    loader.start()
+    front = Front(inp.fileno(), out, ready_r, AnswerCache.open, front_idle)
+    status = front.run()
+    if status is not None:
+        out.flush()
+        logging.shutdown()
+        os._exit(status)  # (the loader may hold the import lock: nothing waits for it)
+    loader.join()
+    os.close(ready_r)
+    os.close(ready_w)
+    from puppet_xpp.server.lsp import server
+
+    log.debug("puppet-xpp: server loaded %.3f s after start", time.perf_counter() - t0)
+    replayed = cast(BinaryIO, Replayed(front.handoff.prefix, inp))  # (what the reader uses of a stream)
+    return server.serve(None, handoff=front.handoff, stdin=replayed, stdout=out)
