@@ -11,6 +11,9 @@ import os
 import re
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.ruby_index import index_ruby_file
@@ -196,3 +199,118 @@ def test_broken_ruby_never_raises():
         )
         for s in index_ruby_source(data, f, kind_of_path(f)):
             assert s.name and s.path == f
+
+
+# ------------------------------------------------------------------------- types built through mixins, in the server
+
+
+@pytest.fixture(scope="module")
+def mixin_workspace(tmp_path_factory):
+    """An environment whose module path holds two of tests/test_ruby_types_corpus.py's scenarios: a type
+    whose attributes come from a lib/puppet_x/ helper it extends (closed) and one defining attributes in a
+    loop over a range (open)."""
+    import textwrap
+
+    from tests.test_ruby_types_corpus import SCENARIOS
+
+    root = tmp_path_factory.mktemp("mixins")
+    (root / "production/manifests").mkdir(parents=True)
+    (root / "production/environment.conf").write_text("modulepath = modules\n")
+    for name in ("xppmix_extend", "xppmix_range"):
+        for rel, text in SCENARIOS[name][0].items():
+            p = root / "production/modules" / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text).lstrip())
+    return str(root)
+
+
+@pytest.fixture(scope="module")
+def mixin_puppet(mixin_workspace, oracle):
+    """Puppet's attributes of the two types (the ruby_api op loads them from the same files)."""
+    modules = os.path.join(mixin_workspace, "production/modules")
+    files = sorted(glob.glob(os.path.join(modules, "*", "lib", "**", "*.rb"), recursive=True))
+    answer = oracle.call(
+        "ruby_api", modulepath=[modules], types=["xppmix_extend", "xppmix_range"], files=files
+    )
+    return answer["types"]
+
+
+def _mixin_client():
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    server = [
+        sys.executable,
+        "-c",
+        "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())",
+    ]
+
+    @pytest_lsp.fixture(
+        config=ClientServerConfig(server_command=server, server_env={"PYTHONPATH": repo}), scope="module"
+    )
+    async def client(lsp_client: LanguageClient, mixin_workspace):  # (injected by its type)
+        import asyncio
+
+        env = "file://" + os.path.join(mixin_workspace, "production")
+        await lsp_client.initialize_session(
+            types.InitializeParams(
+                capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+                root_uri=env,
+                workspace_folders=[types.WorkspaceFolder(uri=env, name="production")],
+            )
+        )
+        for _ in range(600):
+            if any("indexed" in m.message for m in lsp_client.log_messages):
+                break
+            await asyncio.sleep(0.05)
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
+
+
+mixin_client = _mixin_client()
+MANIFEST = (
+    "xppmix_extend { 'a':\n  alpha => 1,\n  bogus => 2,\n  \n}\nxppmix_range { 'b':\n  slot2 => 1,\n}\n"
+)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_server_completes_and_checks_mixin_types_as_puppet_loads_them(
+    mixin_client, mixin_workspace, mixin_puppet
+):
+    """Through the workspace index: completion in the closed type's body offers exactly Puppet's attributes
+    (those from the helper included) and the metaparameters; the deep checks report the parameter Puppet
+    does not have on the closed type, and nothing on the open type, whose `slot2` Puppet has."""
+    from puppet_xpp.server.analysis.deep.codes import DEEP_SOURCE
+    from tests.lsp.publishes import mark, open_file, published
+
+    client = mixin_client
+    assert "error" not in mixin_puppet["xppmix_extend"] and "error" not in mixin_puppet["xppmix_range"]
+    assert "slot2" in mixin_puppet["xppmix_range"]["attributes"]
+    m = mark(client)
+    uri = open_file(client, mixin_workspace, "production/manifests/site.pp", MANIFEST)
+    res = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=2)
+        )
+    )
+    items = res.items if hasattr(res, "items") else res
+    offered = {i.label for i in items}
+    metaparameters = set(builtins.metaparameters())
+    assert offered - metaparameters - {"alpha"} == set(mixin_puppet["xppmix_extend"]["attributes"]) - {
+        "alpha"
+    }
+
+    import asyncio
+
+    deep: list = []
+    for _ in range(400):  # the deep findings come with the publish once the index is complete
+        for p in published(client)[m:]:
+            if p.uri == uri:
+                deep = [d for d in p.diagnostics if d.source == DEEP_SOURCE]
+        if deep:
+            break
+        await asyncio.sleep(0.05)
+    # (at the line Puppet reports it: the resource's)
+    assert [("'bogus'" in d.message, "slot2" in d.message) for d in deep] == [(True, False)]
