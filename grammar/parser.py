@@ -19,10 +19,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from lark import Lark
-from lark.lexer import Lexer as _LarkLexer
-from lark.parsers.lalr_analysis import Shift
-
 from . import ast
 from .build import Builder
 from .issues import Diagnostic
@@ -35,14 +31,6 @@ MAX_STACK = 6000  # LR stack depth; deeper nesting gets PARSE_TOO_DEEP instead o
 MAX_DEPTH = (
     2000  # AST nesting depth (e.g. a chain of 10,000 `+`); every consumer of the AST must cope with it
 )
-
-
-class _NoLexer(_LarkLexer):
-    def __init__(self, conf: Any) -> None:
-        pass
-
-    def lex(self, data: Any, parser_state: Any = None) -> Any:  # pragma: no cover - lark never lexes for us
-        return iter(data)
 
 
 class EndToken:
@@ -74,27 +62,10 @@ class Tables:
     """
 
     def __init__(self) -> None:
-        lk = Lark.open(GRAMMAR_FILE, parser="lalr", lexer=_NoLexer, cache=_cache_path())
-        table = lk.parser.parser.parser.parse_table
-        rule_index: dict[Any, int] = {}
-        rules: list[tuple[str, int, str]] = []
-        nstates = max(table.states) + 1
-        self.actions: list[dict[str, int]] = [dict() for _ in range(nstates)]
-        self.gotos: list[dict[str, int]] = [dict() for _ in range(nstates)]
-        for st, row in table.states.items():
-            acts, gotos = self.actions[st], self.gotos[st]
-            for sym, (action, arg) in row.items():
-                if action is Shift:
-                    if sym.isupper() or sym == "$END":
-                        acts[sym] = arg
-                    else:
-                        gotos[sym] = arg
-                else:
-                    k = rule_index.get(arg)
-                    if k is None:
-                        k = rule_index[arg] = len(rules)
-                        rules.append(((arg.alias or arg.origin.name), len(arg.expansion), arg.origin.name))
-                    acts[sym] = -k - 1
+        data = _load_tables()
+        self.actions: list[dict[str, int]] = data["actions"]
+        self.gotos: list[dict[str, int]] = data["gotos"]
+        rules: list[tuple[str, int, str]] = data["rules"]
         self.rules = rules
         # racc (Puppet's parser generator) reduces by a state's default rule (its most frequent reduce)
         # on any lookahead it has no entry for, and only then reports the error. Reductions have side
@@ -112,8 +83,8 @@ class Tables:
             self.default_reduce.append(max(counts, key=lambda k: (counts[k], k)) if counts else None)
             only = set(acts.values())
             self.only_reduce.append(only.pop() if len(only) == 1 and min(only) < 0 else None)
-        self.start = table.start_states["start"]
-        self.end = table.end_states["start"]
+        self.start: int = data["start"]
+        self.end: int = data["end"]
         self.goto_stmts = self.gotos[self.start].get("stmts")
         self.goto_statements = self.gotos[self.start].get("statements")
         # states just after a statement list (`statements: stmts .`): racc's default reduction there
@@ -121,19 +92,126 @@ class Tables:
         self.after_stmts = frozenset(g["stmts"] for g in self.gotos if "stmts" in g)
 
 
-def _cache_path() -> Any:
-    from puppet_xpp import user_cache_dir
+def _lark_tables() -> dict[str, Any]:
+    """lark's LALR(1) tables for grammar/puppet.lark, as plain lists, dicts, strings and ints (see Tables)."""
+    from lark import Lark
+    from lark.lexer import Lexer as LarkLexer
+    from lark.parsers.lalr_analysis import Shift
 
-    d = user_cache_dir()
-    try:
-        os.makedirs(d, exist_ok=True)
-        with open(GRAMMAR_FILE, "rb") as f:
-            import hashlib
+    class NoLexer(LarkLexer):
+        def __init__(self, conf: Any) -> None:
+            pass
 
-            h = hashlib.sha256(f.read()).hexdigest()[:16]
-        return os.path.join(d, f"lark-{h}.cache")
-    except OSError:
+        def lex(self, data: Any, parser_state: Any = None) -> Any:  # pragma: no cover - never lexes for us
+            return iter(data)
+
+    lk = Lark.open(GRAMMAR_FILE, parser="lalr", lexer=NoLexer)
+    table = lk.parser.parser.parser.parse_table
+    rule_index: dict[Any, int] = {}
+    rules: list[tuple[str, int, str]] = []
+    nstates = max(table.states) + 1
+    actions: list[dict[str, int]] = [dict() for _ in range(nstates)]
+    gotos: list[dict[str, int]] = [dict() for _ in range(nstates)]
+    for st, row in table.states.items():
+        acts, goto = actions[st], gotos[st]
+        for name, (action, arg) in row.items():
+            sym = str(name)  # (lark's names may be str subclasses: plain strings, for marshal)
+            if action is Shift:
+                if sym.isupper() or sym == "$END":
+                    acts[sym] = arg
+                else:
+                    goto[sym] = arg
+            else:
+                k = rule_index.get(arg)
+                if k is None:
+                    k = rule_index[arg] = len(rules)
+                    rules.append(
+                        (str(arg.alias or arg.origin.name), len(arg.expansion), str(arg.origin.name))
+                    )
+                acts[sym] = -k - 1
+    return {
+        "actions": actions,
+        "gotos": gotos,
+        "rules": rules,
+        "start": table.start_states["start"],
+        "end": table.end_states["start"],
+    }
+
+
+# the form of the cached tables (a change to _lark_tables' output changes it)
+TABLES_FORMAT = 1
+
+
+def _valid_tables(data: Any) -> bool:
+    """Whether ``data`` (read from a cache file) has the shape _lark_tables gives."""
+    if not isinstance(data, dict) or data.get("format") != TABLES_FORMAT:
         return False
+    actions, gotos, rules = data.get("actions"), data.get("gotos"), data.get("rules")
+    if not (isinstance(actions, list) and isinstance(gotos, list) and isinstance(rules, list)):
+        return False
+    n = len(actions)
+    if not n or len(gotos) != n or not all(isinstance(x, dict) for x in actions + gotos):
+        return False
+    if not all(isinstance(r, tuple) and len(r) == 3 for r in rules):
+        return False
+    for row in actions:
+        for v in row.values():
+            if not isinstance(v, int) or v >= n or -v - 1 >= len(rules):
+                return False
+    for row in gotos:
+        if not all(isinstance(v, int) and 0 <= v < n for v in row.values()):
+            return False
+    return all(isinstance(data.get(k), int) and 0 <= data[k] < n for k in ("start", "end"))
+
+
+def _load_tables() -> dict[str, Any]:
+    """The converted tables, from the user's cache (``tables-<digest of the grammar>.marshal``) or made by
+    lark and cached: reading and checking them takes ~10 ms, where importing lark and loading its own
+    cache of the parser took ~80 ms of every process's start.  The tables are a function of the grammar
+    (lark's LALR(1) construction is deterministic).  The cache is every cache's rule
+    (:func:`puppet_xpp.open_cache_dir`: our own private directory, files opened relative to it, never
+    through a link); a damaged or foreign file is ignored and written again (temporary file + rename)."""
+    import hashlib
+    import marshal
+
+    from puppet_xpp import open_cache_dir, user_cache_dir
+
+    with open(GRAMMAR_FILE, "rb") as f:
+        digest = hashlib.sha256(f.read() + b"\0%d" % TABLES_FORMAT).hexdigest()[:16]
+    name = f"tables-{digest}.marshal"
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    dfd = open_cache_dir(user_cache_dir(), create=False)
+    if dfd is not None:
+        try:
+            fd = os.open(name, flags, dir_fd=dfd)
+            with os.fdopen(fd, "rb") as f:
+                data = marshal.loads(f.read())
+            if _valid_tables(data):
+                return cast(dict[str, Any], data)
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+        finally:
+            os.close(dfd)
+    data = dict(_lark_tables(), format=TABLES_FORMAT)
+    dfd = open_cache_dir(user_cache_dir(), create=True)
+    if dfd is None:
+        return data
+    tmp = f".{name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd
+        )
+        with os.fdopen(fd, "wb") as f:
+            f.write(marshal.dumps(data))
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+    finally:
+        os.close(dfd)
+    return data
 
 
 _TABLES: Tables | None = None
