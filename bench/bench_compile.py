@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """``puppet-xpp --compile`` of a whole environment next to ``puppet parser validate`` of the same files.
 
-    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--no-puppet]
+    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--copies N] [--no-puppet]
 
 Builds a temporary environment whose ``environment.conf`` puts the module corpus (default
-/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  Then, in each of N rounds
+/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  With ``--copies N`` (default
+2) the modulepath also holds N - 1 copies of every module of the corpus, renamed ``<module>_copyK`` (their
+classes keep their names, so both tools report the same unacceptable locations in them): the corpus twice
+is ~1,650 manifests, the size of the environments of issue 31 (~1,900).  Then, in each of N rounds
 (default 3), one after the other so that every round sees the same machine (the first two in
 alternate order from round to round):
 
@@ -143,6 +146,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="--jobs for the compile (default: cores)")
     ap.add_argument("--modulepath", default="/usr/share/puppet/modules")
+    ap.add_argument("--copies", type=int, default=2, help="the corpus this many times (default 2)")
     ap.add_argument("--no-puppet", action="store_true")
     ap.add_argument("--in-process", metavar="ENV", help=argparse.SUPPRESS)  # (the helper run below)
     ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # (its tree stays)
@@ -163,12 +167,26 @@ def main(argv=None) -> int:
         compileall.compile_dir(os.path.join(REPO, pkg), quiet=1)
 
     work = tempfile.mkdtemp(prefix="bench-compile-")
+    modulepath = [ns.modulepath]
+    if ns.copies > 1:
+        copies = os.path.join(work, "copies")
+        modulepath.append(copies)
+        for k in range(2, ns.copies + 1):
+            for name in sorted(os.listdir(ns.modulepath)):
+                src = os.path.join(ns.modulepath, name)
+                if os.path.isdir(src):
+                    shutil.copytree(
+                        src,
+                        os.path.join(copies, f"{name}_copy{k}"),
+                        symlinks=False,
+                        ignore_dangling_symlinks=True,
+                    )
 
     def make_env(name: str) -> str:
         env = os.path.join(work, name)
         os.makedirs(os.path.join(env, "manifests"))
         with open(os.path.join(env, "environment.conf"), "w") as f:
-            f.write(f"modulepath = {ns.modulepath}\n")
+            f.write(f"modulepath = {os.pathsep.join(modulepath)}\n")
         with open(os.path.join(env, "manifests", "site.pp"), "w") as f:
             f.write("node default {\n  include apache\n}\n")
         return env
@@ -190,8 +208,9 @@ def main(argv=None) -> int:
             files = [x["path"] for x in json.load(f)["environments"][0]["files"]]
         nbytes = sum(os.path.getsize(x) for x in files)
         puppet_cmd = ["puppet", "parser", "validate", "--environmentpath", work, "--environment", "benchenv"]
+        print("command: python3 " + " ".join([os.path.relpath(__file__, REPO)] + (argv or sys.argv[1:])))
         print(
-            f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {ns.modulepath}; "
+            f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {os.pathsep.join(modulepath)}; "
             f"{os.cpu_count()} cores; --jobs {ns.jobs or 'default (cores)'}; {ns.rounds} rounds"
         )
         print(
