@@ -1,16 +1,18 @@
 """Which attributes a Ruby resource type defines, followed statically through the code it calls (issue 30,
 item 2): ``extend``/``include`` of modules under the module's (or a sibling module's) ``lib/`` -- typically
-``lib/puppet_x/`` -- and the helper methods they define, ``require``/``require_relative`` of files that
-re-open the type (``Puppet::Type.type(:file).newproperty(:owner)``), loops over literal lists and hashes
-(``[:a, :b].each do |n| newparam(n) ... end``, ``%i[...]``, a constant bound to one), a helper's literal
-arguments bound to its parameters, ``send`` with a literal method name.  Ruby is never run.
+``lib/puppet_x/`` -- with their ``extended``/``included`` hooks and the helper methods they define,
+``require``/``require_relative`` of files that re-open the type (``Puppet::Type.type(:file).newproperty``),
+loops over literal lists and hashes (``[:a, :b].each do |n| newparam(n) ... end``, ``%i[...]``, a constant
+bound to one), a helper's literal arguments bound to its parameters, ``send`` of a literal method name,
+``class_eval do ... end`` and ``instance_eval(&PROC_CONSTANT)``.  Ruby is never run.
 
 What cannot be followed makes the type **open** (its attribute set is then a lower bound, and no
-unknown-parameter finding is made for it): a computed attribute name, a call at class level to a method
-that is not found, ``send`` of a computed name, ``class_eval``/``instance_eval``, a loop over something that
-is not a literal list when its body defines attributes, attributes defined under a condition, ``self``
-handed to other code, a ``newtype`` with a ``:parent``, a module extended or included that is not found
-(Puppet's own ``Puppet::`` modules excepted: they define no attributes).
+unknown-parameter finding is made for it): a computed attribute name, a call at class level of a method
+that is not found, ``send`` of a computed name, ``eval`` or an ``instance_eval`` of unknown code, a loop over
+something that is not a literal list when its body defines attributes, attributes defined (or the type
+re-opened) under a condition, ``self`` handed to other code, a ``newtype`` with a ``:parent``, a module
+extended or included that is not found (Puppet's own ``Puppet::`` modules excepted: they define no
+attributes), a conditional ``extend``/``include`` of a module with a hook.
 
 Bounded: helper calls nest at most :data:`MAX_DEPTH` deep, at most :data:`MAX_FILES` files are read per
 type, and a method already being followed is not followed again (recursion makes the type open).  Each
