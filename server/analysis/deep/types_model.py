@@ -12,6 +12,7 @@ translate) raises :class:`Unprovable` instead of guessing.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -483,7 +484,7 @@ class ArrayT(PType):
         return f"Array[{', '.join(parts)}]" if parts else "Array"
 
     def normalize(self) -> PType:
-        if self.elem is None or isinstance(self.elem, AnyT) and self.size is None:
+        if self.elem is None or isinstance(self.elem, AnyT):  # (Puppet's: the size goes too)
             return ArrayT()
         return ArrayT(self.elem.normalize(), self.size)
 
@@ -589,11 +590,20 @@ class HashT(PType):
 
 @dataclass(frozen=True, slots=True)
 class StructElement:
-    """One entry: its key type (``String`` of the name, ``Optional[...]`` or ``NotUndef[...]`` of it)."""
+    """One entry: its name, its key as declared (``String`` of the name, ``Optional[...]`` or
+    ``NotUndef[...]`` of it) and its value type.  ``auto``: a plain name, which Puppet makes optional when
+    the value type accepts undef -- decided when asked, so that an alias in the value is resolved then."""
 
     name: str
-    key: PType
+    declared_key: PType
     value: PType
+    auto: bool = False
+
+    @property
+    def key(self) -> PType:
+        if self.auto and self.value.accepts_undef():
+            return OptionalT(self.declared_key)
+        return self.declared_key
 
     def optional(self) -> bool:
         return isinstance(self.key, OptionalT)
@@ -639,7 +649,7 @@ class StructT(PType):
         return "Struct[{" + ", ".join(parts) + "}]"
 
     def normalize(self) -> PType:
-        return StructT(tuple(StructElement(e.name, e.key, e.value.normalize()) for e in self.elements))
+        return StructT(tuple(dataclasses.replace(e, value=e.value.normalize()) for e in self.elements))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ whether one type is assignable to another -- decided exactly where the assigned 
 
 from __future__ import annotations
 
+import dataclasses
+
 from puppet_xpp.server.analysis.deep.types_model import (
     DEFAULT_VALUE,
     INF,
@@ -169,6 +171,10 @@ def _merge_numbers(cls: type[IntegerT] | type[FloatT], types: list[PType]) -> li
 
 def _merge_range(a: IntegerT | FloatT, b: IntegerT | FloatT) -> IntegerT | FloatT | None:
     intersect = not (a.hi < b.lo or b.hi < a.lo)
+    if intersect and isinstance(a, FloatT) and (b.lo == -INF or b.hi == INF):
+        # Puppet's Float merge compares with the other range's open bound (nil) and fails: its error
+        # is not a type mismatch
+        raise Unprovable("Float merge")
     adjacent = isinstance(a, IntegerT) and (a.hi + 1 == b.lo or b.hi + 1 == a.lo)
     if intersect or adjacent:
         return type(a)(min(a.lo, b.lo), max(a.hi, b.hi))
@@ -264,7 +270,7 @@ def generalize(t: PType) -> PType:
     if isinstance(t, TupleT):
         return TupleT(tuple(generalize(x) for x in t.types), t.size)
     if isinstance(t, StructT):
-        return StructT(tuple(StructElement(e.name, e.key, generalize(e.value)) for e in t.elements))
+        return StructT(tuple(dataclasses.replace(e, value=generalize(e.value)) for e in t.elements))
     if isinstance(t, HashT) and not t.empty_range():
         return HashT(generalize(t.key or AnyT()), generalize(t.value or AnyT()))
     if isinstance(t, VariantT):

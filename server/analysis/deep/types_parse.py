@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep import types_model
+from puppet_xpp.server.analysis.deep.types_normal import maybe_create
 
 
 class _Refused(Exception):
@@ -225,8 +226,8 @@ def _access(name: str, keys: list[ast.Expression]) -> types_model.PType:
             raise _Refused
         inner = _type_param(keys[0], strings=True)
         return types_model.OptionalT(inner) if key == "optional" else types_model.NotUndefT(inner)
-    if key == "variant":
-        return types_model.VariantT(tuple(_type_param(k) for k in keys))
+    if key == "variant":  # (as Puppet's TypeFactory makes it: nested Variants flattened, repeats dropped)
+        return maybe_create([_type_param(k) for k in keys])
     if key == "array":
         first = _type_param_or_none(keys[0])
         if first is None:
@@ -310,16 +311,12 @@ def _struct(h: ast.LiteralHash) -> types_model.StructT:
             if not isinstance(name, str) or not name:
                 raise _Refused
             key = types_model.StringT(value=name)
-            try:
-                if vt.accepts_undef():
-                    key = types_model.OptionalT(key)
-            except types_model.Unprovable:
-                raise _Refused from None
         if any(e.name == name for e in elements):
             # a key given twice: Puppet 7 keeps the last value in the first place, Puppet 8 refuses the
             # type (declared more than once): nothing to prove either way
             raise _Refused
-        elements.append(types_model.StructElement(name, key, vt))
+        plain = isinstance(key, types_model.StringT)  # (optional or not once aliases resolve)
+        elements.append(types_model.StructElement(name, key, vt, auto=plain))
     return types_model.StructT(tuple(elements))
 
 
