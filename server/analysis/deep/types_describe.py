@@ -6,6 +6,7 @@ Puppet's own error for the same value."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from puppet_xpp.server.analysis.deep import types_model
@@ -36,14 +37,10 @@ class Mismatch:
         return tuple(p for p in self.path if p[0] != "variant")
 
     def chop(self, index: int) -> Mismatch:
+        """This mismatch without the path element at ``index`` (a merged Variant's position)."""
         if index >= len(self.path):
             return self
-        copy = self.copy()
-        copy.path = self.path[:index] + self.path[index + 1 :]
-        return copy
-
-    def copy(self) -> Mismatch:
-        raise NotImplementedError
+        return dataclasses.replace(self, path=self.path[:index] + self.path[index + 1 :])
 
     def position(self) -> str:
         return (" " + " ".join(_element_text(k, v) for k, v in self.path)) if self.path else ""
@@ -59,9 +56,6 @@ class KeyMismatch(Mismatch):
     key: str = ""
     words: str = "expects a value for key"
 
-    def copy(self) -> Mismatch:
-        return KeyMismatch(self.path, self.key, self.words)
-
     def text(self) -> str:
         return f"{self.position()} {self.words} '{self.key}'"
 
@@ -70,9 +64,6 @@ class KeyMismatch(Mismatch):
 class SizeMismatch(Mismatch):
     expected: types_model.IntegerT = field(default_factory=types_model.IntegerT)
     actual: types_model.IntegerT = field(default_factory=types_model.IntegerT)
-
-    def copy(self) -> Mismatch:
-        return SizeMismatch(self.path, self.expected, self.actual)
 
     def merge(self, path: Path, o: Mismatch) -> Mismatch:
         assert isinstance(o, SizeMismatch)
@@ -104,9 +95,6 @@ class TypeMismatch(Mismatch):
     def __post_init__(self) -> None:
         self.expected = self.expected.normalize()
         self.actual = self.actual.normalize()
-
-    def copy(self) -> Mismatch:
-        return type(self)(self.path, self.expected, self.actual)
 
     def merge(self, path: Path, o: Mismatch) -> Mismatch:
         assert isinstance(o, TypeMismatch)
