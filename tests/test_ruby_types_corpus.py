@@ -437,18 +437,38 @@ SCENARIOS: dict[str, tuple[dict[str, str], bool]] = {
                   module Xppk
                     class Installer
                       def self.install(type)
+                        type.ensurable
+                        type.define_singleton_method(:title_patterns) { [[/(.*)/m, [[:name]]]] }
                         type.newparam(:installed_by_helper)
+                        type.newparam(:name)
+                      end
+
+                      def install(type)
+                        type.newparam(:installed_by_an_instance)
                       end
                     end
                   end
                 end
             """,
             "xppk/lib/puppet/type/xppmix_handed.rb": """
-                require 'puppet_x/xppk/installer'
+                require File.join(File.dirname(__FILE__), '..', '..', 'puppet_x/xppk/installer')
 
                 Puppet::Type.newtype(:xppmix_handed) do
-                  newparam(:name, namevar: true)
+                  newparam(:path, namevar: true)
                   PuppetX::Xppk::Installer.install(self)
+                end
+            """,
+        },
+        True,
+    ),
+    "xppmix_handed_away": (
+        {
+            "xppp/lib/puppet/type/xppmix_handed_away.rb": """
+                require 'puppet_x/xppk/installer'
+
+                Puppet::Type.newtype(:xppmix_handed_away) do
+                  newparam(:name, namevar: true)
+                  PuppetX::Xppk::Installer.new.install(self)
                 end
             """,
         },

@@ -425,10 +425,9 @@ class _Reader:
                 attrs.append(at)
             else:  # a re-definition replaces the attribute (Puppet keeps the last class of that name)
                 attrs[known] = at
-        if attrs and not any(x.namevar for x in attrs):
-            for x in attrs:
-                if x.name == "name" and x.kind == "param":
-                    x.namevar = True
+        for x in attrs:  # Puppet's key attributes: the namevars and a parameter called name, always
+            if x.name == "name" and x.kind == "param":
+                x.namevar = True
         if not any(x.name == "provider" for x in attrs) and self._has_providers(name):
             attrs.append(Attr("provider", "param"))
         anchor = call.child_by_field_name("method") or call

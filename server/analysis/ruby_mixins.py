@@ -39,7 +39,7 @@ DEFINERS = frozenset(("newparam", "newproperty", "newcheck"))
 HARMLESS = frozenset(
     (
         "desc doc feature autorequire autobefore autonotify autosubscribe validate newmetaparam "
-        "apply_to_device apply_to_host apply_to_all attr_accessor attr_reader attr_writer private public "
+        "apply_to_device apply_to_host apply_to_all define_singleton_method attr_accessor attr_reader attr_writer private public "
         "protected private_class_method public_class_method module_function alias_method define_method raise "
         "fail warn puts p require require_relative lambda proc defaultprovider providify suppress_defaults? "
         "freeze"
@@ -552,14 +552,14 @@ class Follower:
                 receiver_is_self = True
         if recv is not None and not receiver_is_self:
             if m in _LOOPS and st.child_by_field_name("block") is not None:
-                self.loop(st, recv, file, env, nesting, depth)
+                self.loop(st, file, env, nesting, depth)
                 return
-            if any(
-                a.type == "self" or env.get(text(a)) is SELF
-                for a in args(st)
-                if a.type in ("self", "identifier")
-            ):
-                self.open(f"the type handed to {text(recv)}.{m}")
+            if any(self.value(a, env) is SELF for a in args(st) if a.type in ("self", "identifier")):
+                helper = self.module_method(recv, m, nesting)  # PuppetX::M::Type.clone_type(self)
+                if helper is not None:
+                    self.call_method(helper, args(st), env, depth)
+                else:
+                    self.open(f"the type handed to {text(recv)}.{m}")
             return
         self.invoke(m, st, args(st), file, env, nesting, depth)
 
@@ -666,6 +666,16 @@ class Follower:
         finally:
             self.active.discard(key)
 
+    def module_method(self, recv: Node, name: str, nesting: tuple[str, ...]) -> _Method | None:
+        """The ``def self.<name>`` of the module ``recv`` names (None: not found)."""
+        if recv.type not in ("constant", "scope_resolution"):
+            return None
+        for mod in self.find_module(text(recv).replace(" ", ""), nesting) or []:
+            for st in mod.body:
+                if st.type == "singleton_method" and text(st.child_by_field_name("name")) == name:
+                    return _Method(st, mod.file, mod.nesting)
+        return None
+
     def mixin_hooks(self, how: str, ref: Node) -> bool:
         """Whether extending/including module ``ref`` may run code at once: it is not found (and not
         Puppet's own), or it has an ``extended``/``included`` hook."""
@@ -715,23 +725,18 @@ class Follower:
                     self.body(block_body(st), mod.file, {}, mod.nesting, depth + 1)
 
     def loop(
-        self,
-        st: Node,
-        recv: Node,
-        file: RubyFile,
-        env: dict[str, Value],
-        nesting: tuple[str, ...],
-        depth: int,
+        self, st: Node, file: RubyFile, env: dict[str, Value], nesting: tuple[str, ...], depth: int
     ) -> None:
         """``<list>.each do |x| ... end`` at class level: the body once per element of a literal list (or
         key of a literal hash); over anything else, the body must define nothing."""
+        recv = st.child_by_field_name("receiver")
         items = self.value(recv, env)
         names = block_params(st)
         body = block_body(st)
         if not isinstance(items, tuple) or items is SELF:
             self.probe(body, env, "attributes defined in a loop over computed values")
             return
-        pairs = _hash_items(recv) if recv.type == "hash" else None
+        pairs = _hash_items(recv) if recv is not None and recv.type == "hash" else None
         for k, item in enumerate(items):
             inner = dict(env)
             if names:
