@@ -190,7 +190,9 @@ def _dec_sym(x: tuple[Any, ...], path: str) -> Sym:
     )
 
 
-def _dec_entry(x: tuple[Any, ...], path: str) -> Entry:
+def decode_entry(x: tuple[Any, ...], path: str) -> Entry:
+    """An :class:`Entry` of ``path`` from its record (:func:`encode_entry`: the cache file's records, and
+    what an indexing worker process sends back, server/analysis/index_pool.py)."""
     size, mtime_ns, dig, racy, deps, syms, refs = x
     if type(size) is not int or type(mtime_ns) is not int or type(dig) is not str:
         raise Foreign("a record of another shape")
@@ -207,13 +209,33 @@ def _dec_entry(x: tuple[Any, ...], path: str) -> Entry:
     )
 
 
-def _enc_entry(e: Entry) -> tuple[Any, ...]:
+def encode_entry(e: Entry) -> tuple[Any, ...]:
+    """The record of an entry: plain tuples (marshal and pickle both carry them)."""
     refs = (
         tuple((r.key, r.start, r.end, r.role, r.text, r.owner) for r in e.refs)
         if e.refs is not None
         else None
     )
     return (e.size, e.mtime_ns, e.digest, e.racy, e.deps, tuple(_enc_sym(s) for s in e.syms), refs)
+
+
+def fresh_entry(
+    path: str,
+    data: bytes,
+    st: os.stat_result,
+    hooks: Sequence[ParsedHook] = (),
+    refs: RefIndex | None = None,
+    known: tuple[str, str, bool] | None = None,
+) -> Entry:
+    """The entry of ``path`` indexed from ``data`` (its bytes, read with the stat ``st``): ``hooks`` get
+    the parse; the references recorded are those ``refs`` got from them.  ``known``: the (digest,
+    dependencies, racy) already computed."""
+    dig, deps, racy = known or (digest(data), depends(path), time.time_ns() - st.st_mtime_ns < RACY_NS)
+    before = refs.by_path.get(path) if refs is not None else None
+    syms = index_data(path, data, None, hooks)
+    got = refs.by_path.get(path) if refs is not None else None
+    file_refs = got if got is not None and got is not before else None
+    return Entry(st.st_size, st.st_mtime_ns, dig, racy, deps, syms, file_refs)
 
 
 # ----------------------------------------------------------------------------------------------- the cache
@@ -334,7 +356,7 @@ class IndexCache:
         if type(files) is not dict:
             raise Foreign("not an index cache")
         try:
-            return {p: _dec_entry(x, p) for p, x in files.items() if type(p) is str}
+            return {p: decode_entry(x, p) for p, x in files.items() if type(p) is str}
         except (TypeError, ValueError) as e:
             raise Foreign("a record of another shape") from e
 
@@ -344,7 +366,7 @@ class IndexCache:
 
         if not self.enabled:
             return False
-        body = marshal.dumps({p: _enc_entry(e) for p, e in sorted(self.new.items())})
+        body = marshal.dumps({p: encode_entry(e) for p, e in sorted(self.new.items())})
         header = {
             "format": FORMAT,
             "schema": SCHEMA,
@@ -416,12 +438,21 @@ class IndexCache:
             self.hits += 1
             return e.syms, e.refs, True
         self.misses += 1
-        before = refs.by_path.get(path) if refs is not None else None
-        syms = index_data(path, raw.data, None, hooks)
-        got = refs.by_path.get(path) if refs is not None else None
-        file_refs = got if got is not None and got is not before else None
-        self.new[path] = Entry(st.st_size, st.st_mtime_ns, dig, racy, deps, syms, file_refs)
-        return syms, file_refs, False
+        e = fresh_entry(path, raw.data, st, hooks, refs, (dig, deps, racy))
+        self.new[path] = e
+        return e.syms, e.refs, False
+
+    def take(self, path: str, e: Entry) -> bool:
+        """Record ``e``, made elsewhere from the file's bytes (an indexing worker process); True when the
+        cache had the same (digest, size, dependencies): counted as from the cache, as :meth:`index` does."""
+        old = self.old.get(path)
+        same = old is not None and (old.digest, old.size, old.deps) == (e.digest, e.size, e.deps)
+        self.new[path] = e
+        if same:
+            self.hits += 1
+        else:
+            self.misses += 1
+        return same
 
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lsprotocol import types
 
+from puppet_xpp.server.analysis import index_pool
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
-from puppet_xpp.server.analysis.index_cache import Entry, IndexCache
+from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, decode_entry
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import Session
@@ -85,29 +86,48 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
             token = None
     t0 = time.perf_counter()
     last = 0.0
-    found: dict[str, Entry] = {}
-    for k, path in enumerate(files):
-        if k % CHUNK == 0:  # the files whose stat matches their cached entry, a chunk at a time
-            found = await ls.on_worker(lookup_chunk, cache, files[k : k + CHUNK], session.open_paths())
-        state.done += 1
-        if path in session.open_paths():
-            continue
-        hit = found.get(path)
-        if hit is not None:
-            session.index.set_file(path, hit.syms)
-            if hit.refs is not None:
-                session.refs.set_file(path, hit.refs)
-        else:
-            await reindex(ls, path, cache)
+    before = state.done
+
+    def report() -> None:
+        nonlocal last
         now = time.perf_counter()
         if token and now - last > 0.2:
             last = now
+            done = min(state.done - before, len(files))
             ls.work_done_progress.report(
                 token,
                 types.WorkDoneProgressReport(
-                    message=f"{k + 1}/{len(files)} files", percentage=int(100 * (k + 1) / max(1, len(files)))
+                    message=f"{done}/{len(files)} files", percentage=int(100 * done / max(1, len(files)))
                 ),
             )
+
+    # the files whose stat matches their cached entry, a chunk at a time; the others are indexed after
+    misses: list[str] = []
+    for k in range(0, len(files), CHUNK):
+        part = files[k : k + CHUNK]
+        found = await ls.on_worker(lookup_chunk, cache, part, session.open_paths())
+        opened = session.open_paths()
+        for path in part:
+            hit = found.get(path)
+            if path in opened:
+                state.done += 1
+            elif hit is not None:
+                state.done += 1
+                session.index.set_file(path, hit.syms)
+                if hit.refs is not None:
+                    session.refs.set_file(path, hit.refs)
+            else:
+                misses.append(path)
+        report()
+    # the rest: in worker processes when it pays (server/analysis/index_pool.py), else here
+    n = index_pool.workers() if len(misses) >= index_pool.MIN_FILES else 0
+    if n and len(session.parsed_hooks) == 1:  # (a hook beyond the reference index's needs the parse here)
+        misses = await index_in_pool(ls, cache, misses, n, report)
+    for path in misses:
+        state.done += 1
+        if path not in session.open_paths():
+            await reindex(ls, path, cache)
+        report()
     if token:
         ls.work_done_progress.end(
             token,
@@ -120,6 +140,55 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
         f" ({cache.hits} from the index cache)"
     )
     return cache
+
+
+async def index_in_pool(
+    ls: PuppetServer, cache: IndexCache, paths: list[str], n: int, report: Callable[[], None]
+) -> list[str]:
+    """Index ``paths`` in ``n`` worker processes, merging each chunk as it comes (what the reference
+    index's hook would have filed is filed the same way); the paths left to index here: a file whose
+    indexing failed in a worker, and every file not done when a worker died."""
+    session = ls.session
+    state = session.index_state
+    left: list[str] = []
+    refused: list[str] = []
+    with index_pool.IndexPool(n) as pool:
+        for chunk, future in pool.submit(paths):
+            results: list[index_pool.Result] | None = None
+            try:
+                if future is not None:
+                    results = await asyncio.wrap_future(future)
+            except Exception as e:  # BrokenProcessPool: a worker died (killed, out of memory)
+                pool.broken = pool.broken or str(e) or type(e).__name__
+            if results is None:
+                left.extend(chunk)
+                continue
+            opened = session.open_paths()
+            for path, record, why, failed in results:
+                if failed:
+                    left.append(path)
+                    continue
+                state.done += 1
+                if path in opened:
+                    continue  # opened meanwhile: its analysis feeds the index
+                if record is None:
+                    if why:
+                        refused.append(why)
+                    continue
+                entry = decode_entry(record, path)
+                cache.take(path, entry)
+                session.index.set_file(path, entry.syms)
+                if entry.refs is not None:
+                    session.refs.set_file(path, entry.refs)
+            report()
+    for why in refused:
+        ls.log(f"puppet-xpp: not indexed: {why}", types.MessageType.Warning)
+    if pool.broken:
+        ls.log(
+            f"puppet-xpp: an indexing worker stopped ({pool.broken}): {len(left)} files indexed in the server",
+            types.MessageType.Warning,
+        )
+    return left
 
 
 def lookup_chunk(cache: IndexCache, paths: list[str], open_paths: Iterable[str]) -> dict[str, Entry]:

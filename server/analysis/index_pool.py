@@ -1,0 +1,110 @@
+"""A cold workspace index on every core (issue 31 item 2): the files the index cache does not have are
+read, parsed (manifests) or read by tree-sitter (Ruby), and turned into index entries and references in
+worker processes; the server merges what they send back (no pygls here).
+
+Why processes: indexing is CPU-bound Python, and threads share one interpreter lock.  Each worker does
+for a file exactly what the serial indexing does (:func:`server.analysis.index_cache.fresh_entry`, the
+reference index's hook on the same parse) and sends the entry back as the index cache's record
+(:func:`~server.analysis.index_cache.encode_entry`), so the serial and the parallel index are the same
+by construction -- and tests/lsp/test_index_parallel.py compares them on the corpus.
+
+* Only when it pays: at least :data:`MIN_FILES` files to index and more than one core (:func:`workers`);
+  a small workspace or a second start (the cache answers) never starts a process.
+* Workers are started with ``spawn`` (the server has threads: no ``fork``), their standard input and
+  output pointed at /dev/null (the server's are the LSP stream), and stopped when the indexing ends:
+  the server's memory after indexing is the server's alone.
+* One file's failure is that file's: the worker reports it and the server indexes it itself.  A worker
+  that dies (killed, out of memory) breaks the pool: the files not done yet are indexed serially
+  (:class:`IndexPool` says so in ``broken``); the result is the same, only slower.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+# fewer files to index than this: serially (two workers' start, ~0.3 s of CPU, would cost more)
+MIN_FILES = 96
+# files per task sent to a worker (fewer round trips; small enough to keep both workers busy to the end)
+CHUNK_FILES = 24
+
+# what a worker sends back per file: (path, the entry's record or None, why it was not read or None,
+# failed: indexing it raised -- the server indexes it itself)
+Result = tuple[str, "tuple[Any, ...] | None", "str | None", bool]
+
+
+def workers() -> int:
+    """The worker processes an indexing uses: the cores this process may run on, at most 4 (0: serial)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return 0 if n < 2 else min(n, 4)
+
+
+def _worker_init() -> None:
+    """Worker: off the LSP stream (nothing it prints may reach the client, and it never reads the
+    client's messages); the indexing modules imported once."""
+    fd = os.open(os.devnull, os.O_RDWR)
+    os.dup2(fd, 0)
+    os.dup2(fd, 1)
+    os.close(fd)
+    from puppet_xpp.server.analysis import index_cache, references, ruby_index  # noqa: F401
+
+
+def index_files(paths: Sequence[str]) -> list[Result]:
+    """Worker: the index cache's entries of ``paths``, each file on its own (a failure is that file's)."""
+    from puppet_xpp.server.analysis.index_cache import encode_entry, fresh_entry
+    from puppet_xpp.server.analysis.references import RefIndex, feed
+    from puppet_xpp.xpp.sources import read_bytes
+
+    out: list[Result] = []
+    for path in paths:
+        try:
+            raw = read_bytes(path)
+            if raw.data is None or raw.stat is None:
+                why = raw.diagnostic.message if raw.diagnostic is not None else None
+                out.append((path, None, why, False))
+                continue
+            refs = RefIndex()
+            entry = fresh_entry(path, raw.data, raw.stat, (feed(refs),), refs)
+            out.append((path, encode_entry(entry), None, False))
+        except Exception:
+            out.append((path, None, None, True))
+    return out
+
+
+class IndexPool:
+    """The worker processes of one indexing (``with IndexPool(n) as pool``)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.broken = ""  # why the pool stopped (a worker died), "" while it works
+        self.executor = ProcessPoolExecutor(
+            n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
+        )
+
+    def __enter__(self) -> IndexPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def submit(self, paths: Sequence[str]) -> list[tuple[list[str], Future[list[Result]] | None]]:
+        """Every chunk of ``paths`` sent to the workers at once, in order: (chunk, its future; None when
+        the pool could not take it: a worker could not start, or died)."""
+        out: list[tuple[list[str], Future[list[Result]] | None]] = []
+        for k in range(0, len(paths), CHUNK_FILES):
+            chunk = list(paths[k : k + CHUNK_FILES])
+            try:
+                out.append((chunk, None if self.broken else self.executor.submit(index_files, chunk)))
+            except Exception as e:  # BrokenProcessPool, a worker that could not be started
+                self.broken = str(e) or type(e).__name__
+                out.append((chunk, None))
+        return out
