@@ -348,6 +348,19 @@ SCENARIOS: dict[str, tuple[dict[str, str], bool]] = {
         },
         True,
     ),
+    "xppmix_parent": (
+        {
+            "xppq/lib/puppet/type/xppmix_parent.rb": """
+                require 'puppet/type/file'
+
+                Puppet::Type.newtype(:xppmix_parent, parent: Puppet::Type::File) do
+                  newparam(:name, namevar: true)
+                  newproperty(:extra)
+                end
+            """,
+        },
+        True,
+    ),
     "xppmix_rapi": (
         {
             "xppf/lib/puppet/type/xppmix_rapi.rb": """

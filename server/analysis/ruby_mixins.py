@@ -10,7 +10,7 @@ What cannot be followed makes the type **open** (its attribute set is then a low
 unknown-parameter finding is made for it): a computed attribute name, a call at class level of a method
 that is not found, ``send`` of a computed name, ``eval`` or an ``instance_eval`` of unknown code, a loop over
 something that is not a literal list when its body defines attributes, attributes defined (or the type
-re-opened) under a condition, ``self`` handed to other code, a ``newtype`` with a ``:parent``, a module
+re-opened) under a condition, ``self`` handed to code not found, a module
 extended or included that is not found (Puppet's own ``Puppet::`` modules excepted: they define no
 attributes), a conditional ``extend``/``include`` of a module with a hook.
 
@@ -435,10 +435,9 @@ class Follower:
 
     def follow(self, newtype: Node, file: RubyFile) -> TypeCode:
         """Follow the ``newtype`` call's block, then the re-openings of the type in its file and in the
-        files the type's code requires (Puppet runs the whole file, and what it requires, on loading)."""
-        opts = {k for k, v in _pairs(newtype).items() if v is not None}
-        if "parent" in opts:
-            self.open("a :parent type")
+        files the type's code requires (Puppet runs the whole file, and what it requires, on loading).  A
+        ``:parent`` type adds nothing: a type's attributes are its own class's (Puppet keeps them in class
+        instance variables, which a subclass does not share)."""
         for call in _top_calls(file.root, newtype):  # what the file requires before the type is defined
             if call.start_byte > newtype.start_byte:
                 break
@@ -627,7 +626,7 @@ class Follower:
         inner: dict[str, Value] = {}
         ps = meth.node.child_by_field_name("parameters")
         positional = [a for a in arguments if a.type not in ("pair", "block_argument", "hash_splat_argument")]
-        keywords = {k: v for k, v in _arg_pairs(arguments).items()}
+        keywords = _arg_pairs(arguments)
         i = 0
         for p in ps.named_children if ps is not None else ():
             if p.type == "identifier":
@@ -867,10 +866,6 @@ class Follower:
         finally:
             self.nesting = outer
             self.resolving.discard(name)
-
-
-def _pairs(call: Node) -> dict[str, Node | None]:
-    return _arg_pairs(args(call))
 
 
 def _arg_pairs(arguments: list[Node]) -> dict[str, Node | None]:
