@@ -21,6 +21,7 @@ from puppet_xpp.server.analysis.deep.types_model import (
     FloatT,
     HashT,
     IntegerT,
+    IterableT,
     NotUndefT,
     NumericT,
     OptionalT,
@@ -271,12 +272,16 @@ def generalize(t: PType) -> PType:
         return TupleT(tuple(generalize(x) for x in t.types), t.size)
     if isinstance(t, StructT):
         return StructT(tuple(dataclasses.replace(e, value=generalize(e.value)) for e in t.elements))
+    if isinstance(t, ArrayT):  # (the empty array's too: Puppet drops the size)
+        return ArrayT(t.elem, None)
     if isinstance(t, HashT) and not t.empty_range():
         return HashT(generalize(t.key or AnyT()), generalize(t.value or AnyT()))
     if isinstance(t, VariantT):
         return maybe_create([generalize(x) for x in t.types])
     if isinstance(t, TypeT):
-        return TypeT(t.type)
+        if t.type is None or isinstance(t.type, (IntegerT, FloatT, StringT, BooleanT, RegexpT)):
+            return TypeT(generalize(t.type) if t.type is not None else None)
+        raise Unprovable("generalized type")  # (what Puppet generalizes other types to is not modelled)
     return t
 
 
@@ -308,13 +313,24 @@ def assignable(e: PType, a: PType) -> bool:
         return isinstance(a, UndefT) or e.type is None or assignable(e.type, a)
     if isinstance(e, NotUndefT):
         return not isinstance(a, UndefT) and (e.type is None or assignable(e.type, a))
-    scalar = (StringT, IntegerT, FloatT, BooleanT, RegexpT)
-    if isinstance(a, scalar):
-        return _general_scalar(e, a)
     if isinstance(e, RuntimeT):  # (no literal's type is one; a type might be a class or a resource)
         if isinstance(a, TypeT):
             raise Unprovable(e.kind)
         return False
+    if isinstance(a, UnitT):
+        return True
+    scalar = (StringT, IntegerT, FloatT, BooleanT, RegexpT)
+    if isinstance(a, scalar):
+        return _general_scalar(e, a)
+    if isinstance(e, ArrayT) and isinstance(a, (TupleT, ArrayT)):
+        return _array_from(e, a)
+    if isinstance(e, StructT) and isinstance(a, StructT):
+        return _struct_from(e, a)
+    if isinstance(e, HashT) and isinstance(a, StructT):
+        size = e.size or IntegerT(0, INF)
+        return size.instance(len(a.elements)) and all(
+            (e.key or AnyT()).instance(x.name) and assignable(e.value or AnyT(), x.value) for x in a.elements
+        )
     if isinstance(a, (TupleT, ArrayT)) and isinstance(e, _SCALARS + _NOT_ARRAY):
         return False
     if isinstance(a, StructT) and isinstance(e, _SCALARS + _NOT_HASH):
@@ -331,6 +347,32 @@ def assignable(e: PType, a: PType) -> bool:
         if isinstance(e, _SCALARS + _NON_HASH):
             return False
     raise Unprovable("assignable")
+
+
+def _array_from(e: ArrayT, a: TupleT | ArrayT) -> bool:
+    """Puppet's Array assignability from a Tuple (each of its types) or an Array (its size, its type)."""
+    elem = e.elem or AnyT()
+    size = e.size or IntegerT(0, INF)
+    if isinstance(a, TupleT):
+        given = a.size or IntegerT(len(a.types), len(a.types))
+        return size.contains(given) and all(assignable(elem, t) for t in a.types)
+    return size.contains(a.size or IntegerT(0, INF)) and assignable(elem, a.elem or AnyT())
+
+
+def _struct_from(e: StructT, a: StructT) -> bool:
+    """Puppet's Struct assignability from a Struct: entry by entry, and no entry it does not declare."""
+    given = {x.name: x for x in a.elements}
+    matched = 0
+    for x in e.elements:
+        y = given.get(x.name)
+        if y is None:
+            if not x.key.accepts_undef():
+                return False
+        else:
+            matched += 1
+            if not (assignable(x.key, y.key) and assignable(x.value, y.value)):
+                return False
+    return matched == len(given)
 
 
 def _general_scalar(e: PType, a: PType) -> bool:
@@ -350,6 +392,11 @@ def _general_scalar(e: PType, a: PType) -> bool:
             return e.value is None
         if isinstance(e, RegexpT):
             return e.pattern is None
+    if isinstance(e, IterableT):  # (an unbounded Integer is not iterable; what a String yields, unmodelled)
+        if not isinstance(a, StringT):
+            return False
+        if e.elem is None:
+            return True
     if isinstance(a, StringT) and isinstance(e, (EnumT, PatternT)):
         return not (e.values if isinstance(e, EnumT) else e.patterns)
     if isinstance(e, _SCALARS + _NON_HASH + (HashT, StructT, CollectionT)):
