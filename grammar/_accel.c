@@ -784,7 +784,134 @@ error:
     return NULL;
 }
 
+
+/* ------------------------------------------------------------------------------------------------- */
+/* positions of nodes built without one                                                              */
+
+static PyObject *s_offset = NULL, *s_length = NULL, *s_child_fields = NULL;
+
+typedef struct {
+    PyObject *node; /* borrowed: reachable from the root for the whole walk */
+    Py_ssize_t depth;
+} Frame;
+
+/* fix_positions(root, Node, limit) -> the first node deeper than limit, or None: grammar/parser.py
+ * fix_positions without ``skip``, the same walk in the same order (a stack of (node, depth), children
+ * pushed in field and list order).  A node without a position (offset None) takes its container's
+ * offset and length 0. */
+static PyObject *fix_positions(PyObject *self, PyObject *args) {
+    PyObject *root, *node_cls;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OO!n", &root, &PyType_Type, &node_cls, &limit))
+        return NULL;
+    PyTypeObject *node_type = (PyTypeObject *)node_cls;
+    Py_ssize_t cap = 256, top = 0;
+    Frame *stack = PyMem_Malloc(sizeof(Frame) * (size_t)cap);
+    if (stack == NULL)
+        return PyErr_NoMemory();
+    PyObject *fields_of = PyDict_New(); /* type -> its _child_fields (looked up once per class) */
+    if (fields_of == NULL) {
+        PyMem_Free(stack);
+        return NULL;
+    }
+    PyObject *too_deep = Py_None;
+    stack[top++] = (Frame){root, 0};
+    while (top) {
+        Frame f = stack[--top];
+        PyObject *node = f.node;
+        if (f.depth > limit && too_deep == Py_None)
+            too_deep = node;
+        PyObject *o = NULL; /* the node's offset (None when it has none) */
+        if (PyObject_HasAttr(node, s_offset)) {
+            o = PyObject_GetAttr(node, s_offset);
+            if (o == NULL)
+                goto error;
+        } else {
+            o = Py_NewRef(Py_None);
+        }
+        Py_ssize_t depth = f.depth + 1;
+        PyObject *cls = (PyObject *)Py_TYPE(node);
+        PyObject *fields = PyDict_GetItemWithError(fields_of, cls);
+        if (fields == NULL) {
+            if (PyErr_Occurred())
+                goto error_o;
+            PyObject *got = PyObject_GetAttr(cls, s_child_fields);
+            if (got == NULL)
+                goto error_o;
+            fields = PySequence_Tuple(got);
+            Py_DECREF(got);
+            if (fields == NULL)
+                goto error_o;
+            int r = PyDict_SetItem(fields_of, cls, fields);
+            Py_DECREF(fields); /* (the dict holds it) */
+            if (r < 0)
+                goto error_o;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(fields); k++) {
+            PyObject *v = PyObject_GetAttr(node, PyTuple_GET_ITEM(fields, k));
+            if (v == NULL)
+                goto error_o;
+            PyObject *one[1] = {v};
+            PyObject **items = one;
+            Py_ssize_t n = 1;
+            if (PyList_Check(v)) {
+                items = PySequence_Fast_ITEMS(v);
+                n = PyList_GET_SIZE(v);
+            } else if (v == Py_None || !PyObject_TypeCheck(v, node_type)) {
+                n = 0;
+            }
+            for (Py_ssize_t j = 0; j < n; j++) {
+                PyObject *x = items[j];
+                if (!PyObject_TypeCheck(x, node_type))
+                    continue;
+                PyObject *xo = PyObject_GetAttr(x, s_offset);
+                if (xo == NULL) {
+                    Py_DECREF(v);
+                    goto error_o;
+                }
+                int unset = xo == Py_None;
+                Py_DECREF(xo);
+                if (unset) {
+                    PyObject *zero = PyLong_FromLong(0);
+                    if (zero == NULL || PyObject_SetAttr(x, s_offset, o) < 0 ||
+                        PyObject_SetAttr(x, s_length, zero) < 0) {
+                        Py_XDECREF(zero);
+                        Py_DECREF(v);
+                        goto error_o;
+                    }
+                    Py_DECREF(zero);
+                }
+                if (top == cap) {
+                    Frame *grown = PyMem_Realloc(stack, sizeof(Frame) * (size_t)(cap * 2));
+                    if (grown == NULL) {
+                        Py_DECREF(v);
+                        PyErr_NoMemory();
+                        goto error_o;
+                    }
+                    stack = grown;
+                    cap *= 2;
+                }
+                stack[top++] = (Frame){x, depth};
+            }
+            Py_DECREF(v); /* (the node still holds it: its items stay alive) */
+        }
+        Py_DECREF(o);
+        continue;
+    error_o:
+        Py_DECREF(o);
+        goto error;
+    }
+    PyMem_Free(stack);
+    Py_DECREF(fields_of);
+    return Py_NewRef(too_deep);
+error:
+    PyMem_Free(stack);
+    Py_DECREF(fields_of);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
+    {"fix_positions", fix_positions, METH_VARARGS, "fix_positions(root, Node, limit) -> the first node too deep, or None"},
     {"configure_lexer", configure_lexer, METH_VARARGS, "configure_lexer(Token, types, ops): see scan"},
     {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after) -> the position it stopped at"},
     {NULL, NULL, 0, NULL},
@@ -797,7 +924,10 @@ static struct PyModuleDef accel_module = {
 
 PyMODINIT_FUNC PyInit__accel(void) {
     s_type = PyUnicode_InternFromString("type");
-    if (s_type == NULL)
+    s_offset = PyUnicode_InternFromString("offset");
+    s_length = PyUnicode_InternFromString("length");
+    s_child_fields = PyUnicode_InternFromString("_child_fields");
+    if (s_type == NULL || s_offset == NULL || s_length == NULL || s_child_fields == NULL)
         return NULL;
     if (PyType_Ready(&MachineType) < 0)
         return NULL;

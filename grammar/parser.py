@@ -785,7 +785,10 @@ def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) ->
     """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
     Nodes whose id() is in skip are not entered (already done).
 
-    Returns the first node nested deeper than limit (below root), or None."""
+    Returns the first node nested deeper than limit (below root), or None.  Without ``skip``, the C
+    accelerator's walk (grammar/_accel.c, the same order) does it when it is in use."""
+    if not skip and _accel is not None and ACCELERATOR != "Python":
+        return _accel.fix_positions(root, ast.Node, limit)
     stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append

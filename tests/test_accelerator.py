@@ -216,9 +216,14 @@ def test_mutated_inputs_same(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("keep_tokens", [True, False])
-def test_too_deep_same(monkeypatch: pytest.MonkeyPatch, keep_tokens: bool) -> None:
-    """The LR stack limit (PARSE_TOO_DEEP at the token that passes it), with and without the tokens."""
-    text = "$a = " + "[" * (parser.MAX_STACK + 10) + "]" * (parser.MAX_STACK + 10) + "\n"
+@pytest.mark.parametrize("shape", ["stack", "tree"])
+def test_too_deep_same(monkeypatch: pytest.MonkeyPatch, keep_tokens: bool, shape: str) -> None:
+    """The LR stack limit (PARSE_TOO_DEEP at the token that passes it) and the tree depth limit (at the
+    first node below it, fix_positions' walk order), with and without the tokens."""
+    if shape == "stack":
+        text = "$a = " + "[" * (parser.MAX_STACK + 10) + "]" * (parser.MAX_STACK + 10) + "\n"
+    else:  # a flat operator chain: a shallow LR stack, a tree deeper than MAX_DEPTH
+        text = "$a = [" + "1 + " * (parser.MAX_DEPTH + 10) + "1, 2]\nnotice($a)\n"
     _same_parse(monkeypatch, text, "deep.pp", keep_tokens)
     c = parser.parse(text, "deep.pp", keep_tokens=keep_tokens)
     assert [d.code for d in c.diagnostics] == ["PARSE_TOO_DEEP"]
