@@ -55,8 +55,8 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, TextIO, cast
 
 from puppet_xpp.grammar import levels
 from puppet_xpp.grammar.issues import Diagnostic
@@ -70,8 +70,10 @@ from puppet_xpp.xpp.sources import Source, shown
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.ast import Locator
+    from puppet_xpp.grammar.check import CheckConfig
     from puppet_xpp.server.analysis.deep import Finding as DeepFinding
     from puppet_xpp.server.analysis.deep.worlds import WorldCache
+    from puppet_xpp.xpp.environment import FileContext
 
 __all__ = ["FileDiagnostics", "add_arguments", "collect_files", "main", "run", "validate_file"]
 
@@ -148,6 +150,16 @@ def collect_files(paths: Iterable[str], exclude: Sequence[str] = ()) -> list[str
 
 
 @dataclasses.dataclass
+class DeepPending:
+    """A file's parse kept for its deep checks, which run once every file of the run has been read
+    (its own definitions are part of the world)."""
+
+    program: object
+    context: FileContext
+    tasks: bool
+
+
+@dataclasses.dataclass
 class FileDiagnostics:
     """What validating one file gave: its diagnostics and the locator that places them (None when the
     file was not parsed)."""
@@ -156,6 +168,8 @@ class FileDiagnostics:
     locator: Locator | None = None
     text: str | None = None  # the source as read (for the source line under a diagnostic on a terminal)
     deep: list[DeepFinding] = dataclasses.field(default_factory=list)  # with --deep
+    # with --deep, until the run's worlds are complete: what the deep checks of this file need
+    pending: DeepPending | None = None
 
     def position(self, d: Diagnostic) -> tuple[int | None, int | None]:
         """Line and column of ``d`` (a heredoc checker's logged diagnostic knows its own)."""
@@ -181,8 +195,10 @@ def validate_file(
     a writable stream, when given).  ``modulepath``/``manifest`` None: the file's environment's
     (xpp.environment.file_context); ``puppet_version``: the language level; ``source``: the source as
     read already (standard input), standing for ``path``; ``worlds``: the run's deep-check worlds
-    (``--deep``): the file's deep findings are added when its program was parsed without a syntax
-    error (a deep check's failure is the file's INTERNAL_ERROR, as any other)."""
+    (``--deep``): then the file is parsed once for its validation and its index entries (the tokens
+    kept: the entries' type texts), which the worlds record, and a program parsed without a syntax
+    error is kept in ``pending`` for :func:`deep_check` (the validation is the same: ``check`` is
+    that parse and that validator)."""
     from puppet_xpp.grammar.check import check
     from puppet_xpp.xpp.environment import file_context
     from puppet_xpp.xpp.sources import format_traceback, internal_error, read_source
@@ -196,17 +212,56 @@ def validate_file(
         # the name recorded is the path as given, as `puppet parser validate` names it (in messages too:
         # ILLEGAL_DEFINITION_LOCATION quotes it); the context's path is the absolute one
         config = dataclasses.replace(context.check_config(level=puppet_version, strict=strict), file=path)
+        if worlds is not None:
+            return _parse_for_deep(src.text, config, context, worlds)
         result = check(src.text, config)
-        deep: list[DeepFinding] = []
-        if worlds is not None and result.program is not None and result.syntax_ok:
-            from puppet_xpp.server.analysis.deep import deep_findings
-
-            deep = deep_findings(result, path, worlds.world_for(context), tasks=config.tasks)
-        return FileDiagnostics(result.diagnostics, result.locator, src.text, deep)
+        return FileDiagnostics(result.diagnostics, result.locator, src.text)
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))
         return FileDiagnostics([internal_error(e, path)])
+
+
+def _parse_for_deep(
+    text: str, config: CheckConfig, context: FileContext, worlds: WorldCache
+) -> FileDiagnostics:
+    """:func:`validate_file`'s ``--deep`` parse: the validation of ``check`` and the file's index
+    entries from one parse."""
+    from puppet_xpp.grammar.check import checker, parse
+    from puppet_xpp.grammar.gcpause import paused
+    from puppet_xpp.server.analysis.document import Analysis, LineIndex
+    from puppet_xpp.server.analysis.index import symbols_of
+
+    with paused():
+        res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
+        validation = list(checker(config).validate(res.program)) if res.program is not None else []
+    result = FileDiagnostics([*res.diagnostics, *validation], cast("Locator | None", res.locator), text)
+    if res.program is None or any(d.severity == "error" for d in res.diagnostics):
+        return result
+    if context.path is not None and context.path.endswith(".pp"):
+        data = text.encode("utf-8", "surrogateescape")
+        an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
+        worlds.add_file(context.path, symbols_of(an, context.path))
+    result.pending = DeepPending(res.program, context, config.tasks)
+    return result
+
+
+def deep_check(path: str, result: FileDiagnostics, worlds: WorldCache, debug: TextIO | None = None) -> None:
+    """Add the deep findings of a file :func:`validate_file` kept a parse of (a failure: the file's
+    INTERNAL_ERROR, as any other)."""
+    from puppet_xpp.server.analysis.deep import deep_findings
+    from puppet_xpp.xpp.sources import format_traceback, internal_error
+
+    pending, result.pending = result.pending, None
+    if pending is None:
+        return
+    try:
+        world = worlds.world_for(pending.context)
+        result.deep = deep_findings(pending, path, world, tasks=pending.tasks)
+    except Exception as e:  # one file's failure never costs another's result
+        if debug is not None:
+            debug.write(format_traceback(e))
+        result.diagnostics.append(internal_error(e, path))
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -236,23 +291,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from puppet_xpp.server.analysis.deep.worlds import WorldCache
 
         worlds = WorldCache(args.puppet_version)
-    for given in collect_files(paths, args.exclude):
-        source = None
-        path = given
-        if given == STDIN:
-            path = args.stdin_filename or STDIN_DISPLAY
-            source = read_stdin(path)
-        result = validate_file(
-            path,
-            strict=args.strict,
-            tasks=args.tasks,
-            modulepath=modulepath,
-            manifest=args.manifest,
-            debug=err if args.debug else None,
-            puppet_version=args.puppet_version,
-            source=source,
-            worlds=worlds,
-        )
+    results = _results(args, modulepath, err, worlds)
+    for path, result in results:
+        if worlds is not None:
+            deep_check(path, result, worlds, err if args.debug else None)
         diagnostics = result.diagnostics
         if any(d.severity == "error" for d in diagnostics) or any(f.severity == "error" for f in result.deep):
             any_error = True
@@ -285,6 +327,39 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         writer(args.format)(findings, names, out)
     out.flush()
     return 2 if failed else 1 if any_error else 0
+
+
+def _results(
+    args: argparse.Namespace, modulepath: list[str] | None, err: TextIO, worlds: WorldCache | None
+) -> Iterator[tuple[str, FileDiagnostics]]:
+    """Each file's name and validation, as they are made; with ``--deep`` all are made before the first
+    is given (every file's definitions are in the worlds before any deep check)."""
+    made = (
+        _validated(given, args, modulepath, err, worlds) for given in collect_files(args.paths, args.exclude)
+    )
+    return iter(list(made)) if worlds is not None else made
+
+
+def _validated(
+    given: str, args: argparse.Namespace, modulepath: list[str] | None, err: TextIO, worlds: WorldCache | None
+) -> tuple[str, FileDiagnostics]:
+    source = None
+    path = given
+    if given == STDIN:
+        path = args.stdin_filename or STDIN_DISPLAY
+        source = read_stdin(path)
+    result = validate_file(
+        path,
+        strict=args.strict,
+        tasks=args.tasks,
+        modulepath=modulepath,
+        manifest=args.manifest,
+        debug=err if args.debug else None,
+        puppet_version=args.puppet_version,
+        source=source,
+        worlds=worlds,
+    )
+    return path, result
 
 
 def file_findings(path: str, result: FileDiagnostics) -> list[Finding]:

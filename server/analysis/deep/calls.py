@@ -22,7 +22,7 @@ from puppet_xpp.server.analysis.deep.literals import class_names
 from puppet_xpp.server.analysis.deep.names import ALWAYS_CLASSES, unknown_name
 from puppet_xpp.server.analysis.deep.params import missing_class_parameters
 from puppet_xpp.server.analysis.deep.world import Answers, key_of
-from puppet_xpp.server.analysis.symbols import Signature, Sym
+from puppet_xpp.server.analysis.symbols import Param, Signature, Sym
 
 __all__ = ["arity_phrase", "check_call", "count_range"]
 
@@ -102,9 +102,11 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
     """The findings of one named function call or method call."""
     method = type(call) is ast.CallMethodExpression
     functor = call.functor_expr
+    functor_receiver = None
     if method:
         if type(functor) is not ast.NamedAccessExpression:
             return []
+        functor_receiver = functor.left_expr
         functor = functor.right_expr
     if type(functor) is not ast.QualifiedName:
         return []
@@ -148,36 +150,109 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
             )
         )
         return out
-    if len(sigs) == 1 and not method:
-        out += _argument_types(sym, sigs[0], args, place, off, ln, answers)
+    receiver = [functor_receiver] if method and functor_receiver is not None else []
+    if not method or receiver:
+        out += _argument_types(sym, name, sigs, receiver + args, place, off, ln, answers)
     return out
 
 
-def _argument_types(
-    sym: Sym, sig: Signature, args: list[ast.Expression], place: Place, off: int, ln: int, answers: Answers
-) -> list[Finding]:
-    """A literal argument of the wrong type for a function with one signature (the first mismatch,
-    as Puppet stops at it)."""
+def _first_rejected(sig: Signature, args: list[ast.Expression], answers: Answers) -> tuple[int, Param] | None:
+    """The first argument a signature's parameter types provably reject, as Puppet's describer finds
+    it: (index, parameter); None when the signature accepts them.  Raises LookupError when an
+    argument cannot be judged (not a literal, a type we cannot decide)."""
     plain = [p for p in sig.params if p.kind not in _BLOCK_KINDS]
+    if not plain:
+        return None
     for k, arg in enumerate(args):
-        if not plain:
-            break
         p = plain[min(k, len(plain) - 1)]
-        found = typecheck.mismatches(p.type, arg, answers)
-        if found:
-            if len(found) > 1:  # (Puppet then lists the signature: words we do not reproduce)
+        ok = typecheck.matches(p.type or "Any", arg, answers)
+        if ok is None:
+            raise LookupError(p.name)
+        if not ok:
+            return k, p
+    return None
+
+
+def _argument_types(
+    sym: Sym,
+    name: str,
+    sigs: list[Signature],
+    args: list[ast.Expression],
+    place: Place,
+    off: int,
+    ln: int,
+    answers: Answers,
+) -> list[Finding]:
+    """A literal argument every signature rejects (each takes that many arguments).  When each rejects
+    the same argument for a parameter of the same name, Puppet merges them into one phrase (``'length'
+    parameter 'arg' expects a value of type Collection, String, or Binary, got Integer``); otherwise it
+    lists each signature with what it rejected (``The function 'empty' was called with arguments it
+    does not accept. It expects one of: ...``).  A mismatch of several phrases: no finding."""
+    try:
+        rejected = [_first_rejected(sig, args, answers) for sig in sigs]
+    except LookupError:
+        return []
+    if not rejected or any(r is None for r in rejected):
+        return []
+    found = [r for r in rejected if r is not None]
+    k, param = found[0]
+    if len({i for i, _ in found}) == 1 and len({p.name for _, p in found}) == 1:
+        # Puppet merges the signatures' mismatches of one parameter into one phrase
+        type_texts = list(dict.fromkeys(p.type for _, p in found))
+        spec = type_texts[0] if len(type_texts) == 1 else f"Variant[{', '.join(type_texts)}]"
+        phrases = typecheck.mismatches(spec, args[k], answers)
+        if not phrases or len(phrases) != 1:
+            return []
+        message = f"'{name}' parameter '{param.name}' {phrases[0]}"
+    else:
+        lines = [f"The function '{name}' was called with arguments it does not accept. It expects one of:"]
+        for sig, (i, p) in zip(sigs, found):
+            phrases = typecheck.mismatches(p.type, args[i], answers)
+            shown = signature_string(sig)
+            if not phrases or len(phrases) != 1 or shown is None:
                 return []
-            return [
-                make(
-                    "DEEP_WRONG_TYPE",
-                    place.path,
-                    off,
-                    ln,
-                    {"param": p.name, "offset": arg.offset},
-                    message=f"'{sym.name}' parameter '{p.name}' {found[0]}",
-                )
-            ]
-    return []
+            lines += [f"  ({shown})", f"    rejected: parameter '{p.name}' {phrases[0]}"]
+        message = "\n".join(lines)
+    return [
+        make(
+            "DEEP_WRONG_TYPE",
+            place.path,
+            off,
+            ln,
+            {"param": param.name, "offset": args[k].offset},
+            message=message,
+        )
+    ]
+
+
+def signature_string(sig: Signature) -> str | None:
+    """A signature as Puppet's describer writes it in a rejection (``Collection coll, String sep?``);
+    None when a type cannot be written as Puppet would."""
+    from puppet_xpp.server.analysis.deep import types
+
+    plain = [p for p in sig.params if p.kind not in _BLOCK_KINDS]
+    blocks = [p for p in sig.params if p.kind in _BLOCK_KINDS]
+    required = sum(1 for p in plain if p.kind == "required")
+    parts = []
+    for index, p in enumerate(plain):
+        t = types.parse_type(p.type or "Any")
+        if t is None:
+            return None
+        text = str(t)
+        indicator = ""
+        if p.kind == "repeated":
+            indicator = "*"
+        elif index + 1 > required:
+            indicator = "?"
+            if text.startswith("Optional[") and text.endswith("]"):
+                text = text[len("Optional[") : -1]
+        parts.append(f"{text} {p.name}{indicator}")
+    for b in blocks:
+        t = types.parse_type(b.type or "Callable")
+        if t is None:
+            return None
+        parts.append(f"{t} {b.name}{'?' if b.kind == 'optional_block' else ''}")
+    return ", ".join(parts)
 
 
 def _classes(args: list[ast.Expression], place: Place, off: int, ln: int, answers: Answers) -> list[Finding]:

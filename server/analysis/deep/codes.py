@@ -10,6 +10,8 @@ evaluating a ..., ``), with ``{name}``-style arguments.  Node-specific parts are
 
 * ``Could not find class ::x for <node>``: we print ``Could not find class ::x`` (no node is known
   statically);
+* a resource whose title is computed: ``T[<title>]`` (:data:`TITLE_PLACEHOLDER`) where Puppet prints the
+  evaluated title;
 * ``Duplicate declaration: T[x] is already declared at (file: F, line: L); cannot redeclare`` keeps the
   file and line of the first declaration (Puppet's own), in the file's name as given to us.
 """
@@ -19,7 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["CODES", "DEEP_SOURCE", "DeepCode"]
+__all__ = ["CODES", "DEEP_SOURCE", "TITLE_PLACEHOLDER", "DeepCode"]
+
+# what we print for a resource's title that is not literal (Puppet prints the evaluated title:
+# ``File[/tmp/a]``; we print ``File[<title>]``)
+TITLE_PLACEHOLDER = "<title>"
 
 # the ``source`` of a deep finding in the editor and the tool name in the CLI's reports
 DEEP_SOURCE = "puppet-xpp-deep"

@@ -1,62 +1,42 @@
 """Duplicate resources: the same type and the same literal title declared twice in one body (one
 statement list that a catalog evaluates as a whole: the file's top level, a class's, a defined type's
-or a node's body, a block), which Puppet stops with ``Duplicate declaration: T[x] is already declared
+or a node's body, a block; the operands of a relationship chain there too), which Puppet stops with ``Duplicate declaration: T[x] is already declared
 at (file: F, line: L); cannot redeclare`` at the second declaration.
 
 Only regular resources whose type and title are literal count, and a class/define body's resources
 only when their title is literal (a define's own resources differ per title).  Branches of an ``if``
-or ``case`` are bodies of their own (only one of them runs).  This is a per-file pass (it needs no
-world): the language server runs it on the whole file after the per-statement checks."""
+or ``case`` are bodies of their own (only one of them runs).  It needs no world: the engine's walk
+checks each body it meets, the file's pass its top level (:mod:`server.analysis.deep.engine`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep.finding import Finding, make
 from puppet_xpp.server.analysis.deep.literals import literal_string, literal_strings, resource_ref
 
-__all__ = ["duplicate_resources"]
+__all__ = ["in_body", "with_lines"]
 
 # byte offset -> Puppet's 1-based line
 LineOf = Callable[[int], int]
 
-_BLOCKS = (ast.BlockExpression, ast.ApplyBlockExpression)
+
+def _declarations(statements: Iterable[ast.Positioned]) -> Iterator[ast.Positioned]:
+    """A body's statements, the operands of a relationship chain each as one (all are evaluated)."""
+    for s in statements:
+        if isinstance(s, ast.RelationshipExpression):
+            yield from _declarations([s.left_expr, s.right_expr])
+        else:
+            yield s
 
 
-def _bodies(root: ast.Positioned) -> Iterator[list[ast.Positioned]]:
-    """Every statement list under ``root`` (root's own first)."""
-    stack: list[ast.Node] = [root]
-    while stack:
-        n = stack.pop()
-        if type(n) in _BLOCKS:
-            yield list(getattr(n, "statements", ()))
-        elif type(n) is not ast.ResourceExpression and n is root:
-            yield [n]  # a body of one statement
-        stack.extend(n.children())
-
-
-def duplicate_resources(program: ast.Program | None, path: str, line_of: LineOf) -> list[Finding]:
-    """The duplicate declarations of one file."""
-    if program is None or program.body is None:
-        return []
-    roots: list[ast.Positioned] = [program.body]  # (the definitions' bodies are in it)
-    out: list[Finding] = []
-    seen_lists: set[int] = set()
-    for root in roots:
-        for statements in _bodies(root):
-            key = id(statements[0]) if statements else 0
-            if key in seen_lists:
-                continue
-            seen_lists.add(key)
-            out += _in_body(statements, path, line_of)
-    return out
-
-
-def _in_body(statements: list[ast.Positioned], path: str, line_of: LineOf) -> list[Finding]:
+def in_body(statements: Iterable[ast.Positioned], path: str) -> list[Finding]:
+    """The duplicate declarations of one body.  The message's line of the first declaration is
+    :func:`with_lines`' (the findings of a statement are kept while statements above it move)."""
     first: dict[tuple[str, str], int] = {}
     out: list[Finding] = []
-    for s in statements:
+    for s in _declarations(statements):
         if type(s) is not ast.ResourceExpression or s.form != "regular":
             continue
         type_name = literal_string(s.type_name)
@@ -79,9 +59,22 @@ def _in_body(statements: list[ast.Positioned], path: str, line_of: LineOf) -> li
                             {"first": first[k]},
                             resource=ref,
                             file=path,
-                            line=str(line_of(first[k])),
+                            line="?",
                         )
                     )
                 else:
                     first[k] = s.offset
+    return out
+
+
+def with_lines(findings: Iterable[Finding], line_of: LineOf) -> list[Finding]:
+    """The findings with each duplicate's message naming the line of the first declaration."""
+    out = []
+    for f in findings:
+        if f.code == "DEEP_DUPLICATE_RESOURCE":
+            args = dict(f.args)
+            args["line"] = str(line_of(int(f.data["first"])))
+            fresh = make(f.code, f.path, f.offset, f.length, f.data, f.column_reported, **args)
+            f = fresh
+        out.append(f)
     return out

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from puppet_xpp.grammar import ast
-from puppet_xpp.server.analysis.deep import calls, params, references, variables
+from puppet_xpp.server.analysis.deep import calls, duplicates, params, references, variables
 from puppet_xpp.server.analysis.deep.context import Place
-from puppet_xpp.server.analysis.deep.duplicates import LineOf, duplicate_resources
+from puppet_xpp.server.analysis.deep.duplicates import LineOf
 from puppet_xpp.server.analysis.deep.finding import Finding
 from puppet_xpp.server.analysis.deep.literals import literal_string, literal_strings
 from puppet_xpp.server.analysis.deep.world import Answers, Asked, Recording, World
@@ -70,25 +70,46 @@ def statement_findings(statement: ast.Positioned, place: Place, world: World) ->
 
 
 def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]:
+    """One pass over a statement: each check where its node is met, the duplicate declarations of
+    each body, the variables of each class/define scope judged once its body is walked."""
     out: list[Finding] = []
-    stack: list[tuple[ast.Node, Place]] = [(root, place)]
+    scopes: list[variables.Scope] = []
+    none: frozenset[str] = frozenset()
+    stack: list[tuple[ast.Node, Place, variables.Scope | None, frozenset[str]]] = [(root, place, None, none)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, here = stack.pop()
+        node, here, scope, inner = pop()
         t = type(node)
+        if t is ast.VariableExpression:
+            if scope is not None:
+                scope.use(node, inner)  # type: ignore[arg-type]
+            continue
         kind = _DEFINITION_KINDS.get(t)
         if kind is not None:
             here = here.inside(kind)
-            if kind in ("class", "define"):
-                out += variables.check_definition(node, here, answers)
+            scope = None
+            inner = none
+            if kind in ("class", "define") and getattr(node, "body", None) is not None:
+                scope = variables.Scope(node, here)  # type: ignore[arg-type]
+                scopes.append(scope)
+        elif t is ast.AssignmentExpression:
+            if scope is not None:
+                scope.assign(node.left_expr)  # type: ignore[attr-defined]
         elif t in _CALLS:
             out += calls.check_call(node, here, answers)  # type: ignore[arg-type]
         elif t is ast.ResourceExpression:
             out += params.check_resource(node, here, answers)  # type: ignore[arg-type]
             out += references.check_references(node, here, answers)  # type: ignore[arg-type]
+        elif t is ast.BlockExpression or t is ast.ApplyBlockExpression:
+            out += duplicates.in_body(node.statements, here.path)  # type: ignore[attr-defined]
+        elif t is ast.LambdaExpression:
+            inner = inner | {p.name for p in node.parameters}  # type: ignore[attr-defined]
         elif t in (ast.IfExpression, ast.UnlessExpression) and _guarded_test(getattr(node, "test", None)):
             here = here.guard()
         for child in node.children():
-            stack.append((child, here))
+            push((child, here, scope, inner))
+    for scope in scopes:
+        out += scope.findings(answers)
     out.sort(key=lambda f: (f.offset, f.code))
     return out
 
@@ -101,8 +122,15 @@ def file_findings(
     out: list[Finding] = []
     noted: set[str] = set()
     declared: set[str] | None = None
+    defaults: dict[str, set[str]] | None = None
     for result in results:
         for f in result.findings:
+            if "defaults_type" in f.data:  # a define's parameter a resource default may give
+                if defaults is None:
+                    defaults = defaulted_types(program)
+                given = defaults.get(f.data["defaults_type"], set()) | defaults.get("*", set())
+                if f.data.get("param") in given or "*" in given:
+                    continue
             if "included" in f.data:  # include of a class this file may declare with its parameters
                 if declared is None:
                     declared = declared_classes(program)
@@ -114,8 +142,38 @@ def file_findings(
                     continue
                 noted.add(module)
             out.append(f)
-    out += duplicate_resources(program, path, line_of)
+    out += duplicates.in_body(top_statements(program), path)
+    out = duplicates.with_lines(out, line_of)
     out.sort(key=lambda f: (f.offset, f.code))
+    return out
+
+
+def defaulted_types(program: ast.Program | None) -> dict[str, set[str]]:
+    """type -> the parameters a file's resource defaults set for it (``Type { attr => v }``,
+    ``Resource[t] {}``; type ``*``: one whose type is computed; parameter ``*``: a ``* =>`` splat).
+    Defaults are dynamically scoped: a missing parameter they set may come from them, so it is not
+    provable in that file (nor, strictly, where a class that declares the resource is included from a
+    scope that sets them: not static)."""
+    out: dict[str, set[str]] = {}
+    if program is None or program.body is None:
+        return out
+    stack: list[ast.Node] = [program.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.ResourceDefaultsExpression):
+            ref = n.type_ref
+            key = "*"
+            if type(ref) is ast.QualifiedReference:
+                key = ref.cased_value.lower().lstrip(":")
+            elif isinstance(ref, ast.AccessExpression) and len(ref.keys) == 1:
+                name = literal_string(ref.keys[0])
+                if name is None and type(ref.keys[0]) is ast.QualifiedReference:
+                    name = ref.keys[0].cased_value
+                key = name.lower().lstrip(":") if name else "*"
+            params = out.setdefault(key, set())
+            for op in n.operations:
+                params.add(op.attribute_name if isinstance(op, ast.AttributeOperation) else "*")
+        stack.extend(n.children())
     return out
 
 

@@ -58,6 +58,10 @@ class Finding:
 
     def moved(self, delta: int) -> Finding:
         """The same finding ``delta`` bytes later (a cached statement's findings after an edit above)."""
+        data = dict(self.data)
+        for key in ("first", "offset"):  # (the data's byte offsets move too)
+            if isinstance(data.get(key), int):
+                data[key] += delta
         return Finding(
             self.code,
             self.message,
@@ -66,7 +70,7 @@ class Finding:
             self.length,
             self.severity,
             self.args,
-            self.data,
+            data,
             self.column_reported,
         )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.deep import typecheck
+from puppet_xpp.server.analysis.deep.codes import TITLE_PLACEHOLDER
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
 from puppet_xpp.server.analysis.deep.literals import (
@@ -89,7 +90,7 @@ def check_resource(expr: ast.ResourceExpression, place: Place, answers: Answers)
             if type(body.title) is ast.LiteralDefault:
                 continue
             titles = literal_strings(body.title)
-            title = titles[0] if titles else "<title>"
+            title = titles[0] if titles else TITLE_PLACEHOLDER
             if titles == []:
                 continue
             out += _parameters(define, body, default_ops, default_splat, resource_ref(key, title), place, off, ln, False, answers)  # fmt: skip
@@ -100,10 +101,14 @@ def check_resource(expr: ast.ResourceExpression, place: Place, answers: Answers)
             return out
         known = {a.name for a in rtype.attrs} | _meta() | {"name"}
         for body in bodies:
-            titles = literal_strings(body.title) if type(body.title) is not ast.LiteralDefault else None
-            ref = resource_ref(key, titles[0]) if titles else None
+            if type(body.title) is ast.LiteralDefault:
+                continue
+            titles = literal_strings(body.title)
+            if titles == []:
+                continue
+            ref = resource_ref(key, titles[0] if titles else TITLE_PLACEHOLDER)
             for op in _ops(body)[0]:
-                if op.attribute_name not in known and ref is not None:
+                if op.attribute_name not in known:
                     near = suggestions(op.attribute_name, sorted(known))
                     out.append(
                         make(
@@ -186,7 +191,11 @@ def _parameters(
         for p in _required(sym.params)
         if p.name not in given and (not is_class or _hiera_lacks(sym, p, answers))
     ]
-    return out + _missing(missing, ref, place, off, ln, is_class)
+    found = _missing(missing, ref, place, off, ln, is_class)
+    if not is_class:  # (the file's pass drops these where the file sets resource defaults of the type)
+        for f in found:
+            f.data["defaults_type"] = sym.key
+    return out + found
 
 
 def _missing(missing: list[str], ref: str, place: Place, off: int, ln: int, column: bool) -> list[Finding]:

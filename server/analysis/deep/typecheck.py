@@ -11,7 +11,7 @@ from typing import Any
 from puppet_xpp.server.analysis.deep import types
 from puppet_xpp.server.analysis.deep.world import Answers
 
-__all__ = ["alias_resolver", "mismatch", "mismatches", "parameter_error"]
+__all__ = ["alias_resolver", "matches", "mismatch", "mismatches", "parameter_error"]
 
 parameter_error = types.parameter_error
 
@@ -45,3 +45,12 @@ def mismatch(type_text: str, value: Any, answers: Answers) -> str | None:
     """:func:`mismatches` joined by newlines (None: matches or unprovable)."""
     found = mismatches(type_text, value, answers)
     return "\n".join(found) if found else None
+
+
+def matches(type_text: str, value: Any, answers: Answers) -> bool | None:
+    """Is the literal ``value`` an instance of the type written ``type_text``?  None: not provable
+    either way (not a literal, an unknown type or alias, the type model's failure)."""
+    try:
+        return types.matches(type_text, value, alias_resolver(answers))
+    except Exception:  # the type model's failure proves nothing
+        return None

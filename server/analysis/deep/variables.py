@@ -7,8 +7,9 @@ the body assigns anywhere (a use before the assignment is not proven here), a la
 inside it, the match variables ``$0``..``$n``, Puppet's own top-scope variables (``$facts``,
 ``$trusted``, ``$server_facts``, ``$environment``, ``$servername``...), every core fact's name and every
 custom fact of the modules (``Facter.add``), and the variables the environment's main manifest assigns
-at top and node scope.  Not checked (no finding): a class that inherits another (the parent's scope is
-not read), qualified names (``$x::y``: whether that class is evaluated first is not static; ``$::x``: a fact
+at top and node scope.  A class that inherits another also sees the parent's parameters and assignments (and its
+parent's: read from their files; a parent that cannot be read: no finding).  Not checked (no finding):
+qualified names (``$x::y``: whether that class is evaluated first is not static; ``$::x``: a fact
 the node may have), functions,
 plans, node definitions and templates; variables a node classifier (ENC) sets are not knowable: with
 an ENC the warning may be wrong, which is why it is a warning."""
@@ -22,7 +23,7 @@ from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
 from puppet_xpp.server.analysis.deep.world import Answers
 
-__all__ = ["assigned_names", "check_definition"]
+__all__ = ["PUPPET_VARIABLES", "Scope", "assigned_names"]
 
 # the variables Puppet sets at top scope (besides the facts) and in every class/define scope
 PUPPET_VARIABLES = frozenset(
@@ -63,30 +64,39 @@ def assigned_names(root: ast.Node | None, into_definitions: bool = False) -> set
     return out
 
 
-def check_definition(node: ast.Node, place: Place, answers: Answers) -> list[Finding]:
-    """Unknown variables in a class's or defined type's body."""
-    if not isinstance(node, (ast.HostClassDefinition, ast.ResourceTypeDefinition)) or node.body is None:
-        return []
-    if type(node) is ast.HostClassDefinition and node.parent_class:
-        return []
-    known = {p.name for p in node.parameters} | assigned_names(node.body) | PUPPET_VARIABLES
-    out: list[Finding] = []
-    stack: list[tuple[ast.Node, frozenset[str]]] = [(node.body, frozenset())]
-    while stack:
-        n, inner = stack.pop()
-        t = type(n)
-        if t in _NESTED:
-            continue  # (checked as a definition of its own, or not at all)
-        if t is ast.LambdaExpression:
-            inner = inner | {p.name for p in n.parameters}  # type: ignore[attr-defined]
-        elif t is ast.VariableExpression:
-            finding = _unknown(n, known, inner, place, answers)  # type: ignore[arg-type]
-            if finding is not None:
-                out.append(finding)
-            continue
-        for child in n.children():
-            stack.append((child, inner))
-    return out
+class Scope:
+    """A class's or defined type's scope as the engine's walk meets it: what is known there (its
+    parameters, Puppet's variables, every assignment met) and the variables used, each with the
+    lambda parameters around it; :meth:`findings` judges them once the body is walked."""
+
+    __slots__ = ("node", "place", "known", "uses")
+
+    def __init__(self, node: ast.HostClassDefinition | ast.ResourceTypeDefinition, place: Place) -> None:
+        self.node = node
+        self.place = place
+        self.known: set[str] = {p.name for p in node.parameters} | PUPPET_VARIABLES
+        self.uses: list[tuple[ast.VariableExpression, frozenset[str]]] = []
+
+    def assign(self, left: object) -> None:
+        self.known.update(_target_names(left))
+
+    def use(self, var: ast.VariableExpression, inner: frozenset[str]) -> None:
+        self.uses.append((var, inner))
+
+    def findings(self, answers: Answers) -> list[Finding]:
+        known = self.known
+        node = self.node
+        if type(node) is ast.HostClassDefinition and node.parent_class:
+            inherited = answers.class_variables(node.parent_class)
+            if inherited is None:
+                return []
+            known = known | inherited
+        out = []
+        for var, inner in self.uses:
+            found = _unknown(var, known, inner, self.place, answers)
+            if found is not None:
+                out.append(found)
+        return out
 
 
 def _unknown(

@@ -75,6 +75,7 @@ class Answers(Protocol):
     def fact_known(self, name: str) -> bool: ...
     def missing_dependencies(self, path: str) -> list[str]: ...
     def top_variable(self, name: str) -> bool | None: ...
+    def class_variables(self, name: str) -> frozenset[str] | None: ...
     def names_of(self, kind: str) -> list[str]: ...
 
 
@@ -116,6 +117,7 @@ class World:
         self.manifest = manifest  # the main manifest (file or directory), for top-scope variables
         self._top_variables: set[str] | None = None  # (None once loaded: unreadable)
         self._top_loaded = False
+        self._class_variables: dict[str, frozenset[str] | None] = {}
 
     # -- the answers
 
@@ -197,6 +199,24 @@ class World:
             self._modules = {n: m.directory for n, m in modules_on_path(self.modulepath).items()}
         return name.lower() in self._modules
 
+    def class_variables(self, name: str, depth: int = 0) -> frozenset[str] | None:
+        """The variables a class's scope holds for a class that inherits it: its parameters, what its
+        body assigns, and its own parent's (read from its file).  None: the class or its file cannot be
+        read, or the chain is too deep."""
+        key = key_of(name)
+        if key in self._class_variables:
+            return self._class_variables[key]
+        self._class_variables[key] = None  # (a cycle resolves to nothing)
+        sym = self.find_class(key)
+        found = _class_scope(sym.path, key) if sym is not None and depth < 8 else None
+        result: frozenset[str] | None = None
+        if found is not None:
+            names, parent = found
+            inherited = self.class_variables(parent, depth + 1) if parent else frozenset()
+            result = None if inherited is None else frozenset(names | inherited)
+        self._class_variables[key] = result
+        return result
+
     def missing_dependencies(self, path: str) -> list[str]:
         """The modules the metadata.json of ``path``'s module depends on that are not on the module
         path (an unqualified function or Ruby type may come from any of them: not provably unknown)."""
@@ -262,6 +282,8 @@ class World:
             return (self.module_present(name),)
         elif kind == "fact":
             return (self.fact_known(name),)
+        elif kind == "class_variables":
+            return (self.class_variables(name),)
         elif kind == "top_variable":
             return (self.top_variable(name),)
         elif kind == "dependencies":
@@ -360,6 +382,25 @@ def _manifest_variables(manifest: str | None) -> set[str] | None:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _class_scope(path: str, key: str) -> tuple[set[str], str | None] | None:
+    """(parameters and assigned variables, parent class) of class ``key`` defined in ``path``."""
+    from puppet_xpp.grammar import ast
+    from puppet_xpp.grammar.check import parse
+    from puppet_xpp.server.analysis.deep.variables import assigned_names
+    from puppet_xpp.xpp.sources import read_text
+
+    text = read_text(path, errors="strict") if path.endswith(".pp") else None
+    if text is None:
+        return None
+    program: Any = parse(text, path, keep_tokens=False).program
+    for d in program.definitions if program is not None else ():
+        if type(d) is ast.HostClassDefinition and key_of(d.name) == key:
+            names = {p.name for p in d.parameters} | assigned_names(d.body)
+            return names, d.parent_class
+    return None
+
+
 def _module_root(path: str) -> str | None:
     """The directory of the module holding ``path`` (the nearest one with a metadata.json), or None."""
     d = os.path.dirname(path)
@@ -441,6 +482,10 @@ class Recording:
     def top_variable(self, name: str) -> bool | None:
         self.asked.add(("top_variable", name))
         return self.world.top_variable(name)
+
+    def class_variables(self, name: str) -> frozenset[str] | None:
+        self.asked.add(("class_variables", key_of(name)))
+        return self.world.class_variables(name)
 
     def missing_dependencies(self, path: str) -> list[str]:
         self.asked.add(("dependencies", path))

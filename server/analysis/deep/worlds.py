@@ -27,6 +27,11 @@ class WorldCache:
         self.worlds: dict[WorldKey, World] = {}
         self.indexed: dict[str, list[Sym]] = {}  # path -> its entries (shared by the worlds)
 
+    def add_file(self, path: str, syms: list[Sym]) -> None:
+        """Record the index entries of a file the caller parsed already (``--validate --deep`` parses
+        each file once for its validation and its entries)."""
+        self.indexed[os.path.abspath(path)] = syms
+
     def world_for(self, context: FileContext) -> World:
         """The world of the file ``context`` describes (xpp.environment.file_context)."""
         env_root = context.env.root if context.env is not None else None
@@ -56,9 +61,10 @@ class WorldCache:
             files += workspace_files([manifest]) if os.path.isdir(manifest) else [manifest]
         index = WorkspaceIndex()
         for f in dict.fromkeys(files):
-            syms = self.indexed.get(f)
+            key = os.path.abspath(f)
+            syms = self.indexed.get(key)
             if syms is None:
-                syms = self.indexed[f] = index_file(f)
+                syms = self.indexed[key] = index_file(f)
             index.set_file(f, syms)
         return World(
             index,
