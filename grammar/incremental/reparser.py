@@ -176,8 +176,8 @@ class IncrementalParser:
         self._set_locator(pending if self.levels is not None and not bt.relocate else None)
         bt.relocate = False
         try:
-            if self.levels is None or pending is None or self.config.epp:
-                self._full()
+            if self.levels is None or pending is None or self.config.epp or len(self.data) >= HUGE_BYTES:
+                self._full()  # (a huge text: always, with no incremental state; grammar.incremental.compact)
                 return
             try:
                 self._incremental(*pending)
@@ -267,6 +267,8 @@ class IncrementalParser:
         toks = lx.tokens()
         mapped = any(type(t) is MappedToken for t in toks)
         huge = None
+        if len(self.data) >= HUGE_BYTES:
+            record = False  # (nor after a syntax error: the tree a feature reads apart is never edited)
         if len(self.data) >= HUGE_BYTES and toks and lx.error is None and not cfg.epp:
             huge = self._huge(lx)
             if huge is None:
@@ -276,7 +278,6 @@ class IncrementalParser:
         rec = None
         if huge is not None:
             res, kept = huge
-            record = False
         else:
             if record and lx.error is None and not cfg.epp:
                 rec = Recorder(toks, len(toks), self.locator, cfg.file)

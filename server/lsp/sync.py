@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from lsprotocol import types
 
+from puppet_xpp.grammar.incremental.compact import HUGE_BYTES
 from puppet_xpp.server.analysis import filekinds
 from puppet_xpp.server.analysis.document import (
     APART_BYTES,
@@ -156,10 +157,34 @@ async def with_analysis(ls: PuppetServer, uri: str, fn: Callable[[Analysis], T |
         return None if an is None else fn(an)
 
     try:
+        if st.is_puppet and len(st.doc.data) >= HUGE_BYTES:
+            made = await ls.on_worker(_made, st)
+            if made is None:
+                return None
+            try:
+                return await asyncio.to_thread(fn, made)
+            except Exception:  # (met again on the worker, and reported there if it was no race)
+                pass
         return await ls.on_worker(run)
     except Exception as e:
         ls.log(f"puppet-xpp: request failed for {uri}: {e!r}", types.MessageType.Error)
         return None
+
+
+def _made(st: DocState) -> Analysis | None:
+    """Worker: :func:`current` with its Program made, for a feature that runs apart.
+
+    A feature over a huge document (grammar.incremental.compact.HUGE_BYTES: folding, symbols, semantic
+    tokens over millions of tokens take seconds) runs on a thread of its own, as its analysis did
+    (issue 26 item 12): on the worker it would hold up every other document's requests.  That is safe
+    for such a document: each of its updates is a full parse making a new tree and token columns, so
+    an edit meanwhile never changes what the feature reads (its result is for the version it was asked
+    about).  A feature that fails there (it read the session while the worker changed it) is run again
+    on the worker."""
+    an = current(st)
+    if an is not None:
+        an.program = an.program  # (the parser's lazy Program, resolved here on the worker)
+    return an
 
 
 async def with_file(

@@ -82,3 +82,39 @@ async def test_huge_document_delays_no_other(client: LanguageClient) -> None:
         f"\n5 MB document: diagnostics in {diagnosed:.2f} s; {len(waits)} requests on another document "
         f"meanwhile, slowest {max(took for _k, took in waits) * 1000:.0f} ms ({usual * 1000:.0f} ms without it)"
     )
+
+
+features_client = workspace_client("hugefeatures", "_huge_root")
+
+
+async def test_huge_document_features_run_apart(features_client: LanguageClient) -> None:
+    """The big document's own folding and symbols (seconds over its 1.8 million tokens) run on a thread
+    apart, as its analysis does (server.lsp.sync.with_analysis): a hover on the small document asked
+    just after them is answered before them.  On the worker (one thread, requests in order) it waited
+    for them: the folding's 0.8 s, the symbols' 3 s (load 7)."""
+    client = features_client
+    root = client._huge_root  # type: ignore[attr-defined]
+    client.workspace_did_change_configuration(  # (not the deep checks' test: they would hold the worker)
+        types.DidChangeConfigurationParams(settings={"puppet": {"deepChecks": {"enabled": False}}})
+    )
+    at = mark(client)
+    small = open_file(client, root, "small/manifests/init.pp", SMALL)
+    await wait_publish(client, small, 1, after=at)
+    hover = types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=small), position=types.Position(line=1, character=12)
+    )
+    at = mark(client)
+    big = open_file(client, root, "site.pp", bench_huge().make_classes(5_000_000))
+    await wait_publish(client, big, 1, after=at, timeout=120)
+    big_name = types.TextDocumentIdentifier(uri=big)
+    for ask in (
+        lambda: client.text_document_folding_range_async(types.FoldingRangeParams(big_name)),
+        lambda: client.text_document_document_symbol_async(types.DocumentSymbolParams(big_name)),
+    ):
+        job = asyncio.ensure_future(ask())
+        await asyncio.sleep(0.05)
+        answer = await client.text_document_hover_async(hover)
+        assert answer is not None and "name" in str(answer.contents)
+        assert not job.done(), "the hover on the small document waited for the big document's feature"
+        found = await job
+        assert found is not None and len(found) >= 7000  # (one per class at least)
