@@ -62,7 +62,9 @@ CODES = MappingProxyType(
         "DEEP_UNKNOWN_ATTRIBUTE": DeepCode(
             "error", "no parameter named '{param}' on {resource}", column=False
         ),
-        "DEEP_MISSING_PARAMETER": DeepCode("error", "{resource}: expects a value for parameter '{param}'"),
+        # {param}: 'x' quoted, or $x where another parameter's default reads the missing x (Puppet's
+        # words then: the error of evaluating that default)
+        "DEEP_MISSING_PARAMETER": DeepCode("error", "{resource}: expects a value for parameter {param}"),
         # the arity phrase is Puppet's: "expects 2 arguments", "expects between 1 and 2 arguments",
         # "expects at least 1 argument"; got: "got none" | "got 3"
         "DEEP_WRONG_ARITY": DeepCode("error", "'{name}' {expects}, got {got}"),

@@ -9,6 +9,8 @@ type's and a Ruby type's the line only)."""
 
 from __future__ import annotations
 
+import re
+
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.deep import typecheck
@@ -191,15 +193,53 @@ def _parameters(
         for p in _required(sym.params)
         if p.name not in given and (not is_class or _hiera_lacks(sym, p, answers))
     ]
-    found = _missing(missing, ref, place, off, ln, is_class)
+    unset = {
+        p.name
+        for p in sym.params
+        if p.name not in given and (not is_class or answers.hiera_has(f"{sym.key}::{p.name}") is False)
+    }
+    found = _missing(missing, ref, place, off, ln, is_class, sym.params, unset)
     if not is_class:  # (the file's pass drops these where the file sets resource defaults of the type)
         for f in found:
             f.data["defaults_type"] = sym.key
     return out + found
 
 
-def _missing(missing: list[str], ref: str, place: Place, off: int, ln: int, column: bool) -> list[Finding]:
-    """One finding per missing parameter (``data['missing']``: all of them, for the quick fix)."""
+_READS = re.compile(r"\$\{?([a-z_][A-Za-z0-9_]*)\b(?!::)")
+
+
+def _missing(
+    missing: list[str],
+    ref: str,
+    place: Place,
+    off: int,
+    ln: int,
+    column: bool,
+    params: list[Param],
+    unset: set[str],
+) -> list[Finding]:
+    """One finding per missing parameter (``data['missing']``: all of them, for the quick fix) -- or,
+    when the default of a parameter that is provably not given (``unset``) reads a missing one, the
+    one error Puppet raises while it evaluates that default, before its check of the missing
+    parameters: ``expects a value for parameter $b`` (the first such default, in parameter order)."""
+    if not missing:
+        return []
+    for p in params:
+        if p.default and p.name in unset:
+            read = [name for name in _READS.findall(p.default) if name in missing]
+            if read:
+                return [
+                    make(
+                        "DEEP_MISSING_PARAMETER",
+                        place.path,
+                        off,
+                        ln,
+                        {"missing": missing, "param": read[0]},
+                        column=column,
+                        param=f"${read[0]}",
+                        resource=ref,
+                    )
+                ]
     return [
         make(
             "DEEP_MISSING_PARAMETER",
@@ -208,7 +248,7 @@ def _missing(missing: list[str], ref: str, place: Place, off: int, ln: int, colu
             ln,
             {"missing": missing, "param": name},
             column=column,
-            param=name,
+            param=f"'{name}'",
             resource=ref,
         )
         for name in missing
@@ -229,7 +269,8 @@ def _hiera_lacks(sym: Sym, p: Param, answers: Answers) -> bool:
 def missing_class_parameters(sym: Sym, place: Place, off: int, ln: int, answers: Answers) -> list[Finding]:
     """``include``/``contain``/``require`` of a class whose required parameters no Hiera data gives."""
     missing = [p.name for p in _required(sym.params) if _hiera_lacks(sym, p, answers)]
-    found = _missing(missing, f"Class[{capitalized(sym.key)}]", place, off, ln, True)
+    unset = {p.name for p in sym.params if _hiera_lacks(sym, p, answers)}
+    found = _missing(missing, f"Class[{capitalized(sym.key)}]", place, off, ln, True, sym.params, unset)
     for f in found:  # (the file's pass drops these where the file declares the class with parameters)
         f.data["included"] = sym.key
     return found
