@@ -631,6 +631,40 @@ def test_aliases_resolve_through_the_callback_text_or_node() -> None:
     assert types.literal_mismatch("A::B", value, lambda n: "A::B") is None
 
 
+def test_every_corpus_expression_and_type_node_gives_words_or_none(aliases: dict[str, ast.TypeAlias]) -> None:
+    """No input costs an exception: every expression of the corpus' manifests (literal or not) against
+    the corpus' parameter types, each type given as its AST node as well as its text, with the same
+    answer either way."""
+    type_nodes: dict[str, ast.Node] = {}
+    values: list[ast.Node] = []
+    for f in sorted(MODULES.glob("*/manifests/**/*.pp"))[::3]:
+        data = f.read_bytes()
+        program = parse(data.decode("utf-8", "replace"), str(f)).program
+        if not isinstance(program, ast.Program):
+            continue
+        for node in ast.walk(program):
+            if isinstance(node, ast.Parameter) and node.type_expr is not None:
+                type_nodes.setdefault(_expression_text(data, node.type_expr), node.type_expr)
+            elif isinstance(node, ast.AttributeOperation):
+                values.append(node.value_expr)
+            elif isinstance(node, ast.KeyedEntry):
+                values.append(node.value)
+    assert len(type_nodes) > 100 and len(values) > 2000
+
+    def resolve(name: str) -> ast.TypeAlias | None:
+        return aliases.get(name.lower())
+
+    found = 0
+    for i, (text, node) in enumerate(sorted(type_nodes.items())):
+        for value in values[i % 7 :: 40]:
+            by_text = types.literal_mismatch(text, value, resolve)
+            assert by_text == types.literal_mismatch(node, value, resolve), (text, value)
+            assert by_text is None or isinstance(by_text, str)
+            assert types.matches(text, value, resolve) in (True, False, None)
+            found += by_text is not None
+    assert found > 100
+
+
 def test_speed_on_a_parsed_type() -> None:
     """Microseconds per check once the type's text is parsed (cached by text)."""
     value = _node("'abc'")
