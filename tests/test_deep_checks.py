@@ -285,3 +285,45 @@ def test_every_format_names_the_deep_tool(fmt: str) -> None:
     text = out.getvalue()
     assert "puppet-xpp-deep" in text and "DEEP_UNKNOWN_CLASS" in text
     assert "Could not find class ::m::nosuch" in text
+
+
+CORPUS = Path("/usr/share/puppet/modules")
+
+
+@pytest.mark.parametrize("module", ["apache", "stdlib", "postgresql"])
+def test_deep_keeps_the_validation_output(module: str) -> None:
+    """``--deep`` parses each file once for its validation and its index entries: the validation's
+    diagnostics are those of plain ``--validate``, item for item, on real modules."""
+    if not (CORPUS / module).is_dir():
+        pytest.skip(f"corpus module {module} not installed")
+    runs = []
+    for extra in ([], ["--deep"]):
+        out = io.StringIO()
+        validate.main([*extra, "--format", "json", str(CORPUS / module)], out, io.StringIO())
+        runs.append(
+            [
+                (item["file"], [d for d in item["diagnostics"] if d.get("source") != "puppet-xpp-deep"])
+                for item in map(json.loads, out.getvalue().splitlines())
+            ]
+        )
+    assert runs[0] == runs[1]
+    assert len(runs[0]) > 10
+
+
+def test_syntax_error_gets_no_deep_finding() -> None:
+    """A file Puppet's parser rejects: its syntax error, as plain --validate prints it, and no deep
+    finding (the program is not Puppet's); the other files are still checked."""
+    env = environment(
+        {
+            **LIB,
+            "modules/m/manifests/init.pp": m("  include m::nosuch\n"),
+            "modules/m/manifests/broken.pp": "class m::broken {\n  include m::nosuch\n",
+        }
+    )
+    plain, deep = io.StringIO(), io.StringIO()
+    validate.main([str(env / "modules")], plain, io.StringIO())
+    validate.main(["--deep", str(env / "modules")], deep, io.StringIO())
+    assert deep.getvalue().startswith(plain.getvalue())
+    assert deep.getvalue()[len(plain.getvalue()) :] == (
+        f"Error: Could not find class ::m::nosuch (file: {env / 'modules/m/manifests/init.pp'}, line: 2, column: 3)\n"
+    )
