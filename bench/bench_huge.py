@@ -11,8 +11,8 @@ classes with resources, conditionals and interpolation, ``hash`` a huge hash of 
 heredocs with interpolation, ``nested`` nesting 60 deep (within Puppet's limits) repeated, ``corpus`` the
 Debian corpus' manifests that parse, concatenated (class names repeat: Puppet's validation does not mind).
 Each command runs as its own process; wall time, CPU time (user + system: what the wall time means on a
-loaded machine) and the child's peak RSS (``ru_maxrss`` of the waited child) are printed per shape and
-mode, with the load average.  Mode ``server`` is the language server's analysis of the document as it is
+loaded machine) and the child's peak RSS (its own VmHWM, written by the child at its end: see ``_run``)
+are printed per shape and mode, with the load average before each run.  Mode ``server`` is the language server's analysis of the document as it is
 opened (server.analysis.document.Document: parse, validation, diagnostics) in a process of its own.
 ``--write DIR`` only writes the inputs.
 """
@@ -142,15 +142,52 @@ def make_corpus(size: int) -> str:
     return "".join(parts)
 
 
-def _run(command: list[str]) -> tuple[float, float, float, int]:
-    """Wall seconds, CPU seconds (user + system), peak RSS in MB and exit status of one child process
-    (its own rusage: the CPU time says what the wall time means on a loaded machine)."""
+def _run(command: list[str], scratch: str) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user + system), peak RSS in MB and exit status of one child process.
+    The CPU time is the child's own rusage (it says what the wall time means on a loaded machine); the
+    peak is the child's own VmHWM, which it writes at its end (``--peak``): wait4's ru_maxrss is no
+    measure, Linux carries the forking process's peak across fork + exec."""
+    peak_file = os.path.join(scratch, "peak.kb")
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "--peak", peak_file, "--", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _pid, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    with open(peak_file, encoding="ascii") as handle:
+        peak_kb = int(handle.read())
+    return elapsed, usage.ru_utime + usage.ru_stime, peak_kb / 1024, process.returncode
+
+
+def _puppet(command: list[str]) -> tuple[float, float, float, int]:
+    """Puppet's own run, measured by wait4 (its ru_maxrss: the bench's parent is small, and Ruby's peak
+    is far above it)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def peak_child(peak_file: str, command: list[str]) -> int:
+    """The child's side of :func:`_run`: the command (``puppet-xpp MODE ...`` or ``--analyse FILE``)
+    in this process, then its peak RSS (VmHWM, kB) written to ``peak_file``."""
+    try:
+        if command[0] == "--analyse":
+            code = analyse(command[1])
+        else:
+            from puppet_xpp.server.cli.main import main as cli_main
+
+            code = cli_main(command)
+    finally:
+        with open("/proc/self/status", encoding="ascii") as status:
+            kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        with open(peak_file, "w", encoding="ascii") as peak:
+            peak.write(kb)
+    return code
 
 
 def analyse(path: str) -> int:
@@ -166,12 +203,12 @@ def analyse(path: str) -> int:
 
 
 def _commands(mode: str, path: str, scratch: str) -> list[str]:
-    exe = [sys.executable, "-m", "puppet_xpp"]
+    """The arguments of one run of :func:`peak_child`."""
     if mode == "server":
-        return [sys.executable, os.path.abspath(__file__), "--analyse", path]
+        return ["--analyse", path]
     if mode == "compile":
-        return [*exe, "compile", path, "-o", os.path.join(scratch, os.path.basename(path) + ".xpp")]
-    return [*exe, mode, path]
+        return ["compile", path, "-o", os.path.join(scratch, os.path.basename(path) + ".xpp")]
+    return [mode, path]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,7 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-puppet", action="store_true", help="leave out puppet parser validate")
     ap.add_argument("--write", metavar="DIR", help="only write the inputs to DIR")
     ap.add_argument("--analyse", metavar="FILE", help=argparse.SUPPRESS)  # (mode server's child)
+    ap.add_argument("--peak", metavar="FILE", help=argparse.SUPPRESS)  # (a measured child: _run)
+    ap.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)
+    if ns.peak:
+        return peak_child(ns.peak, ns.command)
     if ns.analyse:
         return analyse(ns.analyse)
     size = int(ns.size * 1_000_000)
@@ -202,16 +243,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path}  {os.path.getsize(path)} bytes")
             return 0
         print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-        print(f"{'shape':9}{'bytes':>10}  {'command':24}{'seconds':>9}{'cpu s':>8}{'peak MB':>9}{'exit':>6}")
+        print(
+            f"{'shape':9}{'bytes':>10}  {'command':24}{'seconds':>9}{'cpu s':>8}{'peak MB':>9}{'exit':>6}{'load':>7}"
+        )
         for shape, path in paths.items():
             nbytes = os.path.getsize(path)
-            runs = [(f"puppet-xpp {mode}", _commands(mode, path, scratch)) for mode in modes]
-            if not ns.no_puppet:
-                runs.append(("puppet parser validate", ["puppet", "parser", "validate", path]))
-            for label, command in runs:
-                seconds, cpu, peak, status = _run(command)
+            for mode in modes:
+                label = f"puppet-xpp {mode}"
+                load = os.getloadavg()[0]
+                seconds, cpu, peak, status = _run(_commands(mode, path, scratch), scratch)
                 print(
-                    f"{shape:9}{nbytes:>10}  {label:24}{seconds:9.2f}{cpu:8.2f}{peak:9.0f}{status:>6}",
+                    f"{shape:9}{nbytes:>10}  {label:24}{seconds:9.2f}{cpu:8.2f}{peak:9.0f}{status:>6}"
+                    f"{load:>7.2f}",
+                    flush=True,
+                )
+            if not ns.no_puppet:
+                label = "puppet parser validate"
+                load = os.getloadavg()[0]
+                seconds, cpu, peak, status = _puppet(["puppet", "parser", "validate", path])
+                print(
+                    f"{shape:9}{nbytes:>10}  {label:24}{seconds:9.2f}{cpu:8.2f}{peak:9.0f}{status:>6}"
+                    f"{load:>7.2f}",
                     flush=True,
                 )
         print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
