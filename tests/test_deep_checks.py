@@ -175,6 +175,7 @@ CASES = [
     Case("builtin arity", "DEEP_WRONG_ARITY", {"modules/m/manifests/init.pp": m("  $v = join([1], ',', 3, 4)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = join([1], ',')\n  notice($v)\n")}),
     Case("puppet function arity", "DEEP_WRONG_ARITY", {"modules/m/manifests/init.pp": m("  $v = m::f()\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(1)\n  notice($v)\n")}),
     Case("class parameter type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 'a' }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 3 }\n")}),
+    Case("define parameter default from the title", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  m::n { '/tmp/x': }\n"), "modules/m/manifests/n.pp": "define m::n(Pattern[/^[^\\/]+$/] $file = $name) {\n}\n"}, {"modules/m/manifests/init.pp": m("  m::n { 'x': }\n"), "modules/m/manifests/n.pp": "define m::n(Pattern[/^[^\\/]+$/] $file = $name) {\n}\n"}),
     Case("define parameter type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => 2 }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => '2' }\n")}),
     Case("function argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = m::f('a')\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(4)\n  notice($v)\n")}),
     Case("builtin argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = length(1)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = length([1])\n  notice($v)\n")}),

@@ -188,6 +188,8 @@ def _parameters(
     if splat or default_splat:
         return out
     given = {op.attribute_name for op in named} | {op.attribute_name for op in default_ops}
+    if not is_class:
+        out += _title_defaults(sym, body, given, ref, place, off, ln, answers)
     missing = [
         p.name
         for p in _required(sym.params)
@@ -203,6 +205,43 @@ def _parameters(
         for f in found:
             f.data["defaults_type"] = sym.key
     return out + found
+
+
+def _title_defaults(
+    sym: Sym,
+    body: ast.ResourceBody,
+    given: set[str],
+    ref: str,
+    place: Place,
+    off: int,
+    ln: int,
+    answers: Answers,
+) -> list[Finding]:
+    """A defined type's parameter not given whose default is ``$name``/``$title``: with a literal title
+    its value is that title, and a type that rejects it is Puppet's error as for a given value."""
+    title = body.title
+    if title is None or type(title) not in (ast.LiteralString, ast.QualifiedName, ast.ConcatenatedString):
+        return []
+    if literal_string(title) is None:
+        return []
+    out = []
+    for p in sym.params:
+        if p.name in given or p.default.strip() not in ("$name", "$title"):
+            continue
+        phrases = typecheck.mismatches(p.type, title, answers)
+        if phrases:
+            out.append(
+                make(
+                    "DEEP_WRONG_TYPE",
+                    place.path,
+                    off,
+                    ln,
+                    {"param": p.name, "offset": title.offset},
+                    column=False,
+                    message=typecheck.parameter_error(ref, p.name, phrases),
+                )
+            )
+    return out
 
 
 _READS = re.compile(r"\$\{?([a-z_][A-Za-z0-9_]*)\b(?!::)")
