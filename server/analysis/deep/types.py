@@ -17,8 +17,9 @@ The API the deep checks call (keep it stable)::
         an unknown type or alias, Sensitive/Timestamp/..., a regexp we cannot run as Ruby does).
         When Puppet reports several mismatches for one value (two Struct entries), they are joined by
         "\\n", in Puppet's order: :func:`literal_mismatches` gives them as a list.
-        ``as_default=True``: the words for the literal as the parameter's default value (Puppet words a
-        default's type generalized: ``got Integer`` where an argument's is ``got Integer[5, 5]``).
+        The same words serve a class's or define's parameter (given or defaulted: Puppet checks the
+        resource's whole hash, defaults included), a Puppet-language function's and a Ruby 4.x
+        function's argument (checked against one-parameter signatures by the tests).
     parameter_error(subject, name, phrases) -> str
         Puppet's whole error for a class/define parameter (``Class[Foo]: parameter 'x' expects ...``).
     parse_type(text) -> PuppetType | None      (cached by text)
@@ -36,7 +37,7 @@ from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep import types_parse
 from puppet_xpp.server.analysis.deep.types_describe import describe
 from puppet_xpp.server.analysis.deep.types_model import ALIAS_RESOLVER, PType, Unprovable
-from puppet_xpp.server.analysis.deep.types_normal import generalize, infer
+from puppet_xpp.server.analysis.deep.types_normal import infer
 
 __all__ = [
     "AliasResolver",
@@ -119,15 +120,10 @@ def matches(
 
 
 def literal_mismatches(
-    type_spec: PType | str | ast.Node,
-    value: ast.Node,
-    resolve_alias: AliasResolver | None = None,
-    *,
-    as_default: bool = False,
+    type_spec: PType | str | ast.Node, value: ast.Node, resolve_alias: AliasResolver | None = None
 ) -> list[str] | None:
     """Each mismatch Puppet reports for the value, relative to the parameter; None when the value is
-    accepted or nothing can be proven.  ``as_default``: the words for the value as the parameter's
-    default (Puppet describes a default's type generalized: ``got Integer``, not ``got Integer[5, 5]``)."""
+    accepted or nothing can be proven."""
     t = type_spec if isinstance(type_spec, PType) else _type_of(type_spec)
     if t is None:
         return None
@@ -136,8 +132,7 @@ def literal_mismatches(
         v = types_parse.value_of(value)
         if t.instance(v):
             return None
-        actual = generalize(infer(v)) if as_default else infer(v)
-        found = describe(t, actual, (("parameter", "p"),))
+        found = describe(t, infer(v), (("parameter", "p"),))
         if not found:  # Puppet's describer finds nothing to say: it raises no error either
             return None
         prefix = " parameter 'p'"
@@ -155,14 +150,10 @@ def literal_mismatches(
 
 
 def literal_mismatch(
-    type_spec: str | ast.Node,
-    value: ast.Node,
-    resolve_alias: AliasResolver | None = None,
-    *,
-    as_default: bool = False,
+    type_spec: str | ast.Node, value: ast.Node, resolve_alias: AliasResolver | None = None
 ) -> str | None:
     """Puppet's words for a literal the type rejects (see the module's docstring); None otherwise."""
-    phrases = literal_mismatches(type_spec, value, resolve_alias, as_default=as_default)
+    phrases = literal_mismatches(type_spec, value, resolve_alias)
     return "\n".join(phrases) if phrases else None
 
 

@@ -8,8 +8,7 @@
 # Result: {instance: bool (TypeCalculator's instance?), message: the error a class parameter of that type
 #          given that value raises (TypeMismatchDescriber.validate_parameters, subject "X", parameter "p"),
 #          or nil when it is accepted; call: the error a one-parameter function of that type raises when
-#          called with the value (describe_signatures), or nil; default: the error the value raises as
-#          the parameter's default (validate_default_parameter: the value's type generalized), or nil}.
+#          called with the value (describe_signatures), or nil}.
 # A type that does not parse or names an unknown type answers ok: false (the oracle's error).
 Oracle.register('types') do |req|
   mp = Array(req['modulepath']).map { |d| File.expand_path(d.to_s) }
@@ -31,12 +30,6 @@ Oracle.register('types') do |req|
     rescue Puppet::ParseError => e
       e.message
     end
-    default = begin
-      Puppet::Pops::Types::TypeMismatchDescriber.validate_default_parameter('X', 'p', type, value)
-      nil
-    rescue Puppet::ParseError => e
-      e.message
-    end
     callable = tf.callable(type)
     sig = Struct.new(:type, :parameter_names, :block_type, :block_name).new(callable, ['p'], nil, 'block')
     args = Puppet::Pops::Types::TypeCalculator.singleton.infer_set([value])
@@ -46,6 +39,6 @@ Oracle.register('types') do |req|
     rescue StandardError => e # (a Callable parameter type: the describer itself fails)
       "#{e.class}: #{e.message}"
     end
-    { 'instance' => instance, 'message' => message, 'call' => call, 'default' => default }
+    { 'instance' => instance, 'message' => message, 'call' => call }
   end
 end
