@@ -578,13 +578,14 @@ static PyObject *same(PyObject *values, const unsigned char *s, Py_ssize_t a, Py
     return w;
 }
 
-/* scan(text, pos, toks, values, kw, after) -> pos: see the module's description.  `after`: the token type
- * before pos (Engine.after()). */
+/* scan(text, pos, toks, values, kw, after, interp=False) -> pos: see the module's description.  `after`: the
+ * token type before pos (Engine.after()); `interp`: the code of a "${...}" (it stops at every brace). */
 static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *text, *toks, *values, *kw, *after;
     Py_ssize_t pos;
-    if (!PyArg_ParseTuple(args, "O!nO!O!O!O", &PyUnicode_Type, &text, &pos, &PyList_Type, &toks, &PyDict_Type,
-                          &values, &PyDict_Type, &kw, &after))
+    int interp = 0;
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!O|p", &PyUnicode_Type, &text, &pos, &PyList_Type, &toks, &PyDict_Type,
+                          &values, &PyDict_Type, &kw, &after, &interp))
         return NULL;
     if (g_token == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "configure_lexer() first");
@@ -625,6 +626,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         if (q >= len)
             break;
         unsigned char c = s[q];
+        if (interp && (c == '{' || c == '}'))
+            break; /* inside "${...}": the Python loop counts the braces and finds the closing one */
         Py_ssize_t e;
         int type = 0;
         PyObject *value;
@@ -913,7 +916,7 @@ error:
 static PyMethodDef module_methods[] = {
     {"fix_positions", fix_positions, METH_VARARGS, "fix_positions(root, Node, limit) -> the first node too deep, or None"},
     {"configure_lexer", configure_lexer, METH_VARARGS, "configure_lexer(Token, types, ops): see scan"},
-    {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after) -> the position it stopped at"},
+    {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after, interp=False) -> the position it stopped at"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -413,12 +413,13 @@ class Engine:
         depth = 0
         nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
         # the C fast path (grammar/_accel.c scan) lexes the frequent tokens of plain code in an ASCII text
-        # and stops at the first other one, which this loop lexes; `at` is where the iterator stands
-        scan = SCAN if not (interp or self.epp or self.bmap is not None) else None
+        # and stops at the first other one (in an interpolation, at every brace: counted here), which this
+        # loop lexes; `at` is where the iterator stands
+        scan = SCAN if not (self.epp or self.bmap is not None) else None
         at = pos
         while True:
             if scan is not None and self.jump is None:
-                q = scan(text, at, toks, self.values, kw, self.after())
+                q = scan(text, at, toks, self.values, kw, self.after(), interp)
                 if q != at:
                     nxt = self.fast(text, q).__next__
             m = nxt()
@@ -717,24 +718,35 @@ class Engine:
             finder = find_uqne_end
         sub.run(sub.interpolated, 0, 0, finder, spec.escapes, False, None)
         sub.finish()
-        # map the text's tokens into this text's byte offsets
-        span = loc.span
+        # map the text's tokens into this text's byte offsets: a token's span is (pos(start), pos(end)),
+        # but one at the text's very start begins at lead and ends a first margin earlier (SubLocator.span)
         point = loc.point
         stoks = sub.toks
         last = len(stoks) - 1
         i0 = len(toks)
+        lead = loc.lead
+        m1 = loc.m1
+        starts = loc.positions([t.start_pos for t in stoks])
+        ends = loc.positions([t.end_pos for t in stoks])
+        append = toks.append
         for i, t in enumerate(stoks):
             ts = t.start_pos
-            te = t.end_pos
-            s, e = span(ts, te)
-            ce = getattr(t, "concat_end_pos", None)
-            ns = getattr(t, "name_start_pos", None)
-            if ce is not None:
-                ce = point(ce)
-            if ns is not None:
-                ns = point(ns)
+            s = starts[i]
+            e = ends[i]
+            if ts == 0:
+                s = lead
+                e -= m1
+            if type(t) is MappedToken:
+                ce = t.concat_end_pos
+                ns = t.name_start_pos
+                if ce is not None:
+                    ce = point(ce)
+                if ns is not None:
+                    ns = point(ns)
+            else:
+                ce = ns = None
             if i == last and t.type == "DQPOST":
-                ce = span(0, te)[1]
+                ce = ends[i] - m1  # (the end of the span from 0 to the token's end)
             if ts == 0 and t.type == "VARIABLE":
                 ns = point(1)
             if ce == e:
@@ -749,7 +761,7 @@ class Engine:
                     t.end_pos = e
             else:
                 t = _mapped(t, s, e, ce, ns)
-            toks.append(t)
+            append(t)
         self.preconv.append((i0, len(toks), None))
         if self.depth > 0:
             self.ov = (len(toks), prev_after)

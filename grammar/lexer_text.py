@@ -366,6 +366,30 @@ class SubLocator:
         """Global position of local offset x (Puppet's to_global offset)."""
         return self.lead if x == 0 else self.pos(x)
 
+    def positions(self, xs: list[int]) -> list[int]:
+        """:meth:`pos` of each offset of ``xs`` (0 included: ``pos``, not ``point``).  The offsets of a
+        heredoc's tokens mostly increase: the line is followed from one to the next instead of searched
+        for each (searched only when an offset goes back, e.g. after a heredoc nested in an
+        interpolation)."""
+        lead = self.lead
+        if self.plain:
+            return [x + lead for x in xs]
+        line_index = self.line_index
+        acc = self.acc
+        last = len(acc) - 1
+        n = len(line_index)
+        out: list[int] = []
+        append = out.append
+        k = 0  # bisect_right(line_index, x): the line starts at or before x
+        for x in xs:
+            if k and x < line_index[k - 1]:
+                k = bisect_right(line_index, x)
+            else:
+                while k < n and line_index[k] <= x:
+                    k += 1
+            append(x + lead + acc[k if k < last else last])
+        return out
+
     def span(self, s: int, e: int) -> tuple[int, int]:
         """Global (start, end) of the local span s..e as Puppet's to_global gives it (:meth:`pos` of
         each end, inline: called for every token of a heredoc's text)."""

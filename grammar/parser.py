@@ -245,7 +245,7 @@ class ParseResult:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
-class _NeedTokens(Exception):
+class NeedTokens(Exception):
     """A run that drops the tokens it has read (``Driver.release``) met what needs them again (a syntax
     error's recovery, a nesting too deep to report): the caller parses again keeping them."""
 
@@ -356,7 +356,7 @@ class Driver:
         # drop each token from the list once shifted (parse(keep_tokens=False)): a token is then freed
         # when the reduction that reads it is done, and the tree grows as the tokens go (a 5 MB one-line
         # list: the peak is the tokens', not the tokens' plus the tree's); whatever would read a token
-        # again (recovery, the too-deep report) raises _NeedTokens instead
+        # again (recovery, the too-deep report) raises NeedTokens instead
         self.release = False
         self.memo = memo  # recovery scans of earlier runs over the same tokens (grammar.recovery)
         plan = rule_plan(type(builder))
@@ -417,7 +417,7 @@ class Driver:
                     return v, None
                 if status == 2:
                     if release:
-                        raise _NeedTokens
+                        raise NeedTokens
                     raise _TooDeep(i - 1)
                 tok = tokens[i] if i < n else end_tok
                 k = self.error_met(tok, tokens, i, n, stack, values, resumed)
@@ -452,7 +452,7 @@ class Driver:
                 i += 1
                 if len(stack) > MAX_STACK:
                     if release:
-                        raise _NeedTokens
+                        raise NeedTokens
                     raise _TooDeep(i - 1)
                 if watch is not None and tok.type == "LBRACE":
                     k = watch("open", i, stack, values)
@@ -492,7 +492,7 @@ class Driver:
         inside a body (recover_in_block) when the driver is ``nested``.  Returns the token index to go on
         at, or None (the run ends: the caller salvages)."""
         if self.release:
-            raise _NeedTokens
+            raise NeedTokens
         after_stmts = stack[-1] in self.t.after_stmts and tok.type != "$CUT"
         self.b.syntax_error_met(tok.start_pos, values[-1] if after_stmts else None)
         return self.recover_in_block(tokens, i, n, stack, values, resumed) if self.nested else None
@@ -659,7 +659,7 @@ def parse_tokens(
     """Parse a token list into a Program, recovering from syntax errors at statement boundaries.
     ``watch``: see Driver.run (given to the first run only, the one that starts at the first token);
     ``cut``: the tokens end at a hard lexer error (CutToken); ``release``: see Driver.release (the list
-    is emptied of what was read; _NeedTokens where a syntax error or too deep a nesting is met)."""
+    is emptied of what was read; NeedTokens where a syntax error or too deep a nesting is met)."""
     driver = Driver(builder, cut=cut)
     driver.release = release
     n = len(tokens)
@@ -840,7 +840,7 @@ def parse(
         if not keep_tokens and lx.tokens() and lx.error is None:
             try:
                 result = parse_lexed(locator, lx.tokens(), lx.diagnostics, None, epp=epp, release=True)
-            except _NeedTokens:
+            except NeedTokens:
                 lx = Lexer(text, epp=epp, tasks=tasks)
             else:
                 result.tokens = []
@@ -885,7 +885,7 @@ def parse_lexed(
 ) -> ParseResult:
     """Parse already lexed text (the tokens of ``locator.string``; the lexer's diagnostics and hard
     error).  The tokens are not modified but with ``release`` (:func:`parse`'s ``keep_tokens=False``:
-    the list is emptied of what was read, or _NeedTokens raised).  ``watch``: see Driver.run (the
+    the list is emptied of what was read, or NeedTokens raised).  ``watch``: see Driver.run (the
     incremental parser records its statement lists with it)."""
     file = locator.file
     diagnostics = list(lex_diagnostics)
