@@ -1,0 +1,415 @@
+"""The deep checks in the language server (issue 30: server/lsp/deep.py) through a real LSP client
+(pytest-lsp), on a small environment written by the tests, with real Puppet (7.23's in-process catalog
+compile, the oracle's ``catalog`` op) as the judge of what is an error and of what a quick fix gives:
+
+* the findings are published with their own source beside Puppet's diagnostics, with the message Puppet's
+  catalog compile stops with, at its line;
+* an edit that fixes a name clears its finding in the very publish of the edited version (a version's
+  publish waits for its deep findings: never one without them, then one with them);
+* a class file added to the workspace (didChangeWatchedFiles) clears an unknown-class finding in another
+  open document;
+* the setting ``deepChecks.enabled`` turns them off (at start and while running) and on again;
+* the quick fixes (did-you-mean, a missing parameter added) give code whose catalog Puppet compiles, that
+  puppet-lint finds aligned, and whose findings are gone;
+* a statement's findings are kept while it and what it asked of the index are unchanged (in process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.conformance.oracle import oracle_for
+from tests.lsp.publishes import REPO, SERVER, mark, published, send_edit
+from tests.test_lint_editor import apply
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+DEEP_SOURCE = "puppet-xpp-deep"
+
+FILES = {
+    "environment.conf": "modulepath = modules\n",
+    "manifests/site.pp": "include app\n",
+    "modules/app/manifests/init.pp": "class app {\n}\n",
+    "modules/app/manifests/db.pp": "class app::db (Integer $port = 5432) {\n}\n",
+    "modules/app/manifests/vhost.pp": (
+        "define app::vhost (\n  String $docroot,\n  Integer[1, 65535] $port = 80,\n) {\n}\n"
+    ),
+    "modules/app/manifests/web.pp": (
+        "class app::web {\n  include app::dbb\n  app::vhost { 'main':\n    port => 8080,\n  }\n}\n"
+    ),
+    "modules/app/manifests/use.pp": "class app::use {\n  include app::extra\n}\n",
+    "modules/app/manifests/fix.pp": (
+        "class app::fix {\n"
+        "  include app::dbx\n"
+        "  app::vhost { 'a':\n"
+        "    port => 8080,\n"
+        "  }\n"
+        "  file { '/tmp/puppet-xpp-deep-fix':\n"
+        "    ensur => file,\n"
+        "  }\n"
+        "}\n"
+    ),
+}
+
+
+def write_env(env: str, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = os.path.join(env, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+CONFIG = ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO})
+
+
+async def start(client: LanguageClient, env: str, options: dict[str, Any] | None = None) -> None:
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("neovim@v0.7.0"),
+            root_uri="file://" + env,
+            workspace_folders=[types.WorkspaceFolder(uri="file://" + env, name="production")],
+            initialization_options=options,
+        )
+    )
+    published(client)  # (the record starts now)
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
+    env = os.path.join(str(tmp_path_factory.mktemp("deepws")), "production")
+    write_env(env, FILES)
+    await start(lsp_client, env)
+    lsp_client._env = env  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def off_client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
+    env = os.path.join(str(tmp_path_factory.mktemp("deepoff")), "production")
+    write_env(env, FILES)
+    await start(lsp_client, env, {"deepChecks": {"enabled": False}})
+    lsp_client._env = env  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_doc(client: LanguageClient, rel: str) -> tuple[str, str]:
+    """Open the environment's file ``rel`` as it is on disk: (uri, text)."""
+    path = os.path.join(client._env, rel)  # type: ignore[attr-defined]
+    text = open(path, encoding="utf-8").read()
+    uri = "file://" + path
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="puppet", version=1, text=text)
+        )
+    )
+    return uri, text
+
+
+async def until(client: LanguageClient, uri: str, want: Any, after: int = 0, timeout: float = 60) -> Any:
+    """The first publish for ``uri`` recorded at index >= ``after`` for which ``want(params)`` holds."""
+    rec = published(client)
+    deadline = time.monotonic() + timeout
+    i = after
+    while True:
+        while i < len(rec):
+            p = rec[i]
+            i += 1
+            if p.uri == uri and want(p):
+                return p
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"no such publish for {uri} in {timeout} s: {[p for p in rec if p.uri == uri]}"
+            )
+        await asyncio.sleep(0.01)
+
+
+def deep_of(p: types.PublishDiagnosticsParams) -> list[tuple[str, int, str]]:
+    """(code, 1-based line, message) of the deep diagnostics of a publish."""
+    return [
+        (str(d.code), d.range.start.line + 1, d.message) for d in p.diagnostics if d.source == DEEP_SOURCE
+    ]
+
+
+def has_deep(p: types.PublishDiagnosticsParams) -> bool:
+    return bool(deep_of(p))
+
+
+def catalog(env: str, code: str) -> dict[str, Any]:
+    """Puppet 7.23 compiles a catalog of ``env`` whose main manifest is ``code``: its answer."""
+    result: dict[str, Any] = oracle_for("7.23").call("catalog", environment=env, code=code)
+    return result
+
+
+def copy_env(client: LanguageClient, tmp_path: Any, changed: dict[str, str]) -> str:
+    """A copy of the client's environment with ``changed`` files (a new directory: the oracle caches its
+    answers by request)."""
+    env = os.path.join(str(tmp_path), f"copy{time.monotonic_ns()}", "production")
+    shutil.copytree(client._env, env)  # type: ignore[attr-defined]
+    write_env(env, changed)
+    return env
+
+
+# ----------------------------------------------------------------------------------------------- published
+
+
+async def test_findings_published_with_their_source_as_puppet_reports_them(client: LanguageClient) -> None:
+    uri, _text = open_doc(client, "modules/app/manifests/web.pp")
+    p = await until(client, uri, has_deep)
+    # beside Puppet's (none here) and lint's; Puppet's own diagnostics keep their source
+    assert all(d.source in (DEEP_SOURCE, "puppet-xpp", "puppet-lint") for d in p.diagnostics)
+    found = deep_of(p)
+    assert found == [
+        ("DEEP_UNKNOWN_CLASS", 2, "Could not find class ::app::dbb"),
+        ("DEEP_MISSING_PARAMETER", 3, "App::Vhost[main]: expects a value for parameter 'docroot'"),
+    ]
+    # Puppet's catalog compile stops at the first, with those words, at that line
+    answer = catalog(client._env, "include app::web")  # type: ignore[attr-defined]
+    assert not answer["ok"] and answer["file"].endswith("web.pp") and answer["line"] == 2, answer
+    assert found[0][2] in answer["message"], answer
+    # ... and once the class exists, at the second
+    env = copy_env(
+        client, os.path.dirname(client._env), {"modules/app/manifests/dbb.pp": "class app::dbb {\n}\n"}
+    )  # type: ignore[attr-defined]
+    answer = catalog(env, "include app::web")
+    assert not answer["ok"] and answer["line"] == 3 and found[1][2] in answer["message"], answer
+
+
+async def test_an_edit_that_fixes_the_name_clears_it_in_that_versions_publish(client: LanguageClient) -> None:
+    uri, text = open_doc(client, "modules/app/manifests/web.pp")
+    await until(client, uri, has_deep)
+    line = text.splitlines()[1]
+    col = line.index("dbb")
+    before = mark(client)
+    send_edit(client, uri, 2, (1, col), (1, col + 3), "db")
+    # the first publish of version 2 already has the deep findings of version 2
+    p = await until(client, uri, lambda p: p.version == 2, after=before)
+    assert [code for code, _line, _msg in deep_of(p)] == ["DEEP_MISSING_PARAMETER"]
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
+async def test_a_new_class_file_clears_an_unknown_class_elsewhere(client: LanguageClient) -> None:
+    uri, _text = open_doc(client, "modules/app/manifests/use.pp")
+    p = await until(client, uri, has_deep)
+    assert deep_of(p) == [("DEEP_UNKNOWN_CLASS", 2, "Could not find class ::app::extra")]
+    path = os.path.join(client._env, "modules/app/manifests/extra.pp")  # type: ignore[attr-defined]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("class app::extra {\n}\n")
+    before = mark(client)
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri="file://" + path, type=types.FileChangeType.Created)]
+        )
+    )
+    p = await until(client, uri, lambda p: not has_deep(p), after=before)
+    assert p.version == 1  # (the same text, published again)
+    # and Puppet agrees: the catalog compiles
+    answer = catalog(client._env, "include app::use")  # type: ignore[attr-defined]
+    assert answer["ok"], answer
+
+
+# ----------------------------------------------------------------------------------------------- the setting
+
+
+async def test_the_setting_turns_them_off_and_on(off_client: LanguageClient) -> None:
+    client = off_client
+    uri, text = open_doc(client, "modules/app/manifests/web.pp")
+    # once the index is complete (workspace/symbol waits for it), an edit's publish has no deep findings
+    await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="app"))
+    before = mark(client)
+    send_edit(client, uri, 2, (5, 1), (5, 1), "\n")
+    p = await until(client, uri, lambda p: p.version == 2, after=before)
+    assert not has_deep(p)
+    assert not [d for d in p.diagnostics if d.source == "puppet-xpp"]  # (Puppet finds nothing wrong)
+    before = mark(client)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"puppet": {"deepChecks": {"enabled": True}}})
+    )
+    p = await until(client, uri, has_deep, after=before)
+    assert p.version == 2 and [c for c, _l, _m in deep_of(p)] == [
+        "DEEP_UNKNOWN_CLASS",
+        "DEEP_MISSING_PARAMETER",
+    ]
+    before = mark(client)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"puppet": {"deepChecks": False}})
+    )
+    p = await until(client, uri, lambda p: not has_deep(p), after=before)
+    assert p.version == 2
+    before = mark(client)
+    send_edit(client, uri, 3, (6, 0), (6, 0), "\n")
+    p = await until(client, uri, lambda p: p.version == 3, after=before)
+    assert not has_deep(p)
+    del text
+
+
+# ----------------------------------------------------------------------------------------------- quick fixes
+
+
+async def _fixes(client: LanguageClient, uri: str, d: types.Diagnostic) -> list[types.CodeAction]:
+    got = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
+    return [
+        a
+        for a in got or []
+        if isinstance(a, types.CodeAction) and a.diagnostics and a.diagnostics[0].source == DEEP_SOURCE
+    ]
+
+
+def _edits(action: types.CodeAction, uri: str) -> list[Any]:
+    assert action.edit is not None and action.edit.changes is not None
+    return [
+        ((e.range.start.line, e.range.start.character), (e.range.end.line, e.range.end.character), e.new_text)
+        for e in action.edit.changes[uri]
+    ]
+
+
+async def test_quick_fixes_give_code_puppet_compiles(client: LanguageClient, tmp_path: Any) -> None:
+    uri, text = open_doc(client, "modules/app/manifests/fix.pp")
+    p = await until(client, uri, has_deep)
+    assert [(c, line) for c, line, _m in deep_of(p)] == [
+        ("DEEP_UNKNOWN_CLASS", 2),
+        ("DEEP_MISSING_PARAMETER", 3),
+        ("DEEP_UNKNOWN_ATTRIBUTE", 6),
+    ]
+    titles = []
+    version = 1
+    for _ in range(3):  # one fix at a time, each on the text the last one gave
+        d = next(d for d in p.diagnostics if d.source == DEEP_SOURCE)
+        actions = await _fixes(client, uri, d)
+        assert actions, d
+        fix = next(a for a in actions if a.is_preferred)
+        assert fix.kind == types.CodeActionKind.QuickFix and list(fix.diagnostics or []) == [d]
+        titles.append(fix.title)
+        text = apply(text, _edits(fix, uri))
+        version += 1
+        before = mark(client)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        p = await until(client, uri, lambda p, v=version: p.version == v, after=before)
+    assert titles == [
+        "Did you mean 'app::db'?",
+        "Add the missing parameter 'docroot' ('TODO')",
+        "Did you mean 'ensure'?",
+    ]
+    assert deep_of(p) == [] and not [d for d in p.diagnostics if d.source == "puppet-xpp"]
+    assert text == (
+        "class app::fix {\n"
+        "  include app::db\n"
+        "  app::vhost { 'a':\n"
+        "    port    => 8080,\n"
+        "    docroot => 'TODO',\n"
+        "  }\n"
+        "  file { '/tmp/puppet-xpp-deep-fix':\n"
+        "    ensure => file,\n"
+        "  }\n"
+        "}\n"
+    )
+    # Puppet compiles the catalog of the fixed code; before the fixes it did not
+    assert not catalog(client._env, "include app::fix")["ok"]  # type: ignore[attr-defined]
+    env = copy_env(client, tmp_path, {"modules/app/manifests/fix.pp": text})
+    answer = catalog(env, "include app::fix")
+    assert answer["ok"], answer
+    # and puppet-lint finds the arrows aligned and nothing else to say of the lines the fixes wrote
+    lint = oracle_for("7.23").request("lint", source=text, path="app/manifests/fix.pp")
+    assert lint["ok"], lint
+    assert [x for x in lint["result"]["problems"] if x.get("check") == "arrow_alignment"] == []
+
+
+async def test_a_missing_parameter_in_an_empty_body(client: LanguageClient, tmp_path: Any) -> None:
+    text = "class app::empty {\n  app::vhost { 'b': }\n}\n"
+    path = os.path.join(client._env, "modules/app/manifests/empty.pp")  # type: ignore[attr-defined]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    uri, _ = open_doc(client, "modules/app/manifests/empty.pp")
+    p = await until(client, uri, has_deep)
+    d = next(d for d in p.diagnostics if d.source == DEEP_SOURCE)
+    assert d.code == "DEEP_MISSING_PARAMETER"
+    (fix,) = [a for a in await _fixes(client, uri, d) if a.is_preferred]
+    fixed = apply(text, _edits(fix, uri))
+    assert fixed == "class app::empty {\n  app::vhost { 'b':\n    docroot => 'TODO',\n  }\n}\n"
+    env = copy_env(client, tmp_path, {"modules/app/manifests/empty.pp": fixed})
+    assert catalog(env, "include app::empty")["ok"]
+
+
+# ----------------------------------------------------------------------------------------------- the cache
+
+
+async def test_statements_are_checked_again_only_when_they_or_their_answers_change(tmp_path: Any) -> None:
+    """In process (server/lsp/deep.py's per-statement cache, as the server's worker runs it): an edit
+    checks the statement it touched again, an edit above them moves the others' findings without
+    checking them, and an index change checks only the statements that asked about a name whose
+    answer changed."""
+    from puppet_xpp.server.analysis.document import Document
+    from puppet_xpp.server.analysis.index import index_file, workspace_files
+    from puppet_xpp.server.lsp import deep
+    from puppet_xpp.server.lsp.session import DocState, Session
+
+    env = os.path.join(str(tmp_path), "production")
+    write_env(env, FILES)
+    session = Session()
+    session.roots = [env]
+    for path in workspace_files(session.index_roots()):
+        session.index.set_file(path, index_file(path))
+    session.index_state.first_done = True
+    text = (
+        "class app::a {\n  include app::nope\n}\n"
+        "class app::b {\n  include app::db\n}\n"
+        "class app::c {\n  include app::later\n}\n"
+    )
+    uri = "file://" + os.path.join(env, "modules/app/manifests/many.pp")
+    st = DocState(uri, Document(uri, text, 1, session.config_for(uri)))
+    session.documents[uri] = st
+
+    def run(version: int) -> list[tuple[str, int]]:
+        st.doc.version = version
+        found = deep.check(session, st, version)
+        assert found is not None
+        return [(d.message, d.start[0]) for d in found]
+
+    assert run(1) == [("Could not find class ::app::nope", 1), ("Could not find class ::app::later", 7)]
+    cache = st.deep
+    assert cache is not None and cache.checked == 3
+    st.doc.apply_change(((4, 2), (4, 2)), "  ")  # inside app::b
+    assert run(2) == [("Could not find class ::app::nope", 1), ("Could not find class ::app::later", 7)]
+    assert cache.checked == 4
+    st.doc.apply_change(((0, 0), (0, 0)), "\n")  # above them all: moved, not checked
+    assert run(3) == [("Could not find class ::app::nope", 2), ("Could not find class ::app::later", 8)]
+    assert cache.checked == 4
+    # the index changes where no statement asked: nothing checked again
+    session.index.set_file(
+        os.path.join(env, "modules/app/manifests/db.pp"),
+        index_file(os.path.join(env, "modules/app/manifests/db.pp")),
+    )
+    session.index_generation += 1
+    assert run(3)[1:] == [("Could not find class ::app::later", 8)]
+    assert cache.checked == 4
+    # a class app::later appears: app::c is checked again, and its finding goes
+    later = os.path.join(env, "modules/app/manifests/later.pp")
+    write_env(env, {"modules/app/manifests/later.pp": "class app::later {\n}\n"})
+    session.index.set_file(later, index_file(later))
+    session.index_generation += 1
+    assert run(3) == [("Could not find class ::app::nope", 2)]
+    assert cache.checked == 5
