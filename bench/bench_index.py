@@ -3,12 +3,14 @@ directories (default: the Debian module corpus) indexed as the language server d
 the wall time, the entry counts and the process's peak RSS.
 
     python3 bench/bench_index.py [DIR ...]            in process (the index alone)
-    python3 bench/bench_index.py --server [DIR ...]   the language server (stdio) with DIR as its
-                                                     workspace folder, started twice on one fresh index
-                                                     cache (server/analysis/index_cache.py): cold, then
-                                                     the second start; time to the "indexed" log
-                                                     message side by side with the load average, RSS
-                                                     after indexing and after a completion
+    python3 bench/bench_index.py --server [--runs N] [DIR ...]
+        the language server (stdio) with DIR as its workspace folder (default: issue 31's workspace,
+        built in a temporary directory: the corpus's modules copied, more copies up to 80 modules and
+        a ~292 KB one-class manifest): N starts (5) each cold with the serial index (the anchor),
+        cold with the worker processes (server/analysis/index_pool.py) and second (the index cache,
+        server/analysis/index_cache.py); medians of the time to the "indexed" log message, from exec
+        and from the answer to initialize, and the memory of the server and its children (the lint
+        worker) after indexing and a completion, side by side with the load average
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from typing import Any
 
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
+
+CORPUS = "/usr/share/puppet/modules"
 
 
 def _rss_mb(pid: int) -> tuple[float, float]:
@@ -81,28 +85,119 @@ class Rpc:
                 return m
 
 
-def server_bench(roots: list[str]) -> int:
-    """Two starts of the server on ``roots`` sharing a new, empty index cache directory."""
-    with tempfile.TemporaryDirectory(prefix="bench-index-cache-") as cache:
-        env = dict(os.environ, PUPPET_XPP_INDEX_CACHE=cache)
-        results = []
-        for label in ("cold start", "second start"):
-            print(f"-- {label} (load average {_load()})")
-            t_init, t_idx = server_start(roots, env)
-            results.append((label, t_init, t_idx, _load()))
-    print("index ready, the same run (s after exec; s after `initialize` was answered):")
-    for label, t_init, t_idx, load in results:
-        print(f"  {label:13} {t_idx:6.2f} s  {t_idx - t_init:6.2f} s   (load average after: {load})")
+def build_workspace(tmp: str, corpus: str = CORPUS, modules: int = 80) -> str:
+    """The workspace of issue 31's figures: the corpus's modules copied (``cp -rL``: its entries are
+    links), more copies of the largest under other names up to ``modules`` modules, and a module
+    ``site`` whose one class is a ~292 KB manifest built from the corpus's class bodies
+    (bench/bench_lsp.py's generator).  Returns the modules directory."""
+    import shutil
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_lsp import build_one_class_manifest
+
+    root = os.path.join(tmp, "modules")
+    subprocess.run(["cp", "-rL", corpus, root], check=True)
+    names = sorted(os.listdir(root))
+    sizes = sorted(names, key=lambda n: -sum(len(fs) for _d, _s, fs in os.walk(os.path.join(root, n))))
+    for k, name in enumerate(sizes[: max(0, modules - 1 - len(names))]):
+        shutil.copytree(os.path.join(root, name), os.path.join(root, f"copy{k}_{name}"), symlinks=True)
+    os.makedirs(os.path.join(root, "site", "manifests"))
+    with open(os.path.join(root, "site", "manifests", "init.pp"), "w", encoding="utf-8") as f:
+        f.write(build_one_class_manifest(corpus, 292_000).replace("class big {", "class site {", 1))
+    return root
+
+
+def _tree_memory(pid: int) -> tuple[float, float, int]:
+    """(RSS, PSS) in MB of ``pid`` and all its descendants (the lint worker), and how many processes."""
+    pids = [pid]
+    k = 0
+    while k < len(pids):
+        for task in os.listdir(f"/proc/{pids[k]}/task"):
+            try:
+                with open(f"/proc/{pids[k]}/task/{task}/children") as f:
+                    pids.extend(int(c) for c in f.read().split())
+            except OSError:
+                pass
+        k += 1
+    rss = pss = 0.0
+    for p in pids:
+        try:
+            rss += _rss_mb(p)[0]
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        pss += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return rss, pss, len(pids)
+
+
+def server_bench(roots: list[str], runs: int = 5) -> int:
+    """Starts of the server on ``roots`` (default: :func:`build_workspace`): cold with the serial index
+    (``PUPPET_XPP_INDEX_WORKERS=0``, the anchor: the indexing before the worker processes), cold with
+    the worker processes, and second starts (the index cache): ``runs`` each, medians."""
+    import shutil
+    import statistics
+
+    tmp = tempfile.mkdtemp(prefix="bench-index-")
+    try:
+        if not roots:
+            roots = [build_workspace(tmp)]
+        files = workspace_files(roots)
+        mods = len([d for d in os.listdir(roots[0]) if os.path.isdir(os.path.join(roots[0], d))])
+        pp = sum(1 for f in files if f.endswith(".pp"))
+        print(f"workspace {roots[0]}: {mods} modules, {pp} manifests, {len(files) - pp} Ruby files indexed")
+        rows: dict[str, list[tuple[float, float, float, float, float, str]]] = {}
+        cache = os.path.join(tmp, "cache")
+        for label, workers, fresh in (
+            ("cold, serial index (anchor)", "0", True),
+            ("cold, worker processes", None, True),
+            ("second start (index cache)", None, False),
+        ):
+            for k in range(runs):
+                if fresh or not os.path.isdir(cache):
+                    shutil.rmtree(cache, ignore_errors=True)
+                    os.mkdir(cache)
+                    if not fresh:  # (a second start: the cache written by one cold start first)
+                        server_start(roots, _env(cache, workers))
+                env = _env(cache, workers)
+                load = _load()
+                t_init, t_idx, rss, pss = server_start(roots, env)
+                print(f"  {label} #{k + 1}: ready {t_idx:.2f} s after exec (load average {load})")
+                rows.setdefault(label, []).append((t_init, t_idx, t_idx - t_init, rss, pss, load))
+        print()
+        print("index ready (the 'indexed' log message), medians of", runs, "starts, the same run:")
+        print(
+            "  what                              exec->ready  initialize->ready  RSS+children  PSS   load (1/5/15)"
+        )
+        for label, rs in rows.items():
+            med = [statistics.median(r[i] for r in rs) for i in range(5)]
+            print(
+                f"  {label:33} {med[1]:8.2f} s  {med[2]:12.2f} s  {med[3]:9.0f} MB  {med[4]:4.0f} MB   {rs[-1][5]}"
+            )
+        print("targets (issue 31 item 2): cold <= 2 s, second start <= 0.5 s, whole server <= 150 MB")
+        print("command: python3 bench/bench_index.py --server")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def _env(cache: str, workers: str | None) -> dict[str, str]:
+    env = dict(os.environ, PUPPET_XPP_INDEX_CACHE=cache)
+    env.pop("PUPPET_XPP_INDEX_WORKERS", None)
+    if workers is not None:
+        env["PUPPET_XPP_INDEX_WORKERS"] = workers
+    return env
 
 
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def server_start(roots: list[str], env: dict[str, str]) -> tuple[float, float]:
+def server_start(roots: list[str], env: dict[str, str]) -> tuple[float, float, float, float]:
     """One start of the server: the seconds from exec to the answer to ``initialize`` and to the
-    "indexed" log message."""
+    "indexed" log message, and the memory (RSS, PSS) of the server and its children after indexing
+    and a completion (the lint worker started by the document opened)."""
     root = roots[0]
     cmd = [sys.executable, "-m", "puppet_xpp", "--stdio"]
     t0 = time.perf_counter()
@@ -124,13 +219,11 @@ def server_start(roots: list[str], env: dict[str, str]) -> tuple[float, float]:
         )
         rpc.until(lambda m: m.get("id") == i)
         t_init = time.perf_counter() - t0
-        rss_start = _rss_mb(p.pid)
         rpc.send("initialized", {}, notify=True)
         msg = rpc.until(
             lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"]
         )
         t_idx = time.perf_counter() - t0
-        rss_idx = _rss_mb(p.pid)
         doc = "file://" + os.path.join(os.path.abspath(root), "bench_index_probe.pp")
         rpc.send(
             "textDocument/didOpen",
@@ -152,13 +245,12 @@ def server_start(roots: list[str], env: dict[str, str]) -> tuple[float, float]:
         res = rpc.until(lambda m: m.get("id") == c)
         t_comp = time.perf_counter() - t1
         n = len((res.get("result") or {}).get("items", []))
-        rss_end = _rss_mb(p.pid)
+        time.sleep(1.0)  # (the lint worker started by the document: in the figure)
+        rss, pss, procs = _tree_memory(p.pid)
         print(
-            f"server: initialize {t_init:.2f} s; {msg['params']['message']} (ready {t_idx:.2f} s after start)"
-        )
-        print(f"completion after `stdlib::`: {n} items in {t_comp * 1000:.0f} ms")
-        print(
-            f"RSS: {rss_start[0]:.0f} MB at start, {rss_idx[0]:.0f} MB indexed, {rss_end[0]:.0f} MB after a completion (peak {rss_end[1]:.0f} MB)"
+            f"server: initialize {t_init:.2f} s; {msg['params']['message']} (ready {t_idx:.2f} s after exec);"
+            f" completion after `stdlib::`: {n} items in {t_comp * 1000:.0f} ms;"
+            f" memory {rss:.0f} MB RSS, {pss:.0f} MB PSS ({procs} processes)"
         )
         s = rpc.send("shutdown", None)
         rpc.until(lambda m: m.get("id") == s)
@@ -168,13 +260,16 @@ def server_start(roots: list[str], env: dict[str, str]) -> tuple[float, float]:
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             p.kill()
-    return t_init, t_idx
+    return t_init, t_idx, rss, pss
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--server"]:
-        return server_bench(argv[1:] or ["/usr/share/puppet/modules"])
-    roots = argv or ["/usr/share/puppet/modules"]
+        runs = 5
+        if argv[1:2] == ["--runs"]:
+            runs, argv = int(argv[2]), argv[:1] + argv[3:]
+        return server_bench(argv[1:], runs)
+    roots = argv or [CORPUS]
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     files = workspace_files(roots)

@@ -9,7 +9,9 @@ reference index's hook on the same parse) and sends the entry back as the index 
 by construction -- and tests/lsp/test_index_parallel.py compares them on the corpus.
 
 * Only when it pays: at least :data:`MIN_FILES` files to index and more than one core (:func:`workers`);
-  a small workspace or a second start (the cache answers) never starts a process.
+  a small workspace or a second start (the cache answers) never starts a process.  The server's own
+  analysis thread indexes too, from the other end of the list (server/lsp/indexing.py), so the
+  workers' start-up is never waited for.
 * Workers are started with ``spawn`` (the server has threads: no ``fork``), their standard input and
   output pointed at /dev/null (the server's are the LSP stream), and stopped when the indexing ends:
   the server's memory after indexing is the server's alone.
@@ -26,8 +28,10 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-# fewer files to index than this: serially (two workers' start, ~0.3 s of CPU, would cost more)
-MIN_FILES = 96
+ENV = "PUPPET_XPP_INDEX_WORKERS"
+# fewer files to index than this: no worker process (its start, ~0.4 s of CPU, would cost more than
+# the server's thread takes for them)
+MIN_FILES = 200
 # files per task sent to a worker (fewer round trips; small enough to keep both workers busy to the end)
 CHUNK_FILES = 24
 
@@ -37,12 +41,17 @@ Result = tuple[str, "tuple[Any, ...] | None", "str | None", bool]
 
 
 def workers() -> int:
-    """The worker processes an indexing uses: the cores this process may run on, at most 4 (0: serial)."""
+    """The worker processes an indexing uses besides the server's own analysis thread:
+    ``PUPPET_XPP_INDEX_WORKERS`` when set (0: none, the benchmark's anchor), else one less than the
+    cores this process may run on, at most 3."""
+    env = os.environ.get(ENV, "").strip()
+    if env.isdigit():
+        return min(int(env), 16)
     try:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         n = os.cpu_count() or 1
-    return 0 if n < 2 else min(n, 4)
+    return max(0, min(n, 4) - 1)
 
 
 def _worker_init() -> None:
@@ -96,15 +105,18 @@ class IndexPool:
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
+    def submit_one(self, paths: Sequence[str]) -> Future[list[Result]] | None:
+        """``paths`` sent to a worker: their future, or None when the pool cannot take them (a worker
+        could not start, or died: ``broken`` says why)."""
+        if self.broken:
+            return None
+        try:
+            return self.executor.submit(index_files, list(paths))
+        except Exception as e:  # BrokenProcessPool, a worker that could not be started
+            self.broken = str(e) or type(e).__name__
+            return None
+
     def submit(self, paths: Sequence[str]) -> list[tuple[list[str], Future[list[Result]] | None]]:
-        """Every chunk of ``paths`` sent to the workers at once, in order: (chunk, its future; None when
-        the pool could not take it: a worker could not start, or died)."""
-        out: list[tuple[list[str], Future[list[Result]] | None]] = []
-        for k in range(0, len(paths), CHUNK_FILES):
-            chunk = list(paths[k : k + CHUNK_FILES])
-            try:
-                out.append((chunk, None if self.broken else self.executor.submit(index_files, chunk)))
-            except Exception as e:  # BrokenProcessPool, a worker that could not be started
-                self.broken = str(e) or type(e).__name__
-                out.append((chunk, None))
-        return out
+        """Every chunk of ``paths`` sent to the workers at once, in order: (chunk, its future or None)."""
+        chunks = [list(paths[k : k + CHUNK_FILES]) for k in range(0, len(paths), CHUNK_FILES)]
+        return [(chunk, self.submit_one(chunk)) for chunk in chunks]

@@ -6,9 +6,12 @@ removed.  Every manifest the indexing parses also feeds the reference index (the
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import Any
 
 from lsprotocol import types
 
@@ -16,6 +19,8 @@ from puppet_xpp.server.analysis import index_pool
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
 from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, decode_entry
+from puppet_xpp.server.analysis.references import Ref
+from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import Session
@@ -26,6 +31,8 @@ WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.
 
 # files looked up in the index cache per call on the worker (their stat only)
 CHUNK = 200
+# files indexed per call on the worker when indexing in the server (a request waits at most that long)
+SERIAL_CHUNK = 8
 
 # how long a request that needs the whole index waits for the indexing before refusing (seconds)
 WAIT_COMPLETE = 2.0
@@ -119,15 +126,8 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
             else:
                 misses.append(path)
         report()
-    # the rest: in worker processes when it pays (server/analysis/index_pool.py), else here
-    n = index_pool.workers() if len(misses) >= index_pool.MIN_FILES else 0
-    if n and len(session.parsed_hooks) == 1:  # (a hook beyond the reference index's needs the parse here)
-        misses = await index_in_pool(ls, cache, misses, n, report)
-    for path in misses:
-        state.done += 1
-        if path not in session.open_paths():
-            await reindex(ls, path, cache)
-        report()
+    # the rest: in the server and, when it pays, in worker processes (server/analysis/index_pool.py)
+    await index_misses(ls, cache, misses, report)
     if token:
         ls.work_done_progress.end(
             token,
@@ -142,53 +142,132 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
     return cache
 
 
-async def index_in_pool(
-    ls: PuppetServer, cache: IndexCache, paths: list[str], n: int, report: Callable[[], None]
-) -> list[str]:
-    """Index ``paths`` in ``n`` worker processes, merging each chunk as it comes (what the reference
-    index's hook would have filed is filed the same way); the paths left to index here: a file whose
-    indexing failed in a worker, and every file not done when a worker died."""
+async def index_misses(
+    ls: PuppetServer, cache: IndexCache, paths: list[str], report: Callable[[], None]
+) -> None:
+    """Index ``paths`` (not in the index cache).  The server's analysis worker takes chunks from the end
+    of the list at once; when it pays (server/analysis/index_pool.py), worker processes take chunks from
+    the front as soon as they are up, and a chunk still waiting for them when the server's side is done
+    is taken back: the two meet wherever the processes' start-up lets them (a small workspace is done
+    before they are up, and then nothing waits for them).  What the workers send is merged as the serial
+    indexing files it; a file that failed in a worker, and the chunks a dead worker left, go back to the
+    server's side."""
     session = ls.session
     state = session.index_state
-    left: list[str] = []
+    chunks: collections.deque[list[str]] = collections.deque(
+        paths[k : k + SERIAL_CHUNK] for k in range(0, len(paths), SERIAL_CHUNK)
+    )
+    n = index_pool.workers()
+    if len(paths) < index_pool.MIN_FILES or len(session.parsed_hooks) != 1:
+        n = 0  # (a hook beyond the reference index's needs the parse here)
+    pool = index_pool.IndexPool(n) if n else None
+    sent: dict[
+        asyncio.Future[list[index_pool.Result]], tuple[list[str], Future[list[index_pool.Result]]]
+    ] = {}
+    here: asyncio.Future[list[tuple[str, list[Sym], list[Ref] | None, bool, list[str]]]] | None = None
+    here_part: list[str] = []
     refused: list[str] = []
-    with index_pool.IndexPool(n) as pool:
-        for chunk, future in pool.submit(paths):
-            results: list[index_pool.Result] | None = None
-            try:
-                if future is not None:
-                    results = await asyncio.wrap_future(future)
-            except Exception as e:  # BrokenProcessPool: a worker died (killed, out of memory)
-                pool.broken = pool.broken or str(e) or type(e).__name__
-            if results is None:
-                left.extend(chunk)
-                continue
-            opened = session.open_paths()
-            for path, record, why, failed in results:
-                if failed:
-                    left.append(path)
+    try:
+        while chunks or sent or here is not None:
+            while pool is not None and not pool.broken and chunks and len(sent) < 2 * n:
+                chunk = chunks.popleft()
+                future = pool.submit_one(chunk)
+                if future is None:
+                    chunks.appendleft(chunk)
+                    break
+                sent[asyncio.wrap_future(future)] = (chunk, future)
+            if here is None and not chunks and sent:  # take back what no worker has started
+                for waited, (chunk, future) in list(sent.items()):
+                    if future.cancel():
+                        del sent[waited]
+                        chunks.append(chunk)
+            if here is None and chunks:
+                part = chunks.pop()
+                here = asyncio.ensure_future(
+                    ls.on_worker(index_several, cache, part, session, session.open_paths())
+                )
+                here_part = part
+            waiting: set[asyncio.Future[Any]] = {*sent, *([here] if here is not None else [])}
+            if not waiting:
+                break
+            finished: set[asyncio.Future[Any]]
+            finished, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            for done in finished:
+                if done is here:
+                    here = None
+                    for path, syms, refs, cached, why in done.result():
+                        session.index.set_file(path, syms)
+                        if cached and refs is not None:
+                            session.refs.set_file(path, refs)
+                        refused.extend(why)
+                    state.done += len(here_part)
                     continue
-                state.done += 1
-                if path in opened:
-                    continue  # opened meanwhile: its analysis feeds the index
-                if record is None:
-                    if why:
-                        refused.append(why)
+                chunk, _future = sent.pop(done)
+                try:
+                    results = done.result()
+                except Exception as e:  # BrokenProcessPool: a worker died (killed, out of memory)
+                    assert pool is not None
+                    pool.broken = pool.broken or str(e) or type(e).__name__
+                    chunks.append(chunk)
                     continue
-                entry = decode_entry(record, path)
-                cache.take(path, entry)
-                session.index.set_file(path, entry.syms)
-                if entry.refs is not None:
-                    session.refs.set_file(path, entry.refs)
+                redo = merge(ls, cache, results, refused)
+                if redo:
+                    chunks.append(redo)
             report()
+    finally:
+        if here is not None:
+            await asyncio.wait({here})
+        if pool is not None:
+            pool.close()
     for why in refused:
         ls.log(f"puppet-xpp: not indexed: {why}", types.MessageType.Warning)
-    if pool.broken:
+    if pool is not None and pool.broken:
         ls.log(
-            f"puppet-xpp: an indexing worker stopped ({pool.broken}): {len(left)} files indexed in the server",
+            f"puppet-xpp: an indexing worker stopped ({pool.broken}): the files left were indexed in the server",
             types.MessageType.Warning,
         )
-    return left
+
+
+def merge(
+    ls: PuppetServer, cache: IndexCache, results: list[index_pool.Result], refused: list[str]
+) -> list[str]:
+    """File what a worker process sent (as the serial indexing would have); the paths that failed there."""
+    session = ls.session
+    opened = session.open_paths()
+    failed: list[str] = []
+    for path, record, why, broke in results:
+        if broke:
+            failed.append(path)
+            continue
+        session.index_state.done += 1
+        if path in opened:
+            continue  # opened meanwhile: its analysis feeds the index
+        if record is None:
+            if why:
+                refused.append(why)
+            continue
+        entry = decode_entry(record, path)
+        cache.take(path, entry)
+        session.index.set_file(path, entry.syms)
+        if entry.refs is not None:
+            session.refs.set_file(path, entry.refs)
+    return failed
+
+
+def index_several(
+    cache: IndexCache, paths: list[str], session: Session, open_paths: Iterable[str | None]
+) -> list[tuple[str, list[Sym], list[Ref] | None, bool, list[str]]]:
+    """Worker thread: :meth:`IndexCache.index` of each of ``paths`` (but the open documents): (path,
+    entries, references, from the cache, why it was not read)."""
+    skip = set(open_paths)
+    out = []
+    for path in paths:
+        if path in skip:
+            continue
+        refused: list[str] = []
+        syms, refs, hit = cache.index(path, session.parsed_hooks, session.refs, refused)
+        out.append((path, syms, refs, hit, refused))
+    return out
 
 
 def lookup_chunk(cache: IndexCache, paths: list[str], open_paths: Iterable[str]) -> dict[str, Entry]:

@@ -77,8 +77,10 @@ def test_one_bad_file_costs_no_other(tmp_path: Any) -> None:
 class Server:
     """The language server on a workspace folder, read until its "indexed" log message."""
 
-    def __init__(self, root: str) -> None:
-        env = dict(os.environ, PYTHONPATH=REPO, PUPPET_XPP_INDEX_CACHE="off")
+    def __init__(self, root: str, workers: str = "2") -> None:
+        env = dict(
+            os.environ, PYTHONPATH=REPO, PUPPET_XPP_INDEX_CACHE="off", PUPPET_XPP_INDEX_WORKERS=workers
+        )
         self.p = subprocess.Popen(
             SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
@@ -185,7 +187,7 @@ def test_a_worker_killed_while_indexing_leaves_the_same_index() -> None:
         got = a.symbols(QUERIES)
     finally:
         a.close()
-    b = Server(CORPUS)
+    b = Server(CORPUS, workers="0")  # the serial index
     try:
         b.logs_until_indexed()
         want = b.symbols(QUERIES)
