@@ -358,6 +358,8 @@ def value_of(node: ast.Node | None) -> types_model.Value:
             k = value_of(e.key)
             if isinstance(k, (list, dict)):
                 raise types_model.Unprovable("key")
+            if (type(k), k) in kinds:  # (a key given twice: Puppet 7 keeps the last, OpenVox 8 refuses it)
+                raise types_model.Unprovable("key twice")
             kinds.add((type(k), k))
             out[k] = value_of(e.value)
         if len(kinds) != len(out):  # keys Ruby tells apart and Python does not (1, 1.0, true)
