@@ -16,7 +16,6 @@ compile, the oracle's ``catalog`` op) as the judge of what is an error and of wh
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import time
@@ -28,7 +27,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conformance.oracle import oracle_for
-from tests.lsp.publishes import REPO, SERVER, mark, published, send_edit
+from tests.lsp.publishes import REPO, SERVER, mark, published, send_edit, wait_publish
+from tests.lsp.test_references import write_files
 from tests.test_lint_editor import apply
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -61,14 +61,6 @@ FILES = {
 }
 
 
-def write_env(env: str, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = os.path.join(env, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-
-
 CONFIG = ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": REPO})
 
 
@@ -87,7 +79,7 @@ async def start(client: LanguageClient, env: str, options: dict[str, Any] | None
 @pytest_lsp.fixture(config=CONFIG, scope="module")
 async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
     env = os.path.join(str(tmp_path_factory.mktemp("deepws")), "production")
-    write_env(env, FILES)
+    write_files(env, FILES)
     await start(lsp_client, env)
     lsp_client._env = env  # type: ignore[attr-defined]
     yield
@@ -97,7 +89,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
 @pytest_lsp.fixture(config=CONFIG, scope="module")
 async def off_client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
     env = os.path.join(str(tmp_path_factory.mktemp("deepoff")), "production")
-    write_env(env, FILES)
+    write_files(env, FILES)
     await start(lsp_client, env, {"deepChecks": {"enabled": False}})
     lsp_client._env = env  # type: ignore[attr-defined]
     yield
@@ -121,18 +113,11 @@ async def until(client: LanguageClient, uri: str, want: Any, after: int = 0, tim
     """The first publish for ``uri`` recorded at index >= ``after`` for which ``want(params)`` holds."""
     rec = published(client)
     deadline = time.monotonic() + timeout
-    i = after
     while True:
-        while i < len(rec):
-            p = rec[i]
-            i += 1
-            if p.uri == uri and want(p):
-                return p
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"no such publish for {uri} in {timeout} s: {[p for p in rec if p.uri == uri]}"
-            )
-        await asyncio.sleep(0.01)
+        p = await wait_publish(client, uri, after=after, timeout=max(0.1, deadline - time.monotonic()))
+        after = rec.index(p, after) + 1
+        if want(p):
+            return p
 
 
 def deep_of(p: types.PublishDiagnosticsParams) -> list[tuple[str, int, str]]:
@@ -157,7 +142,7 @@ def copy_env(client: LanguageClient, tmp_path: Any, changed: dict[str, str]) -> 
     answers by request)."""
     env = os.path.join(str(tmp_path), f"copy{time.monotonic_ns()}", "production")
     shutil.copytree(client._env, env)  # type: ignore[attr-defined]
-    write_env(env, changed)
+    write_files(env, changed)
     return env
 
 
@@ -260,18 +245,15 @@ async def test_the_setting_turns_them_off_and_on(off_client: LanguageClient) -> 
 
 
 async def _fixes(client: LanguageClient, uri: str, d: types.Diagnostic) -> list[types.CodeAction]:
-    got = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=d.range,
-            context=types.CodeActionContext(diagnostics=[d]),
-        )
-    )
-    return [
-        a
-        for a in got or []
-        if isinstance(a, types.CodeAction) and a.diagnostics and a.diagnostics[0].source == DEEP_SOURCE
-    ]
+    """The deep quick fixes offered for the published diagnostic ``d``."""
+    context = types.CodeActionContext(diagnostics=[d])
+    params = types.CodeActionParams(types.TextDocumentIdentifier(uri), d.range, context)
+    got = await client.text_document_code_action_async(params)
+    return [a for a in got or [] if isinstance(a, types.CodeAction) and _deep_fix(a)]
+
+
+def _deep_fix(action: types.CodeAction) -> bool:
+    return any(d.source == DEEP_SOURCE for d in action.diagnostics or [])
 
 
 def _edits(action: types.CodeAction, uri: str) -> list[Any]:
@@ -368,7 +350,7 @@ async def test_statements_are_checked_again_only_when_they_or_their_answers_chan
     from puppet_xpp.server.lsp.session import DocState, Session
 
     env = os.path.join(str(tmp_path), "production")
-    write_env(env, FILES)
+    write_files(env, FILES)
     session = Session()
     session.roots = [env]
     for path in workspace_files(session.index_roots()):
@@ -408,7 +390,7 @@ async def test_statements_are_checked_again_only_when_they_or_their_answers_chan
     assert cache.checked == 4
     # a class app::later appears: app::c is checked again, and its finding goes
     later = os.path.join(env, "modules/app/manifests/later.pp")
-    write_env(env, {"modules/app/manifests/later.pp": "class app::later {\n}\n"})
+    write_files(env, {"modules/app/manifests/later.pp": "class app::later {\n}\n"})
     session.index.set_file(later, index_file(later))
     session.index_generation += 1
     assert run(3) == [("Could not find class ::app::nope", 2)]
