@@ -78,11 +78,13 @@ class Stop:
     column: int | None
 
 
-def compile_stop(puppet: str, env: Path, code: str, strict_variables: bool = False) -> Stop | None:
-    """The error a catalog compile of ``code`` in ``env`` stops at (None: the catalog compiled)."""
-    answer = oracle_for(puppet).request(
-        "catalog", environment=str(env), code=code, node=NODE, strict_variables=strict_variables
-    )
+def compile_stop(puppet: str, env: Path, code: str | None, strict_variables: bool = False) -> Stop | None:
+    """The error a catalog compile of ``code`` (None: the environment's main manifest) in ``env`` stops
+    at (None: the catalog compiled)."""
+    request: dict[str, Any] = {"environment": str(env), "node": NODE, "strict_variables": strict_variables}
+    if code is not None:
+        request["code"] = code
+    answer = oracle_for(puppet).request("catalog", **request)
     assert answer.get("ok"), answer
     result: dict[str, Any] = answer["result"]
     if result["ok"]:
@@ -238,6 +240,35 @@ def test_missing_module_is_one_note() -> None:
     assert [(f.code, f.severity, f.line) for f in found] == [("DEEP_MISSING_MODULE", "note", 2)]
     assert "'gone'" in found[0].message
     assert status == 0
+
+
+def test_site_classes_exist() -> None:
+    """The classes the environment's main manifest defines exist: Puppet compiles, we report nothing."""
+    env = environment(
+        {
+            **LIB,
+            "manifests/site.pp": "class site_only {\n  notice('s')\n}\ninclude m\n",
+            "modules/m/manifests/init.pp": m("  include site_only\n"),
+        }
+    )
+    assert compile_stop("7.23", env, None) is None
+    assert ours(env) == (0, [])
+
+
+def test_environment_functions_exist() -> None:
+    """``environment::f`` in ``<env>/functions`` is the environment's own function (Puppet's directory
+    environments load it; the oracle's environment is made from its module path and manifest alone, so
+    this one is not compiled): no unknown-function finding, no missing-module note."""
+    env = environment(
+        {
+            **LIB,
+            "functions/f.pp": "function environment::f() >> Integer {\n  1\n}\n",
+            "modules/m/manifests/init.pp": m("  $v = environment::f()\n  notice($v)\n"),
+        }
+    )
+    assert ours(env) == (0, [])
+    gone = environment({**LIB, "modules/m/manifests/init.pp": m("  $v = environment::g()\n  notice($v)\n")})
+    assert [f.code for f in ours(gone)[1]] == ["DEEP_UNKNOWN_FUNCTION"]
 
 
 def test_defined_guard_and_dynamic_names_are_not_reported() -> None:

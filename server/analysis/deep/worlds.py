@@ -1,7 +1,7 @@
 """The worlds of a command-line run (``--validate --deep``, ``--compile``'s report): one
 :class:`World` per environment (module path, environment directory, level), its index built once from
-every module on the module path, the module a file was found in (a checkout named ``puppet-<name>/``)
-and the environment's main manifest -- by the one indexer of the language server
+every module on the module path, the module a file was found in (a checkout named ``puppet-<name>/``),
+the environment's main manifest and its own ``functions/``, ``types/`` and ``lib/`` (``environment::f``) -- by the one indexer of the language server
 (:func:`server.analysis.index.index_file`), each file read once for all the worlds that share it."""
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ class WorldCache:
             inferred = infer_module(os.path.join(module_root, "manifests", "init.pp"))
             if inferred is not None:
                 modules.setdefault(inferred.name, module_root)
+        if env_root is not None:  # the environment's own functions and types (``environment::f``)
+            own = [os.path.join(env_root, d) for d in ("functions", "types", "lib")]
+            roots += [d for d in own if os.path.isdir(d)]
+            modules.setdefault("environment", env_root)
         files = workspace_files(roots)
         manifest = context.manifest
         if manifest is not None:
