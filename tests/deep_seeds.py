@@ -39,76 +39,34 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance.corpus import CORPUS_ROOT
+from tests.runtime.test_puppet_runtime import FACTS as RUNTIME_FACTS
 
 SEED = 30  # issue 30
 SOURCE_DIRS = ("manifests", "functions", "types")  # where a module's Puppet-language code lies (not plans)
-NODE = "node.example.com"
+NODE = str(RUNTIME_FACTS["fqdn"])
 PUPPETS = ("7.23", "8")
 
-# A Debian 12 node, as facter reports one (the facts the corpus modules read), plus what an agent adds
-# to its facts (clientcert, clientversion...): fixed, so that a compile's answer is the same on every host.
+# A Debian 12 node: the runtime tests' facts (one fixed set for every catalog compile of the tests), plus what
+# more the corpus classes read and what an agent adds to its facts (clientcert, clientversion...): fixed, so
+# that a compile's answer is the same on every host.
 FACTS: dict[str, Any] = {
+    **RUNTIME_FACTS,
     "os": {
-        "family": "Debian",
-        "name": "Debian",
+        **RUNTIME_FACTS["os"],
         "architecture": "amd64",
-        "hardware": "x86_64",
         "release": {"major": "12", "minor": "5", "full": "12.5"},
         "distro": {"codename": "bookworm", "id": "Debian", "release": {"major": "12", "full": "12.5"}},
         "selinux": {"enabled": False},
     },
-    "osfamily": "Debian",
-    "operatingsystem": "Debian",
-    "operatingsystemrelease": "12.5",
-    "operatingsystemmajrelease": "12",
-    "lsbdistcodename": "bookworm",
-    "lsbdistid": "Debian",
-    "lsbdistrelease": "12.5",
-    "lsbmajdistrelease": "12",
-    "kernel": "Linux",
-    "kernelrelease": "6.1.0-18-amd64",
-    "kernelversion": "6.1.0",
-    "kernelmajversion": "6.1",
-    "architecture": "amd64",
-    "hardwaremodel": "x86_64",
-    "is_virtual": False,
-    "virtual": "physical",
-    "networking": {
-        "fqdn": NODE,
-        "hostname": "node",
-        "domain": "example.com",
-        "ip": "10.0.0.2",
-        "ip6": "fe80::2",
-        "primary": "eth0",
-        "interfaces": {"eth0": {"ip": "10.0.0.2", "netmask": "255.255.255.0", "network": "10.0.0.0"}},
-    },
-    "fqdn": NODE,
-    "hostname": "node",
-    "domain": "example.com",
-    "ipaddress": "10.0.0.2",
-    "ipaddress6": "fe80::2",
-    "netmask": "255.255.255.0",
-    "network": "10.0.0.0",
-    "interfaces": "eth0,lo",
+    "networking": {**RUNTIME_FACTS["networking"], "domain": "example.com", "primary": "eth0"},
     "processors": {"count": 2, "physicalcount": 1},
-    "processorcount": 2,
-    "memory": {"system": {"total_bytes": 4294967296, "available_bytes": 2147483648}},
-    "memorysize_mb": 4096.0,
-    "path": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "memory": {"system": {"total_bytes": 2147483648, "available_bytes": 1073741824}},
     "service_provider": "systemd",
-    "systemd": True,
-    "puppetversion": "7.23.0",
     "clientcert": NODE,
     "clientversion": "7.23.0",
     "clientnoop": False,
-    "id": "root",
-    "identity": {"user": "root", "uid": 0, "group": "root", "gid": 0, "privileged": True},
     "timezone": "UTC",
-    "root_home": "/root",
-    "ruby": {"version": "3.1.2"},
-    "mountpoints": {},
-    "partitions": {},
-    "ssh": {},
+    "memorysize": "2.00 GiB",
 }
 
 
@@ -902,3 +860,106 @@ class Seeder:
         if bogus in names:
             return None
         return self._statement(d, "unknown_variable", f"$seed_value = ${bogus}")
+
+
+# ----------------------------------------------------------------------------------------- reaching code
+
+# Other nodes, for code only another operating system reaches (a finding in a `windows` branch): the same
+# facts with the operating system's replaced.
+OTHER_SYSTEMS: dict[str, dict[str, Any]] = {
+    "RedHat": {
+        "os": {"family": "RedHat", "name": "CentOS", "release": {"major": "8", "minor": "5", "full": "8.5"}},
+        "osfamily": "RedHat",
+        "operatingsystem": "CentOS",
+        "operatingsystemrelease": "8.5",
+        "operatingsystemmajrelease": "8",
+    },
+    "windows": {
+        "os": {"family": "windows", "name": "windows", "release": {"major": "2019", "full": "2019"}},
+        "osfamily": "windows",
+        "operatingsystem": "windows",
+        "operatingsystemrelease": "2019",
+        "operatingsystemmajrelease": "2019",
+        "kernel": "windows",
+    },
+    "Solaris": {
+        "os": {"family": "Solaris", "name": "Solaris", "release": {"major": "11", "full": "11.4"}},
+        "osfamily": "Solaris",
+        "operatingsystem": "Solaris",
+        "operatingsystemrelease": "11.4",
+        "operatingsystemmajrelease": "11",
+        "kernel": "SunOS",
+    },
+}
+
+
+def facts_of(system: str | None) -> dict[str, Any]:
+    """:data:`FACTS`, or those of another operating system (:data:`OTHER_SYSTEMS`)."""
+    return FACTS if system is None else {**FACTS, **OTHER_SYSTEMS[system]}
+
+
+_ENUM_FIRST = re.compile(r"\AEnum\[\s*'([^'\\]*)'")
+
+
+def placeholder(type_text: str | None) -> str | None:
+    """A literal a parameter of this declared type accepts, for declaring a class or define only to reach
+    its code (None when no simple one is known: Puppet then says what it expects)."""
+    text = (type_text or "").strip()
+    if not text or text.startswith(("String", "Any", "Scalar", "Data", "NotUndef[String")):
+        return "'seed'"
+    enum = _ENUM_FIRST.match(text)
+    if enum:
+        return f"'{enum.group(1)}'"
+    for prefix, value in (
+        ("Integer", "1"),
+        ("Numeric", "1"),
+        ("Float", "1.0"),
+        ("Boolean", "true"),
+        ("Array", "[]"),
+        ("Tuple", "[]"),
+        ("Hash", "{}"),
+        ("Stdlib::Absolutepath", "'/tmp/seed'"),
+        ("Stdlib::Unixpath", "'/tmp/seed'"),
+        ("Stdlib::Port", "8080"),
+        ("Stdlib::Host", "'seed.example.com'"),
+        ("Stdlib::Fqdn", "'seed.example.com'"),
+    ):
+        if text.startswith(prefix):
+            return value
+    return None
+
+
+def declaration(d: Definition) -> str | None:
+    """Code that declares ``d`` (a bare ``include`` for a class that needs no parameter, else a resource-like
+    declaration with a placeholder for each required parameter); None when a placeholder is not known."""
+    values = []
+    for name, type_text, has_default in d.parameters:
+        if has_default or (type_text or "").strip().startswith("Optional["):
+            continue
+        value = placeholder(type_text)
+        if value is None:
+            return None
+        values.append(f"{name} => {value}")
+    if d.kind == "class" and not values:
+        return f"include {d.name}\n"
+    title = d.name if d.kind == "class" else f"/tmp/seed_{d.name.replace('::', '_')}"
+    return f"{'class' if d.kind == 'class' else d.name} {{ '{title}': {', '.join(values)} }}\n"
+
+
+# A location Puppet writes into the text of an error it wraps in another (an error in a define's body,
+# reported by the resource statement that declared it): "... (file: F, line: L, column: C)".
+_EMBEDDED = re.compile(r"\(file: (?P<file>[^,()]+), line: (?P<line>\d+)(?:, column: \d+)?\)")
+
+
+def puppet_stops(answer: dict[str, Any]) -> list[tuple[str | None, int | None, str]]:
+    """Where a failed compile says it stopped, outermost first: the error's own file and line with its
+    message, then each location its text embeds with the words of the error written there."""
+    if answer.get("ok"):
+        return []
+    message = str(answer.get("message") or "")
+    out: list[tuple[str | None, int | None, str]] = [(answer.get("file"), answer.get("line"), message)]
+    for m in _EMBEDDED.finditer(message):
+        before = message[: m.start()]
+        inner = before[before.rfind("Evaluation Error: ") :] if "Evaluation Error: " in before else before
+        out.append((m.group("file"), int(m.group("line")), inner))
+    return out
