@@ -1,17 +1,30 @@
-"""Bounded work on huge input (issue 26 item 12): ``puppet-xpp validate`` of a 5 MB manifest, valid Puppet
-throughout, in a child process within a generous time and 300 MB of peak RSS (the child's own
-``VmHWM``, read by the child at its end: ``ru_maxrss`` is no measure here, Linux carries the forking
-process's peak across fork + exec, so a child of a 300 MB pytest worker "peaked" at 303 MB whatever it
-did), for two of bench/bench_huge.py's shapes: ``classes`` (many distinct classes with resources,
-conditionals, interpolation and lambdas) and ``heredoc`` (long heredocs with interpolation).  On 7354be1:
-396 MB and 329 MB.  ``puppet-xpp compile`` of the same two shapes within the same bounds (the .xpp
-written too): on 53b9710 346 MB and 332 MB, the serializer's identity table of every node and list.
-And of ``list`` (a one-line list of 700,000 numbers: 1.3 million tokens), whose tokens and tree no longer
-coexist: on 7efca84 validate 345 MB and compile 347 MB.  The parse that drops its tokens as it goes gives
-what the parse that keeps them gives, also after syntax errors (where it parses again keeping them).
+"""Bounded work on huge input (issue 26 item 12): a 5 MB manifest, valid Puppet throughout, through
+``puppet-xpp validate``, ``compile`` (the .xpp written too), ``lint`` and the language server's analysis
+of it as it is opened (bench/bench_huge.py's mode ``server``: server.analysis.document.Document, parse,
+validation, diagnostics), each in a child process, within 300 MB of peak RSS and a CPU-time bound, for
+three of bench/bench_huge.py's shapes: ``classes`` (many distinct classes with resources, conditionals,
+interpolation and lambdas), ``heredoc`` (long heredocs with interpolation) and ``list`` (a one-line list
+of 700,000 numbers: 1.3 million lexer tokens, 1.9 million lint tokens).
 
-Also the fact grammar.gcpause relies on when it freezes what a parse made: a parse and a validation make
-no reference cycles (reference counting frees all of it)."""
+The peak is the child's own ``VmHWM``, read by the child at its end (bench/bench_huge.py ``--peak``):
+``ru_maxrss`` is no measure here, Linux carries the forking process's peak across fork + exec, so a child
+of a 300 MB pytest worker "peaked" at 303 MB whatever it did.  The time bound is on the child's CPU
+time (user + system, its own rusage), not its wall time: the bound is 5 s on this machine, and CI runs
+on two cores shared by several jobs, where wall time measures the other jobs (a 4 s CPU run took 9 s of
+wall at load 8); CPU time grows under load too (shared caches, frequency), by up to 1.5x measured
+here, hence :data:`CPU_LIMIT`.
+
+History: on 7354be1 validate peaked at 396 MB (classes) and 329 MB (heredoc); on 53b9710 compile at 346
+and 332 MB (the serializer's identity table of every node and list); on 7efca84 list's validate at 345
+MB and compile at 347 MB (tokens and tree coexisting).  The server's analysis of list peaked at 345 MB
+(the incremental parser keeping every token) until grammar.incremental.compact.  Lint's tokens (one
+object of 10 slots each, ~200 bytes with their positions) still take 426 MB on classes and 505 MB on
+list: those two are expected failures until lint keeps its tokens in columns.
+
+The parse that drops its tokens as it goes gives what the parse that keeps them gives, also after syntax
+errors (where it parses again keeping them).  Also the fact grammar.gcpause relies on when it freezes
+what a parse made: a parse and a validation make no reference cycles (reference counting frees all of
+it)."""
 
 from __future__ import annotations
 
@@ -31,53 +44,51 @@ from tests.huge_shapes import bench_huge
 
 SIZE = 5_000_000
 MEMORY_LIMIT_MB = 300
-TIME_LIMIT = 60.0  # seconds: 3-5 s on an idle machine; generous for CI's two shared cores
+CPU_LIMIT = 5.0 * 1.5  # seconds of the child's CPU: 5 s on this machine, times what load adds to it
+WALL_LIMIT = 120.0  # seconds: only that it ends (CPU_LIMIT is the bound)
+
+# lint's tokens are one object each (lint.tokens.Tok): over 300 MB for these shapes (module docstring)
+_LINT_MEMORY = pytest.mark.xfail(
+    strict=True, reason="lint's tokens: one object each, 426 MB (classes) / 505 MB (list) at peak"
+)
+CASES = [
+    pytest.param(shape, mode, marks=_LINT_MEMORY if mode == "lint" and shape in ("classes", "list") else ())
+    for shape in ("classes", "heredoc", "list")
+    for mode in ("validate", "compile", "lint", "server")
+]
 
 
-# puppet-xpp's command line, then the process's own peak RSS (VmHWM, kB: the high-water mark of the address
-# space exec made, which the forking pytest worker's size does not reach) written to $PEAK_FILE
-PEAK_REPORTING_CLI = """
-import os, sys
-from puppet_xpp.server.cli.main import main
-try:
-    code = main(sys.argv[1:])
-finally:
-    with open("/proc/self/status") as status:
-        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-    with open(os.environ["PEAK_FILE"], "w") as peak:
-        peak.write(kb)
-sys.exit(code)
-"""
-
-
-@pytest.mark.parametrize("mode", ["validate", "compile"])
-@pytest.mark.parametrize("shape", ["classes", "heredoc", "list"])
+@pytest.mark.parametrize(("shape", "mode"), CASES)
 def test_huge_manifest_within_bounds(shape: str, mode: str, tmp_path: Any) -> None:
+    bench = bench_huge()
     huge = tmp_path / "site.pp"  # (outside a module: no location rule)
-    huge.write_text(bench_huge().SHAPES[shape](SIZE), encoding="utf-8")
+    huge.write_text(bench.SHAPES[shape](SIZE), encoding="utf-8")
     peak_file = tmp_path / "peak.txt"
-    command = [sys.executable, "-c", PEAK_REPORTING_CLI, mode, str(huge)]
-    if mode == "compile":
-        command += ["-o", str(tmp_path / "site.xpp")]
+    if mode == "server":
+        arguments = ["--analyse", str(huge)]
+    else:
+        arguments = [mode, str(huge)]
+        if mode == "compile":
+            arguments += ["-o", str(tmp_path / "site.xpp")]
+    command = [sys.executable, bench.__file__, "--peak", str(peak_file), "--", *arguments]
     outputs = tmp_path / "out.txt", tmp_path / "err.txt"
     start = time.monotonic()
     with open(outputs[0], "wb") as out_file, open(outputs[1], "wb") as err_file:
-        process = subprocess.Popen(
-            command,
-            stdout=out_file,
-            stderr=err_file,
-            cwd=str(tmp_path),
-            env={**os.environ, "PEAK_FILE": str(peak_file)},
-        )
-        code = process.wait()
+        process = subprocess.Popen(command, stdout=out_file, stderr=err_file, cwd=str(tmp_path))
+        _pid, status, usage = os.wait4(process.pid, 0)
     elapsed = time.monotonic() - start
+    cpu = usage.ru_utime + usage.ru_stime
+    code = os.waitstatus_to_exitcode(status)
     out, err = (path.read_text(errors="replace") for path in outputs)
     peak_mb = int(peak_file.read_text()) / 1024
-    assert code == 0, (code, out[-2000:], err[-2000:])  # (valid Puppet: nothing to report)
+    # (valid Puppet: nothing to report; lint's warnings on the generated code make its status 1)
+    assert code in ((0, 1) if mode == "lint" else (0,)), (code, out[-2000:], err[-2000:])
     if mode == "compile":
         assert (tmp_path / "site.xpp").stat().st_size > SIZE  # (the whole AST written)
-    assert elapsed <= TIME_LIMIT, f"{mode} of a 5 MB manifest took {elapsed:.1f} s"
-    assert peak_mb <= MEMORY_LIMIT_MB, f"{mode} of a 5 MB manifest peaked at {peak_mb:.0f} MB"
+    figures = f"{mode} of a 5 MB manifest ({shape}): {peak_mb:.0f} MB, {cpu:.2f} s CPU, {elapsed:.2f} s"
+    assert elapsed <= WALL_LIMIT, figures
+    assert peak_mb <= MEMORY_LIMIT_MB, figures
+    assert cpu <= CPU_LIMIT, f"{figures} (load {os.getloadavg()[0]:.1f})"
 
 
 def test_parse_dropping_tokens_gives_the_same_result() -> None:
