@@ -20,6 +20,8 @@ from __future__ import annotations
 import collections
 import os
 import random
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -27,7 +29,7 @@ import pytest
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.check import parse
-from puppet_xpp.server.analysis.deep import types
+from puppet_xpp.server.analysis.deep import types, types_model
 from tests.conformance.oracle import REPO, oracle_for
 
 STDLIB = Path("/usr/share/puppet/modules/stdlib")
@@ -667,6 +669,38 @@ def test_every_corpus_expression_and_type_node_gives_words_or_none(aliases: dict
             assert types.matches(text, value, resolve) in (True, False, None)
             found += by_text is not None
     assert found > 100
+
+
+def test_float_text_is_rubys() -> None:
+    """A Float in Puppet's words is Ruby's Float#to_s (Float[1.0e+15, 1.0e+15], 1500.0, 1.0e-05)."""
+    if shutil.which("ruby") is None:
+        pytest.skip("no ruby")
+    rng = random.Random(7)
+    floats = [
+        1e15,
+        1.5e15,
+        1234567890123456.7,
+        9999999999999998.0,
+        1e16,
+        1e-4,
+        1e-5,
+        0.1,
+        5e-324,
+        -0.0,
+        1e308,
+    ]
+    floats += [rng.uniform(1, 10) * 10 ** rng.randint(-8, 22) for _ in range(1500)]
+    floats += [float(rng.randint(1, 99)) * 10 ** rng.randint(10, 18) for _ in range(200)]
+    ruby = subprocess.run(
+        ["ruby", "-e", "STDIN.each_line { |l| puts Float(l.strip).to_s }"],
+        input="".join(f"{f!r}\n" for f in floats),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    ours = [types_model.ruby_float(f) for f in floats]
+    wrong = [(f, o, r) for f, o, r in zip(floats, ours, ruby) if o != r]
+    assert len(ruby) == len(floats) and not wrong, wrong[:10]
 
 
 def test_speed_on_a_parsed_type() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import decimal
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -175,45 +176,29 @@ class BooleanT(PType):
 
 
 def ruby_float(f: float) -> str:
-    """A Float's text as Ruby's ``Float#to_s`` writes it (``1.0``, ``1.0e+20``, ``1.5e-05``)."""
+    """A Float's text as Ruby's ``Float#to_s`` writes it: the shortest digits that read back the same,
+    plain while at most 15 digits stand before the point (16 when a fraction follows) or at most 3 zeros
+    after it (``1500.0``, ``0.0001``), else in exponent form (``1.0e+15``, ``1.0e-05``)."""
     if math.isinf(f):
         return "Infinity" if f > 0 else "-Infinity"
+    if math.isnan(f):
+        return "NaN"
     if f == 0:
         return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
-    r = repr(f)
-    mantissa, _, exp = r.partition("e")
-    digits = mantissa.lstrip("-").replace(".", "")
-    # decimal exponent of the shortest representation
-    e10 = math.floor(math.log10(abs(f)))
-    if -4 <= e10 < 16:
-        if "e" not in r:
-            return r if "." in r else r + ".0"
-        return _plain(f)
-    if "e" in r:
-        m = mantissa if "." in mantissa else mantissa + ".0"
-        x = int(exp)
-        return f"{m}e{'+' if x >= 0 else '-'}{abs(x):02d}"
-    # repr gave a plain form Ruby writes in scientific notation
-    sign = "-" if f < 0 else ""
-    d = digits.lstrip("0").rstrip("0") or "0"
-    m = d[0] + "." + (d[1:] or "0")
-    return f"{sign}{m}e{'+' if e10 >= 0 else '-'}{abs(e10):02d}"
-
-
-def _plain(f: float) -> str:
-    s = format(f, ".17f").rstrip("0")
-    # the shortest digits repr found, placed without exponent
-    mantissa, _, exp = repr(f).partition("e")
-    neg = mantissa.startswith("-")
-    digits = mantissa.lstrip("-").replace(".", "")
-    point = (mantissa.lstrip("-").find(".") if "." in mantissa else len(mantissa.lstrip("-"))) + int(exp)
-    if point <= 0:
-        s = "0." + "0" * (-point) + digits
-    elif point >= len(digits):
-        s = digits + "0" * (point - len(digits)) + ".0"
-    else:
-        s = digits[:point] + "." + digits[point:]
-    return ("-" if neg else "") + s
+    sign, digit_tuple, exponent = decimal.Decimal(repr(f)).as_tuple()
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    exponent += len("".join(map(str, digit_tuple))) - len(digits)
+    point = len(digits) + exponent  # the value is 0.<digits> x 10**point
+    minus = "-" if sign else ""
+    if 0 < point < 16 or point == 16 and len(digits) > 16:  # (Ruby's rule, checked against it)
+        if point >= len(digits):
+            return f"{minus}{digits}{'0' * (point - len(digits))}.0"
+        return f"{minus}{digits[:point]}.{digits[point:]}"
+    if -4 < point <= 0:
+        return f"{minus}0.{'0' * -point}{digits}"
+    e = point - 1
+    return f"{minus}{digits[0]}.{digits[1:] or '0'}e{'+' if e >= 0 else '-'}{abs(e):02d}"
 
 
 def num_text(n: int | float) -> str:
