@@ -12,12 +12,12 @@ grammar/parser.py applies that rule once the tree is complete (`offset is None` 
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.build_operators import resolve_precedence
 from puppet_xpp.grammar.issues import Diagnostic
-from puppet_xpp.grammar.lexer import concat_end, name_start
+from puppet_xpp.grammar.lexer import Token, concat_end, name_start
 from puppet_xpp.grammar.numbers import to_number
 from puppet_xpp.grammar.ruby import regexp_inspect
 
@@ -58,9 +58,12 @@ def start(x: Any) -> Any:
 
 
 def end(x: Any) -> int:
+    """End offset of a token or a node."""
     if hasattr(x, "start_pos"):
-        return cast(int, x.end_pos)
-    return cast(int, x.offset + x.length)
+        e: int = x.end_pos
+    else:
+        e = x.offset + x.length
+    return e
 
 
 def _end_or(x: Any, default: int) -> int:
@@ -104,8 +107,12 @@ class Builder:
         return node
 
     def mk(self, cls: Any, s: Any, e: Any, *args: Any) -> Any:
-        o = start(s)
-        return cls(self.locator, o, (end(e) if e is not None else end(s)) - o, *args)
+        """A node of class ``cls`` from the start of ``s`` to the end of ``e`` (or of ``s``).  The hot
+        path of every reduction: a plain token's offsets are read without start()/end()."""
+        o = s.start_pos if type(s) is Token else start(s)
+        if e is None:
+            e = s
+        return cls(self.locator, o, (e.end_pos if type(e) is Token else end(e)) - o, *args)
 
     def bare(self, cls: Any, *args: Any) -> Any:
         """A node without a position of its own (it inherits its container's, length 0)."""
