@@ -20,6 +20,10 @@ class bodies (``--no-big`` leaves it out):
   (reparsed as a whole);
 * the in-process full parse (+ validation) time of the same file, for comparison;
 * process start -> first diagnostics of FILE;
+* start-up (``--startup N``, 5 by default; ``--only-startup``): medians of N cold starts through the
+  start-up front (server/lsp/startup.py) and, the anchor, of the server started without it:
+  exec -> ``initialize`` answered, ``didOpen`` -> first diagnostics, exec -> the server loaded; and
+  ``python -X importtime`` figures of the server's imports;
 * resident memory after indexing the whole corpus as the workspace.
 Prints a human summary and one JSON line.
 """
@@ -333,6 +337,122 @@ def bench_file(path: str, text: str, edits: int) -> Msg:
     return out
 
 
+# the server as pygls runs it, without the start-up front (server/lsp/startup.py): the anchor
+DIRECT = [
+    sys.executable,
+    "-c",
+    "import sys; from puppet_xpp.server.lsp.server import serve; sys.exit(serve())",
+]
+
+
+def start_once(cmd: list[str], path: str, text: str, env: dict[str, str]) -> tuple[float, float, float]:
+    """One cold start of ``cmd``: (exec -> initialize answered, didOpen -> first diagnostics, exec ->
+    the server loaded: a hover sent with the didOpen answered), in ms."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    c = Client.__new__(Client)
+    c.proc, c.lock, c.msgs, c.next_id, c.t_start = proc, threading.Condition(), [], 0, t0
+    threading.Thread(target=c._read, daemon=True).start()
+    caps = {"window": {"workDoneProgress": True}, "textDocument": {"publishDiagnostics": {}}}
+    m = c.request("initialize", {"processId": os.getpid(), "capabilities": caps})
+    t_init = m["_t"] - t0
+    c.notify("initialized", {})
+    uri = "file://" + path
+    t1 = time.perf_counter()
+    c.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
+    )
+    c.next_id += 1
+    hid = c.next_id
+    c._send(
+        {
+            "jsonrpc": "2.0",
+            "id": hid,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+        }
+    )
+    got: dict[str, float] = {}
+
+    def both(x: Msg) -> bool:
+        if x.get("id") == hid and "method" not in x:
+            got.setdefault("hover", x["_t"])
+        elif x.get("method") == "textDocument/publishDiagnostics" and x["params"].get("version") == 1:
+            got.setdefault("diagnostics", x["_t"])
+        return len(got) == 2
+
+    c.wait(both)
+    c.close()
+    return t_init * 1000, (got["diagnostics"] - t1) * 1000, (got["hover"] - t0) * 1000
+
+
+def importtime(code: str) -> list[tuple[int, int, str]]:
+    """``python -X importtime -c code``: (self us, cumulative us, module) of every import, slowest first."""
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=REPO),
+    )
+    rows = []
+    for line in r.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[0].startswith("import time:") and parts[1].strip().isdigit():
+            rows.append((int(parts[0].split(":")[1]), int(parts[1]), parts[2].strip()))
+    return sorted(rows, key=lambda x: -x[1])
+
+
+def startup_bench(path: str, text: str, runs: int) -> Msg:
+    """Medians of ``runs`` cold starts through the front (the default) and without it (the anchor), one
+    after the other, on a start-up cache of this run (filled by one start first), and the imports."""
+    import tempfile
+
+    out: Msg = {}
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as cache:
+        env = dict(os.environ, PYTHONPATH=REPO, PUPPET_XPP_STARTUP_CACHE=cache, PUPPET_XPP_INDEX_CACHE="off")
+        first = start_once(SERVER, path, text, env)  # (fills the start-up cache: initialize's answer)
+        print(
+            f"start-up, {os.path.basename(path)} ({len(text.encode())} bytes), medians of {runs} cold starts:"
+        )
+        print(f"  first start after an install (start-up cache empty): initialize {first[0]:.0f} ms")
+        rows: dict[str, list[tuple[float, float, float]]] = {"front": [], "direct": []}
+        for _ in range(runs):
+            rows["front"].append(start_once(SERVER, path, text, env))
+            rows["direct"].append(start_once(DIRECT, path, text, env))
+        for name, label in (("direct", "without the front (anchor)"), ("front", "puppet-xpp (front)")):
+            med = [statistics.median(r[i] for r in rows[name]) for i in range(3)]
+            out[f"startup_{name}_ms"] = {
+                "initialize": round(med[0]),
+                "didopen_to_diagnostics": round(med[1]),
+                "server_loaded": round(med[2]),
+            }
+            print(
+                f"  {label:27} exec->initialize {med[0]:5.0f} ms   didOpen->diagnostics {med[1]:5.0f} ms"
+                f"   exec->server loaded {med[2]:5.0f} ms   (load {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+            )
+    print("  targets (issue 31 item 1): initialize <= 300 ms, didOpen -> first diagnostics <= 150 ms")
+    server = importtime("import puppet_xpp.server.lsp.server")
+    front = importtime("import puppet_xpp.server.cli.main, puppet_xpp.server.lsp.startup")
+    total = {m: c for _s, c, m in server}
+    print(
+        "  python -X importtime (cumulative ms):",
+        ", ".join(
+            f"{m} {total[m] / 1000:.0f}"
+            for m in ("puppet_xpp.server.lsp.server", "lsprotocol.types", "pygls.lsp.server")
+            if m in total
+        ),
+    )
+    print(
+        f"  the front's imports before it answers: {sum(c for _s, c, m in front if m in ('puppet_xpp.server.cli.main', 'puppet_xpp.server.lsp.startup')) / 1000:.0f} ms;"
+        f" slowest of the server's: {', '.join(f'{m} {s / 1000:.0f}' for s, _c, m in sorted(server, key=lambda x: -x[0])[:6])} (self ms)"
+    )
+    out["importtime_ms"] = {m: round(c / 1000, 1) for _s, c, m in server[:15]}
+    return out
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
@@ -346,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--corpus", default="/usr/share/puppet/modules")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--startup", type=int, default=5, help="cold starts per start-up figure (0: none)")
+    ap.add_argument("--only-startup", action="store_true", help="the start-up figures alone")
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
     ap.add_argument(
         "--lint", choices=["on", "off"], help="lint diagnostics on or off (default: the server's default, on)"
@@ -357,6 +479,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"lint diagnostics: {a.lint or 'server default (on)'}")
     load_start = os.getloadavg()  # (the machine may be shared: the load is reported with the figures)
     files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [DEFAULT_FILE])]
+    start: Msg = {}
+    if a.startup:
+        start = startup_bench(files[0][0], files[0][1], a.startup)
+        if a.only_startup:
+            print(json.dumps({**start, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
+            return 0
     tmp = None
     if not a.no_big and os.path.isdir(a.corpus):
         import tempfile
@@ -409,7 +537,11 @@ def main(argv: list[str] | None = None) -> int:
             f"({mem['corpus_rss_mb_with_file_open']} MB with {os.path.basename(path)} open)"
         )
     print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
-    print(json.dumps({"files": results, **mem, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
+    print(
+        json.dumps(
+            {"files": results, **start, **mem, "loadavg_start": load_start, "loadavg": os.getloadavg()}
+        )
+    )
     return 0
 
 
