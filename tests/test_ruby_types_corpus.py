@@ -698,3 +698,28 @@ def test_damaged_helpers_never_raise(tmp_path):
                     assert not any(r.startswith("code not read") for r in code.open_reasons), (
                         code.open_reasons
                     )
+
+
+def test_the_index_cache_sees_an_edit_of_a_sibling_modules_helper(tmp_path):
+    """A helper under another module's ``lib/puppet_x/`` (xppmix_sibling's): editing it re-reads the type
+    that extends it from the persistent index cache."""
+    from puppet_xpp.server.analysis.index_cache import IndexCache
+
+    root = tmp_path / "modules"
+    files, _ = SCENARIOS["xppmix_sibling"]
+    _write(str(root), files)
+    type_file = str(root / "xppc/lib/puppet/type/xppmix_sibling.rb")
+
+    def index() -> tuple[Sym, bool]:
+        cache = IndexCache.open([str(root)], str(tmp_path / "cache"))
+        syms, _refs, hit = cache.index(type_file)
+        assert cache.save()
+        return syms[0], hit
+
+    first, hit = index()
+    assert not hit and [a.name for a in first.attrs] == ["name", "timeout", "tries", "try_sleep"]
+    assert index()[1]
+    helper = root / "xppshared/lib/puppet_x/xppshared/common.rb"
+    helper.write_text(helper.read_text().replace("%w[tries try_sleep]", "%w[tries try_sleep retry_backoff]"))
+    edited, hit = index()
+    assert not hit and [a.name for a in edited.attrs][-1] == "retry_backoff"

@@ -19,6 +19,7 @@ No pygls imports here.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -49,23 +50,33 @@ def helper_files(type_path: str) -> str:
     """The files a type file's attributes may come from besides itself, as ``path:size:mtime`` lines:
     every Ruby file under its module's ``lib/`` outside the API directories the index reads anyway
     (``puppet/type``, ``puppet/provider``, ``puppet/functions``, ``puppet/parser``, ``facter``) -- where
-    helpers live (``puppet_x/``, ``puppet/util/``, ...).  The index cache re-reads the type when this
-    changes (server/analysis/index_cache.py's ``depends``)."""
-    lib = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(type_path))))
+    helpers live (``puppet_x/``, ``puppet/util/``, ...) -- and under the other modules' ``lib/puppet_x/``
+    (a helper shared across modules).  The index cache re-reads the type when this changes
+    (server/analysis/index_cache.py's ``depends``)."""
+    roots = ruby_mixins.lib_roots(type_path)
+    lib = roots[0]
     skip = {os.path.join(lib, "puppet", d) for d in ("type", "provider", "functions", "parser")}
     skip.add(os.path.join(lib, "facter"))
     lines: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(lib):
-        dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in skip)
-        for f in sorted(filenames):
-            if f.endswith(".rb"):
-                p = os.path.join(dirpath, f)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                lines.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+    for top in (lib, *_shared_helper_dirs(tuple(roots[1:]))):
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in skip)
+            for f in sorted(filenames):
+                if f.endswith(".rb"):
+                    p = os.path.join(dirpath, f)
+                    try:
+                        st = os.stat(p)
+                    except OSError:
+                        continue
+                    lines.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
     return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_helper_dirs(libs: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``lib/puppet_x`` directories among the other modules' ``libs`` (looked for once per listing
+    of the module path)."""
+    return tuple(d for d in (os.path.join(lib, "puppet_x") for lib in libs) if os.path.isdir(d))
 
 
 def index_ruby_file(path: str, refused: list[str] | None = None) -> list[Sym]:
