@@ -18,6 +18,7 @@ that they cannot grow unnoticed.
 from __future__ import annotations
 
 import collections
+import json
 import os
 import random
 import shutil
@@ -29,7 +30,7 @@ import pytest
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.check import parse
-from puppet_xpp.server.analysis.deep import types, types_model
+from puppet_xpp.server.analysis.deep import types, types_model, types_regexp
 from tests.conformance.oracle import REPO, oracle_for
 
 STDLIB = Path("/usr/share/puppet/modules/stdlib")
@@ -701,6 +702,68 @@ def test_float_text_is_rubys() -> None:
     ours = [types_model.ruby_float(f) for f in floats]
     wrong = [(f, o, r) for f, o, r in zip(floats, ours, ruby) if o != r]
     assert len(ruby) == len(floats) and not wrong, wrong[:10]
+
+
+def test_regexps_match_as_rubys() -> None:
+    """A Pattern's match is Ruby's: every regexp of the corpus' manifests and aliases, and some that use
+    what the translation rewrites, on typical and random texts, compared with Ruby's own match."""
+    if shutil.which("ruby") is None:
+        pytest.skip("no ruby")
+    patterns: set[str] = {
+        "^$",
+        "\\Aa\\Z",
+        "\\h+\\z",
+        "(?i:ab)c",
+        "(?m:a.b)",
+        "[[:alpha:]]+$",
+        "[[:xdigit:]]{2}",
+        "^a{,2}$",
+        "(?<n>a)b",
+        "a\\/b",
+        "[]a]",
+        "[^]a]",
+        "\\x41",
+        "(?>a+)b",
+    }
+    for f in sorted(MODULES.glob("*/**/*.pp")):
+        program = parse(f.read_text(encoding="utf-8", errors="replace"), str(f)).program
+        if isinstance(program, ast.Program):
+            patterns.update(
+                n.value.source for n in ast.walk(program) if isinstance(n, ast.LiteralRegularExpression)
+            )
+    rng = random.Random(3)
+    texts = ["", "a", "abc", "/usr/bin", "C:\\x", "http://x.com/", "HTTPS://A.b", "192.168.0.1", "fe80::1/64"]
+    texts += ["0644", "u+rwx", "1 GB", "x\ny", "x\n", "\nx", "a\nb\n", "AB", "été", "aab", "]", "A"]
+    texts += [
+        "".join(rng.choice("ab/.:-_ 019AZ\n\\x@=$") for _ in range(rng.randint(0, 12))) for _ in range(120)
+    ]
+    ordered = sorted(patterns)
+    answer = subprocess.run(
+        [
+            "ruby",
+            "-rjson",
+            "-e",
+            "d = JSON.parse(STDIN.read); puts JSON.generate(d[0].map { |p| "
+            "r = Regexp.new(p); d[1].map { |s| !!r.match(s) } })",
+        ],
+        input=json.dumps([ordered, texts]),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    wrong = []
+    checked = 0
+    for pattern, row in zip(ordered, json.loads(answer)):
+        for text, ruby in zip(texts, row):
+            try:
+                ours = types_regexp.search(pattern, text)
+            except types_model.Unprovable:
+                continue
+            checked += 1
+            if ours != ruby:
+                wrong.append((pattern, text, ours, ruby))
+    assert len(patterns) > 200 and checked > 0.9 * len(patterns) * len(texts)
+    assert not wrong, wrong[:10]
 
 
 def test_speed_on_a_parsed_type() -> None:

@@ -108,7 +108,8 @@ def translate(source: str) -> tuple[re.Pattern[str], str]:
             out.append(f"(?{on}{'-' + off if off else ''}:")
             i += flags.end()
             continue
-        out.append(c)
+        # Ruby's ^ is a line's start, but not after a newline that ends the text (Python's is)
+        out.append("(?:\\A|(?<=\\n)(?!\\Z))" if c == "^" else c)
         i += 1
     if in_class:
         raise Unprovable("open class")
