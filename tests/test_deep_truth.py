@@ -277,6 +277,11 @@ def _misses(seeded: dict[str, Any], kind: str) -> list[str]:
                 f"{o.seed.ident} ({o.seed.note!r}): ours {[f.message for f in found]}; "
                 f"Puppet: {deep_seeds.puppet_words(str(puppet.get('message')))!r}"
             )
+        elif puppet.get("column") and not any(f.column == puppet["column"] for f in found):
+            out.append(
+                f"{o.seed.ident} ({o.seed.note!r}): ours at column {[f.column for f in found]}, "
+                f"Puppet's {puppet['column']}"
+            )
     return out
 
 
