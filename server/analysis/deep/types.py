@@ -18,10 +18,16 @@ The API the deep checks call (keep it stable)::
         When Puppet reports several mismatches for one value (two Struct entries), they are joined by
         "\\n", in Puppet's order: :func:`literal_mismatches` gives them as a list.
         The same words serve a class's or define's parameter (given or defaulted: Puppet checks the
-        resource's whole hash, defaults included), a Puppet-language function's and a Ruby 4.x
-        function's argument (checked against one-parameter signatures by the tests).
+        resource's whole hash, defaults included, with TypeMismatchDescriber.validate_parameters), a
+        Puppet-language function's (the same, its subject the function) and a Ruby 4.x function's
+        argument (describe_signatures: ``'f' parameter 'p' <words>`` for one signature and one
+        mismatch; checked against one-parameter signatures by the tests).  Mind what the caller knows
+        and this module does not: ``undef`` given to a class or define parameter means "use the
+        default" (no check of undef against the type then), and a function with several signatures
+        words its error differently.
     parameter_error(subject, name, phrases) -> str
-        Puppet's whole error for a class/define parameter (``Class[Foo]: parameter 'x' expects ...``).
+        Puppet's whole error for one class/define parameter (``Class[Foo]: parameter 'x' expects ...``;
+        several mismatches each on its own line, as Puppet prints them).
     parse_type(text) -> PuppetType | None      (cached by text)
     matches(type, value, resolve_alias=None) -> bool | None   (None: cannot be proven either way)
 
