@@ -21,7 +21,15 @@ instead (the summary lines then go to stderr; the ``.xpp`` files are written in 
 results as JSON, or in one of those formats with ``--report-format`` (default: the ``--format`` given
 when it is one of them, else json).
 
-Exit status: 0 clean, 1 errors in sources (an ``.xpp`` holding only the diagnostics is still written),
+``--deep`` adds the deep checks' findings (:mod:`server.analysis.deep`: what Puppet reports only when it
+compiles a catalog -- unknown classes, resource types, functions and parameters, missing required
+parameters, wrong arity and literal types, duplicate resources, unknown variables) of every manifest of
+the run, up to date or not, to the report: after each environment's diagnostics in the text output (as
+``--validate --deep`` prints them), with the tool ``puppet-xpp-deep`` in the other formats, and as each
+file's ``deep`` list in the JSON report.  It never changes what is written into an ``.xpp``.
+
+Exit status: 0 clean, 1 errors in sources (a deep finding of severity error too, with ``--deep``; an
+``.xpp`` holding only the diagnostics is still written),
 2 usage, environment or I/O failure (including a refused symbolic link in the ``.xpp`` tree, a source
 that is unreadable, not a regular file or over the size limit, an internal error on a file
 (``INTERNAL_ERROR``; the other files are still compiled, state and summary written; traceback with
@@ -44,6 +52,7 @@ from puppet_xpp.server.cli.terminal import Style, caret_lines, fit, is_terminal,
 from puppet_xpp.xpp.sources import shown
 
 if TYPE_CHECKING:
+    from puppet_xpp.server.cli.validate import FileDiagnostics
     from puppet_xpp.xpp.compile import DiagnosticRow, EnvResult, FileResult
     from puppet_xpp.xpp.environment import Environment
 
@@ -74,6 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{'|'.join(FORMATS)}: the diagnostics on stdout in that format (.xpp files in msgpack)",
     )
     p.add_argument("--force", action="store_true", help="rebuild every .xpp, even when up to date")
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="add the deep checks' findings (what a catalog compile reports: unknown classes, types, "
+        "functions and parameters, ...) to the report; the .xpp files are the same",
+    )
     p.add_argument(
         "-j",
         "--jobs",
@@ -198,9 +213,12 @@ class Display:
     :func:`xpp.compile.compile_environment` (:class:`xpp.compile.Events`).  With ``gather`` the
     diagnostics are kept as findings (for a format written at the end) instead of printed."""
 
-    def __init__(self, out: TextIO, err: TextIO, quiet: bool, verbose: bool, gather: bool = False) -> None:
+    def __init__(
+        self, out: TextIO, err: TextIO, quiet: bool, verbose: bool, gather: bool = False, debug: bool = False
+    ) -> None:
         self.out = out
         self.err = err
+        self.debug = debug  # tracebacks of internal errors on err
         self.quiet = quiet
         self.verbose = verbose
         self.gather = gather
@@ -329,10 +347,12 @@ def _env_name(env: Environment) -> str:
     return env.root if env.display in (".", "./") else env.display
 
 
-def _summary(r: EnvResult) -> str:
+def _summary(r: EnvResult, deep: dict[str, FileDiagnostics] | None = None) -> str:
+    """The summary line of an environment (with ``--deep``: how many deep findings its files have)."""
+    found = "" if deep is None else f", deep findings {sum(len(x.deep) for x in deep.values())}"
     return (
         f"{shown(_env_name(r.env))}: compiled {r.count('compiled')}, up to date {r.count('up to date')}, "
-        f"removed {len(r.removed)}, with errors {r.with_errors} ({r.seconds:.2f} s)"
+        f"removed {len(r.removed)}, with errors {r.with_errors}{found} ({r.seconds:.2f} s)"
     )
 
 
@@ -343,7 +363,22 @@ def _rows_json(rows: list[DiagnosticRow]) -> list[dict[str, Any]]:
     ]
 
 
-def _env_report(r: EnvResult) -> dict[str, Any]:
+def _env_report(r: EnvResult, deep: dict[str, FileDiagnostics] | None = None) -> dict[str, Any]:
+    """An environment's part of the JSON report (with ``--deep``: each file's ``deep`` findings too)."""
+    report = _env_files_report(r)
+    if deep is not None:
+        from puppet_xpp.server.cli.validate import deep_json
+
+        for f, entry in zip(r.files, report["files"]):
+            result = deep.get(f.job.display)
+            entry["deep"] = deep_json(result) if result is not None else []
+        report["counts"]["deep_errors"] = sum(
+            1 for result in deep.values() for x in result.deep if x.severity == "error"
+        )
+    return report
+
+
+def _env_files_report(r: EnvResult) -> dict[str, Any]:
     env = r.env
     return {
         "environment": env.display,
@@ -450,14 +485,24 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
             disp.note("warning", f"{path}: {why}")
         for msg in r.io_errors:
             disp.note("error", msg)
-        disp.summary(_summary(r))
-        rep = _env_report(r)
+        deep = None
+        if a.deep:
+            deep = deep_results(
+                [(f.job.display, f.job.src, f.job.tasks) for f in r.files if f.status != "failed"],
+                env_opts.puppet_version,
+                env_opts.strict,
+                list(env.modulepath),
+                env.manifest,
+                disp,
+            )
+        disp.summary(_summary(r, deep))
+        rep = _env_report(r, deep)
         reports.append(rep)
         for k in totals:
             totals[k] += rep["counts"][k]
         if r.io_errors or r.failed:
             status = 2
-        elif r.with_errors and status == 0:
+        elif (r.with_errors or _deep_errors(deep)) and status == 0:
             status = 1
     totals["seconds"] = round(time.monotonic() - t0, 3)
     report: dict[str, Any] = {"version": 1, "environments": reports, "summary": totals}
@@ -569,6 +614,11 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
     if lines:
         disp.out.write("\n".join(lines) + "\n")
         disp.out.flush()
+    deep = None
+    if a.deep:
+        deep = deep_results(
+            [(src, src, ctx.tasks)], puppet_version, strict, list(ctx.modulepath), ctx.manifest, disp
+        )
     out_dir = os.path.dirname(a.output) or "."
     if a.output != "-" and not os.path.isdir(out_dir):
         disp.note("error", f"cannot write {a.output}: no such directory {out_dir}")
@@ -598,7 +648,76 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         "diagnostics": _rows_json(rows),
         "seconds": round(time.monotonic() - t0, 3),
     }
-    return (1 if errors else 0), rep
+    if deep is not None:
+        from puppet_xpp.server.cli.validate import deep_json
+
+        result = deep.get(src)
+        rep["deep"] = deep_json(result) if result is not None else []
+    return (1 if errors or _deep_errors(deep) else 0), rep
+
+
+# ------------------------------------------------------------------------------------------------------
+# --deep
+
+
+def deep_results(
+    files: list[tuple[str, str, bool]],
+    level: str | None,
+    strict: str | None,
+    modulepath: list[str],
+    manifest: str | None,
+    disp: Display,
+) -> dict[str, FileDiagnostics]:
+    """``--deep``: the deep findings of the manifests ``files`` ((display, path, tasks) each) of one
+    environment (its module path and main manifest), by display name, as ``--validate --deep`` makes
+    them (server/cli/validate.py: each file parsed once for its definitions, the deep checks run once
+    every file of the run is in the worlds); shown as the run shows findings (printed after the
+    environment's diagnostics, or kept for the format written at the end)."""
+    from puppet_xpp.server.analysis.deep import DEEP_SOURCE
+    from puppet_xpp.server.analysis.deep.worlds import WorldCache
+    from puppet_xpp.server.cli.validate import deep_check, deep_lines, deep_position, validate_file
+
+    worlds = WorldCache(level)
+    results: dict[str, FileDiagnostics] = {}
+    for display, path, tasks in files:
+        if not path.endswith(".pp"):
+            continue
+        results[display] = validate_file(
+            path,
+            strict=strict,
+            tasks=tasks,
+            modulepath=modulepath,
+            manifest=manifest,
+            puppet_version=level,
+            worlds=worlds,
+        )
+    lines: list[str] = []
+    for display, result in results.items():
+        deep_check(display, result, worlds, disp.err if disp.debug else None)
+        result.diagnostics = [d for d in result.diagnostics if d.code == "INTERNAL_ERROR"]
+        for f in result.deep:
+            line, column = deep_position(result, f)
+            disp.findings.append(
+                Finding(display, line, column, f.severity, f.code, shown(f.message), DEEP_SOURCE)
+            )
+        for d in result.diagnostics:  # (a failure of the deep checks on that file)
+            disp.findings.append(Finding(display, None, None, "error", d.code, shown(d.message), DEEP_SOURCE))
+            lines.append(disp.style.diagnostic(f"Error: {shown(d.message)} (file: {shown(display)})") + "\n")
+        lines.extend(deep_lines(display, result, disp.style))
+    if lines and not disp.gather:
+        disp._clear()
+        disp.out.writelines(lines)
+        disp.out.flush()
+    return results
+
+
+def _deep_errors(deep: dict[str, FileDiagnostics] | None) -> bool:
+    """A deep finding of severity error (or a deep check that failed) in ``deep``."""
+    if not deep:
+        return False
+    return any(
+        result.diagnostics or any(f.severity == "error" for f in result.deep) for result in deep.values()
+    )
 
 
 def _encoding(a: argparse.Namespace) -> str:
@@ -613,7 +732,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if gather and args.output == "-":
         err.write("puppet-xpp --compile: -o - writes the .xpp on stdout: no --format for diagnostics there\n")
         return 2
-    disp = Display(out, err, args.quiet, args.verbose, gather=gather)
+    disp = Display(out, err, args.quiet, args.verbose, gather=gather, debug=args.debug)
     try:
         if args.output is not None:
             status, report = _compile_one(args, disp)

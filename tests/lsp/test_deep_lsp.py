@@ -17,6 +17,7 @@ compile, the oracle's ``catalog`` op) as the judge of what is an error and of wh
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import time
 from typing import Any
@@ -395,3 +396,67 @@ async def test_statements_are_checked_again_only_when_they_or_their_answers_chan
     session.index_generation += 1
     assert run(3) == [("Could not find class ::app::nope", 2)]
     assert cache.checked == 5
+
+
+# ----------------------------------------------------------------------------------------------- --compile --deep
+
+
+def _compile(*argv: str) -> tuple[int, str, str]:
+    import io
+
+    from puppet_xpp.server.cli.compile import main
+
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _xpp_files(env: str) -> dict[str, bytes]:
+    """Every .xpp the compile wrote into the environment, with its bytes."""
+    root = pathlib.Path(env, ".xpp")
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.xpp"))}
+
+
+async def test_compile_deep_adds_the_findings_to_the_report_only(tmp_path: Any) -> None:
+    """``puppet-xpp --compile --deep``: the deep findings in the text output, the formats and the JSON
+    report, as Puppet's catalog compile words and places them; the same .xpp files as without it;
+    without it, the report of before."""
+    import json
+
+    env = os.path.join(str(tmp_path), "production")
+    write_files(env, {k: v for k, v in FILES.items() if not k.endswith(("fix.pp", "use.pp"))})
+    status, out, _err = _compile(env, "--force", "-q")
+    assert (status, out) == (0, "")
+    plain = _xpp_files(env)
+    report = os.path.join(str(tmp_path), "report.json")
+    status, out, _err = _compile(env, "--force", "-q", "--deep", "--report", report)
+    assert status == 1
+    web = os.path.join(env, "modules/app/manifests/web.pp")
+    assert out.splitlines() == [
+        f"Error: Could not find class ::app::dbb (file: {web}, line: 2, column: 3)",
+        f"Error: App::Vhost[main]: expects a value for parameter 'docroot' (file: {web}, line: 3)",
+    ]
+    assert _xpp_files(env) == plain  # (what is written is the same)
+    (envreport,) = json.load(open(report))["environments"]
+    deep = {
+        f["source"]: [(x["code"], x["line"], x["message"]) for x in f["deep"]] for f in envreport["files"]
+    }
+    assert deep[web] == [
+        ("DEEP_UNKNOWN_CLASS", 2, "Could not find class ::app::dbb"),
+        ("DEEP_MISSING_PARAMETER", 3, "App::Vhost[main]: expects a value for parameter 'docroot'"),
+    ]
+    assert all(v == [] for k, v in deep.items() if k != web) and envreport["counts"]["deep_errors"] == 2
+    # Puppet's catalog compile stops at the first, with those words, at that line
+    answer = catalog(env, "include app::web")
+    assert not answer["ok"] and answer["line"] == 2 and deep[web][0][2] in answer["message"], answer
+    # the other formats carry them with their tool
+    status, out, _err = _compile(env, "-q", "--deep", "--format", "github")
+    assert status == 1 and [line.split("::", 2)[1].split(",")[1:3] for line in out.splitlines()] == [
+        ["line=2", "col=3"],
+        ["line=3", "title=puppet-xpp-deep%3A DEEP_MISSING_PARAMETER"],
+    ]
+    # without --deep: the report of before (no deep list, no deep count), exit 0
+    status, out, _err = _compile(env, "-q", "--report", report)
+    (envreport,) = json.load(open(report))["environments"]
+    assert (status, out) == (0, "")
+    assert "deep_errors" not in envreport["counts"] and all("deep" not in f for f in envreport["files"])
