@@ -22,9 +22,9 @@ The API the deep checks call (keep it stable)::
         Puppet-language function's (the same, its subject the function) and a Ruby 4.x function's
         argument (describe_signatures: ``'f' parameter 'p' <words>`` for one signature and one
         mismatch; checked against one-parameter signatures by the tests).  Mind what the caller knows
-        and this module does not: ``undef`` given to a class or define parameter means "use the
-        default" (no check of undef against the type then), and a function with several signatures
-        words its error differently.
+        and this module does not: ``undef`` given to a class or define parameter that has a default
+        gives it the default (the default is what is checked; without a default, undef is), and a
+        function with several signatures words its error differently.
     parameter_error(subject, name, phrases) -> str
         Puppet's whole error for one class/define parameter (``Class[Foo]: parameter 'x' expects ...``;
         several mismatches each on its own line, as Puppet prints them).
