@@ -16,8 +16,8 @@
  * Results: ``(0, value, i)`` accepted; ``(1, None, i)`` syntax error at token i; ``(2, None, i)`` stack
  * too deep after shifting token i - 1.  An exception raised by an action propagates (stack written back).
  *
- * ``scan`` is the lexer's main loop (grammar/lexer.py Engine.code) for the frequent tokens of plain code in
- * an ASCII text: blanks and comments, variables, operators, words and keywords, class references,
+ * ``scan`` is the lexer's main loop (grammar/lexer.py Engine.code) for the frequent tokens of plain code
+ * (positions are character indices, as the Python loop's before Engine.finish): blanks and comments, variables, operators, words and keywords, class references,
  * brackets, braces and parentheses, single-quoted strings, double-quoted strings without escapes or
  * interpolation, decimal integers.  It appends the same Token objects the Python loop makes and stops, at
  * the start of the first token it does not handle (heredocs, regexes, other strings and numbers, errors,
@@ -500,39 +500,41 @@ fail:
     return -1;
 }
 
-static inline int is_w(unsigned char c) {
+#define CH(i) PyUnicode_READ(kind, data, (i))
+
+static inline int is_w(Py_UCS4 c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /* the end of `[a-z_](?:[A-Za-z0-9_-]*W)?` from q (text[q] is [a-z_]) */
-static Py_ssize_t seg_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
+static Py_ssize_t seg_end(int kind, const void *data, Py_ssize_t len, Py_ssize_t q) {
     Py_ssize_t e = q + 1, k = q + 1;
-    while (k < len && (is_w(s[k]) || s[k] == '-')) {
+    while (k < len && (is_w(CH(k)) || CH(k) == '-')) {
         k++;
-        if (is_w(s[k - 1]))
+        if (is_w(CH(k - 1)))
             e = k;
     }
     return e;
 }
 
 /* the end of `(?:W+::)*W+` from q, or q when no W there */
-static Py_ssize_t name_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
+static Py_ssize_t name_end(int kind, const void *data, Py_ssize_t len, Py_ssize_t q) {
     Py_ssize_t e = q;
-    while (e < len && is_w(s[e]))
+    while (e < len && is_w(CH(e)))
         e++;
     if (e == q)
         return q;
-    while (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && is_w(s[e + 2])) {
+    while (e + 2 < len && CH(e) == ':' && CH(e + 1) == ':' && is_w(CH(e + 2))) {
         e += 2;
-        while (e < len && is_w(s[e]))
+        while (e < len && is_w(CH(e)))
             e++;
     }
     return e;
 }
 
 /* the length of the operator at q (the OP alternative, in its order), 0: none */
-static int op_len(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
-    unsigned char c = s[q], d = q + 1 < len ? s[q + 1] : 0, e = q + 2 < len ? s[q + 2] : 0;
+static int op_len(int kind, const void *data, Py_ssize_t len, Py_ssize_t q) {
+    Py_UCS4 c = CH(q), d = q + 1 < len ? CH(q + 1) : 0, e = q + 2 < len ? CH(q + 2) : 0;
     switch (c) {
     case ',': case ';': case '?': case '*': case ']': case '.': case ')': case '%':
         return 1;
@@ -567,15 +569,24 @@ static int op_len(const unsigned char *s, Py_ssize_t len, Py_ssize_t q) {
     }
 }
 
-/* the string value of s[a:b], the one of `values` when equal (values.setdefault) */
-static PyObject *same(PyObject *values, const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
-    PyObject *v = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + a, b - a);
+/* the string value of text[a:b], the one of `values` when equal (values.setdefault); `v` a new string */
+static PyObject *same_str(PyObject *values, PyObject *v) {
     if (v == NULL)
         return NULL;
     PyObject *w = PyDict_SetDefault(values, v, v);
     Py_XINCREF(w);
     Py_DECREF(v);
     return w;
+}
+
+static PyObject *same(PyObject *values, PyObject *text, Py_ssize_t a, Py_ssize_t b) {
+    return same_str(values, PyUnicode_Substring(text, a, b));
+}
+
+/* a blank of Ruby's [[:blank:]] (grammar/lexer_text.py BLANKS) */
+static inline int is_blank(Py_UCS4 c) {
+    return c == ' ' || c == '\t' || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x202f ||
+           c == 0x205f || c == 0x3000;
 }
 
 /* scan(text, pos, toks, values, kw, after, interp=False) -> pos: see the module's description.  `after`: the
@@ -591,9 +602,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "configure_lexer() first");
         return NULL;
     }
-    if (!PyUnicode_IS_ASCII(text) || pos < 0)
+    if (pos < 0)
         return PyLong_FromSsize_t(pos);
-    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const int ascii = PyUnicode_IS_ASCII(text);
     const Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     int prev_qmark = PyUnicode_Check(after) && PyUnicode_Compare(after, PyTuple_GET_ITEM(g_types, TK_QMARK)) == 0;
     if (prev_qmark == 0 && PyErr_Occurred())
@@ -604,16 +617,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         /* the skipped prefix: blanks, newlines, comments */
         Py_ssize_t q = pos;
         for (;;) {
-            while (q < len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\n'))
+            while (q < len && (CH(q) == ' ' || CH(q) == '\t' || CH(q) == '\r' || CH(q) == '\n'))
                 q++;
-            if (q < len && s[q] == '#') {
-                while (q < len && s[q] != '\n')
+            if (q < len && CH(q) == '#') {
+                while (q < len && CH(q) != '\n')
                     q++;
                 continue;
             }
-            if (q + 1 < len && s[q] == '/' && s[q + 1] == '*') {
+            if (q + 1 < len && CH(q) == '/' && CH(q + 1) == '*') {
                 Py_ssize_t k = q + 2;
-                while (k + 1 < len && !(s[k] == '*' && s[k + 1] == '/'))
+                while (k + 1 < len && !(CH(k) == '*' && CH(k + 1) == '/'))
                     k++;
                 if (k + 1 >= len)
                     break; /* unclosed: the Python loop reports it */
@@ -625,7 +638,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         pos = q;
         if (q >= len)
             break;
-        unsigned char c = s[q];
+        Py_UCS4 c = CH(q);
         if (interp && (c == '{' || c == '}'))
             break; /* inside "${...}": the Python loop counts the braces and finds the closing one */
         Py_ssize_t e;
@@ -634,18 +647,18 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyObject *typeobj = NULL; /* a keyword's or an operator's type, else the one of `type` */
         if (c == '$') {
             Py_ssize_t k = q + 1, ne = q + 1;
-            if (k + 2 < len && s[k] == ':' && s[k + 1] == ':' && is_w(s[k + 2]))
-                ne = name_end(s, len, k + 2);
+            if (k + 2 < len && CH(k) == ':' && CH(k + 1) == ':' && is_w(CH(k + 2)))
+                ne = name_end(kind, data, len, k + 2);
             else
-                ne = name_end(s, len, k);
+                ne = name_end(kind, data, len, k);
             e = ne;
             type = TK_VARIABLE;
-            value = same(values, s, q + 1, e);
+            value = same(values, text, q + 1, e);
         } else if ((c >= 'a' && c <= 'z') || c == '_') {
-            e = seg_end(s, len, q);
-            while (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && ((s[e + 2] >= 'a' && s[e + 2] <= 'z') || s[e + 2] == '_'))
-                e = seg_end(s, len, e + 2);
-            value = same(values, s, q, e);
+            e = seg_end(kind, data, len, q);
+            while (e + 2 < len && CH(e) == ':' && CH(e + 1) == ':' && ((CH(e + 2) >= 'a' && CH(e + 2) <= 'z') || CH(e + 2) == '_'))
+                e = seg_end(kind, data, len, e + 2);
+            value = same(values, text, q, e);
             if (value == NULL)
                 goto error;
             typeobj = PyDict_GetItemWithError(kw, value); /* a keyword: its own type */
@@ -657,27 +670,27 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (c == '_')
                 type = TK_WORD;
             for (Py_ssize_t k2 = q; k2 < e && type == TK_NAME && typeobj == NULL; k2++)
-                if (s[k2] == '-' || (s[k2] == ':' && k2 + 2 < e && s[k2 + 1] == ':' && s[k2 + 2] == '_'))
+                if (CH(k2) == '-' || (CH(k2) == ':' && k2 + 2 < e && CH(k2 + 1) == ':' && CH(k2 + 2) == '_'))
                     type = TK_WORD;
         } else if (c >= 'A' && c <= 'Z') {
             e = q + 1;
             for (;;) {
-                while (e < len && is_w(s[e]))
+                while (e < len && is_w(CH(e)))
                     e++;
-                if (e + 2 < len && s[e] == ':' && s[e + 1] == ':' && s[e + 2] >= 'A' && s[e + 2] <= 'Z')
+                if (e + 2 < len && CH(e) == ':' && CH(e + 1) == ':' && CH(e + 2) >= 'A' && CH(e + 2) <= 'Z')
                     e += 3;
                 else
                     break;
             }
-            if (e + 1 < len && s[e] == ':' && s[e + 1] == ':')
+            if (e + 1 < len && CH(e) == ':' && CH(e + 1) == ':')
                 break; /* ILLEGAL_CLASS_REFERENCE: the Python loop */
             type = TK_CLASSREF;
-            value = same(values, s, q, e);
+            value = same(values, text, q, e);
         } else if (c == '\'') {
             Py_ssize_t k = q + 1;
             int esc = 0;
-            while (k < len && s[k] != '\'') {
-                if (s[k] == '\\') {
+            while (k < len && CH(k) != '\'') {
+                if (CH(k) == '\\') {
                     esc = 1;
                     k++;
                 }
@@ -686,11 +699,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (k >= len)
                 break; /* unclosed */
             e = k + 1;
-            if (e - q == 2 && e < len && (s[e] == '\'' || s[e] == '\\'))
+            if (e - q == 2 && e < len && (CH(e) == '\'' || CH(e) == '\\'))
                 break; /* Puppet's quirk for '' before a quote: the Python loop */
             if (!esc) {
-                value = same(values, s, q + 1, e - 1);
+                value = same(values, text, q + 1, e - 1);
             } else { /* \\ and \' are the escapes of a single-quoted string */
+                if (!ascii)
+                    break; /* (built here for an ASCII text only) */
                 unsigned char *buf = PyMem_Malloc((size_t)(e - q));
                 if (buf == NULL) {
                     PyErr_NoMemory();
@@ -698,35 +713,35 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 }
                 Py_ssize_t o = 0;
                 for (Py_ssize_t j = q + 1; j < e - 1; j++) {
-                    if (s[j] == '\\' && j + 1 < e - 1 && (s[j + 1] == '\\' || s[j + 1] == '\''))
+                    if (CH(j) == '\\' && j + 1 < e - 1 && (CH(j + 1) == '\\' || CH(j + 1) == '\''))
                         j++;
-                    buf[o++] = s[j];
+                    buf[o++] = CH(j);
                 }
-                value = same(values, buf, 0, o);
+                value = same_str(values, PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buf, o));
                 PyMem_Free(buf);
             }
             type = TK_STRING;
         } else if (c == '"') {
             Py_ssize_t k = q + 1;
-            while (k < len && s[k] != '"' && s[k] != '\\' && s[k] != '$')
+            while (k < len && CH(k) != '"' && CH(k) != '\\' && CH(k) != '$')
                 k++;
-            if (k >= len || s[k] != '"')
+            if (k >= len || CH(k) != '"')
                 break; /* escapes, interpolation or unclosed: the Python loop */
-            if (k == q + 1 && k + 1 < len && (s[k + 1] == '\\' || s[k + 1] == '"' || s[k + 1] == '$'))
+            if (k == q + 1 && k + 1 < len && (CH(k + 1) == '\\' || CH(k + 1) == '"' || CH(k + 1) == '$'))
                 break;
             e = k + 1;
             type = TK_STRING;
-            value = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + q + 1, e - q - 2);
+            value = PyUnicode_Substring(text, q + 1, e - 1);
         } else if (c >= '0' && c <= '9') {
             e = q;
-            while (e < len && s[e] >= '0' && s[e] <= '9')
+            while (e < len && CH(e) >= '0' && CH(e) <= '9')
                 e++;
-            if (e < len && (is_w(s[e]) || s[e] == '.'))
+            if (e < len && (is_w(CH(e)) || CH(e) == '.' || CH(e) > 127)) /* (a Unicode letter: no \\b) */
                 break; /* floats, hex, octal and bad numbers: the Python loop */
             if (c == '0' && e - q > 1)
                 break;
             type = TK_NUMBER;
-            value = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, s + q, e - q);
+            value = PyUnicode_Substring(text, q, e);
         } else if (c == '{') {
             e = q + 1;
             type = prev_qmark ? TK_SELBRACE : TK_LBRACE;
@@ -737,23 +752,23 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             value = PyUnicode_FromOrdinal('}');
         } else if (c == '[') {
             e = q + 1;
-            type = (q == 0 || s[q - 1] == ' ' || s[q - 1] == '\t' || s[q - 1] == '\r' || s[q - 1] == '\n')
+            type = (q == 0 || is_blank(CH(q - 1)) || CH(q - 1) == '\r' || CH(q - 1) == '\n')
                        ? TK_LISTSTART
                        : TK_LBRACK;
             value = PyUnicode_FromOrdinal('[');
         } else if (c == '(') {
             e = q + 1;
             Py_ssize_t k = q - 1;
-            while (k >= 0 && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
+            while (k >= 0 && (is_blank(CH(k)) || CH(k) == '\r'))
                 k--;
-            type = (k < 0 || s[k] == '\n') ? TK_WSLPAREN : TK_LPAREN;
+            type = (k < 0 || CH(k) == '\n') ? TK_WSLPAREN : TK_LPAREN;
             value = PyUnicode_FromOrdinal('(');
         } else {
-            int n = op_len(s, len, q);
+            int n = op_len(kind, data, len, q);
             if (n == 0)
                 break; /* anything else: the Python loop */
             e = q + n;
-            value = same(values, s, q, e);
+            value = same(values, text, q, e);
             if (value == NULL)
                 goto error;
             typeobj = PyDict_GetItemWithError(g_ops, value);

@@ -412,10 +412,10 @@ class Engine:
         last = -1  # the end of the last match
         depth = 0
         nxt = (self.fast if self.jump is None else self.careful)(text, pos).__next__
-        # the C fast path (grammar/_accel.c scan) lexes the frequent tokens of plain code in an ASCII text
-        # and stops at the first other one (in an interpolation, at every brace: counted here), which this
+        # the C fast path (grammar/_accel.c scan) lexes the frequent tokens of plain code (character
+        # positions, as here: finish() makes them byte offsets) and stops at the first other one (in an interpolation, at every brace: counted here), which this
         # loop lexes; `at` is where the iterator stands
-        scan = SCAN if not (self.epp or self.bmap is not None) else None
+        scan = SCAN if not self.epp else None
         at = pos
         while True:
             if scan is not None and self.jump is None:

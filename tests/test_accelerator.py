@@ -171,7 +171,21 @@ TOKENS = [
     "{", "}", "(", ")", "[", "]", ",", ";", "=>", "->", "~>", "=", "==", "!", "?", ":", "|", "@@", "<|", "|>",
     "$x", "'s'", '"d${x}"', "1", "class", "define", "if", "else", "case", "default", "node", "function",
     "Foo", "foo::bar", "/re/", "@(END)\ntext\nEND\n", "<%", "%>", "\n", " ", "#c\n", "and", "in", "unless",
+    "é", "\u00a0", "\u3000", "日本", "\U0001f600", "\udcff", "'é\\''", '"ü"', "1é", "\u00a0[", "\u2002(",
 ]  # fmt: skip
+
+# Unicode next to the tokens the C scan lexes: blanks of Ruby's [[:blank:]] before `[` and `(`, a letter
+# after a number (no word boundary), non-ASCII string contents, a stray byte (surrogateescape)
+UNICODE = [
+    "$a = 1\n\u00a0[1, 2]\n",
+    "notice\u3000(1)\n\u2002(2)\n",
+    "$a = [1é]\n",
+    "$s = 'é\\'x\\\\' $t = \"日本\" $u = 'a'\n",
+    '$v = "\U0001f600" # \U0001f600 é\n$w = [\u00a0[1]]\n',
+    "$x = '\udcff' $y = 1\n",
+    "class é { }\n",
+    "$z = 0x1é\n",
+]
 
 
 def _mutants(rng: random.Random, text: str) -> Iterator[str]:
@@ -260,6 +274,7 @@ def _snippets() -> list[tuple[str, bool, bool]]:
     out += [(s, False, True) for s in parser_cases.TASK_CASES]
     out += list(test_lexer_cases.CASES)
     out += [(case[0], False, False) for case in validator_cases.CASES]
+    out += [(s, False, False) for s in UNICODE]
     robust = test_parser_robustness
     for name in ("GOOD", "BAD", "DEEP", "EPP_BROKEN", "MUTATION_PIECES"):
         for s in getattr(robust, name, []):
