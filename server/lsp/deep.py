@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -275,11 +276,18 @@ def local_key(local: Sequence[Sym]) -> tuple[object, ...]:
     return tuple((s.kind, s.key, s.signature) for s in local)
 
 
+def indexed(session: Session, modulepath: Sequence[str]) -> bool:
+    """The workspace index holds the module path (each of its directories is under a directory the
+    index was made of): else a name it lacks may exist there, and the world is not complete."""
+    roots = [os.path.join(r, "") for r in session.index_roots()]
+    return all(any(os.path.join(d, "").startswith(r) for r in roots) for d in modulepath if os.path.isdir(d))
+
+
 def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None) -> World:
     """Worker: the world the document is checked against: made again (its memo of the modules and Hiera
     dropped, the cached statements checked question by question) when the index, the settings or the
     index's completeness changed; the document's own definitions are its current ones."""
-    complete = index_ready(session)
+    complete = session.index_state.complete()
     made_for = (session.index_generation, id(session.settings), path, an.tasks, complete, cache.level)
     world = cache.world
     if world is None or cache.world_for != made_for:
@@ -291,7 +299,7 @@ def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None)
             level=cache.level,
             modulepath=ctx.modulepath,
             env_root=env_root,
-            complete=complete,
+            complete=complete and indexed(session, ctx.modulepath),
         )
         cache.world, cache.world_for = world, made_for
     world.local = symbols_of(an, path or "") if path else []

@@ -460,3 +460,39 @@ async def test_compile_deep_adds_the_findings_to_the_report_only(tmp_path: Any) 
     (envreport,) = json.load(open(report))["environments"]
     assert (status, out) == (0, "")
     assert "deep_errors" not in envreport["counts"] and all("deep" not in f for f in envreport["files"])
+
+
+async def test_nothing_is_said_unknown_where_the_index_does_not_hold_the_module_path(tmp_path: Any) -> None:
+    """A file opened without a workspace folder (the index holds nothing of its module path) or before
+    the indexing ended: no name is said not to exist (in process; with the index, it is)."""
+    from puppet_xpp.server.analysis.document import Document
+    from puppet_xpp.server.analysis.index import index_file, workspace_files
+    from puppet_xpp.server.lsp import deep
+    from puppet_xpp.server.lsp.session import DocState, Session
+
+    env = os.path.join(str(tmp_path), "production")
+    write_files(env, FILES)
+    path = os.path.join(env, "modules/app/manifests/web.pp")
+    uri = "file://" + path
+
+    def findings(session: Session) -> list[str]:
+        st = DocState(uri, Document(uri, open(path).read(), 1, session.config_for(uri)))
+        session.documents[uri] = st
+        found = deep.check(session, st, 1)
+        return [d.code for d in found or []]
+
+    alone = Session()  # no folder: nothing indexed
+    assert deep.index_ready(alone) and findings(alone) == []
+    elsewhere = os.path.join(str(tmp_path), "elsewhere")
+    os.makedirs(elsewhere)
+    other = Session()  # the index of another folder, complete
+    other.roots = [elsewhere]
+    other.index_state.first_done = True
+    assert findings(other) == []
+    indexing = Session()
+    indexing.roots = [env]
+    for p in workspace_files(indexing.index_roots()):
+        indexing.index.set_file(p, index_file(p))
+    assert "DEEP_UNKNOWN_CLASS" not in findings(indexing)  # (the indexing has not ended)
+    indexing.index_state.first_done = True
+    assert findings(indexing) == ["DEEP_UNKNOWN_CLASS", "DEEP_MISSING_PARAMETER"]
