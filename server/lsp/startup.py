@@ -487,6 +487,8 @@ class Replayed:
         self.stream = stream
 
     def readline(self, limit: int = -1) -> bytes:
+        if self.prefix and self.at >= len(self.prefix):
+            self.prefix = b""
         if self.at < len(self.prefix):
             stop = len(self.prefix) if limit < 0 else min(len(self.prefix), self.at + limit)
             nl = self.prefix.find(b"\n", self.at, stop)
@@ -499,6 +501,8 @@ class Replayed:
         return self.stream.readline(limit)
 
     def read(self, n: int = -1) -> bytes:
+        if self.prefix and self.at >= len(self.prefix):
+            self.prefix = b""
         if self.at < len(self.prefix):
             part = self.prefix[self.at :] if n < 0 else self.prefix[self.at : self.at + n]
             self.at += len(part)
@@ -623,5 +627,8 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     from puppet_xpp.server.lsp import server
 
     log.debug("puppet-xpp: server loaded %.3f s after start", time.perf_counter() - t0)
-    replayed = cast(BinaryIO, Replayed(front.handoff.prefix, inp))  # (what the reader uses of a stream)
-    return server.serve(None, handoff=front.handoff, stdin=replayed, stdout=out)
+    hand = front.handoff
+    replayed = cast(BinaryIO, Replayed(hand.prefix, inp))  # (what the reader uses of a stream)
+    hand.prefix = b""  # (the reader's copy is dropped once read: nothing read at start is kept)
+    del front
+    return server.serve(None, handoff=hand, stdin=replayed, stdout=out)
