@@ -106,8 +106,14 @@ def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]
             inner = inner | {p.name for p in node.parameters}  # type: ignore[attr-defined]
         elif t in (ast.IfExpression, ast.UnlessExpression) and _guarded_test(getattr(node, "test", None)):
             here = here.guard()
-        for child in node.children():
-            push((child, here, scope, inner))
+        for field in t._child_fields:  # (children that have children: no check looks at a leaf)
+            v = getattr(node, field)
+            if type(v) is list:
+                for x in v:
+                    if x is not None and x._child_fields:
+                        push((x, here, scope, inner))
+            elif v is not None and v._child_fields:
+                push((v, here, scope, inner))
     for scope in scopes:
         out += scope.findings(answers)
     out.sort(key=lambda f: (f.offset, f.code))

@@ -195,11 +195,13 @@ def _parameters(
         for p in _required(sym.params)
         if p.name not in given and (not is_class or _hiera_lacks(sym, p, answers))
     ]
-    unset = {
-        p.name
-        for p in sym.params
-        if p.name not in given and (not is_class or answers.hiera_has(f"{sym.key}::{p.name}") is False)
-    }
+    unset: set[str] = set()
+    if missing:  # (which defaults Puppet evaluates: those of the parameters provably not given)
+        unset = {
+            p.name
+            for p in sym.params
+            if p.name not in given and (not is_class or answers.hiera_has(f"{sym.key}::{p.name}") is False)
+        }
     found = _missing(missing, ref, place, off, ln, is_class, sym.params, unset)
     if not is_class:  # (the file's pass drops these where the file sets resource defaults of the type)
         for f in found:
@@ -308,7 +310,7 @@ def _hiera_lacks(sym: Sym, p: Param, answers: Answers) -> bool:
 def missing_class_parameters(sym: Sym, place: Place, off: int, ln: int, answers: Answers) -> list[Finding]:
     """``include``/``contain``/``require`` of a class whose required parameters no Hiera data gives."""
     missing = [p.name for p in _required(sym.params) if _hiera_lacks(sym, p, answers)]
-    unset = {p.name for p in sym.params if _hiera_lacks(sym, p, answers)}
+    unset = {p.name for p in sym.params if _hiera_lacks(sym, p, answers)} if missing else set()
     found = _missing(missing, f"Class[{capitalized(sym.key)}]", place, off, ln, True, sym.params, unset)
     for f in found:  # (the file's pass drops these where the file declares the class with parameters)
         f.data["included"] = sym.key

@@ -102,6 +102,8 @@ class World:
         hiera_layers: Sequence[Layer] | None = None,
         modules: Mapping[str, str] | None = None,
         manifest: str | None = None,
+        suggest: bool = True,
+        memoize: bool = False,
     ) -> None:
         self.index = index
         self._level = level
@@ -114,6 +116,13 @@ class World:
         self._modules: dict[str, str] | None = dict(modules) if modules is not None else None
         self._hiera_readable: bool | None = None
         self._hiera_keys: dict[str, bool] = {}
+        # (a key a module layer sets outside the module's namespace counts as set: Hiera ignores it, so
+        # the answer errs towards "given", never towards a finding)
+        self._hiera_all: frozenset[str] | None = None
+        # answers kept by (name, kinds) when the index does not change under the world (a command
+        # line's); the language server's index does: its worlds ask it every time
+        self._memo: dict[tuple[str, tuple[str, ...]], list[Sym]] | None = {} if memoize else None
+        self.suggest = suggest  # False: no did-you-mean lists (a command line prints none)
         self.manifest = manifest  # the main manifest (file or directory), for top-scope variables
         self._top_variables: set[str] | None = None  # (None once loaded: unreadable)
         self._top_loaded = False
@@ -127,8 +136,16 @@ class World:
 
     def _lookup(self, name: str, kinds: tuple[str, ...]) -> list[Sym]:
         key = key_of(name)
+        memo = self._memo
+        if memo is not None:
+            hit = memo.get((key, kinds))
+            if hit is not None:
+                return hit
         local = [s for s in self.local if s.key == key and s.kind in kinds]
-        return local or self.index.lookup(key, kinds)
+        found = local or self.index.lookup(key, kinds)
+        if memo is not None:
+            memo[(key, kinds)] = found
+        return found
 
     def find_class(self, name: str) -> Sym | None:
         hits = self._lookup(name, ("class",))
@@ -162,7 +179,14 @@ class World:
         """Every definition of function ``name``, in the loaders' order (the built-in first)."""
         from puppet_xpp.server.analysis.world import functions_named
 
-        return functions_named(self.index, name, self.local, self._level)
+        memo = self._memo
+        if memo is None:
+            return functions_named(self.index, name, self.local, self._level)
+        key = (key_of(name), ("function()",))
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = functions_named(self.index, name, self.local, self._level)
+        return hit
 
     def find_type_alias(self, name: str) -> Sym | None:
         hits = self._lookup(name, ("type",))
@@ -238,14 +262,18 @@ class World:
             return hit
         if not self._hiera_statically_readable(key):
             return None
-        from puppet_xpp.server.analysis import hiera
+        if self._hiera_all is None:  # every top-level key of the layers' data files, read once
+            from puppet_xpp.server.analysis import hiera
 
-        found = bool(hiera.find(self._layers(), key))
+            self._hiera_all = frozenset(hiera.all_keys(self._layers()))
+        found = key in self._hiera_all
         self._hiera_keys[key] = found
         return found
 
     def names_of(self, kind: str) -> list[str]:
         """Every name of ``kind`` the index holds (did-you-mean); kinds as :meth:`answer_key`'s."""
+        if not self.suggest:
+            return []
         all_of = getattr(self.index, "all", None)
         names: set[str] = set()
         if kind == "resource_type":

@@ -7,16 +7,84 @@ the environment's main manifest and its own ``functions/``, ``types/`` and ``lib
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from puppet_xpp.server.analysis.deep.world import World
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
+from puppet_xpp.server.analysis.ruby_index import kind_of_path
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.xpp.environment import FileContext, infer_module
 
-__all__ = ["WorldCache"]
+__all__ = ["AutoloadIndex", "WorldCache", "autoload_name"]
 
 WorldKey = tuple[tuple[str, ...], str | None, str | None, str | None]
+
+
+def autoload_name(path: str) -> str | None:
+    """The name Puppet's autoloader finds a Ruby API file by (``lib/puppet/functions/a/b.rb``: ``a::b``;
+    ``lib/puppet/parser/functions/f.rb``: ``f``; ``lib/puppet/type/t.rb``: ``t``); None for a fact file
+    (named by its ``Facter.add`` call) or any other."""
+    p = path.replace(os.sep, "/")
+    for marker in ("/lib/puppet/functions/", "/lib/puppet/parser/functions/", "/lib/puppet/type/"):
+        i = p.rfind(marker)
+        if i >= 0 and p.endswith(".rb"):
+            return p[i + len(marker) : -3].replace("/", "::").lower()
+    return None
+
+
+class AutoloadIndex:
+    """The index of a command-line world: manifests indexed at once, a Ruby function's or type's file
+    read when its name is first asked for -- by the autoloader's rule, the only place Puppet looks
+    for it -- and the fact files when a fact is first asked for (their names are in their code).
+    ``all()`` (did-you-mean) reads everything.  ``indexed`` is the run's entries by absolute path,
+    shared by its worlds."""
+
+    def __init__(self, indexed: dict[str, list[Sym]]) -> None:
+        self.index = WorkspaceIndex()
+        self.indexed = indexed
+        self.by_name: dict[str, list[str]] = {}  # autoload name -> Ruby files not read yet
+        self.facts: list[str] = []  # fact files not read yet
+        self.rest: list[str] = []  # other API files not read yet (e.g. a misplaced function)
+
+    def add(self, path: str) -> None:
+        kind = kind_of_path(path) if path.endswith(".rb") else None
+        if kind is None or os.path.abspath(path) in self.indexed:
+            self._read(path)
+        elif kind == "fact":
+            self.facts.append(path)
+        else:
+            name = autoload_name(path)
+            if name is None:
+                self.rest.append(path)
+            else:
+                self.by_name.setdefault(name, []).append(path)
+
+    def _read(self, path: str) -> None:
+        key = os.path.abspath(path)
+        syms = self.indexed.get(key)
+        if syms is None:
+            syms = self.indexed[key] = index_file(path)
+        self.index.set_file(path, syms)
+
+    def lookup(self, name: str, kinds: Iterable[str] | None = None) -> list[Sym]:
+        key = name.lower().lstrip(":")
+        for path in self.by_name.pop(key, ()):
+            self._read(path)
+        wanted = tuple(kinds) if kinds is not None else ()
+        if "fact" in wanted or not wanted:
+            while self.facts:
+                self._read(self.facts.pop())
+        return self.index.lookup(key, kinds)
+
+    def all(self) -> list[Sym]:
+        for paths in list(self.by_name.values()):
+            for path in paths:
+                self._read(path)
+        self.by_name.clear()
+        for path in self.facts + self.rest:
+            self._read(path)
+        self.facts, self.rest = [], []
+        return self.index.all()
 
 
 class WorldCache:
@@ -63,13 +131,9 @@ class WorldCache:
         manifest = context.manifest
         if manifest is not None:
             files += workspace_files([manifest]) if os.path.isdir(manifest) else [manifest]
-        index = WorkspaceIndex()
+        index = AutoloadIndex(self.indexed)
         for f in dict.fromkeys(files):
-            key = os.path.abspath(f)
-            syms = self.indexed.get(key)
-            if syms is None:
-                syms = self.indexed[key] = index_file(f)
-            index.set_file(f, syms)
+            index.add(f)
         return World(
             index,
             level=self.level,
@@ -77,6 +141,8 @@ class WorldCache:
             env_root=env_root,
             modules=modules,
             manifest=manifest,
+            suggest=False,  # (no quick fixes on a command line: every Ruby file would be read for them)
+            memoize=True,  # (the run's index does not change)
         )
 
     def worlds_built(self) -> Sequence[World]:
