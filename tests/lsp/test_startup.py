@@ -281,3 +281,14 @@ def test_replayed_reader_gives_the_bytes_then_the_stream() -> None:
     s = startup.Replayed(b"abcdef", io.BytesIO(b"gh\n"))
     assert s.readline(4) == b"abcd"
     assert s.read(3) == b"efg"
+
+
+def test_initialize_pygls_refuses_is_never_answered_early(tmp: Any) -> None:
+    """Params pygls cannot build (processId a string): the front leaves them to the server, whose answer
+    is the error a conforming server gives -- never an early success."""
+    with gated(tmp) as c:
+        i = c.request("initialize", {"processId": "abc", "rootUri": None, "capabilities": CAPS})
+        assert c.response(i, timeout=1.5) is None
+        c.open_gate()
+        r = c.response(i, timeout=60)
+        assert r is not None and r.get("error", {}).get("code") == -32602 and "result" not in r
