@@ -153,7 +153,44 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
     receiver = [functor_receiver] if method and functor_receiver is not None else []
     if not method or receiver:
         out += _argument_types(sym, name, sigs, receiver + args, place, off, ln, answers)
+        if not out:
+            out += _block(name, sigs, receiver + args, call.lambda_ is not None, place, off, ln, answers)
     return out
+
+
+def _block(
+    name: str,
+    sigs: list[Signature],
+    args: list[ast.Expression],
+    given: bool,
+    place: Place,
+    off: int,
+    ln: int,
+    answers: Answers,
+) -> list[Finding]:
+    """A lambda given to a function no signature of which takes a block, or none given where every
+    signature requires one -- when a signature provably accepts the arguments (else Puppet reports
+    those, not the block)."""
+    takes = [any(p.kind in _BLOCK_KINDS for p in sig.params) for sig in sigs]
+    needs = [any(p.kind == "block" for p in sig.params) for sig in sigs]
+    if given and not any(takes):
+        phrase = "does not expect a block"
+    elif not given and all(needs):
+        phrase = "expects a block"
+    else:
+        return []
+    accepted = False
+    for sig in sigs:
+        r = count_range(sig)
+        if r is None or not (r[0] <= len(args) <= r[1]):
+            continue
+        try:
+            accepted = accepted or _first_rejected(sig, args, answers) is None
+        except LookupError:
+            continue
+    if not accepted:
+        return []
+    return [make("DEEP_BLOCK", place.path, off, ln, {"block": given}, name=name, phrase=phrase)]
 
 
 def _first_rejected(sig: Signature, args: list[ast.Expression], answers: Answers) -> tuple[int, Param] | None:

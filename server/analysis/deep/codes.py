@@ -68,6 +68,8 @@ CODES = MappingProxyType(
         # the arity phrase is Puppet's: "expects 2 arguments", "expects between 1 and 2 arguments",
         # "expects at least 1 argument"; got: "got none" | "got 3"
         "DEEP_WRONG_ARITY": DeepCode("error", "'{name}' {expects}, got {got}"),
+        # a lambda given to a function that takes no block, or none where one is required
+        "DEEP_BLOCK": DeepCode("error", "'{name}' {phrase}"),
         # Puppet's whole text: "Class[Foo]: parameter 'x' expects an Integer value, got String" (the
         # type model's parameter_error), "'f' parameter 'x' expects ..." for a function's argument
         "DEEP_WRONG_TYPE": DeepCode("error", "{message}"),
