@@ -80,10 +80,17 @@ def _is_3x(sym: Sym, level: str | None) -> bool:
 _DEF_CALL = re.compile(rb"^\s*def\s+(?:self\.)?call\s*\(", re.MULTILINE)
 
 
-@functools.lru_cache(maxsize=1024)
 def _overrides_call(path: str) -> bool:
     """Does a Ruby 4.x function's file define its own ``call`` (stdlib's ``validate_legacy`` adds the
-    scope to the arguments before dispatching): its dispatches do not say what a caller passes."""
+    scope to the arguments before dispatching): its dispatches do not say what a caller passes.
+    (Cached while the file is unchanged.)"""
+    from puppet_xpp.server.analysis.deep.hieraconf import stamp
+
+    return _defines_call(path, stamp(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _defines_call(path: str, _stamp: tuple[tuple[int, int] | None, ...]) -> bool:
     from puppet_xpp.xpp.sources import read_bytes
 
     raw = read_bytes(path)

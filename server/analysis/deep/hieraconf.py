@@ -1,4 +1,8 @@
-"""Can a Hiera layer be read statically?  Only when its ``hiera.yaml`` (version 5) names YAML or JSON
+"""What the deep checks read of a module's or an environment's own files, cached by the files' stat so
+that a language server sees their changes: can a Hiera layer be read statically, and which modules a
+module's metadata.json depends on.
+
+Can a Hiera layer be read statically?  Only when its ``hiera.yaml`` (version 5) names YAML or JSON
 data files and nothing else: a ``lookup_key``/``data_hash`` function other than ``yaml_data`` or
 ``json_data``, a ``data_dig`` backend, a version 3/4 file or a module's data function
 (``<module>::data``) can set any key, so a key missing from the files proves nothing."""
@@ -10,13 +14,38 @@ import os
 
 from puppet_xpp.xpp.sources import read_text
 
-__all__ = ["module_dependencies", "statically_readable"]
+__all__ = ["module_dependencies", "stamp", "statically_readable"]
 
 _FILE_BACKENDS = frozenset({"yaml_data", "json_data"})
 
 
-@functools.lru_cache(maxsize=512)
+def stamp(*paths: str) -> tuple[tuple[int, int] | None, ...]:
+    """(mtime_ns, size) of each path (None: absent): the key a cached reading is valid for."""
+    out: list[tuple[int, int] | None] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
 def statically_readable(root: str, module: str | None = None) -> bool:
+    """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
+    only?  (:func:`_readable`, cached while its files are unchanged.)"""
+    files = [os.path.join(root, "hiera.yaml")]
+    if module is not None:
+        files += [
+            os.path.join(root, "functions", "data.pp"),
+            os.path.join(root, "lib", "puppet", "functions", module, "data.rb"),
+        ]
+    return _readable(root, module, stamp(*files))
+
+
+@functools.lru_cache(maxsize=512)
+def _readable(root: str, module: str | None, _stamp: tuple[tuple[int, int] | None, ...]) -> bool:
     """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
     only?  A root without ``hiera.yaml`` is (Puppet's default: ``data/common.yaml`` for an environment,
     no data for a module) unless a module defines its data function."""
@@ -54,10 +83,14 @@ def statically_readable(root: str, module: str | None = None) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=512)
 def module_dependencies(root: str) -> tuple[str, ...]:
     """The short names of the modules a module's metadata.json depends on (``puppetlabs/stdlib``:
-    ``stdlib``); () when it has none or cannot be read."""
+    ``stdlib``); () when it has none or cannot be read (cached while the file is unchanged)."""
+    return _dependencies(root, stamp(os.path.join(root, "metadata.json")))
+
+
+@functools.lru_cache(maxsize=512)
+def _dependencies(root: str, _stamp: tuple[tuple[int, int] | None, ...]) -> tuple[str, ...]:
     import json
 
     text = read_text(os.path.join(root, "metadata.json"), errors="replace")

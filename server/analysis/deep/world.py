@@ -232,7 +232,11 @@ class World:
             return self._class_variables[key]
         self._class_variables[key] = None  # (a cycle resolves to nothing)
         sym = self.find_class(key)
-        found = _class_scope(sym.path, key) if sym is not None and depth < 8 else None
+        found = None
+        if sym is not None and depth < 8:
+            from puppet_xpp.server.analysis.deep.hieraconf import stamp
+
+            found = _class_scope(sym.path, key, stamp(sym.path))
         result: frozenset[str] | None = None
         if found is not None:
             names, parent = found
@@ -411,8 +415,11 @@ def _manifest_variables(manifest: str | None) -> set[str] | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _class_scope(path: str, key: str) -> tuple[set[str], str | None] | None:
-    """(parameters and assigned variables, parent class) of class ``key`` defined in ``path``."""
+def _class_scope(
+    path: str, key: str, _stamp: tuple[tuple[int, int] | None, ...]
+) -> tuple[set[str], str | None] | None:
+    """(parameters and assigned variables, parent class) of class ``key`` defined in ``path`` (cached
+    while the file is unchanged: ``_stamp``)."""
     from puppet_xpp.grammar import ast
     from puppet_xpp.grammar.check import parse
     from puppet_xpp.server.analysis.deep.variables import assigned_names
