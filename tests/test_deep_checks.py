@@ -273,6 +273,19 @@ def test_environment_functions_exist() -> None:
     assert [f.code for f in ours(gone)[1]] == ["DEEP_UNKNOWN_FUNCTION"]
 
 
+def test_a_file_outside_any_module_path_proves_no_unknown_name(tmp_path: Path) -> None:
+    """A lone manifest (no environment, no module, no --modulepath): nothing is known to be missing, so
+    no unknown class, type or function; what needs no world (a duplicate) is still found."""
+    lone = tmp_path / "lone.pp"
+    lone.write_text(
+        "include apache\nvalidate_string('x')\nfile_line { 'x': }\nnotify { 'a': }\nnotify { 'a': }\n"
+    )
+    out = io.StringIO()
+    assert validate.main(["--deep", "--format", "json", str(lone)], out, io.StringIO()) == 1
+    items = json.loads(out.getvalue())["diagnostics"]
+    assert [(d["code"], d["line"]) for d in items] == [("DEEP_DUPLICATE_RESOURCE", 5)]
+
+
 def test_defined_guard_and_dynamic_names_are_not_reported() -> None:
     body = (
         "  if defined('m::maybe') { include m::maybe }\n"

@@ -141,6 +141,8 @@ class WorldCache:
             env_root=env_root,
             modules=modules,
             manifest=manifest,
+            # a file in no environment, module or module path given: what exists is not known
+            complete=bool(context.modulepath) or module_root is not None or env_root is not None,
             suggest=False,  # (no quick fixes on a command line: every Ruby file would be read for them)
             memoize=True,  # (the run's index does not change)
         )
