@@ -273,6 +273,34 @@ def test_environment_functions_exist() -> None:
     assert [f.code for f in ours(gone)[1]] == ["DEEP_UNKNOWN_FUNCTION"]
 
 
+def test_module_checkout_with_a_modulepath(tmp_path: Path) -> None:
+    """A module checked out as ``puppet-m/`` (its name from metadata.json) with its dependencies on
+    ``--modulepath``: its own classes, the dependencies' exist; a missing class of a dependency is an
+    error; a module on neither is one note."""
+    (tmp_path / "puppet-m" / "manifests").mkdir(parents=True)
+    (tmp_path / "puppet-m" / "metadata.json").write_text(
+        '{"name": "acme-m", "version": "1.0.0", "dependencies": []}'
+    )
+    (tmp_path / "puppet-m" / "manifests" / "c.pp").write_text("class m::c {\n}\n")
+    (tmp_path / "puppet-m" / "manifests" / "init.pp").write_text(
+        "class m {\n  include m::c\n  include dep\n  include dep::nosuch\n  include gone\n}\n"
+    )
+    (tmp_path / "deps" / "dep" / "manifests").mkdir(parents=True)
+    (tmp_path / "deps" / "dep" / "manifests" / "init.pp").write_text("class dep {\n}\n")
+    out = io.StringIO()
+    args = ["--deep", "--format", "json", "--modulepath", str(tmp_path / "deps"), str(tmp_path / "puppet-m")]
+    assert validate.main(args, out, io.StringIO()) == 1
+    found = [
+        (d["code"], d["line"], d["message"])
+        for item in map(json.loads, out.getvalue().splitlines())
+        for d in item["diagnostics"]
+    ]
+    assert found == [
+        ("DEEP_UNKNOWN_CLASS", 4, "Could not find class ::dep::nosuch"),
+        ("DEEP_MISSING_MODULE", 5, "Module 'gone' is not on the module path: what it defines is not checked"),
+    ]
+
+
 def test_a_file_outside_any_module_path_proves_no_unknown_name(tmp_path: Path) -> None:
     """A lone manifest (no environment, no module, no --modulepath): nothing is known to be missing, so
     no unknown class, type or function; what needs no world (a duplicate) is still found."""
