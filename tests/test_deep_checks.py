@@ -244,17 +244,25 @@ def test_missing_module_is_one_note() -> None:
     assert status == 0
 
 
-def test_site_classes_exist() -> None:
-    """The classes the environment's main manifest defines exist: Puppet compiles, we report nothing."""
+def test_site_classes_and_top_scope_variables_exist() -> None:
+    """The classes the environment's main manifest defines and the variables it sets at top scope
+    exist: Puppet compiles (strict_variables), we report nothing -- also through a World given only
+    the environment's directory (the language server's), which reads the manifest environment.conf
+    names."""
+    from puppet_xpp.server.analysis.deep import World
+    from puppet_xpp.server.analysis.index import WorkspaceIndex
+
     env = environment(
         {
             **LIB,
-            "manifests/site.pp": "class site_only {\n  notice('s')\n}\ninclude m\n",
-            "modules/m/manifests/init.pp": m("  include site_only\n"),
+            "manifests/site.pp": "$topvar = 1\nclass site_only {\n  notice('s')\n}\ninclude m\n",
+            "modules/m/manifests/init.pp": m("  include site_only\n  notice($topvar)\n"),
         }
     )
-    assert compile_stop("7.23", env, None) is None
+    assert compile_stop("7.23", env, None, strict_variables=True) is None
     assert ours(env) == (0, [])
+    world = World(WorkspaceIndex(), modulepath=[str(env / "modules")], env_root=str(env))
+    assert world.top_variable("topvar") is True and world.top_variable("other") is False
 
 
 def test_environment_functions_exist() -> None:

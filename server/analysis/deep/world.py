@@ -207,7 +207,15 @@ class World:
         manifest cannot be read or parsed (then any name may be one).  No environment: False (the
         module is checked as rspec-puppet compiles it, with an empty main manifest)."""
         if not self._top_loaded:
-            self._top_variables = _manifest_variables(self.manifest)
+            manifest = self.manifest
+            if manifest is None and self.env_root is not None:  # (the environment's own setting)
+                from puppet_xpp.xpp.environment import NotAnEnvironment, load_environment
+
+                try:
+                    manifest = load_environment(self.env_root).manifest
+                except NotAnEnvironment:
+                    manifest = None
+            self._top_variables = _manifest_variables(manifest)
             self._top_loaded = True
         if self._top_variables is None:
             return None
