@@ -161,6 +161,8 @@ LIB = {
 CASES = [
     Case("include unknown class", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  include m::nosuch\n")}, {"modules/m/manifests/init.pp": m("  include m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
     Case("contain unknown class", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  contain m::nosuch\n")}, {"modules/m/manifests/init.pp": m("  contain m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
+    Case("require unknown class", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  require m::nosuch\n")}, {"modules/m/manifests/init.pp": m("  require m::c\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
+    Case("include a list with Class[]", "DEEP_UNKNOWN_CLASS", {"modules/m/manifests/init.pp": m("  include ['m::c', Class['m::nosuch']]\n")}, {"modules/m/manifests/init.pp": m("  include ['m::c', Class['m::c']]\n")}, extra={"data/common.yaml": "---\nm::c::x: 1\n"}),
     Case("declared unknown class", "DEEP_UNKNOWN_DECLARED_CLASS", {"modules/m/manifests/init.pp": m("  class { 'm::nosuch': }\n")}, {"modules/m/manifests/init.pp": m("  class { 'm::c': x => 1 }\n")}),
     Case("unknown define", "DEEP_UNKNOWN_RESOURCE_TYPE", {"modules/m/manifests/init.pp": m("  m::nosuch { 't': }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1 }\n")}),
     Case("unknown type", "DEEP_UNKNOWN_RESOURCE_TYPE", {"modules/m/manifests/init.pp": m("  nosuchtype { 't': }\n")}, {"modules/m/manifests/init.pp": m("  notify { 't': }\n")}),
