@@ -397,16 +397,6 @@ def merge_descriptions(position: int, found: list[list[Mismatch]]) -> list[Misma
     return [flat[0].chop(position)] if len(flat) == 1 else flat
 
 
-def _size_range(
-    t: types_model.ArrayT | types_model.HashT | types_model.TupleT | types_model.StructT,
-) -> types_model.IntegerT:
-    if isinstance(t, types_model.TupleT):
-        return t.size_range()
-    if isinstance(t, types_model.StructT):
-        return types_model.IntegerT(len(t.elements), len(t.elements))
-    return t.size if t.size is not None else types_model.IntegerT(0, types_model.INF)
-
-
 def _array(
     expected: types_model.ArrayT, original: types_model.PType, actual: types_model.PType, path: Path
 ) -> list[Mismatch]:

@@ -322,15 +322,6 @@ def assignable(e: PType, a: PType) -> bool:
     scalar = (StringT, IntegerT, FloatT, BooleanT, RegexpT)
     if isinstance(a, scalar):
         return _general_scalar(e, a)
-    if isinstance(e, ArrayT) and isinstance(a, (TupleT, ArrayT)):
-        return _array_from(e, a)
-    if isinstance(e, StructT) and isinstance(a, StructT):
-        return _struct_from(e, a)
-    if isinstance(e, HashT) and isinstance(a, StructT):
-        size = e.size or IntegerT(0, INF)
-        return size.instance(len(a.elements)) and all(
-            (e.key or AnyT()).instance(x.name) and assignable(e.value or AnyT(), x.value) for x in a.elements
-        )
     if isinstance(a, (TupleT, ArrayT)) and isinstance(e, _SCALARS + _NOT_ARRAY):
         return False
     if isinstance(a, StructT) and isinstance(e, _SCALARS + _NOT_HASH):
@@ -347,32 +338,6 @@ def assignable(e: PType, a: PType) -> bool:
         if isinstance(e, _SCALARS + _NON_HASH):
             return False
     raise Unprovable("assignable")
-
-
-def _array_from(e: ArrayT, a: TupleT | ArrayT) -> bool:
-    """Puppet's Array assignability from a Tuple (each of its types) or an Array (its size, its type)."""
-    elem = e.elem or AnyT()
-    size = e.size or IntegerT(0, INF)
-    if isinstance(a, TupleT):
-        given = a.size or IntegerT(len(a.types), len(a.types))
-        return size.contains(given) and all(assignable(elem, t) for t in a.types)
-    return size.contains(a.size or IntegerT(0, INF)) and assignable(elem, a.elem or AnyT())
-
-
-def _struct_from(e: StructT, a: StructT) -> bool:
-    """Puppet's Struct assignability from a Struct: entry by entry, and no entry it does not declare."""
-    given = {x.name: x for x in a.elements}
-    matched = 0
-    for x in e.elements:
-        y = given.get(x.name)
-        if y is None:
-            if not x.key.accepts_undef():
-                return False
-        else:
-            matched += 1
-            if not (assignable(x.key, y.key) and assignable(x.value, y.value)):
-                return False
-    return matched == len(given)
 
 
 def _general_scalar(e: PType, a: PType) -> bool:
