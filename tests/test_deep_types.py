@@ -159,6 +159,21 @@ TYPES = [
     "Enum['it\\'s', 'a\\\\b']",
     "Pattern[/\\w+/, /[[:alpha:]]/]",
     "Struct[{a => Array[Struct[{b => Integer}]]}]",
+    # an alternative of the value's own kind makes Puppet write every alternative in full
+    "Variant[Tuple[String, Integer], Integer[1, 2]]",
+    "Variant[Tuple[String, 1, 3], Float[1.0, 2.0]]",
+    "Variant[Struct[{a => Integer, Optional[b] => String, c => Optional[String]}], Integer[1, 2]]",
+    "Variant[Collection[1], Integer[1, 2]]",
+    "Variant[Hash[String, Integer, 1], Integer[1, 2]]",
+    "Variant[Array[Integer, 0, 0], Integer[1, 2]]",
+    "Variant[NotUndef[String], Integer[1, 2]]",
+    "Variant[Iterable[String], Integer[1, 2]]",
+    "Variant[Type[String], Integer[1, 2]]",
+    "Variant[Regexp[/a/], Integer[1, 2]]",
+    "Variant[Boolean[true], Integer[1, 2]]",
+    "Variant[Enum['a'], Pattern[/b/], Integer[1, 2]]",
+    "Variant[Sensitive[String], Integer[1, 2]]",
+    "Variant[Stdlib::Port, Float[1.0, 2.0]]",
 ]
 
 LITERALS = [
@@ -282,8 +297,9 @@ UNPROVEN: dict[str, int] = {
     # a hash with keys other than strings for a Struct: a function call judges it by type-level
     # assignability, a class parameter by the value, and their words differ
     "Struct": 12,
-    # Variant[Timespan['1', '2'], String[5]] of a short string: the Timespan's text is not written
-    "Variant": 14,
+    # in a Variant: Timespan['1', '2'] (its text is not written) with a short string; Iterable[String] (26);
+    # a Struct given a hash with keys other than strings (2)
+    "Variant": 42,
 }
 
 
