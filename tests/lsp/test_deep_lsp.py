@@ -172,16 +172,24 @@ async def test_findings_published_with_their_source_as_puppet_reports_them(clien
     assert not answer["ok"] and answer["line"] == 3 and found[1][2] in answer["message"], answer
 
 
-async def test_an_edit_that_fixes_the_name_clears_it_in_that_versions_publish(client: LanguageClient) -> None:
+async def test_an_edit_that_fixes_the_name_clears_it_without_flicker(client: LanguageClient) -> None:
+    """The edit's version is published with deep findings in every publish of it: its own (the
+    publish waits for them a few milliseconds), or until they are in, the last ones carried over to the
+    new text (the one the edit touched left out, the others moved) -- never without them."""
     uri, text = open_doc(client, "modules/app/manifests/web.pp")
     await until(client, uri, has_deep)
     line = text.splitlines()[1]
     col = line.index("dbb")
     before = mark(client)
-    send_edit(client, uri, 2, (1, col), (1, col + 3), "db")
-    # the first publish of version 2 already has the deep findings of version 2
-    p = await until(client, uri, lambda p: p.version == 2, after=before)
-    assert [code for code, _line, _msg in deep_of(p)] == ["DEEP_MISSING_PARAMETER"]
+    send_edit(client, uri, 2, (1, col), (1, col + 4), "db\n")  # (the lines below move down)
+    p = await until(
+        client, uri, lambda p: p.version == 2 and "DEEP_UNKNOWN_CLASS" not in str(deep_of(p)), after=before
+    )
+    assert deep_of(p) == [
+        ("DEEP_MISSING_PARAMETER", 4, "App::Vhost[main]: expects a value for parameter 'docroot'")
+    ]
+    versions = [x for x in published(client)[before:] if x.uri == uri and x.version == 2]
+    assert all(deep_of(x) == deep_of(p) for x in versions), versions
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
@@ -496,3 +504,33 @@ async def test_nothing_is_said_unknown_where_the_index_does_not_hold_the_module_
     assert "DEEP_UNKNOWN_CLASS" not in findings(indexing)  # (the indexing has not ended)
     indexing.index_state.first_done = True
     assert findings(indexing) == ["DEEP_UNKNOWN_CLASS", "DEEP_MISSING_PARAMETER"]
+
+
+async def test_findings_carried_over_an_edit_until_the_new_ones_are_in(tmp_path: Any) -> None:
+    """In process (server/lsp/deep.py ``carried``): the last check's findings on the edited text: those
+    before and after the edited region in their places (moved by the lines and bytes it added), the one
+    it touched left out."""
+    from puppet_xpp.server.analysis.document import Document
+    from puppet_xpp.server.lsp import deep
+    from puppet_xpp.server.lsp.session import DocState, Session
+
+    env = os.path.join(str(tmp_path), "production")
+    write_files(env, FILES)
+    session = Session()
+    session.roots = [env]
+    text = "class app::t {\n  include app::one\n  include app::two\n  include app::three\n}\n"
+    uri = "file://" + os.path.join(env, "modules/app/manifests/t.pp")
+    st = DocState(uri, Document(uri, text, 1, session.config_for(uri)))
+    session.documents[uri] = st
+    session.index_state.first_done = True
+    found = deep.check(session, st, 1)
+    assert [(d.message, d.start) for d in found or []] == [
+        ("Could not find class ::app::one", (1, 2)),
+        ("Could not find class ::app::two", (2, 2)),
+        ("Could not find class ::app::three", (3, 2)),
+    ]
+    st.doc.apply_change(((2, 15), (2, 18)), "TWO\n\n")  # the second one edited, two lines added
+    assert [(d.message, d.start, d.end) for d in deep.carried(st)] == [
+        ("Could not find class ::app::one", (1, 2), (1, 18)),
+        ("Could not find class ::app::three", (5, 2), (5, 20)),
+    ]

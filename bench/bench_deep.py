@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""What the deep checks (issue 30: server/lsp/deep.py) add to a keystroke, measured through the real
+protocol (stdio JSON-RPC) as bench/bench_lsp.py measures the analysis.
+
+    python3 bench/bench_deep.py [--file PATH ...] [--edits N] [--rounds N] [--corpus DIR] [--no-big]
+
+One server on the corpus as its workspace (so that the deep checks have the whole index: every module
+the file names), for FILE (apache's vhost.pp by default) and the ~300 KB one-class manifest bench_lsp.py
+builds (``--no-big`` leaves it out).  The deep checks are turned on and off by the setting
+(``workspace/didChangeConfiguration``, ``deepChecks.enabled``) in alternating rounds of the same edits,
+so that both figures come from the same run, the same server and the same load:
+
+* keystroke -> published diagnostics, p50/p95/max, with and without the deep checks, for one-character
+  edits (insert, then delete again) at code lines in the middle of the file's last top-level statement
+  (``code``), and a statement typed at the end of such a line character by character and deleted again
+  (``typing``): ``first``, the first publish of the keystroke's version (what the editor shows at once:
+  with the deep checks on it waits for the version's deep findings at most server/lsp/deep.py's
+  ``HOLD``, else carries the last ones over), and ``deep_in``, its last publish (its own deep findings
+  in: no other publish of the version for ``--settle`` seconds, 0.25 by default);
+* the difference of the p50s and of the p95s (what the deep checks add);
+* the load average at the start and the end (the machine may be shared).
+
+Prints a human summary and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench_lsp  # noqa: E402  (the protocol client and the edits of the analysis' benchmark)
+from bench_lsp import Client, build_one_class_manifest, pct  # noqa: E402
+
+Msg = dict[str, Any]
+
+
+def set_deep(c: Client, on: bool) -> None:
+    c.notify("workspace/didChangeConfiguration", {"settings": {"puppet": {"deepChecks": {"enabled": on}}}})
+
+
+def positions(text: str, edits: int) -> list[tuple[int, int]]:
+    """Code lines in the middle of the last top-level statement's body (bench_lsp's ``code``)."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line[:1].isalpha()]
+    last = starts[-1] if starts else 0
+    opened = next((i for i in range(last, len(lines)) if lines[i].rstrip().endswith("{")), last)
+    code = [i for i, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")]
+    body = [i for i in code if opened < i < len(lines) - 1]
+    middle = body[len(body) // 2 - 20 : len(body) // 2 + 20] or body
+    picked = [middle[k % len(middle)] for k in range(edits)]
+    return [(i, len(lines[i]) - len(lines[i].lstrip())) for i in picked]
+
+
+def edits(
+    c: Client, uri: str, changes: list[Msg], version: int, settle: float
+) -> tuple[list[float], list[float], int]:
+    """Each change sent as one didChange; for each, the time to the first publish of its version (what
+    the editor shows at once) and to the last one (its deep findings in: no other publish of it for
+    ``settle`` seconds); in ms, and the next version."""
+    first: list[float] = []
+    last: list[float] = []
+    for change in changes:
+        version += 1
+        t0 = time.perf_counter()
+        c.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        )
+        m = c.diags(uri, version)
+        first.append((m["_t"] - t0) * 1000)
+        t_last = m["_t"]
+        while True:
+            try:
+                m = c.diags(uri, version, timeout=settle)
+            except TimeoutError:
+                break
+            t_last = m["_t"]
+        last.append((t_last - t0) * 1000)
+    return first, last, version
+
+
+def one_char(at: list[tuple[int, int]]) -> list[Msg]:
+    """An "x" typed and deleted again at each (line, column)."""
+    out: list[Msg] = []
+    for line, col in at:
+        out.append({"range": span(line, col, line, col), "text": "x"})
+        out.append({"range": span(line, col, line, col + 1), "text": ""})
+    return out
+
+
+def typed(line: int, col: int, piece: str) -> list[Msg]:
+    """``piece`` typed at (line, col) character by character, then deleted character by character."""
+    out: list[Msg] = []
+    ln, at = line, col
+    for ch in piece:
+        out.append({"range": span(ln, at, ln, at), "text": ch})
+        ln, at = (ln + 1, 0) if ch == "\n" else (ln, at + 1)
+    for ch in reversed(piece):
+        if ch == "\n":
+            out.append({"range": span(ln - 1, 10**6, ln, 0), "text": ""})
+            ln, at = ln - 1, col
+        else:
+            out.append({"range": span(ln, at - 1, ln, at), "text": ""})
+            at -= 1
+    return out
+
+
+def span(l0: int, c0: int, l1: int, c1: int) -> Msg:
+    return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+
+
+def bench_file(c: Client, path: str, text: str, count: int, rounds: int, settle: float) -> Msg:
+    uri = "file://" + path
+    c.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
+    )
+    opened = c.diags(uri, 1)
+    deep_seen = [d for d in opened["params"]["diagnostics"] if d.get("source") == "puppet-xpp-deep"]
+    at = positions(text, count)
+    per_round = max(1, count // rounds)
+    lines = text.splitlines()
+    lats: dict[str, dict[bool, list[float]]] = {
+        f"{scenario}_{when}": {True: [], False: []}
+        for scenario in ("code", "typing")
+        for when in ("first", "deep_in")
+    }
+    version = 1
+    piece = "\n  notice('x', [1, {a => 2}])"
+    for r in range(rounds):
+        for on in (r % 2 == 0, r % 2 != 0):  # (alternating which goes first)
+            set_deep(c, on)
+            time.sleep(0.5)  # (the re-publish of the open document the setting causes)
+            while True:  # (drained)
+                try:
+                    c.diags(uri, version, timeout=0.2)
+                except TimeoutError:
+                    break
+            chunk = at[r * per_round : (r + 1) * per_round] or at[:per_round]
+            first, last, version = edits(c, uri, one_char(chunk), version, settle)
+            lats["code_first"][on] += first
+            lats["code_deep_in"][on] += last
+            line = chunk[0][0]
+            first, last, version = edits(c, uri, typed(line, len(lines[line]), piece), version, settle)
+            lats["typing_first"][on] += first
+            lats["typing_deep_in"][on] += last
+    c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    out: Msg = {"file": path, "bytes": len(text.encode()), "deep_findings_at_open": len(deep_seen)}
+    for name, by in lats.items():
+        row: Msg = {}
+        for on, lat in by.items():
+            row["with_deep" if on else "without_deep"] = {
+                "n": len(lat),
+                "p50": round(pct(lat, 50), 2),
+                "p95": round(pct(lat, 95), 2),
+                "max": round(max(lat), 2),
+            }
+        row["added_p50"] = round(row["with_deep"]["p50"] - row["without_deep"]["p50"], 2)
+        row["added_p95"] = round(row["with_deep"]["p95"] - row["without_deep"]["p95"], 2)
+        out[f"keystroke_{name}_ms"] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--file", action="append")
+    ap.add_argument(
+        "--edits", type=int, default=100, help="one-character edits per mode (each: insert + delete)"
+    )
+    ap.add_argument("--rounds", type=int, default=10, help="alternations of the setting")
+    ap.add_argument("--corpus", default="/usr/share/puppet/modules")
+    ap.add_argument(
+        "--settle", type=float, default=0.25, help="seconds without a publish of a version: its last publish"
+    )
+    ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
+    a = ap.parse_args(argv)
+    load_start = os.getloadavg()
+    files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [bench_lsp.DEFAULT_FILE])]
+    tmp = None
+    if not a.no_big and os.path.isdir(a.corpus):
+        import tempfile
+
+        tmp = tempfile.mkdtemp(prefix="bench-deep-")
+        big = os.path.join(tmp, "big.pp")
+        text = build_one_class_manifest(a.corpus)
+        with open(big, "w", encoding="utf-8") as f:
+            f.write(text)
+        files.append((big, text))
+    results = []
+    c = Client(root=a.corpus)
+    try:
+        t0 = time.perf_counter()
+        c.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], 900)
+        print(f"corpus indexed in {time.perf_counter() - t0:.1f} s (load {os.getloadavg()[0]:.1f})")
+        for path, text in files:
+            out = bench_file(c, path, text, a.edits, a.rounds, a.settle)
+            out["loadavg"] = os.getloadavg()
+            results.append(out)
+            print(f"{path}: {out['bytes']} bytes, {out['deep_findings_at_open']} deep findings at open")
+            for k, v in out.items():
+                if not k.startswith("keystroke_"):
+                    continue
+                name = k[len("keystroke_") : -len("_ms")]
+                w, wo = v["with_deep"], v["without_deep"]
+                print(
+                    f"  keystroke -> diagnostics, {name + ':':8s} with deep p50 {w['p50']} / p95 {w['p95']} ms, "
+                    f"without p50 {wo['p50']} / p95 {wo['p95']} ms: added p50 {v['added_p50']} ms, "
+                    f"p95 {v['added_p95']} ms (n={w['n']}+{wo['n']}; load {out['loadavg'][0]:.1f})"
+                )
+    finally:
+        c.close()
+        if tmp:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
+    print(json.dumps({"files": results, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
