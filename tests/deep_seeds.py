@@ -498,6 +498,7 @@ class Seed:
     include: str
     note: str
     also: tuple[int, ...] = ()  # other lines Puppet may report it at (a resource's, for its attribute)
+    top_level: bool = False  # a statement of the class's body, which every compile including it evaluates
 
     @property
     def ident(self) -> str:
@@ -520,6 +521,7 @@ KINDS: dict[str, str] = {
     "unknown_parameter_define": r"has no parameter named ",
     "unknown_parameter_type": r"no parameter named ",
     "missing_parameter": r"expects a value for parameter ",
+    "missing_parameter_include": r"expects a value for parameter ",
     "wrong_arity": r"expects (?:\d+|between \d+ and \d+|at least \d+|at most \d+) arguments?, got (?:\d+|none)",
     "wrong_type_parameter": r"parameter '[^']+' expects ",
     "wrong_type_function": r"(?:'[^']+' parameter '[^']+'|'[^']+'|[a-z_:]+\(\):) expects an? ",
@@ -664,9 +666,16 @@ class Seeder:
         self.closures = closures  # module -> the modules of its environment (itself and its dependencies)
         self.all_classes = {d.name for defs in reachable.values() for d in defs}
 
-    def seeds(self, per_kind: int, known_classes: set[str], defines: list[Definition]) -> list[Seed]:
+    def seeds(
+        self,
+        per_kind: int,
+        known_classes: set[str],
+        defines: list[Definition],
+        known_definitions: Sequence[Definition] = (),
+    ) -> list[Seed]:
         rng = random.Random(SEED)
         self.defines = defines
+        self.all_defs = sorted(known_definitions, key=lambda x: x.name)
         out: list[Seed] = []
         makers: dict[str, Callable[[random.Random, Definition], Seed | None]] = {
             "unknown_class_include": lambda r, d: self._statement(
@@ -698,6 +707,7 @@ class Seeder:
             "unknown_parameter_define": lambda r, d: self._body_parameter(r, d, want="define"),
             "unknown_parameter_type": lambda r, d: self._body_parameter(r, d, want="type"),
             "missing_parameter": lambda r, d: self._missing(r, d, defines),
+            "missing_parameter_include": lambda r, d: self._include_needy(r, d),
             "wrong_arity": lambda r, d: self._statement(
                 d, "wrong_arity", f"$seed_value = {r.choice(_ARITY_CALLS)}"
             ),
@@ -729,7 +739,7 @@ class Seeder:
 
     def _statement(self, d: Definition, kind: str, statement: str) -> Seed:
         text = _insert(self.texts(d.file), d.close_line, d.indent + statement)
-        return Seed(kind, self._module(d), d.file, d.close_line, text, d.name, statement)
+        return Seed(kind, self._module(d), d.file, d.close_line, text, d.name, statement, top_level=True)
 
     def _unknown_class(self, r: random.Random, d: Definition, known: set[str]) -> str:
         # a misspelt class of a module that is there (a misspelt module is a missing module: a note)
@@ -785,6 +795,22 @@ class Seeder:
         line = b.first_attribute_line or 0
         also = tuple(n for n in b.start_lines if n < line)
         return Seed(kind, self._module(d), b.file, line, text, d.name, f"{b.type_name}: {bogus}", also)
+
+    def _include_needy(self, r: random.Random, d: Definition) -> Seed | None:
+        # include a class of the environment that has a parameter without a default: Puppet stops unless
+        # Hiera (the module's data) gives it a value -- a class whose data does makes a seed Puppet accepts
+        near = self.closures[self._module(d)]
+        needy = [
+            c
+            for c in self.all_defs
+            if c.kind == "class"
+            and c.name.split("::")[0] in near
+            and c.name != d.name
+            and any(not p[2] for p in c.parameters)
+        ]
+        if not needy:
+            return None
+        return self._statement(d, "missing_parameter_include", f"include {r.choice(needy).name}")
 
     def _define_parameter(self, r: random.Random, d: Definition) -> Seed | None:
         # declare a define of the environment that needs no parameter, with one it does not have
