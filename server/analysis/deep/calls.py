@@ -18,7 +18,7 @@ from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.deep import typecheck
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
-from puppet_xpp.server.analysis.deep.literals import class_names
+from puppet_xpp.server.analysis.deep.literals import class_names, literal_string
 from puppet_xpp.server.analysis.deep.names import ALWAYS_CLASSES, unknown_name
 from puppet_xpp.server.analysis.deep.params import missing_class_parameters
 from puppet_xpp.server.analysis.deep.world import Answers, key_of
@@ -162,7 +162,41 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
         out += _argument_types(sym, name, sigs, receiver + args, place, off, ln, answers)
         if not out:
             out += _block(name, sigs, receiver + args, call.lambda_ is not None, place, off, ln, answers)
+    if not out and not method and name == "assert_type" and sym.origin == "builtin" and call.lambda_ is None:
+        out += _assert_type(args, place, off, ln, answers)
     return out
+
+
+def _assert_type(
+    args: list[ast.Expression], place: Place, off: int, ln: int, answers: Answers
+) -> list[Finding]:
+    """``assert_type(T, literal)`` without a block, where T rejects the literal: the function's own
+    error (Puppet's describer under the name ``assert_type():``)."""
+    if len(args) != 2:
+        return []
+    spec: str | ast.Expression | None = args[0]
+    if type(args[0]) not in (ast.QualifiedReference, ast.AccessExpression):
+        spec = literal_string(args[0])  # (the type given as a string: assert_type('Integer', ...))
+    if spec is None:
+        return []
+    try:
+        from puppet_xpp.server.analysis.deep import types
+
+        phrases = types.literal_mismatches(spec, args[1], typecheck.alias_resolver(answers))
+    except Exception:  # the type model's failure proves nothing
+        return []
+    if not phrases or len(phrases) != 1:
+        return []
+    return [
+        make(
+            "DEEP_WRONG_TYPE",
+            place.path,
+            off,
+            ln,
+            {"offset": args[1].offset},
+            message=f"assert_type(): {phrases[0]}",
+        )
+    ]
 
 
 def _block(
