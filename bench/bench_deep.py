@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -45,44 +47,41 @@ def set_deep(c: Client, on: bool) -> None:
     c.notify("workspace/didChangeConfiguration", {"settings": {"puppet": {"deepChecks": {"enabled": on}}}})
 
 
-def positions(text: str, edits: int) -> list[tuple[int, int]]:
-    """Code lines in the middle of the last top-level statement's body (bench_lsp's ``code``)."""
+def positions(text: str, count: int) -> list[tuple[int, int]]:
+    """(line, indentation) of ``count`` code lines inside a body (indented, not a comment), taken in turn
+    from the 40 around the middle of the file's such lines: where bench_lsp.py's ``code`` edits are in
+    vhost.pp and the one-class manifest, whose bodies are one statement's."""
     lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if line[:1].isalpha()]
-    last = starts[-1] if starts else 0
-    opened = next((i for i in range(last, len(lines)) if lines[i].rstrip().endswith("{")), last)
-    code = [i for i, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")]
-    body = [i for i in code if opened < i < len(lines) - 1]
-    middle = body[len(body) // 2 - 20 : len(body) // 2 + 20] or body
-    picked = [middle[k % len(middle)] for k in range(edits)]
-    return [(i, len(lines[i]) - len(lines[i].lstrip())) for i in picked]
+    inside = [
+        (i, len(line) - len(line.lstrip()))
+        for i, line in enumerate(lines)
+        if line[:1] in (" ", "\t") and line.strip() and not line.lstrip().startswith("#")
+    ]
+    middle = inside[max(0, len(inside) // 2 - 20) : len(inside) // 2 + 20]
+    return [middle[k % len(middle)] for k in range(count)]
 
 
 def edits(
-    c: Client, uri: str, changes: list[Msg], version: int, settle: float
+    c: Client, uri: str, changes: list[Msg], after: int, settle: float
 ) -> tuple[list[float], list[float], int]:
     """Each change sent as one didChange; for each, the time to the first publish of its version (what
     the editor shows at once) and to the last one (its deep findings in: no other publish of it for
-    ``settle`` seconds); in ms, and the next version."""
+    ``settle`` seconds); in ms, and the last version sent."""
     first: list[float] = []
     last: list[float] = []
-    for change in changes:
-        version += 1
-        t0 = time.perf_counter()
-        c.notify(
-            "textDocument/didChange",
-            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
-        )
-        m = c.diags(uri, version)
-        first.append((m["_t"] - t0) * 1000)
-        t_last = m["_t"]
-        while True:
+    version = after
+    for version, change in enumerate(changes, after + 1):
+        sent = time.perf_counter()
+        document = {"uri": uri, "version": version}
+        c.notify("textDocument/didChange", {"textDocument": document, "contentChanges": [change]})
+        times = [c.diags(uri, version)["_t"]]
+        while True:  # (its other publishes: the last has its deep findings)
             try:
-                m = c.diags(uri, version, timeout=settle)
+                times.append(c.diags(uri, version, timeout=settle)["_t"])
             except TimeoutError:
                 break
-            t_last = m["_t"]
-        last.append((t_last - t0) * 1000)
+        first.append((times[0] - sent) * 1000)
+        last.append((times[-1] - sent) * 1000)
     return first, last, version
 
 
@@ -182,47 +181,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
     a = ap.parse_args(argv)
     load_start = os.getloadavg()
-    files = [(f, open(f, encoding="utf-8").read()) for f in (a.file or [bench_lsp.DEFAULT_FILE])]
-    tmp = None
-    if not a.no_big and os.path.isdir(a.corpus):
-        import tempfile
+    with tempfile.TemporaryDirectory(prefix="bench-deep-") as tmp:
+        files = [pathlib.Path(f) for f in (a.file or [bench_lsp.DEFAULT_FILE])]
+        if not a.no_big and os.path.isdir(a.corpus):  # (bench_lsp.py's second file)
+            files.append(pathlib.Path(tmp, "big.pp"))
+            files[-1].write_text(build_one_class_manifest(a.corpus), encoding="utf-8")
+        results = run(files, a)
+    print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
+    print(json.dumps({"files": results, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
+    return 0
 
-        tmp = tempfile.mkdtemp(prefix="bench-deep-")
-        big = os.path.join(tmp, "big.pp")
-        text = build_one_class_manifest(a.corpus)
-        with open(big, "w", encoding="utf-8") as f:
-            f.write(text)
-        files.append((big, text))
+
+def run(files: list[pathlib.Path], a: argparse.Namespace) -> list[Msg]:
+    """The figures of each file, from one server on the corpus."""
     results = []
     c = Client(root=a.corpus)
     try:
         t0 = time.perf_counter()
         c.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], 900)
         print(f"corpus indexed in {time.perf_counter() - t0:.1f} s (load {os.getloadavg()[0]:.1f})")
-        for path, text in files:
-            out = bench_file(c, path, text, a.edits, a.rounds, a.settle)
+        for file in files:
+            out = bench_file(c, str(file), file.read_text(encoding="utf-8"), a.edits, a.rounds, a.settle)
             out["loadavg"] = os.getloadavg()
             results.append(out)
-            print(f"{path}: {out['bytes']} bytes, {out['deep_findings_at_open']} deep findings at open")
-            for k, v in out.items():
-                if not k.startswith("keystroke_"):
-                    continue
-                name = k[len("keystroke_") : -len("_ms")]
-                w, wo = v["with_deep"], v["without_deep"]
-                print(
-                    f"  keystroke -> diagnostics, {name + ':':8s} with deep p50 {w['p50']} / p95 {w['p95']} ms, "
-                    f"without p50 {wo['p50']} / p95 {wo['p95']} ms: added p50 {v['added_p50']} ms, "
-                    f"p95 {v['added_p95']} ms (n={w['n']}+{wo['n']}; load {out['loadavg'][0]:.1f})"
-                )
+            report(out)
     finally:
         c.close()
-        if tmp:
-            import shutil
+    return results
 
-            shutil.rmtree(tmp, ignore_errors=True)
-    print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
-    print(json.dumps({"files": results, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
-    return 0
+
+def report(out: Msg) -> None:
+    print(f"{out['file']}: {out['bytes']} bytes, {out['deep_findings_at_open']} deep findings at open")
+    for key, row in out.items():
+        if key.startswith("keystroke_"):
+            name = key[len("keystroke_") : -len("_ms")]
+            on, off = row["with_deep"], row["without_deep"]
+            print(
+                f"  keystroke -> diagnostics, {name + ':':15s} with deep p50 {on['p50']} / p95 {on['p95']} ms,"
+                f" without p50 {off['p50']} / p95 {off['p95']} ms: added p50 {row['added_p50']} ms,"
+                f" p95 {row['added_p95']} ms (n={on['n']}+{off['n']}; load {out['loadavg'][0]:.1f})"
+            )
 
 
 if __name__ == "__main__":
