@@ -1,7 +1,8 @@
 """The language server's state, in one typed object (as ruff_server's ``Session``): the open documents,
 the settings (lint's included), the workspace folders and the client's capabilities, the workspace
 index, the reference index and the hooks that feed it, the Hiera cache, the lint process, the GC pacer,
-and per document its diagnostics by source with what the one publisher (server/lsp/publish.py) sent.
+the deep checks' setting and hooks (server/lsp/deep.py), and per document its diagnostics by source with
+what the one publisher (server/lsp/publish.py) sent and its deep checks' per-statement cache.
 
 The server object (server/lsp/language_server.py) owns one :class:`Session`; the handlers reach
 everything through it, and no module keeps state of its own.
