@@ -522,6 +522,8 @@ KINDS: dict[str, str] = {
     "unknown_parameter_type": r"no parameter named ",
     "missing_parameter": r"expects a value for parameter ",
     "missing_parameter_include": r"expects a value for parameter ",
+    # a class of a module that is not on the module path: Puppet's error, our one note naming the module
+    "missing_module": r"Could not find class ",
     "wrong_arity": r"expects (?:\d+|between \d+ and \d+|at least \d+|at most \d+) arguments?, got (?:\d+|none)",
     "wrong_type_parameter": r"parameter '[^']+' expects ",
     "wrong_type_function": r"(?:'[^']+' parameter '[^']+'|'[^']+'|[a-z_:]+\(\):) expects an? ",
@@ -708,6 +710,11 @@ class Seeder:
             "unknown_parameter_type": lambda r, d: self._body_parameter(r, d, want="type"),
             "missing_parameter": lambda r, d: self._missing(r, d, defines),
             "missing_parameter_include": lambda r, d: self._include_needy(r, d),
+            "missing_module": lambda r, d: self._statement(
+                d,
+                "missing_module",
+                f"include {_typo(self._module(d), r)}::{_typo(d.name, r).rpartition('::')[2]}",
+            ),
             "wrong_arity": lambda r, d: self._statement(
                 d, "wrong_arity", f"$seed_value = {r.choice(_ARITY_CALLS)}"
             ),
