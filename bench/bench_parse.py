@@ -7,7 +7,10 @@ memory (RSS high-water mark of this process). Puppet is measured in-process by b
 (parser only, no validation), so process start-up is excluded on both sides.  Ours is measured twice, with
 the C accelerator (grammar/_accel.c: the lexer's fast path and the LR loop, when built) and with the pure
 Python paths (what PUPPET_XPP_PURE_PYTHON=1 runs), in alternate order from round to round; the command and
-the 1-minute load average (before and after) are printed with the figures.
+the 1-minute load average (before and after) are printed with the figures.  Then where our time goes, for
+both paths (CPU, best of N, the collector paused as parse() pauses it): the lexer, the LR driver with its
+reductions and fix_positions, fix_positions alone, the Locator (line index), and what a parse() costs
+beyond them (the collector's passes when it comes back, the builder, the result).
 """
 
 from __future__ import annotations
@@ -50,6 +53,66 @@ def ours(files, rounds):
             best[accelerated] = min(best[accelerated], time.perf_counter() - t0)
     lexer.SCAN, parser.ACCELERATOR = scan, accelerator
     return total, best[True], best[False]
+
+
+def split(files, rounds):
+    """{path: {part: best CPU seconds}} for the accelerated and the pure paths (see the module doc)."""
+    from puppet_xpp.grammar import ast
+    from puppet_xpp.grammar.gcpause import paused
+
+    texts = []
+    for f in files:
+        with open(f, "rb") as fh:
+            texts.append((f, fh.read().decode("utf-8", "surrogateescape")))
+
+    def best(fn):
+        b = float("inf")
+        for _ in range(rounds):
+            gc.collect()
+            t0 = time.process_time()
+            with paused():
+                fn()
+            b = min(b, time.process_time() - t0)
+        return b
+
+    scan, accelerator, fix = lexer.SCAN, parser.ACCELERATOR, parser.fix_positions
+    out = {}
+    for accelerated in (True, False):
+        lexer.SCAN = scan if accelerated else None
+        parser.ACCELERATOR = accelerator if accelerated else "Python"
+        locators = [ast.make_locator(t, f) for f, t in texts]
+        tokens = [lexer.Lexer(t).tokens() for _, t in texts]
+
+        def lr(locators=locators, tokens=tokens):
+            for loc, tk in zip(locators, tokens):
+                parser.parse_lexed(loc, tk, [])
+
+        parts = {
+            "parse(), all of it": float("nan"),
+            "lexer": best(lambda: [lexer.Lexer(t).tokens() for _, t in texts]),  # noqa: B023
+            "LR driver + reductions + fix_positions": best(lr),
+        }
+        parser.fix_positions = lambda *a, **k: None
+        parts["  of which fix_positions"] = parts["LR driver + reductions + fix_positions"] - best(lr)
+        parser.fix_positions = fix
+        parts["Locator (line index)"] = best(lambda: [ast.make_locator(t, f) for f, t in texts])  # noqa: B023
+        whole = float("inf")
+        for _ in range(rounds):
+            gc.collect()
+            t0 = time.process_time()
+            for f, t in texts:
+                parse(t, f)
+            whole = min(whole, time.process_time() - t0)
+        parts["parse(), all of it"] = whole
+        parts["  beyond the parts (collector, builder, result)"] = (
+            whole
+            - parts["lexer"]
+            - parts["LR driver + reductions + fix_positions"]
+            - parts["Locator (line index)"]
+        )
+        out["C" if accelerated else "Python"] = parts
+    lexer.SCAN, parser.ACCELERATOR = scan, accelerator
+    return out
 
 
 def puppet(files, rounds):
@@ -96,6 +159,11 @@ def main():
         print(f"{name:30}{t:10.3f}{mbs:10.2f}{mbs / mbs_p:10.2f}")
     print(f"ratio (ours / Puppet): {nbytes / t_ours / 1e6 / mbs_p:.2f}")
     print(f"peak RSS of the puppet-xpp process: {rss_mb:.0f} MB")
+    parts = split(files, a.rounds)
+    print(f"where our time goes (CPU s, best of {a.rounds}; load {os.getloadavg()[0]:.2f}):")
+    print(f"{'':50}{'C':>10}{'Python':>10}")
+    for name in parts["C"]:
+        print(f"{name:50}{parts['C'][name]:10.3f}{parts['Python'][name]:10.3f}")
 
 
 if __name__ == "__main__":
