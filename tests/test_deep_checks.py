@@ -413,3 +413,30 @@ def test_syntax_error_gets_no_deep_finding() -> None:
     assert deep.getvalue()[len(plain.getvalue()) :] == (
         f"Error: Could not find class ::m::nosuch (file: {env / 'modules/m/manifests/init.pp'}, line: 2, column: 3)\n"
     )
+
+
+def test_a_failing_check_costs_only_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An internal failure of the deep checks on one file is that file's INTERNAL_ERROR (status 2);
+    the other files' findings are still reported."""
+    from puppet_xpp.server.analysis.deep import calls
+
+    env = environment(
+        {
+            **LIB,
+            "modules/m/manifests/init.pp": m("  include m::nosuch\n"),
+            "modules/m/manifests/boom.pp": "class m::boom {\n  $v = join([1], ',')\n  notice($v)\n}\n",
+        }
+    )
+    real = calls.check_call
+
+    def failing(call: Any, place: Any, answers: Any) -> Any:
+        if place.path.endswith("boom.pp"):
+            raise RuntimeError("boom")
+        return real(call, place, answers)
+
+    monkeypatch.setattr(calls, "check_call", failing)
+    out = io.StringIO()
+    assert validate.main(["--deep", "--format", "json", str(env / "modules")], out, io.StringIO()) == 2
+    by_file = {Path(i["file"]).name: i["diagnostics"] for i in map(json.loads, out.getvalue().splitlines())}
+    assert [d["code"] for d in by_file["boom.pp"]] == ["INTERNAL_ERROR"]
+    assert [d["code"] for d in by_file["init.pp"]] == ["DEEP_UNKNOWN_CLASS"]
