@@ -463,9 +463,14 @@ def _struct(
                     out.extend(describe(e1.value, e2.value, (*path, ("entry", e1.name))))
         out.extend(KeyMismatch(path, k, "unrecognized key") for k in given)
         return out
-    if isinstance(actual, types_model.HashT) and not actual.empty_range():
-        # a hash with keys other than strings: Puppet's function calls judge it by the Struct's type-level
-        # assignability, which can pass where a class parameter's check fails -- the words would differ
+    if (
+        isinstance(actual, types_model.HashT)
+        and not actual.empty_range()
+        and _struct_takes_hash(expected, actual)
+    ):
+        # a hash with keys other than strings: a function call judges it by the Struct's type-level
+        # assignability first, and where that passes (a class parameter's check still fails) it
+        # describes nothing -- its words and a class's would differ
         raise types_model.Unprovable("hash for a struct")
     if isinstance(actual, types_model.HashT):
         asize = actual.size or types_model.IntegerT(0, types_model.INF)
@@ -475,6 +480,22 @@ def _struct(
             return [TypeMismatch(path, original, types_model.HashT(actual.key, actual.value))]
         return [SizeMismatch(path, esize, asize)]
     return [TypeMismatch(path, original, actual)]
+
+
+def _struct_takes_hash(expected: types_model.StructT, actual: types_model.HashT) -> bool:
+    """Puppet's type-level ``Struct.assignable?(Hash)``: every required entry's value type takes the
+    hash's value type and its key's general type the hash's key type, and the size fits."""
+    required = 0
+    for e in expected.elements:
+        if e.key.accepts_undef():
+            continue
+        required += 1
+        if not assignable(e.value, actual.value or types_model.AnyT()):
+            return False
+        if not assignable(types_model.StringT(), actual.key or types_model.AnyT()):
+            return False
+    size = actual.size or types_model.IntegerT(0, types_model.INF)
+    return types_model.IntegerT(required, len(expected.elements)).contains(size)
 
 
 def _tuple(
