@@ -2,8 +2,8 @@
 we print where Puppet's text holds a node-specific part.
 
 Every deep finding is made from this table (:func:`server.analysis.deep.finding.make`), as every
-validation diagnostic is made from :mod:`grammar.issues`; the CLI's help text of a deep rule, the
-language server's diagnostic code and the SARIF rule all come from here.
+validation diagnostic is made from :mod:`grammar.issues`; the language server's diagnostic codes and
+the rule ids of ``--validate --deep``'s reports are these keys.
 
 The templates are Puppet 7.23's evaluation-error texts (the part after ``Evaluation Error: Error while
 evaluating a ..., ``), with ``{name}``-style arguments.  Node-specific parts are left out:
