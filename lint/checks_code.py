@@ -36,7 +36,7 @@ def arrow_on_right_operand_line(m: Manifest) -> list[Problem]:
 def _fix_arrow_on_right_operand_line(m: Manifest, p: Problem) -> None:
     arrow: Tok = p.data["token"]
     left, right = arrow.prev_code, arrow.next_code
-    toks = m.tokens
+    toks = m.editable()
     delete(toks, arrow)
     ri = index_of(toks, right)
     if ri is None or left is None:
@@ -98,11 +98,13 @@ def class_inherits_from_params_class(m: Manifest) -> list[Problem]:
 
 @check("code_on_top_scope", enabled=False)
 def code_on_top_scope(m: Manifest) -> list[Problem]:
-    inside = {id(t) for d in _defs(m) for t in m.tokens[d.start : d.end + 1]}
+    inside: set[int] = set()  # positions (a token in columns is a new object at each read)
+    for d in _defs(m):
+        inside.update(range(d.start, d.end + 1))
     return [
         problem("code_on_top_scope", "warning", f"code outside of class or define block - {t.value}", t)
         for t in m.tokens
-        if id(t) not in inside and t.type not in FORMATTING
+        if t.idx not in inside and t.type not in FORMATTING
     ]
 
 
@@ -408,7 +410,7 @@ def _fix_unquoted_node_name(m: Manifest, p: Problem) -> None:
     """Quote the name. A dotted name (``web01.example.com``: NAME DOT NAME ... tokens) becomes one
     string; puppet-lint quotes each label (``'web01'.'example'.'com'``), which Puppet rejects."""
     tok: Tok = p.data["token"]
-    toks = m.tokens
+    toks = m.editable()
     if index_of(toks, tok) is None:
         return  # already part of a quoted dotted name
     run = [tok]
@@ -483,7 +485,7 @@ def ensure_first_param(m: Manifest) -> list[Problem]:
 
 @fixer("ensure_first_param")
 def _fix_ensure_first_param(m: Manifest, p: Problem) -> None:
-    toks = m.tokens
+    toks = m.editable()
     first: Tok = p.data["resource"].param_tokens[0]
     first_comma = next_of(first, ("COMMA",))
     if first_comma is None:
@@ -529,7 +531,7 @@ def ensure_not_symlink_target(m: Manifest) -> list[Problem]:
 
 @fixer("ensure_not_symlink_target")
 def _fix_ensure_not_symlink_target(m: Manifest, p: Problem) -> None:
-    toks = m.tokens
+    toks = m.editable()
     i = index_of(toks, p.data["token"])
     param: Tok = p.data["param_token"]
     if i is None or param.prev is None:

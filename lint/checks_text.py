@@ -42,7 +42,7 @@ def _fix_star_comments(m: Manifest, p: Problem) -> None:
     first = lines.pop(0) if lines else None
     tok.type = "COMMENT"
     tok.value = f" {first or ''}"
-    toks = m.tokens
+    toks = m.editable()
     i = index_of(toks, tok.next)
     index = 1 if i is None else i
     for line in reversed(lines):
@@ -148,8 +148,8 @@ def _fix_only_variable_string(m: Manifest, p: Problem) -> None:
     puppet-lint's fix drops the text or turns it into code."""
     if "-" in p.data["token"].value:
         raise NoFix
-    delete(m.tokens, p.data["start_token"])
-    delete(m.tokens, p.data["end_token"])
+    delete(m.editable(), p.data["start_token"])
+    delete(m.editable(), p.data["end_token"])
     p.data["token"].type = "VARIABLE"
 
 
@@ -371,7 +371,7 @@ def arrow_alignment(m: Manifest) -> list[Problem]:
 
 @fixer("arrow_alignment")
 def _fix_arrow_alignment(m: Manifest, p: Problem) -> None:
-    toks = m.tokens
+    toks = m.editable()
     arrow: Tok = p.data["token"]
     param = arrow.prev_code
     if param is None:
@@ -443,4 +443,4 @@ def _fix_trailing_whitespace(m: Manifest, p: Problem) -> None:
         tok.prev.next = tok.next
     if tok.next is not None:
         tok.next.prev = tok.prev
-    remove(m.tokens, tok)
+    remove(m.editable(), tok)

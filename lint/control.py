@@ -7,6 +7,7 @@ wildcard: ``lint:ignore:all`` only ignores a check named ``all`` (there is none)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from puppet_xpp.lint.tokens import Tok
@@ -27,7 +28,7 @@ class Overrides:
         return self.lines.get(check, {}).get(line)
 
 
-def parse(tokens: list[Tok]) -> Overrides:
+def parse(tokens: Sequence[Tok]) -> Overrides:
     out = Overrides()
     stack: list[list[tuple[int, str, str]]] = []
     for tok in tokens:

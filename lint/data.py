@@ -9,10 +9,11 @@ reports one "Syntax error" for the file and nothing else).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
 
+from puppet_xpp.lint.columns import Picked, TokenColumns
 from puppet_xpp.lint.tokens import FORMATTING, Tok
 
 _OPEN_CLOSE = {"LBRACE": "RBRACE", "LBRACK": "RBRACK", "LPAREN": "RPAREN"}
@@ -88,7 +89,7 @@ def prev_of(tok: Tok, types: tuple[str, ...], value: str | None = None) -> Tok |
 class Resource:
     start: int
     end: int
-    tokens: list[Tok]
+    tokens: Sequence[Tok]
     type: Tok
     param_tokens: list[Tok]
 
@@ -99,8 +100,8 @@ class Definition:
 
     start: int
     end: int
-    tokens: list[Tok]
-    param_tokens: list[Tok] | None
+    tokens: Sequence[Tok]
+    param_tokens: Sequence[Tok] | None
     kind: str
     name_token: Tok | None
     inherited_token: Tok | None
@@ -112,41 +113,49 @@ class Manifest:
     matches, resources, definitions) is computed once, on the tokens as tokenised: checks run before any
     fix edits the list."""
 
-    tokens: list[Tok]
+    tokens: Sequence[Tok]  # a list of linked tokens, or a large manifest's TokenColumns (no fixes then)
     path: str | None = None
     fullpath: str | None = None
     filename: str | None = None
     lines: list[str] = field(default_factory=list)
     relative: bool = False
     text: str | None = None  # the source, for checks that can rule themselves out by a substring test
-    index: dict[str, list[int]] | None = field(default=None, repr=False)  # type -> positions, if known
+    index: Mapping[str, Sequence[int]] | None = field(default=None, repr=False)  # type -> positions, if known
 
-    _by_type: dict[str, list[int]] = field(init=False, repr=False)  # the positions of each token type
-    _merged: dict[tuple[str, ...], list[int]] = field(init=False, repr=False, default_factory=dict)
-    _of_type: dict[tuple[str, ...], list[Tok]] = field(init=False, repr=False, default_factory=dict)
-    _closers: dict[int, Tok | None] = field(init=False, repr=False, default_factory=dict)
+    _by_type: Mapping[str, Sequence[int]] = field(init=False, repr=False)  # the positions of each token type
+    _merged: dict[tuple[str, ...], Sequence[int]] = field(init=False, repr=False, default_factory=dict)
+    _of_type: dict[tuple[str, ...], Sequence[Tok]] = field(init=False, repr=False, default_factory=dict)
+    _closers: dict[int, int] = field(init=False, repr=False, default_factory=dict)  # opener -> closer, -1
 
     def __post_init__(self) -> None:
         by = self.index
         if by is None:
-            by = {}
+            lists: dict[str, list[int]] = {}
             for i, t in enumerate(self.tokens):
-                lst = by.get(t.type)
+                lst = lists.get(t.type)
                 if lst is None:
-                    by[t.type] = [i]
+                    lists[t.type] = [i]
                 else:
                     lst.append(i)
+            by = dict(lists)
         self._by_type = by
+
+    def editable(self) -> list[Tok]:
+        """The token list a fix edits (a manifest being fixed is tokenised as linked objects)."""
+        toks = self.tokens
+        if not isinstance(toks, list):
+            raise TypeError("a manifest in columns is not fixed")
+        return toks
 
     def pos(self, tok: Tok) -> int:
         """Position of a token of the (unchanged, linked) list."""
         return tok.idx
 
-    def positions(self, type_: str) -> list[int]:
+    def positions(self, type_: str) -> Sequence[int]:
         """The positions of the tokens of one type, in order."""
         return self._by_type.get(type_, [])
 
-    def positions_of(self, *types: str) -> list[int]:
+    def positions_of(self, *types: str) -> Sequence[int]:
         """The positions of the tokens of these types, in order (computed once per set of types)."""
         if len(types) == 1:
             return self._by_type.get(types[0], [])
@@ -157,20 +166,24 @@ class Manifest:
             got = merged.get(key)
             if got is None:
                 by = self._by_type
-                got = []
+                union: list[int] = []
                 for ty in key:
-                    got += by.get(ty, ())
-                got.sort()  # sorted runs: a merge
-                merged[key] = got
+                    union += by.get(ty, ())
+                union.sort()  # sorted runs: a merge
+                got = merged[key] = union
             merged[types] = got
         return got
 
-    def of_type(self, *types: str) -> list[Tok]:
-        """The tokens of these types, in order (made once per set of types; do not modify the list)."""
+    def of_type(self, *types: str) -> Sequence[Tok]:
+        """The tokens of these types, in order (made once per set of types; do not modify the list; in
+        columns: views made as they are read)."""
         got = self._of_type.get(types)
         if got is None:
             toks = self.tokens
-            got = [toks[i] for i in self.positions_of(*types)]
+            if isinstance(toks, TokenColumns):
+                got = Picked(toks, self.positions_of(*types))
+            else:
+                got = [toks[i] for i in self.positions_of(*types)]
             self._of_type[types] = got
         return got
 
@@ -184,11 +197,12 @@ class Manifest:
         """``next_of(opener, (its closing type,))``, remembered per opener (the unchanged list only)."""
         memo = self._closers
         i = opener.idx
-        if i in memo:
-            return memo[i]
-        found = self._scan(i, (_OPEN_CLOSE[opener.type],), _BRACKETS)
-        memo[i] = found
-        return found
+        at = memo.get(i)
+        if at is None:
+            found = self._scan(i, (_OPEN_CLOSE[opener.type],), _BRACKETS)
+            memo[i] = -1 if found is None else found.idx
+            return found
+        return None if at < 0 else self.tokens[at]
 
     def next_of(self, tok: Tok, types: tuple[str, ...]) -> Tok | None:
         """:func:`next_of` (no value) with remembered bracket matches (the unchanged list only)."""
@@ -310,11 +324,11 @@ class Manifest:
         return self._definitions("NODE")
 
     @_once
-    def _structure(self) -> list[int]:
+    def _structure(self) -> Sequence[int]:
         """Indices of the tokens that delimit definitions (braces, parentheses, ``inherits``)."""
         return self.positions_of("INHERITS", "LPAREN", "RPAREN", "LBRACE", "RBRACE")
 
-    def _param_tokens(self, start: int, end: int) -> list[Tok] | None:
+    def _param_tokens(self, start: int, end: int) -> Sequence[Tok] | None:
         """The tokens inside a definition's parameter list: between the first ``(`` and its ``)`` when
         no ``{`` comes first (over the brackets of ``start``..``end`` only)."""
         toks = self.tokens

@@ -8,11 +8,12 @@ check order. A manifest whose resources cannot be delimited gives only "Syntax e
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.lint import checks_code, checks_text, control
+from puppet_xpp.lint.columns import tokenise_columns
 from puppet_xpp.lint.core import CHECKS, Check, NoFix, Problem
 from puppet_xpp.lint.data import LintSyntaxError, Manifest
 from puppet_xpp.lint.tokens import LexProblem, Tok, tokenise_indexed, unlink
@@ -39,6 +40,10 @@ def default_enabled() -> set[str]:
     return {c.name for c in all_checks() if c.enabled}
 
 
+# the size from which lint keeps a text's tokens in columns (lint.columns): a token object each would
+# take about 200 bytes a token, 40 times the text (a 1 MB manifest: some 40 MB of objects)
+COLUMNS_FROM = 1 << 20
+
 # the registry is complete once the check modules are imported (above); lint() reads these per call
 _ALL = tuple(all_checks())
 _DEFAULT = frozenset(default_enabled())
@@ -63,12 +68,19 @@ def lint(
     fix: bool = False,
     relative: bool = False,
     fix_only: Callable[[Problem], bool] | None = None,
+    columns: bool | None = None,
 ) -> LintResult:
     """Run the ``enabled`` checks (default: puppet-lint's defaults) on ``text``; ``path`` is the file
     name the layout check compares against (relative to the working directory). With ``fix``, every
-    fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one")."""
+    fixable problem is fixed, or only those ``fix_only`` accepts (the editor's "fix this one").
+    ``columns``: keep the tokens in columns (lint.columns), as a text of COLUMNS_FROM characters or
+    more is when not fixed (None: by size); the problems are the same either way."""
     if not text:
         return LintResult([], text if fix else None)
+    if not fix and (len(text) >= COLUMNS_FROM if columns is None else columns):
+        with paused(freeze=False):  # (views hold no cycles: nothing to unlink)
+            held, lex_problem = tokenise_columns(text)
+            return _lint(text, held, lex_problem, held.by_type, path, enabled, fix, relative, fix_only)
     # grammar.gcpause: no collection while the tokens are made.  They are linked both ways: unlinked
     # after, reference counting frees them (else a collection would traverse them all to find their
     # cycles: seconds for a 5 MB manifest); not frozen (a token a fix removed keeps its links)
@@ -102,9 +114,9 @@ def _held(result: LintResult | None) -> set[int]:
 
 def _lint(
     text: str,
-    toks: list[Tok],
+    toks: Sequence[Tok],
     lex_problem: LexProblem | None,
-    index: dict[str, list[int]],
+    index: Mapping[str, Sequence[int]],
     path: str | None,
     enabled: set[str] | None,
     fix: bool,

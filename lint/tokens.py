@@ -243,14 +243,22 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     """``link`` plus the line and column puppet-lint gives each token, in one pass (the hot path of
     tokenise, on the builder's fresh tokens: every link and position is set here); returns the positions
     of each type."""
+    return _number_run(tokens, None, None, 1, 1)[0]
+
+
+def _number_run(
+    tokens: list[Tok], before: Tok | None, before_code: Tok | None, line: int, col: int
+) -> tuple[dict[str, list[int]], int, int]:
+    """:func:`_link_and_number` of a run of tokens that continues a stream: ``before`` and ``before_code``
+    stand for the stream's last token and last code token (only their types are read: a token's
+    rendering looks at its neighbours' types), ``line`` and ``col`` where the run starts; returns the
+    positions of each type in the run, and the line and column after it."""
     by: dict[str, list[int]] = {}
     start = _Fresh("", "")  # stands before the first token while linking (no None tests in the loop)
-    prev: Tok = start
-    prev_code: Tok = start
+    prev: Tok = start if before is None else before
+    prev_code: Tok = start if before_code is None else before_code
     formatting = FORMATTING
     simple = _SIMPLE
-    line = 1
-    col = 1
     for i, t in enumerate(tokens):
         t.idx = i
         t.prev = prev
@@ -308,12 +316,13 @@ def _link_and_number(tokens: list[Tok]) -> dict[str, list[int]]:
     prev.next = None
     prev_code.next_code = None
     if tokens:
-        tokens[0].prev = None
+        if before is None:
+            tokens[0].prev = None
         for t in tokens:  # up to the first code token: no code before them
             if t.prev_code is not start:
                 break
             t.prev_code = None
-    return by
+    return by, line, col
 
 
 # the tokens after which a VARIABLE renders as its raw text (the inside of a string's ``${...}``)
@@ -339,6 +348,41 @@ def tokenise_indexed(text: str) -> tuple[list[Tok], LexProblem | None, dict[str,
     except _Fail as f:
         return [], _problem_at(text, f.pos, f.reason), {}
     return toks, None, _link_and_number(toks)
+
+
+# tokens per run of :func:`tokenise_runs` (a few MB of token objects at a time)
+RUN = 16384
+
+
+def tokenise_runs(text: str, take: Callable[[list[Tok], dict[str, list[int]]], None]) -> LexProblem | None:
+    """:func:`tokenise_indexed` a run of tokens at a time, for a text too large to hold one object per
+    token (lint.columns keeps them in columns): ``take`` gets each run, linked among itself and numbered
+    as part of the whole stream, with the positions of its types relative to the run; the run is then
+    unlinked and dropped. Returns the reason the text cannot be tokenised (``take`` may have had runs
+    before it: the caller discards them)."""
+    state: list[Any] = [None, None, 1, 1]  # the stream's last token, last code token, line, column
+
+    def run(tokens: list[Tok]) -> None:
+        if not tokens:
+            return
+        by, state[2], state[3] = _number_run(tokens, state[0], state[1], state[2], state[3])
+        take(tokens, by)
+        last = tokens[-1]
+        state[0] = _Fresh(last.type, last.value, last.raw)  # (its type is all the next run reads)
+        code = last if last.type not in FORMATTING else last.prev_code
+        if code is not None and code is not state[1]:
+            state[1] = _Fresh(code.type, code.value, code.raw)
+        unlink(tokens)
+        tokens.clear()
+
+    builder = _Builder(text)
+    builder.sink = run
+    try:
+        rest = builder.build()
+    except _Fail as f:
+        return _problem_at(text, f.pos, f.reason)
+    run(rest)
+    return None
 
 
 def tokenise_fragment(text: str) -> list[Tok]:
@@ -417,6 +461,8 @@ class _Builder:
         self.heredocs: list[str] = []
         self.eol_from = -1  # the last line-end search: where it started and what it found
         self.eol = -1
+        # tokenise_runs: takes (and empties) ``out`` whenever it holds RUN tokens
+        self.sink: Callable[[list[Tok]], None] | None = None
 
     def line_end(self, pos: int) -> int:
         """Where the line holding ``pos`` ends: :func:`_line_end`, remembered, so that the words of one
@@ -473,7 +519,11 @@ class _Builder:
         keywords = KEYWORDS
         lower_words = _LOWER_WORDS
         type_set = _TYPE_SET
+        out = self.out
+        sink = self.sink
         for start, end, ptype in spans:
+            if sink is not None and len(out) >= RUN:
+                sink(out)
             if start < pos:
                 continue  # inside a token already made (a heredoc body, a merged variable...)
             if pos < start:

@@ -50,16 +50,21 @@ def _theirs(answer: dict[str, Any]) -> dict[str, Any]:
 def _compare(
     oracle: Any, items: list[tuple[str, str, str]], checks: list[str] | None, fix: bool
 ) -> list[str]:
-    """Lint (name, text, path) items with us and with puppet-lint; descriptions of the differences."""
+    """Lint (name, text, path) items with us and with puppet-lint; descriptions of the differences.
+    Without ``fix``, each text is linted both with its tokens as objects and in columns (lint.columns,
+    what a large manifest gets), each compared with puppet-lint."""
     reqs = [{"source": text, "path": path, "checks": checks, "fix": fix} for _n, text, path in items]
     answers = oracle.request_many("lint", reqs)
     bad = []
     for (name, text, path), answer in zip(items, answers):
         theirs = _theirs(answer)
-        ours = lint(text, path=path, enabled=None if checks is None else set(checks), fix=fix)
-        mine = [p.as_json() for p in ours.problems]
-        if mine != theirs["problems"]:
-            bad.append(f"{name}: problems differ:\n  ours   {mine}\n  theirs {theirs['problems']}")
+        enabled = None if checks is None else set(checks)
+        for columns in (False,) if fix else (False, True):
+            ours = lint(text, path=path, enabled=enabled, fix=fix, columns=columns)
+            mine = [p.as_json() for p in ours.problems]
+            if mine != theirs["problems"]:
+                how = " (in columns)" if columns else ""
+                bad.append(f"{name}{how}: problems differ:\n  ours   {mine}\n  theirs {theirs['problems']}")
         if fix and ours.fixed != theirs["manifest"]:
             bad.append(f"{name}: fix differs:\n  ours   {ours.fixed!r}\n  theirs {theirs['manifest']!r}")
     return bad
