@@ -34,6 +34,7 @@ from typing import Any
 
 import pytest
 
+from puppet_xpp.server.analysis.deep.codes import TITLE_PLACEHOLDER
 from tests import deep_seeds
 from tests.conformance.oracle import REPO, oracle_for
 
@@ -47,7 +48,6 @@ MIN_CONFIRMED_OF = {"missing_parameter_include": 5}
 # Kinds whose misses the engine has not fixed yet: kind -> the feedback entry (strict: a fix fails here).
 _FEEDBACK = "/work/briefs/deep_feedback.md"
 KNOWN_MISSES: dict[str, str] = {
-    "unknown_parameter_type": f"{_FEEDBACK} F1: a core type's unknown attribute under a computed title",
     "wrong_type_function": f"{_FEEDBACK} F3: built-in functions' argument types",
 }
 
@@ -79,12 +79,13 @@ def _normal(text: str) -> str:
 
 def _item_pattern(item: str) -> re.Pattern[str]:
     """What stands for one of Puppet's items in our words: the node's name (which we cannot know) may be
-    left out; a resource title Puppet computed may be our ``<title>``."""
+    left out; a resource title Puppet computed may be our ``<title>`` (codes.TITLE_PLACEHOLDER), in
+    ``T[title]: ...`` and at the end, ``... on T[title]``."""
     pattern = re.escape(_normal(item))
     pattern = pattern.replace(re.escape(" for " + deep_seeds.NODE), r"(?: for \S+)?")
     pattern = re.sub(
-        r"(\\\[)((?:[^\]\\]|\\.)*?)(\\\]:)",
-        lambda m: m.group(1) + "(?:" + m.group(2) + "|<title>)" + m.group(3),
+        r"(\\\[)((?:[^\]\\]|\\.)*?)(\\\](?::|$))",
+        lambda m: m.group(1) + "(?:" + m.group(2) + "|" + re.escape(TITLE_PLACEHOLDER) + ")" + m.group(3),
         pattern,
     )
     return re.compile(pattern)
