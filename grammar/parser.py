@@ -232,6 +232,13 @@ def tables() -> Tables:
     return _TABLES
 
 
+def prepare() -> None:
+    """Everything a parse sets up once per process made now: the tables and the plain Builder's rule plan
+    (with the C loop's tables).  For a process about to fork workers (``--compile``): they share it
+    instead of each making it."""
+    rule_plan(Builder)
+
+
 @dataclass
 class ParseResult:
     program: object | None  # grammar.ast Program

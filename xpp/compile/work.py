@@ -223,9 +223,9 @@ def run_jobs(
     import puppet_xpp.grammar.validator  # noqa: F401
     import puppet_xpp.xpp.result  # noqa: F401
     import puppet_xpp.xpp.sources  # noqa: F401
-    from puppet_xpp.grammar.parser import tables
+    from puppet_xpp.grammar.parser import prepare
 
-    tables()
+    prepare()
     old_threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
