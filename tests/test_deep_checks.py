@@ -440,3 +440,21 @@ def test_a_failing_check_costs_only_its_file(monkeypatch: pytest.MonkeyPatch) ->
     by_file = {Path(i["file"]).name: i["diagnostics"] for i in map(json.loads, out.getvalue().splitlines())}
     assert [d["code"] for d in by_file["boom.pp"]] == ["INTERNAL_ERROR"]
     assert [d["code"] for d in by_file["init.pp"]] == ["DEEP_UNKNOWN_CLASS"]
+
+
+def test_only_the_loaded_directories_define(tmp_path: Path) -> None:
+    """A class defined in a module's examples/ is not loadable (Puppet's loaders read manifests/...):
+    another file's include of it is unknown; the example file's own include of it is not (a file sees
+    its own definitions, as `puppet apply` of it would)."""
+    env = environment(
+        {
+            **LIB,
+            "modules/m/examples/demo.pp": "class m::demo {\n}\ninclude m::demo\n",
+            "modules/m/manifests/init.pp": m("  include m::demo\n"),
+        }
+    )
+    assert compile_stop("7.23", env, "include m") == Stop(
+        "Could not find class ::m::demo", str(env / "modules/m/manifests/init.pp"), 2, 3
+    )
+    status, found = ours(env)
+    assert [(Path(f.file).name, f.code, f.line) for f in found] == [("init.pp", "DEEP_UNKNOWN_CLASS", 2)]

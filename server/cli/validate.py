@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from puppet_xpp.grammar.check import CheckConfig
     from puppet_xpp.server.analysis.deep import Finding as DeepFinding
     from puppet_xpp.server.analysis.deep.worlds import WorldCache
+    from puppet_xpp.server.analysis.symbols import Sym
     from puppet_xpp.xpp.environment import FileContext
 
 __all__ = ["FileDiagnostics", "add_arguments", "collect_files", "main", "run", "validate_file"]
@@ -157,6 +158,7 @@ class DeepPending:
     program: object
     context: FileContext
     tasks: bool
+    symbols: list[Sym]  # its own definitions (a file outside the loaded directories sees them too)
 
 
 @dataclasses.dataclass
@@ -238,11 +240,13 @@ def _parse_for_deep(
     result = FileDiagnostics([*res.diagnostics, *validation], cast("Locator | None", res.locator), text)
     if res.program is None or any(d.severity == "error" for d in res.diagnostics):
         return result
+    symbols: list[Sym] = []
     if context.path is not None and context.path.endswith(".pp"):
         data = text.encode("utf-8", "surrogateescape")
         an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
-        worlds.add_file(context.path, symbols_of(an, context.path))
-    result.pending = DeepPending(res.program, context, config.tasks)
+        symbols = symbols_of(an, context.path)
+        worlds.add_file(context.path, symbols)
+    result.pending = DeepPending(res.program, context, config.tasks, symbols)
     return result
 
 
@@ -257,7 +261,11 @@ def deep_check(path: str, result: FileDiagnostics, worlds: WorldCache, debug: Te
         return
     try:
         world = worlds.world_for(pending.context)
-        result.deep = deep_findings(pending, path, world, tasks=pending.tasks)
+        world.local = pending.symbols
+        try:
+            result.deep = deep_findings(pending, path, world, tasks=pending.tasks)
+        finally:
+            world.local = []
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))

@@ -136,16 +136,16 @@ class World:
 
     def _lookup(self, name: str, kinds: tuple[str, ...]) -> list[Sym]:
         key = key_of(name)
-        memo = self._memo
-        if memo is not None:
-            hit = memo.get((key, kinds))
-            if hit is not None:
-                return hit
         local = [s for s in self.local if s.key == key and s.kind in kinds]
-        found = local or self.index.lookup(key, kinds)
-        if memo is not None:
-            memo[(key, kinds)] = found
-        return found
+        if local:
+            return local
+        memo = self._memo  # (the index's answers only: the local definitions change per file)
+        if memo is None:
+            return self.index.lookup(key, kinds)
+        hit = memo.get((key, kinds))
+        if hit is None:
+            hit = memo[(key, kinds)] = self.index.lookup(key, kinds)
+        return hit
 
     def find_class(self, name: str) -> Sym | None:
         hits = self._lookup(name, ("class",))
@@ -180,7 +180,7 @@ class World:
         from puppet_xpp.server.analysis.world import functions_named
 
         memo = self._memo
-        if memo is None:
+        if memo is None or any(s.key == key_of(name) for s in self.local):
             return functions_named(self.index, name, self.local, self._level)
         key = (key_of(name), ("function()",))
         hit = memo.get(key)

@@ -1,7 +1,8 @@
 """The worlds of a command-line run (``--validate --deep``, ``--compile``'s report): one
 :class:`World` per environment (module path, environment directory, level), its index built once from
 every module on the module path, the module a file was found in (a checkout named ``puppet-<name>/``),
-the environment's main manifest and its own ``functions/``, ``types/`` and ``lib/`` (``environment::f``) -- by the one indexer of the language server
+the environment's main manifest and its own ``functions/``, ``types/`` and ``lib/`` (``environment::f``)
+-- the directories Puppet's loaders read (:data:`AUTOLOADED`), not a module's ``examples/`` or ``tests/`` -- by the one indexer of the language server
 (:func:`server.analysis.index.index_file`), each file read once for all the worlds that share it."""
 
 from __future__ import annotations
@@ -15,9 +16,23 @@ from puppet_xpp.server.analysis.ruby_index import kind_of_path
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.xpp.environment import FileContext, infer_module
 
-__all__ = ["AutoloadIndex", "WorldCache", "autoload_name"]
+__all__ = ["AUTOLOADED", "AutoloadIndex", "WorldCache", "autoload_name"]
 
 WorldKey = tuple[tuple[str, ...], str | None, str | None, str | None]
+
+
+# the directories of a module (and of an environment) Puppet's loaders find definitions in: what lies
+# elsewhere (examples/, tests/, files/...) is never loaded, so it defines nothing
+AUTOLOADED = (
+    "manifests",
+    "functions",
+    "types",
+    "plans",
+    os.path.join("lib", "puppet", "functions"),
+    os.path.join("lib", "puppet", "parser", "functions"),
+    os.path.join("lib", "puppet", "type"),
+    os.path.join("lib", "facter"),
+)
 
 
 def autoload_name(path: str) -> str | None:
@@ -117,16 +132,21 @@ class WorldCache:
         from puppet_xpp.server.analysis.modules import modules_on_path
 
         modules = {name: m.directory for name, m in modules_on_path(context.modulepath).items()}
-        roots = list(modules.values())
-        if module_root is not None and module_root not in roots:
-            roots.append(module_root)
+        homes = list(modules.values())
+        if module_root is not None and module_root not in homes:
+            homes.append(module_root)
             inferred = infer_module(os.path.join(module_root, "manifests", "init.pp"))
             if inferred is not None:
                 modules.setdefault(inferred.name, module_root)
         if env_root is not None:  # the environment's own functions and types (``environment::f``)
-            own = [os.path.join(env_root, d) for d in ("functions", "types", "lib")]
-            roots += [d for d in own if os.path.isdir(d)]
+            homes.append(env_root)
             modules.setdefault("environment", env_root)
+        roots = [
+            os.path.join(home, sub)
+            for home in homes
+            for sub in AUTOLOADED
+            if (sub != "manifests" or home != env_root) and os.path.isdir(os.path.join(home, sub))
+        ]
         files = workspace_files(roots)
         manifest = context.manifest
         if manifest is not None:
