@@ -24,6 +24,8 @@ key includes a digest of the seeded file, so a changed seed is never answered fr
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -32,7 +34,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,7 +148,7 @@ def pristine_modules(root: Path, modules: dict[str, Module]) -> dict[str, Path]:
     for name, module in modules.items():
         dest = root / name
         if not dest.is_dir():
-            tmp = root / f".{name}.tmp"
+            tmp = root / f".{name}.tmp{os.getpid()}"
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)
             for part in _COPIED:
@@ -155,7 +157,10 @@ def pristine_modules(root: Path, modules: dict[str, Module]) -> dict[str, Path]:
                     shutil.copytree(src, tmp / part, symlinks=False, ignore_dangling_symlinks=True)
                 elif src.is_file():
                     shutil.copyfile(src, tmp / part)
-            os.replace(tmp, dest)
+            try:
+                os.replace(tmp, dest)
+            except OSError:  # another process made it first
+                shutil.rmtree(tmp, ignore_errors=True)
         out[name] = dest
     return out
 
@@ -166,11 +171,18 @@ def make_environment(directory: Path, linked: dict[str, Path], copied: dict[str,
     mods = directory / "modules"
     mods.mkdir(parents=True, exist_ok=True)
     (directory / "manifests").mkdir(exist_ok=True)
-    (directory / "environment.conf").write_text("modulepath = modules\n", encoding="utf-8")
+    conf = directory / "environment.conf"
+    if not conf.is_file():
+        tmp = directory / f".environment.conf.{os.getpid()}"
+        tmp.write_text("modulepath = modules\n", encoding="utf-8")
+        os.replace(tmp, conf)
     for name, path in linked.items():
         link = mods / name
         if not link.exists():
-            link.symlink_to(path, target_is_directory=True)
+            try:
+                link.symlink_to(path, target_is_directory=True)
+            except FileExistsError:  # another process made it first
+                pass
     for name, path in (copied or {}).items():
         if not (mods / name).exists():
             shutil.copytree(path, mods / name, symlinks=True)
@@ -178,6 +190,19 @@ def make_environment(directory: Path, linked: dict[str, Path], copied: dict[str,
 
 
 # ----------------------------------------------------------------------------------------- compiles
+
+
+@contextlib.contextmanager
+def exclusive(root: Path) -> Iterator[None]:
+    """One process at a time in the block (pytest-xdist workers that both need the seeded trees: the
+    second then finds them written and the compiles answered by the oracle's disk cache)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def compile_requests(

@@ -119,8 +119,7 @@ def puppets() -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module")
-def world(puppets: list[str]) -> dict[str, Any]:
+def _world(puppets: list[str]) -> dict[str, Any]:
     """The corpus copied, its modules' code read, and the classes whose inclusion compiles unmodified."""
     started = time.monotonic()
     modules = deep_seeds.corpus_modules()
@@ -166,7 +165,13 @@ def world(puppets: list[str]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
+def world(puppets: list[str]) -> dict[str, Any]:
+    """:func:`_world`, one pytest-xdist worker at a time."""
+    with deep_seeds.exclusive(ROOT):
+        return _world(puppets)
+
+
+def _seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     """Every seed written into its own environment, compiled by each Puppet, and our deep findings."""
     started = time.monotonic()
     pristine: dict[str, Path] = world["pristine"]
@@ -218,17 +223,25 @@ def seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     # statements of a class body that every compile of the class evaluates, which Puppet accepted: no
     # finding may be there
     accepted = [o for o in outcomes if o.seed.top_level and all(o.puppet[p].get("ok") for p in puppets)]
-    compiled = time.monotonic()
-    paths = sorted({o.path for o in (*confirmed, *accepted)})
-    ours = deep_seeds.only_deep(paths) if paths else {}
     return {
         "outcomes": outcomes,
         "confirmed": confirmed,
         "accepted": accepted,
-        "ours": ours,
-        "compile_seconds": compiled - started,
-        "deep_seconds": time.monotonic() - compiled,
+        "compile_seconds": time.monotonic() - started,
     }
+
+
+@pytest.fixture(scope="module")
+def seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
+    """:func:`_seeded` (one pytest-xdist worker at a time: the other then finds the compiles in the
+    oracle's disk cache), then our deep findings on the seeded files Puppet judged."""
+    with deep_seeds.exclusive(ROOT):
+        out = _seeded(world, puppets)
+    started = time.monotonic()
+    paths = sorted({o.path for o in (*out["confirmed"], *out["accepted"])})
+    out["ours"] = deep_seeds.only_deep(paths) if paths else {}
+    out["deep_seconds"] = time.monotonic() - started
+    return out
 
 
 def _figures(world: dict[str, Any], seeded: dict[str, Any], verbose: bool = False) -> str:
@@ -423,8 +436,7 @@ def _verdict(finding: deep_seeds.OurFinding, answer: dict[str, Any]) -> str | No
     return None
 
 
-@pytest.fixture(scope="module")
-def unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
+def _unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     """The deep findings on every usable module's unmodified code (in one environment of all the corpus
     modules), each tried against compiles that may reach it: its class or define declared (placeholders
     for required parameters), the module's main class, with strict_variables on and off (off: an unknown
@@ -504,6 +516,13 @@ def unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
         "deep_seconds": deep_seconds,
         "seconds": time.monotonic() - started,
     }
+
+
+@pytest.fixture(scope="module")
+def unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
+    """:func:`_unmodified`, one pytest-xdist worker at a time."""
+    with deep_seeds.exclusive(ROOT):
+        return _unmodified(world, puppets)
 
 
 def test_no_false_positives(unmodified: dict[str, Any]) -> None:
