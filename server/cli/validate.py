@@ -234,18 +234,20 @@ def _parse_for_deep(
     from puppet_xpp.server.analysis.document import Analysis, LineIndex
     from puppet_xpp.server.analysis.index import symbols_of
 
-    with paused():
+    symbols: list[Sym] = []
+    with paused():  # (as check(): no collection while the tree is made; the tokens dropped inside)
         res = parse(text, config.file, epp=config.epp, tasks=config.tasks)
+        parsed = res.program is not None and not any(d.severity == "error" for d in res.diagnostics)
+        if parsed and context.path is not None and context.path.endswith(".pp"):
+            data = text.encode("utf-8", "surrogateescape")
+            an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
+            symbols = symbols_of(an, context.path)
+            worlds.add_file(context.path, symbols)
+        res.tokens = []
         validation = list(checker(config).validate(res.program)) if res.program is not None else []
     result = FileDiagnostics([*res.diagnostics, *validation], cast("Locator | None", res.locator), text)
-    if res.program is None or any(d.severity == "error" for d in res.diagnostics):
+    if not parsed:
         return result
-    symbols: list[Sym] = []
-    if context.path is not None and context.path.endswith(".pp"):
-        data = text.encode("utf-8", "surrogateescape")
-        an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
-        symbols = symbols_of(an, context.path)
-        worlds.add_file(context.path, symbols)
     result.pending = DeepPending(res.program, context, config.tasks, symbols)
     return result
 
