@@ -11,8 +11,8 @@ findings are in -- at most ``HOLD`` (a few milliseconds): a keystroke usually gi
 all three sources.  A check that takes longer lets the publish go with the last findings carried over to
 the new text (:func:`carried`: the one the edit touched left out, the others moved), and publishes again
 when done; and a document whose checks are slow (edits inside a statement of thousands of lines: the
-statement is checked whole) is checked once typing pauses (``PAUSE``), not at every keystroke, where
-it would hold up the next keystroke's analysis on the worker.  Never a publish without the deep findings
+statement is checked whole) is checked once typing pauses (:func:`pause`: ten times as long as the check
+takes), not at every keystroke, where it would hold up the next keystroke's analysis on the worker.  Never a publish without the deep findings
 and then one with them (no flicker), never a finding at a stale place.  When the index changes
 (a file saved, created or deleted on disk, a folder added: ``ObservedIndex``'s listeners) or the
 setting (``deepChecks.enabled``) does, the open documents are checked again and published when their
@@ -80,9 +80,11 @@ SEVERITIES = {"error": SEVERITY_ERROR, "warning": SEVERITY_WARNING, "note": SEVE
 # meanwhile
 HOLD = 0.005
 # a document whose last check took longer than FAST seconds is checked once typing pauses for PAUSE
-# seconds (as lint is: server/lsp/lint.py), not at every keystroke
+# seconds (as lint is: server/lsp/lint.py), or ten times as long as the check takes (at most
+# MAX_PAUSE), not at every keystroke
 FAST = 0.004
 PAUSE = 0.15
+MAX_PAUSE = 5.0
 
 # seconds after an index change (a burst of them: a checkout, a folder added) before the open documents
 # are checked again
@@ -149,8 +151,15 @@ def holds(ls: PuppetServer, st: DocState) -> bool:
     store.by_source[DEEP] = carried(st)
     if cache.timer is not None:
         cache.timer.cancel()
-    cache.timer = loop.call_later(PAUSE, schedule, ls, st, True)
+    cache.timer = loop.call_later(pause(cache.cost), schedule, ls, st, True)
     return False
+
+
+def pause(cost: float) -> float:
+    """Seconds without a keystroke before a check that takes ``cost`` seconds runs: ``PAUSE``, or ten
+    times the check for a longer one, so that a check the next keystroke may have to wait for is rare
+    (at most a tenth of the idle time before it)."""
+    return min(MAX_PAUSE, max(PAUSE, 10 * cost))
 
 
 def release(ls: PuppetServer, st: DocState, version: int | None) -> None:
