@@ -238,11 +238,19 @@ def test_nothing_where_puppet_compiles(case: Case, puppet: str) -> None:
 
 
 def test_missing_module_is_one_note() -> None:
-    """Names of a module that is not on the module path: one note naming the module, no error."""
+    """Names of a module that is not on the module path: one note naming the module (at its first use
+    in the run's first file that names it), no error."""
     body = "  include gone::a\n  gone::t { 'x': }\n  $v = gone::f()\n  notice($v)\n"
-    env = environment({"modules/m/manifests/init.pp": m(body)})
+    env = environment(
+        {
+            "modules/m/manifests/init.pp": m(body),
+            "modules/m/manifests/z.pp": "class m::z {\n  include gone\n}\n",
+        }
+    )
     status, found = ours(env)
-    assert [(f.code, f.severity, f.line) for f in found] == [("DEEP_MISSING_MODULE", "note", 2)]
+    assert [(Path(f.file).name, f.code, f.severity, f.line) for f in found] == [
+        ("init.pp", "DEEP_MISSING_MODULE", "note", 2)
+    ]
     assert "'gone'" in found[0].message
     assert status == 0
 

@@ -39,7 +39,8 @@ validated (:mod:`server.cli.formats`: the writers ``--lint`` and ``--compile`` u
 ``--deep`` adds the deep checks (:mod:`server.analysis.deep`: unknown classes, resource types, functions
 and parameters, missing required parameters, wrong arity, literals of the wrong type, duplicate
 declarations, unknown variables -- what a catalog compile would stop, where the file's environment and
-module path prove it), after the file's validation diagnostics, in Puppet's words: on a text line as
+module path prove it), after the file's validation diagnostics, in Puppet's words (a module missing
+from the module path: one note at the first file that names it): on a text line as
 ``Error: MESSAGE (file: F, line: L[, column: C])`` (a note as ``Notice:``); in JSON with ``"source":
 "puppet-xpp-deep"``; in the other formats as the tool ``puppet-xpp-deep``.  A deep finding of severity
 error makes the exit status 1.  Without ``--deep`` the output is the validator's alone.
@@ -252,6 +253,19 @@ def _parse_for_deep(
     return result
 
 
+def once_per_module(found: list[DeepFinding], noted: set[str]) -> list[DeepFinding]:
+    """A file's deep findings without the notes of a missing module an earlier file's note named."""
+    out = []
+    for f in found:
+        module = f.data.get("module") if f.code == "DEEP_MISSING_MODULE" else None
+        if isinstance(module, str):
+            if module in noted:
+                continue
+            noted.add(module)
+        out.append(f)
+    return out
+
+
 def deep_check(path: str, result: FileDiagnostics, worlds: WorldCache, debug: TextIO | None = None) -> None:
     """Add the deep findings of a file :func:`validate_file` kept a parse of (a failure: the file's
     INTERNAL_ERROR, as any other)."""
@@ -302,9 +316,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         worlds = WorldCache(args.puppet_version)
     results = _results(args, modulepath, err, worlds)
+    noted: set[str] = set()  # the missing modules a note named already (one note per run)
     for path, result in results:
         if worlds is not None:
             deep_check(path, result, worlds, err if args.debug else None)
+            result.deep = once_per_module(result.deep, noted)
         diagnostics = result.diagnostics
         if any(d.severity == "error" for d in diagnostics) or any(f.severity == "error" for f in result.deep):
             any_error = True
