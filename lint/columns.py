@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from itertools import compress, count, repeat
+from operator import attrgetter, is_not
 from typing import Any, overload
 
 from puppet_xpp.lint.tokens import FORMATTING, LexProblem, Tok, tokenise_runs
@@ -38,6 +40,11 @@ def _code(name: str) -> int:
 for _name in sorted(FORMATTING):
     _code(_name)
 _FORMATTING_CODES = frozenset(_CODES.values())  # (registered first: their codes are these)
+_TYPE = attrgetter("type")
+_VALUE = attrgetter("value")
+_RAW = attrgetter("raw")
+_LINE = attrgetter("line")
+_COLUMN = attrgetter("column")
 
 
 def _neighbour(find: Callable[[TokenColumns, int], int]) -> Any:
@@ -108,6 +115,9 @@ class TokenColumns(Picked):
         self.lines = array("i")
         self.cols = array("i")
         self.by_type: dict[str, Sequence[int]] = {}  # type -> its positions (arrays)
+        # the token at position ``i`` (0 <= i < len) as a new view: a closure over the columns (made
+        # millions of times on a large manifest)
+        self.view: Callable[[int], Tok] = self._viewer()
 
     def take(self, run: list[Tok], by: dict[str, list[int]]) -> None:
         """Append a run of numbered tokens (:func:`~puppet_xpp.lint.tokens.tokenise_runs`)."""
@@ -116,34 +126,43 @@ class TokenColumns(Picked):
         for name in by:
             if name not in codes:
                 _code(name)
-        self.types.extend([codes[t.type] for t in run])
-        self.values.extend([t.value for t in run])
-        self.lines.extend([t.line for t in run])
-        self.cols.extend([t.column for t in run])
-        raws = self.raws
-        for k, t in enumerate(run):
-            if t.raw is not None:
-                raws[base + k] = t.raw
+        self.types.extend(map(codes.__getitem__, map(_TYPE, run)))
+        self.values.extend(map(_VALUE, run))
+        self.lines.extend(map(_LINE, run))
+        self.cols.extend(map(_COLUMN, run))
+        raws = list(map(_RAW, run))
+        self.raws.update(compress(zip(count(base), raws), map(is_not, raws, repeat(None))))
         index = self.by_type
         for name, positions in by.items():
             got = index.get(name)
             if got is None:
                 got = index[name] = array("i")
             assert isinstance(got, array)
-            got.extend([p + base for p in positions])
+            got.extend(map(base.__add__, positions))
         self.positions = range(len(self.types))
 
-    def view(self, i: int) -> Tok:
-        """The token at position ``i`` (0 <= i < len), as a new view."""
-        v = TokenView.__new__(TokenView)
-        v.type = _NAMES[self.types[i]]
-        v.value = self.values[i]
-        v.raw = self.raws.get(i)
-        v.line = self.lines[i]
-        v.column = self.cols[i]
-        v.idx = i
-        v.columns = self
-        return v
+    def _viewer(self) -> Callable[[int], Tok]:
+        new = object.__new__
+        kind = TokenView
+        names = _NAMES
+        types = self.types
+        values = self.values
+        raw = self.raws.get
+        lines = self.lines
+        cols = self.cols
+
+        def view(i: int) -> Tok:
+            v: TokenView = new(kind)
+            v.type = names[types[i]]
+            v.value = values[i]
+            v.raw = raw(i)
+            v.line = lines[i]
+            v.column = cols[i]
+            v.idx = i
+            v.columns = self
+            return v
+
+        return view
 
     def code_before(self, i: int) -> int:
         """The position of the last code token before ``i``, or -1."""

@@ -139,6 +139,11 @@ class Manifest:
                     lst.append(i)
             by = dict(lists)
         self._by_type = by
+        toks = self.tokens
+        # the type of the token at a position (in columns: read without making the token)
+        self.type_at: Callable[[int], str] = (
+            toks.type_at if isinstance(toks, TokenColumns) else (lambda i: toks[i].type)
+        )
 
     def editable(self) -> list[Tok]:
         """The token list a fix edits (a manifest being fixed is tokenised as linked objects)."""
@@ -335,8 +340,9 @@ class Manifest:
         structure = self._structure
         depth = 0
         lparen: int | None = None
+        type_at = self.type_at
         for i in structure[bisect_left(structure, start) : bisect_right(structure, end)]:
-            ty = toks[i].type
+            ty = type_at(i)
             if ty == "LPAREN":
                 depth += 1
                 if depth == 1:
@@ -364,12 +370,12 @@ class Manifest:
             brace = paren = 0
             in_params = False
             inherited: Tok | None = None
+            type_at = self.type_at
             for p in range(bisect_right(structure, i), len(structure)):  # (no copy per definition)
                 j = structure[p]
-                t = toks[j]
-                ty = t.type
+                ty = type_at(j)
                 if ty == "INHERITS":
-                    inherited = t.next_code
+                    inherited = toks[j].next_code
                 elif ty == "LPAREN":
                     if paren == 0:
                         in_params = True

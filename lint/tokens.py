@@ -367,12 +367,16 @@ def tokenise_runs(text: str, take: Callable[[list[Tok], dict[str, list[int]]], N
             return
         by, state[2], state[3] = _number_run(tokens, state[0], state[1], state[2], state[3])
         take(tokens, by)
+        for before in state[:2]:  # (their links into this run)
+            if before is not None:
+                before.next = before.next_code = None
         last = tokens[-1]
         state[0] = _Fresh(last.type, last.value, last.raw)  # (its type is all the next run reads)
         code = last if last.type not in FORMATTING else last.prev_code
         if code is not None and code is not state[1]:
             state[1] = _Fresh(code.type, code.value, code.raw)
-        unlink(tokens)
+        for t in tokens:  # the forward links are all the cycles (reference counting frees the rest)
+            t.next = t.next_code = None
         tokens.clear()
 
     builder = _Builder(text)
