@@ -275,13 +275,12 @@ def _argument_types(
     found = [r for r in rejected if r is not None]
     k, param = found[0]
     if len({i for i, _ in found}) == 1 and len({p.name for _, p in found}) == 1:
-        # Puppet merges the signatures' mismatches of one parameter into one phrase
-        type_texts = list(dict.fromkeys(p.type for _, p in found))
-        spec = type_texts[0] if len(type_texts) == 1 else f"Variant[{', '.join(type_texts)}]"
-        phrases = typecheck.mismatches(spec, args[k], answers)
-        if not phrases or len(phrases) != 1:
+        # Puppet merges the signatures' mismatches of one parameter into one phrase (its describer's
+        # merge, through the type model's)
+        merged = typecheck.signatures_mismatch([(p.type, p.name) for _, p in found], args[k], answers)
+        if merged is None:
             return []
-        message = f"'{name}' parameter '{param.name}' {phrases[0]}"
+        message = f"'{name}' {merged}"
     else:
         lines = [f"The function '{name}' was called with arguments it does not accept. It expects one of:"]
         for sig, (i, p) in zip(sigs, found):

@@ -11,7 +11,7 @@ from typing import Any
 from puppet_xpp.server.analysis.deep import types
 from puppet_xpp.server.analysis.deep.world import Answers
 
-__all__ = ["alias_resolver", "matches", "mismatch", "mismatches", "parameter_error"]
+__all__ = ["alias_resolver", "matches", "mismatch", "mismatches", "parameter_error", "signatures_mismatch"]
 
 parameter_error = types.parameter_error
 
@@ -54,3 +54,42 @@ def matches(type_text: str, value: Any, answers: Answers) -> bool | None:
         return types.matches(type_text, value, alias_resolver(answers))
     except Exception:  # the type model's failure proves nothing
         return None
+
+
+def signatures_mismatch(entries: list[tuple[str, str]], value: Any, answers: Answers) -> str | None:
+    """Puppet's words when every signature of a function rejects the same argument ``value``:
+    ``entries`` is each signature's (parameter type, parameter name) at that argument.  The type
+    model's describer is asked for each signature's mismatch and merges them as Puppet's
+    ``describe_signatures`` does (one parameter: ``parameter 'arg' expects a value of type Numeric,
+    String, Array, or Hash, got Boolean``); None when they do not merge into one or cannot be proven."""
+    from puppet_xpp.server.analysis.deep.types_describe import describe, merge_descriptions
+    from puppet_xpp.server.analysis.deep.types_model import ALIAS_RESOLVER, PType, Unprovable
+    from puppet_xpp.server.analysis.deep.types_normal import infer
+    from puppet_xpp.server.analysis.deep.types_parse import value_of
+
+    aliases = alias_resolver(answers)
+
+    def resolve(name: str) -> tuple[str, PType] | None:
+        text = aliases(name)
+        parsed = types.parse_type(text) if text is not None else None
+        return (name, parsed) if parsed is not None else None
+
+    token = ALIAS_RESOLVER.set(resolve)
+    try:
+        actual = infer(value_of(value))
+        found = []
+        for index, (type_text, name) in enumerate(entries):
+            expected = types.parse_type(type_text or "Any")
+            if expected is None:
+                return None
+            found.append(describe(expected, actual, (("variant", index), ("parameter", name))))
+        if not found or any(not f for f in found):
+            return None
+        merged = merge_descriptions(0, found)
+        if len(merged) != 1:
+            return None
+        return merged[0].text().lstrip()
+    except (Unprovable, RecursionError, Exception):  # the type model's failure proves nothing
+        return None
+    finally:
+        ALIAS_RESOLVER.reset(token)
