@@ -18,8 +18,9 @@ History: on 7354be1 validate peaked at 396 MB (classes) and 329 MB (heredoc); on
 and 332 MB (the serializer's identity table of every node and list); on 7efca84 list's validate at 345
 MB and compile at 347 MB (tokens and tree coexisting).  The server's analysis of list peaked at 345 MB
 (the incremental parser keeping every token) until grammar.incremental.compact.  Lint's tokens (one
-object of 10 slots each, ~200 bytes with their positions) still take 426 MB on classes and 505 MB on
-list: those two are expected failures until lint keeps its tokens in columns.
+object of 10 slots each, ~200 bytes with their positions) took 426 MB on classes and 505 MB on list
+until lint.columns (a large manifest's tokens in columns, a token object made only when read: 244 and
+254 MB).
 
 The parse that drops its tokens as it goes gives what the parse that keeps them gives, also after syntax
 errors (where it parses again keeping them).  Also the fact grammar.gcpause relies on when it freezes
@@ -47,12 +48,8 @@ MEMORY_LIMIT_MB = 300
 CPU_LIMIT = 5.0 * 1.5  # seconds of the child's CPU: 5 s on this machine, times what load adds to it
 WALL_LIMIT = 120.0  # seconds: only that it ends (CPU_LIMIT is the bound)
 
-# lint's tokens are one object each (lint.tokens.Tok): over 300 MB for these shapes (module docstring)
-_LINT_MEMORY = pytest.mark.xfail(
-    strict=True, reason="lint's tokens: one object each, 426 MB (classes) / 505 MB (list) at peak"
-)
 CASES = [
-    pytest.param(shape, mode, marks=_LINT_MEMORY if mode == "lint" and shape in ("classes", "list") else ())
+    pytest.param(shape, mode)
     for shape in ("classes", "heredoc", "list")
     for mode in ("validate", "compile", "lint", "server")
 ]
