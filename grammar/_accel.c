@@ -44,6 +44,8 @@ typedef struct {
     int *sizes;         /* nrules */
     int *origins;       /* nrules */
     char *unit;         /* nrules */
+    char *watched;      /* nrules: 1 a statement list grew, 2 a list is complete (Driver.run's watch) */
+    int lbrace;         /* the terminal index of LBRACE (-1: none) */
     int end_state;
     PyObject *term_ids;   /* dict: token type -> terminal index */
     PyObject *callbacks;  /* tuple of nrules functions */
@@ -60,6 +62,7 @@ static void Machine_dealloc(Machine *m) {
     free(m->sizes);
     free(m->origins);
     free(m->unit);
+    free(m->watched);
     Py_XDECREF(m->term_ids);
     Py_XDECREF(m->callbacks);
     Py_XDECREF(m->states);
@@ -108,14 +111,16 @@ static int *int_array(PyObject *seq, Py_ssize_t n, const char *what) {
 }
 
 static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    int nstates, nterms, nnonterms, end_state;
-    PyObject *actions, *gotos, *default_reduce, *only_reduce, *sizes, *origins, *unit, *term_ids, *callbacks;
+    int nstates, nterms, nnonterms, end_state, lbrace;
+    PyObject *actions, *gotos, *default_reduce, *only_reduce, *sizes, *origins, *unit, *watched, *term_ids,
+        *callbacks;
     static char *kwlist[] = {"nstates", "nterms", "nnonterms", "actions", "gotos", "default_reduce",
-                             "only_reduce", "sizes", "origins", "unit", "end_state", "term_ids",
-                             "callbacks", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiOOOOOOOiO!O!", kwlist, &nstates, &nterms, &nnonterms,
+                             "only_reduce", "sizes", "origins", "unit", "watched", "lbrace", "end_state",
+                             "term_ids", "callbacks", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiOOOOOOOOiiO!O!", kwlist, &nstates, &nterms, &nnonterms,
                                      &actions, &gotos, &default_reduce, &only_reduce, &sizes, &origins,
-                                     &unit, &end_state, &PyDict_Type, &term_ids, &PyTuple_Type, &callbacks))
+                                     &unit, &watched, &lbrace, &end_state, &PyDict_Type, &term_ids,
+                                     &PyTuple_Type, &callbacks))
         return NULL;
     if (nstates <= 0 || nterms <= 0 || nnonterms <= 0 || end_state < 0 || end_state >= nstates) {
         PyErr_SetString(PyExc_ValueError, "bad table dimensions");
@@ -130,6 +135,7 @@ static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     m->nnonterms = nnonterms;
     m->nrules = (int)nrules;
     m->end_state = end_state;
+    m->lbrace = lbrace < 0 || lbrace >= nterms ? -1 : lbrace;
     m->term_ids = Py_NewRef(term_ids);
     m->callbacks = Py_NewRef(callbacks);
     if ((m->actions = int_array(actions, (Py_ssize_t)nstates * nterms, "actions")) == NULL ||
@@ -151,6 +157,18 @@ static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (Py_ssize_t k = 0; k < nrules; k++)
         m->unit[k] = u[k] != 0;
     free(u);
+    int *w = int_array(watched, nrules, "watched");
+    if (w == NULL)
+        goto fail;
+    m->watched = malloc((size_t)(nrules > 0 ? nrules : 1));
+    if (m->watched == NULL) {
+        free(w);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t k = 0; k < nrules; k++)
+        m->watched[k] = (char)(w[k] == 1 || w[k] == 2 ? w[k] : 0);
+    free(w);
     /* every entry must lead somewhere valid: a shift to a state, a reduction by a rule */
     for (Py_ssize_t k = 0; k < (Py_ssize_t)nstates * nterms; k++) {
         int a = m->actions[k];
@@ -220,34 +238,79 @@ static PyObject *result(int status, PyObject *value, Py_ssize_t i) {
     return Py_BuildValue("(iOn)", status, value, i);
 }
 
-static PyObject *Machine_run(Machine *m, PyObject *args) {
-    PyObject *builder, *tokens, *end_tok, *stack_list, *values;
-    Py_ssize_t i, n, max_stack;
-    int cut, release;
-    if (!PyArg_ParseTuple(args, "OO!nnOO!O!ppn", &builder, &PyList_Type, &tokens, &i, &n, &end_tok,
-                          &PyList_Type, &stack_list, &PyList_Type, &values, &cut, &release, &max_stack))
-        return NULL;
-    Py_ssize_t depth = PyList_GET_SIZE(stack_list);
-    if (depth < 1) {
+/* The caller's list read into the int stack (grown as needed): at the start, and after a watch, which may
+ * have changed it (event "open" pushes a body's statements itself). */
+static int read_stack(Machine *m, PyObject *stack_list, int **stack, Py_ssize_t *depth, Py_ssize_t *cap) {
+    Py_ssize_t n = PyList_GET_SIZE(stack_list);
+    if (n < 1) {
         PyErr_SetString(PyExc_ValueError, "empty stack");
+        return -1;
+    }
+    if (n + 1 > *cap) {
+        Py_ssize_t ncap = n + 64;
+        int *grown = realloc(*stack, sizeof(int) * (size_t)ncap);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *stack = grown;
+        *cap = ncap;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        long v = PyLong_AsLong(PyList_GET_ITEM(stack_list, k));
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (v < 0 || v >= m->nstates) {
+            PyErr_SetString(PyExc_ValueError, "stack state out of range");
+            return -1;
+        }
+        (*stack)[k] = (int)v;
+    }
+    *depth = n;
+    return 0;
+}
+
+static int write_back(Machine *m, PyObject *stack_list, const int *stack, Py_ssize_t depth);
+
+/* watch(event, i, stack, values) with the stack written back first and read again after; its result (new),
+ * or NULL */
+static PyObject *call_watch(Machine *m, PyObject *watch, const char *event, Py_ssize_t i, PyObject *stack_list,
+                            PyObject *values, int **stack, Py_ssize_t *depth, Py_ssize_t *cap) {
+    if (write_back(m, stack_list, *stack, *depth) < 0)
+        return NULL;
+    PyObject *r = PyObject_CallFunction(watch, "snOO", event, i, stack_list, values);
+    if (r == NULL)
+        return NULL;
+    if (read_stack(m, stack_list, stack, depth, cap) < 0) {
+        Py_DECREF(r);
         return NULL;
     }
-    Py_ssize_t cap = depth + 64;
-    int *stack = malloc(sizeof(int) * (size_t)cap);
-    if (stack == NULL)
-        return PyErr_NoMemory();
-    for (Py_ssize_t k = 0; k < depth; k++) {
-        long v = PyLong_AsLong(PyList_GET_ITEM(stack_list, k));
-        if (v == -1 && PyErr_Occurred()) {
-            free(stack);
-            return NULL;
-        }
-        if (v < 0 || v >= m->nstates) {
-            free(stack);
-            PyErr_SetString(PyExc_ValueError, "stack state out of range");
-            return NULL;
-        }
-        stack[k] = (int)v;
+    return r;
+}
+
+/* the truth of a watch's answer (consumed); -1 on error */
+static int truth(PyObject *r) {
+    if (r == NULL)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+static PyObject *Machine_run(Machine *m, PyObject *args) {
+    PyObject *builder, *tokens, *end_tok, *stack_list, *values, *watch = Py_None;
+    Py_ssize_t i, n, max_stack, floor = 0;
+    int cut, release;
+    if (!PyArg_ParseTuple(args, "OO!nnOO!O!ppn|On", &builder, &PyList_Type, &tokens, &i, &n, &end_tok,
+                          &PyList_Type, &stack_list, &PyList_Type, &values, &cut, &release, &max_stack, &watch,
+                          &floor))
+        return NULL;
+    const int watching = watch != Py_None;
+    Py_ssize_t depth = 0, cap = 0;
+    int *stack = NULL;
+    if (read_stack(m, stack_list, &stack, &depth, &cap) < 0) {
+        free(stack);
+        return NULL;
     }
     const int nterms = m->nterms, nnonterms = m->nnonterms;
     const int *actions = m->actions, *gotos = m->gotos;
@@ -272,8 +335,9 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
         }
         PyObject *tid = PyDict_GetItemWithError(m->term_ids, type);
         Py_DECREF(type);
+        long t = -1;
         if (tid != NULL) {
-            long t = PyLong_AsLong(tid);
+            t = PyLong_AsLong(tid);
             if (t >= 0 && t < nterms)
                 act = actions[(Py_ssize_t)state * nterms + t];
         } else if (PyErr_Occurred()) {
@@ -311,11 +375,30 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
                 status = 2;
                 break;
             }
+            if (watching && t == m->lbrace && t >= 0) { /* a body opens: the watch may push it whole */
+                PyObject *r = call_watch(m, watch, "open", i, stack_list, values, &stack, &depth, &cap);
+                if (r == NULL)
+                    goto error;
+                int yes = PyObject_IsTrue(r);
+                if (yes < 0) {
+                    Py_DECREF(r);
+                    goto error;
+                }
+                if (yes) {
+                    Py_ssize_t k2 = PyLong_AsSsize_t(r);
+                    if (k2 == -1 && PyErr_Occurred()) {
+                        Py_DECREF(r);
+                        goto error;
+                    }
+                    i = k2;
+                }
+                Py_DECREF(r);
+            }
             continue;
         }
         int k = -act - 1;
         int origin = m->origins[k];
-        if (m->unit[k]) { /* the value on top is the result: only the state changes */
+        if (m->unit[k] && (!watching || depth > floor)) { /* the value on top is the result: only the state */
             if (depth < 2) {
                 Py_DECREF(tok);
                 PyErr_SetString(PyExc_IndexError, "stack underflow");
@@ -340,6 +423,23 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
         }
         Py_DECREF(tok);
         int size = m->sizes[k];
+        int w = 0;
+        if (watching) {
+            w = m->watched[k];
+            if (depth - size < floor) {
+                status = 3;
+                break;
+            }
+            if (w == 2) {
+                int stop = truth(call_watch(m, watch, "end", i, stack_list, values, &stack, &depth, &cap));
+                if (stop < 0)
+                    goto error;
+                if (stop) {
+                    status = 3;
+                    break;
+                }
+            }
+        }
         Py_ssize_t nv = PyList_GET_SIZE(values);
         if (size >= depth || size > nv) {
             PyErr_SetString(PyExc_IndexError, "stack underflow");
@@ -372,6 +472,20 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
             depth--;
             Py_DECREF(v);
             goto error;
+        }
+        if (w) {
+            int stop = truth(call_watch(m, watch, w == 1 ? "item" : "list", i, stack_list, values, &stack, &depth,
+                                        &cap));
+            if (stop < 0) {
+                Py_DECREF(v);
+                goto error;
+            }
+            if (stop) {
+                Py_DECREF(v);
+                status = 3;
+                break;
+            }
+            g = stack[depth - 1]; /* (as the list has it now) */
         }
         if (tok == end_tok && g == m->end_state) {
             Py_SETREF(value, v);

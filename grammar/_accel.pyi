@@ -20,6 +20,8 @@ class Machine:
         sizes: list[int],
         origins: list[int],
         unit: list[int],
+        watched: list[int],
+        lbrace: int,
         end_state: int,
         term_ids: dict[str, int],
         callbacks: tuple[Any, ...],
@@ -36,6 +38,8 @@ class Machine:
         cut: bool,
         release: bool,
         max_stack: int,
+        watch: Any = None,
+        floor: int = 0,
         /,
     ) -> tuple[int, Any, int]: ...
 

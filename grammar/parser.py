@@ -313,11 +313,11 @@ def rule_plan(cls: type) -> RulePlan:
         unit = [
             plain and name == "pass1" and size == 1 and w == 0 for (name, size, _o), w in zip(rules, watched)
         ]
-        plan = _PLANS[cls] = RulePlan(callbacks, watched, unit, _machine(callbacks, unit))
+        plan = _PLANS[cls] = RulePlan(callbacks, watched, unit, _machine(callbacks, unit, watched))
     return plan
 
 
-def _machine(callbacks: list[tuple[Any, int, str]], unit: list[bool]) -> Any:
+def _machine(callbacks: list[tuple[Any, int, str]], unit: list[bool], watched: list[int]) -> Any:
     """The C loop's Machine for these rule actions (the tables as dense int arrays), or None."""
     if _accel is None:
         return None
@@ -343,6 +343,8 @@ def _machine(callbacks: list[tuple[Any, int, str]], unit: list[bool]) -> Any:
         sizes=[size for _f, size, _o in callbacks],
         origins=[nonterm_ids[origin] for _f, _s, origin in callbacks],
         unit=[int(u) for u in unit],
+        watched=watched,
+        lbrace=term_ids.get("LBRACE", -1),
         end_state=t.end,
         term_ids=term_ids,
         callbacks=tuple(fn for fn, _s, _o in callbacks),
@@ -412,16 +414,19 @@ class Driver:
         end_tok = CutToken(eof_pos) if self.cut else EndToken(eof_pos)
         end_state = self.t.end
         release = self.release
-        # the C loop (grammar/_accel.c) runs the same steps as the loop below for a run without a watch,
-        # up to an acceptance, a syntax error or too deep a stack; what follows an error stays here
-        machine = self.machine if watch is None else None
+        # the C loop (grammar/_accel.c) runs the same steps as the loop below (the watch called at the same
+        # events, with the stack and values as they are then), up to an acceptance, a syntax error, too
+        # deep a stack or a stop; what follows an error stays here
+        machine = self.machine
         while True:
             if machine is not None:
                 status, v, i = machine.run(
-                    b, tokens, i, n, end_tok, stack, values, self.cut, release, MAX_STACK
+                    b, tokens, i, n, end_tok, stack, values, self.cut, release, MAX_STACK, watch, floor
                 )
                 if status == 0:
                     return v, None
+                if status == 3:
+                    return STOPPED, i
                 if status == 2:
                     if release:
                         raise NeedTokens
@@ -431,6 +436,8 @@ class Driver:
                 if k is None:
                     return self.salvage(stack, values), i
                 resumed = i = k
+                if watch is not None and watch("resume", i, stack, values):
+                    return STOPPED, i
                 continue
             tok = tokens[i] if i < n else end_tok
             act = actions[stack[-1]].get(tok.type)

@@ -300,3 +300,47 @@ def test_snippets_every_prefix_same(monkeypatch: pytest.MonkeyPatch) -> None:
                 )
                 assert c == p, (cut, epp, tasks)
     assert len(seen) > 1000
+
+
+def _incremental_trace(files: list[str], seed: int) -> list[Any]:
+    """What the incremental parser (its runs watched: statement lists recorded, bodies kept whole, runs
+    stopped at old boundaries) gives for each file and after each of a few seeded edits: the Program, the
+    parse and validation diagnostics, its mode."""
+    from puppet_xpp.grammar.incremental import IncrementalParser
+
+    rng = random.Random(seed)
+    out: list[Any] = []
+    for path in files:
+        text = _read(path)
+        config = CheckConfig(file=path)
+        p = IncrementalParser(text, config)
+        for k in range(6):
+            if k:
+                a = rng.randrange(len(p.data) + 1)
+                b = min(len(p.data), a + rng.choice([0, 0, 1, 3]))
+                p.edit(a, b, rng.choice(TOKENS))
+            p.update()
+            program = None if p.program is None else _shape(p.program)
+            out.append(
+                (
+                    path,
+                    k,
+                    program,
+                    _diagnostics(p.parse_diagnostics()),
+                    _diagnostics(p.validation_diagnostics()),
+                )
+            )
+            out.append(p.stats.get("mode"))
+    return out
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS, reason="corpus not installed")
+def test_incremental_runs_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language server's parser: its watched runs go through the C loop too (the watch called at the
+    same events with the same stack), on every twentieth corpus manifest and seeded edits of it."""
+    files = [p for p in corpus_files("pp")[::20] if os.path.getsize(p) < 30_000]
+    c, p = _both(monkeypatch, lambda: _incremental_trace(files, 7))
+    assert len(c) == len(p)
+    for x, y in zip(c, p):
+        assert x == y
