@@ -137,6 +137,44 @@ def test_parse_and_validation_make_no_cycles() -> None:
             gc.enable()
 
 
+# the language server's lint worker (server.analysis.lint_pool's child): what server.lsp.lint has it run
+# on a published document, with the child's own peak and CPU time printed at its end
+_LINT_WORKER = """
+import json, resource, sys
+from puppet_xpp.server.analysis import lint
+from puppet_xpp.server.analysis.workspace import LintSettings
+with open(sys.argv[1], encoding="utf-8") as handle:
+    text = handle.read()
+found = lint.diagnostics(text, sys.argv[1], LintSettings(), "utf-16")
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"found": len(found), "peak_kb": peak, "cpu": usage.ru_utime + usage.ru_stime}))
+"""
+
+
+@pytest.mark.parametrize("shape", ["classes", "heredoc", "list"])
+def test_lint_worker_within_bounds(shape: str, tmp_path: Any) -> None:
+    """The language server's lint of a 5 MB document (the lint worker's call, in a child process of its
+    own, start-up included): within the command line's bounds. lint.columns keeps the tokens of so
+    large a text in columns; with one object per token this peaked at 432 MB (classes) and 510 MB
+    (list)."""
+    import json
+
+    huge = tmp_path / "site.pp"
+    huge.write_text(bench_huge().SHAPES[shape](SIZE), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", _LINT_WORKER, str(huge)], capture_output=True, text=True, timeout=WALL_LIMIT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.splitlines()[-1])
+    peak_mb = figures["peak_kb"] / 1024
+    described = f"lint worker on a 5 MB manifest ({shape}): {peak_mb:.0f} MB, {figures['cpu']:.2f} s CPU"
+    assert figures["found"] > 0 or shape != "classes", described  # (the generated classes have warnings)
+    assert peak_mb <= MEMORY_LIMIT_MB, described
+    assert figures["cpu"] <= CPU_LIMIT, f"{described} (load {os.getloadavg()[0]:.1f})"
+
+
 def test_lint_heredocs_as_puppet_lint(oracle: Any) -> None:
     """lint reads a heredoc's text in runs (lint.tokens._Slurper.heredoc): puppet-lint 3.0.1's problems
     (every check) on seeded heredocs mixing interpolations, "$" next to text, braces, margins, dashes,
