@@ -110,6 +110,30 @@ static int *int_array(PyObject *seq, Py_ssize_t n, const char *what) {
     return a;
 }
 
+/* a sequence of n ints from 0 to max into a new malloc'd char array (NULL and an exception otherwise) */
+static char *small_array(PyObject *seq, Py_ssize_t n, const char *what, int max) {
+    int *a = int_array(seq, n, what);
+    if (a == NULL)
+        return NULL;
+    char *c = malloc((size_t)(n > 0 ? n : 1));
+    if (c == NULL) {
+        free(a);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (a[k] < 0 || a[k] > max) {
+            PyErr_Format(PyExc_ValueError, "%s: %d out of range", what, a[k]);
+            free(a);
+            free(c);
+            return NULL;
+        }
+        c[k] = (char)a[k];
+    }
+    free(a);
+    return c;
+}
+
 static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     int nstates, nterms, nnonterms, end_state, lbrace;
     PyObject *actions, *gotos, *default_reduce, *only_reduce, *sizes, *origins, *unit, *watched, *term_ids,
@@ -145,30 +169,9 @@ static PyObject *Machine_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         (m->sizes = int_array(sizes, nrules, "sizes")) == NULL ||
         (m->origins = int_array(origins, nrules, "origins")) == NULL)
         goto fail;
-    int *u = int_array(unit, nrules, "unit");
-    if (u == NULL)
+    if ((m->unit = small_array(unit, nrules, "unit", 1)) == NULL ||
+        (m->watched = small_array(watched, nrules, "watched", 2)) == NULL)
         goto fail;
-    m->unit = malloc((size_t)(nrules > 0 ? nrules : 1));
-    if (m->unit == NULL) {
-        free(u);
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t k = 0; k < nrules; k++)
-        m->unit[k] = u[k] != 0;
-    free(u);
-    int *w = int_array(watched, nrules, "watched");
-    if (w == NULL)
-        goto fail;
-    m->watched = malloc((size_t)(nrules > 0 ? nrules : 1));
-    if (m->watched == NULL) {
-        free(w);
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t k = 0; k < nrules; k++)
-        m->watched[k] = (char)(w[k] == 1 || w[k] == 2 ? w[k] : 0);
-    free(w);
     /* every entry must lead somewhere valid: a shift to a state, a reduction by a rule */
     for (Py_ssize_t k = 0; k < (Py_ssize_t)nstates * nterms; k++) {
         int a = m->actions[k];
