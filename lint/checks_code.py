@@ -336,13 +336,14 @@ def _block_end_line(m: Manifest, pipe: Tok) -> int:
 @check("case_without_default")
 def case_without_default(m: Manifest) -> list[Problem]:
     toks = m.tokens
+    type_at = m.type_at
     cases: list[tuple[int, int]] = []
     braces = m.positions_of("LBRACE", "RBRACE")
     for i in m.positions("CASE"):
         depth = 0
         for p in range(bisect_right(braces, i), len(braces)):  # (no copy of the list per case)
             k = braces[p]
-            ty = toks[k].type
+            ty = type_at(k)
             if ty == "LBRACE":
                 depth += 1
             elif ty == "RBRACE":
@@ -362,7 +363,7 @@ def case_without_default(m: Manifest) -> list[Problem]:
         for k in marks[bisect_left(marks, s) : bisect_right(marks, e)]:
             if later and any(s2 <= k <= e2 for s2, e2 in later):
                 continue
-            ty = toks[k].type
+            ty = type_at(k)
             if ty == "LBRACE":
                 depth += 1
             elif ty == "RBRACE":

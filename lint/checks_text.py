@@ -245,19 +245,21 @@ _UPPER = re.compile("[A-Z]")
 
 @check("variable_contains_dash")
 def variable_contains_dash(m: Manifest) -> list[Problem]:
+    value_at = m.value_at
     return [
-        problem("variable_contains_dash", "warning", "variable contains a dash", t)
-        for t in m.of_type("VARIABLE", "UNENC_VARIABLE")
-        if "-" in t.value and "-" in _BRACKETS.sub("", t.value)
+        problem("variable_contains_dash", "warning", "variable contains a dash", m.tokens[i])
+        for i in m.positions_of("VARIABLE", "UNENC_VARIABLE")
+        if "-" in (v := value_at(i)) and "-" in _BRACKETS.sub("", v)
     ]
 
 
 @check("variable_is_lowercase")
 def variable_is_lowercase(m: Manifest) -> list[Problem]:
+    value_at = m.value_at
     return [
-        problem("variable_is_lowercase", "warning", "variable contains an uppercase letter", t)
-        for t in m.of_type("VARIABLE", "UNENC_VARIABLE")
-        if not t.value.islower() and _UPPER.search(_BRACKETS.sub("", t.value))
+        problem("variable_is_lowercase", "warning", "variable contains an uppercase letter", m.tokens[i])
+        for i in m.positions_of("VARIABLE", "UNENC_VARIABLE")
+        if not (v := value_at(i)).islower() and _UPPER.search(_BRACKETS.sub("", v))
     ]
 
 
@@ -277,10 +279,11 @@ def chars140(m: Manifest) -> list[Problem]:
 @check("2sp_soft_tabs")
 def soft_tabs(m: Manifest) -> list[Problem]:
     toks = m.tokens
+    value_at = m.value_at
     return [
         problem("2sp_soft_tabs", "error", "two-space soft tabs not used", toks[i])
         for i in m.positions("INDENT")
-        if len(toks[i].value) % 2
+        if len(value_at(i)) % 2
     ]
 
 
@@ -430,7 +433,8 @@ _BLANK_TYPES = ("WHITESPACE", "INDENT")
 def trailing_whitespace(m: Manifest) -> list[Problem]:
     # a blank token before a NEWLINE or last: found from the newlines (fewer), in order
     toks = m.tokens
-    found = [toks[k - 1] for k in m.positions("NEWLINE") if k and toks[k - 1].type in _BLANK_TYPES]
+    type_at = m.type_at
+    found = [toks[k - 1] for k in m.positions("NEWLINE") if k and type_at(k - 1) in _BLANK_TYPES]
     if toks and toks[-1].type in _BLANK_TYPES:
         found.append(toks[-1])
     return [problem("trailing_whitespace", "error", "trailing whitespace found", t) for t in found]

@@ -140,9 +140,12 @@ class Manifest:
             by = dict(lists)
         self._by_type = by
         toks = self.tokens
-        # the type of the token at a position (in columns: read without making the token)
+        # the type and the value of the token at a position (in columns: read without making the token)
         self.type_at: Callable[[int], str] = (
             toks.type_at if isinstance(toks, TokenColumns) else (lambda i: toks[i].type)
+        )
+        self.value_at: Callable[[int], str] = (
+            toks.values.__getitem__ if isinstance(toks, TokenColumns) else (lambda i: toks[i].value)
         )
 
     def editable(self) -> list[Tok]:
@@ -240,7 +243,7 @@ class Manifest:
         out: list[Tok] = []
         for i in self._by_type.get("COLON", ()):
             t = toks[i]
-            if toks[i - 1].type == "RBRACK":
+            if self.type_at(i - 1) == "RBRACK":
                 # puppet-lint takes the last '[' of the whole manifest
                 lbracks = self._by_type.get("LBRACK")
                 if not lbracks:
