@@ -18,13 +18,23 @@ module PuppetX
       CHECKERS = {}
       CHECKERS_LOCK = Mutex.new
 
+      # The Ruby test `test` of ast_types.rb (a format with %<v>s) for value `v`, written so that the
+      # receiver of each call is always the same object: `K === v` for `v.is_a?(K)`, `nil.equal?(v)` for
+      # `v.nil?`.  Why: `v` is of a different class at almost every call (the nodes of ~60 model classes,
+      # strings, arrays), so a call on it misses the call site's cache (JRuby then looks the method up in
+      # the class's table each time: a fifth of Puppet Server's loading was in those calls); a call on a
+      # constant hits.  Module#=== is is_a? with the operands swapped.
+      def self.test_code(test, v)
+        format(test.gsub(/%<v>s\.is_a\?\((::[A-Za-z:]+)\)/, '\\1 === %<v>s').gsub('%<v>s.nil?', 'nil.equal?(%<v>s)'), v: v)
+      end
+
       # lambda(vals) -> nil (or raises FormatError): the type tests of `name` (ast_types.rb) on its values in
       # wire order; slots past the values given are not tested (their defaults are of the right type).
       def self.checker(name)
         CHECKERS[name] || CHECKERS_LOCK.synchronize do
           slots = AstTypes::TYPES.fetch(name)[1]
           body = slots.each_with_index.map do |(_, _, test), i|
-            "v = vals[#{i}]\nMsgpackReader.ill_typed('#{name}', #{i}, v) unless n <= #{i} || #{format(test, v: 'v')}"
+            "v = vals[#{i}]\nMsgpackReader.ill_typed('#{name}', #{i}, v) unless n <= #{i} || #{MsgpackReader.test_code(test, 'v')}"
           end
           CHECKERS[name] = eval("lambda do |vals|\nn = vals.size\n#{body.join("\n")}\nnil\nend", binding, __FILE__, __LINE__)
         end
@@ -86,7 +96,7 @@ module PuppetX
           end
           first = names.first(3) == %i[locator offset length] ? 3 : 0
           checks = (first...names.size).map do |i|
-            "::PuppetX::Xpp::MsgpackReader.ill_typed('#{pname}', #{i}, v#{i}) unless #{format(tests[i], v: "v#{i}")}"
+            "::PuppetX::Xpp::MsgpackReader.ill_typed('#{pname}', #{i}, v#{i}) unless #{MsgpackReader.test_code(tests[i], "v#{i}")}"
           end
           klass.class_eval("def #{METHOD}(#{args.join(', ')})\n#{checks.join("\n")}\n@hash = #{expr}\n" \
                            "#{sets.join("\n")}\nself\nend", __FILE__, __LINE__)

@@ -150,14 +150,14 @@ module PuppetX
           a = s.getbyte(p + 2)
           raise EOFError unless a
           @p = p + 3
-          if code == INNER_TABULATION && a < 0x80 then arg = a
-          elsif code == PCORE_OBJECT_START || code == REGEXP then arg = @s.byteslice(p + 2, 1)
+          if code == 0x00 && a < 0x80 then arg = a
+          elsif code == 0x12 || code == 0x30 then arg = @s.byteslice(p + 2, 1)
           elsif a < 0x80 then arg = a
           else arg = ext_arg(code, @s.byteslice(p + 2, 1)) # not a positive fixint: an error
           end
         elsif c.nil?
           raise EOFError
-        elsif c == 0xd5 && s.getbyte(p + 2) == 0xcc && (code = s.getbyte(p + 1)) != PCORE_OBJECT_START && code != REGEXP
+        elsif c == 0xd5 && s.getbyte(p + 2) == 0xcc && (code = s.getbyte(p + 1)) != 0x12 && code != 0x30
           # fixext 2 holding a uint 8 (an index past 127)
           arg = s.getbyte(p + 3)
           raise EOFError unless arg
@@ -179,7 +179,7 @@ module PuppetX
         elsif c == 0xc0
           @p = p + 1
           return nil
-        elsif c == 0xc7 && s.getbyte(p + 2) == PCORE_OBJECT_START # ext 8: a type's name (a marker's body)
+        elsif c == 0xc7 && s.getbyte(p + 2) == 0x12 # ext 8: a type's name (a marker's body)
           n = s.getbyte(p + 1)
           raise EOFError if p + 2 + n >= @n
           @p = p + 3 + n
@@ -249,7 +249,7 @@ module PuppetX
         obj = marker[2].allocate
         @stab << obj # (a reference to it before its initializer ran is refused as cyclic: see TABULATION)
         p = @p
-        if s.getbyte(p) == 0xd4 && s.getbyte(p + 1) == TABULATION && s.getbyte(p + 2) == @locator_idx
+        if s.getbyte(p) == 0xd4 && s.getbyte(p + 1) == 0x01 && s.getbyte(p + 2) == @locator_idx
           p += 3
         else
           @p = @ref_at = p
@@ -287,7 +287,7 @@ module PuppetX
             @p = p + 1 + n
             v = s.byteslice(p + 1, n).force_encoding(Encoding::UTF_8)
             @wtab << v
-          elsif c == 0xd4 && s.getbyte(p + 1) == INNER_TABULATION && (v = s.getbyte(p + 2)) && v < 0x80 &&
+          elsif c == 0xd4 && s.getbyte(p + 1) == 0x00 && (v = s.getbyte(p + 2)) && v < 0x80 &&
                 (v = @wtab[v]).is_a?(String)
             @p = p + 3
             over_budget if (@bud -= v.length).negative?
