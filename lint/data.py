@@ -203,39 +203,43 @@ class Manifest:
 
     def closer(self, opener: Tok) -> Tok | None:
         """``next_of(opener, (its closing type,))``, remembered per opener (the unchanged list only)."""
+        at = self._close_at(opener.idx, opener.type)
+        return None if at < 0 else self.tokens[at]
+
+    def _close_at(self, i: int, type_: str) -> int:
+        """:meth:`closer` by positions (-1: none)."""
         memo = self._closers
-        i = opener.idx
         at = memo.get(i)
         if at is None:
-            found = self._scan(i, (_OPEN_CLOSE[opener.type],), _BRACKETS)
-            memo[i] = -1 if found is None else found.idx
-            return found
-        return None if at < 0 else self.tokens[at]
+            at = memo[i] = self._scan_at(i, (_OPEN_CLOSE[type_],), _BRACKETS)
+        return at
 
     def next_of(self, tok: Tok, types: tuple[str, ...]) -> Tok | None:
         """:func:`next_of` (no value) with remembered bracket matches (the unchanged list only)."""
-        return self._scan(tok.idx, types, types + _OPENERS)
+        at = self._scan_at(tok.idx, types, types + _OPENERS)
+        return None if at < 0 else self.tokens[at]
 
-    def _scan(self, after: int, want: tuple[str, ...], kinds: tuple[str, ...]) -> Tok | None:
-        """The first token of a type in ``want`` after position ``after``, bracketed blocks skipped, found
-        over the positions of ``kinds`` (``want`` and the opening brackets: the only tokens that matter)."""
-        toks = self.tokens
+    def _scan_at(self, after: int, want: tuple[str, ...], kinds: tuple[str, ...]) -> int:
+        """The position of the first token of a type in ``want`` after position ``after`` (-1: none),
+        bracketed blocks skipped, found over the positions of ``kinds`` (``want`` and the opening
+        brackets: the only tokens that matter; only their types are read)."""
+        type_at = self.type_at
         idx = self.positions_of(*kinds)
         k = bisect_right(idx, after)
         n = len(idx)
         while k < n:
-            t = toks[idx[k]]
-            ty = t.type
+            i = idx[k]
+            ty = type_at(i)
             if ty in want:
-                return t
+                return i
             if ty in _OPEN_CLOSE:
-                close = self.closer(t)
-                if close is None:
-                    return None
-                k = bisect_right(idx, close.idx, k)
+                close = self._close_at(i, ty)
+                if close < 0:
+                    return -1
+                k = bisect_right(idx, close, k)
             else:
                 k += 1
-        return None
+        return -1
 
     @_once
     def title_tokens(self) -> list[Tok]:
