@@ -83,6 +83,7 @@ HOLD = 0.005
 # seconds (as lint is: server/lsp/lint.py), or ten times as long as the check takes (at most
 # MAX_PAUSE), not at every keystroke
 FAST = 0.004
+COST_DECAY = 0.8  # what is left of a check's cost at each later check
 PAUSE = 0.15
 MAX_PAUSE = 5.0
 
@@ -108,7 +109,7 @@ class DeepCache:
     checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
     findings: list[Finding] = field(default_factory=list)  # of the last check
     data: bytes = b""  # the text they are of
-    cost: float = 0.0  # seconds the last check took (worker)
+    cost: float = 0.0  # seconds the recent checks took (the slowest, slowly forgotten; worker)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)  # a check once typing pauses
     version: int | None = None  # the version the findings are of
     job: asyncio.Future[None] | None = field(default=None, repr=False)
@@ -278,7 +279,9 @@ def check(session: Session, st: DocState, version: int | None) -> list[LspDiagno
     cache.level = doc.config.level
     t0 = time.perf_counter()
     cache.findings = findings_of(session, cache, an, st.uri)
-    cache.cost = time.perf_counter() - t0
+    # (the slowest of the recent checks, slowly forgotten: a check of a text broken while typing is
+    # quick, the one of the text repaired a keystroke later is not)
+    cache.cost = max(time.perf_counter() - t0, cache.cost * COST_DECAY)
     cache.version = version
     cache.data = an.data
     return to_lsp(an, cache.findings)
@@ -476,9 +479,14 @@ def deep_actions(session: Session, uri: str, rng: Span) -> list[types.CodeAction
     cache = st.deep if st is not None else None
     if st is None or cache is None or cache.world is None or not session.deep_active(uri):
         return []
+    from puppet_xpp.server.lsp.sync import sync_state
+
     doc = st.doc
-    if st.pending or cache.version != doc.version or text.has_lone_cr_bytes(doc.data):
+    version = sync_state(st)  # (the edits received: the fixes are for the text the client has)
+    if st.refused is not None or text.has_lone_cr_bytes(doc.data):
         return []
+    if cache.version != version and check(session, st, version) is None:
+        return []  # (its findings were of an older text: checked now)
     an = doc.analysis()
     li = an.lines
     start, end = li.offset(*rng[0]), li.offset(*rng[1])

@@ -299,7 +299,13 @@ async def test_quick_fixes_give_code_puppet_compiles(client: LanguageClient, tmp
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         )
-        p = await until(client, uri, lambda p, v=version: p.version == v, after=before)
+        left = [code for code, _line, _msg in deep_of(p) if code != d.code]
+        p = await until(
+            client,
+            uri,
+            lambda p, v=version, left=left: p.version == v and [c for c, _l, _m in deep_of(p)] == left,
+            after=before,
+        )
     assert titles == [
         "Did you mean 'app::db'?",
         "Add the missing parameter 'docroot' ('TODO')",
