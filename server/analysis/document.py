@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -42,9 +43,14 @@ Span = tuple[Pos, Pos]  # (start, end)
 
 
 class LineIndex:
-    """Byte offsets <-> (line, column) for one text.  ``encoding``: 'utf-16' (LSP default), 'utf-8', 'utf-32'."""
+    """Byte offsets <-> (line, column) for one text.  ``encoding``: 'utf-16' (LSP default), 'utf-8', 'utf-32'.
 
-    __slots__ = ("data", "starts", "encoding")
+    Each conversion costs O(log n), whatever the length of the line: a line that is not ASCII gets, the
+    first time it is asked about, a table of its wide characters (where each starts, how many bytes it
+    has beyond the columns it counts).  Slicing the line up to the offset on every call was quadratic on
+    one-line documents: the semantic tokens of a 5 MB one-line list took minutes."""
+
+    __slots__ = ("data", "starts", "encoding", "_wide")
 
     def __init__(self, data: bytes, starts: list[int] | None = None, encoding: str = "utf-16") -> None:
         self.data = data
@@ -57,14 +63,30 @@ class LineIndex:
                 i = find(b"\n", i + 1)
         self.starts = starts
         self.encoding = encoding
+        self._wide: dict[int, _WideChars | None] = {}
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
 
+    def _line_end(self, line: int) -> int:
+        return self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.data)
+
     def line_bytes(self, line: int) -> bytes:
-        s = self.starts[line]
-        e = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.data)
-        return self.data[s:e]
+        return self.data[self.starts[line] : self._line_end(line)]
+
+    def _wide_chars(self, line: int) -> _WideChars | None:
+        """The line's table of wide characters (None: the line is ASCII, or the encoding counts bytes)."""
+        try:
+            return self._wide[line]
+        except KeyError:
+            pass
+        table = (
+            None
+            if self.encoding == "utf-8"
+            else _WideChars.of(self.data, self.starts[line], self._line_end(line), self.encoding)
+        )
+        self._wide[line] = table
+        return table
 
     def position(self, offset: int | None) -> Pos:
         """(line, column) of a byte offset (clamped to the text)."""
@@ -75,13 +97,10 @@ class LineIndex:
             offset = n
         line = bisect.bisect_right(self.starts, offset) - 1
         s = self.starts[line]
-        seg = self.data[s:offset]
-        if self.encoding == "utf-8" or seg.isascii():
-            return line, len(seg)
-        txt = seg.decode("utf-8", "surrogateescape")
-        if self.encoding == "utf-32":
-            return line, len(txt)
-        return line, _utf16_len(txt)
+        wide = self._wide_chars(line)
+        if wide is None:
+            return line, offset - s
+        return line, wide.column(s, offset)
 
     def offset(self, line: int, col: int) -> int:
         """Byte offset of (line, column); columns past the end of the line give the line end."""
@@ -90,24 +109,69 @@ class LineIndex:
         if line >= len(self.starts):
             return len(self.data)
         s = self.starts[line]
-        lb = self.line_bytes(line)
         if col <= 0:
             return s
-        if self.encoding == "utf-8" or lb.isascii():
-            return s + min(col, len(lb))
-        txt = lb.decode("utf-8", "surrogateescape")
-        units = 0
-        nbytes = 0
-        for ch in txt:
-            if units >= col:
-                break
-            o = ord(ch)
-            units += 2 if (self.encoding == "utf-16" and o > 0xFFFF) else 1
-            nbytes += len(ch.encode("utf-8", "surrogateescape"))
-        return s + nbytes
+        end = self._line_end(line)
+        wide = self._wide_chars(line)
+        if wide is None:
+            return min(s + col, end)
+        return min(wide.offset(s, col), end)
 
     def range(self, offset: int, length: int) -> Span:
         return self.position(offset), self.position(offset + max(0, length))
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
+
+
+class _WideChars:
+    """The characters of one line that take more bytes than columns (UTF-16 or UTF-32 columns):
+    ``ends[i]`` the byte just after character i, ``extra[i]`` the bytes beyond columns of characters
+    0..i together, ``cols[i]`` the column where character i starts, ``units[i]`` the columns it takes."""
+
+    __slots__ = ("starts", "ends", "extra", "cols", "units")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.extra: list[int] = []
+        self.cols: list[int] = []
+        self.units: list[int] = []
+
+    @classmethod
+    def of(cls, data: bytes, start: int, end: int, encoding: str) -> _WideChars | None:
+        table = cls()
+        extra = 0
+        for run in _NON_ASCII.finditer(data, start, end):
+            at = run.start()
+            # bytes of 0x80 and more form whole UTF-8 sequences (or stray bytes, one character each)
+            for ch in run.group().decode("utf-8", "surrogateescape"):
+                code = ord(ch)
+                nbytes = 1 if 0xDC80 <= code <= 0xDCFF else len(ch.encode("utf-8"))
+                units = 2 if code > 0xFFFF and encoding == "utf-16" else 1
+                table.starts.append(at)
+                table.cols.append(at - start - extra)
+                table.units.append(units)
+                extra += nbytes - units
+                at += nbytes
+                table.ends.append(at)
+                table.extra.append(extra)
+        return table if table.starts else None
+
+    def column(self, line_start: int, offset: int) -> int:
+        """The column of ``offset``; inside a character (never an offset the parser gives), each byte
+        of its beginning counts one column, as those bytes decode alone (one escape each)."""
+        i = bisect.bisect_right(self.ends, offset)
+        if i < len(self.starts) and self.starts[i] < offset:
+            return self.cols[i] + offset - self.starts[i]
+        return offset - line_start - (self.extra[i - 1] if i else 0)
+
+    def offset(self, line_start: int, col: int) -> int:
+        """The byte offset of column ``col`` (a column inside a character gives the character's end)."""
+        i = bisect.bisect_left(self.cols, col)  # characters 0..i-1 start before the column
+        if i and col < self.cols[i - 1] + self.units[i - 1]:
+            return self.ends[i - 1]
+        return line_start + col + (self.extra[i - 1] if i else 0)
 
 
 def _utf16_len(s: str) -> int:
