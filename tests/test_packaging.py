@@ -35,6 +35,10 @@ from tests.test_versions import initialize_over_stdio
 
 REPO = Path(__file__).resolve().parents[1]
 VERSION = puppet_xpp.__version__
+# the optional C extensions (xpp/_fastload.c, grammar/_accel.c, ...): every C source of the package folders
+EXTENSIONS = sorted(
+    str(p.relative_to(REPO)) for folder in ("grammar", "xpp") for p in (REPO / folder).glob("*.c")
+)
 RUNTIME = REPO / "runtime" / "xpp"
 DEBIAN_PYTHON = Path("/usr/bin/python3")
 # the publication keys of metadata.json that need the project's public URL
@@ -127,8 +131,11 @@ def test_wheel_holds_one_package(dists: dict[str, Path], kind: str) -> None:
     assert "puppet_xpp/grammar/puppet.lark" in names
     assert "puppet_xpp/server/analysis/data/builtins-8.json" in names
     assert "puppet_xpp/lint/run.py" in names
-    c_reader = [n for n in names if n.startswith("puppet_xpp/xpp/_fastload.") and n.endswith(".so")]
-    assert len(c_reader) == (1 if kind == "manylinux" else 0), c_reader
+    assert "xpp/_fastload.c" in EXTENSIONS and "grammar/_accel.c" in EXTENSIONS
+    for source in EXTENSIONS:  # each extension built into the binary wheel, none in the pure one
+        stem = "puppet_xpp/" + source.removesuffix(".c") + "."
+        built = [n for n in names if n.startswith(stem) and n.endswith(".so")]
+        assert len(built) == (1 if kind == "manylinux" else 0), (source, built)
     with zipfile.ZipFile(wheel) as archive:
         entry = archive.read(f"puppet_xpp-{VERSION}.dist-info/entry_points.txt").decode()
     assert "puppet-xpp = puppet_xpp.server.cli:main" in entry
@@ -165,7 +172,9 @@ def test_sdist_builds_both_and_holds_license(dists: dict[str, Path]) -> None:
         top = f"puppet_xpp-{VERSION}"
         member = archive.extractfile(f"{top}/LICENSE")
         assert member is not None and member.read() == (REPO / "LICENSE").read_bytes()
-    assert f"{top}/xpp/_fastload.c" in names and f"{top}/setup.py" in names
+    assert f"{top}/setup.py" in names
+    for source in EXTENSIONS:  # what setup.py builds from
+        assert f"{top}/{source}" in names, source
     assert f"{top}/puppet_xpp/runtime/xpp/metadata.json" in names
     assert not any(archive_name.startswith(f"{top}/tests/") for archive_name in names)
 
