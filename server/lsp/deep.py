@@ -79,6 +79,7 @@ SEVERITIES = {"error": SEVERITY_ERROR, "warning": SEVERITY_WARNING, "note": SEVE
 # longer (a statement of thousands of lines edited) is published when done, the last findings shown
 # meanwhile
 HOLD = 0.005
+FIRST_HOLD = 1.0  # ... and a document's first version (at most)
 # a document whose last check took longer than FAST seconds is checked once typing pauses for PAUSE
 # seconds (as lint is: server/lsp/lint.py), or ten times as long as the check takes (at most
 # MAX_PAUSE), not at every keystroke
@@ -109,6 +110,7 @@ class DeepCache:
     checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
     findings: list[Finding] = field(default_factory=list)  # of the last check
     data: bytes = b""  # the text they are of
+    held: int | None = None  # the version whose publish waits for its findings (event loop)
     cost: float = 0.0  # seconds the recent checks took (the slowest, slowly forgotten; worker)
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)  # a check once typing pauses
     version: int | None = None  # the version the findings are of
@@ -134,6 +136,10 @@ def holds(ls: PuppetServer, st: DocState) -> bool:
     the index is incomplete (nothing to check against yet: they follow once it is), or the store
     already holds this version's findings."""
     session = ls.session
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # (not on the event loop: nothing can be scheduled; published as it is)
+        return False
     install(ls)
     if not session.deep_active(st.uri) or not index_ready(session):
         return False
@@ -141,10 +147,11 @@ def holds(ls: PuppetServer, st: DocState) -> bool:
     if DEEP in store.by_source:
         return False
     cache = cache_of(st)
-    loop = asyncio.get_running_loop()
     if cache.cost <= FAST:
         schedule(ls, st)
-        loop.call_later(HOLD, release, ls, st, store.version)
+        cache.held = store.version
+        # (a document's first check: no findings to carry over yet, so its diagnostics wait for them)
+        loop.call_later(HOLD if cache.version is not None else FIRST_HOLD, release, ls, st, store.version)
         return True
     # a slow check (the edits are inside a long statement): not on every keystroke, where it would hold
     # up the next keystroke's analysis on the worker, but once typing pauses; meanwhile the last
@@ -173,6 +180,7 @@ def release(ls: PuppetServer, st: DocState, version: int | None) -> None:
     if ls.session.documents.get(st.uri) is not st or store.version != version or DEEP in store.by_source:
         return
     store.by_source[DEEP] = carried(st)
+    cache_of(st).held = None
     publish.send(ls, st)
 
 
@@ -262,7 +270,8 @@ async def _run(ls: PuppetServer, st: DocState) -> None:
             return  # the text moved past this version: its own publish asks for its findings
         had = store.by_source.get(DEEP)
         store.by_source[DEEP] = found
-        if had != found:
+        if cache.held == version or (had or []) != found:  # (held, or what it shows changed)
+            cache.held = None
             publish.send(ls, st)
 
 
