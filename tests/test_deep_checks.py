@@ -183,6 +183,8 @@ CASES = [
     Case("define parameter type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => 2 }\n")}, {"modules/m/manifests/init.pp": m("  m::d { 't': x => 1, y => '2' }\n")}),
     Case("function argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = m::f('a')\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = m::f(4)\n  notice($v)\n")}),
     Case("builtin argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = length(1)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = length([1])\n  notice($v)\n")}),
+    Case("builtin argument of a local type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = downcase(true)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = downcase(['A', {'B' => 1}])\n  notice($v)\n")}),
+    Case("builtin argument a Hash against Iterable", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = chomp({})\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = chomp(['a', 'b'])\n  notice($v)\n")}),
     Case("builtin argument type of dispatches", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = empty(true)\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = empty('a')\n  notice($v)\n")}),
     Case("method argument type", "DEEP_WRONG_TYPE", {"modules/m/manifests/init.pp": m("  $v = 1.length()\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = 'ab'.length()\n  notice($v)\n")}),
     Case("unexpected block", "DEEP_BLOCK", {"modules/m/manifests/init.pp": m("  $v = m::f(1) |$x| { $x }\n  notice($v)\n")}, {"modules/m/manifests/init.pp": m("  $v = [1].map |$x| { $x }\n  notice($v)\n")}),

@@ -52,6 +52,9 @@ class FunctionData(TypedDict):
     signatures: NotRequired[list[SignatureData]]
     arity: NotRequired[int]  # 3.x: the count of arguments; negative: -(required + 1), the rest repeated
     rvalue: NotRequired[bool]  # 3.x: returns a value
+    aliases: NotRequired[
+        dict[str, str]
+    ]  # 4.x: the type aliases its signatures name (its local types), as written
 
 
 class AttributeData(TypedDict):
@@ -129,6 +132,13 @@ def _functions(level: str) -> dict[str, Sym]:
             name, "function", src or "", ((0, 0), (0, 0)), ((0, 0), (0, 0)), "", [], "", sigs, [], "builtin"
         )
     return out
+
+
+def function_aliases(name: str, level: str | None = None) -> dict[str, str]:
+    """The type aliases a built-in 4.x function's signatures name -- its local types (``downcase``'s
+    ``StringData``), which no workspace defines -- alias name -> the type it stands for, as written."""
+    entry = data(level)["functions"].get(name)
+    return dict(entry.get("aliases", {})) if entry is not None else {}
 
 
 def types(level: str | None = None) -> dict[str, Sym]:

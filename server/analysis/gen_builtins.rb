@@ -53,6 +53,28 @@ module PuppetXppApi
     f.class.respond_to?(:dispatcher) ? f.class.dispatcher.signatures.map { |d| signature(d) } : []
   end
 
+  # collects the type aliases a type refers to (a visitor of Puppet's type acceptor)
+  class AliasCollector
+    attr_reader :found
+
+    def initialize
+      @found = {}
+    end
+
+    def visit(type, _guard)
+      @found[type.name] = type if type.is_a?(Puppet::Pops::Types::PTypeAliasType)
+    end
+  end
+
+  # the aliases a function's signatures name (its local types, such as downcase's StringData):
+  # {name => the type it stands for, as written with aliases by name}
+  def self.aliases(f)
+    return {} unless f.class.respond_to?(:dispatcher)
+    collector = AliasCollector.new
+    f.class.dispatcher.signatures.each { |d| d.type.accept(collector, nil) }
+    collector.found.keys.sort.to_h { |n| [n, type_s(collector.found[n].resolved_type)] }
+  end
+
   # a resource type's attributes (metaparameters left out): {name => {kind, values, namevar}}, namevars
   def self.type_info(t)
     attrs = {}
@@ -98,6 +120,8 @@ Puppet.override(current_environment: env, loaders: Puppet::Pops::Loaders.new(env
       next
     end
     functions[name] = { 'api' => '4.x', 'signatures' => PuppetXppApi.signatures(f) }
+    aliases = PuppetXppApi.aliases(f)
+    functions[name]['aliases'] = aliases unless aliases.empty?
   end
   # 3.x functions without a 4.x implementation: arity and type only
   Puppet::Parser::Functions.autoloader.loadall(env)

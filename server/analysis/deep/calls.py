@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Mapping
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import builtins
@@ -158,10 +159,14 @@ def check_call(call: ast.CallExpression, place: Place, answers: Answers) -> list
         )
         return out
     receiver = [functor_receiver] if method and functor_receiver is not None else []
+    # a built-in's own local types (downcase's StringData) resolve its signatures' alias names first
+    local = builtins.function_aliases(name, answers.level) if sym.origin == "builtin" else {}
     if not method or receiver:
-        out += _argument_types(sym, name, sigs, receiver + args, place, off, ln, answers)
+        out += _argument_types(sym, name, sigs, receiver + args, place, off, ln, answers, local)
         if not out:
-            out += _block(name, sigs, receiver + args, call.lambda_ is not None, place, off, ln, answers)
+            out += _block(
+                name, sigs, receiver + args, call.lambda_ is not None, place, off, ln, answers, local
+            )
     if not out and not method and name == "assert_type" and sym.origin == "builtin" and call.lambda_ is None:
         out += _assert_type(args, place, off, ln, answers)
     return out
@@ -208,6 +213,7 @@ def _block(
     off: int,
     ln: int,
     answers: Answers,
+    local: Mapping[str, str],
 ) -> list[Finding]:
     """A lambda given to a function no signature of which takes a block, or none given where every
     signature requires one -- when a signature provably accepts the arguments (else Puppet reports
@@ -226,7 +232,7 @@ def _block(
         if r is None or not (r[0] <= len(args) <= r[1]):
             continue
         try:
-            accepted = accepted or _first_rejected(sig, args, answers) is None
+            accepted = accepted or _first_rejected(sig, args, answers, local) is None
         except LookupError:
             continue
     if not accepted:
@@ -234,7 +240,9 @@ def _block(
     return [make("DEEP_BLOCK", place.path, off, ln, {"block": given}, name=name, phrase=phrase)]
 
 
-def _first_rejected(sig: Signature, args: list[ast.Expression], answers: Answers) -> tuple[int, Param] | None:
+def _first_rejected(
+    sig: Signature, args: list[ast.Expression], answers: Answers, local: Mapping[str, str]
+) -> tuple[int, Param] | None:
     """The first argument a signature's parameter types provably reject, as Puppet's describer finds
     it: (index, parameter); None when the signature accepts them.  Raises LookupError when an
     argument cannot be judged (not a literal, a type we cannot decide)."""
@@ -243,7 +251,7 @@ def _first_rejected(sig: Signature, args: list[ast.Expression], answers: Answers
         return None
     for k, arg in enumerate(args):
         p = plain[min(k, len(plain) - 1)]
-        ok = typecheck.matches(p.type or "Any", arg, answers)
+        ok = typecheck.matches(p.type or "Any", arg, answers, local)
         if ok is None:
             raise LookupError(p.name)
         if not ok:
@@ -260,6 +268,7 @@ def _argument_types(
     off: int,
     ln: int,
     answers: Answers,
+    local: Mapping[str, str],
 ) -> list[Finding]:
     """A literal argument every signature rejects (each takes that many arguments).  When each rejects
     the same argument for a parameter of the same name, Puppet merges them into one phrase (``'length'
@@ -267,7 +276,7 @@ def _argument_types(
     lists each signature with what it rejected (``The function 'empty' was called with arguments it
     does not accept. It expects one of: ...``).  A mismatch of several phrases: no finding."""
     try:
-        rejected = [_first_rejected(sig, args, answers) for sig in sigs]
+        rejected = [_first_rejected(sig, args, answers, local) for sig in sigs]
     except LookupError:
         return []
     if not rejected or any(r is None for r in rejected):
@@ -277,14 +286,14 @@ def _argument_types(
     if len({i for i, _ in found}) == 1 and len({p.name for _, p in found}) == 1:
         # Puppet merges the signatures' mismatches of one parameter into one phrase (its describer's
         # merge, through the type model's)
-        merged = typecheck.signatures_mismatch([(p.type, p.name) for _, p in found], args[k], answers)
+        merged = typecheck.signatures_mismatch([(p.type, p.name) for _, p in found], args[k], answers, local)
         if merged is None:
             return []
         message = f"'{name}' {merged}"
     else:
         lines = [f"The function '{name}' was called with arguments it does not accept. It expects one of:"]
         for sig, (i, p) in zip(sigs, found):
-            phrases = typecheck.mismatches(p.type, args[i], answers)
+            phrases = typecheck.mismatches(p.type, args[i], answers, local)
             shown = signature_string(sig)
             if not phrases or len(phrases) != 1 or shown is None:
                 return []

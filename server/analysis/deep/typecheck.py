@@ -5,7 +5,7 @@ a failing type model from costing any other finding."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from puppet_xpp.server.analysis.deep import types
@@ -16,10 +16,17 @@ __all__ = ["alias_resolver", "matches", "mismatch", "mismatches", "parameter_err
 parameter_error = types.parameter_error
 
 
-def alias_resolver(answers: Answers) -> Callable[[str], str | None]:
-    """name -> the type expression a workspace type alias stands for (as written), or None."""
+_NO_ALIASES: Mapping[str, str] = {}
+
+
+def alias_resolver(answers: Answers, local: Mapping[str, str] = _NO_ALIASES) -> Callable[[str], str | None]:
+    """name -> the type expression a type alias stands for (as written), or None: ``local`` first (a
+    built-in function's own local types, which shadow the workspace's), then the workspace's."""
 
     def resolve(name: str) -> str | None:
+        own = local.get(name)
+        if own is not None:
+            return own
         sym = answers.find_type_alias(name)
         if sym is None:
             return None
@@ -29,14 +36,16 @@ def alias_resolver(answers: Answers) -> Callable[[str], str | None]:
     return resolve
 
 
-def mismatches(type_text: str, value: Any, answers: Answers) -> list[str] | None:
+def mismatches(
+    type_text: str, value: Any, answers: Answers, local: Mapping[str, str] = _NO_ALIASES
+) -> list[str] | None:
     """Puppet's phrases (``expects an Integer value, got String``) when the literal ``value`` (an AST
     node) provably does not match the type written ``type_text``; None when it matches or nothing
     can be proven."""
     if not type_text:
         return None
     try:
-        return types.literal_mismatches(type_text, value, alias_resolver(answers))
+        return types.literal_mismatches(type_text, value, alias_resolver(answers, local))
     except Exception:  # the type model's failure proves nothing (and costs no other finding)
         return None
 
@@ -47,16 +56,20 @@ def mismatch(type_text: str, value: Any, answers: Answers) -> str | None:
     return "\n".join(found) if found else None
 
 
-def matches(type_text: str, value: Any, answers: Answers) -> bool | None:
+def matches(
+    type_text: str, value: Any, answers: Answers, local: Mapping[str, str] = _NO_ALIASES
+) -> bool | None:
     """Is the literal ``value`` an instance of the type written ``type_text``?  None: not provable
     either way (not a literal, an unknown type or alias, the type model's failure)."""
     try:
-        return types.matches(type_text, value, alias_resolver(answers))
+        return types.matches(type_text, value, alias_resolver(answers, local))
     except Exception:  # the type model's failure proves nothing
         return None
 
 
-def signatures_mismatch(entries: list[tuple[str, str]], value: Any, answers: Answers) -> str | None:
+def signatures_mismatch(
+    entries: list[tuple[str, str]], value: Any, answers: Answers, local: Mapping[str, str] = _NO_ALIASES
+) -> str | None:
     """Puppet's words when every signature of a function rejects the same argument ``value``:
     ``entries`` is each signature's (parameter type, parameter name) at that argument.  The type
     model's describer is asked for each signature's mismatch and merges them as Puppet's
@@ -67,7 +80,7 @@ def signatures_mismatch(entries: list[tuple[str, str]], value: Any, answers: Ans
     from puppet_xpp.server.analysis.deep.types_normal import infer
     from puppet_xpp.server.analysis.deep.types_parse import value_of
 
-    aliases = alias_resolver(answers)
+    aliases = alias_resolver(answers, local)
 
     def resolve(name: str) -> tuple[str, PType] | None:
         text = aliases(name)

@@ -734,10 +734,56 @@ class IterableT(PType):
             return True
         if self.elem is None and is_int(value) and value >= 0:
             return True
+        if self.elem is not None and isinstance(value, dict) and _rejects_arrays(self.elem):
+            return False  # (a Hash yields [key, value] pairs: never an instance of a scalar type)
+        if self.elem is not None and isinstance(value, list):
+            # Puppet infers the Array's common element type (``[1, 'a']`` is Array[ScalarData]) and asks the
+            # element type for that: an element the type rejects proves the whole rejected, but all
+            # accepted proves nothing.
+            for item in value:
+                try:
+                    if not self.elem.instance(item, _check_depth(depth)):
+                        return False
+                except Unprovable:
+                    continue
         raise Unprovable("iterable")  # (Puppet: a negative Integer is no instance, yet no mismatch either)
 
     def fmt(self, expanded: bool) -> str:
         return "Iterable" if self.elem is None else f"Iterable[{self.elem.fmt(expanded)}]"
+
+
+_SCALAR_ONLY = (
+    UndefT,
+    ScalarT,
+    ScalarDataT,
+    NumericT,
+    BooleanT,
+    IntegerT,
+    FloatT,
+    StringT,
+    EnumT,
+    PatternT,
+    RegexpT,
+)
+
+
+def _rejects_arrays(t: PType, depth: int = 0) -> bool:
+    """Does ``t`` provably accept no Array value at all (a scalar type, or an Optional or Variant of such)?
+    An alias is followed; anything else is not known to."""
+    if depth > 32:
+        return False
+    if isinstance(t, _SCALAR_ONLY):
+        return True
+    if isinstance(t, OptionalT):
+        return t.type is not None and _rejects_arrays(t.type, depth + 1)
+    if isinstance(t, VariantT):
+        return all(_rejects_arrays(x, depth + 1) for x in t.types)
+    if isinstance(t, AliasT):
+        try:
+            return _rejects_arrays(t.resolved(), depth + 1)
+        except Unprovable:
+            return False
+    return False
 
 
 # the aliases Puppet itself defines: written by name, never expanded
