@@ -80,7 +80,8 @@ module PuppetX
             alt[i] = Sample.new(1000 + i)
             klass.new(*alt).hash != ref.hash
           end
-          expr = (["#{h0}"] + hashed.map { |i| "v#{i}.hash" }).join(' ^ ')
+          # (the literal last: JRuby applies an operator to a literal argument without a call)
+          expr = (hashed.map { |i| "v#{i}.hash" } + ["#{h0}"]).join(' ^ ')
           DEFAULTS[klass] = defaults
           args = names.each_index.map { |i| i < req ? "v#{i}" : "v#{i} = #{name}::DEFAULTS[#{klass.name}][#{i}]" }
           sets = names.each_index.map { |i| "@#{names[i]} = v#{i}" }

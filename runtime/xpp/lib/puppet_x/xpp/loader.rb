@@ -45,7 +45,7 @@ module PuppetX
       PTYPE = Struct.new(:name, :values)
       LOCATOR = 'Puppet::AST::Locator'
       PROGRAM = 'Puppet::AST::Program'
-      MAX_DEPTH = 2000
+      MAX_DEPTH = 2000 # (#value compares with the literal: JRuby then needs no call)
       MAX_INT = (1 << 63) - 1
       # what a back-reference may stand for where one is allowed (see #reference)
       LOCATOR_REF = 1
@@ -207,7 +207,7 @@ module PuppetX
         when 0x00 # INNER_TABULATION
           marker = @wtab[arg]
           raise FormatError, "INNER_TABULATION index #{arg} out of range" if marker.nil?
-          if marker.is_a?(String)
+          if String === marker # (not marker.is_a?: a call on a constant receiver stays monomorphic in JRuby)
             over_budget if (@bud -= marker.length).negative?
             return marker
           end
@@ -226,7 +226,7 @@ module PuppetX
           return definitions(arg) if p == @defs_at
           a = []
           @stab << a
-          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > 2000
           i = 0
           while i < arg
             # small integers inline (a Locator's line offsets are most of a payload's arrays)
@@ -243,7 +243,7 @@ module PuppetX
         else
           return rare(code, arg)
         end
-        return object(marker) unless marker[1] == :positioned
+        return object(marker) unless marker[8] # (true for a positioned node's marker)
         # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
         # usual encodings are decoded inline; any other goes through #value and is checked.
         obj = marker[2].allocate
@@ -274,7 +274,7 @@ module PuppetX
         end
         outside(marker, off, len) if off + len > @size # (negative ones come from #integer, which refuses them)
         @p = p
-        raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > MAX_DEPTH
+        raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > 2000
         case marker[3]
         when 3 then obj.__puppet_x_xpp_init(@locator, off, len)
         when 4
@@ -593,7 +593,7 @@ module PuppetX
 
       # The marker of a PCORE_OBJECT_START payload's `items` (segment count, segments: a name or a writer-table
       # index of one, attribute count); the new segments enter the writer table:
-      # [code, :node | :positioned, class, count, name, builder, locator slot, reference slot]
+      # [code, :node | :positioned, class, count, name, builder, locator slot, reference slot, positioned?]
       # | [code, :locator, nil, count, name] | [code, :ptype, name, count, name]
       def object_start(items)
         n = items[0]
@@ -625,7 +625,7 @@ module PuppetX
           end
           build = Builder.cached(klass, params, min, tests, name)
           kind = min >= 3 && locslot.zero? && build ? :positioned : :node
-          [PCORE_OBJECT_START, kind, klass, count, name, build, locslot, refslot].freeze
+          [PCORE_OBJECT_START, kind, klass, count, name, build, locslot, refslot, kind == :positioned].freeze
         elsif name == LOCATOR
           raise FormatError, 'Feature count mismatch for Puppet::AST::Locator' unless count.between?(2, 3)
           [PCORE_OBJECT_START, :locator, nil, count, name].freeze
