@@ -132,9 +132,26 @@ def _compile_checker(info: NodeInfo, lenient: bool = False) -> Callable[[Sequenc
     return check
 
 
+def _deferred_checker(info: NodeInfo, attr: str, lenient: bool) -> Callable[[Sequence[Any]], int]:
+    """A checker compiled on its first call, which then takes its place on ``info``.  Compiling the
+    ~200 checkers of the AST at import took 15-45 ms of every cold ``--compile`` process (the generated
+    source of each is compiled by ``exec``), most of them for classes a run never meets, and all the
+    reader's when nothing is read.  A caller that kept the stub still gets the compiled checker (kept in
+    the stub) after the first call."""
+    compiled: list[Callable[[Sequence[Any]], int]] = []
+
+    def check(vals: Sequence[Any]) -> int:
+        if not compiled:
+            compiled.append(_compile_checker(info, lenient))
+            setattr(info, attr, compiled[0])
+        return compiled[0](vals)
+
+    return check
+
+
 for _i in INFO.values():
-    _i.checks = _compile_checker(_i)
-    _i.wchecks = _compile_checker(_i, lenient=True)
+    _i.checks = _deferred_checker(_i, "checks", False)
+    _i.wchecks = _deferred_checker(_i, "wchecks", True)
 
 
 def describe(v: Any) -> str:

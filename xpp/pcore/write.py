@@ -440,17 +440,28 @@ def dumps_msgpack(value: Any, check: bool = True) -> bytes:
     return bytes(out)
 
 
+# a type name -> (encoded segment count, (segment, its encoding)...): a document writes each class's
+# marker once, ~15 per document, each otherwise splitting and encoding the same names again
+_SEGMENTS: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
+
+
 def _marker(name: str, n: int, wtab: dict[Any, int]) -> bytes:
     """First occurrence of PCORE_OBJECT_START(name, n): segments through the table, then the marker."""
-    segs = name.split("::")
-    parts = [mp_uint_body(len(segs))]
-    for s in segs:
+    known = _SEGMENTS.get(name)
+    if known is None:
+        segs = name.split("::")
+        known = (mp_uint_body(len(segs)), tuple((s, mp_str(s)) for s in segs))
+        if len(_SEGMENTS) < 4096:  # (names are the AST's and Pcore's few; a bound all the same)
+            _SEGMENTS[name] = known
+    parts = [known[0]]
+    small = _SMALL_INTS
+    for s, encoded in known[1]:
         k = wtab.get(s)
         if k is None:
             wtab[s] = len(wtab)
-            parts.append(mp_str(s))
+            parts.append(encoded)
         else:
-            parts.append(mp_uint_body(k))
-    parts.append(mp_uint_body(n))
+            parts.append(small[k] if k < 4096 else mp_uint_body(k))
+    parts.append(small[n] if n < 4096 else mp_uint_body(n))
     wtab[(name, n)] = len(wtab)
     return mp_ext(PCORE_OBJECT_START, b"".join(parts))
