@@ -383,6 +383,18 @@ def test_every_format_names_the_deep_tool(fmt: str) -> None:
     assert "Could not find class ::m::nosuch" in text
 
 
+def test_sarif_rules_carry_the_deep_templates() -> None:
+    """A SARIF rule's help text is its code's severity and template from the deep checks' table, as a
+    validation issue's is from the issue table (not the bare code)."""
+    env = environment({**LIB, "modules/m/manifests/init.pp": m("  include m::nosuch\n  $v = length(1)\n")})
+    out, err = io.StringIO(), io.StringIO()
+    assert validate.main(["--deep", "--format", "sarif", str(env / "modules")], out, err) == 1
+    rules = {r["id"]: r for run in json.loads(out.getvalue())["runs"] for r in run["tool"]["driver"]["rules"]}
+    help_texts = {code: json.dumps(rules[code]) for code in ("DEEP_UNKNOWN_CLASS", "DEEP_WRONG_TYPE")}
+    assert "DEEP_UNKNOWN_CLASS (error): Could not find class ::{name}" in help_texts["DEEP_UNKNOWN_CLASS"]
+    assert "DEEP_WRONG_TYPE (error): {message}" in help_texts["DEEP_WRONG_TYPE"]
+
+
 CORPUS = Path("/usr/share/puppet/modules")
 
 

@@ -139,13 +139,18 @@ def severity_of(level: str) -> str:
 
 
 def issue_help(code: str) -> str:
-    """The help text of a Puppet issue: its message template in the one issue table."""
+    """The help text of a Puppet issue: its message template in the one issue table -- the validator's
+    (:mod:`grammar.issues`) or the deep checks' (:data:`server.analysis.deep.codes.CODES`)."""
     from puppet_xpp.grammar.issues import ISSUES
+    from puppet_xpp.server.analysis.deep.codes import CODES
 
     known = ISSUES.get(code)
-    if known is None:
-        return code
-    return f"{code} ({known.severity}): {known.template}"
+    if known is not None:
+        return f"{code} ({known.severity}): {known.template}"
+    deep = CODES.get(code)
+    if deep is not None:
+        return f"{code} ({deep.severity}): {deep.template}"
+    return code
 
 
 def lint_help(check: str) -> str:
