@@ -167,7 +167,8 @@ def pristine_modules(root: Path, modules: dict[str, Module]) -> dict[str, Path]:
 
 def make_environment(directory: Path, linked: dict[str, Path], copied: dict[str, Path] | None = None) -> Path:
     """An environment directory: ``environment.conf`` (``modulepath = modules``) and ``modules/`` of links
-    to ``linked`` and private copies of ``copied`` (the modules a seed writes into)."""
+    to ``linked`` and private trees of ``copied`` (the modules a seed writes into: their directories, each
+    file a link to the copy's, so that a seed costs one file)."""
     mods = directory / "modules"
     mods.mkdir(parents=True, exist_ok=True)
     (directory / "manifests").mkdir(exist_ok=True)
@@ -185,7 +186,8 @@ def make_environment(directory: Path, linked: dict[str, Path], copied: dict[str,
                 pass
     for name, path in (copied or {}).items():
         if not (mods / name).exists():
-            shutil.copytree(path, mods / name, symlinks=True)
+            # a tree of directories whose files are links to the copy's: the seed replaces one of them
+            shutil.copytree(path, mods / name, copy_function=os.symlink)
     return directory
 
 

@@ -26,6 +26,7 @@ import hashlib
 import os
 import random
 import re
+import shutil
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -47,9 +48,7 @@ MIN_CONFIRMED_OF = {"missing_parameter_include": 5}
 
 # Kinds whose misses the engine has not fixed yet: kind -> the feedback entry (strict: a fix fails here).
 _FEEDBACK = "/work/briefs/deep_feedback.md"
-KNOWN_MISSES: dict[str, str] = {
-    "wrong_type_function": f"{_FEEDBACK} F3: built-in functions' argument types",
-}
+KNOWN_MISSES: dict[str, str] = {}
 
 
 def _hash(*parts: str) -> str:
@@ -190,7 +189,7 @@ def _seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     outcomes: list[Outcome] = []
     for seed in seeds:
         closure = world["usable"][seed.module]
-        env_dir = world["base"] / "seeds" / _hash(seed.module, str(seed.file), seed.text)
+        env_dir = world["base"] / "seeds" / _hash("linked", seed.module, str(seed.file), seed.text)
         rel = seed.file.relative_to(pristine[seed.module])
         path = env_dir / "modules" / seed.module / rel
         if not path.is_file() or path.read_text(encoding="utf-8") != seed.text:
@@ -200,12 +199,12 @@ def _seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
                 {m: pristine[m] for m in sorted(closure) if m != seed.module},
                 {seed.module: pristine[seed.module]},
             )
-            (tmp / "modules" / seed.module / rel).write_text(seed.text, encoding="utf-8")
+            target = tmp / "modules" / seed.module / rel
+            target.unlink()  # (a link to the pristine copy's file)
+            target.write_text(seed.text, encoding="utf-8")
             try:
                 os.replace(tmp, env_dir)
             except OSError:  # another worker wrote the same seed first
-                import shutil
-
                 shutil.rmtree(tmp, ignore_errors=True)
         outcomes.append(Outcome(seed, env_dir, path, {}))
     answers = deep_seeds.compile_requests(
@@ -214,6 +213,11 @@ def _seeded(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     )
     for i, o in enumerate(outcomes):
         o.puppet = {p: answers[p][i] for p in puppets}
+    # the seeded trees of earlier versions of the seeds (or of the corpus) are not needed again
+    current = {o.environment.name for o in outcomes}
+    for old in (world["base"] / "seeds").iterdir():
+        if old.name not in current:
+            shutil.rmtree(old, ignore_errors=True)
     confirmed = [
         o
         for o in outcomes
