@@ -15,7 +15,7 @@ import re
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import features, hiera, tables, world
 from puppet_xpp.server.analysis.answers import CompletionItem, Completions, Knowledge
-from puppet_xpp.server.analysis.document import Analysis
+from puppet_xpp.server.analysis.document import Analysis, LineIndex
 from puppet_xpp.server.analysis.navigation import (
     attribute_markdown,
     function_markdown,
@@ -35,7 +35,11 @@ SYMBOL_KINDS = {
 }
 
 
-def completion(an: Analysis, known: Knowledge, line: int, character: int) -> Completions:
+def completion(
+    an: Analysis, known: Knowledge, line: int, character: int, local: list[Sym] | None = None
+) -> Completions:
+    """The completions at (line, character).  ``local``: the document's own definitions, when ``an``
+    is the current text alone (:func:`text_analysis`: no tree), else they are read from its tree."""
     off = an.lines.offset(line, character)
     sp = world.special_context(an, off)
     if sp is not None:
@@ -69,7 +73,7 @@ def completion(an: Analysis, known: Knowledge, line: int, character: int) -> Com
                 )
             items.extend(_metaparameters())
             return _with_edits(an, known, off, prefix, items)
-    items = _document_items(an, known, off)
+    items = _document_items(an, known, off, local)
     if ctx == "variable":
         if not prefix.startswith("::") or prefix.count("::") == 1:
             bare = prefix.startswith("::")
@@ -123,7 +127,27 @@ def _metaparameters() -> list[CompletionItem]:
     ]
 
 
-def _document_items(an: Analysis, known: Knowledge, off: int) -> list[CompletionItem]:
+def text_analysis(data: bytes, version: int | None, encoding: str, epp: bool, tasks: bool) -> Analysis:
+    """The current text of a document as an analysis without a tree (no parse: nothing waits for
+    one), for a completion :func:`needs_tree` says can do without: what it reads of the document is
+    the text around the cursor (the context scans of server.analysis.features and .world)."""
+    return Analysis(version, None, data, None, [], None, [], [], LineIndex(data, None, encoding), epp, tasks)
+
+
+def needs_tree(an: Analysis, line: int, character: int) -> bool:
+    """Whether the completion at (line, character) reads the document's tree: the variables in scope
+    there, the titles of a type's resources.  The other contexts (a resource's attributes or values,
+    names, Hiera keys, facts) read the text around the cursor only."""
+    off = an.lines.offset(line, character)
+    sp = world.special_context(an, off)
+    if sp is not None and sp[0] == "title":
+        return True
+    return features.completion_context(an, off)[0] == "variable"
+
+
+def _document_items(
+    an: Analysis, known: Knowledge, off: int, local: list[Sym] | None = None
+) -> list[CompletionItem]:
     """The names of the document and the workspace's manifests (and the core tables) at ``off``."""
     ctx, prefix, rtype = features.completion_context(an, off)
     items: list[CompletionItem] = []
@@ -173,7 +197,7 @@ def _document_items(an: Analysis, known: Knowledge, off: int) -> list[Completion
     for t in tables.DATA_TYPES:
         items.append(CompletionItem(t, "TypeParameter", "data type"))
     seen_syms = set()
-    for s in index.all() + local_symbols(an):
+    for s in index.all() + (local_symbols(an) if local is None else local):
         key = (s.kind, s.name)
         if key in seen_syms or s.kind == "node":
             continue

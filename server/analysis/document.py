@@ -359,6 +359,13 @@ class Document:
         self.gc_pacer = gc_pacer if gc_pacer is not None else GcPacer()
         self.lock = threading.RLock()  # edits and analyses, one at a time (analyse_apart)
         self.apart: Future[None] | None = None  # the analysis running apart, if any
+        # the text as of the changes applied so far, set with their removal from the server's queue
+        # (server.lsp.sync.sync_state): that text plus the changes still queued is the client's text,
+        # which a completion reads without waiting for the analysis (server.lsp.sync.text_now)
+        self.synced_data: bytes = self.parser.data
+        # the document's own definitions (server.analysis.navigation.local_symbols) as of the last
+        # analysis a completion read whole: a completion answered from the text alone uses them
+        self.local_symbols_memo: list[Any] | None = None
 
     # -- text
 
@@ -375,8 +382,10 @@ class Document:
     def line_index(self) -> LineIndex:
         return LineIndex(self.parser.data, self.parser.line_starts(), self.encoding)
 
-    def apply_change(self, rng: Span | None, new_text: str) -> None:
-        """One LSP content change: ``rng`` is ((line, col), (line, col)) or None for the whole text."""
+    def apply_change(self, rng: Span | None, new_text: str, queued: bool = False) -> None:
+        """One LSP content change: ``rng`` is ((line, col), (line, col)) or None for the whole text.
+        ``queued``: the change is still in the server's queue (its caller sets :attr:`synced_data`
+        when it removes it from there)."""
         with self.lock:
             if rng is None:
                 self.parser.replace_all(new_text)
@@ -387,6 +396,8 @@ class Document:
                 if b < a:
                     a, b = b, a
                 self.parser.edit(a, b, new_text)
+            if not queued:
+                self.synced_data = self.parser.data
             self.cached = None
             self.edits_since_analysis += 1
 

@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcContentModified
 from puppet_xpp.server.analysis import answers, features, navigation
 from puppet_xpp.server.analysis import completion as completions
 from puppet_xpp.server.analysis.document import Analysis, path_of_uri
-from puppet_xpp.server.lsp import convert, indexing, sync
+from puppet_xpp.server.lsp import convert, indexing, sync, text
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import DocState
 
@@ -138,9 +138,41 @@ async def completion(ls: PuppetServer, params: types.CompletionParams) -> types.
             ),
         )
     known = ls.session.knowledge(uri)
-    return await sync.with_analysis(
-        ls, uri, lambda an: convert.completion_list(completions.completion(an, known, line, character))
-    )
+    doc = ls.session.documents.get(uri)
+    if doc is not None and doc.refused is None:
+        quick = text_completion(doc, known, line, character)
+        if quick is not None:
+            return quick
+
+    def whole(an: Analysis) -> types.CompletionList:
+        local = navigation.local_symbols(an)
+        if doc is not None:
+            doc.doc.local_symbols_memo = local
+        return convert.completion_list(completions.completion(an, known, line, character, local))
+
+    return await sync.with_analysis(ls, uri, whole)
+
+
+def text_completion(
+    st: DocState, known: answers.Knowledge, line: int, character: int
+) -> types.CompletionList | None:
+    """The completion at (line, character) from the client's current text alone (sync.text_now), at
+    once on the event loop, when its context reads no tree (completions.needs_tree): it never waits
+    for the analysis of the latest keystrokes (issue 31 item 3: in a 300 KB file that analysis takes
+    as long as a full parse when the keystroke breaks a body).  The document's own definitions are
+    those of the last completion answered from an analysis.  None: asked of the analysis instead (a
+    context that reads the tree, no definitions known yet, a text the worker's line rule applies to)."""
+    doc = st.doc
+    local = doc.local_symbols_memo
+    if not st.is_puppet or local is None:
+        return None
+    data = sync.text_now(st)
+    if data is None or text.binary_reason(data) is not None:
+        return None
+    an = completions.text_analysis(data, st.version, doc.encoding, doc.config.epp, doc.config.tasks)
+    if completions.needs_tree(an, line, character):
+        return None
+    return convert.completion_list(completions.completion(an, known, line, character, local))
 
 
 def completion_resolve(ls: PuppetServer, item: types.CompletionItem) -> types.CompletionItem:

@@ -20,6 +20,7 @@ from puppet_xpp.server.analysis.document import (
     SEVERITY_ERROR,
     Analysis,
     Document,
+    LineIndex,
     LspDiagnostic,
     Span,
     path_of_uri,
@@ -36,18 +37,46 @@ T = TypeVar("T")
 def sync_state(st: DocState) -> int | None:
     """Worker thread: apply queued edits; returns the version they bring the document to."""
     with st.lock:
-        changes, st.pending = st.pending, []
+        changes = list(st.pending)
         version = st.version
     doc = st.doc
     for rng, new_text in changes:
         # (the lint diagnostics carried over follow it)
         lint_carry.note_change(st.lint, rng, new_text, doc.data)
-        apply_change(doc, rng, new_text)
+        apply_change(doc, rng, new_text, queued=True)
     doc.version = version
+    with st.lock:  # (text_now: the changes leave the queue as the text they make becomes synced_data)
+        del st.pending[: len(changes)]
+        doc.synced_data = doc.data
     return version
 
 
-def apply_change(doc: Document, rng: Span | None, new_text: str) -> None:
+def text_now(st: DocState) -> bytes | None:
+    """Any thread: the client's current text of the document (the text as of the changes applied
+    plus those still queued, applied to a copy), without waiting for the worker; None when that is
+    not sure (a document with a lone CR: the worker's line rule applies)."""
+    doc = st.doc
+    with st.lock:
+        data = doc.synced_data
+        changes = list(st.pending)
+    if text.has_lone_cr_bytes(data):
+        return None
+    for rng, new_text in changes:
+        new = text.clean_surrogates(new_text).encode("utf-8", "surrogateescape")
+        if rng is None:
+            data = new
+        else:
+            li = LineIndex(data, None, doc.encoding)
+            a, b = li.offset(*rng[0]), li.offset(*rng[1])
+            if b < a:
+                a, b = b, a
+            data = data[:a] + new + data[b:]
+        if text.has_lone_cr_bytes(new):
+            return None
+    return data
+
+
+def apply_change(doc: Document, rng: Span | None, new_text: str, queued: bool = False) -> None:
     """One content change, with LSP's line rule when the document holds a lone CR (server.lsp.text)."""
     new_text = text.clean_surrogates(new_text)
     if rng is not None and text.has_lone_cr_bytes(doc.data):
@@ -58,7 +87,7 @@ def apply_change(doc: Document, rng: Span | None, new_text: str) -> None:
             i = text.lsp_offset(full, line, col, doc.encoding)
             ends.append(li.position(len(full[:i].encode("utf-8", "surrogateescape"))))
         rng = (ends[0], ends[1])
-    doc.apply_change(rng, new_text)
+    doc.apply_change(rng, new_text, queued)
 
 
 def analyze(session: Session, st: DocState) -> tuple[int | None, list[LspDiagnostic], list[LspDiagnostic]]:

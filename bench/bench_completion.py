@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Completion while typing, and the keystroke that first breaks a large body, in a big manifest,
+measured through the real protocol (stdio JSON-RPC; issue 31 item 3).
+
+    python3 bench/bench_completion.py [--corpus DIR] [--bytes N] [--rounds N]
+
+The manifest is one class of ~N bytes (292 KB by default) built like bench/bench_lsp.py's, but from the
+corpus's modules taken last one first, so the text is not the one bench_lsp.py measures.
+
+* ``completion``: a resource typed character by character in the middle of the class body
+  (``file { '/tmp/x':`` newline ``ensure => present,`` ...); after each keystroke (didChange) a
+  completion request at the cursor is sent at once; the figure is didChange sent -> completion
+  answered (the request does not wait for the keystroke's analysis);
+* ``first_break``: an open quote or an open brace typed at a code line in the middle of the body (the
+  body breaks there), -> its diagnostics published; deleted again after each;
+* ``keystroke``: one-character edits at those lines -> diagnostics (the p95 ≤ 16 ms figure);
+* the anchor: the in-process full parse + validation of the same text, from the same run.
+Prints p50/p95/max of each, the load average, the command, and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+sys.path.insert(0, REPO)
+
+from bench_lsp import Client, Msg, _r, build_one_class_manifest, pct  # noqa: E402
+
+RESOURCE = "file { '/tmp/xpp_bench':\n    ensure => present,\n    owner  => 'root',\n  }\n  "
+
+
+def build_manifest(corpus: str, target: int) -> str:
+    """One class of ~target bytes made like bench_lsp.py's, from the corpus's modules taken last one
+    first (a directory of links to them, named in reverse order), so not the text bench_lsp.py
+    measures."""
+    import tempfile
+
+    mods = sorted(m for m in os.listdir(corpus) if os.path.isdir(os.path.join(corpus, m, "manifests")))
+    with tempfile.TemporaryDirectory(prefix="xpp-bench-") as tmp:
+        for k, m in enumerate(reversed(mods)):
+            os.symlink(os.path.join(corpus, m), os.path.join(tmp, f"{k:05d}-{m}"))
+        return build_one_class_manifest(tmp, target)
+
+
+def full_ms(text: str, path: str) -> float:
+    """The anchor: one in-process parse + validation of the whole text, in ms."""
+    from puppet_xpp.grammar.parser import parse
+    from puppet_xpp.grammar.validator import validate
+
+    t0 = time.perf_counter()
+    validate(parse(text, path).program, file=path)
+    return (time.perf_counter() - t0) * 1000
+
+
+def stats(xs: list[float]) -> Msg:
+    return {
+        "n": len(xs),
+        "p50": round(pct(xs, 50), 2),
+        "p95": round(pct(xs, 95), 2),
+        "max": round(max(xs), 2),
+    }
+
+
+def change(c: Client, uri: str, version: int, line: int, col: int, end: tuple[int, int], text: str) -> float:
+    t0 = time.perf_counter()
+    c.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": _r(line, col, end[0], end[1]), "text": text}],
+        },
+    )
+    return t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default="/usr/share/puppet/modules")
+    ap.add_argument("--bytes", type=int, default=292_000)
+    ap.add_argument("--rounds", type=int, default=3, help="resources typed (at different lines)")
+    args = ap.parse_args(argv)
+    text = build_manifest(args.corpus, args.bytes)
+    lines = text.splitlines()
+    path = "/tmp/xpp_bench_completion/big.pp"
+    out: Msg = {"bytes": len(text.encode()), "lines": len(lines), "load_before": os.getloadavg()}
+
+    out["full_parse_validate_ms_median"] = round(statistics.median(full_ms(text, path) for _ in range(5)), 2)
+
+    c, uri = Client(), "file://" + path
+    opened = {"uri": uri, "languageId": "puppet", "version": 1, "text": text}
+    c.notify("textDocument/didOpen", {"textDocument": opened})
+    c.diags(uri, 1)
+    v = 1
+    # code lines in the middle of the body: statement starts (indented two spaces, a word)
+    mid = len(lines) // 2
+    starts = [i for i in range(mid - 400, mid + 400) if lines[i].startswith("  ") and lines[i][2:3].isalpha()]
+    comp: list[float] = []
+    wrong: list[str] = []
+    for k in range(args.rounds):
+        line = starts[(k * 7) % len(starts)]
+        ln, col = line, 2
+        for ch in RESOURCE:
+            v += 1
+            t0 = change(c, uri, v, ln, col, (ln, col), ch)
+            if ch == "\n":
+                ln, col = ln + 1, 0
+            else:
+                col += 1
+            m = c.request(
+                "textDocument/completion",
+                {"textDocument": {"uri": uri}, "position": {"line": ln, "character": col}},
+            )
+            comp.append((m["_t"] - t0) * 1000)
+            if ch == "w" and not any(
+                it["label"] == "owner" for it in (m.get("result") or {}).get("items", [])
+            ):
+                wrong.append(f"no 'owner' at {ln}:{col}")
+        c.diags(uri, v)
+        # delete it again in one change (back to the original text)
+        v += 1
+        change(c, uri, v, line, 2, (ln, col), "")
+        c.diags(uri, v)
+    out["completion_ms"] = stats(comp)
+    out["completion_wrong"] = wrong
+    brk: list[float] = []
+    keys: list[float] = []
+    for i in starts[:30]:
+        for piece in ("'", "{", "x"):
+            v += 1
+            t0 = change(c, uri, v, i, 2, (i, 2), piece)
+            m = c.diags(uri, v)
+            (keys if piece == "x" else brk).append((m["_t"] - t0) * 1000)
+            v += 1
+            t0 = change(c, uri, v, i, 2, (i, 3), "")
+            m = c.diags(uri, v)
+            keys.append((m["_t"] - t0) * 1000)
+    c.close()
+    out["first_break_ms"] = stats(brk)
+    out["keystroke_ms"] = stats(keys)
+    out["load_after"] = os.getloadavg()
+    out["command"] = "python3 bench/bench_completion.py " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    print(
+        f"{out['bytes']} bytes, {out['lines']} lines; full parse + validate {out['full_parse_validate_ms_median']} ms (anchor)"
+    )
+    for name in ("completion_ms", "first_break_ms", "keystroke_ms"):
+        s = out[name]
+        print(f"  {name:16} n={s['n']:4} p50 {s['p50']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}")
+    if wrong:
+        print("  completion WRONG:", wrong[:5])
+    print(f"  load {out['load_before']} -> {out['load_after']}; command: {out['command']}")
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
