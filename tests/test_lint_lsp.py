@@ -44,10 +44,13 @@ async def _open(client: LanguageClient, name: str, text: str) -> str:
 async def wait_lint(
     client: LanguageClient, uri: str, version: int, after: int
 ) -> types.PublishDiagnosticsParams:
-    """The lint publish of a version: the server publishes each version's parse and validator
-    diagnostics first, then (typing paused) the same version again with its lint diagnostics."""
-    first = await wait_publish(client, uri, version, after=after)
-    return await wait_publish(client, uri, version, after=published(client).index(first) + 1)
+    """The lint publish of a version with lint problems: the server publishes each version's parse and
+    validator diagnostics first, then the same version again as more findings come in (the deep checks',
+    then, typing paused, lint's): the first of them that holds puppet-lint's."""
+    p = await wait_publish(client, uri, version, after=after)
+    while not any(d.source == "puppet-lint" for d in p.diagnostics):
+        p = await wait_publish(client, uri, version, after=published(client).index(p) + 1)
+    return p
 
 
 async def test_lint_diagnostics_and_features(client: LanguageClient, oracle: Any) -> None:
