@@ -6,6 +6,17 @@ data files (line and value text, for definition and hover).
 
 Keys are found by scanning the data files' top-level lines (positions are the point; values are shown
 as written).  No pygls imports here.
+
+The global layer (Puppet's ``hiera_config`` setting, by default ``$confdir/hiera.yaml``:
+``/etc/puppetlabs/puppet/hiera.yaml``, Debian's ``/etc/puppet/hiera.yaml``) is deliberately not read:
+it is a setting of the Puppet that compiles the catalog (a server's, or the agent's for ``puppet
+apply``), not part of the code, so the file found on the machine that runs the check proves nothing
+about the compile -- its confdir and ``hiera_config`` may differ, and its hierarchy's paths are
+usually per node (``%{trusted.certname}``) or per environment, read relative to that confdir.  Read
+here, it would make a check's findings depend on the machine it runs on (the deep checks' missing class
+parameter would come and go with a workstation's /etc), and an empty or absent one there says nothing
+of the server's.  So the deep checks' "no Hiera value for the key" means: none in the environment's
+and the key's module's layers (what the code ships), as issue 30 states it.
 """
 
 from __future__ import annotations

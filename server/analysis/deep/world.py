@@ -267,7 +267,9 @@ class World:
 
     def hiera_has(self, key: str) -> bool | None:
         """Is ``key`` set in the environment's or its module's Hiera data?  None: that cannot be read
-        statically (a backend other than YAML/JSON files, a data function, no environment)."""
+        statically (a backend other than YAML/JSON files, a data function, no environment).  The
+        global layer (the compiling Puppet's ``hiera_config``) is not the code's and is not read: see
+        :mod:`server.analysis.hiera`."""
         key = key_of(key)
         hit = self._hiera_keys.get(key)
         if hit is not None:
