@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from puppet_xpp.lint.tokens import Tok
 
 _CONTROL = re.compile(r"lint:(ignore:\w+|endignore)", re.ASCII)
-_COMMENTS = frozenset({"COMMENT", "MLCOMMENT", "SLASH_COMMENT"})
+COMMENTS = frozenset({"COMMENT", "MLCOMMENT", "SLASH_COMMENT"})
 _WORD = re.compile(r"lint:(ignore|endignore)")
 
 
@@ -32,7 +32,7 @@ def parse(tokens: Sequence[Tok]) -> Overrides:
     out = Overrides()
     stack: list[list[tuple[int, str, str]]] = []
     for tok in tokens:
-        if tok.type not in _COMMENTS or "lint:" not in tok.value or not _CONTROL.match(tok.value.strip()):
+        if tok.type not in COMMENTS or "lint:" not in tok.value or not _CONTROL.match(tok.value.strip()):
             continue
         words = tok.value.strip().split()
         controls: list[str] = []

@@ -132,7 +132,6 @@ def _lint(
             "syntax", "error", msg, lex_problem.line, lex_problem.column, data={"origin": "lexer"}
         )
         problems.append(lexed)
-    overrides = control.parse(toks) if "lint:" in text else control.Overrides()
     m = Manifest(
         toks,
         path=path,
@@ -143,6 +142,8 @@ def _lint(
         text=text,
         index=index,
     )
+    # (control comments are comments: only those tokens are read)
+    overrides = control.parse(m.of_type(*control.COMMENTS)) if "lint:" in text else control.Overrides()
     per_check: list[tuple[Check, list[Problem]]] = []
     try:
         for c in _ALL:
