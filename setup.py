@@ -1,5 +1,5 @@
-"""Build of the optional C extensions (metadata: pyproject.toml): the reader ``puppet_xpp.xpp._fastload``
-and the parser's LR driver ``puppet_xpp.grammar._accel``.
+"""Build of the optional C extensions (metadata: pyproject.toml): the reader ``puppet_xpp.xpp._fastload``,
+the Pcore writer ``puppet_xpp.xpp._fastwrite`` and the parser's LR driver ``puppet_xpp.grammar._accel``.
 
 Two wheels come from the same source tree (or sdist):
 
@@ -34,6 +34,9 @@ setup(
     else [
         Extension(
             "puppet_xpp.xpp._fastload", ["xpp/_fastload.c"], optional=True, extra_compile_args=WARNINGS
+        ),
+        Extension(
+            "puppet_xpp.xpp._fastwrite", ["xpp/_fastwrite.c"], optional=True, extra_compile_args=WARNINGS
         ),
         Extension(
             "puppet_xpp.grammar._accel", ["grammar/_accel.c"], optional=True, extra_compile_args=WARNINGS

@@ -197,6 +197,16 @@ _NOTHING = object()
 
 
 def dumps_msgpack(value: Any, check: bool = True) -> bytes:
+    """The msgpack stream of ``value`` (:func:`dumps_msgpack_python`): by the C writer
+    (``xpp/_fastwrite.c``, the same bytes) when it is built and takes the value, else by the Python one."""
+    if _fast_dumps is not None:
+        data = _fast_dumps(value, check)
+        if data is not FAST_DECLINED:
+            return data  # type: ignore[no-any-return]
+    return dumps_msgpack_python(value, check)
+
+
+def dumps_msgpack_python(value: Any, check: bool = True) -> bytes:
     """The msgpack stream of ``value``.  ``check``: assert what the readers (Puppet's and ours) assert:
     every AST attribute's type, and a tree but for the sharing Puppet's model has, the one Locator of the
     nodes' ``locator`` attribute and the entries of ``Program.definitions`` (nodes of that Program written
@@ -465,3 +475,30 @@ def _marker(name: str, n: int, wtab: dict[Any, int]) -> bytes:
     parts.append(small[n] if n < 4096 else mp_uint_body(n))
     wtab[(name, n)] = len(wtab)
     return mp_ext(PCORE_OBJECT_START, b"".join(parts))
+
+
+FAST_DECLINED = object()  # what the C writer returns for a value it leaves to the Python writer
+
+
+def _fast_writer() -> Any:
+    """``xpp._fastwrite.dumps`` configured with the AST's per-class tables, or None (not built, or
+    PUPPET_XPP_PURE_PYTHON=1 in the environment)."""
+    import os
+
+    if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
+        return None
+    try:
+        from puppet_xpp.xpp import _fastwrite
+    except ImportError:
+        return None
+    infos = {
+        cls: (info.getter, info.min, info.defaults, info.positioned, info.refslot, info, info.name)
+        for cls, info in INFO.items()
+    }
+    _fastwrite.configure(infos, _marker, FAST_DECLINED, Regexp)
+    return _fastwrite.dumps
+
+
+_fast_dumps = _fast_writer()
+# which writer dumps_msgpack uses first ("c" or "python")
+MSGPACK_WRITER = "python" if _fast_dumps is None else "c"

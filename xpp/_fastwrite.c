@@ -1,0 +1,521 @@
+/* The optional C Pcore writer (msgpack): the same stream as xpp/pcore/write.py's dumps_msgpack, for the
+ * values the parser makes (AST nodes, lists, str, int, float, bool, None, Regexp).  Anything else -- a
+ * dict, PType, IncludedObject, a subclass of str/int, an ill-typed or shared value, an int beyond 64 bits,
+ * a string that is not valid Unicode -- makes it decline (return the DECLINED object, having changed
+ * nothing): the Python writer then writes the document, or raises its error.  Configured from
+ * xpp/pcore/fastwrite.py with the per-class tables of xpp/pcore/nodes.py; PUPPET_XPP_PURE_PYTHON=1 turns
+ * it off.
+ *
+ * Identity table: an object held by more than one holder (its reference count beyond the holder and this
+ * writer's stack) is recorded by id, as the Python writer records it; recording more than it does changes
+ * no byte (an object held once is reached once).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { K_VALUE = 0, K_REFS = 1, K_REF = 2 };
+enum { X_INNER = 0x00, X_TAB = 0x01, X_ARRAY = 0x10, X_REGEXP = 0x30 };
+
+static PyObject *g_infos;    /* type -> (getter, min, defaults, positioned, refslot, info, name) */
+static PyObject *g_marker;   /* _marker(name, n, wtab) -> bytes */
+static PyObject *g_declined; /* returned when the Python writer must decide */
+static PyObject *g_regexp;   /* grammar.ast.Regexp */
+static PyObject *s_wchecks, *s_source;
+
+typedef struct {
+    char *p;
+    Py_ssize_t n, cap;
+} Buf;
+
+static int buf_grow(Buf *b, Py_ssize_t more) {
+    if (b->n + more <= b->cap) return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + more) cap *= 2;
+    char *p = PyMem_Realloc(b->p, (size_t)cap);
+    if (!p) return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int put(Buf *b, const char *s, Py_ssize_t n) {
+    if (buf_grow(b, n)) return -1;
+    memcpy(b->p + b->n, s, (size_t)n);
+    b->n += n;
+    return 0;
+}
+
+/* msgpack of a non-negative int (the minimal encoding), into tmp; returns its length */
+static int uint_body(unsigned char *t, uint64_t v) {
+    if (v < 0x80) { t[0] = (unsigned char)v; return 1; }
+    if (v < 0x100) { t[0] = 0xcc; t[1] = (unsigned char)v; return 2; }
+    if (v < 0x10000) { t[0] = 0xcd; t[1] = (unsigned char)(v >> 8); t[2] = (unsigned char)v; return 3; }
+    if (v < 0x100000000ULL) {
+        t[0] = 0xce;
+        for (int i = 0; i < 4; i++) t[1 + i] = (unsigned char)(v >> (24 - 8 * i));
+        return 5;
+    }
+    t[0] = 0xcf;
+    for (int i = 0; i < 8; i++) t[1 + i] = (unsigned char)(v >> (56 - 8 * i));
+    return 9;
+}
+
+static int put_int(Buf *b, long long v) {
+    unsigned char t[9];
+    int n;
+    if (v >= 0) n = uint_body(t, (uint64_t)v);
+    else if (v >= -32) { t[0] = (unsigned char)(v + 256); n = 1; }
+    else if (v >= -0x80) { t[0] = 0xd0; t[1] = (unsigned char)(int8_t)v; n = 2; }
+    else if (v >= -0x8000) { t[0] = 0xd1; t[1] = (unsigned char)((uint16_t)v >> 8); t[2] = (unsigned char)v; n = 3; }
+    else if (v >= -0x80000000LL) {
+        uint32_t u = (uint32_t)(int32_t)v;
+        t[0] = 0xd2;
+        for (int i = 0; i < 4; i++) t[1 + i] = (unsigned char)(u >> (24 - 8 * i));
+        n = 5;
+    } else {
+        uint64_t u = (uint64_t)v;
+        t[0] = 0xd3;
+        for (int i = 0; i < 8; i++) t[1 + i] = (unsigned char)(u >> (56 - 8 * i));
+        n = 9;
+    }
+    return put(b, (const char *)t, n);
+}
+
+/* an extension whose payload is bytes p[0..n) */
+static int put_ext(Buf *b, int code, const unsigned char *p, Py_ssize_t n) {
+    unsigned char h[6];
+    int hn;
+    if (n == 1 || n == 2 || n == 4 || n == 8 || n == 16) {
+        h[0] = n == 1 ? 0xd4 : n == 2 ? 0xd5 : n == 4 ? 0xd6 : n == 8 ? 0xd7 : 0xd8;
+        h[1] = (unsigned char)code;
+        hn = 2;
+    } else if (n < 0x100) {
+        h[0] = 0xc7; h[1] = (unsigned char)n; h[2] = (unsigned char)code; hn = 3;
+    } else if (n < 0x10000) {
+        h[0] = 0xc8; h[1] = (unsigned char)(n >> 8); h[2] = (unsigned char)n; h[3] = (unsigned char)code; hn = 4;
+    } else {
+        h[0] = 0xc9;
+        for (int i = 0; i < 4; i++) h[1 + i] = (unsigned char)((uint64_t)n >> (24 - 8 * i));
+        h[5] = (unsigned char)code;
+        hn = 6;
+    }
+    if (put(b, (const char *)h, hn)) return -1;
+    return put(b, (const char *)p, n);
+}
+
+static int put_ext_uint(Buf *b, int code, uint64_t v) {
+    unsigned char t[9];
+    int n = uint_body(t, v);
+    return put_ext(b, code, t, n);
+}
+
+/* msgpack str header + bytes; 1 declined (too long) */
+static int put_str_bytes(Buf *b, const char *s, Py_ssize_t n) {
+    unsigned char h[5];
+    int hn;
+    if (n < 32) { h[0] = (unsigned char)(0xa0 | n); hn = 1; }
+    else if (n < 0x100) { h[0] = 0xd9; h[1] = (unsigned char)n; hn = 2; }
+    else if (n < 0x10000) { h[0] = 0xda; h[1] = (unsigned char)(n >> 8); h[2] = (unsigned char)n; hn = 3; }
+    else if ((uint64_t)n < 0x100000000ULL) {
+        h[0] = 0xdb;
+        for (int i = 0; i < 4; i++) h[1 + i] = (unsigned char)((uint64_t)n >> (24 - 8 * i));
+        hn = 5;
+    } else return 1;
+    if (put(b, (const char *)h, hn)) return -1;
+    return put(b, s, n);
+}
+
+/* the UTF-8 (surrogateescape) bytes of a str, new reference, or NULL with no error set: declined */
+static PyObject *encoded(PyObject *s) {
+    PyObject *e = PyUnicode_AsEncodedString(s, "utf-8", "surrogateescape");
+    if (!e) PyErr_Clear();
+    return e;
+}
+
+typedef struct {
+    int kind;
+    PyObject *obj; /* owned */
+    Py_ssize_t aux; /* K_REF: index of its K_REFS record */
+} Entry;
+
+typedef struct {
+    Py_ssize_t after;
+    PyObject *seen; /* set of int */
+} RefsRec;
+
+typedef struct {
+    Entry *e;
+    Py_ssize_t n, cap;
+} Stack;
+
+static int spush(Stack *s, int kind, PyObject *o, Py_ssize_t aux) {
+    if (s->n == s->cap) {
+        Py_ssize_t cap = s->cap ? s->cap * 2 : 256;
+        Entry *e = PyMem_Realloc(s->e, (size_t)cap * sizeof(Entry));
+        if (!e) return -1;
+        s->e = e;
+        s->cap = cap;
+    }
+    Py_INCREF(o);
+    s->e[s->n].kind = kind;
+    s->e[s->n].obj = o;
+    s->e[s->n].aux = aux;
+    s->n++;
+    return 0;
+}
+
+#define DECLINE 1
+#define FAIL (-1)
+
+/* The identity table: object address -> index (open addressing, linear probing; never shrinks). */
+typedef struct {
+    uintptr_t *keys; /* 0: empty */
+    Py_ssize_t *vals;
+    size_t mask, used;
+} Ids;
+
+static size_t ids_slot(const Ids *m, uintptr_t k) {
+    size_t h = (size_t)((k >> 4) * 0x9E3779B97F4A7C15ULL);
+    size_t i = h & m->mask;
+    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & m->mask;
+    return i;
+}
+
+/* the recorded index of o, or -1 */
+static Py_ssize_t stab_get(Ids *m, PyObject *o) {
+    if (!m->used) return -1;
+    size_t i = ids_slot(m, (uintptr_t)o);
+    return m->keys[i] ? m->vals[i] : -1;
+}
+
+static int stab_set(Ids *m, PyObject *o, Py_ssize_t v) {
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        size_t cap = (m->mask + 1) * 2;
+        if (cap < 64) cap = 64;
+        uintptr_t *ok = m->keys;
+        Py_ssize_t *ov = m->vals;
+        size_t oc = m->keys ? m->mask + 1 : 0;
+        m->keys = PyMem_Calloc(cap, sizeof(uintptr_t));
+        m->vals = PyMem_Malloc(cap * sizeof(Py_ssize_t));
+        if (!m->keys || !m->vals) {
+            PyMem_Free(m->keys);
+            PyMem_Free(m->vals);
+            m->keys = ok;
+            m->vals = ov;
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->mask = cap - 1;
+        for (size_t j = 0; j < oc; j++)
+            if (ok[j]) {
+                size_t i = ids_slot(m, ok[j]);
+                m->keys[i] = ok[j];
+                m->vals[i] = ov[j];
+            }
+        PyMem_Free(ok);
+        PyMem_Free(ov);
+    }
+    size_t i = ids_slot(m, (uintptr_t)o);
+    if (!m->keys[i]) m->used++;
+    m->keys[i] = (uintptr_t)o;
+    m->vals[i] = v;
+    return 0;
+}
+
+/* a str through the writer's table: its index, or the string itself the first time */
+static int put_tabled_str(Buf *b, PyObject *wtab, PyObject *s) {
+    PyObject *k = PyDict_GetItemWithError(wtab, s);
+    if (k) return put_ext_uint(b, X_INNER, (uint64_t)PyLong_AsSsize_t(k));
+    if (PyErr_Occurred()) return FAIL;
+    PyObject *e = encoded(s);
+    if (!e) return DECLINE;
+    PyObject *idx = PyLong_FromSsize_t(PyDict_GET_SIZE(wtab));
+    int r = idx ? PyDict_SetItem(wtab, s, idx) : -1;
+    Py_XDECREF(idx);
+    if (r == 0) r = put_str_bytes(b, PyBytes_AS_STRING(e), PyBytes_GET_SIZE(e));
+    Py_DECREF(e);
+    return r;
+}
+
+static int encode(PyObject *value, int check, Buf *b) {
+    PyObject *wtab = PyDict_New(), *mrows = PyDict_New();
+    Ids ids = {NULL, NULL, 0, 0};
+    Ids *stab = &ids;
+    Stack st = {NULL, 0, 0};
+    RefsRec *refs = NULL;
+    Py_ssize_t nrefs = 0, count = 0;
+    int r = 0;
+    if (!wtab || !mrows || spush(&st, K_VALUE, value, 0)) { r = FAIL; goto done; }
+    while (st.n && r == 0) {
+        Entry en = st.e[--st.n];
+        PyObject *v = en.obj; /* owned: released at the end of the iteration */
+        PyTypeObject *t = Py_TYPE(v);
+        if (en.kind == K_REF) {
+            RefsRec *rr = &refs[en.aux];
+            Py_ssize_t k = stab_get(stab, v);
+            if (k == -2) r = FAIL;
+            else if (k < 0) r = spush(&st, K_VALUE, v, 0); /* written here, in place */
+            else {
+                PyObject *ki = PyLong_FromSsize_t(k);
+                int seen = ki ? PySet_Contains(rr->seen, ki) : -1;
+                if (seen < 0) r = FAIL;
+                else if (k <= rr->after || seen || !PyDict_GetItemWithError(g_infos, (PyObject *)t)) r = DECLINE;
+                else if (PySet_Add(rr->seen, ki) < 0) r = FAIL;
+                else r = put_ext_uint(b, X_TAB, (uint64_t)k);
+                Py_XDECREF(ki);
+                if (r == 0 && PyErr_Occurred()) r = FAIL;
+            }
+        } else if (en.kind == K_REFS) {
+            if (!PyList_CheckExact(v)) r = DECLINE;
+            else {
+                Py_ssize_t k = stab_get(stab, v);
+                if (k == -2) r = FAIL;
+                else if (k >= 0) r = DECLINE;
+                else if (stab_set(stab, v, count) < 0) r = FAIL;
+                else {
+                    count++;
+                    RefsRec *nr = PyMem_Realloc(refs, (size_t)(nrefs + 1) * sizeof(RefsRec));
+                    if (!nr) r = FAIL;
+                    else {
+                        refs = nr;
+                        refs[nrefs].after = en.aux;
+                        refs[nrefs].seen = PySet_New(NULL);
+                        if (!refs[nrefs].seen) r = FAIL;
+                        else {
+                            nrefs++;
+                            r = put_ext_uint(b, X_ARRAY, (uint64_t)PyList_GET_SIZE(v));
+                            for (Py_ssize_t i = PyList_GET_SIZE(v) - 1; r == 0 && i >= 0; i--)
+                                r = spush(&st, K_REF, PyList_GET_ITEM(v, i), nrefs - 1);
+                        }
+                    }
+                }
+            }
+        } else if (t == &PyLong_Type) {
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow) r = DECLINE;
+            else if (x == -1 && PyErr_Occurred()) r = FAIL;
+            else r = put_int(b, x);
+        } else if (t == &PyUnicode_Type) {
+            r = put_tabled_str(b, wtab, v);
+        } else if (t == &PyList_Type) {
+            Py_ssize_t k = stab_get(stab, v);
+            if (k == -2) r = FAIL;
+            else if (k >= 0) {
+                if (check) r = DECLINE;
+                else r = put_ext_uint(b, X_TAB, (uint64_t)k);
+            } else {
+                if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
+                count++;
+                if (r == 0) r = put_ext_uint(b, X_ARRAY, (uint64_t)PyList_GET_SIZE(v));
+                for (Py_ssize_t i = PyList_GET_SIZE(v) - 1; r == 0 && i >= 0; i--)
+                    r = spush(&st, K_VALUE, PyList_GET_ITEM(v, i), 0);
+            }
+        } else if (v == Py_None) {
+            r = put(b, "\xc0", 1);
+        } else if (t == &PyBool_Type) {
+            r = put(b, v == Py_True ? "\xc3" : "\xc2", 1);
+        } else if (t == &PyFloat_Type) {
+            unsigned char d[9];
+            d[0] = 0xcb;
+            if (PyFloat_Pack8(PyFloat_AS_DOUBLE(v), (char *)d + 1, 0) < 0) r = FAIL;
+            else r = put(b, (const char *)d, 9);
+        } else if ((PyObject *)t == g_regexp) {
+            Py_ssize_t k = stab_get(stab, v);
+            if (k == -2) r = FAIL;
+            else if (k >= 0) {
+                if (check) r = DECLINE;
+                else r = put_ext_uint(b, X_TAB, (uint64_t)k);
+            } else {
+                if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
+                count++;
+                PyObject *src = r == 0 ? PyObject_GetAttr(v, s_source) : NULL;
+                if (r == 0 && !src) r = FAIL;
+                else if (r == 0 && !PyUnicode_CheckExact(src)) r = DECLINE;
+                else if (r == 0) {
+                    PyObject *k2 = PyDict_GetItemWithError(wtab, v);
+                    if (k2) r = put_ext_uint(b, X_INNER, (uint64_t)PyLong_AsSsize_t(k2));
+                    else if (PyErr_Occurred()) r = FAIL;
+                    else {
+                        PyObject *e = encoded(src);
+                        if (!e) r = DECLINE;
+                        else {
+                            PyObject *idx = PyLong_FromSsize_t(PyDict_GET_SIZE(wtab));
+                            if (!idx || PyDict_SetItem(wtab, v, idx) < 0) r = FAIL;
+                            Py_XDECREF(idx);
+                            if (r == 0) {
+                                Buf inner = {NULL, 0, 0};
+                                r = put_str_bytes(&inner, PyBytes_AS_STRING(e), PyBytes_GET_SIZE(e));
+                                if (r == 0) r = put_ext(b, X_REGEXP, (const unsigned char *)inner.p, inner.n);
+                                PyMem_Free(inner.p);
+                            }
+                            Py_DECREF(e);
+                        }
+                    }
+                }
+                Py_XDECREF(src);
+            }
+        } else {
+            PyObject *row_info = PyDict_GetItemWithError(g_infos, (PyObject *)t);
+            if (!row_info) {
+                r = PyErr_Occurred() ? FAIL : DECLINE;
+            } else {
+                /* (getter, min, defaults, positioned, refslot, info, name) */
+                PyObject *getter = PyTuple_GET_ITEM(row_info, 0);
+                Py_ssize_t min = PyLong_AsSsize_t(PyTuple_GET_ITEM(row_info, 1));
+                PyObject *defaults = PyTuple_GET_ITEM(row_info, 2);
+                int positioned = PyObject_IsTrue(PyTuple_GET_ITEM(row_info, 3));
+                Py_ssize_t refslot = PyLong_AsSsize_t(PyTuple_GET_ITEM(row_info, 4));
+                PyObject *info = PyTuple_GET_ITEM(row_info, 5);
+                PyObject *name = PyTuple_GET_ITEM(row_info, 6);
+                Py_ssize_t k = stab_get(stab, v);
+                PyObject *vals = NULL;
+                if (k == -2) r = FAIL;
+                else if (k >= 0) {
+                    if (check) r = DECLINE;
+                    else r = put_ext_uint(b, X_TAB, (uint64_t)k);
+                } else {
+                    if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
+                    Py_ssize_t self = count++;
+                    if (r == 0) {
+                        vals = PyObject_CallOneArg(getter, v);
+                        if (!vals) r = FAIL;
+                        else if (!PyTuple_CheckExact(vals)) r = DECLINE;
+                    }
+                    if (r == 0 && check) {
+                        PyObject *wc = PyObject_GetAttr(info, s_wchecks);
+                        PyObject *res = wc ? PyObject_CallOneArg(wc, vals) : NULL;
+                        Py_XDECREF(wc);
+                        if (!res) r = FAIL;
+                        else {
+                            Py_ssize_t bad = PyLong_AsSsize_t(res);
+                            Py_DECREF(res);
+                            if (bad == -1 && PyErr_Occurred()) r = FAIL;
+                            else if (bad >= 0) r = DECLINE;
+                        }
+                    }
+                    Py_ssize_t n = r == 0 ? PyTuple_GET_SIZE(vals) : 0;
+                    while (r == 0 && n > min) {
+                        PyObject *last = PyTuple_GET_ITEM(vals, n - 1);
+                        PyObject *dv = PyTuple_GET_ITEM(defaults, n - 1);
+                        int eq = PyObject_RichCompareBool(last, dv, Py_EQ);
+                        if (eq < 0) r = FAIL;
+                        else if (eq && Py_TYPE(last) == Py_TYPE(dv)) n--;
+                        else break;
+                    }
+                    if (r == 0) {
+                        /* the class's marker: written whole the first time, then by its index */
+                        PyObject *row = PyDict_GetItemWithError(mrows, info);
+                        if (!row && !PyErr_Occurred()) {
+                            row = PyList_New(0);
+                            if (row && PyDict_SetItem(mrows, info, row) < 0) r = FAIL;
+                            Py_XDECREF(row); /* (the dict holds it) */
+                        }
+                        if (!row || r) r = FAIL;
+                        else {
+                            while (r == 0 && PyList_GET_SIZE(row) <= n) r = PyList_Append(row, Py_None);
+                            PyObject *m = r == 0 ? PyList_GET_ITEM(row, n) : NULL;
+                            if (r == 0 && m == Py_None) {
+                                PyObject *nn = PyLong_FromSsize_t(n);
+                                PyObject *mk = nn ? PyObject_CallFunctionObjArgs(g_marker, name, nn, wtab, NULL) : NULL;
+                                Py_XDECREF(nn);
+                                if (!mk || !PyBytes_Check(mk)) r = mk ? DECLINE : FAIL;
+                                else {
+                                    r = put(b, PyBytes_AS_STRING(mk), PyBytes_GET_SIZE(mk));
+                                    Buf ib = {NULL, 0, 0};
+                                    if (r == 0) r = put_ext_uint(&ib, X_INNER, (uint64_t)(PyDict_GET_SIZE(wtab) - 1));
+                                    PyObject *ibb = r == 0 ? PyBytes_FromStringAndSize(ib.p, ib.n) : NULL;
+                                    PyMem_Free(ib.p);
+                                    if (r == 0 && (!ibb || PyList_SetItem(row, n, ibb) < 0)) r = FAIL;
+                                }
+                                Py_XDECREF(mk);
+                            } else if (r == 0) {
+                                r = put(b, PyBytes_AS_STRING(m), PyBytes_GET_SIZE(m));
+                            }
+                        }
+                    }
+                    Py_ssize_t first = 0;
+                    if (r == 0 && positioned) {
+                        if (n < 3) r = DECLINE;
+                        else {
+                            PyObject *loc = PyTuple_GET_ITEM(vals, 0);
+                            Py_ssize_t lk = stab_get(stab, loc);
+                            if (lk == -2) r = FAIL;
+                            else if (lk >= 0) {
+                                r = put_ext_uint(b, X_TAB, (uint64_t)lk);
+                                first = 1;
+                            }
+                        }
+                    }
+                    for (Py_ssize_t i = n - 1; r == 0 && i >= first; i--) {
+                        if (check && i == refslot)
+                            r = spush(&st, K_REFS, PyTuple_GET_ITEM(vals, i), self);
+                        else
+                            r = spush(&st, K_VALUE, PyTuple_GET_ITEM(vals, i), 0);
+                    }
+                    Py_XDECREF(vals);
+                }
+                if (r == 0 && (min == -1 || refslot == -2) && PyErr_Occurred()) r = FAIL;
+                if (positioned < 0) r = FAIL;
+            }
+        }
+        Py_DECREF(v);
+    }
+done:
+    while (st.n) Py_DECREF(st.e[--st.n].obj);
+    PyMem_Free(st.e);
+    for (Py_ssize_t i = 0; i < nrefs; i++) Py_DECREF(refs[i].seen);
+    PyMem_Free(refs);
+    Py_XDECREF(wtab);
+    PyMem_Free(ids.keys);
+    PyMem_Free(ids.vals);
+    Py_XDECREF(mrows);
+    return r;
+}
+
+static PyObject *fw_dumps(PyObject *self, PyObject *args) {
+    PyObject *value;
+    int check;
+    if (!PyArg_ParseTuple(args, "Op", &value, &check)) return NULL;
+    if (!g_infos) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastwrite is not configured");
+        return NULL;
+    }
+    Buf b = {NULL, 0, 0};
+    int r = encode(value, check, &b);
+    PyObject *out = NULL;
+    if (r == 0) out = PyBytes_FromStringAndSize(b.p ? b.p : "", b.n);
+    else if (r == DECLINE) {
+        PyErr_Clear();
+        out = Py_NewRef(g_declined);
+    }
+    PyMem_Free(b.p);
+    return out;
+}
+
+static PyObject *fw_configure(PyObject *self, PyObject *args) {
+    PyObject *infos, *marker, *declined, *regexp;
+    if (!PyArg_ParseTuple(args, "O!OOO", &PyDict_Type, &infos, &marker, &declined, &regexp)) return NULL;
+    Py_XSETREF(g_infos, Py_NewRef(infos));
+    Py_XSETREF(g_marker, Py_NewRef(marker));
+    Py_XSETREF(g_declined, Py_NewRef(declined));
+    Py_XSETREF(g_regexp, Py_NewRef(regexp));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"dumps", fw_dumps, METH_VARARGS, "dumps(value, check) -> bytes, or the DECLINED object"},
+    {"configure", fw_configure, METH_VARARGS, "configure(infos, marker, declined, Regexp)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastwrite", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fastwrite(void) {
+    s_wchecks = PyUnicode_InternFromString("wchecks");
+    s_source = PyUnicode_InternFromString("source");
+    if (!s_wchecks || !s_source) return NULL;
+    return PyModule_Create(&module);
+}
