@@ -157,31 +157,11 @@ for _f in (0.0, -0.0, 1.5, math.inf, -math.inf, math.nan, 1e300, 5e-324):
         lambda p: setattr(p.body.statements[0], "right_expr", ast.LiteralFloat(p.locator, 5, 1, f)),
     )
 VALUES = {
-    "ints": lambda: [
-        0,
-        1,
-        127,
-        128,
-        255,
-        256,
-        4095,
-        4096,
-        65535,
-        65536,
-        (1 << 32) - 1,
-        1 << 32,
-        (1 << 63) - 1,
-        -1,
-        -32,
-        -33,
-        -128,
-        -129,
-        -32768,
-        -32769,
-        -(1 << 31),
-        -(1 << 31) - 1,
-        -(1 << 63),
-    ],
+    "ints": lambda: sorted(
+        {base + step for base in (0, 127, 255, 4095, 65535, (1 << 32) - 1) for step in (0, 1)}
+        | {-step - 1 for step in (0, 31, 32, 127, 128, 32767, 32768, (1 << 31) - 1, 1 << 31)}
+        | {(1 << 63) - 1, -(1 << 63)}
+    ),
     "dict": lambda: {"a": [1, 2], "b": {"c": None}},
     "ptype": lambda: PType("Pcore::StringType", [None]),
     "bad ptype": lambda: PType("Foo", []),

@@ -224,6 +224,20 @@ static int stab_set(Ids *m, PyObject *o, Py_ssize_t v) {
     return 0;
 }
 
+/* An object with an identity (node, list, Regexp) met: 1 when it was written before (a back-reference
+ * now, or declined when checked: the Python writer raises); else 0, with it recorded when held elsewhere
+ * too and the count advanced.  *r: the result so far. */
+static int again(Ids *stab, PyObject *v, int check, Buf *b, Py_ssize_t *count, int *r) {
+    Py_ssize_t k = stab_get(stab, v);
+    if (k >= 0) {
+        *r = check ? DECLINE : put_ext_uint(b, X_TAB, (uint64_t)k);
+        return 1;
+    }
+    if (Py_REFCNT(v) > 2 && stab_set(stab, v, *count) < 0) *r = FAIL;
+    ++*count;
+    return 0;
+}
+
 /* a str through the writer's table: its index, or the string itself the first time */
 static int put_tabled_str(Buf *b, PyObject *wtab, PyObject *s) {
     PyObject *k = PyDict_GetItemWithError(wtab, s);
@@ -255,8 +269,7 @@ static int encode(PyObject *value, int check, Buf *b) {
         if (en.kind == K_REF) {
             RefsRec *rr = &refs[en.aux];
             Py_ssize_t k = stab_get(stab, v);
-            if (k == -2) r = FAIL;
-            else if (k < 0) r = spush(&st, K_VALUE, v, 0); /* written here, in place */
+            if (k < 0) r = spush(&st, K_VALUE, v, 0); /* written here, in place */
             else {
                 PyObject *ki = PyLong_FromSsize_t(k);
                 int seen = ki ? PySet_Contains(rr->seen, ki) : -1;
@@ -271,8 +284,7 @@ static int encode(PyObject *value, int check, Buf *b) {
             if (!PyList_CheckExact(v)) r = DECLINE;
             else {
                 Py_ssize_t k = stab_get(stab, v);
-                if (k == -2) r = FAIL;
-                else if (k >= 0) r = DECLINE;
+                if (k >= 0) r = DECLINE;
                 else if (stab_set(stab, v, count) < 0) r = FAIL;
                 else {
                     count++;
@@ -301,14 +313,7 @@ static int encode(PyObject *value, int check, Buf *b) {
         } else if (t == &PyUnicode_Type) {
             r = put_tabled_str(b, wtab, v);
         } else if (t == &PyList_Type) {
-            Py_ssize_t k = stab_get(stab, v);
-            if (k == -2) r = FAIL;
-            else if (k >= 0) {
-                if (check) r = DECLINE;
-                else r = put_ext_uint(b, X_TAB, (uint64_t)k);
-            } else {
-                if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
-                count++;
+            if (!again(stab, v, check, b, &count, &r)) {
                 if (r == 0) r = put_ext_uint(b, X_ARRAY, (uint64_t)PyList_GET_SIZE(v));
                 for (Py_ssize_t i = PyList_GET_SIZE(v) - 1; r == 0 && i >= 0; i--)
                     r = spush(&st, K_VALUE, PyList_GET_ITEM(v, i), 0);
@@ -323,14 +328,7 @@ static int encode(PyObject *value, int check, Buf *b) {
             if (PyFloat_Pack8(PyFloat_AS_DOUBLE(v), (char *)d + 1, 0) < 0) r = FAIL;
             else r = put(b, (const char *)d, 9);
         } else if ((PyObject *)t == g_regexp) {
-            Py_ssize_t k = stab_get(stab, v);
-            if (k == -2) r = FAIL;
-            else if (k >= 0) {
-                if (check) r = DECLINE;
-                else r = put_ext_uint(b, X_TAB, (uint64_t)k);
-            } else {
-                if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
-                count++;
+            if (!again(stab, v, check, b, &count, &r)) {
                 PyObject *src = r == 0 ? PyObject_GetAttr(v, s_source) : NULL;
                 if (r == 0 && !src) r = FAIL;
                 else if (r == 0 && !PyUnicode_CheckExact(src)) r = DECLINE;
@@ -370,15 +368,9 @@ static int encode(PyObject *value, int check, Buf *b) {
                 Py_ssize_t refslot = PyLong_AsSsize_t(PyTuple_GET_ITEM(row_info, 4));
                 PyObject *info = PyTuple_GET_ITEM(row_info, 5);
                 PyObject *name = PyTuple_GET_ITEM(row_info, 6);
-                Py_ssize_t k = stab_get(stab, v);
                 PyObject *vals = NULL;
-                if (k == -2) r = FAIL;
-                else if (k >= 0) {
-                    if (check) r = DECLINE;
-                    else r = put_ext_uint(b, X_TAB, (uint64_t)k);
-                } else {
-                    if (Py_REFCNT(v) > 2 && stab_set(stab, v, count) < 0) r = FAIL;
-                    Py_ssize_t self = count++;
+                if (!again(stab, v, check, b, &count, &r)) {
+                    Py_ssize_t self = count - 1;
                     if (r == 0) {
                         vals = PyObject_CallOneArg(getter, v);
                         if (!vals) r = FAIL;
@@ -442,8 +434,7 @@ static int encode(PyObject *value, int check, Buf *b) {
                         else {
                             PyObject *loc = PyTuple_GET_ITEM(vals, 0);
                             Py_ssize_t lk = stab_get(stab, loc);
-                            if (lk == -2) r = FAIL;
-                            else if (lk >= 0) {
+                            if (lk >= 0) {
                                 r = put_ext_uint(b, X_TAB, (uint64_t)lk);
                                 first = 1;
                             }
@@ -457,7 +448,7 @@ static int encode(PyObject *value, int check, Buf *b) {
                     }
                     Py_XDECREF(vals);
                 }
-                if (r == 0 && (min == -1 || refslot == -2) && PyErr_Occurred()) r = FAIL;
+                if (r == 0 && PyErr_Occurred()) r = FAIL; /* (min or refslot not an int) */
                 if (positioned < 0) r = FAIL;
             }
         }
