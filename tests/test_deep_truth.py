@@ -373,6 +373,109 @@ def test_seeded_error_found(seeded: dict[str, Any], kind: str) -> None:
     assert not misses, f"{len(misses)} of {total} {kind} seeds missed:\n" + "\n".join(misses)
 
 
+# ----------------------------------------------------------------------------------------- reaching code
+
+# Other nodes, for code only another operating system reaches (a finding in a `windows` branch): the same
+# facts with the operating system's replaced.
+OTHER_SYSTEMS: dict[str, dict[str, Any]] = {
+    "RedHat": {
+        "os": {"family": "RedHat", "name": "CentOS", "release": {"major": "8", "minor": "5", "full": "8.5"}},
+        "osfamily": "RedHat",
+        "operatingsystem": "CentOS",
+        "operatingsystemrelease": "8.5",
+        "operatingsystemmajrelease": "8",
+    },
+    "windows": {
+        "os": {"family": "windows", "name": "windows", "release": {"major": "2019", "full": "2019"}},
+        "osfamily": "windows",
+        "operatingsystem": "windows",
+        "operatingsystemrelease": "2019",
+        "operatingsystemmajrelease": "2019",
+        "kernel": "windows",
+    },
+    "Solaris": {
+        "os": {"family": "Solaris", "name": "Solaris", "release": {"major": "11", "full": "11.4"}},
+        "osfamily": "Solaris",
+        "operatingsystem": "Solaris",
+        "operatingsystemrelease": "11.4",
+        "operatingsystemmajrelease": "11",
+        "kernel": "SunOS",
+    },
+}
+
+
+def facts_of(system: str | None) -> dict[str, Any]:
+    """:data:`FACTS`, or those of another operating system (:data:`OTHER_SYSTEMS`)."""
+    return deep_seeds.FACTS if system is None else {**deep_seeds.FACTS, **OTHER_SYSTEMS[system]}
+
+
+_ENUM_FIRST = re.compile(r"\AEnum\[\s*'([^'\\]*)'")
+
+
+def placeholder(type_text: str | None) -> str | None:
+    """A literal a parameter of this declared type accepts, for declaring a class or define only to reach
+    its code (None when no simple one is known: Puppet then says what it expects)."""
+    text = (type_text or "").strip()
+    if not text or text.startswith(("String", "Any", "Scalar", "Data", "NotUndef[String")):
+        return "'seed'"
+    enum = _ENUM_FIRST.match(text)
+    if enum:
+        return f"'{enum.group(1)}'"
+    for prefix, value in (
+        ("Integer", "1"),
+        ("Numeric", "1"),
+        ("Float", "1.0"),
+        ("Boolean", "true"),
+        ("Array", "[]"),
+        ("Tuple", "[]"),
+        ("Hash", "{}"),
+        ("Stdlib::Absolutepath", "'/tmp/seed'"),
+        ("Stdlib::Unixpath", "'/tmp/seed'"),
+        ("Stdlib::Port", "8080"),
+        ("Stdlib::Host", "'seed.example.com'"),
+        ("Stdlib::Fqdn", "'seed.example.com'"),
+    ):
+        if text.startswith(prefix):
+            return value
+    return None
+
+
+def declaration(d: deep_seeds.Definition) -> str | None:
+    """Code that declares ``d`` (a bare ``include`` for a class that needs no parameter, else a resource-like
+    declaration with a placeholder for each required parameter); None when a placeholder is not known."""
+    values = []
+    for name, type_text, has_default in d.parameters:
+        if has_default or (type_text or "").strip().startswith("Optional["):
+            continue
+        value = placeholder(type_text)
+        if value is None:
+            return None
+        values.append(f"{name} => {value}")
+    if d.kind == "class" and not values:
+        return f"include {d.name}\n"
+    title = d.name if d.kind == "class" else f"/tmp/seed_{d.name.replace('::', '_')}"
+    return f"{'class' if d.kind == 'class' else d.name} {{ '{title}': {', '.join(values)} }}\n"
+
+
+# A location Puppet writes into the text of an error it wraps in another (an error in a define's body,
+# reported by the resource statement that declared it): "... (file: F, line: L, column: C)".
+_EMBEDDED = re.compile(r"\(file: (?P<file>[^,()]+), line: (?P<line>\d+)(?:, column: \d+)?\)")
+
+
+def puppet_stops(answer: dict[str, Any]) -> list[tuple[str | None, int | None, str]]:
+    """Where a failed compile says it stopped, outermost first: the error's own file and line with its
+    message, then each location its text embeds with the words of the error written there."""
+    if answer.get("ok"):
+        return []
+    message = str(answer.get("message") or "")
+    out: list[tuple[str | None, int | None, str]] = [(answer.get("file"), answer.get("line"), message)]
+    for m in _EMBEDDED.finditer(message):
+        before = message[: m.start()]
+        inner = before[before.rfind("Evaluation Error: ") :] if "Evaluation Error: " in before else before
+        out.append((m.group("file"), int(m.group("line")), inner))
+    return out
+
+
 # ----------------------------------------------------------------------------------------- no false positives
 
 
@@ -401,9 +504,9 @@ def _probes(
     (which may declare it with what it needs)."""
     defs = modules.get(module, [])
     main = next((x for x in defs if x.name == module and x.kind == "class"), None)
-    main_code = deep_seeds.declaration(main) if main is not None else None
+    main_code = declaration(main) if main is not None else None
     codes = []
-    own = deep_seeds.declaration(d) if d is not None else None
+    own = declaration(d) if d is not None else None
     if own is not None:
         codes.append(own)
         if main_code is not None and main is not d:
@@ -421,7 +524,7 @@ def _probes(
             and d.name in x.file.read_text(encoding="utf-8")
         ]
         for x in callers[:3]:
-            code = deep_seeds.declaration(x)
+            code = declaration(x)
             if code is not None:
                 codes.append(code)
     return codes
@@ -438,7 +541,7 @@ def _one_of(ours: str, puppets: str) -> bool:
 def _verdict(finding: deep_seeds.OurFinding, answer: dict[str, Any]) -> str | None:
     """``"confirmed"`` when the compile stops (or, without strict_variables, warns) at the finding's file
     and line in its words; a description when Puppet stops there with other words; else None."""
-    for file, line, message in deep_seeds.puppet_stops(answer):
+    for file, line, message in puppet_stops(answer):
         if file == finding.file and line == finding.line:
             if _one_of(finding.message, message):
                 return "confirmed"
@@ -481,7 +584,7 @@ def _unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
     verdicts: list[str] = [
         "no declaration reaches it (its parameters' placeholders unknown)" if not p else "" for p in probes
     ]
-    for system in (None, *deep_seeds.OTHER_SYSTEMS):
+    for system in (None, *OTHER_SYSTEMS):
         todo = [i for i, v in enumerate(verdicts) if v != "confirmed" and probes[i]]
         requests = sorted({(code, strict) for i in todo for code in probes[i] for strict in (True, False)})
         if not requests:
@@ -492,7 +595,7 @@ def _unmodified(world: dict[str, Any], puppets: list[str]) -> dict[str, Any]:
                     "environment": str(env),
                     "code": code,
                     "strict_variables": strict,
-                    "facts": deep_seeds.facts_of(system),
+                    "facts": facts_of(system),
                 }
                 for code, strict in requests
             ],
