@@ -70,7 +70,7 @@ from puppet_xpp.server.cli.terminal import Style, caret_lines, is_terminal, term
 from puppet_xpp.xpp.sources import Source, shown
 
 if TYPE_CHECKING:
-    from puppet_xpp.grammar.ast import Locator
+    from puppet_xpp.grammar.ast import Locator, Program
     from puppet_xpp.grammar.check import CheckConfig
     from puppet_xpp.server.analysis.deep import Finding as DeepFinding
     from puppet_xpp.server.analysis.deep.worlds import WorldCache
@@ -243,7 +243,7 @@ def _parse_for_deep(
             data = text.encode("utf-8", "surrogateescape")
             an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data))
             symbols = symbols_of(an, context.path)
-            worlds.add_file(context.path, symbols)
+            worlds.add_file(context.path, symbols, cast("Program", res.program))
         res.tokens = []
         validation = list(checker(config).validate(res.program)) if res.program is not None else []
     result = FileDiagnostics([*res.diagnostics, *validation], cast("Locator | None", res.locator), text)

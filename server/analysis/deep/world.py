@@ -104,8 +104,12 @@ class World:
         manifest: str | None = None,
         suggest: bool = True,
         memoize: bool = False,
+        programs: Mapping[str, Any] | None = None,
     ) -> None:
         self.index = index
+        # absolute path -> its program as the caller parsed it already (a command line's run): an
+        # inherited class's scope is read from there instead of parsing its file again
+        self._programs = programs if programs is not None else {}
         self._level = level
         self.modulepath = tuple(modulepath)
         self.env_root = env_root
@@ -242,9 +246,13 @@ class World:
         sym = self.find_class(key)
         found = None
         if sym is not None and depth < 8:
-            from puppet_xpp.server.analysis.deep.hieraconf import stamp
+            program = self._programs.get(os.path.abspath(sym.path)) if sym.path else None
+            if program is not None:
+                found = _scope_in(program, key)
+            else:
+                from puppet_xpp.server.analysis.deep.hieraconf import stamp
 
-            found = _class_scope(sym.path, key, stamp(sym.path))
+                found = _class_scope(sym.path, key, stamp(sym.path))
         result: frozenset[str] | None = None
         if found is not None:
             names, parent = found
@@ -430,15 +438,20 @@ def _class_scope(
 ) -> tuple[set[str], str | None] | None:
     """(parameters and assigned variables, parent class) of class ``key`` defined in ``path`` (cached
     while the file is unchanged: ``_stamp``)."""
-    from puppet_xpp.grammar import ast
     from puppet_xpp.grammar.check import parse
-    from puppet_xpp.server.analysis.deep.variables import assigned_names
     from puppet_xpp.xpp.sources import read_text
 
     text = read_text(path, errors="strict") if path.endswith(".pp") else None
     if text is None:
         return None
-    program: Any = parse(text, path, keep_tokens=False).program
+    return _scope_in(parse(text, path, keep_tokens=False).program, key)
+
+
+def _scope_in(program: Any, key: str) -> tuple[set[str], str | None] | None:
+    """(parameters and assigned variables, parent class) of class ``key`` in a file's ``program``."""
+    from puppet_xpp.grammar import ast
+    from puppet_xpp.server.analysis.deep.variables import assigned_names
+
     for d in program.definitions if program is not None else ():
         if type(d) is ast.HostClassDefinition and key_of(d.name) == key:
             names = {p.name for p in d.parameters} | assigned_names(d.body)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
+from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep.world import World
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
 from puppet_xpp.server.analysis.ruby_index import kind_of_path
@@ -109,11 +110,16 @@ class WorldCache:
         self.level = level
         self.worlds: dict[WorldKey, World] = {}
         self.indexed: dict[str, list[Sym]] = {}  # path -> its entries (shared by the worlds)
+        self.programs: dict[
+            str, ast.Program
+        ] = {}  # path -> its program (an inherited class's scope is read there)
 
-    def add_file(self, path: str, syms: list[Sym]) -> None:
-        """Record the index entries of a file the caller parsed already (``--validate --deep`` parses
-        each file once for its validation and its entries)."""
+    def add_file(self, path: str, syms: list[Sym], program: ast.Program | None = None) -> None:
+        """Record the index entries (and the program) of a file the caller parsed already
+        (``--validate --deep`` parses each file once for its validation and its entries)."""
         self.indexed[os.path.abspath(path)] = syms
+        if program is not None:
+            self.programs[os.path.abspath(path)] = program
 
     def world_for(self, context: FileContext) -> World:
         """The world of the file ``context`` describes (xpp.environment.file_context)."""
@@ -165,6 +171,7 @@ class WorldCache:
             complete=bool(context.modulepath) or module_root is not None or env_root is not None,
             suggest=False,  # (no quick fixes on a command line: every Ruby file would be read for them)
             memoize=True,  # (the run's index does not change)
+            programs=self.programs,
         )
 
     def worlds_built(self) -> Sequence[World]:
