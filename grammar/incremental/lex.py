@@ -421,13 +421,25 @@ class Relexer:
             return None
         return ls
 
+    def _brace_first(self, first: Any, a: int) -> None:
+        """The type of a window's first token lexed without the token before it: a `{` is a
+        selector's after `?` (the lexer's rule), else a plain one, so it is typed here from the
+        token before the window (before the edit: unchanged).  A brace typed as a line's first token
+        in a big body took a full parse (150-400 ms in a 300 KB class).  A `/` (division or regex)
+        is not decided so: the fallback, a full parse."""
+        toks = self.parser.tokens
+        k = bisect.bisect_left(toks, a, key=token_start) - 1
+        if first.type not in ("LBRACE", "SELBRACE") or k < 0 or toks[k].end_pos > a:
+            raise Fallback()
+        first.type = "SELBRACE" if toks[k].type == "QMARK" else "LBRACE"
+
     def _lex_window(self, a: int, b: int) -> tuple[list[Any] | None, list[Any] | None]:
         """Tokens + warnings of data[a:b] at their global positions, or (None, None) on a hard error."""
         window = self.parser.data[a:b].decode("utf-8", "surrogateescape")
         lx = Lexer(window, epp=False, tasks=self.parser.config.tasks)
         toks = lx.tokens()
         if a and toks and toks[0].type in CONTEXT_FIRST:
-            raise Fallback()  # (lexed without the token before it, which decides its type)
+            self._brace_first(toks[0], a)  # (lexed without the token before it, which decides its type)
         if a:
             for t in toks:
                 t.start_pos += a
