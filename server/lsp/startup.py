@@ -11,11 +11,6 @@ that pygls runs cannot answer in 300 ms; this front, which imports neither, does
   capabilities, e.g. the position encoding).  Nothing known (the first start after an install, another
   editor): the front does not answer and pygls does, once it is loaded, as before -- and its answer is
   kept for the next start;
-* ``textDocument/didOpen`` of a Puppet manifest or template, after that early answer: its parse and
-  validation diagnostics are published at once, computed by the very pieces the server uses
-  (server/analysis/document.py, workspace.py's settings and check configuration); a document the
-  server would treat otherwise (binary content, lone CRs, more diagnostics than one publish shows,
-  not Puppet) is left to the server;
 * ``shutdown`` is answered and ``exit`` ends the process (0 after ``shutdown``, else 1, as the server);
 * everything else waits.
 
@@ -24,8 +19,10 @@ reader (server/lsp/guard.py's framing) before the rest of the stream, so pygls h
 exactly as if it had read it itself -- pygls' converters stay the one place where messages are built
 once the server runs; its answers to the requests the front already answered are dropped
 (:class:`Handoff`), the ``initialize`` one after being compared with what the front sent (kept for the
-next start when they differ).  Re-analysing the documents opened meanwhile publishes the same
-diagnostics again, for the same version, with lint's to follow as usual.
+next start when they differ).  (Publishing a document's first diagnostics from the front was tried:
+it cost the client one more publish of the first version, before the server's with its deep
+findings -- the order tests/test_lint_lsp.py and tests/lsp/test_lint_typing.py rely on -- for the
+~0.3 s the parser's first use and the analysis imports take anyway.)
 
 The front reads only well-formed frames (``Content-Length`` headers); anything else stops its reading
 of messages, and the server, whose reader handles broken clients, gets it all.
@@ -61,22 +58,7 @@ KEEP_ANSWERS = 16
 MAX_FRONT_BYTES = 16 * 1024 * 1024
 MAX_CACHE_BYTES = 4 * 1024 * 1024
 
-# what the diagnostics the front publishes need, imported first by the loader
-FRONT_MODULES = (
-    "puppet_xpp.server.analysis.workspace",
-    "puppet_xpp.server.analysis.document",
-    "puppet_xpp.grammar.incremental",
-    "puppet_xpp.server.analysis.filekinds",
-    "puppet_xpp.server.lsp.text",
-)
 SERVER_MODULE = "puppet_xpp.server.lsp.server"
-# a manifest touching the usual paths of the parser and validator (the warm-up)
-WARM_UP = (
-    "class warm_up(String $a = 'x') {\n  file { \"/tmp/${a}\": ensure => file }\n  notice([1, {b => 2}])\n}\n"
-)
-# how long the loader waits for the front's first diagnostics before loading the server anyway (s)
-FRONT_WAIT = 0.25
-
 Json = dict[str, Any]
 
 
@@ -248,62 +230,6 @@ def plausible_initialize(params: Any) -> bool:
     )
 
 
-def diagnostic_json(d: Any) -> Json:
-    """One :class:`server.analysis.document.LspDiagnostic` as the protocol carries it (the form pygls
-    gives lsp/convert.py's ``diagnostic``: fields without a value left out)."""
-    out: Json = {
-        "range": {
-            "start": {"line": d.start[0], "character": d.start[1]},
-            "end": {"line": d.end[0], "character": d.end[1]},
-        },
-        "severity": d.severity,
-        "code": d.code,
-        "source": d.source,
-        "message": d.message,
-    }
-    if d.deprecated:
-        out["tags"] = [2]  # DiagnosticTag.Deprecated
-    return out
-
-
-def first_diagnostics(params: Any, init: Json, encoding: str) -> Json | None:
-    """The ``publishDiagnostics`` params of a ``didOpen`` (``params``) after ``initialize`` (``init``):
-    the document's parse and validation diagnostics, as the server's first publish of it has them, or
-    None when the server is to say (see the module docstring)."""
-    from puppet_xpp.server.analysis import filekinds
-    from puppet_xpp.server.analysis.document import Document, path_of_uri, to_lsp_diagnostics
-    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
-    from puppet_xpp.server.lsp import text
-
-    td = params.get("textDocument") if type(params) is dict else None
-    if type(td) is not dict:
-        return None
-    uri, source, version, language = td.get("uri"), td.get("text"), td.get("version"), td.get("languageId")
-    if (
-        type(uri) is not str
-        or type(source) is not str
-        or type(version) is not int
-        or type(language) is not str
-    ):
-        return None
-    if filekinds.kind_of(uri, language) not in (filekinds.PUPPET, filekinds.EPP):
-        return None
-    roots = [path_of_uri(f["uri"]) for f in init.get("workspaceFolders") or []]
-    if not roots and init.get("rootUri"):
-        roots = [path_of_uri(init["rootUri"])]
-    root = next((r for r in roots if r), None)
-    settings = Settings.from_dict(init.get("initializationOptions") or {}, Settings(), root)
-    doc = Document(
-        uri, text.clean_surrogates(source), version, check_config_for(path_of_uri(uri), settings), encoding
-    )
-    if text.binary_reason(doc.data) is not None or text.has_lone_cr_bytes(doc.data):
-        return None
-    diags = to_lsp_diagnostics(doc.analysis())
-    if len(diags) > text.MAX_DIAGNOSTICS:
-        return None
-    return {"uri": uri, "version": version, "diagnostics": [diagnostic_json(d) for d in diags]}
-
-
 @dataclass
 class Handoff:
     """What the front leaves the server: the bytes read (given again to its reader), the requests the
@@ -328,9 +254,7 @@ class Front:
         out: BinaryIO,
         ready_fd: int,
         cache: Callable[[], AnswerCache],
-        idle: threading.Event | None = None,
     ) -> None:
-        self.idle = idle or threading.Event()  # set: the front has nothing more to do soon
         self.fd_in = fd_in
         self.out = out
         self.ready_fd = ready_fd
@@ -342,7 +266,6 @@ class Front:
         self.shutdown = False
         self.pending = 0  # requests read and not answered by the front (the server answers them)
         self.handoff = Handoff()
-        self.encoding = "utf-16"
 
     # -- output
 
@@ -374,14 +297,15 @@ class Front:
                 continue
             self.raw += chunk
             while not self.lost:
+                if select.select([self.ready_fd], [], [], 0)[0]:  # the server is loaded: it takes over
+                    self.handoff.prefix = bytes(self.raw)
+                    return None
                 msg = self.next_message()
                 if msg is None:
                     break
                 status = self.handle(msg)
                 if status is not None:
                     return status
-            if self.lost or self.shutdown:
-                self.idle.set()
 
     def next_message(self) -> Any:
         """The next whole frame's message (None: not all there yet, or not one the front reads)."""
@@ -439,34 +363,19 @@ class Front:
             return None  # (the server answers what follows a shutdown: an error)
         if method == "initialize" and "id" in msg and hand.initialize_id is None:
             hand.initialize_id = msg_id
-            if not plausible_initialize(params):
-                self.idle.set()
-            else:
+            if plausible_initialize(params):
                 assert type(params) is dict
                 hand.initialize_params = params
                 cache = hand.cache = self.open_cache()
                 result = cache.get(params["capabilities"])
-                if result is None:
-                    self.idle.set()  # (nothing for the front to do: pygls answers)
-                else:
+                if result is not None:
                     self.answer(msg_id, result)
                     hand.initialize_result = result
-                    enc = (result.get("capabilities") or {}).get("positionEncoding")
-                    self.encoding = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
             return None
         if method == "shutdown" and "id" in msg and hand.initialize_result is not None and self.pending == 1:
             self.answer(msg_id, None)
             self.shutdown = True
             return None
-        if method == "textDocument/didOpen" and hand.initialize_result is not None and hand.initialize_params:
-            try:
-                publish = first_diagnostics(params, hand.initialize_params, self.encoding)
-            except Exception:  # never the front's to fail: the server analyses it again
-                log.exception("puppet-xpp: early diagnostics failed")
-                publish = None
-            if publish is not None:
-                self.send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": publish})
-            self.idle.set()
         return None
 
     def answer(self, msg_id: Any, result: Any) -> None:
@@ -568,29 +477,11 @@ def _body(data: bytes) -> Any:
 # ----------------------------------------------------------------------------------------------- start
 
 
-def warm_up() -> None:
-    """The first parse's one-time costs (the parser's tables, the rule plans), paid on a small manifest
-    before the client's first document needs them."""
-    from puppet_xpp.server.analysis.document import Document
-    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
-
-    Document("file:///warm-up.pp", WARM_UP, 0, check_config_for(None, Settings())).analysis()
-
-
-def load_server(done: Callable[[], None], failed: list[BaseException], front_idle: threading.Event) -> None:
-    """The loader thread: what the front's diagnostics need (warmed up), then -- once the front has
-    published its first diagnostics, or :data:`FRONT_WAIT` seconds later -- the whole server; ``done``
-    is called either way.  (One interpreter lock: the server's imports would halve the front's speed.)"""
+def load_server(done: Callable[[], None], failed: list[BaseException]) -> None:
+    """The loader thread: the whole server; ``done`` is called either way."""
     import importlib
 
     try:
-        for name in FRONT_MODULES:
-            importlib.import_module(name)
-        try:
-            warm_up()
-        except Exception:  # (a parse bug: the front's own analysis fails too and leaves it to the server)
-            log.exception("puppet-xpp: warm-up parse failed")
-        front_idle.wait(FRONT_WAIT)
         importlib.import_module(SERVER_MODULE)
     except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
         failed.append(e)
@@ -607,15 +498,14 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     out = stdout or sys.stdout.buffer
     ready_r, ready_w = os.pipe()
     failed: list[BaseException] = []
-    front_idle = threading.Event()
     loader = threading.Thread(
         target=load_server,
-        args=(lambda: os.write(ready_w, b"."), failed, front_idle),
+        args=(lambda: os.write(ready_w, b"."), failed),
         name="puppet-load",
         daemon=True,
     )
     loader.start()
-    front = Front(inp.fileno(), out, ready_r, AnswerCache.open, front_idle)
+    front = Front(inp.fileno(), out, ready_r, AnswerCache.open)
     status = front.run()
     if status is not None:
         out.flush()
