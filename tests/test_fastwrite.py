@@ -200,3 +200,39 @@ def test_pure_python_is_selectable() -> None:
     env.pop("PUPPET_XPP_PURE_PYTHON")
     fast = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert fast.stdout.strip() == "c"
+
+
+@pytest.mark.timeout(600)
+def test_whole_xpp_documents_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What --compile writes (envelope, diagnostics, the Program in its IncludedObject) with and without
+    the C writer, on every corpus file -- the C writer taking the whole document."""
+    from puppet_xpp.xpp.compile import document
+
+    paths = corpus_files("pp")
+    if not paths:
+        pytest.skip("no corpus")
+    parsed = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+        res = parse(text, path)
+        parsed.append((res, path, text))
+    fast = [document.write_program(r.program, r.diagnostics, r.locator, p, source=t) for r, p, t in parsed]
+    declined = []
+    real = write._fast_dumps
+
+    def spy(value: Any, check: bool) -> Any:
+        out = real(value, check)  # type: ignore[misc]
+        if out is write.FAST_DECLINED:
+            declined.append(value)
+        return out
+
+    monkeypatch.setattr(write, "_fast_dumps", spy)
+    for r, p, t in parsed[:50]:
+        document.write_program(r.program, r.diagnostics, r.locator, p, source=t)
+    assert declined == []
+    monkeypatch.setattr(write, "_fast_dumps", None)
+    pure = [document.write_program(r.program, r.diagnostics, r.locator, p, source=t) for r, p, t in parsed]
+    assert len(fast) == len(pure) > 500
+    for (_, path, _), a, b in zip(parsed, fast, pure):
+        assert a == b, path

@@ -15,14 +15,15 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { K_VALUE = 0, K_REFS = 1, K_REF = 2 };
-enum { X_INNER = 0x00, X_TAB = 0x01, X_ARRAY = 0x10, X_REGEXP = 0x30 };
+enum { K_VALUE = 0, K_REFS = 1, K_REF = 2, K_OBJEND = 3 };
+enum { X_INNER = 0x00, X_TAB = 0x01, X_ARRAY = 0x10, X_MAP = 0x11, X_OBJECT = 0x13, X_REGEXP = 0x30 };
 
 static PyObject *g_infos;    /* type -> (getter, min, defaults, positioned, refslot, info, name) */
 static PyObject *g_marker;   /* _marker(name, n, wtab) -> bytes */
 static PyObject *g_declined; /* returned when the Python writer must decide */
 static PyObject *g_regexp;   /* grammar.ast.Regexp */
-static PyObject *s_wchecks, *s_source;
+static PyObject *g_ptype, *g_included; /* xpp.pcore.base.PType, IncludedObject */
+static PyObject *s_wchecks, *s_source, *s_name, *s_values, *s_type, *s_object_type, *s_pcore;
 
 typedef struct {
     char *p;
@@ -318,6 +319,85 @@ static int encode(PyObject *value, int check, Buf *b) {
                 for (Py_ssize_t i = PyList_GET_SIZE(v) - 1; r == 0 && i >= 0; i--)
                     r = spush(&st, K_VALUE, PyList_GET_ITEM(v, i), 0);
             }
+        } else if (en.kind == K_OBJEND) {
+            /* an IncludedObject takes its index after its type value (always recorded) */
+            if (stab_set(stab, v, count) < 0) r = FAIL;
+            count++;
+        } else if (t == &PyDict_Type) {
+            if (!again(stab, v, check, b, &count, &r)) {
+                if (r == 0) r = put_ext_uint(b, X_MAP, (uint64_t)PyDict_GET_SIZE(v));
+                PyObject *items = r == 0 ? PyDict_Items(v) : NULL;
+                if (r == 0 && !items) r = FAIL;
+                for (Py_ssize_t i = items ? PyList_GET_SIZE(items) - 1 : -1; r == 0 && i >= 0; i--) {
+                    PyObject *kv = PyList_GET_ITEM(items, i);
+                    r = spush(&st, K_VALUE, PyTuple_GET_ITEM(kv, 1), 0);
+                    if (r == 0) r = spush(&st, K_VALUE, PyTuple_GET_ITEM(kv, 0), 0);
+                }
+                Py_XDECREF(items);
+            }
+        } else if ((PyObject *)t == g_ptype) {
+            if (!again(stab, v, check, b, &count, &r)) {
+                PyObject *name = r == 0 ? PyObject_GetAttr(v, s_name) : NULL;
+                PyObject *values = name ? PyObject_GetAttr(v, s_values) : NULL;
+                if (r == 0 && !values) r = FAIL;
+                else if (r == 0 && (!PyUnicode_CheckExact(name) || PyUnicode_Tailmatch(name, s_pcore, 0, 7, -1) != 1 ||
+                                    !PyList_CheckExact(values)))
+                    r = DECLINE;
+                if (r == 0) {
+                    PyObject *nn = PyLong_FromSsize_t(PyList_GET_SIZE(values));
+                    PyObject *key = nn ? PyTuple_Pack(2, name, nn) : NULL;
+                    PyObject *k = key ? PyDict_GetItemWithError(wtab, key) : NULL;
+                    if (!key || PyErr_Occurred()) r = FAIL;
+                    else if (k) r = put_ext_uint(b, X_INNER, (uint64_t)PyLong_AsSsize_t(k));
+                    else {
+                        PyObject *mk = PyObject_CallFunctionObjArgs(g_marker, name, nn, wtab, NULL);
+                        if (!mk || !PyBytes_Check(mk)) r = mk ? DECLINE : FAIL;
+                        else r = put(b, PyBytes_AS_STRING(mk), PyBytes_GET_SIZE(mk));
+                        Py_XDECREF(mk);
+                    }
+                    Py_XDECREF(key);
+                    Py_XDECREF(nn);
+                    for (Py_ssize_t i = PyList_GET_SIZE(values) - 1; r == 0 && i >= 0; i--)
+                        r = spush(&st, K_VALUE, PyList_GET_ITEM(values, i), 0);
+                }
+                Py_XDECREF(name);
+                Py_XDECREF(values);
+            }
+        } else if ((PyObject *)t == g_included) {
+            Py_ssize_t k = stab_get(stab, v);
+            PyObject *type = NULL, *values = NULL, *name = NULL;
+            if (k >= 0) r = check ? DECLINE : put_ext_uint(b, X_TAB, (uint64_t)k);
+            else {
+                type = PyObject_GetAttr(v, s_type);
+                values = type ? PyObject_GetAttr(v, s_values) : NULL;
+                name = values && (PyObject *)Py_TYPE(type) == g_ptype ? PyObject_GetAttr(type, s_name) : NULL;
+                if (!values) r = FAIL;
+                else if (!name || !PyList_CheckExact(values) || !PyUnicode_CheckExact(name) ||
+                         PyUnicode_Compare(name, s_object_type) != 0)
+                    r = DECLINE; /* (PyErr cleared by the caller) */
+                if (r == 0) {
+                    PyObject *nn = PyLong_FromSsize_t(PyList_GET_SIZE(values) + 1);
+                    PyObject *key = nn ? PyTuple_Pack(2, Py_None, nn) : NULL;
+                    PyObject *k2 = key ? PyDict_GetItemWithError(wtab, key) : NULL;
+                    if (!key || PyErr_Occurred()) r = FAIL;
+                    else if (k2) r = put_ext_uint(b, X_INNER, (uint64_t)PyLong_AsSsize_t(k2));
+                    else {
+                        PyObject *idx = PyLong_FromSsize_t(PyDict_GET_SIZE(wtab));
+                        if (!idx || PyDict_SetItem(wtab, key, idx) < 0) r = FAIL;
+                        else r = put_ext_uint(b, X_OBJECT, (uint64_t)(PyList_GET_SIZE(values) + 1));
+                        Py_XDECREF(idx);
+                    }
+                    Py_XDECREF(key);
+                    Py_XDECREF(nn);
+                    for (Py_ssize_t i = PyList_GET_SIZE(values) - 1; r == 0 && i >= 0; i--)
+                        r = spush(&st, K_VALUE, PyList_GET_ITEM(values, i), 0);
+                    if (r == 0) r = spush(&st, K_OBJEND, v, 0);
+                    if (r == 0) r = spush(&st, K_VALUE, type, 0);
+                }
+            }
+            Py_XDECREF(type);
+            Py_XDECREF(values);
+            Py_XDECREF(name);
         } else if (v == Py_None) {
             r = put(b, "\xc0", 1);
         } else if (t == &PyBool_Type) {
@@ -487,8 +567,11 @@ static PyObject *fw_dumps(PyObject *self, PyObject *args) {
 }
 
 static PyObject *fw_configure(PyObject *self, PyObject *args) {
-    PyObject *infos, *marker, *declined, *regexp;
-    if (!PyArg_ParseTuple(args, "O!OOO", &PyDict_Type, &infos, &marker, &declined, &regexp)) return NULL;
+    PyObject *infos, *marker, *declined, *regexp, *ptype, *included;
+    if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &infos, &marker, &declined, &regexp, &ptype, &included))
+        return NULL;
+    Py_XSETREF(g_ptype, Py_NewRef(ptype));
+    Py_XSETREF(g_included, Py_NewRef(included));
     Py_XSETREF(g_infos, Py_NewRef(infos));
     Py_XSETREF(g_marker, Py_NewRef(marker));
     Py_XSETREF(g_declined, Py_NewRef(declined));
@@ -498,7 +581,7 @@ static PyObject *fw_configure(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"dumps", fw_dumps, METH_VARARGS, "dumps(value, check) -> bytes, or the DECLINED object"},
-    {"configure", fw_configure, METH_VARARGS, "configure(infos, marker, declined, Regexp)"},
+    {"configure", fw_configure, METH_VARARGS, "configure(infos, marker, declined, Regexp, PType, IncludedObject)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -507,6 +590,11 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastwrite", NULL, -
 PyMODINIT_FUNC PyInit__fastwrite(void) {
     s_wchecks = PyUnicode_InternFromString("wchecks");
     s_source = PyUnicode_InternFromString("source");
-    if (!s_wchecks || !s_source) return NULL;
+    s_name = PyUnicode_InternFromString("name");
+    s_values = PyUnicode_InternFromString("values");
+    s_type = PyUnicode_InternFromString("type");
+    s_object_type = PyUnicode_InternFromString("Pcore::ObjectType");
+    s_pcore = PyUnicode_InternFromString("Pcore::");
+    if (!s_wchecks || !s_source || !s_name || !s_values || !s_type || !s_object_type || !s_pcore) return NULL;
     return PyModule_Create(&module);
 }

@@ -8,6 +8,8 @@ def configure(
     marker: Callable[[str, int, dict[Any, int]], bytes],
     declined: object,
     regexp: type,
+    ptype: type,
+    included: type,
     /,
 ) -> None: ...
 def dumps(value: object, check: bool, /) -> Any: ...

@@ -495,7 +495,7 @@ def _fast_writer() -> Any:
         cls: (info.getter, info.min, info.defaults, info.positioned, info.refslot, info, info.name)
         for cls, info in INFO.items()
     }
-    _fastwrite.configure(infos, _marker, FAST_DECLINED, Regexp)
+    _fastwrite.configure(infos, _marker, FAST_DECLINED, Regexp, PType, IncludedObject)
     return _fastwrite.dumps
 
 
