@@ -176,7 +176,7 @@ def test_lint_worker_within_bounds(shape: str, tmp_path: Any) -> None:
 
 
 def test_lint_heredocs_as_puppet_lint(oracle: Any) -> None:
-    """lint reads a heredoc's text in runs (lint.tokens._Slurper.heredoc): puppet-lint 3.0.1's problems
+    """lint reads a heredoc's text in runs (lint.strings.Slurper.heredoc): puppet-lint 3.0.1's problems
     (every check) on seeded heredocs mixing interpolations, "$" next to text, braces, margins, dashes,
     the tag's name inside the text and tags with and without interpolation."""
     from puppet_xpp.lint.run import all_checks, lint
