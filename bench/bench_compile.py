@@ -213,6 +213,11 @@ def main(argv=None) -> int:
             f"environment: {len(files)} manifests ({nbytes / 1e6:.2f} MB) on the modulepath {os.pathsep.join(modulepath)}; "
             f"{os.cpu_count()} cores; --jobs {ns.jobs or 'default (cores)'}; {ns.rounds} rounds"
         )
+        from puppet_xpp.grammar.parser import ACCELERATOR
+        from puppet_xpp.xpp.pcore.write import MSGPACK_WRITER
+
+        # (the compile's processes have the same environment: PUPPET_XPP_PURE_PYTHON=1 turns both off)
+        print(f"parser driver: {ACCELERATOR}; Pcore writer: {MSGPACK_WRITER}")
         print(
             "round  load | cold compile wall  CPU (sys) | in-process CPU (sys) (load) | ratio "
             "| puppet validate wall  CPU (load)"
