@@ -35,7 +35,10 @@ static int buf_grow(Buf *b, Py_ssize_t more) {
     Py_ssize_t cap = b->cap ? b->cap : 4096;
     while (cap < b->n + more) cap *= 2;
     char *p = PyMem_Realloc(b->p, (size_t)cap);
-    if (!p) return -1;
+    if (!p) {
+        PyErr_NoMemory();
+        return -1;
+    }
     b->p = p;
     b->cap = cap;
     return 0;
@@ -155,7 +158,10 @@ static int spush(Stack *s, int kind, PyObject *o, Py_ssize_t aux) {
     if (s->n == s->cap) {
         Py_ssize_t cap = s->cap ? s->cap * 2 : 256;
         Entry *e = PyMem_Realloc(s->e, (size_t)cap * sizeof(Entry));
-        if (!e) return -1;
+        if (!e) {
+            PyErr_NoMemory();
+            return -1;
+        }
         s->e = e;
         s->cap = cap;
     }
@@ -290,7 +296,7 @@ static int encode(PyObject *value, int check, Buf *b) {
                 else {
                     count++;
                     RefsRec *nr = PyMem_Realloc(refs, (size_t)(nrefs + 1) * sizeof(RefsRec));
-                    if (!nr) r = FAIL;
+                    if (!nr) r = FAIL, PyErr_NoMemory();
                     else {
                         refs = nr;
                         refs[nrefs].after = en.aux;
@@ -557,6 +563,7 @@ static PyObject *fw_dumps(PyObject *self, PyObject *args) {
     Buf b = {NULL, 0, 0};
     int r = encode(value, check, &b);
     PyObject *out = NULL;
+    if (r == FAIL && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "_fastwrite failed without an error");
     if (r == 0) out = PyBytes_FromStringAndSize(b.p ? b.p : "", b.n);
     else if (r == DECLINE) {
         PyErr_Clear();
