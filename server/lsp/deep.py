@@ -43,7 +43,10 @@ from puppet_xpp.server.analysis import fixes
 from puppet_xpp.server.analysis.deep import (
     DEEP_SOURCE,
     Asked,
+    BodyMemo,
     Finding,
+    Part,
+    PartKey,
     Place,
     StatementResult,
     World,
@@ -107,7 +110,9 @@ class DeepCache:
     world_for: tuple[object, ...] = ()  # what the world was made for (index generation, settings, path)
     level: str | None = None  # the document's language level (its CheckConfig's)
     entries: dict[bytes, list[Entry]] = field(default_factory=dict)  # by statement text
+    parts: dict[PartKey, list[Part]] = field(default_factory=dict)  # long definitions' (BodyMemo)
     checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
+    parts_checked: int = 0  # ... and body statements of long definitions
     findings: list[Finding] = field(default_factory=list)  # of the last check
     data: bytes = b""  # the text they are of
     held: int | None = None  # the version whose publish waits for its findings (event loop)
@@ -335,6 +340,8 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
     data = an.data
     old = cache.entries
     new: dict[bytes, list[Entry]] = {}
+    memo = BodyMemo(data, (generation, local), cache.parts)
+    kept_parts: list[tuple[PartKey, Part]] = []
     results = []
     for statement in top_statements(program):
         key = data[statement.offset : statement.offset + statement.length]
@@ -343,7 +350,8 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
         if entry is not None and not entry.current(world, generation, local):
             entry = None
         if entry is None:
-            result = statement_findings(statement, place, world)
+            first = len(memo.log)
+            result = statement_findings(statement, place, world, memo)
             entry = Entry(
                 statement.offset,
                 result.findings,
@@ -351,9 +359,12 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
                 tuple((q, world.answer_key(q)) for q in sorted(result.asked)),
                 generation,
                 local,
+                tuple(memo.log[first:]),
             )
             cache.checked += 1
-        elif entry.offset != statement.offset:
+        else:
+            kept_parts += entry.parts
+        if entry.offset != statement.offset:
             delta = statement.offset - entry.offset
             entry = replace(
                 entry, offset=statement.offset, findings=tuple(f.moved(delta) for f in entry.findings)
@@ -361,6 +372,10 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
         new.setdefault(key, []).append(entry)
         results.append(StatementResult(statement, entry.findings, entry.asked))
     cache.entries = new
+    for part_key, part in kept_parts:  # (a definition kept whole keeps its parts for its next edit)
+        memo.used.setdefault(part_key, []).append(part)
+    cache.parts = memo.used
+    cache.parts_checked += memo.checked
     return file_findings(results, program, place.path, program.locator.line_for_offset)
 
 
@@ -376,6 +391,7 @@ class Entry:
     answers: tuple[tuple[Asked, tuple[object, ...]], ...]
     generation: int
     local: tuple[object, ...]
+    parts: tuple[tuple[PartKey, Part], ...] = ()  # a long definition's body statements' (BodyMemo)
 
     def current(self, world: World, generation: int, local: tuple[object, ...]) -> bool:
         """Its findings still hold: nothing changed that it asked about (checked question by question

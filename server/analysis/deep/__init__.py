@@ -26,6 +26,9 @@ from typing import Any
 from puppet_xpp.server.analysis.deep.codes import CODES, DEEP_SOURCE, DeepCode
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.engine import (
+    BodyMemo,
+    Part,
+    PartKey,
     StatementResult,
     file_findings,
     statement_findings,
@@ -38,8 +41,11 @@ __all__ = [
     "CODES",
     "DEEP_SOURCE",
     "Asked",
+    "BodyMemo",
     "DeepCode",
     "Finding",
+    "Part",
+    "PartKey",
     "Place",
     "StatementResult",
     "World",

@@ -19,7 +19,14 @@ from puppet_xpp.server.analysis.deep.finding import Finding
 from puppet_xpp.server.analysis.deep.literals import literal_string, literal_strings
 from puppet_xpp.server.analysis.deep.world import Answers, Asked, Recording, World
 
-__all__ = ["StatementResult", "file_findings", "statement_findings", "top_statements"]
+__all__ = [
+    "BodyMemo",
+    "Part",
+    "StatementResult",
+    "file_findings",
+    "statement_findings",
+    "top_statements",
+]
 
 _CALLS = (ast.CallNamedFunctionExpression, ast.CallMethodExpression)
 _DEFINITION_KINDS = {
@@ -62,20 +69,29 @@ def _guarded_test(test: object) -> bool:
     return False
 
 
-def statement_findings(statement: ast.Positioned, place: Place, world: World) -> StatementResult:
-    """The findings of one top-level statement (the duplicate and once-per-module rules aside)."""
+def statement_findings(
+    statement: ast.Positioned, place: Place, world: World, memo: BodyMemo | None = None
+) -> StatementResult:
+    """The findings of one top-level statement (the duplicate and once-per-module rules aside); with
+    ``memo``, a long class or define is checked one body statement at a time, each kept in the memo
+    (:class:`BodyMemo`)."""
+    if memo is not None and _splits(statement):
+        return _split_findings(statement, place, world, memo)  # type: ignore[arg-type]
     answers = Recording(world)
     found = _walk(statement, place, answers)
     return StatementResult(statement, tuple(found), frozenset(answers.asked))
 
 
-def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]:
+def _walk(
+    root: ast.Positioned, place: Place, answers: Answers, scope: variables.Scope | None = None
+) -> list[Finding]:
     """One pass over a statement: each check where its node is met, the duplicate declarations of
-    each body, the variables of each class/define scope judged once its body is walked."""
+    each body, the variables of each class/define scope judged once its body is walked (``scope``:
+    the enclosing one's collector, judged by the caller)."""
     out: list[Finding] = []
     scopes: list[variables.Scope] = []
     none: frozenset[str] = frozenset()
-    stack: list[tuple[ast.Node, Place, variables.Scope | None, frozenset[str]]] = [(root, place, None, none)]
+    stack: list[tuple[ast.Node, Place, variables.Scope | None, frozenset[str]]] = [(root, place, scope, none)]
     pop, push = stack.pop, stack.append
     while stack:
         node, here, scope, inner = pop()
@@ -118,6 +134,168 @@ def _walk(root: ast.Positioned, place: Place, answers: Answers) -> list[Finding]
         out += scope.findings(answers)
     out.sort(key=lambda f: (f.offset, f.code))
     return out
+
+
+# a class or define whose text is at least this long is checked one body statement at a time
+SPLIT_BYTES = 4096
+
+
+def _splits(statement: ast.Positioned) -> bool:
+    t = type(statement)
+    return (
+        (t is ast.HostClassDefinition or t is ast.ResourceTypeDefinition)
+        and statement.length >= SPLIT_BYTES
+        and type(getattr(statement, "body", None)) is ast.BlockExpression
+    )
+
+
+@dataclass(frozen=True)
+class Part:
+    """One statement of a long class/define body checked alone (at ``offset``, where it was when
+    checked): its findings, the variables it assigns, its uses that may be unknown (judged with the
+    whole body's assignments by :func:`_split_findings`), the questions it asked and their answers
+    as of ``stamp``."""
+
+    offset: int
+    findings: tuple[Finding, ...]
+    assigned: frozenset[str]
+    uses: tuple[variables.Use, ...]
+    asked: frozenset[Asked]
+    answers: tuple[tuple[Asked, tuple[object, ...]], ...]
+    stamp: object
+
+    def moved(self, delta: int, stamp: object) -> Part:
+        return Part(
+            self.offset + delta,
+            tuple(f.moved(delta) for f in self.findings),
+            self.assigned,
+            tuple((n, o + delta, n_len) for n, o, n_len in self.uses),
+            self.asked,
+            self.answers,
+            stamp,
+        )
+
+
+# (the statement's text, where it is): what a part is kept by
+PartKey = tuple[bytes, Place]
+
+
+class BodyMemo:
+    """The parts (:class:`Part`) of one document's long definitions, kept from its last check
+    (``old``) by their text: a statement whose text is unchanged keeps its findings, moved with it,
+    while the answers to what it asked are the same (checked one by one when ``stamp`` -- what the
+    caller says the world was made of -- changed).  ``used`` collects what this check used: the next
+    one's ``old``."""
+
+    def __init__(self, data: bytes, stamp: object, old: dict[PartKey, list[Part]] | None = None) -> None:
+        self.data = data
+        self.stamp = stamp
+        self.old = old if old is not None else {}
+        self.used: dict[PartKey, list[Part]] = {}
+        self.log: list[tuple[PartKey, Part]] = []  # the parts used, in order
+        self.checked = 0  # parts checked (not taken from the memo): the tests' measure
+
+    def part(self, statement: ast.Positioned, lo: int, hi: int, here: Place, world: World) -> Part:
+        """The part of ``statement``, whose tokens all lie in the text ``lo``..``hi`` (from the end of
+        the statement before it to the start of the one after it: a node's span may be less than its
+        text -- an assignment's is from its ``=`` -- so the statement's own span cannot be the key)."""
+        key = (self.data[lo:hi], here)
+        kept = self.old.get(key)
+        part = kept.pop(0) if kept else None
+        if part is not None and part.stamp != self.stamp:
+            if all(world.answer_key(q) == k for q, k in part.answers):
+                part = part.moved(0, self.stamp)
+            else:
+                part = None
+        if part is None:
+            part = _check_part(statement, lo, here, world, self.stamp)
+            self.checked += 1
+            if not contained(statement, lo, hi):
+                return part  # (its text does not say all it is: checked every time, never kept)
+        elif part.offset != lo:
+            part = part.moved(lo - part.offset, self.stamp)
+        self.used.setdefault(key, []).append(part)
+        self.log.append((key, part))
+        return part
+
+
+def contained(root: ast.Positioned, lo: int, hi: int) -> bool:
+    """Every node under ``root`` lies within the text ``lo``..``hi`` (what a statement's findings are
+    kept by).  Not so where the parser's recovery from a syntax error shares a node between two
+    statements (an assignment whose left side is the statement before it)."""
+    if root.offset < lo or root.offset + root.length > hi:
+        return False
+    stack: list[ast.Node] = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        for name in type(n)._child_fields:
+            v = getattr(n, name)
+            for x in v if type(v) is list else (v,):
+                if x is None:
+                    continue
+                at = getattr(x, "offset", None)
+                if at is None or at < lo or at + x.length > hi:
+                    return False
+                if x._child_fields:
+                    push(x)
+    return True
+
+
+def _check_part(statement: ast.Positioned, lo: int, here: Place, world: World, stamp: object) -> Part:
+    answers = Recording(world)
+    scope = variables.Scope(None, here)
+    found = _walk(statement, here, answers, scope)
+    return Part(
+        lo,
+        tuple(found),
+        frozenset(scope.known),
+        tuple(scope.candidates()),
+        frozenset(answers.asked),
+        tuple((q, world.answer_key(q)) for q in sorted(answers.asked)),
+        stamp,
+    )
+
+
+def _split_findings(
+    node: ast.HostClassDefinition | ast.ResourceTypeDefinition, place: Place, world: World, memo: BodyMemo
+) -> StatementResult:
+    """A long class/define's findings as :func:`_walk` of it gives them, from its parts: its head
+    (parameters, parent) walked, each body statement a part (:meth:`BodyMemo.part`), the body's
+    duplicates and its unknown variables (every part's assignments known) on top."""
+    here = place.inside("class" if type(node) is ast.HostClassDefinition else "define")
+    answers = Recording(world)
+    scope = variables.Scope(node, here)
+    out: list[Finding] = []
+    t = type(node)
+    for name in t._child_fields:  # (the head: every child but the body, as the walk meets them)
+        if name == "body":
+            continue
+        v = getattr(node, name)
+        for x in v if type(v) is list else [v]:
+            if x is not None and x._child_fields:
+                out += _walk(x, here, answers, scope)
+    body: ast.BlockExpression = node.body  # type: ignore[assignment]
+    out += duplicates.in_body(body.statements, here.path)
+    known = scope.known
+    uses = scope.candidates()
+    asked = set(answers.asked)
+    statements = body.statements
+    last = len(statements) - 1
+    lo = node.offset  # (the first statement's text begins with the definition's head)
+    for i, statement in enumerate(statements):
+        end = statement.offset + statement.length
+        hi = statements[i + 1].offset if i < last else node.offset + node.length
+        part = memo.part(statement, min(lo, statement.offset), max(hi, end), here, world)
+        lo = end
+        out += part.findings
+        known |= part.assigned
+        uses += part.uses
+        asked |= part.asked
+    out += variables.judge(node, known, uses, here, answers)
+    asked |= answers.asked
+    out.sort(key=lambda f: (f.offset, f.code))
+    return StatementResult(node, tuple(out), frozenset(asked))
 
 
 def file_findings(

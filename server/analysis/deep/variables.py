@@ -23,7 +23,7 @@ from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
 from puppet_xpp.server.analysis.deep.world import Answers
 
-__all__ = ["PUPPET_VARIABLES", "Scope", "assigned_names"]
+__all__ = ["PUPPET_VARIABLES", "Scope", "Use", "assigned_names", "judge"]
 
 # the variables Puppet sets at top scope (besides the facts) and in every class/define scope
 PUPPET_VARIABLES = frozenset(
@@ -71,10 +71,16 @@ class Scope:
 
     __slots__ = ("node", "place", "known", "uses")
 
-    def __init__(self, node: ast.HostClassDefinition | ast.ResourceTypeDefinition, place: Place) -> None:
+    def __init__(
+        self, node: ast.HostClassDefinition | ast.ResourceTypeDefinition | None, place: Place
+    ) -> None:
+        # (node None: a collector of one body statement's assignments and uses, judged with the
+        # others' by the engine's body pass)
         self.node = node
         self.place = place
-        self.known: set[str] = {p.name for p in node.parameters} | PUPPET_VARIABLES
+        self.known: set[str] = set()
+        if node is not None:
+            self.known = {p.name for p in node.parameters} | PUPPET_VARIABLES
         self.uses: list[tuple[ast.VariableExpression, frozenset[str]]] = []
 
     def assign(self, left: object) -> None:
@@ -84,29 +90,44 @@ class Scope:
         self.uses.append((var, inner))
 
     def findings(self, answers: Answers) -> list[Finding]:
-        known = self.known
-        node = self.node
-        if type(node) is ast.HostClassDefinition and node.parent_class:
-            inherited = answers.class_variables(node.parent_class)
-            if inherited is None:
-                return []
-            known = known | inherited
+        assert self.node is not None
+        return judge(self.node, self.known, self.candidates(), self.place, answers)
+
+    def candidates(self) -> list[Use]:
+        """The uses that may be unknown: an unqualified name that is not a lambda's parameter there
+        (what every other use is does not depend on the rest of the body)."""
         out = []
         for var, inner in self.uses:
-            found = _unknown(var, known, inner, self.place, answers)
-            if found is not None:
-                out.append(found)
+            name = getattr(var.expr, "value", None)
+            if not isinstance(name, str) or not name or name.isdigit():
+                continue
+            if "::" in name or name in inner:
+                continue  # ($::x names the top scope: a fact the node may have, never provable)
+            out.append((name, var.offset, var.length))
         return out
 
 
-def _unknown(
-    var: ast.VariableExpression, known: set[str], inner: frozenset[str], place: Place, answers: Answers
-) -> Finding | None:
-    name = getattr(var.expr, "value", None)
-    if not isinstance(name, str) or not name or name.isdigit():
-        return None
-    if "::" in name or name in known or name in inner or answers.fact_known(name):
-        return None  # ($::x names the top scope: a fact the node may have, never provable)
-    if answers.top_variable(name) is not False:
-        return None
-    return make("DEEP_UNKNOWN_VARIABLE", place.path, var.offset, var.length, {"variable": name}, name=name)
+# (name, offset, length): a use of a variable that may be unknown
+Use = tuple[str, int, int]
+
+
+def judge(
+    node: ast.HostClassDefinition | ast.ResourceTypeDefinition,
+    known: set[str],
+    uses: Iterable[Use],
+    place: Place,
+    answers: Answers,
+) -> list[Finding]:
+    """The unknown-variable findings of a class/define scope: ``known``, what its parameters, Puppet
+    and its body's assignments set; ``uses``, its candidate uses (:meth:`Scope.candidates`)."""
+    if type(node) is ast.HostClassDefinition and node.parent_class:
+        inherited = answers.class_variables(node.parent_class)
+        if inherited is None:
+            return []
+        known = known | inherited
+    out = []
+    for name, offset, length in uses:
+        if name in known or answers.fact_known(name) or answers.top_variable(name) is not False:
+            continue
+        out.append(make("DEEP_UNKNOWN_VARIABLE", place.path, offset, length, {"variable": name}, name=name))
+    return out
