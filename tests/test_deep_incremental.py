@@ -21,8 +21,7 @@ from puppet_xpp.grammar.parser import parse
 from puppet_xpp.server.analysis.deep import (
     BodyMemo,
     Finding,
-    Part,
-    PartKey,
+    Parts,
     Place,
     World,
     deep_findings,
@@ -62,7 +61,8 @@ class Incremental:
     def __init__(self, path: str, world: World) -> None:
         self.path = path
         self.world = world
-        self.parts: dict[PartKey, list[Part]] = {}
+        self.parts: Parts = {}
+        self.judged: dict[tuple[str, int, int], Finding] = {}
         self.checked = 0
 
     def findings(self, text: str) -> list[Finding]:
@@ -71,8 +71,9 @@ class Incremental:
             return []
         place = Place(self.path, complete=self.world.complete)
         memo = BodyMemo(text.encode(), ("stamp",), self.parts)
+        memo.judged_before = self.judged
         results = [statement_findings(s, place, self.world, memo) for s in top_statements(program)]
-        self.parts = memo.used
+        self.parts, self.judged = memo.used, memo.judged
         self.checked = memo.checked
         return file_findings(results, program, self.path, program.locator.line_for_offset)
 

@@ -47,6 +47,7 @@ from puppet_xpp.server.analysis.deep import (
     Finding,
     Part,
     PartKey,
+    Parts,
     Place,
     StatementResult,
     World,
@@ -110,7 +111,8 @@ class DeepCache:
     world_for: tuple[object, ...] = ()  # what the world was made for (index generation, settings, path)
     level: str | None = None  # the document's language level (its CheckConfig's)
     entries: dict[bytes, list[Entry]] = field(default_factory=dict)  # by statement text
-    parts: dict[PartKey, list[Part]] = field(default_factory=dict)  # long definitions' (BodyMemo)
+    parts: Parts = field(default_factory=dict)  # long definitions' (BodyMemo)
+    judged: dict[tuple[str, int, int], Finding] = field(default_factory=dict)  # (BodyMemo)
     checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
     parts_checked: int = 0  # ... and body statements of long definitions
     findings: list[Finding] = field(default_factory=list)  # of the last check
@@ -341,6 +343,7 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
     old = cache.entries
     new: dict[bytes, list[Entry]] = {}
     memo = BodyMemo(data, (generation, local), cache.parts)
+    memo.judged_before = cache.judged
     kept_parts: list[tuple[PartKey, Part]] = []
     results = []
     for statement in top_statements(program):
@@ -373,8 +376,9 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
         results.append(StatementResult(statement, entry.findings, entry.asked))
     cache.entries = new
     for part_key, part in kept_parts:  # (a definition kept whole keeps its parts for its next edit)
-        memo.used.setdefault(part_key, []).append(part)
+        memo.keep(part_key, part)
     cache.parts = memo.used
+    cache.judged = memo.judged
     cache.parts_checked += memo.checked
     return file_findings(results, program, place.path, program.locator.line_for_offset)
 

@@ -16,7 +16,7 @@ from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep.finding import Finding, make
 from puppet_xpp.server.analysis.deep.literals import literal_string, literal_strings, resource_ref
 
-__all__ = ["in_body", "with_lines"]
+__all__ = ["Declaration", "declarations", "duplicated", "in_body", "with_lines"]
 
 # byte offset -> Puppet's 1-based line
 LineOf = Callable[[int], int]
@@ -31,11 +31,13 @@ def _declarations(statements: Iterable[ast.Positioned]) -> Iterator[ast.Position
             yield s
 
 
-def in_body(statements: Iterable[ast.Positioned], path: str) -> list[Finding]:
-    """The duplicate declarations of one body.  The message's line of the first declaration is
-    :func:`with_lines`' (the findings of a statement are kept while statements above it move)."""
-    first: dict[tuple[str, str], int] = {}
-    out: list[Finding] = []
+# (type key, title key, title, offset, length): one declaration of a literal type and title
+Declaration = tuple[str, tuple[str, str], str, int, int]
+
+
+def declarations(statements: Iterable[ast.Positioned]) -> list[Declaration]:
+    """What of a body's statements may be a duplicate: each regular resource's literal titles."""
+    out = []
     for s in _declarations(statements):
         if type(s) is not ast.ResourceExpression or s.form != "regular":
             continue
@@ -48,22 +50,37 @@ def in_body(statements: Iterable[ast.Positioned], path: str) -> list[Finding]:
                 continue
             for title in literal_strings(body.title) or ():
                 k = (tkey, title.lower().lstrip(":") if tkey == "class" else title)
-                if k in first:
-                    ref = resource_ref(tkey, title)
-                    out.append(
-                        make(
-                            "DEEP_DUPLICATE_RESOURCE",
-                            path,
-                            s.offset,
-                            s.length,
-                            {"first": first[k]},
-                            resource=ref,
-                            file=path,
-                            line="?",
-                        )
-                    )
-                else:
-                    first[k] = s.offset
+                out.append((tkey, k, title, s.offset, s.length))
+    return out
+
+
+def in_body(statements: Iterable[ast.Positioned], path: str) -> list[Finding]:
+    """The duplicate declarations of one body.  The message's line of the first declaration is
+    :func:`with_lines`' (the findings of a statement are kept while statements above it move)."""
+    return duplicated(declarations(statements), path)
+
+
+def duplicated(found: Iterable[Declaration], path: str) -> list[Finding]:
+    """The duplicates among one body's declarations (:func:`declarations`), in order."""
+    first: dict[tuple[str, str], int] = {}
+    out: list[Finding] = []
+    for tkey, k, title, offset, length in found:
+        if k in first:
+            ref = resource_ref(tkey, title)
+            out.append(
+                make(
+                    "DEEP_DUPLICATE_RESOURCE",
+                    path,
+                    offset,
+                    length,
+                    {"first": first[k]},
+                    resource=ref,
+                    file=path,
+                    line="?",
+                )
+            )
+        else:
+            first[k] = offset
     return out
 
 

@@ -160,6 +160,7 @@ class Part:
     findings: tuple[Finding, ...]
     assigned: frozenset[str]
     uses: tuple[variables.Use, ...]
+    declared: tuple[duplicates.Declaration, ...]  # (what may be a duplicate in the body)
     asked: frozenset[Asked]
     answers: tuple[tuple[Asked, tuple[object, ...]], ...]
     stamp: object
@@ -170,14 +171,17 @@ class Part:
             tuple(f.moved(delta) for f in self.findings),
             self.assigned,
             tuple((n, o + delta, n_len) for n, o, n_len in self.uses),
+            tuple((t, k, title, o + delta, n_len) for t, k, title, o, n_len in self.declared),
             self.asked,
             self.answers,
             stamp,
         )
 
 
-# (the statement's text, where it is): what a part is kept by
-PartKey = tuple[bytes, Place]
+# (where it is, the statement's text): what a part is kept by
+PartKey = tuple[Place, bytes]
+# the parts of a memo by place, then by text
+Parts = dict[Place, dict[bytes, list[Part]]]
 
 
 class BodyMemo:
@@ -185,38 +189,59 @@ class BodyMemo:
     (``old``) by their text: a statement whose text is unchanged keeps its findings, moved with it,
     while the answers to what it asked are the same (checked one by one when ``stamp`` -- what the
     caller says the world was made of -- changed).  ``used`` collects what this check used: the next
-    one's ``old``."""
+    one's ``old``; ``judged``, the unknown-variable findings (kept too: a long body may have
+    hundreds, and each is the same object as long as its place is the same)."""
 
-    def __init__(self, data: bytes, stamp: object, old: dict[PartKey, list[Part]] | None = None) -> None:
+    def __init__(self, data: bytes, stamp: object, old: Parts | None = None) -> None:
         self.data = data
         self.stamp = stamp
         self.old = old if old is not None else {}
-        self.used: dict[PartKey, list[Part]] = {}
+        self.used: Parts = {}
         self.log: list[tuple[PartKey, Part]] = []  # the parts used, in order
         self.checked = 0  # parts checked (not taken from the memo): the tests' measure
+        self.judged: dict[variables.Use, Finding] = {}
+        self.judged_before: dict[variables.Use, Finding] = {}
 
-    def part(self, statement: ast.Positioned, lo: int, hi: int, here: Place, world: World) -> Part:
-        """The part of ``statement``, whose tokens all lie in the text ``lo``..``hi`` (from the end of
-        the statement before it to the start of the one after it: a node's span may be less than its
-        text -- an assignment's is from its ``=`` -- so the statement's own span cannot be the key)."""
-        key = (self.data[lo:hi], here)
-        kept = self.old.get(key)
-        part = kept.pop(0) if kept else None
-        if part is not None and part.stamp != self.stamp:
-            if all(world.answer_key(q) == k for q, k in part.answers):
-                part = part.moved(0, self.stamp)
-            else:
-                part = None
-        if part is None:
-            part = _check_part(statement, lo, here, world, self.stamp)
-            self.checked += 1
-            if not contained(statement, lo, hi):
-                return part  # (its text does not say all it is: checked every time, never kept)
-        elif part.offset != lo:
-            part = part.moved(lo - part.offset, self.stamp)
-        self.used.setdefault(key, []).append(part)
-        self.log.append((key, part))
-        return part
+    def keep(self, key: PartKey, part: Part) -> None:
+        """Keep ``part`` for the next check (one of a definition the caller did not check again)."""
+        self.used.setdefault(key[0], {}).setdefault(key[1], []).append(part)
+
+    def parts(
+        self,
+        here: Place,
+        statements: Sequence[ast.Positioned],
+        bounds: Sequence[tuple[int, int]],
+        world: World,
+    ) -> list[Part]:
+        """The parts of one body's ``statements``, the tokens of each within the text of its
+        ``bounds``: from the end of the statement before it to the start of the one after it (a
+        node's span may be less than its text -- an assignment's is from its ``=`` -- so the
+        statement's own span cannot be the key)."""
+        old = self.old.get(here, {})
+        used = self.used.setdefault(here, {})
+        data, stamp, log = self.data, self.stamp, self.log
+        out = []
+        for statement, (lo, hi) in zip(statements, bounds, strict=True):
+            text = data[lo:hi]
+            kept = old.get(text)
+            part = kept.pop(0) if kept else None
+            if part is not None and part.stamp != stamp:
+                if all(world.answer_key(q) == k for q, k in part.answers):
+                    part = part.moved(0, stamp)
+                else:
+                    part = None
+            if part is None:
+                part = _check_part(statement, lo, here, world, stamp)
+                self.checked += 1
+                if not contained(statement, lo, hi):
+                    out.append(part)  # (its text does not say all it is: checked every time, never kept)
+                    continue
+            elif part.offset != lo:
+                part = part.moved(lo - part.offset, stamp)
+            used.setdefault(text, []).append(part)
+            log.append(((here, text), part))
+            out.append(part)
+        return out
 
 
 def contained(root: ast.Positioned, lo: int, hi: int) -> bool:
@@ -251,6 +276,7 @@ def _check_part(statement: ast.Positioned, lo: int, here: Place, world: World, s
         tuple(found),
         frozenset(scope.known),
         tuple(scope.candidates()),
+        tuple(duplicates.declarations([statement])),
         frozenset(answers.asked),
         tuple((q, world.answer_key(q)) for q in sorted(answers.asked)),
         stamp,
@@ -276,23 +302,27 @@ def _split_findings(
             if x is not None and x._child_fields:
                 out += _walk(x, here, answers, scope)
     body: ast.BlockExpression = node.body  # type: ignore[assignment]
-    out += duplicates.in_body(body.statements, here.path)
     known = scope.known
     uses = scope.candidates()
     asked = set(answers.asked)
     statements = body.statements
     last = len(statements) - 1
     lo = node.offset  # (the first statement's text begins with the definition's head)
+    bounds = []
     for i, statement in enumerate(statements):
         end = statement.offset + statement.length
         hi = statements[i + 1].offset if i < last else node.offset + node.length
-        part = memo.part(statement, min(lo, statement.offset), max(hi, end), here, world)
+        bounds.append((min(lo, statement.offset), max(hi, end)))
         lo = end
+    declared: list[duplicates.Declaration] = []
+    for part in memo.parts(here, statements, bounds, world):
         out += part.findings
+        declared += part.declared
         known |= part.assigned
         uses += part.uses
         asked |= part.asked
-    out += variables.judge(node, known, uses, here, answers)
+    out += duplicates.duplicated(declared, here.path)
+    out += variables.judge(node, known, uses, here, answers, memo.judged_before, memo.judged)
     asked |= answers.asked
     out.sort(key=lambda f: (f.offset, f.code))
     return StatementResult(node, tuple(out), frozenset(asked))

@@ -117,17 +117,33 @@ def judge(
     uses: Iterable[Use],
     place: Place,
     answers: Answers,
+    before: dict[Use, Finding] | None = None,
+    made: dict[Use, Finding] | None = None,
 ) -> list[Finding]:
     """The unknown-variable findings of a class/define scope: ``known``, what its parameters, Puppet
-    and its body's assignments set; ``uses``, its candidate uses (:meth:`Scope.candidates`)."""
+    and its body's assignments set; ``uses``, its candidate uses (:meth:`Scope.candidates`); each
+    finding taken from ``before`` when it holds one of that name and place (a long body's last
+    check's: one document's, so of the same path), noted in ``made``."""
     if type(node) is ast.HostClassDefinition and node.parent_class:
         inherited = answers.class_variables(node.parent_class)
         if inherited is None:
             return []
         known = known | inherited
     out = []
+    unknown: dict[str, bool] = {}  # (each name asked once)
     for name, offset, length in uses:
-        if name in known or answers.fact_known(name) or answers.top_variable(name) is not False:
+        if name in known:
             continue
-        out.append(make("DEEP_UNKNOWN_VARIABLE", place.path, offset, length, {"variable": name}, name=name))
+        judged = unknown.get(name)
+        if judged is None:
+            judged = unknown[name] = not answers.fact_known(name) and answers.top_variable(name) is False
+        if not judged:
+            continue
+        key = (name, offset, length)
+        found = before.get(key) if before is not None else None
+        if found is None:
+            found = make("DEEP_UNKNOWN_VARIABLE", place.path, offset, length, {"variable": name}, name=name)
+        if made is not None:
+            made[key] = found
+        out.append(found)
     return out

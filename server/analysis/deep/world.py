@@ -79,6 +79,13 @@ class Answers(Protocol):
     def names_of(self, kind: str) -> list[str]: ...
 
 
+@functools.lru_cache(maxsize=8192)
+def _core_fact(key: str) -> bool:
+    """A core fact's name (Facter's tables: fixed; kept, as matching the schema's dynamic names takes
+    regular expressions, and a long body asks about every variable it uses at each check)."""
+    return key in _core_fact_names() or builtins.fact_schema_entry([key]) is not None
+
+
 class World:
     """The answers for one environment: ``index`` (the workspace index holding every module of the
     module path and the environment's manifests), ``level`` (the language level of the built-ins),
@@ -202,7 +209,7 @@ class World:
         ``blockdevice_<devicename>_size``), one Puppet adds (``puppetversion``), or a custom fact of the
         modules (``Facter.add``)."""
         key = name.lstrip(":")
-        if key in _core_fact_names() or builtins.fact_schema_entry([key]) is not None:
+        if _core_fact(key):
             return True
         return bool(self.index.lookup(key, ("fact",)))
 
