@@ -10,8 +10,8 @@ new version's diagnostics are held by the publisher (:func:`holds`, server/lsp/p
 findings are in -- at most ``HOLD`` (a few milliseconds): a keystroke usually gives one publish holding
 all three sources.  A check that takes longer lets the publish go with the last findings carried over to
 the new text (:func:`carried`: the one the edit touched left out, the others moved), and publishes again
-when done; and a document whose checks are slow (edits inside a statement of thousands of lines: the
-statement is checked whole) is checked once typing pauses (:func:`pause`: ten times as long as the check
+when done; and a document whose checks are slow (edits inside a statement of thousands of lines that is
+not a class or define body, which is checked whole) is checked once typing pauses (:func:`pause`: ten times as long as the check
 takes), not at every keystroke, where it would hold up the next keystroke's analysis on the worker.  Never a publish without the deep findings
 and then one with them (no flicker), never a finding at a stale place.  When the index changes
 (a file saved, created or deleted on disk, a folder added: ``ObservedIndex``'s listeners) or the
@@ -24,7 +24,10 @@ worker thread like the analysis): a statement whose text is unchanged keeps its 
 while the answers to every question its checks asked of the world (``World.answer_key``: what a class,
 type or function name resolves to, a Hiera key, a module) are the same -- so an edit checks again the
 statement it touched, and an index change only the statements that asked about a name whose answer
-changed.
+changed.  A long class or define (a file that is one big class) is kept one body statement at a
+time the same way (:class:`~server.analysis.deep.BodyMemo`, carried in :attr:`DeepCache.parts`):
+an edit inside it checks again the body statement it touched, and what needs the whole body (its
+duplicates, its unknown variables) is a cheap pass over what its statements keep.
 """
 
 from __future__ import annotations

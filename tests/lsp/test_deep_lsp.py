@@ -412,6 +412,53 @@ async def test_statements_are_checked_again_only_when_they_or_their_answers_chan
     assert cache.checked == 5
 
 
+async def test_a_long_class_is_checked_again_one_body_statement_at_a_time(tmp_path: Any) -> None:
+    """In process: in a class long enough to be kept per body statement (engine.BodyMemo), an edit inside
+    one of its statements checks that statement again, not the others; an assignment added in one
+    statement makes a use in another known at once; an index change checks again only the statement
+    that asked about the name whose answer changed."""
+    from puppet_xpp.server.analysis.document import Document
+    from puppet_xpp.server.analysis.index import index_file, workspace_files
+    from puppet_xpp.server.lsp import deep
+    from puppet_xpp.server.lsp.session import DocState, Session
+
+    env = os.path.join(str(tmp_path), "production")
+    write_files(env, FILES)
+    session = Session()
+    session.roots = [env]
+    for path in workspace_files(session.index_roots()):
+        session.index.set_file(path, index_file(path))
+    session.index_state.first_done = True
+    body = "".join(f"  file {{ '/tmp/f{i}': ensure => file }}\n" for i in range(200))
+    text = "class app::long {\n  include app::later\n  notice($v)\n" + body + "}\n"
+    uri = "file://" + os.path.join(env, "modules/app/manifests/long.pp")
+    st = DocState(uri, Document(uri, text, 1, session.config_for(uri)))
+    session.documents[uri] = st
+
+    def run(version: int) -> list[str]:
+        st.doc.version = version
+        found = deep.check(session, st, version)
+        assert found is not None
+        return [d.message for d in found]
+
+    assert run(1) == ["Could not find class ::app::later", "Unknown variable: 'v'."]
+    cache = st.deep
+    assert cache is not None and cache.parts_checked == 202
+    st.doc.apply_change(((100, 17), (100, 17)), "x")  # inside one file resource's title
+    assert run(2) == ["Could not find class ::app::later", "Unknown variable: 'v'."]
+    assert cache.parts_checked == 203
+    st.doc.apply_change(((150, 0), (150, 0)), "  $v = 1\n")  # the use of $v is known now
+    assert run(3) == ["Could not find class ::app::later"]
+    assert cache.parts_checked <= 206
+    checked = cache.parts_checked
+    later = os.path.join(env, "modules/app/manifests/later.pp")
+    write_files(env, {"modules/app/manifests/later.pp": "class app::later {\n}\n"})
+    session.index.set_file(later, index_file(later))
+    session.index_generation += 1
+    assert run(3) == []
+    assert cache.parts_checked == checked + 1
+
+
 # ----------------------------------------------------------------------------------------------- --compile --deep
 
 
