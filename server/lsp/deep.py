@@ -362,7 +362,9 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
                 statement.offset,
                 result.findings,
                 result.asked,
-                tuple((q, world.answer_key(q)) for q in sorted(result.asked)),
+                result.answers
+                if result.answers is not None
+                else tuple((q, world.answer_key(q)) for q in sorted(result.asked)),
                 generation,
                 local,
                 tuple(memo.log[first:]),

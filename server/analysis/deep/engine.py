@@ -45,6 +45,9 @@ class StatementResult:
     statement: ast.Positioned
     findings: tuple[Finding, ...]
     asked: frozenset[Asked]
+    # the answers to what it asked, when the check has them already (a long definition's: its parts
+    # keep theirs), else None (the caller asks the world)
+    answers: tuple[tuple[Asked, tuple[object, ...]], ...] | None = None
 
 
 def top_statements(program: ast.Program | None) -> list[ast.Positioned]:
@@ -315,17 +318,20 @@ def _split_findings(
         bounds.append((min(lo, statement.offset), max(hi, end)))
         lo = end
     declared: list[duplicates.Declaration] = []
+    answered: list[tuple[Asked, tuple[object, ...]]] = []
     for part in memo.parts(here, statements, bounds, world):
         out += part.findings
         declared += part.declared
+        answered += part.answers
         known |= part.assigned
         uses += part.uses
         asked |= part.asked
     out += duplicates.duplicated(declared, here.path)
     out += variables.judge(node, known, uses, here, answers, memo.judged_before, memo.judged)
     asked |= answers.asked
+    answered += ((q, world.answer_key(q)) for q in answers.asked)
     out.sort(key=lambda f: (f.offset, f.code))
-    return StatementResult(node, tuple(out), frozenset(asked))
+    return StatementResult(node, tuple(out), frozenset(asked), tuple(answered))
 
 
 def file_findings(
