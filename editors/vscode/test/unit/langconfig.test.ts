@@ -44,7 +44,7 @@ test('every command, grammar and configuration file of package.json exists', () 
   }
   for (const l of pkg.contributes.languages) read(l.configuration);
   const props = Object.keys(pkg.contributes.configuration.properties).sort();
-  assert.deepEqual(props, ['puppetXpp.dumpFormat', 'puppetXpp.facts.file', 'puppetXpp.lint.enabled', 'puppetXpp.lint.rcPath',
+  assert.deepEqual(props, ['puppetXpp.deepChecks.enabled', 'puppetXpp.dumpFormat', 'puppetXpp.facts.file', 'puppetXpp.lint.enabled', 'puppetXpp.lint.rcPath',
     'puppetXpp.modulepath', 'puppetXpp.puppetVersion',
     'puppetXpp.serverArgs', 'puppetXpp.serverPath', 'puppetXpp.strict', 'puppetXpp.tasks', 'puppetXpp.trace.server', 'puppetXpp.xppOnSave']);
 });
