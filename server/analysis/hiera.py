@@ -25,7 +25,7 @@ import glob
 import os
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,28 @@ from puppet_xpp.xpp.sources import read_text
 
 # where a key is set: (path, line, column start, column end, value text)
 Hit = tuple[str, int, int, int, str]
+# path -> the text the editor holds for it (an open, maybe unsaved, buffer), None: read the file
+Reader = Callable[[str], "str | None"]
+
+
+def text_of(path: str, read: Reader | None = None, errors: str = "replace") -> str | None:
+    """The text of a Hiera file: the editor's buffer when ``read`` has it, else the file on disk (None:
+    not read; ``errors`` as for bytes.decode: ``strict`` raises UnicodeDecodeError)."""
+    text = read(path) if read is not None else None
+    return text if text is not None else read_text(path, errors=errors)
+
+
+def yaml_data(path: str, read: Reader | None = None) -> Any:
+    """The YAML data of the file ``path`` (``read``: as :func:`text_of`); None when it is absent, not
+    UTF-8 or not YAML -- the user's file to fix (Puppet reports it), not a bug of ours: any other
+    exception propagates, to be reported (server/analysis/deep/internal.py)."""
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        text = text_of(path, read, errors="strict")
+        return yaml.safe_load(text) if text is not None else None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError):  # (ValueError: UnicodeError too)
+        return None
 
 
 @dataclass
@@ -45,15 +67,21 @@ class Layer:
 
 class HieraCache:
     """The layers seen from each (environment, module roots), read once until :meth:`invalidate`
-    (a watched file changed, a folder was added); one per language server session."""
+    (a watched file changed, a folder was added: its ``listeners`` are told); one per language server
+    session."""
 
     def __init__(self) -> None:
         self.layers: dict[tuple[str | None, tuple[str, ...]], list[Layer]] = {}
         self.lock = threading.Lock()
+        # called (on the caller's thread) after each invalidation: what else reads Hiera files follows
+        # (the deep checks of the open documents: server/lsp/deep.py)
+        self.listeners: list[Callable[[], None]] = []
 
     def invalidate(self) -> None:
         with self.lock:
             self.layers.clear()
+        for listener in list(self.listeners):
+            listener()
 
     def layers_for(self, env_root: str | None, module_roots: Iterable[str]) -> list[Layer]:
         """:func:`layers_for`, cached."""
@@ -72,17 +100,10 @@ class HieraCache:
 _INTERP = re.compile(r"%\{[^}]*\}")
 
 
-def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
-    """The layer of ``root/hiera.yaml`` (None: absent, not version 5, or not YAML)."""
-    try:
-        import yaml  # type: ignore[import-untyped]
-
-        text = read_text(os.path.join(root, "hiera.yaml"), errors="strict")
-        if text is None:
-            return None
-        conf = yaml.safe_load(text)
-    except Exception:  # absent or malformed: no layer (validation is not this module's job)
-        return None
+def read_layer(root: str, name: str, module: str | None = None, read: Reader | None = None) -> Layer | None:
+    """The layer of ``root/hiera.yaml`` (None: absent, not version 5, or not YAML: validation is not
+    this module's job); ``read``: the editor's buffers (:func:`text_of`)."""
+    conf = yaml_data(os.path.join(root, "hiera.yaml"), read)
     if not isinstance(conf, dict) or conf.get("version") != 5:
         return None
     defaults = conf.get("defaults")
@@ -110,11 +131,12 @@ def read_layer(root: str, name: str, module: str | None = None) -> Layer | None:
     return Layer(name, root, out, module)
 
 
-def layers_for(env_root: str | None, module_roots: Iterable[str]) -> list[Layer]:
-    """The environment layer then the module layers of every module under `module_roots`."""
+def layers_for(env_root: str | None, module_roots: Iterable[str], read: Reader | None = None) -> list[Layer]:
+    """The environment layer then the module layers of every module under `module_roots` (``read``:
+    the editor's buffers, :func:`text_of`)."""
     layers = []
     if env_root:
-        lay = read_layer(env_root, "environment")
+        lay = read_layer(env_root, "environment", read=read)
         if lay is not None:
             layers.append(lay)
     seen: set[str] = set()
@@ -129,7 +151,7 @@ def layers_for(env_root: str | None, module_roots: Iterable[str]) -> list[Layer]
                 continue
             seen.add(d)
             mod = _module_name(d, n)
-            lay = read_layer(d, mod, mod)
+            lay = read_layer(d, mod, mod, read)
             if lay is not None:
                 layers.append(lay)
     return layers
@@ -196,12 +218,13 @@ def find(layers: Sequence[Layer], key: str) -> list[Hit]:
 _TOP_KEY = re.compile(r"^(['\"]?)((?:::)?[A-Za-z_][\w:.-]*)\1\s*:(?=\s|$)")
 
 
-def all_keys(layers: Sequence[Layer]) -> dict[str, str]:
-    """Every top-level key of the layers' data files -> the first file that sets it (key completion)."""
+def all_keys(layers: Sequence[Layer], read: Reader | None = None) -> dict[str, str]:
+    """Every top-level key of the layers' data files -> the first file that sets it (key completion;
+    the deep checks' "is the key set"); ``read``: the editor's buffers (:func:`text_of`)."""
     out: dict[str, str] = {}
     for lay in layers:
         for path in _files(lay):
-            text = read_text(path, errors="replace")
+            text = text_of(path, read)
             if text is None:
                 continue
             for line in text.splitlines():

@@ -268,8 +268,10 @@ def once_per_module(found: list[DeepFinding], noted: set[str]) -> list[DeepFindi
 
 def deep_check(path: str, result: FileDiagnostics, worlds: WorldCache, debug: TextIO | None = None) -> None:
     """Add the deep findings of a file :func:`validate_file` kept a parse of (a failure: the file's
-    INTERNAL_ERROR, as any other)."""
+    INTERNAL_ERROR, as any other; a bug inside one statement's check -- server/analysis/deep/internal.py
+    -- an INTERNAL_ERROR at that statement, the file's other findings kept; the traceback to ``debug``)."""
     from puppet_xpp.server.analysis.deep import deep_findings
+    from puppet_xpp.server.analysis.deep.internal import is_internal
     from puppet_xpp.xpp.sources import format_traceback, internal_error
 
     pending, result.pending = result.pending, None
@@ -279,13 +281,33 @@ def deep_check(path: str, result: FileDiagnostics, worlds: WorldCache, debug: Te
         world = worlds.world_for(pending.context)
         world.local = pending.symbols
         try:
-            result.deep = deep_findings(pending, path, world, tasks=pending.tasks)
+            found = deep_findings(pending, path, world, tasks=pending.tasks)
         finally:
             world.local = []
     except Exception as e:  # one file's failure never costs another's result
         if debug is not None:
             debug.write(format_traceback(e))
         result.diagnostics.append(internal_error(e, path))
+        return
+    result.deep = [f for f in found if not is_internal(f)]
+    for f in found:
+        if is_internal(f):
+            if debug is not None:
+                debug.write(str(f.data.get("traceback", "")))
+            result.diagnostics.append(deep_internal_error(f, path))
+
+
+def deep_internal_error(f: DeepFinding, path: str) -> Diagnostic:
+    """The ``INTERNAL_ERROR`` of a bug inside the deep check of one statement, at that statement (its
+    reason names the check: ``in the deep check of this resource: ...``)."""
+    args = dict(f.args)
+    return Diagnostic.make(
+        "INTERNAL_ERROR",
+        f.offset,
+        f.length,
+        {"type": args["type"], "reason": f"in the deep check of this {args['what']}: {args['reason']}"},
+        file=shown(path),
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

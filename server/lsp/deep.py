@@ -58,6 +58,7 @@ from puppet_xpp.server.analysis.deep import (
     statement_findings,
     top_statements,
 )
+from puppet_xpp.server.analysis.deep.internal import is_internal
 from puppet_xpp.server.analysis.document import (
     SEVERITY_ERROR,
     SEVERITY_INFO,
@@ -68,6 +69,7 @@ from puppet_xpp.server.analysis.document import (
     Span,
     path_of_uri,
 )
+from puppet_xpp.server.analysis.hiera import Reader
 from puppet_xpp.server.analysis.index import symbols_of
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
@@ -119,6 +121,10 @@ class DeepCache:
     checked: int = 0  # statements checked (not taken from the cache) so far: the tests' measure
     parts_checked: int = 0  # ... and body statements of long definitions
     findings: list[Finding] = field(default_factory=list)  # of the last check
+    # the last check's internal errors (a bug of the deep checks: logged, never published) and the
+    # log lines of those not seen in the check before it, for the event loop to send (once each)
+    internal: list[Finding] = field(default_factory=list)
+    to_log: list[str] = field(default_factory=list)
     data: bytes = b""  # the text they are of
     held: int | None = None  # the version whose publish waits for its findings (event loop)
     cost: float = 0.0  # seconds the recent checks took (the slowest, slowly forgotten; worker)
@@ -272,6 +278,8 @@ async def _run(ls: PuppetServer, st: DocState) -> None:
             log.exception("deep checks failed for %s", st.uri)
             ls.log(f"puppet-xpp: deep checks failed for {st.uri}: {e!r}", types.MessageType.Error)
             found = []
+        for line in drain_log(cache):
+            ls.log(line, types.MessageType.Error)
         if session.documents.get(st.uri) is not st or st.refused is not None:
             return
         if store is not st.diagnostics or store.version != version:
@@ -297,13 +305,37 @@ def check(session: Session, st: DocState, version: int | None) -> list[LspDiagno
     cache = cache_of(st)
     cache.level = doc.config.level
     t0 = time.perf_counter()
-    cache.findings = findings_of(session, cache, an, st.uri)
+    found = findings_of(session, cache, an, st.uri)
+    cache.findings = [f for f in found if not is_internal(f)]
+    note_internal(cache, [f for f in found if is_internal(f)], an, st.uri)
     # (the slowest of the recent checks, slowly forgotten: a check of a text broken while typing is
     # quick, the one of the text repaired a keystroke later is not)
     cache.cost = max(time.perf_counter() - t0, cache.cost * COST_DECAY)
     cache.version = version
     cache.data = an.data
     return to_lsp(an, cache.findings)
+
+
+def note_internal(cache: DeepCache, internal: list[Finding], an: Analysis, uri: str) -> None:
+    """Worker: the check's internal errors (server/analysis/deep/internal.py) go to the log -- each
+    once: one the check before had too (the same statement kept, or checked again with the same
+    failure) is not logged again at every keystroke; the traceback to the server's own log (stderr)."""
+    before = {f.message for f in cache.internal}
+    cache.internal = internal
+    for f in internal:
+        if f.message in before:
+            continue
+        (line, column), _end = f.lsp_range(an.lines)
+        where = f"{uri}, line {line + 1}, column {column + 1}"
+        text = f"puppet-xpp: deep checks: {f.message} ({where}); the other findings are published"
+        log.error("%s\n%s", text, f.data.get("traceback", ""))
+        cache.to_log.append(text)
+
+
+def drain_log(cache: DeepCache) -> list[str]:
+    """Event loop: the log lines :func:`note_internal` left to send."""
+    lines, cache.to_log = cache.to_log, []
+    return lines
 
 
 def to_lsp(an: Analysis, findings: Sequence[Finding]) -> list[LspDiagnostic]:
@@ -439,10 +471,34 @@ def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None)
             modulepath=ctx.modulepath,
             env_root=env_root,
             complete=complete and indexed(session, ctx.modulepath),
+            hiera_read=hiera_buffers(session),
         )
         cache.world, cache.world_for = world, made_for
     world.local = symbols_of(an, path or "") if path else []
     return world
+
+
+def hiera_buffers(session: Session) -> Reader | None:
+    """The Hiera files open in the editor (YAML and JSON documents: not Puppet code), as a reader of
+    their buffers for the world (None: none open).  The world is made again whenever one is opened,
+    edited, saved or closed (:func:`install`: ``HieraCache``'s listeners), so the documents it knows
+    are the open ones."""
+    by_path: dict[str, DocState] = {}
+    for uri, st in list(session.documents.items()):
+        path = path_of_uri(uri) if not st.is_puppet else None
+        if path:
+            by_path[os.path.realpath(path)] = st
+    if not by_path:
+        return None
+
+    def read(path: str) -> str | None:
+        from puppet_xpp.server.lsp.sync import text_now
+
+        st = by_path.get(os.path.realpath(path)) if path else None
+        data = text_now(st) if st is not None else None
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    return read
 
 
 # ----------------------------------------------------------------------------------------------- upkeep
@@ -474,6 +530,9 @@ def install(ls: PuppetServer) -> None:
 
     if isinstance(session.index, ObservedIndex):
         session.index.listeners.append(changed)
+    # Hiera data changed (a watched file on disk, a YAML buffer edited: server/lsp/documents.py): a
+    # class parameter's key may be set or unset now -- the statements that asked are checked again
+    session.hiera.listeners.append(lambda: changed(""))
     session.index_state.on_complete.append(lambda: refresh(ls))
     session.deep_hooks.append(lambda: refresh(ls))
 

@@ -16,6 +16,7 @@ compile, the oracle's ``catalog`` op) as the judge of what is an error and of wh
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pathlib
 import shutil
@@ -587,3 +588,75 @@ async def test_findings_carried_over_an_edit_until_the_new_ones_are_in(tmp_path:
         ("Could not find class ::app::one", (1, 2), (1, 18)),
         ("Could not find class ::app::three", (5, 2), (5, 20)),
     ]
+
+
+# ----------------------------------------------------------------------------------------------- a bug inside
+
+# the server with a failing type model (a test double: the subject is how the failure is reported)
+BROKEN_SERVER = [
+    SERVER[0],
+    "-c",
+    "import sys\n"
+    "from puppet_xpp.server.analysis.deep import types\n"
+    "def failing(*args, **kwargs):\n"
+    "    raise ZeroDivisionError('injected failure of the type model')\n"
+    "types.literal_mismatches = failing\n"
+    "from puppet_xpp.server.cli.main import main\n"
+    "sys.exit(main())\n",
+]
+BROKEN = (
+    "class app::broken {\n"
+    "  include app::nosuch\n"
+    "  app::vhost { 'main':\n"
+    "    docroot => '/srv',\n"
+    "    port    => 'eighty',\n"
+    "  }\n"
+    "  include app::other_nosuch\n"
+    "}\n"
+)
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=BROKEN_SERVER, server_env={"PYTHONPATH": REPO}), scope="module"
+)
+async def broken_client(lsp_client: LanguageClient, tmp_path_factory: Any) -> Any:
+    env = os.path.join(str(tmp_path_factory.mktemp("deepbroken")), "production")
+    write_files(env, {**FILES, "modules/app/manifests/broken.pp": BROKEN})
+    await start(lsp_client, env)
+    lsp_client._env = env  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def internal_logs(client: LanguageClient) -> list[str]:
+    return [m.message for m in client.log_messages if "Internal error" in m.message]
+
+
+async def test_a_bug_of_the_deep_checks_is_logged_once_and_costs_no_other_finding(
+    broken_client: LanguageClient,
+) -> None:
+    """A failing type model: the resource whose check asked it gets no finding, the log one line naming
+    the file, the statement's position and the exception (not a diagnostic: nothing of it is shown on
+    the code), and the file's other findings are published as always; an edit checks the statement
+    again, and the same failure is not logged again."""
+    client = broken_client
+    uri, _text = open_doc(client, "modules/app/manifests/broken.pp")
+    p = await until(client, uri, has_deep)
+    assert deep_of(p) == [
+        ("DEEP_UNKNOWN_CLASS", 2, "Could not find class ::app::nosuch"),
+        ("DEEP_UNKNOWN_CLASS", 7, "Could not find class ::app::other_nosuch"),
+    ]
+    assert not [d for d in p.diagnostics if "Internal error" in d.message]
+    for _ in range(200):
+        if internal_logs(client):
+            break
+        await asyncio.sleep(0.05)
+    assert internal_logs(client) == [
+        "puppet-xpp: deep checks: Internal error (ZeroDivisionError) in the deep check of this resource: "
+        f"injected failure of the type model ({uri}, line 3, column 3); the other findings are published"
+    ]
+    before = mark(client)
+    send_edit(client, uri, 2, (4, 20), (4, 20), "-")  # inside the failing resource: checked again
+    p = await until(client, uri, lambda p: p.version == 2 and has_deep(p), after=before)
+    assert [c for c, _l, _m in deep_of(p)] == ["DEEP_UNKNOWN_CLASS", "DEEP_UNKNOWN_CLASS"]
+    assert len(internal_logs(client)) == 1

@@ -84,5 +84,11 @@ CODES = MappingProxyType(
         "DEEP_MISSING_MODULE": DeepCode(
             "note", "Module '{module}' is not on the module path: what it defines is not checked"
         ),
+        # a bug of the deep checks themselves (server/analysis/deep/internal.py): never published as a
+        # diagnostic of the code; --validate --deep reports it as the file's INTERNAL_ERROR at the node,
+        # the language server logs it
+        "DEEP_INTERNAL_ERROR": DeepCode(
+            "error", "Internal error ({type}) in the deep check of this {what}: {reason}"
+        ),
     }
 )

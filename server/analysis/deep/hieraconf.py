@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 
+from puppet_xpp.server.analysis.hiera import Reader, yaml_data
 from puppet_xpp.xpp.sources import read_text
 
 __all__ = ["module_dependencies", "stamp", "statically_readable"]
@@ -32,20 +33,29 @@ def stamp(*paths: str) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-def statically_readable(root: str, module: str | None = None) -> bool:
+def statically_readable(root: str, module: str | None = None, read: Reader | None = None) -> bool:
     """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
-    only?  (:func:`_readable`, cached while its files are unchanged.)"""
+    only?  (:func:`_readable`, cached while its files are unchanged; ``read``: the editor's buffers --
+    a ``hiera.yaml`` open in one is judged by its text, uncached.)"""
     files = [os.path.join(root, "hiera.yaml")]
     if module is not None:
         files += [
             os.path.join(root, "functions", "data.pp"),
             os.path.join(root, "lib", "puppet", "functions", module, "data.rb"),
         ]
-    return _readable(root, module, stamp(*files))
+    if read is not None and read(files[0]) is not None:
+        return _readable(root, module, (), read)
+    return _cached_readable(root, module, stamp(*files))
 
 
 @functools.lru_cache(maxsize=512)
-def _readable(root: str, module: str | None, _stamp: tuple[tuple[int, int] | None, ...]) -> bool:
+def _cached_readable(root: str, module: str | None, _stamp: tuple[tuple[int, int] | None, ...]) -> bool:
+    return _readable(root, module, _stamp)
+
+
+def _readable(
+    root: str, module: str | None, _stamp: tuple[tuple[int, int] | None, ...], read: Reader | None = None
+) -> bool:
     """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
     only?  A root without ``hiera.yaml`` is (Puppet's default: ``data/common.yaml`` for an environment,
     no data for a module) unless a module defines its data function."""
@@ -57,15 +67,9 @@ def _readable(root: str, module: str | None, _stamp: tuple[tuple[int, int] | Non
             if os.path.exists(f):
                 return False
     path = os.path.join(root, "hiera.yaml")
-    if not os.path.exists(path):
+    if (read is None or read(path) is None) and not os.path.exists(path):
         return True
-    try:
-        import yaml  # type: ignore[import-untyped]
-
-        text = read_text(path, errors="strict")
-        conf = yaml.safe_load(text) if text is not None else None
-    except Exception:  # unreadable or not YAML: Puppet fails on it, we prove nothing
-        return False
+    conf = yaml_data(path, read)  # (None: unreadable or not YAML: Puppet fails on it, we prove nothing)
     if not isinstance(conf, dict) or conf.get("version") != 5:
         return False
     given = conf.get("defaults")

@@ -17,6 +17,7 @@ from puppet_xpp.server.analysis.deep import typecheck
 from puppet_xpp.server.analysis.deep.codes import TITLE_PLACEHOLDER
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
+from puppet_xpp.server.analysis.deep.internal import guarded
 from puppet_xpp.server.analysis.deep.literals import (
     capitalized,
     literal_string,
@@ -46,8 +47,10 @@ def _ops(body: ast.ResourceBody) -> tuple[list[ast.AttributeOperation], bool]:
     return named, splat
 
 
+@guarded
 def check_resource(expr: ast.ResourceExpression, place: Place, answers: Answers) -> list[Finding]:
-    """The findings of one resource expression."""
+    """The findings of one resource expression (a bug inside: one ``DEEP_INTERNAL_ERROR`` at the
+    resource, :mod:`server.analysis.deep.internal`)."""
     type_name = literal_string(expr.type_name)
     if type_name is None:
         return []

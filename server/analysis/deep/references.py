@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep.context import Place
 from puppet_xpp.server.analysis.deep.finding import Finding, make
+from puppet_xpp.server.analysis.deep.internal import guarded
 from puppet_xpp.server.analysis.deep.literals import capitalized, literal_string
 from puppet_xpp.server.analysis.deep.names import ALWAYS_CLASSES, missing_module, suggestions
 from puppet_xpp.server.analysis.deep.world import Answers, key_of
@@ -29,8 +30,10 @@ def _references(value: ast.Node) -> Iterator[ast.AccessExpression]:
         yield value
 
 
+@guarded
 def check_references(expr: ast.ResourceExpression, place: Place, answers: Answers) -> list[Finding]:
-    """The findings of the relationship metaparameters of one resource expression."""
+    """The findings of the relationship metaparameters of one resource expression (a bug inside: one
+    ``DEEP_INTERNAL_ERROR``, :mod:`server.analysis.deep.internal`)."""
     if not place.complete or place.guarded:
         return []
     out: list[Finding] = []

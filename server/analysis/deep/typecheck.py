@@ -1,7 +1,9 @@
 """The wrong-type check's bridge to the one type system of the deep checks (D1's
 :mod:`server.analysis.deep.types`: ``literal_mismatches(type_spec, value_node, resolve_alias)``,
 Puppet's mismatch phrases or None).  This module only supplies the world's type aliases to it and keeps
-a failing type model from costing any other finding."""
+a failing type model from costing any other finding: "not provable" (the model's Unprovable, a
+recursion too deep) is no finding; any other exception is a bug, handed to
+:func:`server.analysis.deep.internal.swallowed` (reported by the check that asked, never dropped)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from puppet_xpp.server.analysis.deep import types
+from puppet_xpp.server.analysis.deep.internal import swallowed
 from puppet_xpp.server.analysis.deep.world import Answers
 
 __all__ = ["alias_resolver", "matches", "mismatch", "mismatches", "parameter_error", "signatures_mismatch"]
@@ -46,7 +49,8 @@ def mismatches(
         return None
     try:
         return types.literal_mismatches(type_text, value, alias_resolver(answers, local))
-    except Exception:  # the type model's failure proves nothing (and costs no other finding)
+    except Exception as e:  # a bug of the type model: no finding from it, reported
+        swallowed(e)
         return None
 
 
@@ -63,7 +67,8 @@ def matches(
     either way (not a literal, an unknown type or alias, the type model's failure)."""
     try:
         return types.matches(type_text, value, alias_resolver(answers, local))
-    except Exception:  # the type model's failure proves nothing
+    except Exception as e:  # a bug of the type model: not provable, reported
+        swallowed(e)
         return None
 
 
@@ -102,7 +107,10 @@ def signatures_mismatch(
         if len(merged) != 1:
             return None
         return merged[0].text().lstrip()
-    except (Unprovable, RecursionError, Exception):  # the type model's failure proves nothing
+    except (Unprovable, RecursionError):  # not provable
+        return None
+    except Exception as e:  # a bug of the type model: no finding from it, reported
+        swallowed(e)
         return None
     finally:
         ALIAS_RESOLVER.reset(token)

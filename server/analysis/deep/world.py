@@ -25,7 +25,7 @@ from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.symbols import Sym
 
 if TYPE_CHECKING:
-    from puppet_xpp.server.analysis.hiera import Layer
+    from puppet_xpp.server.analysis.hiera import Layer, Reader
 
 __all__ = ["Answers", "Asked", "Recording", "SymbolIndex", "World"]
 
@@ -92,7 +92,8 @@ class World:
     ``modulepath`` (the directories whose modules exist; empty: unknown, so no module is said to be
     missing; ``modules``: the modules by name when the caller knows them, a checkout named
     ``puppet-<name>/`` too), ``env_root`` (the environment's directory, for its Hiera layer), ``local`` (the checked
-    document's own definitions, which the index may not hold yet).
+    document's own definitions, which the index may not hold yet), ``hiera_read`` (the Hiera files
+    open in the editor: their buffers are read instead of the files).
 
     ``complete`` False (the index is still being built) makes every "does not exist" answer unknown:
     the checks then report nothing that depends on a name not existing."""
@@ -112,8 +113,12 @@ class World:
         suggest: bool = True,
         memoize: bool = False,
         programs: Mapping[str, Any] | None = None,
+        hiera_read: Reader | None = None,
     ) -> None:
         self.index = index
+        # path -> the text of a Hiera file open in the editor (None: read the file): the language
+        # server's buffers, so that a key typed in data/common.yaml counts before it is saved
+        self._hiera_read = hiera_read
         # absolute path -> its program as the caller parsed it already (a command line's run): an
         # inherited class's scope is read from there instead of parsing its file again
         self._programs = programs if programs is not None else {}
@@ -294,7 +299,7 @@ class World:
         if self._hiera_all is None:  # every top-level key of the layers' data files, read once
             from puppet_xpp.server.analysis import hiera
 
-            self._hiera_all = frozenset(hiera.all_keys(self._layers()))
+            self._hiera_all = frozenset(hiera.all_keys(self._layers(), self._hiera_read))
         found = key in self._hiera_all
         self._hiera_keys[key] = found
         return found
@@ -355,8 +360,10 @@ class World:
         if self._hiera_layers is None:
             from puppet_xpp.server.analysis import hiera
 
-            layers: list[Layer] = list(hiera.layers_for(self.env_root, self.modulepath))
-            if self.env_root and not os.path.isfile(os.path.join(self.env_root, "hiera.yaml")):
+            layers: list[Layer] = list(hiera.layers_for(self.env_root, self.modulepath, self._hiera_read))
+            conf = os.path.join(self.env_root, "hiera.yaml") if self.env_root else ""
+            open_conf = self._hiera_read is not None and self._hiera_read(conf) is not None
+            if self.env_root and not open_conf and not os.path.isfile(conf):
                 # Puppet's default environment layer: data/common.yaml
                 layers.insert(
                     0,
@@ -373,7 +380,7 @@ class World:
             return False
         from puppet_xpp.server.analysis.deep.hieraconf import statically_readable
 
-        if not statically_readable(self.env_root):
+        if not statically_readable(self.env_root, read=self._hiera_read):
             return False
         module = key.split("::", 1)[0] if "::" in key else None
         if module is None or not self.modulepath:
@@ -381,7 +388,7 @@ class World:
         if self._modules is None:
             self.module_present(module)
         directory = (self._modules or {}).get(module)
-        return directory is None or statically_readable(directory, module=module)
+        return directory is None or statically_readable(directory, module=module, read=self._hiera_read)
 
 
 # facts Puppet itself adds to a node's facts (besides Facter's)
