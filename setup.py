@@ -33,10 +33,18 @@ setup(
     if PURE
     else [
         Extension(
-            "puppet_xpp.xpp._fastload", ["xpp/_fastload.c"], optional=True, extra_compile_args=WARNINGS
+            "puppet_xpp.xpp._fastload",
+            ["xpp/_fastload.c"],
+            depends=["xpp/_ast_classes.h"],
+            optional=True,
+            extra_compile_args=WARNINGS,
         ),
         Extension(
-            "puppet_xpp.xpp._fastwrite", ["xpp/_fastwrite.c"], optional=True, extra_compile_args=WARNINGS
+            "puppet_xpp.xpp._fastwrite",
+            ["xpp/_fastwrite.c"],
+            depends=["xpp/_ast_classes.h"],
+            optional=True,
+            extra_compile_args=WARNINGS,
         ),
         Extension(
             "puppet_xpp.grammar._accel", ["grammar/_accel.c"], optional=True, extra_compile_args=WARNINGS

@@ -44,8 +44,9 @@ def test_walk_ignores_still_match_after_cheap_import(tmp_path: object) -> None:
 
 
 def test_pcore_checkers_compiled_on_first_use() -> None:
-    """Importing the Pcore package compiles no checker (xpp/pcore/nodes.py); the first write of a class
-    compiles its writer's checker and puts it in the stub's place; a stub kept by a caller still checks."""
+    """Importing the Pcore package compiles no checker (xpp/pcore/nodes.py); the Python writer's first
+    write of a class compiles its checker and puts it in the stub's place (the C writer checks in C); a
+    stub kept by a caller still checks."""
     code = (
         "from puppet_xpp.xpp.pcore.nodes import INFO\n"
         "from puppet_xpp.grammar import ast\n"
@@ -53,11 +54,11 @@ def test_pcore_checkers_compiled_on_first_use() -> None:
         "assert all('_deferred_checker' in i.checks.__qualname__ for i in infos)\n"
         "assert all('_deferred_checker' in i.wchecks.__qualname__ for i in infos)\n"
         "from puppet_xpp.grammar.parser import parse\n"
-        "from puppet_xpp.xpp.pcore import dumps, XppWriteError\n"
+        "from puppet_xpp.xpp.pcore.write import dumps_msgpack_python\n"
         "prog = parse('$a = 1', 'x.pp').program\n"
         "info = INFO[type(prog)]\n"
         "stub = info.wchecks\n"
-        "dumps(prog)\n"
+        "dumps_msgpack_python(prog)\n"
         "assert '_deferred_checker' not in info.wchecks.__qualname__\n"
         "assert stub(info.getter(prog)) == -1\n"
         "bad = info.getter(prog)\n"

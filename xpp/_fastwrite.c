@@ -3,8 +3,8 @@
  * dict, PType, IncludedObject, a subclass of str/int, an ill-typed or shared value, an int beyond 64 bits,
  * a string that is not valid Unicode -- makes it decline (return the DECLINED object, having changed
  * nothing): the Python writer then writes the document, or raises its error.  Configured from
- * xpp/pcore/fastwrite.py with the per-class tables of xpp/pcore/nodes.py; PUPPET_XPP_PURE_PYTHON=1 turns
- * it off.
+ * xpp/pcore/write.py with the per-class tables of xpp/pcore/nodes.py and the type checks of
+ * xpp/_ast_classes.h (the C reader's); PUPPET_XPP_PURE_PYTHON=1 turns it off.
  *
  * Identity table: an object held by more than one holder (its reference count beyond the holder and this
  * writer's stack) is recorded by id, as the Python writer records it; recording more than it does changes
@@ -16,14 +16,36 @@
 #include <string.h>
 
 enum { K_VALUE = 0, K_REFS = 1, K_REF = 2, K_OBJEND = 3 };
-enum { X_INNER = 0x00, X_TAB = 0x01, X_ARRAY = 0x10, X_MAP = 0x11, X_OBJECT = 0x13, X_REGEXP = 0x30 };
+enum {
+    X_INNER = 0x00, X_TAB = 0x01, X_ARRAY = 0x10, X_MAP = 0x11, X_PCORE_OBJECT = 0x12, X_OBJECT = 0x13,
+    X_REGEXP = 0x30
+};
 
-static PyObject *g_infos;    /* type -> (getter, min, defaults, positioned, refslot, info, name) */
-static PyObject *g_marker;   /* _marker(name, n, wtab) -> bytes */
+#include "_ast_classes.h"
+
+/* one AST class, as configure() got it */
+typedef struct {
+    PyTypeObject *cls;
+    PyObject *getter;   /* the attribute values in wire order (raises what reading them raises) */
+    PyObject *name;     /* Pcore name */
+    PyObject *segs;     /* its "::" segments (a tuple of str) */
+    Py_ssize_t nattr, min, refslot;
+    int positioned;
+    Py_ssize_t *offsets; /* of the wire attributes' __slots__ members */
+    PyObject **defaults; /* per wire slot (borrowed from g_classes) */
+    Kind *kinds;
+} Cls;
+
+static PyObject *g_classes;  /* what configure() got (keeps the borrowed objects alive) */
+static Cls *g_cls;           /* the classes */
+static Py_ssize_t g_ncls;
+static PyTypeObject **g_ctype; /* open-addressing table: type -> index in g_cls (NULL: empty) */
+static Py_ssize_t *g_cidx;
+static size_t g_cmask;
 static PyObject *g_declined; /* returned when the Python writer must decide */
 static PyObject *g_regexp;   /* grammar.ast.Regexp */
 static PyObject *g_ptype, *g_included; /* xpp.pcore.base.PType, IncludedObject */
-static PyObject *s_wchecks, *s_source, *s_name, *s_values, *s_type, *s_object_type, *s_pcore;
+static PyObject *s_sep, *s_source, *s_name, *s_values, *s_type, *s_object_type, *s_pcore;
 
 typedef struct {
     char *p;
@@ -174,6 +196,7 @@ static int spush(Stack *s, int kind, PyObject *o, Py_ssize_t aux) {
 }
 
 #define DECLINE 1
+#define MAX_ATTRS 64 /* wire attributes of a class at most (configure() checks) */
 #define FAIL (-1)
 
 /* The identity table: object address -> index (open addressing, linear probing; never shrinks). */
@@ -260,6 +283,54 @@ static int put_tabled_str(Buf *b, PyObject *wtab, PyObject *s) {
     return r;
 }
 
+/* the class description of an exact type, or NULL */
+static Cls *cls_of(PyTypeObject *t) {
+    if (!g_ctype) return NULL;
+    size_t i = (size_t)(((uintptr_t)t >> 4) * 0x9E3779B97F4A7C15ULL) & g_cmask;
+    while (g_ctype[i]) {
+        if (g_ctype[i] == t) return &g_cls[g_cidx[i]];
+        i = (i + 1) & g_cmask;
+    }
+    return NULL;
+}
+
+/* the first PCORE_OBJECT_START(name, n) of a document, as xpp.pcore.write._marker writes it: the name's
+ * segments through the writer's table (a segment met before by its index), then n; (name, n) takes the
+ * next index.  segs: the name's "::" segments. */
+static int put_marker(Buf *b, PyObject *wtab, PyObject *name, PyObject *segs, Py_ssize_t n) {
+    Buf body = {NULL, 0, 0};
+    unsigned char t[9];
+    int r = put(&body, (const char *)t, uint_body(t, (uint64_t)PyTuple_GET_SIZE(segs)));
+    for (Py_ssize_t i = 0; r == 0 && i < PyTuple_GET_SIZE(segs); i++) {
+        PyObject *s = PyTuple_GET_ITEM(segs, i);
+        PyObject *k = PyDict_GetItemWithError(wtab, s);
+        if (k) r = put(&body, (const char *)t, uint_body(t, (uint64_t)PyLong_AsSsize_t(k)));
+        else if (PyErr_Occurred()) r = FAIL;
+        else {
+            PyObject *e = encoded(s);
+            PyObject *idx = e ? PyLong_FromSsize_t(PyDict_GET_SIZE(wtab)) : NULL;
+            if (!e) r = DECLINE;
+            else if (!idx || PyDict_SetItem(wtab, s, idx) < 0) r = FAIL;
+            else r = put_str_bytes(&body, PyBytes_AS_STRING(e), PyBytes_GET_SIZE(e));
+            Py_XDECREF(idx);
+            Py_XDECREF(e);
+        }
+    }
+    if (r == 0) r = put(&body, (const char *)t, uint_body(t, (uint64_t)n));
+    if (r == 0) {
+        PyObject *nn = PyLong_FromSsize_t(n);
+        PyObject *key = nn ? PyTuple_Pack(2, name, nn) : NULL;
+        PyObject *idx = key ? PyLong_FromSsize_t(PyDict_GET_SIZE(wtab)) : NULL;
+        if (!idx || PyDict_SetItem(wtab, key, idx) < 0) r = FAIL;
+        Py_XDECREF(idx);
+        Py_XDECREF(key);
+        Py_XDECREF(nn);
+    }
+    if (r == 0) r = put_ext(b, X_PCORE_OBJECT, (const unsigned char *)body.p, body.n);
+    PyMem_Free(body.p);
+    return r;
+}
+
 static int encode(PyObject *value, int check, Buf *b) {
     PyObject *wtab = PyDict_New(), *mrows = PyDict_New();
     Ids ids = {NULL, NULL, 0, 0};
@@ -281,7 +352,7 @@ static int encode(PyObject *value, int check, Buf *b) {
                 PyObject *ki = PyLong_FromSsize_t(k);
                 int seen = ki ? PySet_Contains(rr->seen, ki) : -1;
                 if (seen < 0) r = FAIL;
-                else if (k <= rr->after || seen || !PyDict_GetItemWithError(g_infos, (PyObject *)t)) r = DECLINE;
+                else if (k <= rr->after || seen || !cls_of(t)) r = DECLINE;
                 else if (PySet_Add(rr->seen, ki) < 0) r = FAIL;
                 else r = put_ext_uint(b, X_TAB, (uint64_t)k);
                 Py_XDECREF(ki);
@@ -356,10 +427,11 @@ static int encode(PyObject *value, int check, Buf *b) {
                     if (!key || PyErr_Occurred()) r = FAIL;
                     else if (k) r = put_ext_uint(b, X_INNER, (uint64_t)PyLong_AsSsize_t(k));
                     else {
-                        PyObject *mk = PyObject_CallFunctionObjArgs(g_marker, name, nn, wtab, NULL);
-                        if (!mk || !PyBytes_Check(mk)) r = mk ? DECLINE : FAIL;
-                        else r = put(b, PyBytes_AS_STRING(mk), PyBytes_GET_SIZE(mk));
-                        Py_XDECREF(mk);
+                        PyObject *parts = PyUnicode_Split(name, s_sep, -1);
+                        PyObject *segs = parts ? PyList_AsTuple(parts) : NULL;
+                        r = segs ? put_marker(b, wtab, name, segs, PyList_GET_SIZE(values)) : FAIL;
+                        Py_XDECREF(segs);
+                        Py_XDECREF(parts);
                     }
                     Py_XDECREF(key);
                     Py_XDECREF(nn);
@@ -442,100 +514,70 @@ static int encode(PyObject *value, int check, Buf *b) {
                 Py_XDECREF(src);
             }
         } else {
-            PyObject *row_info = PyDict_GetItemWithError(g_infos, (PyObject *)t);
-            if (!row_info) {
-                r = PyErr_Occurred() ? FAIL : DECLINE;
-            } else {
-                /* (getter, min, defaults, positioned, refslot, info, name) */
-                PyObject *getter = PyTuple_GET_ITEM(row_info, 0);
-                Py_ssize_t min = PyLong_AsSsize_t(PyTuple_GET_ITEM(row_info, 1));
-                PyObject *defaults = PyTuple_GET_ITEM(row_info, 2);
-                int positioned = PyObject_IsTrue(PyTuple_GET_ITEM(row_info, 3));
-                Py_ssize_t refslot = PyLong_AsSsize_t(PyTuple_GET_ITEM(row_info, 4));
-                PyObject *info = PyTuple_GET_ITEM(row_info, 5);
-                PyObject *name = PyTuple_GET_ITEM(row_info, 6);
-                PyObject *vals = NULL;
-                if (!again(stab, v, check, b, &count, &r)) {
-                    Py_ssize_t self = count - 1;
-                    if (r == 0) {
-                        vals = PyObject_CallOneArg(getter, v);
-                        if (!vals) r = FAIL;
-                        else if (!PyTuple_CheckExact(vals)) r = DECLINE;
+            Cls *ci = cls_of(t);
+            if (!ci) r = DECLINE;
+            else if (!again(stab, v, check, b, &count, &r) && r == 0) {
+                Py_ssize_t self = count - 1, n = ci->nattr, held = 0;
+                PyObject *vals[MAX_ATTRS];
+                for (; held < n; held++) { /* (held while written: an __eq__ below may run code) */
+                    vals[held] = *(PyObject **)((char *)v + ci->offsets[held]);
+                    if (!vals[held]) { /* an attribute not set: what reading it raises */
+                        PyObject *raised = PyObject_CallOneArg(ci->getter, v);
+                        Py_XDECREF(raised);
+                        r = raised ? DECLINE : FAIL;
+                        break;
                     }
-                    if (r == 0 && check) {
-                        PyObject *wc = PyObject_GetAttr(info, s_wchecks);
-                        PyObject *res = wc ? PyObject_CallOneArg(wc, vals) : NULL;
-                        Py_XDECREF(wc);
-                        if (!res) r = FAIL;
-                        else {
-                            Py_ssize_t bad = PyLong_AsSsize_t(res);
-                            Py_DECREF(res);
-                            if (bad == -1 && PyErr_Occurred()) r = FAIL;
-                            else if (bad >= 0) r = DECLINE;
-                        }
-                    }
-                    Py_ssize_t n = r == 0 ? PyTuple_GET_SIZE(vals) : 0;
-                    while (r == 0 && n > min) {
-                        PyObject *last = PyTuple_GET_ITEM(vals, n - 1);
-                        PyObject *dv = PyTuple_GET_ITEM(defaults, n - 1);
-                        int eq = PyObject_RichCompareBool(last, dv, Py_EQ);
-                        if (eq < 0) r = FAIL;
-                        else if (eq && Py_TYPE(last) == Py_TYPE(dv)) n--;
-                        else break;
-                    }
-                    if (r == 0) {
-                        /* the class's marker: written whole the first time, then by its index */
-                        PyObject *row = PyDict_GetItemWithError(mrows, info);
-                        if (!row && !PyErr_Occurred()) {
-                            row = PyList_New(0);
-                            if (row && PyDict_SetItem(mrows, info, row) < 0) r = FAIL;
-                            Py_XDECREF(row); /* (the dict holds it) */
-                        }
-                        if (!row || r) r = FAIL;
-                        else {
-                            while (r == 0 && PyList_GET_SIZE(row) <= n) r = PyList_Append(row, Py_None);
-                            PyObject *m = r == 0 ? PyList_GET_ITEM(row, n) : NULL;
-                            if (r == 0 && m == Py_None) {
-                                PyObject *nn = PyLong_FromSsize_t(n);
-                                PyObject *mk = nn ? PyObject_CallFunctionObjArgs(g_marker, name, nn, wtab, NULL) : NULL;
-                                Py_XDECREF(nn);
-                                if (!mk || !PyBytes_Check(mk)) r = mk ? DECLINE : FAIL;
-                                else {
-                                    r = put(b, PyBytes_AS_STRING(mk), PyBytes_GET_SIZE(mk));
-                                    Buf ib = {NULL, 0, 0};
-                                    if (r == 0) r = put_ext_uint(&ib, X_INNER, (uint64_t)(PyDict_GET_SIZE(wtab) - 1));
-                                    PyObject *ibb = r == 0 ? PyBytes_FromStringAndSize(ib.p, ib.n) : NULL;
-                                    PyMem_Free(ib.p);
-                                    if (r == 0 && (!ibb || PyList_SetItem(row, n, ibb) < 0)) r = FAIL;
-                                }
-                                Py_XDECREF(mk);
-                            } else if (r == 0) {
-                                r = put(b, PyBytes_AS_STRING(m), PyBytes_GET_SIZE(m));
-                            }
-                        }
-                    }
-                    Py_ssize_t first = 0;
-                    if (r == 0 && positioned) {
-                        if (n < 3) r = DECLINE;
-                        else {
-                            PyObject *loc = PyTuple_GET_ITEM(vals, 0);
-                            Py_ssize_t lk = stab_get(stab, loc);
-                            if (lk >= 0) {
-                                r = put_ext_uint(b, X_TAB, (uint64_t)lk);
-                                first = 1;
-                            }
-                        }
-                    }
-                    for (Py_ssize_t i = n - 1; r == 0 && i >= first; i--) {
-                        if (check && i == refslot)
-                            r = spush(&st, K_REFS, PyTuple_GET_ITEM(vals, i), self);
-                        else
-                            r = spush(&st, K_VALUE, PyTuple_GET_ITEM(vals, i), 0);
-                    }
-                    Py_XDECREF(vals);
+                    Py_INCREF(vals[held]);
                 }
-                if (r == 0 && PyErr_Occurred()) r = FAIL; /* (min or refslot not an int) */
-                if (positioned < 0) r = FAIL;
+                for (Py_ssize_t i = 0; r == 0 && check && i < n; i++) {
+                    int c = check_kind(&ci->kinds[i], vals[i]);
+                    if (c <= 0) r = c < 0 ? FAIL : DECLINE; /* ill-typed: the Python writer raises */
+                }
+                while (r == 0 && n > ci->min) {
+                    PyObject *last = vals[n - 1], *dv = ci->defaults[n - 1];
+                    int eq = PyObject_RichCompareBool(last, dv, Py_EQ);
+                    if (eq < 0) r = FAIL;
+                    else if (eq && Py_TYPE(last) == Py_TYPE(dv)) n--;
+                    else break;
+                }
+                if (r == 0) {
+                    /* the class's marker: written whole the first time, then by its index */
+                    PyObject *row = PyDict_GetItemWithError(mrows, (PyObject *)t);
+                    if (!row && !PyErr_Occurred()) {
+                        row = PyList_New(0);
+                        if (row && PyDict_SetItem(mrows, (PyObject *)t, row) < 0) r = FAIL;
+                        Py_XDECREF(row); /* (the dict holds it) */
+                    }
+                    if (!row || r) r = FAIL;
+                    else {
+                        while (r == 0 && PyList_GET_SIZE(row) <= n) r = PyList_Append(row, Py_None);
+                        PyObject *m = r == 0 ? PyList_GET_ITEM(row, n) : NULL;
+                        if (r == 0 && m == Py_None) {
+                            r = put_marker(b, wtab, ci->name, ci->segs, n);
+                            Buf ib = {NULL, 0, 0};
+                            if (r == 0) r = put_ext_uint(&ib, X_INNER, (uint64_t)(PyDict_GET_SIZE(wtab) - 1));
+                            PyObject *ibb = r == 0 ? PyBytes_FromStringAndSize(ib.p, ib.n) : NULL;
+                            PyMem_Free(ib.p);
+                            if (r == 0 && (!ibb || PyList_SetItem(row, n, ibb) < 0)) r = FAIL;
+                        } else if (r == 0) {
+                            r = put(b, PyBytes_AS_STRING(m), PyBytes_GET_SIZE(m));
+                        }
+                    }
+                }
+                Py_ssize_t first = 0;
+                if (r == 0 && ci->positioned) {
+                    if (n < 3) r = DECLINE;
+                    else {
+                        Py_ssize_t lk = stab_get(stab, vals[0]);
+                        if (lk >= 0) {
+                            r = put_ext_uint(b, X_TAB, (uint64_t)lk);
+                            first = 1;
+                        }
+                    }
+                }
+                for (Py_ssize_t i = n - 1; r == 0 && i >= first; i--)
+                    r = spush(&st, check && i == ci->refslot ? K_REFS : K_VALUE, vals[i], check && i == ci->refslot ? self : 0);
+                while (held) Py_DECREF(vals[--held]);
             }
         }
         Py_DECREF(v);
@@ -556,7 +598,7 @@ static PyObject *fw_dumps(PyObject *self, PyObject *args) {
     PyObject *value;
     int check;
     if (!PyArg_ParseTuple(args, "Op", &value, &check)) return NULL;
-    if (!g_infos) {
+    if (!g_cls) {
         PyErr_SetString(PyExc_RuntimeError, "_fastwrite is not configured");
         return NULL;
     }
@@ -573,35 +615,111 @@ static PyObject *fw_dumps(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* configure(classes, declined, Regexp, PType, IncludedObject); classes: a tuple of (cls, getter, name,
+ * wire_names, min, defaults, positioned, refslot, kinds), one per concrete AST class (xpp.pcore.write).
+ * Once per process. */
 static PyObject *fw_configure(PyObject *self, PyObject *args) {
-    PyObject *infos, *marker, *declined, *regexp, *ptype, *included;
-    if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &infos, &marker, &declined, &regexp, &ptype, &included))
+    PyObject *classes, *declined, *regexp, *ptype, *included;
+    if (!PyArg_ParseTuple(args, "O!OOOO", &PyTuple_Type, &classes, &declined, &regexp, &ptype, &included))
         return NULL;
-    Py_XSETREF(g_ptype, Py_NewRef(ptype));
-    Py_XSETREF(g_included, Py_NewRef(included));
-    Py_XSETREF(g_infos, Py_NewRef(infos));
-    Py_XSETREF(g_marker, Py_NewRef(marker));
-    Py_XSETREF(g_declined, Py_NewRef(declined));
-    Py_XSETREF(g_regexp, Py_NewRef(regexp));
+    if (g_cls) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastwrite is already configured");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(classes);
+    size_t cap = 64;
+    while (cap < (size_t)n * 4) cap *= 2;
+    Cls *cls = PyMem_Calloc((size_t)n + 1, sizeof(Cls));
+    PyTypeObject **ctype = PyMem_Calloc(cap, sizeof(PyTypeObject *));
+    Py_ssize_t *cidx = PyMem_Calloc(cap, sizeof(Py_ssize_t));
+    if (!cls || !ctype || !cidx) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t, *getter, *name, *wire, *defaults, *kinds;
+        Py_ssize_t min, refslot;
+        int positioned;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(classes, i), "O!OUO!nO!pnO!", &PyType_Type, &t, &getter, &name,
+                              &PyTuple_Type, &wire, &min, &PyTuple_Type, &defaults, &positioned, &refslot,
+                              &PyTuple_Type, &kinds))
+            goto fail;
+        Cls *c = &cls[i];
+        Py_ssize_t na = PyTuple_GET_SIZE(wire);
+        if (na > MAX_ATTRS || PyTuple_GET_SIZE(defaults) != na || PyTuple_GET_SIZE(kinds) != na || min < 0 ||
+            min > na || refslot < -1 || refslot >= na) {
+            PyErr_SetString(PyExc_ValueError, "inconsistent class description");
+            goto fail;
+        }
+        c->cls = (PyTypeObject *)t;
+        c->getter = getter;
+        c->name = name;
+        c->nattr = na;
+        c->min = min;
+        c->refslot = refslot;
+        c->positioned = positioned;
+        PyObject *parts = PyUnicode_Split(name, s_sep, -1);
+        c->segs = parts ? PyList_AsTuple(parts) : NULL;
+        Py_XDECREF(parts);
+        c->offsets = PyMem_Calloc((size_t)na + 1, sizeof(Py_ssize_t));
+        c->defaults = PyMem_Calloc((size_t)na + 1, sizeof(PyObject *));
+        c->kinds = PyMem_Calloc((size_t)na + 1, sizeof(Kind));
+        if (!c->segs) goto fail;
+        if (!c->offsets || !c->defaults || !c->kinds) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t a = 0; a < na; a++) {
+            c->offsets[a] = slot_offset(c->cls, PyTuple_GET_ITEM(wire, a));
+            c->defaults[a] = PyTuple_GET_ITEM(defaults, a);
+            if (c->offsets[a] < 0 || parse_kind(PyTuple_GET_ITEM(kinds, a), &c->kinds[a]) < 0) goto fail;
+        }
+        size_t h = (size_t)(((uintptr_t)t >> 4) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+        while (ctype[h]) {
+            if (ctype[h] == (PyTypeObject *)t) {
+                PyErr_SetString(PyExc_ValueError, "a class described twice");
+                goto fail;
+            }
+            h = (h + 1) & (cap - 1);
+        }
+        ctype[h] = (PyTypeObject *)t;
+        cidx[h] = i;
+    }
+    g_classes = Py_NewRef(classes);
+    g_cls = cls;
+    g_ncls = n;
+    g_ctype = ctype;
+    g_cidx = cidx;
+    g_cmask = cap - 1;
+    g_ptype = Py_NewRef(ptype);
+    g_included = Py_NewRef(included);
+    g_declined = Py_NewRef(declined);
+    g_regexp = Py_NewRef(regexp);
     Py_RETURN_NONE;
+fail:
+    /* (what was allocated for a description refused at configure time is not worth freeing: the
+       process goes on with the Python writer) */
+    PyMem_Free(ctype);
+    PyMem_Free(cidx);
+    return NULL;
 }
 
 static PyMethodDef methods[] = {
     {"dumps", fw_dumps, METH_VARARGS, "dumps(value, check) -> bytes, or the DECLINED object"},
-    {"configure", fw_configure, METH_VARARGS, "configure(infos, marker, declined, Regexp, PType, IncludedObject)"},
+    {"configure", fw_configure, METH_VARARGS, "configure(classes, declined, Regexp, PType, IncludedObject)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastwrite", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__fastwrite(void) {
-    s_wchecks = PyUnicode_InternFromString("wchecks");
+    s_sep = PyUnicode_InternFromString("::");
     s_source = PyUnicode_InternFromString("source");
     s_name = PyUnicode_InternFromString("name");
     s_values = PyUnicode_InternFromString("values");
     s_type = PyUnicode_InternFromString("type");
     s_object_type = PyUnicode_InternFromString("Pcore::ObjectType");
     s_pcore = PyUnicode_InternFromString("Pcore::");
-    if (!s_wchecks || !s_source || !s_name || !s_values || !s_type || !s_object_type || !s_pcore) return NULL;
+    if (!s_sep || !s_source || !s_name || !s_values || !s_type || !s_object_type || !s_pcore) return NULL;
     return PyModule_Create(&module);
 }

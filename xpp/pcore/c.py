@@ -19,9 +19,10 @@ DECLINED = object()
 _K_STR, _K_INT, _K_FLOAT, _K_BOOL, _K_EXACT, _K_ENUM, _K_INSTANCE, _K_LIST = range(1, 9)
 
 
-def _fast_kind(tstr: str) -> tuple[Any, ...]:
+def fast_kind(tstr: str) -> tuple[Any, ...]:
     """The type check of a Pcore type string as (code, optional, arg, min_length, element kind): the same
-    test as :func:`xpp.pcore.nodes.check_expr` (reader variant), in a form the C reader takes."""
+    test as :func:`xpp.pcore.nodes.check_expr` (reader variant), in a form the C reader and the C writer
+    (:mod:`xpp.pcore.write`) take."""
     tstr = tstr.strip()
     simple = {"String": _K_STR, "Integer": _K_INT, "Float": _K_FLOAT, "Boolean": _K_BOOL}
     if tstr in simple:
@@ -30,7 +31,7 @@ def _fast_kind(tstr: str) -> tuple[Any, ...]:
         return (_K_EXACT, False, ast.Regexp, 0, None)
     m = re.fullmatch(r"Optional\[(.*)\]", tstr)
     if m:
-        k = _fast_kind(m.group(1))
+        k = fast_kind(m.group(1))
         return (k[0], True) + k[2:]
     m = re.fullmatch(r"Enum\[(.*)\]", tstr)
     if m:
@@ -38,7 +39,7 @@ def _fast_kind(tstr: str) -> tuple[Any, ...]:
     m = re.fullmatch(r"Array\[(.*?)(?:,\s*(\d+))?\]", tstr)
     if m:
         inner = m.group(1).strip()
-        elem = (_K_INSTANCE, False, ast.TYPES[inner], 0, None) if inner in ast.TYPES else _fast_kind(inner)
+        elem = (_K_INSTANCE, False, ast.TYPES[inner], 0, None) if inner in ast.TYPES else fast_kind(inner)
         return (_K_LIST, False, None, int(m.group(2) or 0), elem)
     if tstr not in ast.TYPES:
         raise ValueError(f"grammar.ast type {tstr!r} not understood by the Pcore reader")
@@ -75,7 +76,7 @@ def c_loader() -> Callable[[object, int], Any] | None:
                 info.wire,
                 info.min,
                 tuple(None if d is ast.REQ else d for d in info.defaults),
-                tuple(_fast_kind(cls._types[a]) for a in info.wire),
+                tuple(fast_kind(cls._types[a]) for a in info.wire),
                 is_locator,
                 info.locslot,
                 info.refslot,

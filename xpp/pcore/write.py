@@ -481,8 +481,10 @@ FAST_DECLINED = object()  # what the C writer returns for a value it leaves to t
 
 
 def _fast_writer() -> Any:
-    """``xpp._fastwrite.dumps`` configured with the AST's per-class tables, or None (not built, or
-    PUPPET_XPP_PURE_PYTHON=1 in the environment)."""
+    """``xpp._fastwrite.dumps`` configured with the AST's per-class tables, or None (not built, a stale
+    build, or PUPPET_XPP_PURE_PYTHON=1 in the environment).  The attribute type checks are the C reader's
+    (:func:`xpp.pcore.c.fast_kind`): exact str/int/float where the Python writer also admits their
+    subclasses; what they refuse the C writer declines, and the Python writer decides."""
     import os
 
     if os.environ.get("PUPPET_XPP_PURE_PYTHON"):
@@ -491,11 +493,29 @@ def _fast_writer() -> Any:
         from puppet_xpp.xpp import _fastwrite
     except ImportError:
         return None
-    infos = {
-        cls: (info.getter, info.min, info.defaults, info.positioned, info.refslot, info, info.name)
+    from puppet_xpp.xpp.pcore.c import fast_kind
+
+    classes = tuple(
+        (
+            cls,
+            info.getter,
+            info.name,
+            info.wire,
+            info.min,
+            info.defaults,
+            info.positioned,
+            info.refslot,
+            tuple(fast_kind(cls._types[a]) for a in info.wire),
+        )
         for cls, info in INFO.items()
-    }
-    _fastwrite.configure(infos, _marker, FAST_DECLINED, Regexp, PType, IncludedObject)
+    )
+    try:
+        _fastwrite.configure(classes, FAST_DECLINED, Regexp, PType, IncludedObject)
+    except Exception as e:  # e.g. a stale build of the extension: the Python writer does the work
+        import warnings
+
+        warnings.warn(f"xpp._fastwrite not used: {e}", RuntimeWarning, stacklevel=2)
+        return None
     return _fastwrite.dumps
 
 
