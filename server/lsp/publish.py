@@ -5,14 +5,20 @@ whose ``source`` names it: server/analysis/filekinds.py), capped per source (ser
 at most ``MAX_DIAGNOSTICS`` of each source, then one "and N more"), so lint never hides a parse error.
 
 A new version of a manifest goes out once its deep findings are in (server/lsp/deep.py ``holds``: when
-they are on and the workspace index is complete), so that one publish holds every source of it."""
+they are on and the workspace index is complete), so that one publish holds every source of it.
+
+A document opened while the server was loading may have had its first diagnostics published by the
+start-up front (server/lsp/startup.py; ``Session.front_published``): the server's first publish of it
+is not sent when it holds exactly those (same version, same diagnostics), so the client sees the
+publishes it sees without the front -- lint's and the deep checks' follow as they would -- the first
+one earlier.  Anything else (another version, the deep findings in, the settings pulled from the client
+changed the check) goes out as usual, after the front's."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.lsp.server import LanguageServer
 
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, LspDiagnostic
 from puppet_xpp.server.lsp import convert, deep, text
@@ -63,33 +69,40 @@ def publish(ls: PuppetServer, st: DocState) -> None:
     send(ls, st)
 
 
-def send(ls: LanguageServer, st: DocState) -> None:
-    """Event loop: publish the diagnostics ``st`` holds, as their version, now.  A diagnostic published
-    last time (the lint diagnostics carried over, most parse diagnostics) reuses its lsprotocol form:
-    building those is most of the cost of a publish of a file with many diagnostics (pygls then
-    unstructures and encodes them; same JSON either way)."""
+def send(ls: PuppetServer, st: DocState) -> None:
+    """Event loop: publish the diagnostics ``st`` holds, as their version, now (unless the start-up
+    front published exactly that: see the module's docstring).  A diagnostic published last time (the
+    lint diagnostics carried over, most parse diagnostics) reuses its lsprotocol form: building those
+    is most of the cost of a publish of a file with many diagnostics (pygls then unstructures and
+    encodes them; same JSON either way)."""
     store = st.diagnostics
     old = store.converted
     new: dict[DiagnosticKey, types.Diagnostic] = {}
     out = []
-    for d in publishable(store):
+    shown = publishable(store)
+    for d in shown:
         key = (*d.start, *d.end, d.severity, d.code, d.source, d.message, d.deprecated)
         c = new.get(key) or old.get(key) or convert.diagnostic(d)
         new[key] = c
         out.append(c)
     store.converted = new
+    early = ls.session.front_published.pop(st.uri, None)
+    if early is not None and early == (store.version, shown):
+        return  # (the front's publish was this one)
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=st.uri, version=store.version, diagnostics=out)
     )
 
 
-def clear(ls: LanguageServer, uri: str) -> None:
+def clear(ls: PuppetServer, uri: str) -> None:
     """No diagnostics for ``uri`` (closed)."""
+    ls.session.front_published.pop(uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
-def out_of_sync(ls: LanguageServer, uri: str, why: str) -> None:
+def out_of_sync(ls: PuppetServer, uri: str, why: str) -> None:
     """The one diagnostic of a document whose change could not be applied (refused until reopened)."""
+    ls.session.front_published.pop(uri, None)
     first = why.splitlines()[0][:200] if why else "?"
     d = LspDiagnostic(
         (0, 0),

@@ -131,6 +131,8 @@ def serve(
     if verbose:
         logging.basicConfig(level=logging.DEBUG)
     server = create_server()
+    if handoff is not None:  # (the first diagnostics the front published: not sent again)
+        server.session.front_published.update(handoff.published)
     try:
         if tcp is not None:
             server.start_tcp(*tcp)

@@ -210,6 +210,10 @@ class Session:
     deep_hooks: list[Callable[[], None]] = field(default_factory=list, repr=False)
     deep_installed: bool = False  # server/lsp/deep.py listens to the index and the setting
     index_generation: int = 0  # index changes so far (event loop; the deep checks' world follows it)
+    # the first diagnostics the start-up front published before the server was loaded (server/lsp/
+    # startup.py), by uri: (version, diagnostics); the publisher does not send them again
+    # (server/lsp/publish.py ``send``)
+    front_published: dict[str, tuple[int, list[LspDiagnostic]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references

@@ -11,6 +11,15 @@ that pygls runs cannot answer in 300 ms; this front, which imports neither, does
   capabilities, e.g. the position encoding).  Nothing known (the first start after an install, another
   editor): the front does not answer and pygls does, once it is loaded, as before -- and its answer is
   kept for the next start;
+* ``textDocument/didOpen`` of a Puppet manifest or template, after that early answer: the document's
+  first diagnostics -- what the server's first publish of that version holds: its parse and validation
+  diagnostics (:func:`first_diagnostics`, by the server's own pieces: server/analysis/document.py's
+  ``Document`` and ``to_lsp_diagnostics`` over grammar/check.py's parser and validator, at the level and
+  ``strict`` of the settings in ``initializationOptions``) -- are published as soon as the front has
+  read every message the client sent so far, unless a later one changed or closed the document (the
+  server's rule: never a publish of a version already replaced).  A document the server would treat
+  otherwise (not Puppet, binary content, lone CRs, more diagnostics than one publish shows) is left to
+  the server;
 * ``shutdown`` is answered and ``exit`` ends the process (0 after ``shutdown``, else 1, as the server);
 * everything else waits.
 
@@ -19,10 +28,16 @@ reader (server/lsp/guard.py's framing) before the rest of the stream, so pygls h
 exactly as if it had read it itself -- pygls' converters stay the one place where messages are built
 once the server runs; its answers to the requests the front already answered are dropped
 (:class:`Handoff`), the ``initialize`` one after being compared with what the front sent (kept for the
-next start when they differ).  (Publishing a document's first diagnostics from the front was tried:
-it cost the client one more publish of the first version, before the server's with its deep
-findings -- the order tests/test_lint_lsp.py and tests/lsp/test_lint_typing.py rely on -- for the
-~0.3 s the parser's first use and the analysis imports take anyway.)
+next start when they differ).  What the front published is handed over too (``Handoff.published``): the
+server's one publisher (server/lsp/publish.py) does not send its own first publish of such a document
+again when it holds exactly that, so lint's and the deep checks' publishes follow the front's in the
+order and shape they follow the server's without the front (the client sees the same publishes, the
+first one earlier).
+
+One interpreter lock: while the front analyses a document, the loader waits (:class:`FrontWork`) at the
+next of its steps (:data:`LOAD_STEPS`: the modules the front's analysis needs come first, then
+lsprotocol, pygls and the server's handlers), so the first diagnostics do not share the processor
+with the server's import.
 
 The front reads only well-formed frames (``Content-Length`` headers); anything else stops its reading
 of messages, and the server, whose reader handles broken clients, gets it all.
@@ -59,6 +74,19 @@ MAX_FRONT_BYTES = 16 * 1024 * 1024
 MAX_CACHE_BYTES = 4 * 1024 * 1024
 
 SERVER_MODULE = "puppet_xpp.server.lsp.server"
+# what the front's diagnostics need (no lsprotocol, no pygls), imported first by the loader; then the
+# server in steps, between which the loader waits while the front analyses a document
+FRONT_MODULES = (
+    "puppet_xpp.server.analysis.document",
+    "puppet_xpp.server.analysis.workspace",
+    "puppet_xpp.server.analysis.filekinds",
+    "puppet_xpp.grammar.incremental",
+    "puppet_xpp.server.lsp.text",
+)
+LOAD_STEPS = ("lsprotocol.types", "pygls.lsp.server", SERVER_MODULE)
+# the most the loader waits for the front at one step (s): never a dead lock, at worst a slower start
+FRONT_WAIT = 2.0
+DID_OPEN = "textDocument/didOpen"
 Json = dict[str, Any]
 
 
@@ -230,6 +258,90 @@ def plausible_initialize(params: Any) -> bool:
     )
 
 
+def diagnostic_json(d: Any) -> Json:
+    """One :class:`server.analysis.document.LspDiagnostic` as pygls sends the server's (lsp/convert.py's
+    ``diagnostic``, fields without a value left out)."""
+    out: Json = {
+        "range": {
+            "start": {"line": d.start[0], "character": d.start[1]},
+            "end": {"line": d.end[0], "character": d.end[1]},
+        },
+        "severity": d.severity,
+        "code": d.code,
+        "source": d.source,
+        "message": d.message,
+    }
+    if d.deprecated:
+        out["tags"] = [2]  # DiagnosticTag.Deprecated
+    return out
+
+
+def roots_of(init: Json) -> list[str]:
+    """The workspace folders of ``initialize``'s params as the server takes them (server/lsp/documents.py
+    ``initialize``: the folders, else the root URI)."""
+    from puppet_xpp.server.analysis.document import path_of_uri
+
+    roots = [p for f in init.get("workspaceFolders") or [] if (p := path_of_uri(f["uri"]))]
+    if not roots and init.get("rootUri"):
+        p = path_of_uri(init["rootUri"])
+        roots = [p] if p else []
+    return roots
+
+
+def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, int, list[Any]] | None:
+    """(uri, version, diagnostics) of a ``didOpen``'s ``textDocument`` after ``initialize`` (``init``):
+    what the server's first publish of it holds -- its parse and validation diagnostics, made by the very
+    code the server's analysis runs (server/lsp/sync.py ``analyze``: a Document of the text as
+    documents.py's ``did_open`` makes it, with the check configuration of the settings
+    ``initializationOptions`` give) -- or None when the server is to say: not a Puppet manifest or
+    template, binary content, a lone CR, more diagnostics than one publish shows."""
+    from puppet_xpp.server.analysis import filekinds
+    from puppet_xpp.server.analysis.document import Document, path_of_uri, to_lsp_diagnostics
+    from puppet_xpp.server.analysis.workspace import Settings, check_config_for
+    from puppet_xpp.server.lsp import text
+
+    if type(document) is not dict:
+        return None
+    uri, source, version = document.get("uri"), document.get("text"), document.get("version")
+    language = document.get("languageId")
+    if (
+        type(uri) is not str
+        or type(source) is not str
+        or type(version) is not int
+        or type(language) is not str
+    ):
+        return None
+    if filekinds.kind_of(uri, language) not in (filekinds.PUPPET, filekinds.EPP):
+        return None
+    roots = roots_of(init)
+    settings = Settings.from_dict(
+        init.get("initializationOptions") or {}, Settings(), roots[0] if roots else None
+    )
+    doc = Document(
+        uri, text.clean_surrogates(source), version, check_config_for(path_of_uri(uri), settings), encoding
+    )
+    if text.binary_reason(doc.data) is not None or text.has_lone_cr_bytes(doc.data):
+        return None
+    diags = to_lsp_diagnostics(doc.analysis())
+    if len(diags) > text.MAX_DIAGNOSTICS:
+        return None
+    return uri, version, diags
+
+
+class FrontWork:
+    """What the loader and the front tell each other: the modules the front's analysis needs are
+    imported (``ready``), and the front has no document to analyse (``idle``: the loader goes on)."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.idle = threading.Event()
+        self.idle.set()
+
+    def wait_idle(self) -> None:
+        """The loader, between two steps: wait while the front analyses (at most :data:`FRONT_WAIT`)."""
+        self.idle.wait(FRONT_WAIT)
+
+
 @dataclass
 class Handoff:
     """What the front leaves the server: the bytes read (given again to its reader), the requests the
@@ -242,6 +354,8 @@ class Handoff:
     initialize_params: Json | None = None
     initialize_result: Json | None = None
     cache: AnswerCache | None = None
+    # the documents whose first diagnostics the front published: uri -> (version, LspDiagnostic list)
+    published: dict[str, tuple[int, list[Any]]] = field(default_factory=dict)
 
 
 class Front:
@@ -254,7 +368,9 @@ class Front:
         out: BinaryIO,
         ready_fd: int,
         cache: Callable[[], AnswerCache],
+        work: FrontWork | None = None,
     ) -> None:
+        self.work = work
         self.fd_in = fd_in
         self.out = out
         self.ready_fd = ready_fd
@@ -266,6 +382,10 @@ class Front:
         self.shutdown = False
         self.pending = 0  # requests read and not answered by the front (the server answers them)
         self.handoff = Handoff()
+        self.encoding = "utf-16"  # the position encoding of the early initialize answer
+        # documents opened whose first diagnostics the front is to publish (uri -> textDocument), once
+        # it has read what the client sent so far
+        self.todo: dict[str, Json] = {}
 
     # -- output
 
@@ -284,10 +404,18 @@ class Front:
             want = [self.ready_fd]
             if not self.eof and len(self.raw) < MAX_FRONT_BYTES:
                 want.append(self.fd_in)
-            readable, _, _ = select.select(want, [], [])
+            readable, _, _ = select.select(want, [], [], 0 if self.todo else None)
             if self.ready_fd in readable:
                 self.handoff.prefix = bytes(self.raw)
+                self.set_todo({})
                 return None
+            if self.fd_in not in readable:
+                if self.todo:  # everything sent so far is read: the first document's diagnostics
+                    uri = next(iter(self.todo))
+                    document = self.todo[uri]
+                    self.publish_first(document)
+                    self.set_todo({u: d for u, d in self.todo.items() if u != uri})
+                continue
             try:
                 chunk = os.read(self.fd_in, 65536)
             except OSError:
@@ -306,6 +434,8 @@ class Front:
                 status = self.handle(msg)
                 if status is not None:
                     return status
+            if self.lost and self.todo:  # (what follows may change them: the server's)
+                self.set_todo({})
 
     def next_message(self) -> Any:
         """The next whole frame's message (None: not all there yet, or not one the front reads)."""
@@ -371,12 +501,55 @@ class Front:
                 if result is not None:
                     self.answer(msg_id, result)
                     hand.initialize_result = result
+                    caps = result.get("capabilities")
+                    enc = caps.get("positionEncoding") if type(caps) is dict else None
+                    self.encoding = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
             return None
         if method == "shutdown" and "id" in msg and hand.initialize_result is not None and self.pending == 1:
             self.answer(msg_id, None)
             self.shutdown = True
+            self.set_todo({})
             return None
+        document = params.get("textDocument") if type(params) is dict else None
+        if type(document) is not dict or type(document.get("uri")) is not str or "id" in msg:
+            return None
+        uri = document["uri"]
+        if method == DID_OPEN and hand.initialize_result is not None and uri not in hand.published:
+            self.set_todo({**self.todo, uri: document})
+        elif uri in self.todo:  # changed, closed, saved: its first publish is the server's
+            self.set_todo({u: d for u, d in self.todo.items() if u != uri})
         return None
+
+    def set_todo(self, todo: dict[str, Json]) -> None:
+        """The documents left to publish; the loader waits while there are any."""
+        self.todo = todo
+        if self.work is not None:
+            if todo:
+                self.work.idle.clear()
+            else:
+                self.work.idle.set()
+
+    def publish_first(self, document: Json) -> None:
+        """Publish the first diagnostics of the document opened (``didOpen``'s ``textDocument``), when
+        they are the server's first publish of it (:func:`first_diagnostics`); what was published goes
+        to the server with the handoff."""
+        params = self.handoff.initialize_params
+        if params is None:
+            return
+        try:
+            if self.work is not None and not self.work.ready.wait(FRONT_WAIT):
+                return  # (the loader is stuck: the server publishes)
+            first = first_diagnostics(document, params, self.encoding)
+        except Exception:  # never the front's to fail: the server analyses it again
+            log.exception("puppet-xpp: early diagnostics failed")
+            return
+        if first is None:
+            return
+        uri, version, diags = first
+        msg = {"uri": uri, "version": version, "diagnostics": [diagnostic_json(d) for d in diags]}
+        self.send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": msg})
+        self.handoff.published[uri] = (version, diags)
+        log.debug("puppet-xpp: the front published %s version %s (%d diagnostics)", uri, version, len(diags))
 
     def answer(self, msg_id: Any, result: Any) -> None:
         self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
@@ -477,12 +650,22 @@ def _body(data: bytes) -> Any:
 # ----------------------------------------------------------------------------------------------- start
 
 
-def load_server(done: Callable[[], None], failed: list[BaseException]) -> None:
-    """The loader thread: the whole server; ``done`` is called either way."""
+def load_server(done: Callable[[], None], failed: list[BaseException], work: FrontWork | None = None) -> None:
+    """The loader thread: what the front's diagnostics need, then the whole server in steps (waiting
+    while the front analyses a document); ``done`` is called either way."""
     import importlib
 
     try:
-        importlib.import_module(SERVER_MODULE)
+        try:
+            for name in FRONT_MODULES:
+                importlib.import_module(name)
+        finally:
+            if work is not None:
+                work.ready.set()
+        for name in LOAD_STEPS:
+            if work is not None:
+                work.wait_idle()
+            importlib.import_module(name)
     except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
         failed.append(e)
     finally:
@@ -498,14 +681,15 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     out = stdout or sys.stdout.buffer
     ready_r, ready_w = os.pipe()
     failed: list[BaseException] = []
+    work = FrontWork()
     loader = threading.Thread(
         target=load_server,
-        args=(lambda: os.write(ready_w, b"."), failed),
+        args=(lambda: os.write(ready_w, b"."), failed, work),
         name="puppet-load",
         daemon=True,
     )
     loader.start()
-    front = Front(inp.fileno(), out, ready_r, AnswerCache.open)
+    front = Front(inp.fileno(), out, ready_r, AnswerCache.open, work)
     status = front.run()
     if status is not None:
         out.flush()

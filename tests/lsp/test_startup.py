@@ -173,8 +173,9 @@ def test_unknown_client_waits_for_the_server(tmp: Any) -> None:
         assert d.response(j, timeout=20) == r | {"id": j}
 
 
-def test_a_document_and_a_request_sent_while_loading_are_the_servers(tmp: Any) -> None:
-    """What the front does not answer waits for the server, which handles it once loaded, in order."""
+def test_a_request_sent_while_loading_is_the_servers(tmp: Any) -> None:
+    """What the front does not answer waits for the server, which handles it once loaded, in order; the
+    document's first diagnostics come from the front meanwhile (tests/lsp/test_startup_publish.py)."""
     with gated(tmp, initialized=True) as c:
         c.notify("initialized", {})
         uri = "file:///tmp/startup-demo.pp"
@@ -182,18 +183,53 @@ def test_a_document_and_a_request_sent_while_loading_are_the_servers(tmp: Any) -
         h = c.request(
             "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 3}}
         )
-        assert c.response(h, timeout=1.5) is None  # waits for the server ...
-        assert c.publish(uri, 1, timeout=0.5) is None
-        c.open_gate()
-        assert c.response(h, timeout=60) is not None  # ... which answers it once loaded
-        pub = c.publish(uri, 1, timeout=60)
+        pub = c.publish(uri, 1, timeout=30)  # the front's, the gate closed
         assert pub is not None
         codes = {d["code"] for d in pub["params"]["diagnostics"]}
         assert "DUPLICATE_KEY" in codes and "SYNTAX_ERROR" in codes
+        assert c.response(h, timeout=1.5) is None  # waits for the server ...
+        c.open_gate()
+        assert c.response(h, timeout=60) is not None  # ... which answers it once loaded
 
 
-def test_shutdown_and_exit_while_loading(tmp: Any) -> None:
+def test_a_document_changed_before_the_front_reads_on_is_the_servers(tmp: Any) -> None:
+    """didOpen and didChange read together: the front publishes nothing of the first version (the
+    server's rule: never a publish of a version already replaced); the server publishes the second."""
     with gated(tmp, initialized=True) as c:
+        uri = "file:///tmp/startup-demo.pp"
+        frames = b""
+        for msg in (
+            {"method": "initialized", "params": {}},
+            {
+                "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": DOC}},
+            },
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": uri, "version": 2},
+                    "contentChanges": [{"text": "$x = 1\n"}],
+                },
+            },
+        ):
+            body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+            frames += b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        assert len(frames) < 4096  # (one write to the pipe, read at once)
+        c.raw(frames)
+        assert c.publish(uri, 1, timeout=1.5) is None
+        c.open_gate()
+        pub = c.publish(uri, 2, timeout=60)
+        assert pub is not None and pub["params"]["diagnostics"] == []
+        assert all(m.get("params", {}).get("version") != 1 for m in c.drain())
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["nothing-open", "after-a-first-publish"])
+def test_shutdown_and_exit_while_loading(tmp: Any, opened: bool) -> None:
+    with gated(tmp, initialized=True) as c:
+        if opened:
+            c.notify("initialized", {})
+            c.open("file:///tmp/startup-demo.pp", DOC)
+            assert c.publish("file:///tmp/startup-demo.pp", 1, timeout=30) is not None
         s = c.request("shutdown")
         assert c.response(s, timeout=20) == {"jsonrpc": "2.0", "id": s, "result": None}
         c.notify("exit", None)
