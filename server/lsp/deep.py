@@ -14,9 +14,12 @@ when done; and a document whose checks are slow (edits inside a statement of tho
 not a class or define body, which is checked whole) is checked once typing pauses (:func:`pause`: ten times as long as the check
 takes), not at every keystroke, where it would hold up the next keystroke's analysis on the worker.  Never a publish without the deep findings
 and then one with them (no flicker), never a finding at a stale place.  When the index changes
-(a file saved, created or deleted on disk, a folder added: ``ObservedIndex``'s listeners) or the
-setting (``deepChecks.enabled``) does, the open documents are checked again and published when their
-findings changed.  Names are said not to exist only when the index is complete and holds the file's
+(a file saved, created or deleted on disk, a folder added: ``ObservedIndex``'s listeners), Hiera's
+data does (a YAML or JSON document opened, edited, saved or closed in the editor -- its buffer is what
+the checks read, :func:`hiera_buffers` -- or a watched data file changed on disk: ``HieraCache``'s
+listeners) or the setting (``deepChecks.enabled``) does, the open documents are checked again and
+published when their findings changed (only the statements whose answers changed are checked).  A bug
+of the checks themselves is logged once, never published (:func:`note_internal`).  Names are said not to exist only when the index is complete and holds the file's
 module path (:func:`indexed`).
 
 What a keystroke costs.  The findings are kept per top-level statement (:class:`DeepCache`, on the

@@ -114,8 +114,11 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
     )
     # how it is analysed: a Puppetfile or a module's metadata.json by its own analysis, never as Puppet
     kind = filekinds.kind_of(td.uri, td.language_id)
+    if kind == filekinds.PUPPET and is_yaml(td.uri, td.language_id):
+        kind = filekinds.OTHER  # (Hiera's data: never parsed as Puppet; read by the deep checks)
     session.documents[td.uri] = DocState(td.uri, doc, kind=kind)
     schedule(ls, td.uri)
+    data_changed(ls, td.uri)
     problem = session.project_problem(td.uri) if kind in (filekinds.PUPPET, filekinds.EPP) else None
     if problem is not None:  # its settings are not used: say so, once, with where and what
         ls.window_show_message(
@@ -124,6 +127,27 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
                 message=f"puppet-xpp: {problem} (the project configuration is not used until it is fixed)",
             )
         )
+
+
+YAML_LANGUAGE_IDS = frozenset({"yaml"})
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_yaml(uri: str, language_id: str | None) -> bool:
+    """A YAML document (Hiera's ``hiera.yaml`` and data files): the client's language id ``yaml``, or a
+    ``.yaml``/``.yml`` file opened with none."""
+    lang = (language_id or "").lower()
+    name = uri.split("?", 1)[0].split("#", 1)[0].lower()
+    return lang in YAML_LANGUAGE_IDS or (not lang and name.endswith((".yaml", ".yml")))
+
+
+def data_changed(ls: PuppetServer, uri: str) -> None:
+    """The editor's text of a YAML or JSON document (Hiera's data, maybe) was opened, edited, saved or
+    closed: what reads Hiera follows (``HieraCache``'s listeners: the deep checks of the open
+    manifests, server/lsp/deep.py, read these buffers)."""
+    st = ls.session.documents.get(uri)
+    if (st is None or not st.is_puppet) and uri.split("?", 1)[0].lower().endswith(DATA_SUFFIXES):
+        ls.session.hiera.invalidate()
 
 
 def did_change(ls: PuppetServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -141,6 +165,7 @@ def did_change(ls: PuppetServer, params: types.DidChangeTextDocumentParams) -> N
         st.version = params.text_document.version
     if st.refused is None:
         schedule(ls, st.uri)
+    data_changed(ls, st.uri)
 
 
 SAVE_OPTIONS = types.SaveOptions(include_text=False)
@@ -150,6 +175,7 @@ async def did_save(ls: PuppetServer, params: types.DidSaveTextDocumentParams) ->
     session = ls.session
     uri = params.text_document.uri
     st = session.documents.get(uri)
+    data_changed(ls, uri)
     if st is None or not st.is_puppet or not session.settings.xpp_on_save:
         return  # (a Puppetfile or a metadata.json has no .xpp)
     path = path_of_uri(uri)
@@ -202,6 +228,8 @@ def did_close(ls: PuppetServer, params: types.DidCloseTextDocumentParams) -> Non
     if st is not None and st.job is not None:
         st.job.cancel()
     publish.clear(ls, uri)
+    if st is not None and not st.is_puppet:
+        data_changed(ls, uri)  # (its file on disk is what counts now)
     path = path_of_uri(uri)
     if path and path.endswith(".pp") and session.roots:
         asyncio.ensure_future(indexing.reindex(ls, path))

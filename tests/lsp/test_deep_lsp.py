@@ -216,6 +216,94 @@ async def test_a_new_class_file_clears_an_unknown_class_elsewhere(client: Langua
     assert answer["ok"], answer
 
 
+# ----------------------------------------------------------------------------------------------- Hiera edits
+
+NEEDS = ("DEEP_MISSING_PARAMETER", 2, "Class[App::Needs]: expects a value for parameter 'port'")
+HIERA_FILES = {
+    # the environment's layer (Puppet 7.23 and OpenVox 8 read data/common.yaml only when the
+    # environment has a hiera.yaml)
+    "hiera.yaml": "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+    "data/common.yaml": "---\nother::key: 1\n",
+    # a class parameter Hiera may give
+    "modules/app/manifests/needs.pp": "class app::needs (Integer $port) {\n}\n",
+    "modules/app/manifests/uses.pp": "class app::uses {\n  include app::needs\n}\n",
+}
+
+
+def _data_event(client: LanguageClient, path: str) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri="file://" + path, type=types.FileChangeType.Changed)]
+        )
+    )
+
+
+async def test_hiera_data_edited_in_the_editor_or_on_disk_checks_the_open_documents_again(
+    client: LanguageClient,
+) -> None:
+    """A required class parameter that Hiera gives is no finding: when the key is added to
+    data/common.yaml -- typed in the editor's buffer (didChange, not saved) or written on disk (a watched
+    file changed) -- the open manifest's finding goes, without an edit of the manifest; removed, it
+    comes back.  Puppet agrees: with the key the catalog compiles, without it it stops with those words."""
+    env = client._env  # type: ignore[attr-defined]
+    write_files(env, HIERA_FILES)
+    needs = os.path.join(env, "modules/app/manifests/needs.pp")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri="file://" + needs, type=types.FileChangeType.Created)]
+        )
+    )
+    uri, _text = open_doc(client, "modules/app/manifests/uses.pp")
+    p = await until(client, uri, lambda p: deep_of(p) == [NEEDS])
+    answer = catalog(env, "include app::uses")
+    assert not answer["ok"] and answer["line"] == 2 and NEEDS[2] in answer["message"], answer
+    with_key = copy_env(client, os.path.dirname(env), {"data/common.yaml": "---\napp::needs::port: 80\n"})
+    assert catalog(with_key, "include app::uses")["ok"]
+
+    # the editor's buffer of data/common.yaml (a YAML document: never parsed as Puppet)
+    data = os.path.join(env, "data", "common.yaml")
+    yaml_uri = "file://" + data
+    before = mark(client)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=yaml_uri, language_id="yaml", version=1, text=open(data, encoding="utf-8").read()
+            )
+        )
+    )
+    p = await wait_publish(client, yaml_uri, after=before)
+    assert list(p.diagnostics) == []
+    before = mark(client)
+    send_edit(client, yaml_uri, 2, (2, 0), (2, 0), "app::needs::port: 80\n")
+    p = await until(client, uri, lambda p: not has_deep(p), after=before)
+    assert p.version == 1  # (the manifest unchanged, published again)
+    assert open(data, encoding="utf-8").read() == HIERA_FILES["data/common.yaml"]  # (not saved)
+    before = mark(client)
+    send_edit(client, yaml_uri, 3, (2, 0), (3, 0), "")
+    p = await until(client, uri, has_deep, after=before)
+    assert deep_of(p) == [NEEDS]
+    before = mark(client)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=yaml_uri))
+    )
+
+    # on disk: the client's file watcher tells the server
+    with open(data, "a", encoding="utf-8") as f:
+        f.write("app::needs::port: 80\n")
+    before = mark(client)
+    _data_event(client, data)
+    p = await until(client, uri, lambda p: not has_deep(p), after=before)
+    with open(data, "w", encoding="utf-8") as f:
+        f.write(HIERA_FILES["data/common.yaml"])
+    before = mark(client)
+    _data_event(client, data)
+    p = await until(client, uri, has_deep, after=before)
+    assert deep_of(p) == [NEEDS]
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
 # ----------------------------------------------------------------------------------------------- the setting
 
 
