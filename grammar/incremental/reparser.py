@@ -34,11 +34,13 @@ from puppet_xpp.grammar.incremental.state import (
     Program,
     Recorder,
     bound_pos,
+    def_order,
     held_lists,
     node_end,
     nodes_of,
     out_len,
     overlapping,
+    patch_definitions,
     remove_values,
     reuse_calls,
     token_start,
@@ -82,6 +84,9 @@ class IncrementalParser:
         self._vcache: dict[int, tuple[Any, ...]] = {}
         self.pos = Positions()
         self._defs_stale = False
+        # the definitions of the state's Program (kept up to date edit by edit; in source order by end
+        # once the Program is handed out)
+        self.defs_now: list[Any] = []
         self._vdiags: list[Diagnostic] | None = None
         self.stats: dict[str, Any] = {}
         self.tables = parser.tables()
@@ -103,11 +108,11 @@ class IncrementalParser:
                 bt.plain_lazy = False
             return prog
         if prog is not None and (self.pos.pending or self._defs_stale):
-            self.pos.flush(prog.body)
+            # (the marked subtrees only, and the definitions as the edits left them: not a walk of the
+            # whole tree at every keystroke that asks for the Program)
+            self.pos.flush_marked()
             if self._defs_stale:
-                defs = [x for x in ast.walk(prog.body) if type(x) in DEF_TYPES]
-                defs.sort(key=node_end)
-                prog.definitions = defs
+                prog.definitions = sorted(self.defs_now, key=def_order)
                 self._defs_stale = False
         return prog
 
@@ -292,6 +297,7 @@ class IncrementalParser:
         self.ghost = None
         self.pos = Positions()
         self._defs_stale = False
+        self.defs_now = list(getattr(res.program, "definitions", None) or ())
         self.block_recovery = res.block_recovery
         self.full_diags = list(res.diagnostics)
         self.stats = {
@@ -754,7 +760,11 @@ class IncrementalParser:
             self.base = Program(loc, body, [])
         else:
             assert lvl.out is not None
+            self.pos.forget_list(lvl.out)  # (the subtrees listed for the marks change)
             lvl.out[:] = out
+        dropped = [jl.out or [] for jl in jumped if jl.out is None or id(jl.out) not in held]
+        back = restore if restore is not None and ghost is not None else []
+        self.defs_now = patch_definitions(self.defs_now, old_items, new_items + back, jskip, dropped)
         self._defs_stale = True
         self.stats["bodies_kept"] = self.stats.get("bodies_kept", 0) + len(jumped)
         self._finish(old_items, new_items)
@@ -840,9 +850,11 @@ class IncrementalParser:
         d.sort(key=lambda x: (x.severity != "error", x.offset if x.offset is not None else -1))
         self.full_diags = d
         vc = self._vcache
+        forget = self.pos.forget
         for x in replaced:
             for y in nodes_of([x]):
                 vc.pop(id(y), None)
+                forget(y)
         for y in self.pos.touched:  # the statements around an edit are validated again
             vc.pop(id(y), None)
         self.pos.touched = []

@@ -48,6 +48,39 @@ def node_end(n: Any) -> int:
     return int(n.offset + n.length)
 
 
+def def_order(n: Any) -> tuple[int, int]:
+    """Program.definitions' order: by end (a nested definition before the one holding it)."""
+    return (int(n.offset + n.length), int(n.offset))
+
+
+def definitions_in(roots: list[Any], skip: set[int] | frozenset[int] = frozenset()) -> list[Any]:
+    """The definitions in these trees (not below the nodes in skip)."""
+    out = []
+    stack = [x for x in roots if id(x) not in skip]
+    while stack:
+        n = stack.pop()
+        if type(n) in DEF_TYPES:
+            out.append(n)
+        stack.extend(x for x in _children(n) if id(x) not in skip)
+    return out
+
+
+def patch_definitions(
+    defs: list[Any], replaced: list[Any], made: list[Any], kept: set[int], dropped: list[list[Any]]
+) -> list[Any]:
+    """The state's definitions after a list's reparse: those in the raw statements ``replaced`` go,
+    those in the ones ``made`` come; the bodies kept whole (their statements: ``kept``) keep theirs,
+    unless recovery dropped the statement that held them (``dropped``: their statement lists).  Work
+    in proportion to the statements reparsed, not a walk of the tree."""
+    gone = {id(x) for x in definitions_in(nodes_of(replaced), kept)}
+    for lst in dropped:
+        gone.update(id(x) for x in definitions_in(lst))
+    new = definitions_in(nodes_of(made), kept)
+    if not gone and not new:
+        return defs
+    return [x for x in defs if id(x) not in gone] + new
+
+
 def token_start(t: Any) -> int:
     return int(t.start_pos)
 
@@ -321,10 +354,21 @@ class Positions:
     instead of O(nodes)); :meth:`flush` applies the marks (when the AST is handed out), :meth:`push`
     applies one node's mark and hands it down to its children."""
 
+    # nodes listed in ``flat`` beyond which the lists are all dropped (they outlive replaced nodes)
+    FLAT_MAX = 1_000_000
+
     def __init__(self) -> None:
         self.pending: dict[int, list[Any]] = {}
         self.touched: list[Any] = []  # nodes around the edits seen by move()
         self._delta = 0
+        # id(n) -> (n, the nodes of n's subtree, ids of the statement lists in it): the subtrees the
+        # marks landed on, listed once (flush_marked); a list is dropped when a statement list in it
+        # changes (forget_list) or n is replaced (forget)
+        self.flat: dict[int, tuple[Any, list[Any], list[int]]] = {}
+        self.flat_by_list: dict[
+            int, set[int]
+        ] = {}  # id(statement list) -> ids of the flat entries holding it
+        self.flat_nodes = 0
 
     def mark(self, n: Any, d: int) -> None:
         e = self.pending.get(id(n))
@@ -390,6 +434,84 @@ class Positions:
                             push((x, d))
                 elif isinstance(v, Node):
                     push((v, d))
+
+    def flush_marked(self) -> None:
+        """Apply every mark (what :meth:`flush` of the trees holding the marked nodes does), walking
+        only the marked subtrees: a mark says that every node of its node's subtree is that much
+        further, so each is added to its subtree's nodes (nested marks add up).  A subtree is listed
+        once and kept (``flat``): the statements after an edit are marked at each keystroke, and
+        adding to a list's offsets costs a fraction of walking the tree again.  The marks of nodes no
+        longer in a tree are applied too (they say where those nodes are, as before: nobody reads
+        them but through their marks)."""
+        pending = self.pending
+        if not pending:
+            return
+        flat = self.flat
+        for key, (n, d) in pending.items():
+            if not d:
+                continue
+            e = flat.get(key)
+            if e is None or e[0] is not n:
+                e = self._list_subtree(n)
+            for x in e[1]:
+                x.offset += d
+        pending.clear()
+
+    def _list_subtree(self, n: Any) -> tuple[Any, list[Any], list[int]]:
+        """n's subtree as :meth:`flush` walks it (a node met twice is listed twice) and the ids of the
+        statement lists in it, kept in ``flat``."""
+        nodes: list[Any] = []
+        lists: list[int] = []
+        stack = [n]
+        pop, push, add = stack.pop, stack.append, nodes.append
+        while stack:
+            x = pop()
+            add(x)
+            for f in x._child_fields:
+                v = getattr(x, f)
+                if v is None:
+                    continue
+                if type(v) is list:
+                    if f == "statements":
+                        lists.append(id(v))
+                    for y in v:
+                        if isinstance(y, Node):
+                            push(y)
+                elif isinstance(v, Node):
+                    push(v)
+        if self.flat_nodes + len(nodes) > self.FLAT_MAX:
+            self.flat.clear()
+            self.flat_by_list.clear()
+            self.flat_nodes = 0
+        self.forget(n)
+        e = (n, nodes, lists)
+        self.flat[id(n)] = e
+        self.flat_nodes += len(nodes)
+        by_list = self.flat_by_list
+        for lst in lists:
+            by_list.setdefault(lst, set()).add(id(n))
+        return e
+
+    def forget(self, n: Any) -> None:
+        """n's subtree is no longer listed (n was replaced)."""
+        e = self.flat.pop(id(n), None)
+        if e is None:
+            return
+        self.flat_nodes -= len(e[1])
+        for lst in e[2]:
+            held = self.flat_by_list.get(lst)
+            if held is not None:
+                held.discard(id(n))
+                if not held:
+                    del self.flat_by_list[lst]
+
+    def forget_list(self, statements: list[Any]) -> None:
+        """A statement list is about to change in place: the subtrees holding it are listed anew."""
+        for key in list(self.flat_by_list.get(id(statements), ())):
+            e = self.flat.get(key)
+            if e is not None:
+                self.forget(e[0])
+        self.flat_by_list.pop(id(statements), None)
 
     def start_of(self, n: Any) -> int:
         """Where n's subtree starts (an operator node stands after its left operand): the smallest
