@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import NamedTuple
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis import features, hiera, tables, world
@@ -35,18 +36,38 @@ SYMBOL_KINDS = {
 }
 
 
+class Context(NamedTuple):
+    """What the text says about a completion's place (the text scans of server.analysis.world and
+    .features, made once per request: each looks back up to 20 KB, a Python loop)."""
+
+    offset: int
+    special: world.SpecialContext | None
+    kind: str  # features.completion_context's: "variable", "attribute", "general"
+    prefix: str
+    rtype: str | None
+
+
+def context_at(an: Analysis, line: int, character: int) -> Context:
+    off = an.lines.offset(line, character)
+    return Context(off, world.special_context(an, off), *features.completion_context(an, off))
+
+
 def completion(
-    an: Analysis, known: Knowledge, line: int, character: int, local: list[Sym] | None = None
+    an: Analysis,
+    known: Knowledge,
+    line: int,
+    character: int,
+    local: list[Sym] | None = None,
+    context: Context | None = None,
 ) -> Completions:
     """The completions at (line, character).  ``local``: the document's own definitions, when ``an``
-    is the current text alone (:func:`text_analysis`: no tree), else they are read from its tree."""
-    off = an.lines.offset(line, character)
-    sp = world.special_context(an, off)
+    is the current text alone (:func:`text_analysis`: no tree), else they are read from its tree.
+    ``context``: :func:`context_at` of the same place, when the caller has it already."""
+    off, sp, ctx, prefix, rtype = context if context is not None else context_at(an, line, character)
     if sp is not None:
         items = _special_items(an, known, sp)
         if items is not None:
             return _with_edits(an, known, off, sp[1], items)
-    ctx, prefix, rtype = features.completion_context(an, off)
     if ctx == "attribute" and rtype is not None:
         if rtype == "class":
             rtype = world.resource_title(an.data, off - len(prefix.encode())) or "class"
@@ -73,7 +94,7 @@ def completion(
                 )
             items.extend(_metaparameters())
             return _with_edits(an, known, off, prefix, items)
-    items = _document_items(an, known, off, local)
+    items = _document_items(an, known, off, ctx, prefix, rtype, local)
     if ctx == "variable":
         if not prefix.startswith("::") or prefix.count("::") == 1:
             bare = prefix.startswith("::")
@@ -134,22 +155,66 @@ def text_analysis(data: bytes, version: int | None, encoding: str, epp: bool, ta
     return Analysis(version, None, data, None, [], None, [], [], LineIndex(data, None, encoding), epp, tasks)
 
 
-def needs_tree(an: Analysis, line: int, character: int) -> bool:
+# How much of the text before the cursor's line :func:`window_analysis` keeps: more than the context
+# scans read (world.special_context and features.completion_context read the cursor's line; the
+# scans for an enclosing resource body, its title and an ``include`` look back at most 20,000 bytes
+# and 200 more for the name before a brace).  tests/lsp/test_completion_window.py holds the answers
+# from the window equal to those from the whole text, an enclosing body 20 KB back included.
+WINDOW_BYTES = 24 * 1024
+
+
+def window_analysis(
+    data: bytes, line: int, version: int | None, encoding: str, epp: bool, tasks: bool
+) -> tuple[Analysis, int]:
+    """A :func:`text_analysis` of the part of ``data`` a completion on ``line`` reads: from a line
+    start at least :data:`WINDOW_BYTES` before that line to its end, and the number of the window's
+    first line (the position (line, c) of the text is (line - first, c) in the window; the answer's
+    edits are moved back with :func:`shifted`).  Nothing in proportion to the size of the text but
+    finding the line: a completion in a 300 KB manifest no longer indexes all its lines (~1-3 ms)."""
+    parts = data.split(b"\n", line) if line > 0 else [data]
+    if len(parts) <= line:  # (past the last line: the whole text, as the full analysis clamps it)
+        return text_analysis(data, version, encoding, epp, tasks), 0
+    start = len(data) - len(parts[-1])
+    end = data.find(b"\n", start)
+    if end < 0:
+        end = len(data)
+    first_byte = 0 if start <= WINDOW_BYTES else data.rfind(b"\n", 0, start - WINDOW_BYTES) + 1
+    first = data.count(b"\n", 0, first_byte)
+    return text_analysis(data[first_byte:end], version, encoding, epp, tasks), first
+
+
+def shifted(completions: Completions, lines: int) -> Completions:
+    """``completions`` with their edits ``lines`` lines further down (a window's answer, in the
+    text's lines)."""
+    if lines:
+        for it in completions.items:
+            if it.edit is not None:
+                ((a, b), (c, d)), text = it.edit
+                it.edit = ((a + lines, b), (c + lines, d)), text
+    return completions
+
+
+def needs_tree(an: Analysis, line: int, character: int, context: Context | None = None) -> bool:
     """Whether the completion at (line, character) reads the document's tree: the variables in scope
     there, the titles of a type's resources.  The other contexts (a resource's attributes or values,
     names, Hiera keys, facts) read the text around the cursor only."""
-    off = an.lines.offset(line, character)
-    sp = world.special_context(an, off)
-    if sp is not None and sp[0] == "title":
+    c = context if context is not None else context_at(an, line, character)
+    if c.special is not None and c.special[0] == "title":
         return True
-    return features.completion_context(an, off)[0] == "variable"
+    return c.kind == "variable"
 
 
 def _document_items(
-    an: Analysis, known: Knowledge, off: int, local: list[Sym] | None = None
+    an: Analysis,
+    known: Knowledge,
+    off: int,
+    ctx: str,
+    prefix: str,
+    rtype: str | None,
+    local: list[Sym] | None = None,
 ) -> list[CompletionItem]:
-    """The names of the document and the workspace's manifests (and the core tables) at ``off``."""
-    ctx, prefix, rtype = features.completion_context(an, off)
+    """The names of the document and the workspace's manifests (and the core tables) at ``off``, in
+    the context ``ctx`` (features.completion_context's, with its prefix and resource type)."""
     items: list[CompletionItem] = []
     index = known.index
     if ctx == "variable":

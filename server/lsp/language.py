@@ -125,16 +125,19 @@ async def workspace_symbol(
 COMPLETION_OPTIONS = types.CompletionOptions(trigger_characters=["$", ":", ">"], resolve_provider=True)
 
 
-async def completion(ls: PuppetServer, params: types.CompletionParams) -> types.CompletionList | None:
+async def completion(ls: PuppetServer, params: types.CompletionParams) -> convert.Prebuilt | None:
+    """The completion list, in its JSON form (convert.Prebuilt).  A Puppet document's is answered from the
+    client's current text at once (:func:`text_completion`) unless its context reads the tree."""
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
+    wire = convert.completion_wire(ls.session.client_caps)
     st = other_kind(ls, uri)
     if st is not None:
         return await sync.with_file(
             ls,
             st,
             lambda analysis, file: convert.completion_list(
-                answers.Completions(analysis.completion(file, line, character))
+                answers.Completions(analysis.completion(file, line, character)), wire
             ),
         )
     known = ls.session.knowledge(uri)
@@ -142,37 +145,45 @@ async def completion(ls: PuppetServer, params: types.CompletionParams) -> types.
     if doc is not None and doc.refused is None:
         quick = text_completion(doc, known, line, character)
         if quick is not None:
-            return quick
+            return convert.completion_list(quick, wire)
 
-    def whole(an: Analysis) -> types.CompletionList:
+    def whole(an: Analysis) -> convert.Prebuilt:
         local = navigation.local_symbols(an)
         if doc is not None:
             doc.doc.local_symbols_memo = local
-        return convert.completion_list(completions.completion(an, known, line, character, local))
+        return convert.completion_list(completions.completion(an, known, line, character, local), wire)
 
     return await sync.with_analysis(ls, uri, whole)
 
 
 def text_completion(
     st: DocState, known: answers.Knowledge, line: int, character: int
-) -> types.CompletionList | None:
+) -> answers.Completions | None:
     """The completion at (line, character) from the client's current text alone (sync.text_now), at
     once on the event loop, when its context reads no tree (completions.needs_tree): it never waits
     for the analysis of the latest keystrokes (issue 31 item 3: in a 300 KB file that analysis takes
-    as long as a full parse when the keystroke breaks a body).  The document's own definitions are
-    those of the last completion answered from an analysis.  None: asked of the analysis instead (a
-    context that reads the tree, no definitions known yet, a text the worker's line rule applies to)."""
+    as long as a full parse when the keystroke breaks a body).  What it reads of the text is a window
+    around the cursor (completions.window_analysis: no work in proportion to the file's size).  The
+    document's own definitions are those of the last completion answered from an analysis.  None: asked
+    of the analysis instead (a context that reads the tree, no definitions known yet, a text the
+    worker's line rule applies to)."""
     doc = st.doc
+    if not st.is_puppet:
+        return None
     local = doc.local_symbols_memo
-    if not st.is_puppet or local is None:
+    if local is None:
         return None
     data = sync.text_now(st)
     if data is None or text.binary_reason(data) is not None:
         return None
-    an = completions.text_analysis(data, st.version, doc.encoding, doc.config.epp, doc.config.tasks)
-    if completions.needs_tree(an, line, character):
+    an, first = completions.window_analysis(
+        data, line, st.version, doc.encoding, doc.config.epp, doc.config.tasks
+    )
+    context = completions.context_at(an, line - first, character)
+    if completions.needs_tree(an, line - first, character, context):
         return None
-    return convert.completion_list(completions.completion(an, known, line, character, local))
+    found = completions.completion(an, known, line - first, character, local, context)
+    return completions.shifted(found, first)
 
 
 def completion_resolve(ls: PuppetServer, item: types.CompletionItem) -> types.CompletionItem:
