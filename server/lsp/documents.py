@@ -16,7 +16,7 @@ from lsprotocol import types
 from puppet_xpp.server.analysis import filekinds
 from puppet_xpp.server.analysis.document import Document, path_of_uri, uri_of_path
 from puppet_xpp.server.analysis.index import symbols_of
-from puppet_xpp.server.analysis.workspace import file_context
+from puppet_xpp.server.analysis.workspace import Settings, file_context
 from puppet_xpp.server.lsp import convert, indexing, lint, publish, sync, text
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import FILE, LINT, PARSE, DocState, Session
@@ -179,6 +179,12 @@ async def did_save(ls: PuppetServer, params: types.DidSaveTextDocumentParams) ->
     if st is None or not st.is_puppet or not session.settings.xpp_on_save:
         return  # (a Puppetfile or a metadata.json has no .xpp)
     path = path_of_uri(uri)
+    if path and path.endswith(".pp") and "puppet_version" not in session.settings.explicit:
+        # the level --compile would choose may be the installed Puppet's: asked once per process (and
+        # cached on disk), off the worker -- ``puppet --version`` takes a second or more
+        from puppet_xpp.xpp.compile.installed import detect
+
+        await asyncio.to_thread(detect)
 
     def run() -> tuple[str | None, str | None]:
         sync.sync_state(st)
@@ -201,10 +207,25 @@ async def did_save(ls: PuppetServer, params: types.DidSaveTextDocumentParams) ->
         session.index.set_file(path, symbols_of(an, path))
 
 
+def xpp_level(settings: Settings, env_root: str) -> tuple[str, str | None]:
+    """The language level and ``strict`` of the ``.xpp`` written on save: those ``puppet-xpp --compile
+    ENVDIR`` chooses -- the editor's explicit settings standing for its command line's options, else the
+    environment's project configuration, else (the level) the ``puppet`` on PATH's
+    (:func:`xpp.compile.installed.detect`, compile's own detection: a Puppet 7.23 loads the file
+    instead of parsing the manifest again) -- never the editor's default level."""
+    from puppet_xpp.xpp.compile.installed import detect
+    from puppet_xpp.xpp.project import project_for
+
+    project = project_for(env_root)
+    level = settings.puppet_version if "puppet_version" in settings.explicit else project.level
+    strict = settings.strict if "strict" in settings.explicit else project.strict
+    return (level if level is not None else detect().level), strict
+
+
 def write_xpp(session: Session, path: str) -> tuple[str | None, str | None]:
     """Worker: write the saved file's .xpp into its environment's .xpp tree, exactly as
-    ``puppet-xpp --compile ENVDIR`` does (its planning decides whether and where); returns
-    (a log line, the path written)."""
+    ``puppet-xpp --compile ENVDIR`` does (its planning decides whether and where, :func:`xpp_level` at
+    which level); returns (a log line, the path written)."""
     from puppet_xpp.xpp import compile as xpp_compile
 
     settings = session.settings
@@ -212,8 +233,9 @@ def write_xpp(session: Session, path: str) -> tuple[str | None, str | None]:
     env_root = ctx.env.root if ctx.env is not None else session.owning_environment(path)
     if env_root is None:
         return None, None
+    level, strict = xpp_level(settings, env_root)
     try:
-        out = xpp_compile.compile_saved(env_root, path, level=settings.puppet_version, strict=settings.strict)
+        out = xpp_compile.compile_saved(env_root, path, level=level, strict=strict)
     except xpp_compile.CompileError as e:
         return f"puppet-xpp: no .xpp for {path}: {e}", None
     if out is None:

@@ -168,8 +168,8 @@ async def test_xpp_written_on_save(client: LanguageClient, env_dir):
     other = os.path.join(os.path.dirname(env_dir), "copy")
     shutil.copytree(env_dir, other, ignore=shutil.ignore_patterns(".xpp"))
     subprocess.run(
-        # the client's setting (initialization_options) and the server's default level
-        SERVER + ["--compile", other, "--strict", "warning", "--puppet-version", "8"],
+        # the client's setting (initialization_options); no level set: both the puppet on PATH's
+        SERVER + ["--compile", other, "--strict", "warning"],
         env=dict(os.environ, PYTHONPATH=REPO),
         check=False,
         capture_output=True,
