@@ -65,3 +65,70 @@ def test_pcore_checkers_compiled_on_first_use() -> None:
         "assert stub((bad[0], 'not an int') + tuple(bad[2:])) == 1\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_patterns_merged_into_one_search_decide_as_pathspec() -> None:
+    """A layer without negations is searched with one merged expression (xpp.walk._any_of): on random
+    pattern sets and paths, it skips exactly what pathspec's gitignore rules skip; PDK's defaults take
+    the merged search, a set with a negation does not."""
+    import dataclasses
+    import random
+
+    from puppet_xpp.xpp import walk
+
+    assert walk._any_of(walk.PDK_IGNORED) is not None
+    assert walk._any_of(("*.pp", "!keep.pp")) is None
+    vocabulary = list(walk.PDK_IGNORED) + [
+        "*.bak",
+        "/build/",
+        "a/**/b",
+        "**/tmp",
+        "docs/*.md",
+        "x?y",
+        "[ab]c/",
+        "# comment",
+        "\\#hash",
+        "spec/",
+        "/manifests/private/",
+        "*.pp",
+        "!keep.pp",
+        "deep/**",
+        "trailing\\ ",
+        "~*",
+    ]
+    names = [
+        "pkg",
+        "spec",
+        "fixtures",
+        "a",
+        "b",
+        "x1y",
+        "ac",
+        "bc",
+        "tmp",
+        "docs",
+        "r.md",
+        "v.pp",
+        "keep.pp",
+        ".git",
+        ".hidden",
+        "~lock",
+        "build",
+        "deep",
+        "manifests",
+        "private",
+        "f.bak",
+    ]
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(300):
+        lines = tuple(rng.sample(vocabulary, rng.randint(1, 8)))
+        fast = walk.Ignores()
+        fast.add("/r", lines)
+        slow = walk.Ignores([dataclasses.replace(layer, any_of=None) for layer in fast.layers])
+        for _ in range(20):
+            path = "/r/" + "/".join(rng.choice(names) for _ in range(rng.randint(1, 5)))
+            is_dir = rng.random() < 0.4
+            assert fast.ignored(path, is_dir) == slow.ignored(path, is_dir), (lines, path, is_dir)
+            checked += fast.layers[0].any_of is not None
+    assert checked > 1000

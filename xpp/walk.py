@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -88,11 +89,41 @@ def _spec(lines: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+_DIR_MARK = "(?P<ps_d>"  # the named group pathspec's gitignore patterns mark a directory match with
+
+
+@functools.lru_cache(maxsize=256)
+def _any_of(lines: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regular expression matching what any pattern of ``lines`` matches, when none of them is a
+    negation (``!pattern``), else None.  Then gitignore's rules (the last matching pattern decides, a
+    directory match ranks below a file match) can only say "skip" or nothing, and one search answers
+    for all of them: PDK's fifteen defaults were fifteen searches for every file and directory of a
+    module (a third of ``--compile``'s planning)."""
+    parts: list[str] = []
+    flags = None
+    for pattern in _spec(lines).patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None or regex is None:
+            continue  # (a comment or blank line: matches nothing)
+        source = regex.pattern
+        if not pattern.include or not isinstance(source, str) or flags not in (None, regex.flags):
+            return None
+        flags = regex.flags
+        source = source.replace(_DIR_MARK, "(?:")
+        if "(?P" in source:  # another named group (or a reference to one): not merged
+            return None
+        parts.append(f"(?:{source})")
+    if not parts or flags is None:
+        return None
+    return re.compile("|".join(parts), flags)
+
+
 @dataclass
 class _Layer:
     base: str  # patterns are relative to this directory
     spec: pathspec.GitIgnoreSpec
     final: bool = False  # the caller's patterns: a match skips, whatever a pattern file says
+    any_of: re.Pattern[str] | None = None  # _any_of: the spec's patterns as one search, when it can be
 
 
 @dataclass
@@ -104,7 +135,7 @@ class Ignores:
     def add(self, base: str, patterns: Iterable[str], *, final: bool = False) -> None:
         lines = tuple(p for p in patterns if p.strip())
         if lines:
-            self.layers.append(_Layer(os.path.abspath(base), _spec(lines), final))
+            self.layers.append(_Layer(os.path.abspath(base), _spec(lines), final, _any_of(lines)))
 
     def add_directory(
         self, directory: str, *, anchor_defaults: bool = False, names: Container[str] | None = None
@@ -135,7 +166,12 @@ class Ignores:
             if not path.startswith(prefix):
                 continue
             rel = path[len(prefix) :].replace(os.sep, "/")
-            include = layer.spec.check_file(rel + "/" if is_dir else rel).include
+            if is_dir:
+                rel += "/"
+            if layer.any_of is not None:
+                include = True if layer.any_of.search(rel) else None
+            else:
+                include = layer.spec.check_file(rel).include
             if include is None:
                 continue
             if layer.final and include:
