@@ -154,3 +154,55 @@ def test_an_edit_checks_only_the_statement_it_touched() -> None:
     assert found == _whole(assigned, path, world)
     assert inc.checked <= 3  # (the new statement, and the texts between it and its neighbours)
     assert "later" not in {f.data["variable"] for f in found if f.code == "DEEP_UNKNOWN_VARIABLE"}
+
+
+def test_the_whole_body_pass_asks_the_world_once_per_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unknown-variable pass over a long body asks whether each name it cannot resolve is a fact
+    at every check; the answers are kept while the world and the stamp are the same (a keystroke asks
+    about the new name only), and asked again when the stamp changes (the index changed)."""
+    body = "".join(f"  notice($zz_v{i})\n" for i in range(300))
+    text = "class zz_asks {\n" + body + "}\n"
+    path = os.path.join(str(CORPUS_ROOT), "zz_asks", "manifests", "init.pp")
+    world = _world(path)
+    asked: list[str] = []
+    fact_known = world.fact_known
+
+    def counted(name: str) -> bool:
+        asked.append(name)
+        return fact_known(name)
+
+    monkeypatch.setattr(world, "fact_known", counted)
+    inc = Incremental(path, world)
+    assert len(inc.findings(text)) == 300
+    assert len(asked) == 300
+    edited = text.replace("$zz_v7)", "$zz_new)")
+    whole = _whole(edited, path, world)
+    asked.clear()
+    assert inc.findings(edited) == whole
+    assert asked == ["zz_new"]
+    asked.clear()
+    program = parse(edited, path).program
+    memo = BodyMemo(edited.encode(), ("another stamp",), inc.parts)
+    place = Place(path, complete=world.complete)
+    for statement in top_statements(program):
+        statement_findings(statement, place, world, memo)
+    assert len(asked) == 300
+
+
+def test_a_broken_text_keeps_the_parts_for_its_repair() -> None:
+    """A quote opened in a long class makes the rest of the file a string (Puppet's parse ends at the
+    first syntax error: the class is not in the tree); the keystroke that closes it again checks the
+    statement it changed, not the whole body again, and the findings are the whole text's."""
+    body = "".join(f"  file {{ '/tmp/f{i}': ensure => file, content => $c{i} }}\n" for i in range(300))
+    text = "class zz_quote {\n" + body + "}\n"
+    path = os.path.join(str(CORPUS_ROOT), "zz_quote", "manifests", "init.pp")
+    world = _world(path)
+    inc = Incremental(path, world)
+    assert len(inc.findings(text)) == 300
+    at = text.index("  file { '/tmp/f150'")
+    steps = ["notice('", "notice('x", "notice('x')", "notice('x')\n"]
+    for k, typed in enumerate(steps):
+        edited = text[:at] + typed + text[at:]
+        assert inc.findings(edited) == _whole(edited, path, world), typed
+        if k == 2:
+            assert inc.checked <= 3, inc.checked  # (the repair)

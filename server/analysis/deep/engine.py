@@ -8,6 +8,7 @@ no world) and keeping one note per missing module -- are :func:`file_findings`' 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -169,12 +170,26 @@ class Part:
     stamp: object
 
     def moved(self, delta: int, stamp: object) -> Part:
+        if not delta:
+            return Part(
+                self.offset,
+                self.findings,
+                self.assigned,
+                self.uses,
+                self.declared,
+                self.asked,
+                self.answers,
+                stamp,
+            )
+        # (most parts have no findings, uses or declarations: no generator made for those)
         return Part(
             self.offset + delta,
-            tuple(f.moved(delta) for f in self.findings),
+            tuple([f.moved(delta) for f in self.findings]) if self.findings else (),
             self.assigned,
-            tuple((n, o + delta, n_len) for n, o, n_len in self.uses),
-            tuple((t, k, title, o + delta, n_len) for t, k, title, o, n_len in self.declared),
+            tuple([(n, o + delta, n_len) for n, o, n_len in self.uses]) if self.uses else (),
+            tuple([(t, k, title, o + delta, n_len) for t, k, title, o, n_len in self.declared])
+            if self.declared
+            else (),
             self.asked,
             self.answers,
             stamp,
@@ -191,23 +206,44 @@ class BodyMemo:
     """The parts (:class:`Part`) of one document's long definitions, kept from its last check
     (``old``) by their text: a statement whose text is unchanged keeps its findings, moved with it,
     while the answers to what it asked are the same (checked one by one when ``stamp`` -- what the
-    caller says the world was made of -- changed).  ``used`` collects what this check used: the next
+    caller says the world was made of -- changed).  ``used`` is what this check used: the next
     one's ``old``; ``judged``, the unknown-variable findings (kept too: a long body may have
-    hundreds, and each is the same object as long as its place is the same)."""
+    hundreds, and each is the same object as long as its place is the same).
+
+    The parts of a place (a file's classes, or its defines) that this check did not meet at all
+    (the text is broken: Puppet's parse stops at the first syntax error, and the definition after it
+    is not in the tree) are kept as they were: the keystroke that repairs the text (a quote closed
+    again) then checks the statements it changed, not the whole body again.  (A file has a few
+    places, each keeping the parts of its last check that met it.)"""
 
     def __init__(self, data: bytes, stamp: object, old: Parts | None = None) -> None:
         self.data = data
         self.stamp = stamp
         self.old = old if old is not None else {}
-        self.used: Parts = {}
+        self.fresh: Parts = {}
         self.log: list[tuple[PartKey, Part]] = []  # the parts used, in order
         self.checked = 0  # parts checked (not taken from the memo): the tests' measure
-        self.judged: dict[variables.Use, Finding] = {}
+        self.made: dict[variables.Use, Finding] = {}  # (judged)
         self.judged_before: dict[variables.Use, Finding] = {}
 
     def keep(self, key: PartKey, part: Part) -> None:
         """Keep ``part`` for the next check (one of a definition the caller did not check again)."""
-        self.used.setdefault(key[0], {}).setdefault(key[1], []).append(part)
+        self.fresh.setdefault(key[0], {}).setdefault(key[1], []).append(part)
+
+    @property
+    def judged(self) -> dict[variables.Use, Finding]:
+        """The unknown-variable findings this check made, or the last ones when it met no long
+        definition (kept as its parts are)."""
+        return self.made if self.fresh else self.judged_before
+
+    @property
+    def used(self) -> Parts:
+        """The parts this check used or kept, and those of the places it did not meet (as they were:
+        their stamp tells whether the answers they depended on are to be asked again)."""
+        out = dict(self.fresh)
+        for here, texts in self.old.items():
+            out.setdefault(here, texts)
+        return out
 
     def parts(
         self,
@@ -221,7 +257,7 @@ class BodyMemo:
         node's span may be less than its text -- an assignment's is from its ``=`` -- so the
         statement's own span cannot be the key)."""
         old = self.old.get(here, {})
-        used = self.used.setdefault(here, {})
+        used = self.fresh.setdefault(here, {})
         data, stamp, log = self.data, self.stamp, self.log
         out = []
         for statement, (lo, hi) in zip(statements, bounds, strict=True):
@@ -245,6 +281,53 @@ class BodyMemo:
             log.append(((here, text), part))
             out.append(part)
         return out
+
+
+class KeptAnswers(Recording):
+    """The answers a long body's whole-body pass asks at every check -- whether each name its
+    statements use without assigning it is a fact or a top-scope variable (hundreds in a long class)
+    -- kept from check to check while the world and the memo's stamp are the same (what a part's
+    findings are kept by too), and their answer keys with them."""
+
+    def __init__(self, world: World, kept: dict[Asked, object]) -> None:
+        super().__init__(world)
+        self.kept = kept
+
+    def fact_known(self, name: str) -> bool:
+        q = ("fact", name.lstrip(":"))
+        self.asked.add(q)
+        v = self.kept.get(q)
+        if v is None:
+            v = self.kept[q] = self.world.fact_known(name)
+        return bool(v)
+
+    def top_variable(self, name: str) -> bool | None:
+        q = ("top_variable", name)
+        self.asked.add(q)
+        if q in self.kept:
+            return self.kept[q]  # type: ignore[return-value]
+        v = self.kept[q] = self.world.top_variable(name)
+        return v
+
+    def answer_key(self, q: Asked) -> tuple[object, ...]:
+        if q[0] == "fact" or q[0] == "top_variable":
+            if q in self.kept:
+                return (self.kept[q],)
+        return self.world.answer_key(q)
+
+
+# world -> (the stamp, the answers kept under it): one per world (a document's; weakly held)
+_KEPT_ANSWERS: weakref.WeakKeyDictionary[World, tuple[object, dict[Asked, object]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def kept_answers(world: World, stamp: object) -> KeptAnswers:
+    """A :class:`KeptAnswers` of ``world`` with what was kept under ``stamp`` (nothing when it changed)."""
+    held = _KEPT_ANSWERS.get(world)
+    if held is None or held[0] != stamp:
+        held = _KEPT_ANSWERS[world] = (stamp, {})
+    return KeptAnswers(world, held[1])
 
 
 def contained(root: ast.Positioned, lo: int, hi: int) -> bool:
@@ -293,7 +376,7 @@ def _split_findings(
     (parameters, parent) walked, each body statement a part (:meth:`BodyMemo.part`), the body's
     duplicates and its unknown variables (every part's assignments known) on top."""
     here = place.inside("class" if type(node) is ast.HostClassDefinition else "define")
-    answers = Recording(world)
+    answers = kept_answers(world, memo.stamp)
     scope = variables.Scope(node, here)
     out: list[Finding] = []
     t = type(node)
@@ -327,9 +410,9 @@ def _split_findings(
         uses += part.uses
         asked |= part.asked
     out += duplicates.duplicated(declared, here.path)
-    out += variables.judge(node, known, uses, here, answers, memo.judged_before, memo.judged)
+    out += variables.judge(node, known, uses, here, answers, memo.judged_before, memo.made)
     asked |= answers.asked
-    answered += ((q, world.answer_key(q)) for q in answers.asked)
+    answered += ((q, answers.answer_key(q)) for q in answers.asked)
     out.sort(key=lambda f: (f.offset, f.code))
     return StatementResult(node, tuple(out), frozenset(asked), tuple(answered))
 
