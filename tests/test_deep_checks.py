@@ -36,9 +36,10 @@ hierarchy:
 """
 
 
-def environment(files: dict[str, str]) -> Path:
-    """An environment directory holding ``files`` (relative path -> text), named by its content."""
-    all_files = {"environment.conf": ENV_CONF, "hiera.yaml": HIERA, **files}
+def environment(files: dict[str, str], hiera: bool = True) -> Path:
+    """An environment directory holding ``files`` (relative path -> text), named by its content
+    (``hiera``: with the environment's hiera.yaml)."""
+    all_files = {"environment.conf": ENV_CONF, **({"hiera.yaml": HIERA} if hiera else {}), **files}
     all_files.setdefault("data/common.yaml", "---\n{}\n")
     digest = hashlib.sha256(json.dumps(all_files, sort_keys=True).encode()).hexdigest()[:16]
     root = ROOT / digest
@@ -359,6 +360,31 @@ def test_hiera_data_gives_the_required_parameter() -> None:
     assert ours(environment(module_layer))[1] == []
     custom = {**files, "hiera.yaml": HIERA.replace("data_hash: yaml_data", "data_hash: m::backend")}
     assert ours(environment(custom))[1] == []
+
+
+def test_an_environment_without_hiera_yaml_has_no_data(puppet: str) -> None:
+    """Puppet reads an environment's data/common.yaml only through its hiera.yaml (7.23's and OpenVox
+    8's lookup adapter gives an environment without one no data provider): the key set there does not
+    give the parameter, and we say what Puppet stops with, where; unless environment.conf names a data
+    provider (deprecated: then its Hiera is not read statically, and we say nothing)."""
+    files = {
+        **LIB,
+        "modules/m/manifests/init.pp": m("  include m::c\n"),
+        "data/common.yaml": "---\nm::c::x: 5\n",
+    }
+    env = environment(files, hiera=False)
+    stop = compile_stop(puppet, env, "include m")
+    assert stop is not None and stop.file.endswith("init.pp") and stop.line == 2
+    found = ours(env)[1]
+    assert [(f.code, f.line) for f in found] == [("DEEP_MISSING_PARAMETER", 2)] and said(
+        found[0].message, stop.message
+    )
+    assert ours(environment(files))[1] == []  # (with hiera.yaml: given)
+    provided = environment(
+        {**files, "environment.conf": ENV_CONF + "environment_data_provider = hiera\n"}, hiera=False
+    )
+    assert compile_stop(puppet, provided, "include m") is None
+    assert ours(provided)[1] == []
 
 
 def test_plain_validate_has_no_deep_findings() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 from puppet_xpp.server.analysis.hiera import Reader, yaml_data
 from puppet_xpp.xpp.sources import read_text
@@ -18,6 +19,8 @@ from puppet_xpp.xpp.sources import read_text
 __all__ = ["module_dependencies", "stamp", "statically_readable"]
 
 _FILE_BACKENDS = frozenset({"yaml_data", "json_data"})
+# an environment.conf setting of the environment's data provider (what Puppet reads without hiera.yaml)
+_DATA_PROVIDER = re.compile(r"^[ \t]*environment_data_provider[ \t]*=", re.MULTILINE)
 
 
 def stamp(*paths: str) -> tuple[tuple[int, int] | None, ...]:
@@ -43,6 +46,8 @@ def statically_readable(root: str, module: str | None = None, read: Reader | Non
             os.path.join(root, "functions", "data.pp"),
             os.path.join(root, "lib", "puppet", "functions", module, "data.rb"),
         ]
+    else:
+        files.append(os.path.join(root, "environment.conf"))
     if read is not None and read(files[0]) is not None:
         return _readable(root, module, (), read)
     return _cached_readable(root, module, stamp(*files))
@@ -57,8 +62,10 @@ def _readable(
     root: str, module: str | None, _stamp: tuple[tuple[int, int] | None, ...], read: Reader | None = None
 ) -> bool:
     """Is the Hiera layer rooted at ``root`` (an environment or a module directory) made of data files
-    only?  A root without ``hiera.yaml`` is (Puppet's default: ``data/common.yaml`` for an environment,
-    no data for a module) unless a module defines its data function."""
+    only?  A root without ``hiera.yaml`` is: it has no data (Puppet 7.23's and OpenVox 8's lookup
+    adapter gives an environment or a module without one no data provider), unless a module defines
+    its data function or an environment's ``environment.conf`` names a data provider (the deprecated
+    ``environment_data_provider``: a function, or Hiera's defaults)."""
     if module is not None:
         for f in (
             os.path.join(root, "functions", "data.pp"),
@@ -68,6 +75,9 @@ def _readable(
                 return False
     path = os.path.join(root, "hiera.yaml")
     if (read is None or read(path) is None) and not os.path.exists(path):
+        if module is None:
+            conf = read_text(os.path.join(root, "environment.conf"), errors="replace") or ""
+            return _DATA_PROVIDER.search(conf) is None
         return True
     conf = yaml_data(path, read)  # (None: unreadable or not YAML: Puppet fails on it, we prove nothing)
     if not isinstance(conf, dict) or conf.get("version") != 5:

@@ -360,18 +360,10 @@ class World:
         if self._hiera_layers is None:
             from puppet_xpp.server.analysis import hiera
 
-            layers: list[Layer] = list(hiera.layers_for(self.env_root, self.modulepath, self._hiera_read))
-            conf = os.path.join(self.env_root, "hiera.yaml") if self.env_root else ""
-            open_conf = self._hiera_read is not None and self._hiera_read(conf) is not None
-            if self.env_root and not open_conf and not os.path.isfile(conf):
-                # Puppet's default environment layer: data/common.yaml
-                layers.insert(
-                    0,
-                    hiera.Layer(
-                        "environment", self.env_root, [os.path.join(self.env_root, "data", "common.yaml")]
-                    ),
-                )
-            self._hiera_layers = layers
+            # (an environment without hiera.yaml has no layer: Puppet 7.23 and OpenVox 8 read its data/
+            # only through one -- checked by tests/test_deep_checks.py -- unless environment.conf names
+            # a data provider, which makes its Hiera not static: hieraconf)
+            self._hiera_layers = hiera.layers_for(self.env_root, self.modulepath, self._hiera_read)
         return self._hiera_layers
 
     def _hiera_statically_readable(self, key: str) -> bool:
