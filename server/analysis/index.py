@@ -7,12 +7,15 @@ passes the reference index's) get the same parse."""
 
 from __future__ import annotations
 
+import bisect
+import gc
 import threading
 from collections.abc import Callable, Iterable, Sequence
 
 from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis import features
-from puppet_xpp.server.analysis.document import Analysis, LineIndex
+from puppet_xpp.server.analysis.document import Analysis, LineIndex, Pos
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym  # noqa: F401  (re-exported: the index's entries)
 
 # what else is done with each manifest index_file parses: hook(path, analysis)
@@ -161,24 +164,54 @@ def index_data(
         kind = kind_of_path(path)
         return index_ruby_source(data, path, kind) if kind is not None else []
 
-    from puppet_xpp.grammar.parser import parse
     from puppet_xpp.server.analysis.workspace import in_plans_dir
 
-    text = data.decode("utf-8", "surrogateescape")
     if tasks is None:
         tasks = in_plans_dir(path)
+    # The collector is held off while the file is read (a parse, its references and entries make tens of
+    # thousands of objects and no cycles), and what the file left -- its entries and references, kept as
+    # long as the index -- is frozen after (gc.freeze, O(1); reference counting still frees it): else
+    # each full collection the indexing's allocations start traverses the whole index made so far again
+    # (about a third of the indexing's CPU in the server on issue 31's 80-module workspace).  The
+    # language server's idle full collection (server.analysis.document.GcPacer) looks at it all again.
+    with paused(freeze=False):
+        syms = _index_manifest(path, data, tasks, hooks)
+    if gc.isenabled():
+        gc.freeze()
+    return syms
+
+
+def _index_manifest(path: str, data: bytes, tasks: bool, hooks: Sequence[ParsedHook]) -> list[Sym]:
+    from puppet_xpp.grammar.parser import parse
+
+    text = data.decode("utf-8", "surrogateescape")
     try:
         res = parse(text, path, epp=False, tasks=tasks)
     except Exception:  # a parser bug must not stop the indexing
         return []
     if res.program is None:
         return []
-    an = Analysis(
-        None, text, data, res.program, res.tokens, res.locator, [], [], LineIndex(data), tasks=tasks
-    )
+    lines = AsciiLineIndex(data) if data.isascii() else LineIndex(data)
+    an = Analysis(None, text, data, res.program, res.tokens, res.locator, [], [], lines, tasks=tasks)
     for hook in hooks:  # e.g. the reference index (server/analysis/references.py)
         hook(path, an)
     return symbols_of(an, path)
+
+
+class AsciiLineIndex(LineIndex):
+    """The line index of an ASCII text, whose columns are its byte offsets in every position encoding
+    (UTF-16, UTF-8, UTF-32): a position is one bisection, with no look-up of the line's wide characters.
+    Most manifests are ASCII, and the indexing converts two positions per reference."""
+
+    __slots__ = ()
+
+    def position(self, offset: int | None) -> Pos:
+        if offset is None or offset < 0:
+            return 0, 0
+        if offset > len(self.data):
+            offset = len(self.data)
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line, offset - self.starts[line]
 
 
 def workspace_files(roots: Iterable[str], limit: int = 20000) -> list[str]:
