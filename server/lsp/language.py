@@ -9,8 +9,8 @@ same plain answers and through the same conversions."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
@@ -125,12 +125,57 @@ async def workspace_symbol(
 COMPLETION_OPTIONS = types.CompletionOptions(trigger_characters=["$", ":", ">"], resolve_provider=True)
 
 
-async def completion(ls: PuppetServer, params: types.CompletionParams) -> convert.Prebuilt | None:
+# one step of a generator handler: pygls runs ``fn(*args)`` (a coroutine function here) and resumes the
+# generator with its result
+Step = tuple[Callable[..., Any], tuple[Any, ...], None]
+
+
+def completion(
+    ls: PuppetServer, params: types.CompletionParams
+) -> Generator[Step, Any, convert.Prebuilt | None]:
     """The completion list, in its JSON form (convert.Prebuilt).  A Puppet document's is answered from the
-    client's current text at once (:func:`text_completion`) unless its context reads the tree."""
+    client's current text (:func:`text_completion`) unless its context reads the tree.
+
+    A generator handler: pygls runs it at once, in the loop callback that read the request, and sends
+    what it returns at once.  A coroutine handler would run a step later, behind whatever else the
+    event loop has ready (a publish of diagnostics: several ms each on a 300 KB manifest), and its
+    answer be sent a step later again.  Only when the analysis must answer does it wait
+    (:func:`completion_from_analysis`, through :func:`awaited`)."""
     uri = params.text_document.uri
     line, character = convert.pos_of(params.position)
     wire = convert.completion_wire(ls.session.client_caps)
+    doc = ls.session.documents.get(uri)
+    if doc is not None and doc.is_puppet and doc.refused is None:
+        quick = text_completion(doc, ls.session.knowledge(uri), line, character)
+        if quick is not None:
+            return convert.completion_list(quick, wire)
+    answer: convert.Prebuilt | None = yield from awaited(
+        ls, completion_from_analysis, ls, uri, line, character, wire
+    )
+    return answer
+
+
+def awaited(ls: PuppetServer, fn: Callable[..., Awaitable[T]], *args: Any) -> Generator[Step, Any, T]:
+    """``await fn(*args)`` inside a generator handler.  pygls keeps the coroutine's task under an id of
+    its own making that nothing removes (with its result: a whole completion list); it is removed here
+    once done, as server/lsp/guard.py does for notifications."""
+    futures = ls.protocol._request_futures
+    before = set(futures)
+    try:
+        result: T = yield (fn, args, None)
+    finally:
+        for key in set(futures) - before:
+            made = futures.get(key)
+            if made is not None and made.done():
+                futures.pop(key, None)
+    return result
+
+
+async def completion_from_analysis(
+    ls: PuppetServer, uri: str, line: int, character: int, wire: convert.CompletionWire
+) -> convert.Prebuilt | None:
+    """The completion answered from the document's analysis of its current text (on the worker), or from
+    its kind's analysis for a document that is not Puppet code."""
     st = other_kind(ls, uri)
     if st is not None:
         return await sync.with_file(
@@ -142,10 +187,6 @@ async def completion(ls: PuppetServer, params: types.CompletionParams) -> conver
         )
     known = ls.session.knowledge(uri)
     doc = ls.session.documents.get(uri)
-    if doc is not None and doc.refused is None:
-        quick = text_completion(doc, known, line, character)
-        if quick is not None:
-            return convert.completion_list(quick, wire)
 
     def whole(an: Analysis) -> convert.Prebuilt:
         local = navigation.local_symbols(an)
