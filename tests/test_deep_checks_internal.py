@@ -117,3 +117,38 @@ def test_a_check_that_raises_itself_costs_only_its_own_node(manifest: Path, monk
         (2, "Internal error (KeyError): in the deep check of this function call: 'app::nosuch'")
     ]
     assert [d for d in broken if d["code"] != "INTERNAL_ERROR"] == [d for d in clean if d["line"] != 2]
+
+
+def test_a_bug_outside_the_per_node_checks_costs_only_its_statement(tmp_path: Path, monkeypatch: Any) -> None:
+    """A bug in a check that judges a whole scope (its variables): the statement it was checking gets
+    one INTERNAL_ERROR at its start, the file's other statements their findings."""
+    from puppet_xpp.server.analysis.deep import variables
+
+    write_env(tmp_path / "production")
+    path = tmp_path / "production/manifests/site.pp"  # (the main manifest: any class may be defined there)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "class app::one {\n  include app::nosuch_one\n}\nclass app::two {\n  include app::nosuch_two\n}\n"
+    )
+    status, clean = items(path)
+    assert [(d["code"], d["line"]) for d in clean] == [("DEEP_UNKNOWN_CLASS", 2), ("DEEP_UNKNOWN_CLASS", 5)]
+    real = variables.Scope.findings
+
+    def findings(scope: Any, answers: Any) -> Any:
+        if scope.node is not None and scope.node.name == "app::one":
+            raise AttributeError("injected failure of the scope's check")
+        return real(scope, answers)
+
+    monkeypatch.setattr(variables.Scope, "findings", findings)
+    status, broken = items(path)
+    assert status == 2
+    assert [(d["code"], d["line"], d["column"], d["message"]) for d in broken] == [
+        (
+            "INTERNAL_ERROR",
+            1,
+            1,
+            "Internal error (AttributeError): in the deep check of this statement: "
+            "injected failure of the scope's check",
+        ),
+        ("DEEP_UNKNOWN_CLASS", 5, 3, "Could not find class ::app::nosuch_two"),
+    ]

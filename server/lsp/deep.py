@@ -57,8 +57,8 @@ from puppet_xpp.server.analysis.deep import (
     Place,
     StatementResult,
     World,
+    checked_statement,
     file_findings,
-    statement_findings,
     top_statements,
 )
 from puppet_xpp.server.analysis.deep.internal import is_internal
@@ -392,7 +392,7 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
             entry = None
         if entry is None:
             first = len(memo.log)
-            result = statement_findings(statement, place, world, memo)
+            result = checked_statement(statement, place, world, memo)
             entry = Entry(
                 statement.offset,
                 result.findings,

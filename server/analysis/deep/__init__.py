@@ -16,6 +16,8 @@ The public API:
   findings and the questions (:data:`Asked`) they depended on; it stays valid while
   ``world.answer_key(q)`` is unchanged for each of them and the statement itself is unchanged (a
   statement moved by an edit above it: :meth:`Finding.moved`);
+* :func:`checked_statement` -- :func:`statement_findings` with a bug of the checks reported as a
+  ``DEEP_INTERNAL_ERROR`` finding at the statement (:mod:`server.analysis.deep.internal`), not raised;
 * :class:`Finding`, :data:`CODES`, :data:`DEEP_SOURCE`.
 """
 
@@ -36,6 +38,7 @@ from puppet_xpp.server.analysis.deep.engine import (
     top_statements,
 )
 from puppet_xpp.server.analysis.deep.finding import Finding
+from puppet_xpp.server.analysis.deep.internal import internal_finding
 from puppet_xpp.server.analysis.deep.world import Asked, World
 
 __all__ = [
@@ -51,11 +54,25 @@ __all__ = [
     "Place",
     "StatementResult",
     "World",
+    "checked_statement",
     "deep_findings",
     "file_findings",
     "statement_findings",
     "top_statements",
 ]
+
+
+def checked_statement(
+    statement: Any, place: Place, world: World, memo: BodyMemo | None = None
+) -> StatementResult:
+    """:func:`statement_findings`, a bug in a check the per-node guards do not cover (a scope's
+    variables, a body's duplicates: :mod:`server.analysis.deep.internal`) reported as one
+    ``DEEP_INTERNAL_ERROR`` at the statement instead of raised: the file's other statements keep
+    their findings."""
+    try:
+        return statement_findings(statement, place, world, memo)
+    except Exception as e:
+        return StatementResult(statement, (internal_finding(e, statement, place),), frozenset())
 
 
 def deep_findings(analysis: Any, path: str, world: World, *, tasks: bool = False) -> list[Finding]:
@@ -66,6 +83,6 @@ def deep_findings(analysis: Any, path: str, world: World, *, tasks: bool = False
     if program is None:
         return []
     place = Place(path, tasks=tasks, complete=world.complete)
-    results = [statement_findings(s, place, world) for s in top_statements(program)]
+    results = [checked_statement(s, place, world) for s in top_statements(program)]
     locator = program.locator
     return file_findings(results, program, path, locator.line_for_offset)
