@@ -534,6 +534,42 @@ def test_modes(env):
         assert stat.S_IMODE(p.stat().st_mode) == (0o750 if p.is_dir() else 0o640), p
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])  # in this process, and in worker processes
+def test_cold_compile_directories_made_by_the_workers(env, monkeypatch, jobs):
+    """A cold compile (it creates .xpp/modules) leaves the output directories to the workers, which
+    create them in parallel as they write (none is made before they start); one that cannot be created
+    fails only the files below it, with the message a warm compile gives for it."""
+    import errno
+
+    from puppet_xpp.xpp.compile import tree, writes
+
+    made_first: list[str] = []
+    real_ensure = tree.OutputTree.ensure_dir
+    monkeypatch.setattr(
+        tree.OutputTree, "ensure_dir", lambda self, d: made_first.append(d) or real_ensure(self, d)
+    )
+    real_open = writes.AnchoredTree._open_child
+
+    def refuse(self, parent_fd, name, *, create, where):
+        if name == "mod" and create:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(self, parent_fd, name, create=create, where=where)
+
+    monkeypatch.setattr(writes.AnchoredTree, "_open_child", refuse)
+    rc, out, err = compile_(str(env), "--jobs", jobs)
+    assert made_first == [str(env / ".xpp" / "modules")]
+    mod = env / ".xpp" / "modules" / "apache" / "manifests" / "mod"
+    assert rc == 2, out + err
+    assert f"cannot create {mod}: Permission denied" in out + err
+    assert set(xpps(env)) == set(EXPECTED) - {"apache/manifests/mod/ssl.xpp"}
+    assert stat.S_IMODE((env / ".xpp" / "modules" / "apache").stat().st_mode) == 0o755
+    # warm: the directories are made before the workers start, the same message
+    made_first.clear()
+    rc, out2, err2 = compile_(str(env), "--jobs", jobs)
+    assert rc == 2 and str(mod) in made_first
+    assert f"cannot create {mod}: Permission denied" in out2 + err2
+
+
 @pytest.fixture
 def open_tmp():
     """A temporary directory every user can traverse (pytest's tmp_path is root-only), for tests where

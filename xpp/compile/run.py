@@ -2,9 +2,10 @@
 
 :func:`compile_environment` checks and opens the tree and takes its lock (:mod:`xpp.compile.tree`),
 plans (:mod:`xpp.compile.planning`), sorts out the files whose two stats match the state
-(:mod:`xpp.compile.state`: up to date without being read), creates the output directories here, lets
-the workers do the rest (:mod:`xpp.compile.work`), removes what no source maps to any more and writes
-the new state.
+(:mod:`xpp.compile.state`: up to date without being read), creates the output directories here (in a
+cold compile, the one that creates ``.xpp/modules``, the workers create them as they write, in
+parallel), lets the workers do the rest (:mod:`xpp.compile.work`), removes what no source maps to any
+more and writes the new state.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from puppet_xpp.xpp.compile.state import (
     xpp_signature,
 )
 from puppet_xpp.xpp.compile.work import WorkerSettings, WorkItem, run_jobs
+from puppet_xpp.xpp.compile.writes import AnchoredTree
 from puppet_xpp.xpp.environment import Environment
 
 __all__ = ["compile_environment"]
@@ -55,6 +57,15 @@ def compile_environment(env: Environment, opts: Options, events: Events | None =
     finally:
         tree.close()
         os.close(lock_fd)  # releases the lock
+
+
+def _cold(tree: output_tree.OutputTree, anchored: AnchoredTree) -> bool:
+    """Whether this run creates ``.xpp/modules`` (now): then nothing below it exists yet."""
+    try:
+        tree.ensure_dir(tree.env.out_base)
+    except (CompileError, OSError):
+        return False  # (the directories are then created, and refused, one by one)
+    return output_tree.MODULES_FRESH in anchored.created
 
 
 def _compile_locked(
@@ -95,24 +106,30 @@ def _compile_locked(
         todo.append(WorkItem(i, job, known))
     events.start(env, len(jobs), len(todo))
 
-    # output directories, created in this process (a refusal is reported for each file below it)
+    # output directories: when this run creates .xpp/modules (a cold compile), every directory below it
+    # is new and the workers create each as they write into it, in parallel (output_tree.MODULES_FRESH);
+    # else they are created here, before the workers start.  Either way a refusal is reported for each
+    # file below the directory, with the same message.
     runnable: list[WorkItem] = []
-    dirs: dict[str, str | None] = {}  # directory -> why it could not be created (None: it is there)
-    for item in todo:
-        d = os.path.dirname(item.job.out)
-        if d not in dirs:
-            try:
-                tree.ensure_dir(d)
-                dirs[d] = None
-            except CompileError as e:
-                dirs[d] = str(e)
-            except OSError as e:
-                dirs[d] = f"cannot create {d}: {e.strerror or e}"
-        why = dirs[d]
-        if why is None:
-            runnable.append(item)
-        else:
-            results[item.index] = FileResult(item.job, "failed", message=why)
+    if todo and _cold(tree, anchored):
+        runnable = todo
+    else:
+        dirs: dict[str, str | None] = {}  # directory -> why it could not be created (None: it is there)
+        for item in todo:
+            d = os.path.dirname(item.job.out)
+            if d not in dirs:
+                try:
+                    tree.ensure_dir(d)
+                    dirs[d] = None
+                except CompileError as e:
+                    dirs[d] = str(e)
+                except OSError as e:
+                    dirs[d] = output_tree.cannot_create(d, e)
+            why = dirs[d]
+            if why is None:
+                runnable.append(item)
+            else:
+                results[item.index] = FileResult(item.job, "failed", message=why)
     anchored.forget()  # the workers open their own descriptors
 
     # an existing .xpp is kept when it is current for its source, unless the settings changed since the

@@ -21,9 +21,22 @@ from puppet_xpp.xpp.compile import layout, writes
 from puppet_xpp.xpp.compile.model import CompileError, Events, Options
 from puppet_xpp.xpp.environment import MODULE_NAME, Environment
 
-__all__ = ["OutputTree", "LOCK_FILE", "lock", "open_lock", "sweep", "owner_for", "module_dirs"]
+__all__ = [
+    "OutputTree",
+    "LOCK_FILE",
+    "MODULES_FRESH",
+    "cannot_create",
+    "make_dir",
+    "lock",
+    "open_lock",
+    "sweep",
+    "owner_for",
+    "module_dirs",
+]
 
 LOCK_FILE = "compile.lock"
+# ``.xpp/modules`` relative to ``.xpp``: when a run creates it (a cold compile), nothing below it exists
+MODULES_FRESH = "modules"
 _TMP_NAME = re.compile(r"\..+\.xpp\..+\.tmp\Z")
 
 
@@ -114,6 +127,24 @@ class OutputTree:
         if self.anchored is not None:
             self.anchored.close()
             self.anchored = None
+
+
+def cannot_create(d: str, e: OSError) -> str:
+    """What the compile reports for each file below a directory it could not create."""
+    return f"cannot create {d}: {e.strerror or e}"
+
+
+def make_dir(anchored: writes.AnchoredTree, rel_dir: str, shown: str) -> str | None:
+    """Create ``rel_dir`` (below the anchored ``.xpp`` tree, '/'-separated) and its parents, as
+    :meth:`OutputTree.ensure_dir` does (a worker of a cold compile, for the directory of the file it
+    writes): None, or why not (``shown``: the directory's path in the message)."""
+    try:
+        anchored.dir_fd(rel_dir, create=True)
+    except writes.UnsafePath as e:
+        return str(e)
+    except OSError as e:
+        return cannot_create(shown, e)
+    return None
 
 
 def lock(tree: OutputTree, opts: Options, events: Events) -> int:

@@ -29,6 +29,7 @@ from puppet_xpp.xpp.compile import document, writes
 from puppet_xpp.xpp.compile.current import is_current
 from puppet_xpp.xpp.compile.model import FileResult, Job, Validation
 from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
+from puppet_xpp.xpp.compile.tree import MODULES_FRESH, make_dir
 
 __all__ = ["WorkerSettings", "WorkItem", "Worker", "run_jobs", "GC_THRESHOLD"]
 
@@ -54,6 +55,16 @@ class WorkerSettings:
     debug: bool
     check: bool  # an existing .xpp may be kept when it is current (not --force, same settings)
     fresh: frozenset[str] = frozenset()  # directories (relative to .xpp) this run created: nothing to read
+
+    @property
+    def cold(self) -> bool:
+        """This run created ``.xpp/modules``: nothing below it to read, and each worker creates the
+        directories it writes into (:func:`xpp.compile.tree.make_dir`)."""
+        return MODULES_FRESH in self.fresh
+
+    def may_exist(self, rel: str) -> bool:
+        """Whether ``rel`` (below ``.xpp``) may exist: not in a directory this run created."""
+        return not self.cold and os.path.dirname(rel) not in self.fresh
 
     def config(self, job: Job) -> CheckConfig:
         """How ``job``'s source is parsed and validated (the module-location rules judge its real path)."""
@@ -129,6 +140,12 @@ class Worker:
         result = FileResult(job, "compiled")
         rel = "modules/" + job.rel
         tree = self.anchored()
+        if settings.cold:  # (else the compiling process made it before the workers started)
+            why = make_dir(tree, os.path.dirname(rel), os.path.dirname(job.out))
+            if why is not None:
+                result.status = "failed"
+                result.message = why
+                return result
         source = read_source(job.src, job.display, limit=settings.max_bytes, as_user=settings.owner)
         if source.text is None:
             assert source.diagnostic is not None  # a source not read has the diagnostic saying why
@@ -142,7 +159,7 @@ class Worker:
         assert source.stat is not None  # read_source sets it whenever the text was read
         result.src_stat = source_signature(source.stat)
         # nothing to read in a directory this run created (a cold compile: saves a failing open per file)
-        existing = None if os.path.dirname(rel) in settings.fresh else tree.read(rel)
+        existing = tree.read(rel) if settings.may_exist(rel) else None
         if settings.check and source.diagnostic is None and existing is not None:
             if self._keep_current(result, existing, source.text, known):
                 return result
@@ -246,8 +263,7 @@ def _run_pool(
 
     _prctl()  # looked up once here, not in every worker
     if settings.check and any(
-        item.known is None and os.path.dirname("modules/" + item.job.rel) not in settings.fresh
-        for item in items
+        item.known is None and settings.may_exist("modules/" + item.job.rel) for item in items
     ):
         from puppet_xpp.xpp.pcore.fast import prepare
 
