@@ -570,6 +570,28 @@ def test_cold_compile_directories_made_by_the_workers(env, monkeypatch, jobs):
     assert f"cannot create {mod}: Permission denied" in out2 + err2
 
 
+def test_cold_compile_sweeps_only_after_a_failure(env, monkeypatch):
+    """A cold compile that writes every file has nothing to sweep and does not walk the tree for it; one
+    with a file not compiled (a FIFO source: its directory was made for it) sweeps, and leaves no empty
+    directory; a warm compile always sweeps."""
+    from puppet_xpp.xpp.compile import tree
+
+    swept: list[str] = []
+    real_sweep = tree.sweep
+    monkeypatch.setattr(tree, "sweep", lambda t, e, *a: swept.append(e.root) or real_sweep(t, e, *a))
+    assert compile_(str(env))[0] == 0
+    assert swept == [] and set(xpps(env)) == set(EXPECTED)
+    assert compile_(str(env), "--force")[0] == 0
+    assert swept == [str(env)]
+    shutil.rmtree(env / ".xpp")
+    swept.clear()
+    (env / "modules" / "apache" / "manifests" / "extra").mkdir()
+    os.mkfifo(env / "modules" / "apache" / "manifests" / "extra" / "pipe.pp")
+    assert compile_(str(env))[0] == 2
+    assert swept == [str(env)] and set(xpps(env)) == set(EXPECTED)
+    assert not (env / ".xpp" / "modules" / "apache" / "manifests" / "extra").exists()
+
+
 @pytest.fixture
 def open_tmp():
     """A temporary directory every user can traverse (pytest's tmp_path is root-only), for tests where

@@ -111,7 +111,8 @@ def _compile_locked(
     # else they are created here, before the workers start.  Either way a refusal is reported for each
     # file below the directory, with the same message.
     runnable: list[WorkItem] = []
-    if todo and _cold(tree, anchored):
+    cold = bool(todo) and _cold(tree, anchored)
+    if cold:
         runnable = todo
     else:
         dirs: dict[str, str | None] = {}  # directory -> why it could not be created (None: it is there)
@@ -170,7 +171,11 @@ def _compile_locked(
     assert len(result.files) == len(jobs)
 
     # stale outputs, temporary files left by killed runs (we hold the lock: all of them), empty directories
-    result.removed = output_tree.sweep(anchored, env, {j.rel for j in jobs}, events)
+    # (after a cold compile that wrote every file there is nothing to sweep: no .xpp that no source
+    # maps to, no temporary file -- each was renamed or removed by the worker that made it --, no empty
+    # directory -- each was made for a file written into it)
+    if not (cold and all(r.status == "compiled" and r.written for r in result.files)):
+        result.removed = output_tree.sweep(anchored, env, {j.rel for j in jobs}, events)
 
     data = State.encode(fingerprint, result.files)
     if data != state.raw:
