@@ -12,9 +12,10 @@ by construction -- and tests/lsp/test_index_parallel.py compares them on the cor
   a small workspace or a second start (the cache answers) never starts a process.  The server's own
   analysis thread indexes too, from the other end of the list (server/lsp/indexing.py), so the
   workers' start-up is never waited for.
-* Workers are started with ``spawn`` (the server has threads: no ``fork``), their standard input and
-  output pointed at /dev/null (the server's are the LSP stream), and stopped when the indexing ends:
-  the server's memory after indexing is the server's alone.
+* Workers are fresh interpreters (server/analysis/child_process.py: the server has threads, no
+  ``fork``; no multiprocessing, whose resource tracker would outlive the indexing), their standard input
+  and output on /dev/null (the server's are the LSP stream), and stopped when the indexing ends: the
+  server's memory after indexing is the server's alone.
 * One file's failure is that file's: the worker reports it and the server indexes it itself.  A worker
   that dies (killed, out of memory) breaks the pool: the files not done yet are indexed serially
   (:class:`IndexPool` says so in ``broken``); the result is the same, only slower.
@@ -22,11 +23,12 @@ by construction -- and tests/lsp/test_index_parallel.py compares them on the cor
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import Any
+
+from puppet_xpp.server.analysis.child_process import Workers
 
 ENV = "PUPPET_XPP_INDEX_WORKERS"
 # fewer files to index than this: no worker process (its start, ~0.4 s of CPU, would cost more than
@@ -54,13 +56,8 @@ def workers() -> int:
     return max(0, min(n, 4) - 1)
 
 
-def _worker_init() -> None:
-    """Worker: off the LSP stream (nothing it prints may reach the client, and it never reads the
-    client's messages); the indexing modules imported once."""
-    fd = os.open(os.devnull, os.O_RDWR)
-    os.dup2(fd, 0)
-    os.dup2(fd, 1)
-    os.close(fd)
+def worker_init() -> None:
+    """Worker: the indexing modules imported once, before the first chunk."""
     from puppet_xpp.server.analysis import index_cache, references, ruby_index  # noqa: F401
 
 
@@ -87,14 +84,25 @@ def index_files(paths: Sequence[str]) -> list[Result]:
 
 
 class IndexPool:
-    """The worker processes of one indexing (``with IndexPool(n) as pool``)."""
+    """The worker processes of one indexing (``with IndexPool(n) as pool``), started at once."""
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self.broken = ""  # why the pool stopped (a worker died), "" while it works
-        self.executor = ProcessPoolExecutor(
-            n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
-        )
+        self.failed = ""  # why the pool stopped, when a caller or the start said so
+        self.workers: Workers | None = None
+        try:
+            self.workers = Workers(n, f"{__name__}:worker_init", name="puppet-xpp-index")
+        except OSError as e:  # (no executable, no process left)
+            self.failed = str(e) or type(e).__name__
+
+    @property
+    def broken(self) -> str:
+        """Why the pool stopped (a worker died or could not start), "" while it works."""
+        return self.failed or (self.workers.broken if self.workers is not None else "")
+
+    @broken.setter
+    def broken(self, why: str) -> None:
+        self.failed = why
 
     def __enter__(self) -> IndexPool:
         return self
@@ -103,17 +111,23 @@ class IndexPool:
         self.close()
 
     def close(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.workers is not None:
+            self.workers.close()
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (tests, benchmarks)."""
+        return [c.pid for c in self.workers.children] if self.workers is not None else []
 
     def submit_one(self, paths: Sequence[str]) -> Future[list[Result]] | None:
         """``paths`` sent to a worker: their future, or None when the pool cannot take them (a worker
         could not start, or died: ``broken`` says why)."""
-        if self.broken:
+        if self.broken or self.workers is None:
             return None
         try:
-            return self.executor.submit(index_files, list(paths))
-        except Exception as e:  # BrokenProcessPool, a worker that could not be started
-            self.broken = str(e) or type(e).__name__
+            future: Future[list[Result]] = self.workers.submit(index_files, list(paths))
+            return future
+        except OSError as e:  # ChildDied: the pool broke or was closed
+            self.failed = self.failed or str(e) or type(e).__name__
             return None
 
     def submit(self, paths: Sequence[str]) -> list[tuple[list[str], Future[list[Result]] | None]]:

@@ -148,7 +148,8 @@ class Server:
 
 
 def workers_of(pid: int) -> list[int]:
-    """The worker processes (multiprocessing's spawn) among the children of ``pid``."""
+    """The indexing worker processes (server/analysis/child_process.py's children started with the
+    index pool's initializer) among the children of ``pid``."""
     out = []
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -160,7 +161,7 @@ def workers_of(pid: int) -> list[int]:
                 cmd = open(f"/proc/{c}/cmdline", "rb").read()
             except OSError:
                 continue
-            if b"spawn_main" in cmd:
+            if b"index_pool:worker_init" in cmd:
                 out.append(int(c))
     return out
 

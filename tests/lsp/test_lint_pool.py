@@ -1,11 +1,19 @@
-"""The lint child process (server/analysis/lint_pool.py) runs at a lower CPU priority than the server, so that
-on a machine with few cores the keystroke analysis wins over a running lint; the fallback, lint in a
-thread of the server, keeps the server's priority."""
+"""The lint child process (server/analysis/lint_pool.py, server/analysis/child_process.py) runs at a lower
+CPU priority than the server, so that on a machine with few cores the keystroke analysis wins over a
+running lint; the fallback, lint in a thread of the server, keeps the server's priority.  A call's
+exception comes back as itself, a killed child is replaced once (then lint runs in the server), the
+child exits when its server is killed, and lint starts no process but the child."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
 
 from puppet_xpp.server.analysis import lint_pool
 
@@ -22,3 +30,75 @@ def test_lint_child_is_nicer_than_the_server() -> None:
         assert asyncio.run(pool.run(os.nice, 0)) == ours
     finally:
         pool.shutdown()
+
+
+def test_a_call_in_the_child_raises_its_exception_here() -> None:
+    pool = lint_pool.LintPool()
+    try:
+        with pytest.raises(FileNotFoundError):
+            asyncio.run(pool.run(os.stat, "/nonexistent/puppet-xpp"))
+        assert asyncio.run(pool.run(os.getpid)) != os.getpid()  # (the child answers again)
+        assert pool.failures == 0
+    finally:
+        pool.shutdown()
+
+
+def test_a_killed_child_is_started_again_then_lint_runs_here() -> None:
+    pool = lint_pool.LintPool()
+    try:
+        first = asyncio.run(pool.run(os.getpid))
+        os.kill(first, signal.SIGKILL)
+        # the call the dead child held fails over to a new child
+        second = asyncio.run(pool.run(os.getpid))
+        assert second not in (first, os.getpid()) and pool.failures == 1
+        os.kill(second, signal.SIGKILL)
+        assert asyncio.run(pool.run(os.getpid)) == os.getpid()  # twice: in a thread of the server
+        assert pool.failures == lint_pool.MAX_FAILURES
+    finally:
+        pool.shutdown()
+
+
+# a "server" that starts its lint child, says the child's pid, and is killed
+_PARENT = """
+import asyncio, os, signal, sys
+from puppet_xpp.server.analysis import lint_pool
+pool = lint_pool.LintPool()
+print(asyncio.run(pool.run(os.getpid)), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_child_exits_when_the_server_is_killed() -> None:
+    done = subprocess.run([sys.executable, "-c", _PARENT], capture_output=True, text=True, timeout=60)
+    child = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_no_process_but_the_child() -> None:
+    """Lint starts one process (multiprocessing's spawn started a resource tracker too, ~15 MB)."""
+    pool = lint_pool.LintPool()
+    try:
+        child = asyncio.run(pool.run(os.getpid))
+        assert _children(os.getpid()) == [child]
+    finally:
+        pool.shutdown()
+    assert _children(os.getpid()) == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            out.extend(int(c) for c in f.read().split())
+    return [c for c in out if _alive(c)]
