@@ -57,14 +57,12 @@ class Run:
         self.client = pytest_lsp.make_test_lsp_client()
         self.record = published(self.client)  # (every publish, in order: tests/lsp/publishes.py)
 
-    async def start(self, root: str) -> types.InitializeResult:
+    async def start(self, root: str | None) -> types.InitializeResult:
         await self.client.start_io(*self.cmd, env=self.env)
-        return await asyncio.wait_for(
-            self.client.initialize_session(
-                types.InitializeParams(capabilities=CAPS, root_uri="file://" + root, process_id=os.getpid())
-            ),
-            60,
+        params = types.InitializeParams(
+            capabilities=CAPS, root_uri="file://" + root if root else None, process_id=os.getpid()
         )
+        return await asyncio.wait_for(self.client.initialize_session(params), 120)
 
     @property
     def publishes(self) -> list[Publish]:
@@ -110,7 +108,7 @@ class Run:
     async def stop(self) -> None:
         self.open_gate()
         try:
-            await asyncio.wait_for(self.client.shutdown_session(), 60)
+            await asyncio.wait_for(self.client.shutdown_session(), 120)
         finally:
             await self.client.stop()
 
@@ -214,7 +212,56 @@ def test_a_change_while_loading_ends_as_without_the_front(workspace: tuple[Any, 
         assert versions == sorted(versions)
         assert got[-1] == expected[-1]
         # the first version's publish is the one the server makes of it (when it made one)
-        assert got[0] == next(p for p in expected if p[1] == 1) or all(p[1] != 1 for p in expected)
+        first = next((p for p in expected if p[1] == 1), None)
+        assert first is None or got[0] == first
         assert not any(d.code == "DUPLICATE_KEY" for d in got[-1][2])
+
+    asyncio.run(main())
+
+
+# a duplicate resource: one of the deep checks' findings (server/lsp/deep.py), with a lint warning
+DUPLICATED = "class demo3 {\n  notify { 'a': }\n  notify { 'a': }\n  $c = \"plain\"\n}\n"
+
+
+def test_without_a_workspace_the_deep_findings_follow_the_fronts_publish(tmp_path: Any) -> None:
+    """No workspace folder: the server holds a document's first publish until its deep findings are in
+    (nothing to index first).  The front cannot have them (the deep checks are the server's): its
+    publish holds the parse and validation diagnostics, the server's follows with the deep findings
+    added, and the client ends with what it sees without the front; nothing shown is taken back."""
+    uri = "file://" + str(tmp_path / "demo3.pp")
+
+    async def steps(run: Run) -> None:
+        run.open(uri, DUPLICATED)
+
+    def done(pubs: list[Publish]) -> bool:
+        return linted(uri, 1)(pubs) and any(d.source == "puppet-xpp-deep" for _u, _v, ds in pubs for d in ds)
+
+    async def main() -> None:
+        direct = Run(tmp_path, DIRECT, gated=False, name="direct")
+        try:
+            await direct.start(None)
+            await steps(direct)
+            expected = await direct.settled(done)
+        finally:
+            await direct.stop()
+        teach = Run(tmp_path, SERVER[2], gated=False, name="learn")
+        await teach.start(None)
+        await teach.stop()
+        run = Run(tmp_path, SERVER[2], gated=True, name="front")
+        try:
+            await run.start(None)
+            await steps(run)
+            await run.until(lambda pubs: len(pubs) >= 1, timeout=30)
+            assert run.gate_closed()
+            first = run.publishes[0][2]
+            assert first == [d for d in expected[0][2] if d.source != "puppet-xpp-deep"]
+            run.open_gate()
+            got = await run.settled(done)
+        finally:
+            await run.stop()
+        assert got[-1] == expected[-1]
+        assert got[1:] == expected  # the server's publishes, as without the front
+        for (_u, _v, before), (_u2, _v2, after) in zip(got, got[1:]):
+            assert all(d in after for d in before)  # never taken back
 
     asyncio.run(main())
