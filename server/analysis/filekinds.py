@@ -5,7 +5,10 @@ The server parses and validates Puppet manifests and EPP templates itself (serve
 the other files it opens -- a Puppetfile (server/analysis/puppetfile.py, puppetfile_editor.py), a
 module's metadata.json (server/analysis/metadata_json.py) -- are never parsed as Puppet, never linted and
 never compiled to .xpp: the session routes them by :func:`kind_of` to a :class:`FileAnalysis`, whose plain
-answers (server/analysis/answers.py) the existing handlers convert as they convert the Puppet ones.
+answers (server/analysis/answers.py) the existing handlers convert as they convert the Puppet ones.  Nor
+are Hiera's files -- ``hiera.yaml`` and its YAML/JSON data, which the editors send so that the deep checks
+read the unsaved buffers (server/analysis/hiera.py) -- nor any other YAML or JSON document: their kind is
+``other``, which has no analysis (empty answers to every request).
 
 Positions are LSP's, as everywhere in the analysis: 0-based line and a column in the negotiated
 encoding (UTF-16 by default).  A :class:`FileText` carries the text with that encoding, and converts
@@ -30,6 +33,10 @@ KINDS = (PUPPET, EPP, PUPPETFILE, METADATA, OTHER)
 EPP_LANGUAGE_IDS = frozenset({"epp", "embedded-puppet", "epuppet"})
 PUPPETFILE_LANGUAGE_IDS = frozenset({"puppetfile"})
 JSON_LANGUAGE_IDS = frozenset({"json", "jsonc"})
+YAML_LANGUAGE_IDS = frozenset({"yaml"})
+# the names of the files Hiera 5's built-in backends read (yaml_data: .yaml; json_data: .json; and
+# hiera.yaml itself), by which a document opened with no language id is known as data, not Puppet
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
 # r10k reads the file named ``Puppetfile`` in an environment (R10K::ModuleLoader::Puppetfile's
 # DEFAULT_PUPPETFILE_NAME), by that exact name: ``puppetfile`` is another file on a case-sensitive file
 # system (a file of another name is a Puppetfile when the client says so: language id ``puppetfile``)
@@ -49,7 +56,9 @@ def kind_of(uri: str, language_id: str | None) -> str:
       directory that is a module root -- Puppet's rule: the directory holding metadata.json is the
       module's (xpp/environment.py ``infer_module``) -- but not one under ``node_modules`` or a VCS's
       directory;
-    * ``other``: any other JSON document (opened as JSON, or a file ending ``.json``): no analysis;
+    * ``other``: any other JSON document, and every YAML document -- Hiera's ``hiera.yaml`` and data
+      files among them (opened as JSON or YAML, or with no language id a file ending ``.json``,
+      ``.yaml`` or ``.yml``): no analysis, never Puppet;
     * ``epp``: the language id ``epp``/``embedded-puppet``/``epuppet``, or a file ending ``.epp``;
     * ``puppet``: everything else (the server's behaviour before the kinds existed).
     """
@@ -59,11 +68,22 @@ def kind_of(uri: str, language_id: str | None) -> str:
         return PUPPETFILE
     if name == METADATA_NAME and (not lang or lang in JSON_LANGUAGE_IDS) and _module_root(uri):
         return METADATA
-    if lang in JSON_LANGUAGE_IDS or (not lang and name.lower().endswith(".json")):
+    if (
+        lang in JSON_LANGUAGE_IDS
+        or lang in YAML_LANGUAGE_IDS
+        or (not lang and name.lower().endswith(DATA_SUFFIXES))
+    ):
         return OTHER
     if lang in EPP_LANGUAGE_IDS or name.lower().endswith(".epp"):
         return EPP
     return PUPPET
+
+
+def is_data_file(uri: str) -> bool:
+    """Whether the document ``uri`` may be a file Hiera reads (its name ends ``.yaml``, ``.yml`` or
+    ``.json``): its text opened, edited, saved or closed in the editor changes what the deep checks
+    see (server/lsp/documents.py ``data_changed``), whatever the kind it was opened as."""
+    return _basename(uri).lower().endswith(DATA_SUFFIXES)
 
 
 def _basename(uri: str) -> str:

@@ -112,10 +112,9 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.encoding,
         session.gc_pacer,
     )
-    # how it is analysed: a Puppetfile or a module's metadata.json by its own analysis, never as Puppet
+    # how it is analysed: a Puppetfile or a module's metadata.json by its own analysis, Hiera's YAML and
+    # JSON (read by the deep checks) by none, never as Puppet
     kind = filekinds.kind_of(td.uri, td.language_id)
-    if kind == filekinds.PUPPET and is_yaml(td.uri, td.language_id):
-        kind = filekinds.OTHER  # (Hiera's data: never parsed as Puppet; read by the deep checks)
     session.documents[td.uri] = DocState(td.uri, doc, kind=kind)
     schedule(ls, td.uri)
     data_changed(ls, td.uri)
@@ -129,24 +128,12 @@ def did_open(ls: PuppetServer, params: types.DidOpenTextDocumentParams) -> None:
         )
 
 
-YAML_LANGUAGE_IDS = frozenset({"yaml"})
-DATA_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-def is_yaml(uri: str, language_id: str | None) -> bool:
-    """A YAML document (Hiera's ``hiera.yaml`` and data files): the client's language id ``yaml``, or a
-    ``.yaml``/``.yml`` file opened with none."""
-    lang = (language_id or "").lower()
-    name = uri.split("?", 1)[0].split("#", 1)[0].lower()
-    return lang in YAML_LANGUAGE_IDS or (not lang and name.endswith((".yaml", ".yml")))
-
-
 def data_changed(ls: PuppetServer, uri: str) -> None:
     """The editor's text of a YAML or JSON document (Hiera's data, maybe) was opened, edited, saved or
     closed: what reads Hiera follows (``HieraCache``'s listeners: the deep checks of the open
     manifests, server/lsp/deep.py, read these buffers)."""
     st = ls.session.documents.get(uri)
-    if (st is None or not st.is_puppet) and uri.split("?", 1)[0].lower().endswith(DATA_SUFFIXES):
+    if (st is None or not st.is_puppet) and filekinds.is_data_file(uri):
         ls.session.hiera.invalidate()
 
 
