@@ -14,7 +14,12 @@ corpus's modules taken last one first, so the text is not the one bench_lsp.py m
 * ``first_break``: an open quote or an open brace typed at a code line in the middle of the body (the
   body breaks there), -> its diagnostics published; deleted again after each;
 * ``keystroke``: one-character edits at those lines -> diagnostics (the p95 ≤ 16 ms figure);
-* the anchor: the in-process full parse + validation of the same text, from the same run.
+* the anchor: the in-process full parse + validation of the same text, from the same run;
+* ``names_ms`` (``--names``): a completion after ``stdlib::`` in a small manifest of a workspace of the
+  corpus's modules (~1,290 items: every name the workspace and the core define; the client filters
+  them), asked 20 times, with the bench's client capabilities (no completion capabilities: every item
+  carries its edit and documentation) and with a current client's (``itemDefaults.editRange``,
+  documentation resolved later, snippets: VS Code, Neovim 0.11); the item count and bytes beside.
 Prints p50/p95/max of each, the load average, the command, and one JSON line.
 """
 
@@ -25,7 +30,9 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
+from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "bench"))
@@ -40,8 +47,6 @@ def build_manifest(corpus: str, target: int) -> str:
     """One class of ~target bytes made like bench_lsp.py's, from the corpus's modules taken last one
     first (a directory of links to them, named in reverse order), so not the text bench_lsp.py
     measures."""
-    import tempfile
-
     mods = sorted(m for m in os.listdir(corpus) if os.path.isdir(os.path.join(corpus, m, "manifests")))
     with tempfile.TemporaryDirectory(prefix="xpp-bench-") as tmp:
         for k, m in enumerate(reversed(mods)):
@@ -80,11 +85,65 @@ def change(c: Client, uri: str, version: int, line: int, col: int, end: tuple[in
     return t0
 
 
+# a current client's completion capabilities (VS Code, Neovim 0.11): the edit range once per list, the
+# documentation resolved when an item is selected
+CURRENT_CLIENT: Msg = {
+    "completion": {
+        "completionItem": {"snippetSupport": True, "resolveSupport": {"properties": ["documentation"]}},
+        "completionList": {"itemDefaults": ["editRange", "insertTextFormat", "data"]},
+    }
+}
+
+
+class NamesClient(Client):
+    """The bench's client, with ``extra`` text document capabilities in its initialize."""
+
+    def __init__(self, root: str, extra: Msg) -> None:
+        self.extra = extra
+        super().__init__(root)
+
+    def request(self, method: str, params: Any, timeout: float = 120) -> Msg:
+        if method == "initialize":
+            caps = dict(params["capabilities"])
+            caps["textDocument"] = {**caps["textDocument"], **self.extra}
+            params = dict(params, capabilities=caps)
+        return super().request(method, params, timeout)
+
+
+def names(root: str, extra: Msg, times: int = 20) -> Msg:
+    """A completion after ``stdlib::`` in a small manifest of the workspace ``root``, once indexed."""
+    c = NamesClient(root, extra)
+    c.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], 600)
+    with tempfile.TemporaryDirectory(prefix="xpp-bench-names-") as tmp:
+        uri = "file://" + os.path.join(tmp, "names.pp")
+        text = "class names {\n  stdlib::\n}\n"
+        c.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": text}},
+        )
+        c.diags(uri, 1)
+        took: list[float] = []
+        for _ in range(times):
+            t0 = time.perf_counter()
+            m = c.request(
+                "textDocument/completion",
+                {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 10}},
+            )
+            took.append((m["_t"] - t0) * 1000)
+    c.close()
+    result = m.get("result") or {}
+    items = result.get("items", []) if isinstance(result, dict) else result
+    return {**stats(took), "items": len(items), "bytes": len(json.dumps(result))}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="/usr/share/puppet/modules")
     ap.add_argument("--bytes", type=int, default=292_000)
     ap.add_argument("--rounds", type=int, default=3, help="resources typed (at different lines)")
+    ap.add_argument(
+        "--names", action="store_true", help="also the stdlib:: completion in the corpus's workspace"
+    )
     args = ap.parse_args(argv)
     text = build_manifest(args.corpus, args.bytes)
     lines = text.splitlines()
@@ -144,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     c.close()
     out["first_break_ms"] = stats(brk)
     out["keystroke_ms"] = stats(keys)
+    if args.names:
+        out["names_ms"] = names(args.corpus, {})
+        out["names_current_client_ms"] = names(args.corpus, CURRENT_CLIENT)
     out["load_after"] = os.getloadavg()
     out["command"] = "python3 bench/bench_completion.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
@@ -151,9 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{out['bytes']} bytes, {out['lines']} lines; full parse + validate {out['full_parse_validate_ms_median']} ms (anchor)"
     )
-    for name in ("completion_ms", "first_break_ms", "keystroke_ms"):
+    for name in ("completion_ms", "first_break_ms", "keystroke_ms", "names_ms", "names_current_client_ms"):
+        if name not in out:
+            continue
         s = out[name]
-        print(f"  {name:16} n={s['n']:4} p50 {s['p50']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}")
+        size = f"  {s['items']} items, {s['bytes']} bytes" if "items" in s else ""
+        print(f"  {name:16} n={s['n']:4} p50 {s['p50']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}{size}")
     if wrong:
         print("  completion WRONG:", wrong[:5])
     print(f"  load {out['load_before']} -> {out['load_after']}; command: {out['command']}")
