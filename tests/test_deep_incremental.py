@@ -206,3 +206,35 @@ def test_a_broken_text_keeps_the_parts_for_its_repair() -> None:
         assert inc.findings(edited) == _whole(edited, path, world), typed
         if k == 2:
             assert inc.checked <= 3, inc.checked  # (the repair)
+
+
+def test_top_level_statements_are_kept_across_a_broken_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of top-level statements: each is kept by its text in the memo too, so an edit checks the
+    statement it touched, and an open quote (the tree the parser's recovery makes of the rest) then
+    closed again checks a few statements, not the file again; findings equal the whole text's."""
+    from puppet_xpp.server.analysis.deep import engine
+
+    walked: list[int] = []
+    walk = engine._walk
+
+    def counted(root: object, *args: object, **kw: object) -> object:
+        walked.append(1)
+        return walk(root, *args, **kw)  # type: ignore[arg-type]
+
+    text = "".join(
+        f"file {{ '/tmp/t{i}': ensure => file, content => $c{i} }}\nzz_nosuch{i} {{ 'a': }}\n"
+        for i in range(100)
+    )
+    path = os.path.join(str(CORPUS_ROOT), "zz_top", "manifests", "init.pp")
+    world = _world(path)
+    inc = Incremental(path, world)
+    inc.findings(text)
+    monkeypatch.setattr(engine, "_walk", counted)
+    at = text.index("file { '/tmp/t50'")
+    for typed in ["x", "'", "'x", "'x'", "'x'\n"]:
+        edited = text[:at] + typed + text[at:]
+        whole = _whole(edited, path, world)
+        walked.clear()
+        assert inc.findings(edited) == whole, typed
+        if typed in ("x", "'x'"):
+            assert len(walked) <= 3, (typed, len(walked))

@@ -20,7 +20,6 @@ from puppet_xpp.grammar.incremental.broken import BrokenText
 from puppet_xpp.grammar.incremental.compact import HUGE_BYTES, CompactTokens
 from puppet_xpp.grammar.incremental.lex import Relexer
 from puppet_xpp.grammar.incremental.state import (
-    DEF_TYPES,
     FAR,
     BlockExpression,
     Escalate,
@@ -35,8 +34,8 @@ from puppet_xpp.grammar.incremental.state import (
     Recorder,
     bound_pos,
     def_order,
+    definitions_in,
     held_lists,
-    node_end,
     nodes_of,
     out_len,
     overlapping,
@@ -102,9 +101,7 @@ class IncrementalParser:
         if bt.broken is not None or bt.kept_tokens is not None:
             if prog is not None and bt.plain_units is not None and bt.plain_lazy:
                 self.pos.flush(prog.body)  # (statements from before the boundary may carry marks)
-                defs = [x for x in ast.walk(prog.body) if type(x) in DEF_TYPES]
-                defs.sort(key=node_end)
-                prog.definitions = defs
+                prog.definitions = sorted(definitions_in([prog.body]), key=def_order)
                 bt.plain_lazy = False
             return prog
         if prog is not None and (self.pos.pending or self._defs_stale):

@@ -57,11 +57,19 @@ def definitions_in(roots: list[Any], skip: set[int] | frozenset[int] = frozenset
     """The definitions in these trees (not below the nodes in skip)."""
     out = []
     stack = [x for x in roots if id(x) not in skip]
+    pop, push, node, defs = stack.pop, stack.append, Node, DEF_TYPES
     while stack:
-        n = stack.pop()
-        if type(n) in DEF_TYPES:
+        n = pop()
+        if type(n) in defs:
             out.append(n)
-        stack.extend(x for x in _children(n) if id(x) not in skip)
+        for f in n._child_fields:  # (inline: a definition may be anywhere in a Program of 30,000 nodes)
+            v = getattr(n, f)
+            if type(v) is list:
+                for y in v:
+                    if isinstance(y, node) and id(y) not in skip:
+                        push(y)
+            elif v is not None and id(v) not in skip and isinstance(v, node):
+                push(v)
     return out
 
 
@@ -320,21 +328,6 @@ def remove_values(diags: list[Any], remove: list[Any]) -> list[Any]:
     return out
 
 
-def _first_child(n: Any) -> Any:
-    for f in n._child_fields:
-        v = getattr(n, f)
-        if v is None:
-            continue
-        if type(v) is list:
-            for x in v:
-                if isinstance(x, Node):
-                    return x
-            continue
-        if isinstance(v, Node):
-            return v
-    return None
-
-
 def _children(n: Any) -> list[Any]:
     out: list[Any] = []
     for f in n._child_fields:
@@ -514,8 +507,8 @@ class Positions:
         self.flat_by_list.pop(id(statements), None)
 
     def start_of(self, n: Any) -> int:
-        """Where n's subtree starts (an operator node stands after its left operand): the smallest
-        offset along the first children."""
+        """Where n's subtree starts (an operator node stands after its left operand, a parameter
+        after its type): the smallest offset along the earliest children (of each field's first)."""
         pending = self.pending
         d = 0
         lo = None
@@ -526,8 +519,27 @@ class Positions:
             o = n.offset + d
             if lo is None or o < lo:
                 lo = o
-            n = _first_child(n)
+            n = self._earliest_child(n)
         return int(lo) if lo is not None else 0
+
+    def _earliest_child(self, n: Any) -> Any:
+        """The child of n that starts first (its own mark applied): the first node of each field
+        (a list's are in source order), the one with the smallest offset."""
+        pending = self.pending
+        best = None
+        best_at = 0
+        for f in n._child_fields:
+            v: Any = getattr(n, f)
+            if type(v) is list:
+                v = next((x for x in v if isinstance(x, Node)), None)
+            if v is None or not isinstance(v, Node):
+                continue
+            child: Any = v
+            e = pending.get(id(child))
+            at = child.offset + (e[1] if e is not None else 0)
+            if best is None or at < best_at:
+                best, best_at = child, at
+        return best
 
     def _spine(self, root: Any, a: int, b: int, visit: Any) -> None:
         """Walk the nodes that may lie around [a, b): calls visit(node, true offset) for each such

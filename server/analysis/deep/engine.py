@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.server.analysis.deep import calls, duplicates, params, references, variables
@@ -79,8 +79,10 @@ def statement_findings(
     """The findings of one top-level statement (the duplicate and once-per-module rules aside); with
     ``memo``, a long class or define is checked one body statement at a time, each kept in the memo
     (:class:`BodyMemo`)."""
-    if memo is not None and _splits(statement):
-        return _split_findings(statement, place, world, memo)  # type: ignore[arg-type]
+    if memo is not None:
+        if _splits(statement):
+            return _split_findings(statement, place, world, memo)  # type: ignore[arg-type]
+        return memo.whole(statement, place, world)
     answers = Recording(world)
     found = _walk(statement, place, answers)
     return StatementResult(statement, tuple(found), frozenset(answers.asked))
@@ -168,6 +170,7 @@ class Part:
     asked: frozenset[Asked]
     answers: tuple[tuple[Asked, tuple[object, ...]], ...]
     stamp: object
+    idle: int = 0  # checks since one last used it (BodyMemo.used)
 
     def moved(self, delta: int, stamp: object) -> Part:
         if not delta:
@@ -210,11 +213,16 @@ class BodyMemo:
     one's ``old``; ``judged``, the unknown-variable findings (kept too: a long body may have
     hundreds, and each is the same object as long as its place is the same).
 
-    The parts of a place (a file's classes, or its defines) that this check did not meet at all
-    (the text is broken: Puppet's parse stops at the first syntax error, and the definition after it
-    is not in the tree) are kept as they were: the keystroke that repairs the text (a quote closed
-    again) then checks the statements it changed, not the whole body again.  (A file has a few
-    places, each keeping the parts of its last check that met it.)"""
+    The top-level statements the caller did not keep are kept here the same way (as parts of the
+    file's place: :meth:`whole`).
+
+    A broken text (an open quote: the rest of the file a string, then code where strings were)
+    shows a tree made by the parser's recovery, with the statements after the break elsewhere or
+    missing.  So the parts a check did not use are kept for ``IDLE`` more checks (those of a place it
+    did not meet at all, as they were): the keystroke that repairs the text (the quote closed again)
+    then checks the statements it changed, not the whole body again."""
+
+    IDLE = 32  # checks an unused part is kept for
 
     def __init__(self, data: bytes, stamp: object, old: Parts | None = None) -> None:
         self.data = data
@@ -224,6 +232,7 @@ class BodyMemo:
         self.log: list[tuple[PartKey, Part]] = []  # the parts used, in order
         self.checked = 0  # parts checked (not taken from the memo): the tests' measure
         self.made: dict[variables.Use, Finding] = {}  # (judged)
+        self.judging = False  # a long definition's variables were judged
         self.judged_before: dict[variables.Use, Finding] = {}
 
     def keep(self, key: PartKey, part: Part) -> None:
@@ -234,16 +243,50 @@ class BodyMemo:
     def judged(self) -> dict[variables.Use, Finding]:
         """The unknown-variable findings this check made, or the last ones when it met no long
         definition (kept as its parts are)."""
-        return self.made if self.fresh else self.judged_before
+        return self.made if self.judging else self.judged_before
 
     @property
     def used(self) -> Parts:
         """The parts this check used or kept, and those of the places it did not meet (as they were:
         their stamp tells whether the answers they depended on are to be asked again)."""
-        out = dict(self.fresh)
+        out = self.fresh
         for here, texts in self.old.items():
-            out.setdefault(here, texts)
+            mine = out.get(here)
+            if mine is None:
+                out[here] = texts  # (not met: as they were)
+                continue
+            for text, parts in texts.items():
+                for part in parts:
+                    if part.idle < self.IDLE:
+                        mine.setdefault(text, []).append(replace(part, idle=part.idle + 1))
+        self.old = {}  # (moved into what this returns)
         return out
+
+    def whole(self, statement: ast.Positioned, place: Place, world: World) -> StatementResult:
+        """A top-level statement's result, kept by its text as a part of the file's place."""
+        lo = statement.offset
+        text = self.data[lo : lo + statement.length]
+        kept = self.old.get(place, {}).get(text)
+        part = kept.pop(0) if kept else None
+        stamp = self.stamp
+        if part is not None and part.stamp != stamp:
+            if not all(world.answer_key(q) == k for q, k in part.answers):
+                part = None
+        if part is None:
+            answers = Recording(world)
+            found = _walk(statement, place, answers)
+            asked = answers.asked
+            part = Part(
+                lo, tuple(found), frozenset(), (), (), frozenset(asked), _answered(world, asked), stamp
+            )
+            self.checked += 1
+            if not contained(statement, lo, lo + statement.length):
+                return StatementResult(statement, part.findings, part.asked, part.answers)
+        elif part.offset != lo or part.idle:
+            part = part.moved(lo - part.offset, stamp)
+        self.fresh.setdefault(place, {}).setdefault(text, []).append(part)
+        self.log.append(((place, text), part))
+        return StatementResult(statement, part.findings, part.asked, part.answers)
 
     def parts(
         self,
@@ -275,7 +318,7 @@ class BodyMemo:
                 if not contained(statement, lo, hi):
                     out.append(part)  # (its text does not say all it is: checked every time, never kept)
                     continue
-            elif part.offset != lo:
+            elif part.offset != lo or part.idle:
                 part = part.moved(lo - part.offset, stamp)
             used.setdefault(text, []).append(part)
             log.append(((here, text), part))
@@ -364,9 +407,13 @@ def _check_part(statement: ast.Positioned, lo: int, here: Place, world: World, s
         tuple(scope.candidates()),
         tuple(duplicates.declarations([statement])),
         frozenset(answers.asked),
-        tuple((q, world.answer_key(q)) for q in sorted(answers.asked)),
+        _answered(world, answers.asked),
         stamp,
     )
+
+
+def _answered(world: World, asked: set[Asked]) -> tuple[tuple[Asked, tuple[object, ...]], ...]:
+    return tuple((q, world.answer_key(q)) for q in sorted(asked))
 
 
 def _split_findings(
@@ -410,6 +457,7 @@ def _split_findings(
         uses += part.uses
         asked |= part.asked
     out += duplicates.duplicated(declared, here.path)
+    memo.judging = True
     out += variables.judge(node, known, uses, here, answers, memo.judged_before, memo.made)
     asked |= answers.asked
     answered += ((q, answers.answer_key(q)) for q in answers.asked)
