@@ -84,8 +84,8 @@ FRONT_MODULES = (
     "puppet_xpp.server.lsp.text",
 )
 LOAD_STEPS = ("lsprotocol.types", "pygls.lsp.server", SERVER_MODULE)
-# the most the loader waits for the front at one step (s): never a dead lock, at worst a slower start
-FRONT_WAIT = 2.0
+# the most the loader waits for the front in all (s): never a dead lock, at worst a slower start
+FRONT_WAIT = 1.0
 DID_OPEN = "textDocument/didOpen"
 Json = dict[str, Any]
 
@@ -294,9 +294,11 @@ def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, in
     code the server's analysis runs (server/lsp/sync.py ``analyze``: a Document of the text as
     documents.py's ``did_open`` makes it, with the check configuration of the settings
     ``initializationOptions`` give) -- or None when the server is to say: not a Puppet manifest or
-    template, binary content, a lone CR, more diagnostics than one publish shows."""
+    template, binary content, a lone CR, more diagnostics than one publish shows, a big text (the
+    server analyses it on a thread of its own: here it would hold up the front's reading, and so a
+    ``shutdown``, for as long)."""
     from puppet_xpp.server.analysis import filekinds
-    from puppet_xpp.server.analysis.document import Document, path_of_uri, to_lsp_diagnostics
+    from puppet_xpp.server.analysis.document import APART_BYTES, Document, path_of_uri, to_lsp_diagnostics
     from puppet_xpp.server.analysis.workspace import Settings, check_config_for
     from puppet_xpp.server.lsp import text
 
@@ -311,8 +313,11 @@ def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, in
         or type(language) is not str
     ):
         return None
-    if filekinds.kind_of(uri, language) not in (filekinds.PUPPET, filekinds.EPP):
-        return None
+    if (
+        filekinds.kind_of(uri, language) not in (filekinds.PUPPET, filekinds.EPP)
+        or len(source) >= APART_BYTES
+    ):
+        return None  # (characters: at most its bytes; the bytes are checked below)
     roots = roots_of(init)
     settings = Settings.from_dict(
         init.get("initializationOptions") or {}, Settings(), roots[0] if roots else None
@@ -320,7 +325,8 @@ def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, in
     doc = Document(
         uri, text.clean_surrogates(source), version, check_config_for(path_of_uri(uri), settings), encoding
     )
-    if text.binary_reason(doc.data) is not None or text.has_lone_cr_bytes(doc.data):
+    data = doc.data
+    if len(data) >= APART_BYTES or text.binary_reason(data) is not None or text.has_lone_cr_bytes(data):
         return None
     diags = to_lsp_diagnostics(doc.analysis())
     if len(diags) > text.MAX_DIAGNOSTICS:
@@ -336,10 +342,16 @@ class FrontWork:
         self.ready = threading.Event()
         self.idle = threading.Event()
         self.idle.set()
+        self.waited = 0.0  # seconds the loader waited so far
 
     def wait_idle(self) -> None:
-        """The loader, between two steps: wait while the front analyses (at most :data:`FRONT_WAIT`)."""
-        self.idle.wait(FRONT_WAIT)
+        """The loader, between two steps: wait while the front analyses (at most :data:`FRONT_WAIT` in
+        all: the server is never held up longer, whatever the documents)."""
+        if self.idle.is_set() or self.waited >= FRONT_WAIT:
+            return
+        t0 = time.monotonic()
+        self.idle.wait(FRONT_WAIT - self.waited)
+        self.waited += time.monotonic() - t0
 
 
 @dataclass
@@ -538,7 +550,7 @@ class Front:
             return
         try:
             if self.work is not None and not self.work.ready.wait(FRONT_WAIT):
-                return  # (the loader is stuck: the server publishes)
+                return  # (the loader is slow: the server publishes)
             first = first_diagnostics(document, params, self.encoding)
         except Exception:  # never the front's to fail: the server analyses it again
             log.exception("puppet-xpp: early diagnostics failed")

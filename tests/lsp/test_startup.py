@@ -345,3 +345,21 @@ def test_initialize_pygls_refuses_is_never_answered_early(tmp: Any) -> None:
         c.open_gate()
         r = c.response(i, timeout=60)
         assert r is not None and r.get("error", {}).get("code") == -32602 and "result" not in r
+
+
+def test_a_big_document_is_left_to_the_server(tmp: Any) -> None:
+    """A text the server analyses on a thread of its own (server/analysis/document.py APART_BYTES): the
+    front does not analyse it (it would not read a ``shutdown`` meanwhile); the server publishes it."""
+    from puppet_xpp.server.analysis.document import APART_BYTES
+
+    big = "".join(f"notice('line {k}')\n" for k in range(APART_BYTES // 16))
+    assert len(big) >= APART_BYTES
+    with gated(tmp, initialized=True) as c:
+        c.notify("initialized", {})
+        uri = "file:///tmp/startup-big.pp"
+        c.open(uri, big)
+        c.open("file:///tmp/startup-demo.pp", DOC)
+        assert c.publish("file:///tmp/startup-demo.pp", 1, timeout=30) is not None  # (read, and the next)
+        assert c.publish(uri, 1, timeout=0.5) is None
+        c.open_gate()
+        assert c.publish(uri, 1, timeout=60) is not None
