@@ -325,6 +325,11 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
     PyObject *value = Py_None;
     PyObject *ret = NULL;
     Py_INCREF(value);
+    /* the lookahead's terminal id, read once per token (the reductions between two shifts look at the
+       same token): the token it was read from and its index */
+    PyObject *looked = NULL;
+    Py_ssize_t looked_at = -1;
+    long t = -1;
     for (;;) {
         PyObject *tok;
         if (i < n && i < PyList_GET_SIZE(tokens))
@@ -334,22 +339,30 @@ static PyObject *Machine_run(Machine *m, PyObject *args) {
         Py_INCREF(tok);
         int state = stack[depth - 1];
         int act = NOACT;
-        PyObject *type = PyObject_GetAttr(tok, s_type);
-        if (type == NULL) {
-            Py_DECREF(tok);
-            goto error;
+        if (tok != looked || i != looked_at) {
+            PyObject *type = PyObject_GetAttr(tok, s_type);
+            if (type == NULL) {
+                Py_DECREF(tok);
+                goto error;
+            }
+            PyObject *tid = PyDict_GetItemWithError(m->term_ids, type);
+            Py_DECREF(type);
+            t = -1;
+            if (tid != NULL) {
+                t = PyLong_AsLong(tid);
+                if (t == -1 && PyErr_Occurred()) {
+                    Py_DECREF(tok);
+                    goto error;
+                }
+            } else if (PyErr_Occurred()) {
+                Py_DECREF(tok);
+                goto error;
+            }
+            looked = tok; /* (compared by address only, while the values or the list hold it) */
+            looked_at = i;
         }
-        PyObject *tid = PyDict_GetItemWithError(m->term_ids, type);
-        Py_DECREF(type);
-        long t = -1;
-        if (tid != NULL) {
-            t = PyLong_AsLong(tid);
-            if (t >= 0 && t < nterms)
-                act = actions[(Py_ssize_t)state * nterms + t];
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(tok);
-            goto error;
-        }
+        if (t >= 0 && t < nterms)
+            act = actions[(Py_ssize_t)state * nterms + t];
         if (act == NOACT) {
             act = (tok == end_tok && cut) ? m->only_reduce[state] : m->default_reduce[state];
             defaults++;
