@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.xpp.compile import document, writes
 from puppet_xpp.xpp.compile.current import is_current
-from puppet_xpp.xpp.compile.model import FileResult, Job, Validation
+from puppet_xpp.xpp.compile.model import DiagnosticRow, FileResult, Job, Validation
 from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
 from puppet_xpp.xpp.compile.tree import MODULES_FRESH, make_dir
 
@@ -88,6 +88,26 @@ class WorkItem:
     )
 
 
+# A FileResult as a worker sends it back: its fields but the job, which the compiling process has (the
+# job's paths were most of each pickle, made in a worker and read in the compiling process)
+Answer = tuple[str, int, int, list[DiagnosticRow], str, list[int] | None, list[int] | None, bool]
+
+
+def _result(job: Job, answer: Answer) -> FileResult:
+    status, errors, warnings, diagnostics, message, src_stat, xpp_stat, written = answer
+    return FileResult(
+        job,
+        status,
+        errors=errors,
+        warnings=warnings,
+        diagnostics=diagnostics,
+        message=message,
+        src_stat=src_stat,
+        xpp_stat=xpp_stat,
+        written=written,
+    )
+
+
 class Worker:
     """Compiles jobs with one run's settings; opens its own ``.xpp`` tree descriptors on first use."""
 
@@ -112,8 +132,13 @@ class Worker:
             self.tree = None
 
     def work(self, item: WorkItem) -> FileResult:
-        """The pool's function (looked up on the class at each call: a test may replace compile_job)."""
+        """One item's result (looked up on the class at each call: a test may replace compile_job)."""
         return self.compile_job(item.job, item.known)
+
+    def answer(self, item: WorkItem) -> Answer:
+        """The pool's function: :meth:`work`'s result as it crosses the result pipe (:data:`Answer`)."""
+        r = self.work(item)
+        return (r.status, r.errors, r.warnings, r.diagnostics, r.message, r.src_stat, r.xpp_stat, r.written)
 
     def compile_job(self, job: Job, known: Entry | None = None) -> FileResult:
         """Compile one file.  Never raises: a failure inside puppet-xpp becomes the file's INTERNAL_ERROR
@@ -270,9 +295,9 @@ def _run_pool(
         prepare()  # existing .xpp files may be read: generate the reader once, before forking
     chunk = max(1, min(16, len(items) // (n * 8)))
     worker = Worker(settings, parent=os.getpid())
-    for kind, item, value in run_pool(worker.work, items, n, worker.start, (), chunk):
+    for kind, item, value in run_pool(worker.answer, items, n, worker.start, (), chunk):
         if kind == "done":
-            yield item, value
+            yield item, _result(item.job, value)
         else:
             job = item.job
             yield item, FileResult(job, "failed", message=f"{job.display}: not compiled: {value}")
