@@ -196,3 +196,56 @@ def test_a_worker_killed_while_indexing_leaves_the_same_index() -> None:
         b.close()
     assert got == want
     assert sum(len(x) for x in want) > 300
+
+
+@pytest.fixture
+def early_start(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An empty index cache directory, one worker, and no indexing begun in this process yet."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("PUPPET_XPP_INDEX_CACHE", str(cache))
+    monkeypatch.setenv(index_pool.ENV, "1")
+    monkeypatch.setattr(index_pool, "pool_made", False)
+    monkeypatch.setattr(index_pool, "early_workers", None)
+    return str(cache)
+
+
+@needs_corpus
+def test_workers_started_early_give_the_same_index(early_start: str) -> None:
+    """Workers started before the server is loaded (index_pool.prestart) index the first files; the
+    indexing's pool adopts them and hands each file out once, whatever its chunks, as the serial
+    indexing has it."""
+    paths = workspace_files([CORPUS])
+    early = index_pool.start_early([CORPUS])
+    assert early is not None
+    first = early.by_path[paths[0]]
+    first.result(timeout=120)  # (the first chunk done before the indexing asks)
+    results: list[index_pool.Result] = []
+    with index_pool.IndexPool(1) as pool:
+        assert pool.workers is early.workers and pool.early
+        futures = [pool.submit_one(paths[k : k + 8]) for k in range(0, len(paths), 8)]
+        assert futures[0] is not None and futures[0].done()  # (from what the early worker did)
+        for future in futures:
+            assert future is not None
+            results.extend(future.result(timeout=300))
+    assert sorted(r[0] for r in results) == sorted(paths)  # each file once
+    assert {p: rec[2:] for p, rec, _why, _failed in results if rec is not None} == serial(paths)
+
+
+def test_no_early_start_on_a_second_start(early_start: str, tmp_path: Any) -> None:
+    """An index cache naming the folders (a second start) or a small workspace: no early workers."""
+    small = tmp_path / "small" / "manifests"
+    small.mkdir(parents=True)
+    (small / "init.pp").write_text("class small {}\n")
+    assert index_pool.start_early([str(tmp_path / "small")]) is None  # (fewer than MIN_FILES files)
+    for k in range(index_pool.MIN_FILES):
+        (small / f"c{k}.pp").write_text(f"class small::c{k} {{}}\n")
+    header = {"format": "x", "roots": [str(tmp_path / "small")]}
+    with open(os.path.join(early_start, "0123.json"), "w") as f:
+        f.write(json.dumps(header) + "\n")
+    assert index_pool.start_early([str(tmp_path / "small")]) is None
+    os.unlink(os.path.join(early_start, "0123.json"))
+    early = index_pool.start_early([str(tmp_path / "small")])
+    assert early is not None
+    early.expire()  # (not adopted: stopped)
+    assert index_pool.early_workers is None and early.workers.closed
