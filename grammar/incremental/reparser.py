@@ -81,6 +81,7 @@ class IncrementalParser:
         self.pending: tuple[int, int, int] | None = None  # damaged range (new coordinates) and delta
         self._dirty = True
         self._vcache: dict[int, tuple[Any, ...]] = {}
+        self._checker_for: tuple[check.CheckConfig, Checker] | None = None
         self.pos = Positions()
         self._defs_stale = False
         # the definitions of the state's Program (kept up to date edit by edit; in source order by end
@@ -867,8 +868,14 @@ class IncrementalParser:
         return list(self._vdiags)
 
     def _checker(self) -> Checker:
-        """grammar.check's validator for this document."""
-        ck: Checker = check.checker(self.config)
+        """grammar.check's validator for this document: one for its configuration, reused unit after
+        unit (each validation of a unit starts with no diagnostics, logs or path of its own; making
+        one per unit was a fifth of validating the ~1,700 statements a quote typed mid-file leaves
+        to validate again)."""
+        held = self._checker_for
+        if held is None or held[0] is not self.config:
+            held = self._checker_for = (self.config, check.checker(self.config))
+        ck: Checker = held[1]
         # (the statements below a unit validated again keep their marks: a check of the unit that
         # reports one of them asks where it is)
         ck.offset_of = self.pos.now
