@@ -318,7 +318,9 @@ class BodyMemo:
                 if not contained(statement, lo, hi):
                     out.append(part)  # (its text does not say all it is: checked every time, never kept)
                     continue
-            elif part.offset != lo or part.idle:
+            elif part.idle or (part.offset != lo and (part.findings or part.uses or part.declared)):
+                # (a part with nothing at a place -- most of a body's -- is not moved: its offset is
+                # read for nothing else)
                 part = part.moved(lo - part.offset, stamp)
             used.setdefault(text, []).append(part)
             log.append(((here, text), part))
