@@ -928,3 +928,31 @@ def test_on_save_plans_only_the_file_saved(env, monkeypatch):
     assert (
         compile_saved(str(env), str(env / "modules/apache/examples/init.pp"), level=None, strict=None) is None
     )
+
+
+def test_a_bug_of_the_deep_checks_is_an_internal_error_at_its_statement(tmp_path, monkeypatch):
+    """--compile --deep: a deep check that raises is an INTERNAL_ERROR at the statement whose check
+    failed (the line and column --validate --deep gives), in the text output and the report's ``deep``
+    list, and exit status 2 (from E8's proposal, brief e8 item 3)."""
+    import importlib
+
+    from puppet_xpp.server.analysis.deep import types
+    from tests.test_deep_checks_internal import failing, write_env
+
+    cli = importlib.import_module("puppet_xpp.server.cli.main")
+    manifest = write_env(tmp_path / "production")
+    env = tmp_path / "production"
+    monkeypatch.setattr(types, "literal_mismatches", failing)
+    monkeypatch.setattr(types, "matches", failing)
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(["--compile", str(env), "--deep", "--report", str(tmp_path / "r.json")], out, err)
+    assert status == 2, (out.getvalue(), err.getvalue())
+    assert (
+        "Error: Internal error (ZeroDivisionError): in the deep check of this resource: injected failure "
+        f"of the type model (file: {manifest}, line: 3, column: 3)"
+    ) in out.getvalue().splitlines()
+    report = json.loads((tmp_path / "r.json").read_text())
+    deep = [d for e in report["environments"] for f in e["files"] for d in f["deep"]]
+    internal = [(d["line"], d["column"]) for d in deep if d["code"] == "INTERNAL_ERROR"]
+    assert internal == [(2, 3), (3, 3), (6, 8), (7, 3)]  # (as --validate --deep: test_deep_checks_internal)
+    assert [d["code"] for d in deep if d["code"] != "INTERNAL_ERROR"] == ["DEEP_UNKNOWN_CLASS"] * 2

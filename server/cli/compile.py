@@ -367,11 +367,9 @@ def _env_report(r: EnvResult, deep: dict[str, FileDiagnostics] | None = None) ->
     """An environment's part of the JSON report (with ``--deep``: each file's ``deep`` findings too)."""
     report = _env_files_report(r)
     if deep is not None:
-        from puppet_xpp.server.cli.validate import deep_json
-
         for f, entry in zip(r.files, report["files"]):
             result = deep.get(f.job.display)
-            entry["deep"] = deep_json(result) if result is not None else []
+            entry["deep"] = _deep_json(result) if result is not None else []
         report["counts"]["deep_errors"] = sum(
             1 for result in deep.values() for x in result.deep if x.severity == "error"
         )
@@ -500,7 +498,7 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
         reports.append(rep)
         for k in totals:
             totals[k] += rep["counts"][k]
-        if r.io_errors or r.failed:
+        if r.io_errors or r.failed or _deep_failed(deep):
             status = 2
         elif (r.with_errors or _deep_errors(deep)) and status == 0:
             status = 1
@@ -649,11 +647,9 @@ def _compile_one(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, A
         "seconds": round(time.monotonic() - t0, 3),
     }
     if deep is not None:
-        from puppet_xpp.server.cli.validate import deep_json
-
         result = deep.get(src)
-        rep["deep"] = deep_json(result) if result is not None else []
-    return (1 if errors or _deep_errors(deep) else 0), rep
+        rep["deep"] = _deep_json(result) if result is not None else []
+    return (2 if _deep_failed(deep) else 1 if errors or _deep_errors(deep) else 0), rep
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -675,6 +671,7 @@ def deep_results(
     environment's diagnostics, or kept for the format written at the end)."""
     from puppet_xpp.server.analysis.deep import DEEP_SOURCE
     from puppet_xpp.server.analysis.deep.worlds import WorldCache
+    from puppet_xpp.server.cli.output import location
     from puppet_xpp.server.cli.validate import deep_check, deep_lines, deep_position, validate_file
 
     worlds = WorldCache(level)
@@ -700,9 +697,13 @@ def deep_results(
             disp.findings.append(
                 Finding(display, line, column, f.severity, f.code, shown(f.message), DEEP_SOURCE)
             )
-        for d in result.diagnostics:  # (a failure of the deep checks on that file)
-            disp.findings.append(Finding(display, None, None, "error", d.code, shown(d.message), DEEP_SOURCE))
-            lines.append(disp.style.diagnostic(f"Error: {shown(d.message)} (file: {shown(display)})") + "\n")
+        for d in result.diagnostics:  # (a bug of the deep checks: at its statement, else the file's)
+            line, column = result.position(d)
+            disp.findings.append(
+                Finding(display, line, column, "error", d.code, shown(d.message), DEEP_SOURCE)
+            )
+            where = location(shown(display), line, column)
+            lines.append(disp.style.diagnostic(f"Error: {shown(d.message)}{where}") + "\n")
         lines.extend(deep_lines(display, result, disp.style))
     if lines and not disp.gather:
         disp._clear()
@@ -712,12 +713,30 @@ def deep_results(
 
 
 def _deep_errors(deep: dict[str, FileDiagnostics] | None) -> bool:
-    """A deep finding of severity error (or a deep check that failed) in ``deep``."""
+    """A deep finding of severity error in ``deep``."""
     if not deep:
         return False
-    return any(
-        result.diagnostics or any(f.severity == "error" for f in result.deep) for result in deep.values()
-    )
+    return any(any(f.severity == "error" for f in result.deep) for result in deep.values())
+
+
+def _deep_failed(deep: dict[str, FileDiagnostics] | None) -> bool:
+    """A bug of the deep checks in ``deep`` (an ``INTERNAL_ERROR``: exit status 2, as any other)."""
+    if not deep:
+        return False
+    return any(result.diagnostics for result in deep.values())
+
+
+def _deep_json(result: FileDiagnostics) -> list[dict[str, Any]]:
+    """A file's ``deep`` list in the JSON report: its findings, then the bugs of its deep checks
+    (``INTERNAL_ERROR``, at the statement whose check failed)."""
+    from puppet_xpp.server.analysis.deep import DEEP_SOURCE
+    from puppet_xpp.server.cli.validate import deep_json
+
+    failed = [
+        {**d.to_json(result.locator), "message": shown(d.message), "source": DEEP_SOURCE}
+        for d in result.diagnostics
+    ]
+    return [*deep_json(result), *failed]
 
 
 def _encoding(a: argparse.Namespace) -> str:
