@@ -304,6 +304,151 @@ async def test_hiera_data_edited_in_the_editor_or_on_disk_checks_the_open_docume
     )
 
 
+# ------------------------------------------------------------------ Hiera's files are never Puppet code
+
+# what the editors now send (editors/vscode's DOCUMENT_SELECTOR, editors/neovim's filetypes): texts that,
+# taken for Puppet, would be a syntax error and puppet-lint's trailing whitespace
+NOT_PUPPET = {
+    "hiera.yaml": ("yaml", "---\nversion: 5\nhierarchy:\n  - name: common   \n    path: common.yaml\n"),
+    "data/common.yaml": ("yaml", "---\napp::needs::port: 80   \nlist: [1, 2]\n"),
+    "data/common.json": ("json", '{"app::needs::port": 80,   \n "x": [1]}\n'),
+}
+
+
+def _requests(uri: str) -> list[tuple[str, Any]]:
+    """Every request the server answers about a document, at a position inside its text."""
+    doc = types.TextDocumentIdentifier(uri=uri)
+    at = types.Position(line=1, character=3)
+    where = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=2, character=0))
+    formatting = types.FormattingOptions(tab_size=2, insert_spaces=True)
+    return [
+        (types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.DocumentSymbolParams(text_document=doc)),
+        (types.TEXT_DOCUMENT_FOLDING_RANGE, types.FoldingRangeParams(text_document=doc)),
+        (types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensParams(text_document=doc)),
+        (types.TEXT_DOCUMENT_HOVER, types.HoverParams(text_document=doc, position=at)),
+        (types.TEXT_DOCUMENT_DEFINITION, types.DefinitionParams(text_document=doc, position=at)),
+        (types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(text_document=doc, position=at)),
+        (types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpParams(text_document=doc, position=at)),
+        (
+            types.TEXT_DOCUMENT_REFERENCES,
+            types.ReferenceParams(
+                text_document=doc, position=at, context=types.ReferenceContext(include_declaration=True)
+            ),
+        ),
+        (
+            types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
+            types.DocumentHighlightParams(text_document=doc, position=at),
+        ),
+        (types.TEXT_DOCUMENT_PREPARE_RENAME, types.PrepareRenameParams(text_document=doc, position=at)),
+        (types.TEXT_DOCUMENT_RENAME, types.RenameParams(text_document=doc, position=at, new_name="other")),
+        (
+            types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
+            types.CallHierarchyPrepareParams(text_document=doc, position=at),
+        ),
+        (
+            types.TEXT_DOCUMENT_FORMATTING,
+            types.DocumentFormattingParams(text_document=doc, options=formatting),
+        ),
+        (
+            types.TEXT_DOCUMENT_RANGE_FORMATTING,
+            types.DocumentRangeFormattingParams(text_document=doc, range=where, options=formatting),
+        ),
+        (
+            types.TEXT_DOCUMENT_ON_TYPE_FORMATTING,
+            types.DocumentOnTypeFormattingParams(text_document=doc, position=at, ch="\n", options=formatting),
+        ),
+        (
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            types.CodeActionParams(
+                text_document=doc, range=where, context=types.CodeActionContext(diagnostics=[])
+            ),
+        ),
+    ]
+
+
+async def test_hiera_files_get_no_puppet_analysis_and_empty_answers(client: LanguageClient) -> None:
+    """hiera.yaml and data files opened as YAML/JSON: no diagnostics (no syntax error, no lint), every
+    request answered with nothing (null where a client takes the first provider that answers: folding,
+    semantic tokens, highlights; no edits, no actions; rename refused as anywhere it finds no name), no
+    symbol of theirs in the workspace, no .xpp written when saved (a manifest saved after them is), and
+    puppet-vscode's fix-all and node graph do not take them for a manifest."""
+    env = client._env  # type: ignore[attr-defined]
+    xpp_tree = os.path.join(env, ".xpp")
+
+    def written() -> set[str]:
+        return {os.path.join(d, f) for d, _s, fs in os.walk(xpp_tree) for f in fs}
+
+    xpp_before = written()
+    uris = []
+    for rel, (language, text) in NOT_PUPPET.items():
+        path = os.path.join(env, "nothiera", rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        uri = "file://" + path
+        uris.append(uri)
+        before = mark(client)
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+            )
+        )
+        p = await wait_publish(client, uri, after=before)
+        assert list(p.diagnostics) == [], (rel, p)
+        for method, params in _requests(uri):
+            try:
+                answer = await client.protocol.send_request_async(method, params)
+            except Exception as e:  # (a refusal: the one rename gives wherever it finds no name)
+                assert method in (types.TEXT_DOCUMENT_PREPARE_RENAME, types.TEXT_DOCUMENT_RENAME), (
+                    rel,
+                    method,
+                    e,
+                )
+                assert "nothing to rename here" in str(e), (rel, method, e)
+                continue
+            assert answer is None or (isinstance(answer, (list, tuple)) and len(answer) == 0), (
+                rel,
+                method,
+                answer,
+            )
+            if method in (
+                types.TEXT_DOCUMENT_FOLDING_RANGE,
+                types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
+                types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+            ):
+                assert answer is None, (rel, method, answer)
+        fix = await client.protocol.send_request_async(
+            "puppet/fixDiagnosticErrors", {"documentUri": uri, "alwaysReturnContent": False}
+        )
+        assert (fix.documentUri, fix.fixesApplied, getattr(fix, "newContent", None)) == (uri, 0, None), fix
+        graph = await client.protocol.send_request_async("puppet/compileNodeGraph", {"external": uri})
+        assert "manifest" in graph.error and not hasattr(graph, "vertices"), (rel, graph)
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    # a manifest saved after them gets its .xpp: by then their saves were handled
+    manifest_uri, _text = open_doc(client, "modules/app/manifests/init.pp")
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=manifest_uri))
+    )
+    xpp = os.path.join(xpp_tree, "modules", "app", "manifests", "init.xpp")
+    for _ in range(600):
+        if os.path.exists(xpp):
+            break
+        await asyncio.sleep(0.05)
+    assert written() - xpp_before <= {xpp} and os.path.exists(xpp)
+    assert not [m.message for m in client.log_messages if "nothiera" in m.message]
+    symbols = await client.protocol.send_request_async(
+        types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="")
+    )
+    assert symbols and not [s for s in symbols if "nothiera" in str(s.location.uri)]
+    for uri in [*uris, manifest_uri]:
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+
 # ----------------------------------------------------------------------------------------------- the setting
 
 

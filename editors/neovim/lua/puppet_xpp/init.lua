@@ -1,6 +1,7 @@
 -- puppet-xpp for Neovim (0.7 and later): starts the puppet-xpp language server for Puppet manifests
--- (filetype `puppet`), EPP templates (`epuppet`), r10k's Puppetfile (`puppetfile`) and modules'
--- metadata.json (`json`, that file name only).
+-- (filetype `puppet`), EPP templates (`epuppet`), r10k's Puppetfile (`puppetfile`), modules'
+-- metadata.json (`json`, that file name only) and Hiera's hiera.yaml and data/ files (`yaml`, `json`) of
+-- an environment or module with a hiera.yaml.
 --
 --   require('puppet_xpp').setup({
 --     cmd = { 'puppet-xpp', '--stdio' },                 -- how to start the server
@@ -216,8 +217,9 @@ function M.attach(bufnr)
   if fname == '' or vim.bo[bufnr].buftype ~= '' then
     return nil
   end
-  -- of JSON, only a module's metadata.json (as lsp/puppet_xpp.lua's root_dir decides on Neovim 0.11+)
-  if vim.bo[bufnr].filetype == 'json' and vim.fn.fnamemodify(fname, ':t') ~= 'metadata.json' then
+  -- of JSON, a module's metadata.json; of YAML and JSON, Hiera's files of an environment or module (the
+  -- rule of lsp/puppet_xpp.lua, whose root_dir decides so on Neovim 0.11+)
+  if not M.native_config().puppet_xpp_serves(bufnr) then
     return nil
   end
   local root = M.find_root(fname)
