@@ -363,3 +363,46 @@ def test_a_big_document_is_left_to_the_server(tmp: Any) -> None:
         assert c.publish(uri, 1, timeout=0.5) is None
         c.open_gate()
         assert c.publish(uri, 1, timeout=60) is not None
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def test_the_indexing_workers_start_while_loading(tmp: Any) -> None:
+    """A workspace big enough for the indexing's worker processes (server/analysis/index_pool.py): the
+    front starts them once the client's first messages are handled, before the server is loaded."""
+    from puppet_xpp.server.analysis import index_pool
+
+    if index_pool.workers() == 0:
+        pytest.skip("one core: no indexing workers")
+    root = tmp / "ws" / "modules" / "m" / "manifests"
+    root.mkdir(parents=True)
+    for k in range(index_pool.MIN_FILES + 10):
+        (root / f"c{k}.pp").write_text(f"class m::c{k} {{}}\n")
+    learn(tmp)
+    c = Client(tmp)
+    try:
+        folder = "file://" + str(tmp / "ws")
+        i = c.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": folder,
+                "capabilities": CAPS,
+                "workspaceFolders": [{"uri": folder, "name": "ws"}],
+            },
+        )
+        assert c.response(i, timeout=20) is not None  # (the front's answer: the gate is closed)
+        c.notify("initialized", {})
+        deadline = time.monotonic() + 30
+        while not _children(c.p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _children(c.p.pid)  # the workers, the server still not loaded
+        assert not os.path.exists(c.gate)
+    finally:
+        c.close()
