@@ -4,6 +4,27 @@ import * as path from 'path';
 
 export const SECTION = 'puppetXpp';
 
+/**
+ * The documents the server serves: manifests, templates, Puppetfiles (r10k), modules' metadata.json, and
+ * Hiera's files -- hiera.yaml and the YAML/JSON data below a `data/` directory (the usual datadir of an
+ * environment or module; another datadir named in hiera.yaml is beyond a selector) -- whose unsaved text the
+ * deep checks read. The server never takes those for Puppet: no diagnostics, lint, formatting, .xpp or
+ * symbols, empty answers to every request. (The client runs only in a window whose workspace holds a Puppet
+ * environment or module: package.json's activationEvents.)
+ */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', language: 'puppet' },
+  { scheme: 'file', language: 'epp' },
+  { scheme: 'file', language: 'puppetfile' },
+  { scheme: 'file', language: 'json', pattern: '**/metadata.json' },
+  { scheme: 'file', language: 'yaml', pattern: '**/hiera.yaml' },
+  { scheme: 'file', language: 'yaml', pattern: '**/data/**' },
+  { scheme: 'file', language: 'json', pattern: '**/data/**' },
+  { scheme: 'untitled', language: 'puppet' },
+  { scheme: 'untitled', language: 'epp' },
+  { scheme: 'untitled', language: 'puppetfile' },
+];
+
 /** The settings the language server understands (initializationOptions / workspace/configuration). */
 export interface ServerSettings {
   modulepath: string[];

@@ -11,7 +11,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import {
-  answerConfiguration, compileArgs, DumpFormat, dumpArgs, SECTION, serverLaunch, serverSettings,
+  answerConfiguration, compileArgs, DOCUMENT_SELECTOR, DumpFormat, dumpArgs, SECTION, serverLaunch, serverSettings,
 } from './config';
 import {
   cliLaunch, discoverServer, FoundServer, INCUMBENT_ID, incumbentWarning, planInstall, versionWarning,
@@ -21,21 +21,11 @@ import { PuppetCommands } from './puppetCommands';
 
 // The bundle is also what the end-to-end test loads (with a stand-in `vscode`): it uses these, not the sources.
 export {
-  answerConfiguration, cliLaunch, compileArgs, discoverServer, dumpArgs, findEnvironment, serverLaunch,
-  serverSettings, versionWarning, xppPathFor,
+  answerConfiguration, cliLaunch, compileArgs, discoverServer, DOCUMENT_SELECTOR, dumpArgs, findEnvironment,
+  serverLaunch, serverSettings, versionWarning, xppPathFor,
 };
 
 const DUMP_SCHEME = 'puppet-xpp-dump';
-/** The documents the server serves: manifests, templates, Puppetfiles (r10k) and modules' metadata.json. */
-export const DOCUMENT_SELECTOR = [
-  { scheme: 'file', language: 'puppet' },
-  { scheme: 'file', language: 'epp' },
-  { scheme: 'file', language: 'puppetfile' },
-  { scheme: 'file', language: 'json', pattern: '**/metadata.json' },
-  { scheme: 'untitled', language: 'puppet' },
-  { scheme: 'untitled', language: 'epp' },
-  { scheme: 'untitled', language: 'puppetfile' },
-];
 const PYTHON_EXTENSION = 'ms-python.python';
 
 let client: LanguageClient | undefined;
