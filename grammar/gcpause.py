@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 __all__ = ["paused"]
 
@@ -32,23 +30,30 @@ _resume = False  # whether the collector was enabled when the first one came in
 _may_freeze = True  # whether every block since then allows the freeze
 
 
-@contextmanager
-def paused(freeze: bool = True) -> Iterator[None]:
+class paused:
     """Automatic cyclic collections off for the block (re-entrant, and shared by threads: the collector
     comes back, if it was on, when the last block ends).  ``freeze=False`` for work that leaves cyclic
     garbage (lint's doubly linked tokens): frozen, it would never be collected; the collector then finds
-    it in one pass over what the block made."""
-    global _holders, _resume, _may_freeze
-    with _lock:
-        if _holders == 0:
-            _resume = gc.isenabled()
-            _may_freeze = True
-            gc.disable()
-        _holders += 1
-        _may_freeze = _may_freeze and freeze
-    try:
-        yield
-    finally:
+    it in one pass over what the block made.  (A class rather than a generator-based context manager:
+    entered several times for every file a compile or validation reads.)"""
+
+    __slots__ = ("freeze",)
+
+    def __init__(self, freeze: bool = True) -> None:
+        self.freeze = freeze
+
+    def __enter__(self) -> None:
+        global _holders, _resume, _may_freeze
+        with _lock:
+            if _holders == 0:
+                _resume = gc.isenabled()
+                _may_freeze = True
+                gc.disable()
+            _holders += 1
+            _may_freeze = _may_freeze and self.freeze
+
+    def __exit__(self, *exc: object) -> None:
+        global _holders
         with _lock:
             _holders -= 1
             if _holders == 0 and _resume:
