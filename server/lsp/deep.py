@@ -355,6 +355,11 @@ def check(session: Session, st: DocState, version: int | None) -> list[LspDiagno
     cache.cost = max(time.perf_counter() - t0, cache.cost * COST_DECAY)
     cache.version = version
     cache.data = an.data
+    if cache.world is not None and an.program is not None and path_of_uri(st.uri):
+        # the document's own definitions as the check made them (World.local, of this text): the
+        # completion from the text (server/lsp/language.py) takes them, so that even a document's
+        # first completion does not wait for an analysis of the latest keystrokes
+        doc.local_symbols_memo = list(cache.world.local)
     cache.published = to_lsp(an, cache.findings)
     return list(cache.published)
 

@@ -124,3 +124,47 @@ def test_answers_from_the_text_at_once_and_from_the_analysis_without_leftovers(t
         ls.worker.shutdown(wait=False)
 
     asyncio.run(run())
+
+
+def test_a_documents_first_completion_answers_from_the_text(tmp_path: Any) -> None:
+    """Once the deep checks have read the document (its first publish waits for them), its own
+    definitions are known: the first completion is answered from the text too, its own class among
+    the names (before, the first completion waited for an analysis of the latest text)."""
+
+    async def run() -> None:
+        ls = create_server()
+        capture = Capture()
+        ls.protocol.set_writer(capture)
+        protocol = ls.protocol
+        env = tmp_path / "production"
+        (env / "modules/app/manifests").mkdir(parents=True)
+        (env / "environment.conf").write_text("modulepath = modules\n")
+        (env / "modules/app/manifests/init.pp").write_text("class app {\n}\n")
+        init = {"capabilities": {}, "rootUri": "file://" + str(env)}
+        _send(protocol, {"id": 1, "method": "initialize", "params": init})
+        _send(protocol, {"method": "initialized", "params": {}})
+        path = env / "modules/app/manifests/t.pp"
+        text = "class app::t {\n  include app::missing\n  include app\n}\n"
+        path.write_text(text)
+        uri = "file://" + str(path)
+        await _until(
+            capture, lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"]
+        )
+        doc = {"uri": uri, "languageId": "puppet", "version": 1, "text": text}
+        _send(protocol, {"method": "textDocument/didOpen", "params": {"textDocument": doc}})
+
+        def deep_published(m: dict[str, Any]) -> bool:
+            diagnostics = m.get("params", {}).get("diagnostics", [])
+            return m.get("method") == "textDocument/publishDiagnostics" and any(
+                d.get("code") == "DEEP_UNKNOWN_CLASS" for d in diagnostics
+            )
+
+        await _until(capture, deep_published)
+        where = {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 13}}
+        _send(protocol, {"id": 2, "method": "textDocument/completion", "params": where})
+        answer = next((m for m in capture.messages if m.get("id") == 2), None)
+        assert answer is not None, "not answered within the handling of the request"
+        assert "app::t" in {it["label"] for it in answer["result"]["items"]}
+        ls.worker.shutdown(wait=False)
+
+    asyncio.run(run())
