@@ -229,16 +229,34 @@ def carried(st: DocState) -> list[LspDiagnostic]:
     if len(published) != len(cache.findings) or text.has_lone_cr_bytes(old):
         return carried_anew(st, cache, head, old_end)
     lines = new.count(b"\n", head, new_end) - old.count(b"\n", head, old_end)
+    # a place after the region keeps its column when its line starts in the common end: after the
+    # first line break there
+    line_break = old.find(b"\n", old_end)
+    if line_break < 0:
+        line_break = len(old)
     kept = []
     index: LineIndex | None = None
     for f, d in zip(cache.findings, published, strict=True):
         if f.offset + f.length <= head:
-            kept.append(LspDiagnostic(d.start, d.end, d.severity, d.code, d.message, d.source, d.deprecated))
+            kept.append(d)  # (the same place: LspDiagnostic objects are not changed once made)
+        elif f.offset > line_break:
+            kept.append(
+                d
+                if lines == 0
+                else LspDiagnostic(
+                    (d.start[0] + lines, d.start[1]),
+                    (d.end[0] + lines, d.end[1]),
+                    d.severity,
+                    d.code,
+                    d.message,
+                    d.source,
+                    d.deprecated,
+                )
+            )
         elif f.offset >= old_end:
-            # a place after the region keeps its column when its line starts in the common end
             ends = []
             for off, (line, col) in ((f.offset, d.start), (f.offset + f.length, d.end)):
-                if old.rfind(b"\n", old_end, off) >= 0:
+                if off > line_break:
                     ends.append((line + lines, col))
                 else:
                     if index is None:
