@@ -361,11 +361,24 @@ class Checker(Rules):
             self.accept("ILLEGAL_EXPRESSION", o, expression=a_an_uc(o), feature="name", container=a_an(o))
             return
         name = e.value
-        if name[:1].isdigit() and name[:1].isascii():
-            if not NUMERIC_VAR_NAME.fullmatch(name):
-                self.accept("ILLEGAL_NUMERIC_VAR_NAME", o, name=name)
-        elif not _VAR_NAME.fullmatch(name):
-            self.accept("ILLEGAL_VAR_NAME", o, name=name)
+        code = _NAME_VERDICTS.get(name, "")
+        if code == "":
+            code = _name_verdict(name)
+            if len(_NAME_VERDICTS) < 65536:
+                _NAME_VERDICTS[name] = code
+        if code is not None:
+            self.accept(code, o, name=name)
+
+
+# a variable's name -> the issue its name raises (None: a valid name), as names recur in every file
+_NAME_VERDICTS: dict[str, str | None] = {}
+
+
+def _name_verdict(name: str) -> str | None:
+    """The issue a variable's name raises (None: a valid name)."""
+    if name[:1].isdigit() and name[:1].isascii():
+        return None if NUMERIC_VAR_NAME.fullmatch(name) else "ILLEGAL_NUMERIC_VAR_NAME"
+    return None if _VAR_NAME.fullmatch(name) else "ILLEGAL_VAR_NAME"
 
 
 def _pattern_with_replacement(o: Any) -> bool:
