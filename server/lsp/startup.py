@@ -398,11 +398,6 @@ class Front:
         # documents opened whose first diagnostics the front is to publish (uri -> textDocument), once
         # it has read what the client sent so far
         self.todo: dict[str, Json] = {}
-        # the workspace folders whose indexing workers are to start early (server/analysis/index_pool.py
-        # ``prestart``), once the documents opened with ``initialized`` are published: the workers'
-        # start-up (a walk of the folders on a thread of ours) would share the interpreter with them
-        self.prestart: Json | None = None  # (initialize's params: the folders are its)
-        self.initialized = False
 
     # -- output
 
@@ -421,8 +416,7 @@ class Front:
             want = [self.ready_fd]
             if not self.eof and len(self.raw) < MAX_FRONT_BYTES:
                 want.append(self.fd_in)
-            soon = self.todo or (self.prestart is not None and self.initialized)
-            readable, _, _ = select.select(want, [], [], 0 if soon else None)
+            readable, _, _ = select.select(want, [], [], 0 if self.todo else None)
             if self.ready_fd in readable:
                 self.handoff.prefix = bytes(self.raw)
                 self.set_todo({})
@@ -433,8 +427,6 @@ class Front:
                     document = self.todo[uri]
                     self.publish_first(document)
                     self.set_todo({u: d for u, d in self.todo.items() if u != uri})
-                elif self.initialized:
-                    self.start_indexing()
                 continue
             try:
                 chunk = os.read(self.fd_in, 65536)
@@ -516,7 +508,6 @@ class Front:
             if plausible_initialize(params):
                 assert type(params) is dict
                 hand.initialize_params = params
-                self.prestart = params
                 cache = hand.cache = self.open_cache()
                 result = cache.get(params["capabilities"])
                 if result is not None:
@@ -526,8 +517,6 @@ class Front:
                     enc = caps.get("positionEncoding") if type(caps) is dict else None
                     self.encoding = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
             return None
-        if method == "initialized":
-            self.initialized = True
         if method == "shutdown" and "id" in msg and hand.initialize_result is not None and self.pending == 1:
             self.answer(msg_id, None)
             self.shutdown = True
@@ -542,19 +531,6 @@ class Front:
         elif uri in self.todo:  # changed, closed, saved: its first publish is the server's
             self.set_todo({u: d for u, d in self.todo.items() if u != uri})
         return None
-
-    def start_indexing(self) -> None:
-        """Start the workspace's indexing workers before the server is loaded (issue 31 item 2: their
-        start-up is ~0.25 s), once: server/analysis/index_pool.py ``prestart`` (nothing on a second start,
-        a small workspace, one core); the server's indexing adopts them."""
-        params, self.prestart = self.prestart, None
-        if params is not None and not self.shutdown:
-            try:
-                from puppet_xpp.server.analysis import index_pool
-
-                index_pool.prestart(roots_of(params))
-            except Exception:  # (a nicety: the indexing starts its workers itself)
-                log.exception("puppet-xpp: the early indexing workers did not start")
 
     def set_todo(self, todo: dict[str, Json]) -> None:
         """The documents left to publish; the loader waits while there are any."""
