@@ -71,22 +71,6 @@ def diagnostic(d: LspDiagnostic) -> types.Diagnostic:
     )
 
 
-def diagnostic_json(d: LspDiagnostic) -> dict[str, Any]:
-    """``d`` as JSON, the same as :func:`diagnostic`'s lsprotocol Diagnostic unstructured: for a publish
-    sent as a :class:`Prebuilt` (a publish of many diagnostics costs the event loop ~10 ms through
-    lsprotocol and cattrs on a 300 KB manifest, while requests wait to be read)."""
-    out: dict[str, Any] = {
-        "range": _range_json((d.start, d.end)),
-        "severity": d.severity,
-        "code": d.code,
-        "source": d.source,
-        "message": d.message,
-    }
-    if d.deprecated:
-        out["tags"] = [types.DiagnosticTag.Deprecated.value]
-    return out
-
-
 def text_edits(edits: Sequence[Edit]) -> list[types.TextEdit]:
     return [types.TextEdit(range=range_((a, b)), new_text=t) for a, b, t in edits]
 

@@ -124,16 +124,3 @@ async def test_edits_per_item_and_documentation_resolved(vscode: LanguageClient)
     assert "file" in resolved.documentation.value.lower()
     keyword = next(it for it in got.items if it.label == "unless")
     assert keyword.data is None  # (nothing to resolve: nothing left out)
-
-
-def test_a_diagnostic_as_json_is_lsprotocols() -> None:
-    """The same prebuilt path for a publish (convert.diagnostic_json): equal to lsprotocol's form."""
-    from puppet_xpp.server.analysis.document import LspDiagnostic
-
-    converter = default_converter()
-    for d in (
-        LspDiagnostic((1, 2), (1, 9), 1, "SYNTAX_ERROR", "Syntax error at 'x'"),
-        LspDiagnostic((0, 0), (3, 0), 2, "DEPRECATED_X", "old", source="puppet-lint", deprecated=True),
-        LspDiagnostic((4, 1), (4, 1), 4, "", "", source=""),
-    ):
-        assert convert.diagnostic_json(d) == converter.unstructure(convert.diagnostic(d))
