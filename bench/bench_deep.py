@@ -21,6 +21,13 @@ so that both figures come from the same run, the same server and the same load:
 * the load average at the start and the end (the machine may be shared).
 
 Prints a human summary and one JSON line.
+
+``--in-process``: no server; the same edits (``code`` and ``typing``) applied to the language server's
+incremental parser in this process, and for each keystroke the CPU time of its parts: the update, the
+validation, the Program's upkeep (``program``: positions and definitions brought up to date, what the
+deep checks' first read costs) and the deep engine's check (server/analysis/deep/engine.py with the
+memo carried from keystroke to keystroke, as server/lsp/deep.py runs it), p50/p95/max; CPU time, so
+that a loaded machine changes the figures less than it changes latencies.
 """
 
 from __future__ import annotations
@@ -179,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         "--settle", type=float, default=0.25, help="seconds without a publish of a version: its last publish"
     )
     ap.add_argument("--no-big", action="store_true", help="skip the ~300 KB one-class manifest")
+    ap.add_argument(
+        "--in-process", action="store_true", help="CPU time of each part of a keystroke, no server"
+    )
     a = ap.parse_args(argv)
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-deep-") as tmp:
@@ -186,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.no_big and os.path.isdir(a.corpus):  # (bench_lsp.py's second file)
             files.append(pathlib.Path(tmp, "big.pp"))
             files[-1].write_text(build_one_class_manifest(a.corpus), encoding="utf-8")
-        results = run(files, a)
+        results = [in_process(f, a) for f in files] if a.in_process else run(files, a)
     print(f"  load average (1/5/15 min): at start {load_start}, at end {os.getloadavg()}")
     print(json.dumps({"files": results, "loadavg_start": load_start, "loadavg": os.getloadavg()}))
     return 0
@@ -208,6 +218,90 @@ def run(files: list[pathlib.Path], a: argparse.Namespace) -> list[Msg]:
     finally:
         c.close()
     return results
+
+
+def in_process(file: pathlib.Path, a: argparse.Namespace) -> Msg:
+    """The CPU time of each part of a keystroke in this process (see the module docstring)."""
+    from puppet_xpp.grammar.check import CheckConfig
+    from puppet_xpp.grammar.incremental import IncrementalParser
+    from puppet_xpp.server.analysis.deep import (
+        BodyMemo,
+        Place,
+        file_findings,
+        statement_findings,
+        top_statements,
+    )
+    from puppet_xpp.server.analysis.deep.worlds import WorldCache
+    from puppet_xpp.xpp.environment import FileContext
+
+    text = file.read_text(encoding="utf-8")
+    # (the one-class manifest is checked as a module's of the corpus, as the server sees it there)
+    big = file.name == "big.pp" and file.parent.name.startswith("bench-deep-")
+    path = os.path.join(a.corpus, "big", "manifests", "init.pp") if big else str(file)
+    world = WorldCache().world_for(FileContext(path, modulepath=(a.corpus,)))
+    parser = IncrementalParser(text, CheckConfig(file=path))
+    kept: dict[str, Any] = {"parts": {}, "judged": {}}
+
+    def deep() -> None:
+        program = parser.program
+        memo = BodyMemo(parser.data, ("stamp",), kept["parts"])
+        memo.judged_before = kept["judged"]
+        place = Place(path, complete=world.complete)
+        results = [statement_findings(s, place, world, memo) for s in top_statements(program)]
+        kept["parts"], kept["judged"] = memo.used, memo.judged
+        file_findings(results, program, path, program.locator.line_for_offset)
+
+    parser.update()
+    parser.validation_diagnostics()
+    deep()
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line.encode()) + 1)
+    cpu: dict[str, list[float]] = {
+        "update": [],
+        "validate": [],
+        "program": [],
+        "deep": [],
+        "program+deep": [],
+    }
+    lines = text.splitlines()
+    at = positions(text, a.edits)
+    changes = one_char(at) + typed(at[0][0], len(lines[at[0][0]]), "\n  notice('x', [1, {a => 2}])")
+    for change in changes:
+        (l0, c0), (l1, c1) = (
+            (r["line"], r["character"]) for r in (change["range"]["start"], change["range"]["end"])
+        )
+        lo = min(starts[l0] + c0, starts[l0 + 1] - 1)
+        hi = min(starts[l1] + c1, starts[l1 + 1] - 1) if l1 + 1 < len(starts) else starts[l1] + c1
+        parser.edit(lo, hi, change["text"])
+        t0 = time.process_time()
+        parser.update()
+        t1 = time.process_time()
+        parser.validation_diagnostics()
+        t2 = time.process_time()
+        parser.program  # noqa: B018  (its upkeep: what the deep checks' first read of it costs)
+        t3 = time.process_time()
+        deep()
+        t4 = time.process_time()
+        for name, ms in zip(cpu, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t2)):
+            cpu[name].append(ms * 1000)
+        starts = [0]
+        for line in parser.data.decode("utf-8", "surrogateescape").split("\n"):
+            starts.append(starts[-1] + len(line.encode("utf-8", "surrogateescape")) + 1)
+    out: Msg = {
+        "file": str(file),
+        "bytes": len(text.encode()),
+        "keystrokes": len(changes),
+        "loadavg": os.getloadavg(),
+    }
+    print(
+        f"{file}: {out['bytes']} bytes, {len(changes)} keystrokes in process (CPU ms; load {out['loadavg'][0]:.1f})"
+    )
+    for name, xs in cpu.items():
+        row = {"p50": round(pct(xs, 50), 2), "p95": round(pct(xs, 95), 2), "max": round(max(xs), 2)}
+        out[f"cpu_{name}_ms"] = row
+        print(f"  {name:13s} p50 {row['p50']} / p95 {row['p95']} / max {row['max']} ms")
+    return out
 
 
 def report(out: Msg) -> None:
