@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis.index import ParsedHook, index_data
 from puppet_xpp.server.analysis.references import Ref, RefIndex
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
@@ -331,7 +332,10 @@ class IndexCache:
         finally:
             os.close(dfd)
         try:
-            self.old = self._decode(data)
+            # (tens of thousands of records become objects kept for the session, no cycle among them: the
+            # collections their allocation would start -- most of the decoding's time -- find nothing)
+            with paused():
+                self.old = self._decode(data)
         except (ValueError, UnicodeDecodeError, RecursionError) as e:
             self.old = {}
             self.ignored = str(e) or type(e).__name__
