@@ -2,7 +2,10 @@
 # pair, the runtime's loaded Program against Puppet's own parse of the source.  Puppet's model `==` ignores
 # positions (Positioned#eql? compares no offset or length), so the class, offset and length of every
 # positioned node in document order are compared too, with every node on the one Locator of its Program,
-# the Locator's text and file.  Prints one JSON array: "ok" or what differs, per pair.
+# the Locator's text and file.  Writes one JSON object: "results", "ok" or what differs per pair, and
+# "no_builder", the AST table's types that the loader builds through Puppet's `new` instead of its flattened
+# constructor (asked once Puppet's parser has run, as in a server: a false refusal once sent half of them
+# through `new` and an eval'd checker that JRuby interprets), into the file req['out'].
 require 'json'
 req = JSON.parse(File.read(ARGV[0]))
 $LOAD_PATH.unshift(req['runtime_lib'])
@@ -34,4 +37,9 @@ res = Puppet.override(loaders: Puppet::Pops::Loaders.new(env)) do
     "#{e.class}: #{e.message}"
   end
 end
-puts JSON.generate(res)
+reader = PuppetX::Xpp::MsgpackReader
+no_builder = reader.table.reject do |name, (klass, min, _max, params, tests)|
+  reader::Builder.cached(klass, params, min, tests, name)
+end.keys
+# (into req['out']: the JVM's compilation log, when asked for, shares stdout)
+File.write(req['out'], JSON.generate('results' => res, 'no_builder' => no_builder))

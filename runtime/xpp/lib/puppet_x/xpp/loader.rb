@@ -139,8 +139,11 @@ module PuppetX
 
       # The next value.  Writer-table markers are kept as [code, ...] arrays: a PCORE_OBJECT_START marker
       # holds what its first sight established ([code, kind, class or name, count, name, builder]), so a
-      # repeat costs one table lookup.  Positioned nodes (most of a payload) are built at the end of this
-      # method, not in a called one (one Ruby call less per node).
+      # repeat costs one table lookup.  Positioned nodes (most of a payload) are built by #positioned and
+      # arrays read by #array, not here: with them inline this method was 6.4 KB of JVM bytecode, on which
+      # HotSpot's C1 gives up ("out of virtual registers in LIR generator"), so Puppet Server ran it in the
+      # JVM's bytecode interpreter for ever (85% of a warm server's loading samples); a call more per node
+      # costs far less.  tests/runtime/test_jruby_loader.py watches the JVM's compilation log.
       def value
         s = @s
         p = @p
@@ -222,30 +225,41 @@ module PuppetX
         when 0x01 # TABULATION
           return reference(arg, p)
         when 0x10 # ARRAY_START
-          raise EOFError if arg > @n - @p # (each element takes a byte at least)
-          return definitions(arg) if p == @defs_at
-          a = []
-          @stab << a
-          raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > 2000
-          i = 0
-          while i < arg
-            # small integers inline (a Locator's line offsets are most of a payload's arrays)
-            p = @p
-            c = s.getbyte(p)
-            if c && c < 0x80 then @p = p + 1; a << c
-            elsif c == 0xcd && p + 2 < @n then @p = p + 3; a << ((s.getbyte(p + 1) << 8) | s.getbyte(p + 2))
-            else a << value
-            end
-            i += 1
-          end
-          @depth -= 1
-          return a
+          return array(arg, p)
         else
           return rare(code, arg)
         end
         return object(marker) unless marker[8] # (true for a positioned node's marker)
-        # A positioned node: TABULATION(the Locator), offset, length, then the other attributes.  The
-        # usual encodings are decoded inline; any other goes through #value and is checked.
+        positioned(marker)
+      end
+
+      # The value of an ARRAY_START of `arg` elements whose marker started at `p` (#value's case).
+      def array(arg, p)
+        s = @s
+        raise EOFError if arg > @n - @p # (each element takes a byte at least)
+        return definitions(arg) if p == @defs_at
+        a = []
+        @stab << a
+        raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > 2000
+        i = 0
+        while i < arg
+          # small integers inline (a Locator's line offsets are most of a payload's arrays)
+          p = @p
+          c = s.getbyte(p)
+          if c && c < 0x80 then @p = p + 1; a << c
+          elsif c == 0xcd && p + 2 < @n then @p = p + 3; a << ((s.getbyte(p + 1) << 8) | s.getbyte(p + 2))
+          else a << value
+          end
+          i += 1
+        end
+        @depth -= 1
+        a
+      end
+
+      # A positioned node of `marker` (#value's case): TABULATION(the Locator), offset, length, then the
+      # other attributes.  The usual encodings are decoded inline; any other goes through #value and is checked.
+      def positioned(marker)
+        s = @s
         obj = marker[2].allocate
         @stab << obj # (a reference to it before its initializer ran is refused as cyclic: see TABULATION)
         p = @p
