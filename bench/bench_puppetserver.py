@@ -5,9 +5,11 @@ Puppet 7.23; no msgpack gem there, so the loader's own byte reader is what runs)
    load path, its vendored gems) running ``bench/bench_runtime.rb`` over every corpus manifest without errors
    (``/usr/share/puppet/modules``), from memory: Puppet's parse + validate (``EvaluatingParser#parse_string``)
    against what the runtime does instead (load the ``.xpp``, check it is usable, replay its diagnostics).
-   Every loaded Program is first checked ``==`` to Puppet's parse in that JRuby; then
-   ``--loader-rounds`` interleaved rounds, CPU time of the timing thread (JRuby's JIT and collector threads
-   excluded alike for both sides), best and median pass, and the median of the per-round ratios.
+   Every loaded Program is first checked ``==`` to Puppet's parse in that JRuby; then ``--warm-up``
+   untimed interleaved rounds (what a server that has run for a while has behind it: JRuby's JIT and the
+   JVM's compilers keep speeding both sides up over the first 15-20 passes), then ``--loader-rounds``
+   interleaved rounds, CPU time of the timing thread (JRuby's JIT and collector threads excluded alike for
+   both sides), best and median pass, and the median of the per-round ratios.
 2. Catalogs over HTTPS from one running server (tests/test_puppetserver.py sets it up as
    runtime/xpp/README.md documents): ``examples/production`` whose web node also includes every corpus
    module's main class that compiles (about 120 manifests a catalog), with its ``.xpp`` tree and without
@@ -20,7 +22,7 @@ Puppet 7.23; no msgpack gem there, so the loader's own byte reader is what runs)
 
 The machine's load average is printed beside every figure.
 
-    python bench/bench_puppetserver.py [--loader-rounds 15] [--rounds 7] [--no-catalogs] [--no-loader]
+    python bench/bench_puppetserver.py [--warm-up 16] [--loader-rounds 10] [--rounds 7] [--no-catalogs] [--no-loader]
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from tests.runtime.test_puppet_runtime import (  # noqa: E402
 )
 
 
-def run_jruby_bench(pairs: list, rounds: int) -> dict:
+def run_jruby_bench(pairs: list, rounds: int, warmup: int) -> dict:
     """bench/bench_runtime.rb over ``pairs`` in Puppet Server's JRuby; its JSON result."""
     with tempfile.TemporaryDirectory() as tmp:
         req = {
@@ -60,6 +62,7 @@ def run_jruby_bench(pairs: list, rounds: int) -> dict:
             "dir": tmp,
             "strict": LEVEL["7.23"][1],
             "rounds": rounds,
+            "warmup": warmup,
             "pairs": pairs,
         }
         path = os.path.join(tmp, "req.json")
@@ -83,14 +86,15 @@ def load() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def bench_loader(rounds: int) -> None:
+def bench_loader(rounds: int, warmup: int) -> None:
     pairs = usable_pairs(corpus_env("7.23"))
     before = load()
-    r = run_jruby_bench(pairs, rounds)
+    r = run_jruby_bench(pairs, rounds, warmup)
     mb = r["bytes"] / 1e6
     print(
         f"Loading in Puppet Server's JRuby ({r['ruby']}): {r['files']} corpus files, {mb:.2f} MB of source; "
-        f"{r['same_programs']} loaded Programs == Puppet's parse; {r['rounds']} interleaved rounds, thread CPU s "
+        f"{r['same_programs']} loaded Programs == Puppet's parse; {r['warmup']} interleaved warm-up rounds "
+        f"(untimed), then {r['rounds']} interleaved rounds, thread CPU s "
         f"({before})"
     )
     for key, label in (("parse", "parse + validate"), ("loader", "xpp loader")):
@@ -179,12 +183,15 @@ def bench_catalogs(rounds: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7, help="catalog rounds")
+    ap.add_argument("--loader-rounds", type=int, default=10, help="timed loader rounds (after the warm-up)")
     ap.add_argument(
-        "--loader-rounds",
+        "--warm-up",
         type=int,
-        default=15,
-        help="loader rounds (JRuby's JIT compiles a method after 50 calls and the JVM's own compilers "
-        "later still: both sides keep speeding up over the first ten passes or so; a server runs warm)",
+        default=16,
+        help="untimed loader rounds first, both sides interleaved: JRuby's JIT compiles a method after 50 calls "
+        "and the JVM's own compilers later still (the loader's hot methods reach C2 after ~10 passes on a "
+        "quiet machine, later on a loaded one): both sides keep speeding up over the first 15-20 passes, and "
+        "a Puppet Server runs warm for days",
     )
     ap.add_argument("--no-loader", action="store_true")
     ap.add_argument("--no-catalogs", action="store_true")
@@ -194,7 +201,7 @@ def main() -> int:
         return 0
     print(f"cores: {os.cpu_count()}")
     if not a.no_loader:
-        bench_loader(a.loader_rounds)
+        bench_loader(a.loader_rounds, a.warm_up)
     if not a.no_catalogs:
         bench_catalogs(a.rounds)
     return 0

@@ -11,11 +11,13 @@
 #                   msgpack gem is installed (not in Puppet Server's JRuby)
 #
 # How: first every loaded Program is compared with Puppet's own parse of its source (==; the run aborts on
-# any difference), then N rounds, each timing every side once in a rotating order (interleaved, so a change
+# any difference), then `warmup` untimed rounds (JRuby: its JIT and then the JVM's compile the code of both
+# sides over the first tens of passes; a server runs warm for days), then N rounds, each timing every side
+# once in a rotating order (interleaved, so a change
 # of machine load hits all sides alike); before each timed pass a full GC.start, during it GC runs as
 # usual (the same for every side).  CPU time of this process.  Reported: the best and the median pass of
 # each side, and the median of the per-round ratios parse / loader.
-# -> one JSON line {"bytes", "files", "rounds", "same_programs", "<side>": {"best", "median", "gc_runs"},
+# -> one JSON line {"bytes", "files", "rounds", "warmup", "same_programs", "<side>": {"best", "median", "gc_runs"},
 #                   "ratio_best", "ratio_median"}
 require 'json'
 req = JSON.parse(File.read(ARGV[0]))
@@ -95,18 +97,20 @@ res = Puppet.override(loaders: Puppet::Pops::Loaders.new(env), current_environme
   times = Hash.new { |h, k| h[k] = [] }
   gcs = Hash.new(0)
   names = sides.keys
-  rounds.times do |r|
+  warmup = req['warmup'].to_i
+  (warmup + rounds).times do |r|
     names.rotate(r).each do |name|
-      next if name == 'deserializer' && r >= 2
+      next if name == 'deserializer' && (r < warmup || r >= warmup + 2)
       GC.start
       g = GC.count
       t = cpu
       sides[name].call
+      next if r < warmup
       times[name] << cpu - t
       gcs[name] += GC.count - g
     end
   end
-  out = { 'bytes' => bytes, 'files' => pairs.size, 'rounds' => rounds, 'same_programs' => same,
+  out = { 'bytes' => bytes, 'files' => pairs.size, 'rounds' => rounds, 'warmup' => warmup, 'same_programs' => same,
           'ruby' => "#{RUBY_ENGINE} #{RUBY_ENGINE == 'jruby' ? JRUBY_VERSION : RUBY_VERSION}, Puppet #{Puppet.version}" }
   names.each { |n| out[n] = { 'best' => times[n].min, 'median' => median(times[n]), 'gc_runs' => gcs[n] } }
   out['ratio_best'] = times['parse'].min / times['loader'].min
