@@ -16,15 +16,25 @@ The handlers are thin: the work is in server/analysis, which imports no pygls.
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from lsprotocol import types
+from puppet_xpp.grammar.gcpause import paused
 
-from puppet_xpp.server.lsp import custom, deep, documents, indexing, language, lint, references
-from puppet_xpp.server.lsp.language_server import PuppetServer
+# Importing the handlers' modules makes a few hundred thousand objects (classes, functions, tables) kept
+# for the process, with no garbage among them: the collections their allocation would start find
+# nothing, and once imported they are frozen (as what survives an analysis is: GcPacer in
+# server/analysis/document.py, whose full collections still look at everything), so no collection
+# before then traverses them again (~25 ms each).
+with paused():
+    from lsprotocol import types
+
+    from puppet_xpp.server.lsp import custom, deep, documents, indexing, language, lint, references
+    from puppet_xpp.server.lsp.language_server import PuppetServer
+gc.freeze()
 
 if TYPE_CHECKING:
     from puppet_xpp.server.lsp.startup import Handoff
