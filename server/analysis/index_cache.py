@@ -370,6 +370,8 @@ class IndexCache:
 
         if not self.enabled:
             return False
+        if self.unchanged() and self._touch():
+            return True
         body = marshal.dumps({p: encode_entry(e) for p, e in sorted(self.new.items())})
         header = {
             "format": FORMAT,
@@ -388,6 +390,27 @@ class IndexCache:
             prune(dfd)
             return True
         except OSError:
+            return False
+        finally:
+            os.close(dfd)
+
+    def unchanged(self) -> bool:
+        """Whether this indexing kept exactly the entries loaded (each file found by its stat, none
+        added or gone): then the file on disk already holds all of it, and a second start does not
+        encode, digest and write its megabytes again while the first requests come in."""
+        old = self.old
+        return bool(old) and len(self.new) == len(old) and all(self.new.get(p) is e for p, e in old.items())
+
+    def _touch(self) -> bool:
+        """Mark the cache file in use (its modification time: :func:`prune` keeps it), without a link
+        followed; False when that failed (the caller writes it whole instead)."""
+        dfd = self._open_dir(create=False)
+        if dfd is None:
+            return False
+        try:
+            os.utime(self.name, dir_fd=dfd, follow_symlinks=False)
+            return True
+        except (OSError, NotImplementedError):
             return False
         finally:
             os.close(dfd)

@@ -210,6 +210,31 @@ async def test_second_start_answers_from_the_cache(workspace):
         await second.stop()
 
 
+async def test_a_second_start_with_nothing_changed_does_not_write_the_cache_again(workspace):
+    """Every entry found by its stat: the cache file is kept as it is (the same file, not a new one
+    renamed over it), only marked in use (its modification time, which the pruning reads)."""
+    import asyncio
+
+    env, cache = workspace
+    await cold_then_second(env, cache)
+    path = await wait_saved(cache)
+    then = time.time() - 3600
+    os.utime(path, (then, then))
+    before = os.stat(path)
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == FILE_COUNT
+        for _ in range(200):  # (the save runs after the index is complete)
+            after = os.stat(path)
+            if after.st_mtime_ns != before.st_mtime_ns or after.st_ino != before.st_ino:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await second.stop()
+    assert after.st_mtime > time.time() - 600, "not marked in use"
+    assert (after.st_ino, after.st_size) == (before.st_ino, before.st_size), "written again"
+
+
 async def test_an_edited_file_is_indexed_again(workspace):
     env, cache = workspace
     await cold_then_second(env, cache)
