@@ -7,6 +7,7 @@ child exits when its server is killed, and lint starts no process but the child.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -77,15 +78,30 @@ def test_the_child_exits_when_the_server_is_killed() -> None:
     assert not _alive(child)
 
 
+# a "server" that starts its lint child and lists its own children while the child runs and after the
+# pool is shut down: in a process of its own, since a pytest worker has children of other tests
+_CHILDREN = """
+import asyncio, json, os
+from puppet_xpp.server.analysis import lint_pool
+from tests.lsp.test_lint_pool import _children
+pool = lint_pool.LintPool()
+child = asyncio.run(pool.run(os.getpid))
+running = _children(os.getpid())
+pool.shutdown()
+print(json.dumps([child, running, _children(os.getpid())]), flush=True)
+"""
+
+
 def test_no_process_but_the_child() -> None:
     """Lint starts one process (multiprocessing's spawn started a resource tracker too, ~15 MB)."""
-    pool = lint_pool.LintPool()
-    try:
-        child = asyncio.run(pool.run(os.getpid))
-        assert _children(os.getpid()) == [child]
-    finally:
-        pool.shutdown()
-    assert _children(os.getpid()) == []
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILDREN], capture_output=True, text=True, timeout=60, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
+    child, running, after = json.loads(done.stdout)
+    assert running == [child]
+    assert after == []
 
 
 def _alive(pid: int) -> bool:
