@@ -16,6 +16,9 @@
  * Results: ``(0, value, i)`` accepted; ``(1, None, i)`` syntax error at token i; ``(2, None, i)`` stack
  * too deep after shifting token i - 1.  An exception raised by an action propagates (stack written back).
  *
+ * ``walk`` is the validator's walk (grammar/validator/walk.py Walker._visit): the same calls of the
+ * checks in the same order.
+ *
  * ``scan`` is the lexer's main loop (grammar/lexer.py Engine.code) for the frequent tokens of plain code
  * (positions are character indices, as the Python loop's before Engine.finish): blanks and comments, variables, operators, words and keywords, class references,
  * brackets, braces and parentheses, single-quoted strings, double-quoted strings without escapes or
@@ -1058,7 +1061,124 @@ error:
     return NULL;
 }
 
+/* The validator's pre-order walk (grammar/validator/walk.py Walker._visit, the same calls in the same
+ * order): below node, for each (field, is_list) of cont[type(node)], each child c of that field (the
+ * list's items, or the value; None skipped): checks[type(c)](walker, c) unless None, then c's own walk
+ * when cont[type(c)] is not empty.  ``path`` holds the ancestors of the node being checked (node
+ * appended on entry, removed after its walk; an exception leaves it as the Python walk leaves it).
+ * Recursive like the Python walk, within the interpreter's recursion limit (RecursionError beyond it:
+ * the caller walks again without recursion). */
+static int visit_child(PyObject *walker, PyObject *c, PyObject *checks, PyObject *cont, PyObject *path);
+
+static int visit(PyObject *walker, PyObject *node, PyObject *checks, PyObject *cont, PyObject *path) {
+    if (Py_EnterRecursiveCall(" in the validator's walk"))
+        return -1;
+    int r = -1;
+    if (PyList_Append(path, node) < 0)
+        goto out;
+    PyObject *fields = PyDict_GetItemWithError(cont, (PyObject *)Py_TYPE(node));
+    if (fields == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, (PyObject *)Py_TYPE(node));
+        goto out;
+    }
+    Py_INCREF(fields);
+    PyObject *fast = PySequence_Fast(fields, "containment must be a sequence");
+    Py_DECREF(fields);
+    if (fast == NULL)
+        goto out;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(fast, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "containment entries must be (field, is_list) pairs");
+            Py_DECREF(fast);
+            goto out;
+        }
+        PyObject *v = PyObject_GetAttr(node, PyTuple_GET_ITEM(pair, 0));
+        if (v == NULL) {
+            Py_DECREF(fast);
+            goto out;
+        }
+        int failed = 0;
+        if (v != Py_None) {
+            int is_list = PyObject_IsTrue(PyTuple_GET_ITEM(pair, 1));
+            if (is_list < 0) {
+                failed = 1;
+            } else if (!is_list) {
+                failed = visit_child(walker, v, checks, cont, path) < 0;
+            } else if (PyList_CheckExact(v)) {
+                /* as a list iterator does: the length read again at each step */
+                for (Py_ssize_t j = 0; !failed && j < PyList_GET_SIZE(v); j++) {
+                    PyObject *c = Py_NewRef(PyList_GET_ITEM(v, j));
+                    failed = visit_child(walker, c, checks, cont, path) < 0;
+                    Py_DECREF(c);
+                }
+            } else {
+                PyObject *it = PyObject_GetIter(v), *c;
+                failed = it == NULL;
+                while (!failed && (c = PyIter_Next(it)) != NULL) {
+                    failed = visit_child(walker, c, checks, cont, path) < 0;
+                    Py_DECREF(c);
+                }
+                failed = failed || PyErr_Occurred();
+                Py_XDECREF(it);
+            }
+        }
+        Py_DECREF(v);
+        if (failed) {
+            Py_DECREF(fast);
+            goto out;
+        }
+    }
+    Py_DECREF(fast);
+    r = PyList_SetSlice(path, PyList_GET_SIZE(path) - 1, PyList_GET_SIZE(path), NULL);
+out:
+    Py_LeaveRecursiveCall();
+    return r;
+}
+
+static int visit_child(PyObject *walker, PyObject *c, PyObject *checks, PyObject *cont, PyObject *path) {
+    PyObject *t = (PyObject *)Py_TYPE(c);
+    PyObject *fn = PyDict_GetItemWithError(checks, t);
+    if (fn == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, t);
+        return -1;
+    }
+    if (fn != Py_None) {
+        Py_INCREF(fn);
+        PyObject *args[2] = {walker, c};
+        PyObject *res = PyObject_Vectorcall(fn, args, 2, NULL);
+        Py_DECREF(fn);
+        if (res == NULL)
+            return -1;
+        Py_DECREF(res);
+    }
+    PyObject *kids = PyDict_GetItemWithError(cont, t);
+    if (kids == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, t);
+        return -1;
+    }
+    int more = PyObject_IsTrue(kids);
+    if (more <= 0)
+        return more;
+    return visit(walker, c, checks, cont, path);
+}
+
+/* walk(walker, node, checks, cont, path) -> None: see visit */
+static PyObject *walk(PyObject *self, PyObject *args) {
+    PyObject *walker, *node, *checks, *cont, *path;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!", &walker, &node, &PyDict_Type, &checks, &PyDict_Type, &cont,
+                          &PyList_Type, &path))
+        return NULL;
+    if (visit(walker, node, checks, cont, path) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"walk", walk, METH_VARARGS, "walk(walker, node, checks, containment, path): the validator's walk below node"},
     {"fix_positions", fix_positions, METH_VARARGS, "fix_positions(root, Node, limit) -> the first node too deep, or None"},
     {"configure_lexer", configure_lexer, METH_VARARGS, "configure_lexer(Token, types, ops): see scan"},
     {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after, interp=False) -> the position it stopped at"},
@@ -1066,7 +1186,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef accel_module = {
-    PyModuleDef_HEAD_INIT, "_accel", "The parser's LR driver loop and the lexer's fast path in C.", -1,
+    PyModuleDef_HEAD_INIT, "_accel", "The parser's LR driver loop, the lexer's fast path and the validator's walk in C.", -1,
     module_methods,
 };
 

@@ -344,3 +344,80 @@ def test_incremental_runs_same(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(c) == len(p)
     for x, y in zip(c, p):
         assert x == y
+
+
+def _walk_log(monkeypatch: pytest.MonkeyPatch, text: str, file: str, c_walk: Any) -> tuple[Any, ...]:
+    """Every check the validator's walk calls (its name, the node's pre-order place and the path of
+    ancestors it sees), then the diagnostics, with ``c_walk`` as the walk (None: the Python one)."""
+    from puppet_xpp.grammar.validator import walk
+
+    res = parser.parse(text, file)
+    if res.program is None:
+        return ()
+    index: dict[int, int] = {}
+    todo = [res.program]
+    while todo:
+        node = todo.pop()
+        index[id(node)] = len(index)
+        todo.extend(reversed(list(node.children())))
+    calls: list[tuple[Any, ...]] = []
+    table = walk.Walker._checks.__func__  # type: ignore[attr-defined]
+
+    def logged(cls: Any) -> dict[type, Any]:
+        def spy(fn: Any) -> Any:
+            def call(self: Any, node: Any) -> None:
+                calls.append((fn.__name__, index.get(id(node)), tuple(index.get(id(p)) for p in self.path)))
+                fn(self, node)
+
+            return call
+
+        return {t: None if fn is None else spy(fn) for t, fn in table(cls).items()}
+
+    with monkeypatch.context() as m:
+        m.setattr(walk, "C_WALK", c_walk)
+        m.setattr(walk.Walker, "_checks", classmethod(logged))
+        config = CheckConfig(file=file, modulepath=(os.path.dirname(os.path.dirname(file)),))
+        from puppet_xpp.grammar.check import checker
+
+        diagnostics = checker(config).validate(res.program)
+    return tuple(calls), _diagnostics(diagnostics)
+
+
+def test_validator_walk_same_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """grammar/_accel.c's walk makes the Python walk's calls in its order, each seeing the same path of
+    ancestors, and gives the same diagnostics: on every corpus manifest and on damaged copies (recovered
+    programs), and on a program nested beyond the recursion limit (both fall back to the walk without
+    recursion)."""
+    from puppet_xpp.grammar.validator import walk
+
+    if walk.C_WALK is None:
+        pytest.skip("grammar._accel has no walk")
+    rng = random.Random(5)
+    sources = [p for p in corpus_files("pp")] or []
+    texts = [(_read(p), p) for p in sources]
+    for path in rng.sample(sources, min(60, len(sources))):
+        texts.extend((m, path) for m in _mutants(rng, _read(path)))
+    texts.append(("$a = " + "[" * 600 + "]" * 600 + "\nnotice($a)\n", "/m/deep/manifests/init.pp"))
+    texts.append(
+        ("class a { $x = 1 $x = 2 }\n$y = $1x\nnotify { 'a': x => 1, x => 2 }\n", "/m/a/manifests/b.pp")
+    )
+    compared = 0
+    for text, path in texts:
+        c = _walk_log(monkeypatch, text, path, walk.C_WALK)
+        p = _walk_log(monkeypatch, text, path, None)
+        assert c == p, path
+        compared += bool(c and c[0])
+    assert compared > len(sources) // 2
+
+
+def test_validator_walk_propagates_exceptions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check that raises (Abort: a heredoc's syntax checker failed) stops the C walk as it stops the
+    Python one: the same diagnostics, nothing after it checked."""
+    from puppet_xpp.grammar.validator import walk
+
+    if walk.C_WALK is None:
+        pytest.skip("grammar._accel has no walk")
+    text = "$a = @(END:json)\n  {\n  | END\nnotify { 'x': }\n$b = 1\n"
+    assert _walk_log(monkeypatch, text, "/m/a/manifests/init.pp", walk.C_WALK) == _walk_log(
+        monkeypatch, text, "/m/a/manifests/init.pp", None
+    )
