@@ -37,13 +37,6 @@ async def _timed(request: Any) -> tuple[float, Any]:
     return time.monotonic() - start, answer
 
 
-@pytest.mark.xfail(
-    reason="known regression (session 9, found in the final CI run): the first request on another document"
-    " after a 5 MB document is opened waits 118-170 ms (limit: usual + 100 ms) on a quiet machine; the later"
-    " 39 stay within the limit; the cause is not found yet (not the validator's C walk, the kept analysis"
-    " threads or the validator reuse, each reverted and measured)",
-    strict=False,
-)
 async def test_huge_document_delays_no_other(client: LanguageClient) -> None:
     root = client._huge_root  # type: ignore[attr-defined]
     at = mark(client)

@@ -125,7 +125,7 @@ class World:
         self._level = level
         self.modulepath = tuple(modulepath)
         self.env_root = env_root
-        self.local = list(local)
+        self.local = local
         self.complete = complete
         self._hiera_layers = hiera_layers
         # module name -> its directory (None: read from the module path when first asked)
@@ -150,9 +150,23 @@ class World:
     def level(self) -> str | None:
         return self._level
 
+    @property
+    def local(self) -> list[Sym]:
+        """The checked file's own definitions (which the index may not hold yet), preferred to the index's."""
+        return self._local
+
+    @local.setter
+    def local(self, syms: Sequence[Sym]) -> None:
+        # keyed once: a lookup per name used would otherwise scan them all (a 5 MB manifest of classes
+        # has tens of thousands, and its deep check spent seconds in those scans)
+        self._local = list(syms)
+        self._local_keys: dict[str, list[Sym]] = {}
+        for s in self._local:
+            self._local_keys.setdefault(s.key, []).append(s)
+
     def _lookup(self, name: str, kinds: tuple[str, ...]) -> list[Sym]:
         key = key_of(name)
-        local = [s for s in self.local if s.key == key and s.kind in kinds]
+        local = [s for s in self._local_keys.get(key, ()) if s.kind in kinds]
         if local:
             return local
         memo = self._memo  # (the index's answers only: the local definitions change per file)
@@ -196,12 +210,13 @@ class World:
         from puppet_xpp.server.analysis.world import functions_named
 
         memo = self._memo
-        if memo is None or any(s.key == key_of(name) for s in self.local):
-            return functions_named(self.index, name, self.local, self._level)
+        own = self._local_keys.get(key_of(name), [])
+        if memo is None or own:
+            return functions_named(self.index, name, own, self._level)
         key = (key_of(name), ("function()",))
         hit = memo.get(key)
         if hit is None:
-            hit = memo[key] = functions_named(self.index, name, self.local, self._level)
+            hit = memo[key] = functions_named(self.index, name, own, self._level)
         return hit
 
     def find_type_alias(self, name: str) -> Sym | None:
