@@ -21,7 +21,7 @@ import queue
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -538,6 +538,16 @@ def path_of_uri(uri: str) -> str | None:
     if os.name == "nt" and p.startswith("/") and len(p) > 2 and p[2] == ":":
         p = p[1:]
     return p
+
+
+def workspace_roots(folder_uris: Iterable[str], root_uri: str | None) -> list[str]:
+    """The workspace's root directories as ``initialize`` gives them: its workspace folders' paths, else
+    the root URI's (the one rule of the server and of its start-up front, server/lsp/startup.py)."""
+    roots = [p for uri in folder_uris if (p := path_of_uri(uri))]
+    if not roots and root_uri:
+        p = path_of_uri(root_uri)
+        roots = [p] if p else []
+    return roots
 
 
 def uri_of_path(path: str) -> str:

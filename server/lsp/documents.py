@@ -14,7 +14,7 @@ import time
 from lsprotocol import types
 
 from puppet_xpp.server.analysis import filekinds
-from puppet_xpp.server.analysis.document import Document, path_of_uri, uri_of_path
+from puppet_xpp.server.analysis.document import Document, path_of_uri, uri_of_path, workspace_roots
 from puppet_xpp.server.analysis.index import symbols_of
 from puppet_xpp.server.analysis.workspace import Settings, file_context
 from puppet_xpp.server.lsp import convert, indexing, lint, publish, sync, text
@@ -30,16 +30,7 @@ GC_IDLE_SECONDS = 2.0
 def initialize(ls: PuppetServer, params: types.InitializeParams) -> None:
     session = ls.session
     session.client_caps = params.capabilities
-    roots = []
-    for f in params.workspace_folders or []:
-        p = path_of_uri(f.uri)
-        if p:
-            roots.append(p)
-    if not roots and params.root_uri:
-        p = path_of_uri(params.root_uri)
-        if p:
-            roots.append(p)
-    session.roots = roots
+    session.roots = workspace_roots((f.uri for f in params.workspace_folders or []), params.root_uri)
     session.settings = session.settings_from(params.initialization_options or {})
 
 

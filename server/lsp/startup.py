@@ -277,15 +277,10 @@ def diagnostic_json(d: Any) -> Json:
 
 
 def roots_of(init: Json) -> list[str]:
-    """The workspace folders of ``initialize``'s params as the server takes them (server/lsp/documents.py
-    ``initialize``: the folders, else the root URI)."""
-    from puppet_xpp.server.analysis.document import path_of_uri
+    """The workspace folders of ``initialize``'s params as the server takes them."""
+    from puppet_xpp.server.analysis.document import workspace_roots
 
-    roots = [p for f in init.get("workspaceFolders") or [] if (p := path_of_uri(f["uri"]))]
-    if not roots and init.get("rootUri"):
-        p = path_of_uri(init["rootUri"])
-        roots = [p] if p else []
-    return roots
+    return workspace_roots((f["uri"] for f in init.get("workspaceFolders") or []), init.get("rootUri"))
 
 
 def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, int, list[Any]] | None:
