@@ -36,11 +36,11 @@ from typing import Any
 
 from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis.index import ParsedHook, index_data
-from puppet_xpp.server.analysis.references import Ref, RefIndex
+from puppet_xpp.server.analysis.references import Ref, RefIndex, encode_refs
 from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 
 FORMAT = "puppet-xpp-index-cache"
-SCHEMA = 2  # bump when what is recorded, or how, changes
+SCHEMA = 3  # bump when what is recorded, or how, changes
 ENV = "PUPPET_XPP_INDEX_CACHE"
 OFF = frozenset({"off", "none", "0", "false", "no"})
 # an entry recorded this soon after its file's modification is checked by digest at the next start
@@ -139,7 +139,10 @@ class Entry:
     racy: bool
     deps: str  # what else the entries depend on (a resource type: its providers directory), see depends()
     syms: list[Sym]
-    refs: list[Ref] | None  # None: indexing gave the reference index nothing (a Ruby file, a parse error)
+    # None: indexing gave the reference index nothing (a Ruby file, a parse error); bytes: encoded
+    # (references.encode_refs: read from the cache, sent by a worker), decoded by the reference index
+    # only when a query needs them
+    refs: list[Ref] | bytes | None
 
 
 # ----------------------------------------------------------------------------------------------- encoding
@@ -195,28 +198,20 @@ def decode_entry(x: tuple[Any, ...], path: str) -> Entry:
     """An :class:`Entry` of ``path`` from its record (:func:`encode_entry`: the cache file's records, and
     what an indexing worker process sends back, server/analysis/index_pool.py)."""
     size, mtime_ns, dig, racy, deps, syms, refs = x
-    if type(size) is not int or type(mtime_ns) is not int or type(dig) is not str:
+    if (
+        type(size) is not int
+        or type(mtime_ns) is not int
+        or type(dig) is not str
+        or not (refs is None or type(refs) is bytes)
+    ):
         raise Foreign("a record of another shape")
-    return Entry(
-        size,
-        mtime_ns,
-        dig,
-        bool(racy),
-        deps,
-        [_dec_sym(s, path) for s in syms],
-        [Ref(k, path, a, b, role, text, owner) for k, a, b, role, text, owner in refs]
-        if refs is not None
-        else None,
-    )
+    return Entry(size, mtime_ns, dig, bool(racy), deps, [_dec_sym(s, path) for s in syms], refs)
 
 
 def encode_entry(e: Entry) -> tuple[Any, ...]:
-    """The record of an entry: plain tuples (marshal and pickle both carry them)."""
-    refs = (
-        tuple((r.key, r.start, r.end, r.role, r.text, r.owner) for r in e.refs)
-        if e.refs is not None
-        else None
-    )
+    """The record of an entry: plain tuples, the references one string (references.encode_refs: a
+    second start decodes them only when a query needs them); marshal and pickle both carry them."""
+    refs = encode_refs(e.refs) if type(e.refs) is list else e.refs
     return (e.size, e.mtime_ns, e.digest, e.racy, e.deps, tuple(_enc_sym(s) for s in e.syms), refs)
 
 
@@ -440,8 +435,8 @@ class IndexCache:
         hooks: Sequence[ParsedHook] = (),
         refs: RefIndex | None = None,
         refused: list[str] | None = None,
-    ) -> tuple[list[Sym], list[Ref] | None, bool]:
-        """(entries, references, from the cache) of ``path``: its cached entry when it is still the
+    ) -> tuple[list[Sym], list[Ref] | bytes | None, bool]:
+        """(entries, references -- perhaps encoded, see :class:`Entry` --, from the cache) of ``path``: its cached entry when it is still the
         file (stat, else digest of its bytes), else the file indexed from the bytes read (``hooks``
         get the parse; the references recorded are those ``refs`` got from them)."""
         from puppet_xpp.xpp.sources import read_bytes

@@ -29,6 +29,7 @@ nothing between calls.
 from __future__ import annotations
 
 import bisect
+import marshal
 import os
 import re
 import threading
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from puppet_xpp.grammar import ast
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis import features
 from puppet_xpp.server.analysis.features import Analysed
 
@@ -463,6 +465,23 @@ def hiera_refs(path: str, data: bytes) -> list[Ref]:
 
 # ----------------------------------------------------------------------------------------------- the index
 
+
+def encode_refs(refs: Iterable[Ref]) -> bytes:
+    """A file's references as the index cache records them and an indexing worker sends them: one
+    :mod:`marshal` string of plain tuples (no code is ever loaded from it), decoded only when a query
+    needs them (:meth:`RefIndex.decode_pending`)."""
+    return marshal.dumps(tuple((r.key, r.start, r.end, r.role, r.text, r.owner) for r in refs))
+
+
+def decode_refs(data: bytes, path: str) -> list[Ref]:
+    """The references of ``path`` from :func:`encode_refs`' string; raises (EOFError, TypeError,
+    ValueError) on another shape."""
+    rows = marshal.loads(data)
+    if type(rows) is not tuple:
+        raise TypeError("not a record of references")
+    return [Ref(key, path, start, end, role, text, owner) for key, start, end, role, text, owner in rows]
+
+
 # the most objects RefIndex.shared holds (the keys, owners, texts and positions of a large workspace:
 # ~150,000 on issue 31's 80 modules)
 SHARED_MAX = 1_000_000
@@ -481,22 +500,39 @@ class RefIndex:
         self.lock = threading.Lock()
         # one object for each key, owner, text and position of the files read from disk (see set_file)
         self.shared: dict[Any, Any] = {}
+        # path -> its references still encoded (:func:`encode_refs`: the index cache's, an indexing
+        # worker's), filed by :meth:`decode_pending` before any query reads the index
+        self.encoded: dict[str, bytes] = {}
 
-    def set_file(self, path: str, refs: list[Ref], source: Analysed | None = None) -> None:
+    def set_file(self, path: str, refs: list[Ref] | bytes, source: Analysed | None = None) -> None:
         """File ``path``'s references.  Those of a file read from disk (``source`` None: the whole
         workspace's, kept for the session) share one object per equal key, owner, text and position
         (tens of thousands of references name a few thousand things: ~14 MB less on issue 31's
-        80-module workspace); an open document's, replaced at each keystroke, are kept as made."""
+        80-module workspace); an open document's, replaced at each keystroke, are kept as made.
+
+        ``refs`` encoded (bytes, :func:`encode_refs`) are kept so until a query needs the index
+        (:meth:`decode_pending`): a second start files the index cache's ~80,000 references of issue
+        31's workspace without building them first (~0.1 s of CPU before the workspace index is ready,
+        spent later on a thread of their own or by the first query that reads references)."""
+        if type(refs) is bytes:
+            with self.lock:
+                self._drop(path)
+                self.encoded[path] = refs
+            return
+        assert type(refs) is list
         with self.lock:
-            self._drop(path)
-            self.by_path[path] = refs
-            self.source[path] = source
-            if source is None:
-                self._share(refs)
-            for r in refs:
-                self.by_key.setdefault(r.key, {}).setdefault(path, []).append(r)
-                if r.owner is not None and r.key[0] != "varprefix":
-                    self.by_owner.setdefault(r.owner, {}).setdefault(path, []).append(r)
+            self._file(path, refs, source)
+
+    def _file(self, path: str, refs: list[Ref], source: Analysed | None) -> None:
+        self._drop(path)
+        self.by_path[path] = refs
+        self.source[path] = source
+        if source is None:
+            self._share(refs)
+        for r in refs:
+            self.by_key.setdefault(r.key, {}).setdefault(path, []).append(r)
+            if r.owner is not None and r.key[0] != "varprefix":
+                self.by_owner.setdefault(r.owner, {}).setdefault(path, []).append(r)
 
     def _share(self, refs: list[Ref]) -> None:
         if len(self.shared) > SHARED_MAX:  # (edits saved over a long session: start the table again)
@@ -510,7 +546,33 @@ class RefIndex:
             r.start = share(r.start, r.start)
             r.end = share(r.end, r.end)
 
+    def decode_pending(self) -> None:
+        """Decode and file the references set encoded (:meth:`set_file`).  A record that does not decode
+        (which the index cache's digest and fingerprint make all but impossible) is never an answer:
+        its file is parsed again from disk, as a file not in the cache is."""
+        if not self.encoded:
+            return
+        failed: list[str] = []
+        # (tens of thousands of objects kept for the session, no cycle among them: the collections their
+        # allocation would start find nothing)
+        with self.lock, paused():
+            pending, self.encoded = self.encoded, {}
+            for path, data in pending.items():
+                try:
+                    refs = decode_refs(data, path)
+                except (EOFError, TypeError, ValueError):
+                    failed.append(path)
+                    continue
+                self._file(path, refs, None)
+        if failed:
+            from puppet_xpp.server.analysis.index import index_file
+
+            hooks = (feed(self),)
+            for path in failed:
+                index_file(path, hooks=hooks)
+
     def _drop(self, path: str) -> None:
+        self.encoded.pop(path, None)
         for r in self.by_path.pop(path, ()):
             _unfile(self.by_key, r.key, path)
             if r.owner is not None:
@@ -528,6 +590,7 @@ class RefIndex:
         self.set_file(path, refs_of(an, path), an)
 
     def refs(self, key: RefKey) -> list[Ref]:
+        self.decode_pending()
         with self.lock:
             per = dict(self.by_key.get(key, {}))
         gone = [p for p in per if not os.path.exists(p)]
@@ -553,11 +616,13 @@ class RefIndex:
         return [r for r in self.refs(key) if r.role == "def"]
 
     def owned_by(self, owner: Owner) -> list[Ref]:
+        self.decode_pending()
         with self.lock:
             per = dict(self.by_owner.get(owner, {}))
         return [r for p in sorted(per) for r in per[p]]
 
     def file_refs(self, path: str) -> list[Ref]:
+        self.decode_pending()
         with self.lock:
             return list(self.by_path.get(path, ()))
 

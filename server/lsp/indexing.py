@@ -50,13 +50,17 @@ async def index_paths(ls: PuppetServer, roots: list[str], title: str = "Indexing
         cache = await _index_paths(ls, roots, title)
     finally:
         state.end()
+    loop = asyncio.get_running_loop()
     if cache is not None and cache.enabled:  # (after the index is complete: no request waits for it)
-        if not await asyncio.get_running_loop().run_in_executor(None, cache.save):
+        if not await loop.run_in_executor(None, cache.save):
             ls.log(
                 f"puppet-xpp: index cache not written: {cache.directory} is not a directory of ours"
                 " (a link, another owner) or not writable",
                 types.MessageType.Log,
             )
+    # the references filed encoded (the cache's, the workers'): built now, off the analysis worker, so
+    # the first references query does not build them all (it would, were it first: RefIndex's rule)
+    await loop.run_in_executor(None, ls.session.refs.decode_pending)
 
 
 async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexCache:
@@ -168,7 +172,7 @@ async def index_misses(
     sent: dict[
         asyncio.Future[list[index_pool.Result]], tuple[list[str], Future[list[index_pool.Result]]]
     ] = {}
-    here: asyncio.Future[list[tuple[str, list[Sym], list[Ref] | None, bool, list[str]]]] | None = None
+    here: asyncio.Future[list[tuple[str, list[Sym], list[Ref] | bytes | None, bool, list[str]]]] | None = None
     here_part: list[str] = []
     refused: list[str] = []
     try:
@@ -261,7 +265,7 @@ def merge(
 
 def index_several(
     cache: IndexCache, paths: list[str], session: Session, open_paths: Iterable[str | None]
-) -> list[tuple[str, list[Sym], list[Ref] | None, bool, list[str]]]:
+) -> list[tuple[str, list[Sym], list[Ref] | bytes | None, bool, list[str]]]:
     """Worker thread: :meth:`IndexCache.index` of each of ``paths`` (but the open documents): (path,
     entries, references, from the cache, why it was not read)."""
     skip = set(open_paths)

@@ -405,3 +405,36 @@ async def test_the_cache_of_a_workspace_gone_is_removed(workspace, tmp_path):
             break
         await asyncio.sleep(0.05)
     assert os.path.basename(gone_cache) not in names and len(names) == 1, names
+
+
+async def test_references_that_do_not_decode_are_read_again_from_the_file(workspace):
+    """The references of a cached file are decoded only when a query needs them (a second start files
+    the index without building them): one that does not decode then -- a record the cache's digest
+    vouches for, yet of another shape -- is no answer, its file is parsed again."""
+    import json
+    import marshal
+
+    from puppet_xpp.server.analysis.index_cache import digest
+
+    env, cache = workspace
+    cold_symbols, cold_hover, cold_refs = await cold_then_second(env, cache)
+    assert ("modules/other/manifests/init.pp", 2) in cold_refs
+    path = await wait_saved(cache)
+    with open(path, "rb") as f:
+        head, _, body = f.read().partition(b"\n")
+    files = marshal.loads(body)
+    other = os.path.join(env, "modules/other/manifests/init.pp")
+    assert files[other][6] is not None
+    files[other] = (*files[other][:6], b"not the references")
+    body = marshal.dumps(files)
+    header = json.loads(head)
+    header["digest"] = digest(body)
+    with open(path, "wb") as f:
+        f.write(json.dumps(header).encode() + b"\n" + body)
+    second = await start(env, cache)
+    try:
+        assert second.from_cache() == FILE_COUNT
+        assert await references_of_old(second, env) == cold_refs
+        assert await symbols(second, "mymod") == cold_symbols
+    finally:
+        await second.stop()

@@ -5,6 +5,7 @@ of the others, and a worker killed in the middle of a server's indexing leaving 
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import signal
 import subprocess
@@ -23,13 +24,20 @@ CORPUS = "/usr/share/puppet/modules"
 needs_corpus = pytest.mark.skipif(not os.path.isdir(CORPUS), reason="no module corpus")
 
 
+def plain(record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """(digest, racy, deps, syms, refs) of an entry's record, the references decoded from their string
+    (equal references may marshal to different strings: objects shared or not)."""
+    refs = record[6]
+    return (*record[2:6], marshal.loads(refs) if refs is not None else None)
+
+
 def serial(paths: list[str]) -> dict[str, Any]:
     """What the serial indexing records per file (the index cache's records: entries and references)."""
     cache = IndexCache(["/nowhere"], None)
     refs = RefIndex()
     for p in paths:
         cache.index(p, (feed(refs),), refs)
-    return {p: encode_entry(e)[2:] for p, e in cache.new.items()}  # (digest, racy, deps, syms, refs)
+    return {p: plain(encode_entry(e)) for p, e in cache.new.items()}
 
 
 def parallel(paths: list[str], n: int = 2) -> tuple[dict[str, Any], list[index_pool.Result]]:
@@ -38,7 +46,7 @@ def parallel(paths: list[str], n: int = 2) -> tuple[dict[str, Any], list[index_p
         for _chunk, future in pool.submit(paths):
             assert future is not None
             results.extend(future.result(timeout=300))
-    return {p: rec[2:] for p, rec, _why, _failed in results if rec is not None}, results
+    return {p: plain(rec) for p, rec, _why, _failed in results if rec is not None}, results
 
 
 @needs_corpus
@@ -229,7 +237,7 @@ def test_workers_started_early_give_the_same_index(early_start: str) -> None:
             assert future is not None
             results.extend(future.result(timeout=300))
     assert sorted(r[0] for r in results) == sorted(paths)  # each file once
-    assert {p: rec[2:] for p, rec, _why, _failed in results if rec is not None} == serial(paths)
+    assert {p: plain(rec) for p, rec, _why, _failed in results if rec is not None} == serial(paths)
 
 
 def test_no_early_start_on_a_second_start(early_start: str, tmp_path: Any) -> None:
