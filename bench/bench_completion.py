@@ -13,6 +13,9 @@ corpus's modules taken last one first, so the text is not the one bench_lsp.py m
   answered (the request does not wait for the keystroke's analysis);
 * ``first_break``: an open quote or an open brace typed at a code line in the middle of the body (the
   body breaks there), -> its diagnostics published; deleted again after each;
+  (``first_break_quote_ms`` / ``first_break_brace_ms``: each kind apart; ``first_break_cpu_ms``: the
+  server process's CPU time (user + system, /proc) from the change to its diagnostics, mean per break:
+  a figure that load on the machine barely moves, unlike the wall times);
 * ``keystroke``: one-character edits at those lines -> diagnostics (the p95 ≤ 16 ms figure);
 * the anchor: the in-process full parse + validation of the same text, from the same run;
 * ``names_ms`` (``--names``): a completion after ``stdlib::`` in a small manifest of a workspace of the
@@ -62,6 +65,16 @@ def full_ms(text: str, path: str) -> float:
     t0 = time.perf_counter()
     validate(parse(text, path).program, file=path)
     return (time.perf_counter() - t0) * 1000
+
+
+def cpu_ms(pid: int) -> float:
+    """The process' CPU time so far (user + system, all its threads), in ms (0 where /proc is missing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def stats(xs: list[float]) -> Msg:
@@ -190,18 +203,31 @@ def main(argv: list[str] | None = None) -> int:
     out["completion_wrong"] = wrong
     brk: list[float] = []
     keys: list[float] = []
+    kinds: dict[str, list[float]] = {"'": [], "{": []}
+    cpu: dict[str, float] = {"'": 0.0, "{": 0.0}
     for i in starts[:30]:
         for piece in ("'", "{", "x"):
             v += 1
+            c0 = cpu_ms(c.proc.pid)
             t0 = change(c, uri, v, i, 2, (i, 2), piece)
             m = c.diags(uri, v)
-            (keys if piece == "x" else brk).append((m["_t"] - t0) * 1000)
+            took = (m["_t"] - t0) * 1000
+            (keys if piece == "x" else brk).append(took)
+            if piece in kinds:
+                kinds[piece].append(took)
+                cpu[piece] += cpu_ms(c.proc.pid) - c0
             v += 1
             t0 = change(c, uri, v, i, 2, (i, 3), "")
             m = c.diags(uri, v)
             keys.append((m["_t"] - t0) * 1000)
     c.close()
     out["first_break_ms"] = stats(brk)
+    out["first_break_quote_ms"] = stats(kinds["'"])
+    out["first_break_brace_ms"] = stats(kinds["{"])
+    out["first_break_cpu_ms"] = {
+        "quote": round(cpu["'"] / max(1, len(kinds["'"])), 1),
+        "brace": round(cpu["{"] / max(1, len(kinds["{"])), 1),
+    }
     out["keystroke_ms"] = stats(keys)
     if args.names:
         out["names_ms"] = names(args.corpus, {})
@@ -213,12 +239,23 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{out['bytes']} bytes, {out['lines']} lines; full parse + validate {out['full_parse_validate_ms_median']} ms (anchor)"
     )
-    for name in ("completion_ms", "first_break_ms", "keystroke_ms", "names_ms", "names_current_client_ms"):
+    names_ = (
+        "completion_ms",
+        "first_break_ms",
+        "first_break_quote_ms",
+        "first_break_brace_ms",
+        "keystroke_ms",
+    )
+    for name in (*names_, "names_ms", "names_current_client_ms"):
         if name not in out:
             continue
         s = out[name]
         size = f"  {s['items']} items, {s['bytes']} bytes" if "items" in s else ""
-        print(f"  {name:16} n={s['n']:4} p50 {s['p50']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}{size}")
+        print(f"  {name:20} n={s['n']:4} p50 {s['p50']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}{size}")
+    fc = out["first_break_cpu_ms"]
+    print(
+        f"  first_break_cpu_ms   server CPU per break: quote {fc['quote']} ms, brace {fc['brace']} ms (mean)"
+    )
     if wrong:
         print("  completion WRONG:", wrong[:5])
     print(f"  load {out['load_before']} -> {out['load_after']}; command: {out['command']}")
