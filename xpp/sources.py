@@ -36,7 +36,6 @@ import contextlib
 import errno
 import os
 import stat
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -309,4 +308,6 @@ def internal_error(exc: BaseException, display: str) -> Diagnostic:
 
 
 def format_traceback(exc: BaseException) -> str:
+    import traceback  # (imported for --debug's tracebacks only: not in every process that reads a file)
+
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

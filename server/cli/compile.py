@@ -211,10 +211,19 @@ def findings_of(display: str, rows: list[DiagnosticRow]) -> list[Finding]:
 class Display:
     """Progress line (terminal only), diagnostics, summary: the events of
     :func:`xpp.compile.compile_environment` (:class:`xpp.compile.Events`).  With ``gather`` the
-    diagnostics are kept as findings (for a format written at the end) instead of printed."""
+    diagnostics are kept as findings (for a format written at the end) instead of printed; with ``keep``
+    they are kept as well as printed (a ``--report`` in one of those formats).  Neither: no finding is
+    made (a cold compile of 1,650 files made as many lists of them for nobody)."""
 
     def __init__(
-        self, out: TextIO, err: TextIO, quiet: bool, verbose: bool, gather: bool = False, debug: bool = False
+        self,
+        out: TextIO,
+        err: TextIO,
+        quiet: bool,
+        verbose: bool,
+        gather: bool = False,
+        debug: bool = False,
+        keep: bool = True,
     ) -> None:
         self.out = out
         self.err = err
@@ -222,6 +231,7 @@ class Display:
         self.quiet = quiet
         self.verbose = verbose
         self.gather = gather
+        self.keep = gather or keep  # findings kept for a format written at the end
         self.findings: list[Finding] = []
         self.files: list[str] = []
         self.tty = not quiet and is_terminal(err)
@@ -251,9 +261,10 @@ class Display:
 
     def file(self, result: FileResult) -> None:
         # kept for a format written at the end (on stdout, or in the --report file)
-        self.files.append(result.job.display)
-        self.findings.extend(findings_of(result.job.display, result.diagnostics))
-        if result.status == "failed" and result.message:
+        if self.keep:
+            self.files.append(result.job.display)
+            self.findings.extend(findings_of(result.job.display, result.diagnostics))
+        if self.keep and result.status == "failed" and result.message:
             self.findings.append(
                 Finding(
                     result.job.display,
@@ -363,9 +374,12 @@ def _rows_json(rows: list[DiagnosticRow]) -> list[dict[str, Any]]:
     ]
 
 
-def _env_report(r: EnvResult, deep: dict[str, FileDiagnostics] | None = None) -> dict[str, Any]:
-    """An environment's part of the JSON report (with ``--deep``: each file's ``deep`` findings too)."""
-    report = _env_files_report(r)
+def _env_report(
+    r: EnvResult, deep: dict[str, FileDiagnostics] | None = None, files: bool = True
+) -> dict[str, Any]:
+    """An environment's part of the JSON report (with ``--deep``: each file's ``deep`` findings too;
+    without ``files``, when no report is written: no entry per file)."""
+    report = _env_files_report(r, files)
     if deep is not None:
         for f, entry in zip(r.files, report["files"]):
             result = deep.get(f.job.display)
@@ -376,7 +390,7 @@ def _env_report(r: EnvResult, deep: dict[str, FileDiagnostics] | None = None) ->
     return report
 
 
-def _env_files_report(r: EnvResult) -> dict[str, Any]:
+def _env_files_report(r: EnvResult, files: bool = True) -> dict[str, Any]:
     env = r.env
     return {
         "environment": env.display,
@@ -407,7 +421,7 @@ def _env_files_report(r: EnvResult) -> dict[str, Any]:
                 "message": f.message or None,
                 "diagnostics": _rows_json(f.diagnostics),
             }
-            for f in r.files
+            for f in (r.files if files else [])
         ],
         "skipped": [{"path": p, "reason": why} for p, why in r.skipped],
         "removed": r.removed,
@@ -494,7 +508,7 @@ def _compile_envs(a: argparse.Namespace, disp: Display) -> tuple[int, dict[str, 
                 disp,
             )
         disp.summary(_summary(r, deep))
-        rep = _env_report(r, deep)
+        rep = _env_report(r, deep, files=bool(a.report))
         reports.append(rep)
         for k in totals:
             totals[k] += rep["counts"][k]
@@ -751,7 +765,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if gather and args.output == "-":
         err.write("puppet-xpp --compile: -o - writes the .xpp on stdout: no --format for diagnostics there\n")
         return 2
-    disp = Display(out, err, args.quiet, args.verbose, gather=gather, debug=args.debug)
+    keep = bool(args.report) and report_format in FORMATS  # findings written at the end
+    disp = Display(out, err, args.quiet, args.verbose, gather=gather, debug=args.debug, keep=keep)
     try:
         if args.output is not None:
             status, report = _compile_one(args, disp)

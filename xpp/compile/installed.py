@@ -20,8 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +77,8 @@ def _read_cache(path: str) -> dict[str, Any]:
 
 def _write_cache(path: str, data: dict[str, Any]) -> None:
     """Temporary file + rename: a concurrent compile reads the old or the new cache, never half of one."""
+    import tempfile  # (imported when the cache is written: not in every --compile process)
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".puppet-version.", dir=os.path.dirname(path))
@@ -95,6 +95,8 @@ def _write_cache(path: str, data: dict[str, Any]) -> None:
 
 def _ask(command: str) -> str | None:
     """``command --version``'s version (its last line that looks like one), None when it gives none."""
+    import subprocess  # (imported when Puppet is asked: not in every --compile process)
+
     try:
         out = subprocess.run(
             [command, "--version"],

@@ -71,13 +71,14 @@ class Entry:
             return None
 
     def dump(self) -> dict[str, Any]:
-        return {
-            "src": self.src,
-            "recorded": self.recorded,
-            "s": self.source_stat,
-            "x": self.xpp_stat,
-            "diags": self.diagnostics,  # rows are written as JSON arrays
-        }
+        return _record(self.src, self.recorded, self.source_stat, self.xpp_stat, self.diagnostics)
+
+
+def _record(
+    src: str, recorded: str, source_stat: list[int], xpp_stat: list[int], diagnostics: list[DiagnosticRow]
+) -> dict[str, Any]:
+    """An entry as the state file stores it (:meth:`Entry.load` reads it back)."""
+    return {"src": src, "recorded": recorded, "s": source_stat, "x": xpp_stat, "diags": diagnostics}
 
 
 @dataclass
@@ -110,12 +111,12 @@ class State:
     @staticmethod
     def encode(fingerprint: str, results: list[FileResult]) -> bytes:
         """The state file recording ``results`` (files compiled or up to date, with both stats)."""
-        files: dict[str, dict[str, Any]] = {}
-        for r in results:
-            if r.status in ("compiled", "up to date") and r.src_stat and r.xpp_stat:
-                files[r.job.rel] = Entry(
-                    r.job.src, r.job.recorded, r.src_stat, r.xpp_stat, r.diagnostics
-                ).dump()
+        # (no Entry object per file: this runs for every file of every compile, in the compiling process)
+        files: dict[str, dict[str, Any]] = {
+            r.job.rel: _record(r.job.src, r.job.recorded, r.src_stat, r.xpp_stat, r.diagnostics)
+            for r in results
+            if r.status in ("compiled", "up to date") and r.src_stat and r.xpp_stat
+        }
         value = {"version": STATE_VERSION, "fingerprint": fingerprint, "files": files}
         return json.dumps(value, separators=(",", ":")).encode()
 

@@ -14,7 +14,8 @@ Workers are forked (``os.fork``: they share the parent's imported modules and lo
 start with ``initializer``.  The pool is plain pipes, ``poll`` and ``pickle`` rather than
 :mod:`multiprocessing`: a cold ``--compile`` is a short-lived process, and multiprocessing's imports,
 per-wait selectors and per-worker bootstrap were a measurable part of its CPU (issue 12 item 6).  Each
-worker has a task pipe (chunks of ``(key, item)``; end of file: stop) and a result pipe (one
+worker has a task pipe (chunks of keys: the items' indexes in ``items``, which every worker has from
+the fork -- an item is never pickled, only its answer; end of file: stop) and a result pipe (one
 ``(key, value)`` frame per item, so an item answered before a death is never lost).
 """
 
@@ -31,7 +32,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_HEADER = struct.Struct("!I")  # frame: length, then the pickle
+_HEADER = struct.Struct("!I")  # frame: length, then the pickle (answers) or the keys (tasks)
+_KEY = struct.Struct("!I")  # a task: an item's index
 _NAP = 0.01  # seconds between two looks at the workers' answers
 _READ = 1 << 16  # bytes read from a result pipe at once (a pipe's default capacity)
 
@@ -51,10 +53,19 @@ def _frame(obj: Any) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
+def _keys_frame(keys: list[int]) -> bytes:
+    return _HEADER.pack(len(keys) * _KEY.size) + b"".join(map(_KEY.pack, keys))
+
+
 def _serve(
-    tasks_fd: int, results_fd: int, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: Any
+    tasks_fd: int,
+    results_fd: int,
+    items: list[Any],
+    fn: Callable[[Any], Any],
+    init: Callable[..., None] | None,
+    args: Any,
 ) -> int:
-    """The worker's loop: read a chunk, answer each item; end of the task pipe: exit status 0."""
+    """The worker's loop: read a chunk of keys, answer each item; end of the task pipe: exit status 0."""
     if init is not None:
         init(*args)
     with os.fdopen(tasks_fd, "rb") as tasks:
@@ -66,12 +77,18 @@ def _serve(
             body = tasks.read(size)
             if len(body) < size:
                 return 0
-            for key, item in pickle.loads(body):
-                _write_all(results_fd, _frame((key, fn(item))))
+            for (key,) in _KEY.iter_unpack(body):
+                _write_all(results_fd, _frame((key, fn(items[key]))))
 
 
 class _Worker:
-    def __init__(self, fn: Callable[[Any], Any], init: Callable[..., None] | None, args: tuple[Any, ...]):
+    def __init__(
+        self,
+        items: list[Any],
+        fn: Callable[[Any], Any],
+        init: Callable[..., None] | None,
+        args: tuple[Any, ...],
+    ):
         task_r, task_w = os.pipe()
         res_r, res_w = os.pipe()
         for stream in (sys.stdout, sys.stderr):  # nothing buffered may be written twice
@@ -86,7 +103,7 @@ class _Worker:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent stops us
                 for fd in _PARENT_FDS | {task_w, res_r}:
                     os.close(fd)
-                code = _serve(task_r, res_w, fn, init, args)
+                code = _serve(task_r, res_w, items, fn, init, args)
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else 1
             except BaseException:  # noqa: BLE001 - reported by the parent as a worker that exited
@@ -107,10 +124,11 @@ class _Worker:
         self.held: dict[int, Any] = {}  # key -> item handed out, not yet answered (in hand-out order)
 
     def give(self, chunk: list[tuple[int, Any]]) -> None:
-        """Hand out ``chunk`` (what the pipe does not take now waits in ``out``: see :meth:`flush`)."""
+        """Hand out ``chunk`` of (key, item) (what the pipe does not take now waits in ``out``: see
+        :meth:`flush`); the worker is sent the keys only."""
         for key, item in chunk:
             self.held[key] = item
-        self.out += _frame(chunk)
+        self.out += _keys_frame([key for key, _item in chunk])
         self.flush()
 
     def flush(self) -> None:
@@ -190,7 +208,7 @@ def run_pool(
     writing: dict[int, _Worker] = {}  # task fd -> worker with tasks the pipe has not taken yet
 
     def start() -> _Worker:
-        w = _Worker(fn, initializer, initargs)
+        w = _Worker(items, fn, initializer, initargs)
         workers[w.results] = w
         poller.register(w.results, select.POLLIN)
         return w
