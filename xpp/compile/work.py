@@ -23,6 +23,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from puppet_xpp.grammar.check import CheckConfig
 from puppet_xpp.xpp.compile import document, writes
@@ -89,18 +90,20 @@ class WorkItem:
 
 
 # A FileResult as a worker sends it back: its fields but the job, which the compiling process has (the
-# job's paths were most of each pickle, made in a worker and read in the compiling process)
-Answer = tuple[str, int, int, list[DiagnosticRow], str, list[int] | None, list[int] | None, bool]
+# job's paths were most of each pickle, made in a worker and read in the compiling process), and its
+# diagnostic rows as plain tuples (a named tuple is pickled by a reference to its class: two to three
+# times the cost of the whole answer, at each end)
+Answer = tuple[str, int, int, list[tuple[Any, ...]], str, list[int] | None, list[int] | None, bool]
 
 
 def _result(job: Job, answer: Answer) -> FileResult:
-    status, errors, warnings, diagnostics, message, src_stat, xpp_stat, written = answer
+    status, errors, warnings, rows, message, src_stat, xpp_stat, written = answer
     return FileResult(
         job,
         status,
         errors=errors,
         warnings=warnings,
-        diagnostics=diagnostics,
+        diagnostics=[DiagnosticRow._make(row) for row in rows],
         message=message,
         src_stat=src_stat,
         xpp_stat=xpp_stat,
@@ -138,7 +141,8 @@ class Worker:
     def answer(self, item: WorkItem) -> Answer:
         """The pool's function: :meth:`work`'s result as it crosses the result pipe (:data:`Answer`)."""
         r = self.work(item)
-        return (r.status, r.errors, r.warnings, r.diagnostics, r.message, r.src_stat, r.xpp_stat, r.written)
+        rows = [tuple(row) for row in r.diagnostics]
+        return (r.status, r.errors, r.warnings, rows, r.message, r.src_stat, r.xpp_stat, r.written)
 
     def compile_job(self, job: Job, known: Entry | None = None) -> FileResult:
         """Compile one file.  Never raises: a failure inside puppet-xpp becomes the file's INTERNAL_ERROR
