@@ -30,7 +30,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -276,12 +276,14 @@ class IndexCache:
     """One workspace's cache: the entries loaded at start (``old``) and those of this indexing
     (``new``, what :meth:`save` writes: a file gone from the workspace leaves the cache)."""
 
-    def __init__(self, roots: Sequence[str], directory: str | None) -> None:
+    def __init__(self, roots: Sequence[str], directory: str | None, build: str | None = None) -> None:
         self.roots = [os.path.abspath(r) for r in roots]
         self.directory = directory
         key = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self.name = f"{key}.json"
-        self.fingerprint = fingerprint() if directory is not None else ""
+        # (``build``: the fingerprint, when another process of this server computed it just now)
+        self.fingerprint = (build if build is not None else fingerprint()) if directory is not None else ""
+        self.body_digest = ""  # the loaded body's (its header's, checked), "" when nothing was loaded
         self.old: dict[str, Entry] = {}
         self.new: dict[str, Entry] = {}
         self.hits = 0
@@ -289,10 +291,19 @@ class IndexCache:
         self.ignored = ""  # why the cache found was not used ("" when used or none found)
 
     @classmethod
-    def open(cls, roots: Sequence[str], directory: str | None = None) -> IndexCache:
-        """The cache of the workspace ``roots`` (in ``directory``, else :func:`cache_dir`), loaded."""
-        cache = cls(roots, directory if directory is not None else cache_dir())
-        cache.load()
+    def open(
+        cls,
+        roots: Sequence[str],
+        directory: str | None = None,
+        build: str | None = None,
+        checked: str = "",
+    ) -> IndexCache:
+        """The cache of the workspace ``roots`` (in ``directory``, else :func:`cache_dir`), loaded.
+        ``build`` and ``checked``: the fingerprint and the body digest another process of this server
+        just computed and checked (:func:`survey`): a body whose header names that digest is not
+        digested again."""
+        cache = cls(roots, directory if directory is not None else cache_dir(), build)
+        cache.load(checked)
         return cache
 
     @property
@@ -306,7 +317,7 @@ class IndexCache:
 
         return None if self.directory is None else open_cache_dir(self.directory, create)
 
-    def load(self) -> None:
+    def load(self, checked: str = "") -> None:
         """Read the cache file; anything doubtful leaves ``old`` empty (and says why in ``ignored``)."""
         dfd = self._open_dir(create=False)
         if dfd is None:
@@ -330,12 +341,12 @@ class IndexCache:
             # (tens of thousands of records become objects kept for the session, no cycle among them: the
             # collections their allocation would start -- most of the decoding's time -- find nothing)
             with paused():
-                self.old = self._decode(data)
+                self.old = self._decode(data, checked)
         except (ValueError, UnicodeDecodeError, RecursionError) as e:
             self.old = {}
             self.ignored = str(e) or type(e).__name__
 
-    def _decode(self, data: bytes) -> dict[str, Entry]:
+    def _decode(self, data: bytes, checked: str = "") -> dict[str, Entry]:
         head, sep, body = data.partition(b"\n")
         if not sep:
             raise Foreign("truncated (no header)")
@@ -346,7 +357,8 @@ class IndexCache:
             raise Foreign("written by another version of puppet-xpp")
         if header.get("roots") != self.roots:
             raise Foreign("of another workspace")
-        if header.get("digest") != digest(body):
+        named = header.get("digest")
+        if not (checked and named == checked) and named != digest(body):
             raise Foreign("damaged (its digest differs)")
         try:
             files = marshal.loads(body)
@@ -355,9 +367,11 @@ class IndexCache:
         if type(files) is not dict:
             raise Foreign("not an index cache")
         try:
-            return {p: decode_entry(x, p) for p, x in files.items() if type(p) is str}
+            out = {p: decode_entry(x, p) for p, x in files.items() if type(p) is str}
         except (TypeError, ValueError) as e:
             raise Foreign("a record of another shape") from e
+        self.body_digest = str(named)
+        return out
 
     def save(self) -> bool:
         """Write this indexing's entries (temporary file + rename, 0600); False when not written."""
@@ -412,8 +426,10 @@ class IndexCache:
 
     # -- per file ---------------------------------------------------------------------------------------
 
-    def lookup(self, path: str) -> Entry | None:
-        """The entry of ``path`` when its stat matches and it is not racy (no read), else None."""
+    def lookup(self, path: str, memo: dict[str, str] | None = None) -> Entry | None:
+        """The entry of ``path`` when its stat matches and it is not racy (no read), else None.  ``memo``:
+        the dependencies (:func:`depends`) already found for a directory's files in this pass -- every
+        resource type of a module has the same, and finding them walks the module's ``lib/``."""
         e = self.old.get(path)
         if e is None or e.racy:
             return None
@@ -423,8 +439,23 @@ class IndexCache:
             return None
         if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
             return None
-        if e.deps and depends(path) != e.deps:
-            return None
+        if e.deps:
+            if memo is None:
+                deps = depends(path)
+            else:
+                key = os.path.dirname(path)
+                found = memo.get(key)
+                deps = memo[key] = depends(path) if found is None else found
+            if deps != e.deps:
+                return None
+        self.new[path] = e
+        self.hits += 1
+        return e
+
+    def adopt(self, path: str) -> Entry:
+        """The loaded entry of ``path``, found valid by :meth:`lookup` in another process just now
+        (:func:`survey`): kept, as :meth:`lookup` keeps it."""
+        e = self.old[path]
         self.new[path] = e
         self.hits += 1
         return e
@@ -479,3 +510,69 @@ class IndexCache:
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:
             self.new.pop(p, None)
+
+
+# ----------------------------------------------------------------------------------------------- early
+
+
+@dataclass
+class Prepared:
+    """A workspace's files and index cache, read and checked before the language server is loaded (the
+    start-up front's thread, server/lsp/startup.py): the indexing at ``initialized`` files ``found``
+    at once when its roots are these ``roots`` -- the walk, the cache's reading and the stat of every
+    file (~0.15 s on issue 31's workspace, mostly waiting on the file system) done while the server's
+    modules were imported."""
+
+    roots: list[str]
+    files: list[str]
+    cache: IndexCache
+    found: dict[str, Entry]  # the files whose cached entry is still valid by stat (IndexCache.lookup)
+
+
+# what :func:`survey` finds: (the fingerprint, the files, those whose cached entry is valid by stat, the
+# cache body's digest -- "" when no cache was loaded)
+Survey = tuple[str, list[str], list[str], str]
+
+
+def survey(roots: Sequence[str]) -> Survey:
+    """The workspace's files and which of them the index cache still holds by stat: the file-system
+    part of :func:`prepare`, for a process of its own (the start-up front's, server/lsp/startup.py:
+    another processor than the server's import)."""
+    from puppet_xpp.server.analysis.index import workspace_files
+
+    files = workspace_files(roots)
+    cache = IndexCache.open(roots)
+    memo: dict[str, str] = {}
+    found = [p for p in files if cache.lookup(p, memo) is not None]
+    return cache.fingerprint, files, found, cache.body_digest
+
+
+def prepare(
+    roots: Sequence[str], surveyed: Survey | None = None, between: Callable[[], None] = lambda: None
+) -> Prepared:
+    """:class:`Prepared` of the workspace ``roots``: with ``surveyed`` (:func:`survey` in another
+    process, of these roots), only the cache is read here, and the entries found valid there are
+    taken when it is still the very cache that process checked; else everything is done here
+    (``between``: called between the steps -- the front holds this thread there while it analyses a
+    document)."""
+    from puppet_xpp.server.analysis.index import workspace_files
+
+    if surveyed is not None:
+        if type(surveyed) is not tuple or len(surveyed) != 4:
+            raise Foreign("not a survey")
+        build, files, valid, checked = surveyed
+        cache = IndexCache.open(roots, build=build, checked=checked)
+        if checked and cache.body_digest == checked:
+            return Prepared(list(roots), files, cache, {p: cache.adopt(p) for p in valid})
+    else:
+        files = workspace_files(roots)
+        between()
+        cache = IndexCache.open(roots)
+    between()
+    memo: dict[str, str] = {}
+    found = {}
+    for path in files:
+        e = cache.lookup(path, memo)
+        if e is not None:
+            found[path] = e
+    return Prepared(list(roots), files, cache, found)

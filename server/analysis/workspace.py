@@ -39,6 +39,7 @@ __all__ = [
     "environment_at",
     "find_environment",
     "in_plans_dir",
+    "index_roots",
 ]
 
 
@@ -133,6 +134,28 @@ def environment_at(root: str) -> Environment | None:
         return load_environment(root)
     except NotAnEnvironment:
         return None
+
+
+def index_roots(roots: Iterable[str], modulepath: Iterable[str]) -> list[str]:
+    """The directories the workspace index covers: the workspace folders ``roots``, each folder's
+    environment module path, and the configured ``modulepath`` -- existing directories, each once, none
+    inside another.  The session's rule (server/lsp/session.py), and the start-up front's when it reads
+    the index cache before the server is loaded (server/lsp/startup.py): one rule, the same roots."""
+    out: list[str] = []
+    for r in roots:
+        out.append(r)
+        env = environment_at(r) or find_environment(os.path.join(r, "x.pp"))
+        for d in env.modulepath if env is not None else ():
+            out.append(d)
+    out.extend(modulepath)
+    seen: set[str] = set()
+    res: list[str] = []
+    for d in out:
+        d = os.path.abspath(d)
+        if d not in seen and os.path.isdir(d) and not any(d.startswith(s + os.sep) for s in seen):
+            seen.add(d)
+            res.append(d)
+    return res
 
 
 def in_plans_dir(path: str) -> bool:

@@ -19,7 +19,7 @@ from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis import index_pool
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, workspace_files
-from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, decode_entry
+from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, Prepared, decode_entry
 from puppet_xpp.server.analysis.references import Ref
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
@@ -67,10 +67,14 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
     session = ls.session
     state = session.index_state
     loop = asyncio.get_running_loop()
-    # the walk and the reading of the index cache overlap (the walk waits on the file system)
-    files, cache = await asyncio.gather(
-        loop.run_in_executor(None, workspace_files, roots), loop.run_in_executor(None, IndexCache.open, roots)
-    )
+    prepared = await take_prepared(ls, roots)
+    if prepared is not None:  # (read while the server was loaded)
+        files, cache = prepared.files, prepared.cache
+    else:  # the walk and the reading of the index cache overlap (the walk waits on the file system)
+        files, cache = await asyncio.gather(
+            loop.run_in_executor(None, workspace_files, roots),
+            loop.run_in_executor(None, IndexCache.open, roots),
+        )
     if cache.ignored:
         ls.log(
             f"puppet-xpp: index cache ignored ({cache.ignored}): indexing every file", types.MessageType.Log
@@ -115,9 +119,13 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
 
     # the files whose stat matches their cached entry, a chunk at a time; the others are indexed after
     misses: list[str] = []
+    memo: dict[str, str] = {}
     for k in range(0, len(files), CHUNK):
         part = files[k : k + CHUNK]
-        found = await ls.on_worker(lookup_chunk, cache, part, session.open_paths())
+        if prepared is not None:
+            found = prepared.found
+        else:
+            found = await ls.on_worker(lookup_chunk, cache, part, session.open_paths(), memo)
         opened = session.open_paths()
         # (filing makes the indexes' lists and dicts, kept for the session, no cycle among them: the
         # collections their allocation would start find nothing -- a third of the filing's time)
@@ -148,6 +156,29 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
         f" ({cache.hits} from the index cache)"
     )
     return cache
+
+
+async def take_prepared(ls: PuppetServer, roots: list[str]) -> Prepared | None:
+    """What the start-up front read of the workspace while the server was loaded
+    (index_cache.Prepared, once): None when there is none, when it failed, or when it is of other
+    roots (the client's configuration, pulled at ``initialized``, changed the module path)."""
+    session = ls.session
+    early, session.early_index = session.early_index, None
+    if early is None:
+        return None
+    try:
+        prepared = await asyncio.wrap_future(early)
+    except Exception as e:  # (never the indexing's failure: it reads everything itself)
+        ls.log(f"puppet-xpp: the index cache read at start failed ({e!r})", types.MessageType.Log)
+        return None
+    if prepared.roots != roots:
+        return None
+    ls.log(
+        f"puppet-xpp: workspace files and index cache read while the server loaded"
+        f" ({len(prepared.found)} of {len(prepared.files)} files cached)",
+        types.MessageType.Log,
+    )
+    return prepared
 
 
 async def index_misses(
@@ -279,13 +310,16 @@ def index_several(
     return out
 
 
-def lookup_chunk(cache: IndexCache, paths: list[str], open_paths: Iterable[str]) -> dict[str, Entry]:
-    """Worker thread: the cached entries of ``paths`` (but the open documents) still valid by stat."""
+def lookup_chunk(
+    cache: IndexCache, paths: list[str], open_paths: Iterable[str], memo: dict[str, str]
+) -> dict[str, Entry]:
+    """Worker thread: the cached entries of ``paths`` (but the open documents) still valid by stat
+    (``memo``: IndexCache.lookup's, for the whole indexing)."""
     skip = set(open_paths)
     out = {}
     for p in paths:
         if p not in skip:
-            e = cache.lookup(p)
+            e = cache.lookup(p, memo)
             if e is not None:
                 out[p] = e
     return out

@@ -143,6 +143,7 @@ def serve(
     server = create_server()
     if handoff is not None:  # (the first diagnostics the front published: not sent again)
         server.session.front_published.update(handoff.published)
+        server.session.early_index = handoff.early_index
     try:
         if tcp is not None:
             server.start_tcp(*tcp)

@@ -11,9 +11,9 @@ everything through it, and no module keeps state of its own.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,15 +26,16 @@ from puppet_xpp.server.analysis.document import Analysis, Document, GcPacer, Lsp
 from puppet_xpp.server.analysis.facts import FactSource
 from puppet_xpp.server.analysis.hiera import HieraCache, Layer
 from puppet_xpp.server.analysis.index import ParsedHook, WorkspaceIndex
+from puppet_xpp.server.analysis.index_cache import Prepared
 from puppet_xpp.server.analysis.lint_pool import LintPool
 from puppet_xpp.server.analysis.puppet_tools import ToolState
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import (
     Settings,
     check_config_for,
-    environment_at,
     file_context,
     find_environment,
+    index_roots,
 )
 from puppet_xpp.server.lsp.lint_carry import LintState
 
@@ -214,6 +215,9 @@ class Session:
     # startup.py), by uri: (version, diagnostics); the publisher does not send them again
     # (server/lsp/publish.py ``send``)
     front_published: dict[str, tuple[int, list[LspDiagnostic]]] = field(default_factory=dict)
+    # the workspace's files and index cache as the start-up front's thread read them while the server
+    # was loaded (index_cache.prepare), taken by the first indexing (server/lsp/indexing.py)
+    early_index: Future[Prepared] | None = None
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references
@@ -278,21 +282,7 @@ class Session:
 
     def index_roots(self) -> list[str]:
         """Workspace folders, the configured module path, and each folder's environment module path."""
-        out: list[str] = []
-        for r in self.roots:
-            out.append(r)
-            env = environment_at(r) or find_environment(os.path.join(r, "x.pp"))
-            for d in env.modulepath if env is not None else ():
-                out.append(d)
-        out.extend(self.settings.modulepath)
-        seen: set[str] = set()
-        res: list[str] = []
-        for d in out:
-            d = os.path.abspath(d)
-            if d not in seen and os.path.isdir(d) and not any(d.startswith(s + os.sep) for s in seen):
-                seen.add(d)
-                res.append(d)
-        return res
+        return index_roots(self.roots, self.settings.modulepath)
 
     def owning_environment(self, path: str) -> str | None:
         """The directory of the workspace environment whose module path holds ``path`` (a module on an

@@ -54,8 +54,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+if TYPE_CHECKING:
+    from puppet_xpp.server.analysis.index_cache import Prepared
 
 __all__ = ["AnswerCache", "Front", "Handoff", "Replayed", "fingerprint", "serve_stdio"]
 
@@ -329,6 +333,157 @@ def first_diagnostics(document: Any, init: Json, encoding: str) -> tuple[str, in
     return uri, version, diags
 
 
+class Surveyor:
+    """A child process forked when the front starts -- before any thread, so nothing it inherits is
+    half-imported or locked -- that surveys the workspace once ``initialize`` names it
+    (server/analysis/index_cache.py ``survey``: the walk, the index cache's check, the stat of every
+    file; ~0.1 s of CPU on issue 31's workspace) on the other processor while this one imports the
+    server.  It holds none of the client's pipes (its stdin, stdout and stderr are /dev/null), takes
+    the roots on a pipe (none: it exits) and writes what it found to another (marshal: plain lists and
+    strings), then exits; the parent reaps it."""
+
+    def __init__(self, pid: int, ask_fd: int, answer_fd: int) -> None:
+        self.pid = pid
+        self.ask_fd: int | None = ask_fd
+        self.answer_fd = answer_fd
+
+    @classmethod
+    def fork(cls) -> Surveyor | None:
+        """The child, or None where a fork is not safe (threads running: a test's process) or failed."""
+        if threading.active_count() != 1 or not hasattr(os, "fork"):
+            return None
+        ask_r, ask_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (ask_r, ask_w, answer_r, answer_w):
+                os.close(fd)
+            return None
+        if pid == 0:  # pragma: no cover (the child; tests see what it sends)
+            status = 1
+            try:
+                os.close(ask_w)
+                os.close(answer_r)
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                status = _survey_child(ask_r, answer_w)
+            finally:
+                os._exit(status)
+        os.close(ask_r)
+        os.close(answer_w)
+        return cls(pid, ask_w, answer_r)
+
+    def ask(self, roots: list[str]) -> None:
+        """Survey ``roots`` (once; after :meth:`close`, nothing)."""
+        import marshal
+
+        fd, self.ask_fd = self.ask_fd, None
+        if fd is None:
+            return
+        try:
+            os.write(fd, marshal.dumps(roots))  # (a few hundred bytes: within the pipe's buffer)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def answer(self) -> Any:
+        """What the child found (None: nothing, it failed); waits for it to end, and reaps it."""
+        import marshal
+
+        chunks = []
+        try:
+            while chunk := os.read(self.answer_fd, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        finally:
+            os.close(self.answer_fd)
+            self.reap()
+        try:
+            return marshal.loads(b"".join(chunks)) if chunks else None
+        except (EOFError, TypeError, ValueError):
+            return None
+
+    def close(self) -> None:
+        """Not asked after all: the child sees the end of its pipe and exits; reaped on a thread."""
+        fd, self.ask_fd = self.ask_fd, None
+        if fd is not None:
+            os.close(fd)
+            os.close(self.answer_fd)
+            threading.Thread(target=self.reap, name="puppet-survey-reap", daemon=True).start()
+
+    def reap(self) -> None:
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _survey_child(ask_fd: int, answer_fd: int) -> int:
+    """The surveyor's work (in the child): the roots asked, what index_cache.survey finds written back."""
+    import marshal
+
+    data = b""
+    while chunk := os.read(ask_fd, 65536):
+        data += chunk
+    if not data:
+        return 0
+    roots = marshal.loads(data)
+    from puppet_xpp.server.analysis.index_cache import survey
+
+    out = memoryview(marshal.dumps(survey(roots)))
+    while out:
+        out = out[os.write(answer_fd, out) :]
+    return 0
+
+
+def start_early_index(
+    init: Json, work: FrontWork | None = None, surveyor: Surveyor | None = None
+) -> Future[Prepared]:
+    """Read the workspace's files and index cache (server/analysis/index_cache.py ``prepare``, for the
+    index roots ``initialize``'s params give: workspace.index_roots) on a thread of its own while the
+    server is loaded -- the file system's part by ``surveyor``, in its own process, when there is one --
+    so that on a second start the indexing at ``initialized`` files the cached entries at once.  The
+    thread waits while the front analyses a document (its first diagnostics come first).  The server
+    takes the result only when its own index roots are these (server/lsp/indexing.py
+    ``take_prepared``); a failure is only a slower start."""
+    future: Future[Prepared] = Future()
+
+    def between() -> None:
+        if work is not None:
+            work.idle.wait(FRONT_WAIT)
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            from puppet_xpp.server.analysis.workspace import Settings, index_roots
+
+            roots = roots_of(init)
+            options = init.get("initializationOptions") or {}
+            settings = Settings.from_dict(options, Settings(), roots[0] if roots else None)
+            roots = index_roots(roots, settings.modulepath)
+            surveyed = None
+            if surveyor is not None:
+                surveyor.ask(roots)
+                surveyed = surveyor.answer()
+            from puppet_xpp.server.analysis.index_cache import prepare
+
+            between()
+            future.set_result(prepare(roots, surveyed, between))
+        except BaseException as e:  # (the server's indexing says so and reads everything itself)
+            future.set_exception(e)
+        finally:
+            if surveyor is not None:
+                surveyor.close()
+
+    threading.Thread(target=run, name="puppet-index-early", daemon=True).start()
+    return future
+
+
 class FrontWork:
     """What the loader and the front tell each other: the modules the front's analysis needs are
     imported (``ready``), and the front has no document to analyse (``idle``: the loader goes on)."""
@@ -363,6 +518,8 @@ class Handoff:
     cache: AnswerCache | None = None
     # the documents whose first diagnostics the front published: uri -> (version, LspDiagnostic list)
     published: dict[str, tuple[int, list[Any]]] = field(default_factory=dict)
+    # the workspace's files and index cache, read on a thread from ``initialize`` on (start_early_index)
+    early_index: Future[Prepared] | None = None
 
 
 class Front:
@@ -376,8 +533,10 @@ class Front:
         ready_fd: int,
         cache: Callable[[], AnswerCache],
         work: FrontWork | None = None,
+        surveyor: Surveyor | None = None,
     ) -> None:
         self.work = work
+        self.surveyor = surveyor  # (given to the early index's thread at initialize)
         self.fd_in = fd_in
         self.out = out
         self.ready_fd = ready_fd
@@ -503,6 +662,8 @@ class Front:
             if plausible_initialize(params):
                 assert type(params) is dict
                 hand.initialize_params = params
+                hand.early_index = start_early_index(params, self.work, self.surveyor)
+                self.surveyor = None
                 cache = hand.cache = self.open_cache()
                 result = cache.get(params["capabilities"])
                 if result is not None:
@@ -694,6 +855,7 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     ready_r, ready_w = os.pipe()
     failed: list[BaseException] = []
     work = FrontWork()
+    surveyor = Surveyor.fork()  # (before any thread of ours)
     loader = threading.Thread(
         target=load_server,
         args=(lambda: os.write(ready_w, b"."), failed, work),
@@ -701,8 +863,10 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
         daemon=True,
     )
     loader.start()
-    front = Front(inp.fileno(), out, ready_r, AnswerCache.open, work)
+    front = Front(inp.fileno(), out, ready_r, AnswerCache.open, work, surveyor)
     status = front.run()
+    if front.surveyor is not None:  # (no initialize it could survey)
+        front.surveyor.close()
     if status is not None:
         out.flush()
         logging.shutdown()

@@ -90,7 +90,8 @@ class Started:
         await self.client.shutdown_session()
 
 
-async def start(env: str, cache: str) -> Started:
+async def start(env: str, cache: str, configuration: dict | None = None) -> Started:
+    """``configuration``: the settings the client gives when the server asks (it says it can)."""
     import asyncio
 
     config = ClientServerConfig(
@@ -98,11 +99,21 @@ async def start(env: str, cache: str) -> Started:
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    capabilities = types.ClientCapabilities()
+    if configuration is not None:
+
+        async def answer(params):
+            return [configuration for _ in params.items]
+
+        client.protocol.fm.features[types.WORKSPACE_CONFIGURATION] = answer
+        capabilities = types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(configuration=True)
+        )
 
     uri = "file://" + env
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
+            capabilities=capabilities,
             root_uri=uri,
             workspace_folders=[types.WorkspaceFolder(uri=uri, name="production")],
         )
@@ -438,3 +449,115 @@ async def test_references_that_do_not_decode_are_read_again_from_the_file(worksp
         assert await symbols(second, "mymod") == cold_symbols
     finally:
         await second.stop()
+
+
+EARLY = "puppet-xpp: workspace files and index cache read while the server loaded"
+
+
+async def test_the_second_start_reads_the_cache_while_the_server_loads(workspace):
+    """The start-up front reads the workspace's files and the index cache (its file-system part in a
+    process of its own) from ``initialize`` on, while the server is imported: the indexing at
+    ``initialized`` files what it found, and the answers are the cold start's."""
+    env, cache = workspace
+    cold_symbols, cold_hover, cold_refs = await cold_then_second(env, cache)
+    second = await start(env, cache)
+    try:
+        early = [m for m in second.logs if m.startswith(EARLY)]
+        assert early == [f"{EARLY} ({FILE_COUNT} of {FILE_COUNT} files cached)"], second.logs
+        assert second.from_cache() == FILE_COUNT
+        assert await symbols(second, "mymod") == cold_symbols
+        assert await hover_greet(second, env) == cold_hover
+        assert await references_of_old(second, env) == cold_refs
+    finally:
+        await second.stop()
+
+
+async def test_a_module_path_the_client_configures_later_is_indexed(workspace, tmp_path):
+    """The front reads the workspace of ``initialize``'s settings; a module path the client's
+    configuration adds at ``initialized`` makes other index roots: what the front read is not used,
+    and the module there is indexed."""
+    env, cache = workspace
+    extra = str(tmp_path / "extra")
+    write_files(
+        extra,
+        {
+            "extramod/lib/puppet/functions/extramod/hi.rb": (
+                "Puppet::Functions.create_function(:'extramod::hi') do\n  def hi\n    'hi'\n  end\nend\n"
+            )
+        },
+        age=3600,
+    )
+    s = await start(env, cache, {"modulepath": [extra]})
+    try:
+        assert not any(m.startswith(EARLY) for m in s.logs), s.logs
+        assert "extramod::hi" in await symbols(s, "extramod")
+        assert "mymod::greet" in await symbols(s, "mymod")
+    finally:
+        await s.stop()
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            out.extend(int(c) for c in f.read().split())
+    return out
+
+
+async def test_the_process_that_reads_the_workspace_early_is_gone_once_indexed(workspace):
+    """The front's child process (its file-system part of the early reading) ends and is reaped: once
+    the workspace is indexed the server has no child left (a workspace this small starts no indexing
+    worker, no document is open: no lint worker)."""
+    import asyncio
+
+    await asyncio.to_thread(early_is_gone, *workspace)
+
+
+def early_is_gone(env: str, cache: str) -> None:
+    import json
+    import subprocess
+
+    proc = subprocess.Popen(
+        SERVER,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, PYTHONPATH=REPO, PUPPET_XPP_INDEX_CACHE=cache),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(msg: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        proc.stdin.flush()
+
+    def read() -> dict:
+        length = 0
+        while (line := proc.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        assert length, "the server closed its output"
+        return json.loads(proc.stdout.read(length))
+
+    try:
+        uri = "file://" + env
+        folders = [{"uri": uri, "name": "production"}]
+        send({"id": 1, "method": "initialize", "params": {"capabilities": {}, "workspaceFolders": folders}})
+        while read().get("id") != 1:
+            pass
+        send({"method": "initialized", "params": {}})
+        while "indexed" not in str(read().get("params", {}).get("message", "")):
+            pass
+        deadline = time.monotonic() + 10
+        while _children(proc.pid):  # (reaped by a thread of the server: a moment after)
+            assert time.monotonic() < deadline, _children(proc.pid)
+            time.sleep(0.05)
+        send({"id": 2, "method": "shutdown"})
+        while read().get("id") != 2:
+            pass
+        send({"method": "exit"})
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
