@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 from puppet_xpp.grammar import parser
 from puppet_xpp.grammar.build import Builder
 from puppet_xpp.grammar.incremental.bodies import Bodies
-from puppet_xpp.grammar.incremental.plain import Chunks, ListBuilder, PlainRun, Shadow, Sync, copy_list
+from puppet_xpp.grammar.incremental.plain import (
+    Chunks,
+    KeptChunks,
+    ListBuilder,
+    PlainRun,
+    Shadow,
+    Sync,
+    copy_list,
+)
 from puppet_xpp.grammar.incremental.state import (
     FAR,
     BlockExpression,
@@ -92,6 +100,9 @@ class BrokenText:
         # the last update's resumed plain parse (PlainRun) and this update's
         self.last_plain: PlainRun | None = None
         self.plain_run: PlainRun | None = None
+        # the runs after top-level errors of the last plain parse that made any, kept across the
+        # updates since (the text repaired and broken again: plain.KeptChunks)
+        self.kept: KeptChunks | None = None
         # while _resume_cut runs: (tokens parsed, where the failed lexing unit begins, lexer diagnostics)
         self._cut: tuple[int, int, list[Any]] | None = None
         # while broken, after resume_plain: the units (statements of its lists) of the Program shown,
@@ -261,6 +272,8 @@ class BrokenText:
             chunks.finish()
         except Exception:
             bodies.undo()
+            if chunks.taken is not None:
+                self.kept = None
             return False
         done = self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i, bodies)
         if self.plain_run is not None:
@@ -303,7 +316,21 @@ class BrokenText:
         p = self.parser
         last = self.last_plain
         prev = last.chunks if last is not None and p.last_edit is not None and self._cut is None else None
-        return Chunks(p, b, prev, p.edit_ce)
+        return Chunks(p, b, prev, p.edit_ce, self.kept if self._cut is None else None)
+
+    def validated(self) -> None:
+        """The Program shown was validated (its cache is ``pcache``): a kept run that is that Program's
+        keeps that cache, for the statements a later run takes from it."""
+        kept = self.kept
+        if kept is not None and kept.run is self.plain_run:
+            kept.pcache = self.pcache
+
+    def carry_kept(self, pending: tuple[int, int, int] | None) -> None:
+        """An update begins, with these edits since the last (before any token moved): the kept runs
+        stay only if they ended before their first run's line (plain.KeptChunks.carry)."""
+        kept = self.kept
+        if kept is not None and (pending is None or not kept.carry(self.parser, *pending)):
+            self.kept = None
 
     def resume_top(self, c: int, ds: int) -> bool:
         """The text is broken at the top level: grammar.parser's plain parse, run from the last
@@ -351,6 +378,8 @@ class BrokenText:
             chunks.finish()
         except Exception:
             bodies.undo()
+            if chunks.taken is not None:
+                self.kept = None
             return False
         return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i, bodies)
 
@@ -372,9 +401,11 @@ class BrokenText:
         assert p.levels is not None
         cfg = p.config
         # the diagnostics: the state's before the boundary, then the plain parse's
-        if chunks.reused and chunks.last is not None and chunks.last.raw is not None:
-            old_ids = old_ids | {id(x) for x in nodes_of(chunks.last.raw)}  # (positions fixed)
+        source = chunks.taken.chunks if chunks.taken is not None else chunks.last
+        if chunks.reused and source is not None and source.raw is not None:
+            old_ids = old_ids | {id(x) for x in nodes_of(source.raw)}  # (positions fixed)
         chunks.last = None  # (not a chain of every plain parse since the text broke)
+        chunks.kept = None
         if bodies.jumped:  # (their positions are moved by marks, their lists are the last run's)
             old_ids = old_ids | {id(x) for x in bodies.jumped}
         cut = self._cut
@@ -394,7 +425,9 @@ class BrokenText:
             )
             prog = None
         units = {id(x) for out in b.lists for x in out} | bodies.units
-        if chunks.reused and self.last_plain is not None:
+        if chunks.taken is not None:
+            units |= chunks.taken.units
+        elif chunks.reused and self.last_plain is not None:
             units |= self.last_plain.units
         if prog is not None:
             body = prog.body
@@ -404,16 +437,26 @@ class BrokenText:
                 units.add(id(body))
         if self.plain_units is None:
             self.pcache = {}
+        if chunks.taken is not None:  # (their validation, moved when it is read: UnitValidation)
+            self.pcache.update(chunks.taken.pcache)
+            p.stats["kept_taken"] = True
         self._show_resumed(prog, units, b.had_errors, diags)
         p.stats["tokens_parsed"] = parsed
         if chunks.reused:
             p.stats["reused"] = True
+            p.stats["tokens_parsed"] = parsed - (len(p.tokens) - chunks.reused_at)  # (not those taken)
         if prog is not None and cut is None:
             order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
             self.plain_run = PlainRun(resumes, list(b.diagnostics), order, prog, units, b.had_errors)
             self.plain_run.chunks = chunks
             self.plain_run.bodies = bodies
             p.stats["bodies_taken"] = len(bodies.jumped)
+            if chunks.records:
+                self.kept = KeptChunks(chunks, self.plain_run)
+            elif bodies.jumped:
+                self.kept = None  # (the bodies it took may be the kept run's, moved: taken from run to run)
+        elif chunks.reused or bodies.jumped:
+            self.kept = None  # (what it took was moved, and no run holds it now)
         return True
 
     def _reuse_plain(self, watch: Sync, b: Builder, lim: int, chain: list[Level]) -> bool:
@@ -451,6 +494,9 @@ class BrokenText:
         self.plain_run = PlainRun(resumes, run_diags, order, prog, last.units, last.recovered)
         self.plain_run.chunks = last.chunks
         self.plain_run.far = last.far
+        # (its statements and diagnostics are moved to the current text: kept from here, if at all)
+        chunks = last.chunks
+        self.kept = KeptChunks(chunks, self.plain_run) if chunks is not None and chunks.records else None
         self._show_resumed(prog, last.units, last.recovered, diags)
         p.stats["reused"] = True
         return True
@@ -488,6 +534,7 @@ class BrokenText:
         window are the state's); the state and the edits since it stay pending."""
         p = self.parser
         p.pending = pending  # (later edits merge into it: see edit)
+        self.kept = None  # (its delta counted these edits, which the next update counts again)
         self.relocate = True  # (the line index is the current text's already)
         self.kept_tokens = p.tokens
         p.tokens = e.tokens

@@ -253,28 +253,61 @@ class Chunks:
     token, unchanged since (at or after ``unchanged``), with the same depth, takes that parse's
     statements (moved by the edit) and diagnostics from there on instead of running them again."""
 
-    def __init__(self, owner: IncrementalParser, builder: Any, last: Chunks | None, unchanged: int) -> None:
+    def __init__(
+        self,
+        owner: IncrementalParser,
+        builder: Any,
+        last: Chunks | None,
+        unchanged: int,
+        kept: KeptChunks | None = None,
+    ) -> None:
         self.owner = owner  # (its tokens, positions and edit)
         self.builder = builder
         self.last = last
         self.unchanged = unchanged
+        self.kept = kept  # an older plain parse's, kept across the updates since (KeptChunks)
         self.records: list[tuple[Any, int, int, int]] = []  # (token, depth, statements, diagnostics)
         self.raw: list[Any] | None = None  # the top-level statements (recover_top's list)
         self.ndiag = 0  # diagnostics of the runs (before the transforms of dropped lists)
         self.dropped: list[int] = []  # where lists dropped by recovery were cut (transform_dropped)
         self.reused = False
+        self.reused_at = 0  # (when reused: the token index where the runs taken begin)
+        self.taken: KeptChunks | None = None  # the kept parse whose runs were taken (not the last's)
 
     def __call__(self, k: int, depth: int, raw: list[Any]) -> list[Any] | None:
         self.raw = raw
         p = self.owner
         toks = p.tokens
         tok = toks[k] if k < len(toks) else None
+        if tok is not None and k >= self.unchanged:
+            last = self.last
+            if last is not None and last.raw is not None:
+                assert p.last_edit is not None
+                ds, de, delta = p.last_edit
+                rest = self._take(last, tok, depth, raw, delta, de - delta)
+                if rest is not None:
+                    self.reused_at = k
+                    return rest
+            kept = self.kept
+            if kept is not None and kept.chunks is not last and kept.chunks.raw is not None:
+                # (every edit since it ended before the line of its first run: all of it moves)
+                rest = self._take(kept.chunks, tok, depth, raw, kept.delta, None)
+                if rest is not None:
+                    self.reused_at = k
+                    self.taken = kept
+                    return rest
+        self.records.append((tok, depth, len(raw), len(self.builder.diagnostics)))
+        return None
+
+    def _take(
+        self, last: Chunks, tok: Any, depth: int, raw: list[Any], delta: int, de_old: int | None
+    ) -> list[Any] | None:
+        """The statements of ``last``'s runs from the one that began at ``tok`` with ``depth`` on (moved
+        by delta bytes: those at or after de_old, all when None), its diagnostics added to this run's;
+        None when it began none there."""
+        p = self.owner
         b = self.builder
-        last = self.last
-        if last is not None and tok is not None and k >= self.unchanged and last.raw is not None:
-            assert p.last_edit is not None
-            ds, de, delta = p.last_edit
-            de_old = de - delta
+        if last.raw is not None:
             for j, r in enumerate(last.records):
                 if r[0] is not tok or r[1] != depth:
                     continue
@@ -291,9 +324,9 @@ class Chunks:
                 for d in last.builder.diagnostics[r[3] : last.ndiag]:
                     key = last.builder.order.get(id(d))
                     if delta:
-                        if d.offset is not None and d.offset >= de_old:
+                        if d.offset is not None and (de_old is None or d.offset >= de_old):
                             d.offset += delta
-                        if key is not None and key[0] >= de_old:
+                        if key is not None and (de_old is None or key[0] >= de_old):
                             key = (key[0] + delta, key[1])
                     if key is not None:
                         b.order[id(d)] = key
@@ -306,7 +339,6 @@ class Chunks:
                 )
                 self.reused = True
                 return rest
-        self.records.append((tok, depth, len(raw), len(b.diagnostics)))
         return None
 
     def finish(self) -> None:
@@ -316,3 +348,40 @@ class Chunks:
         self.ndiag = len(b.diagnostics)
         self.dropped = [off for _raw, off in b.transform_first.values()]
         b.transform_dropped()
+
+
+class KeptChunks:
+    """The runs after top-level errors of the last plain parse that made any (Chunks), kept while the
+    text is repaired and broken again (BrokenText.kept), so that the next break takes them.
+
+    An open quote typed mid-body makes the rest of the file lexed anew up to where the lexer syncs,
+    recovery closes the body early and every statement after the first top-level error is parsed and
+    validated again (on the 292 KB class of bench/bench_completion.py, the same top-level run from one
+    line for every quote typed over the ~250 lines before it).  Deleting the quote again repairs the
+    text incrementally, and the last plain parse is gone: the next quote parsed and validated the whole
+    tail again.  What those runs make depends on the tokens from their first one on only (Chunks), so
+    they are kept as long as every edit since ends before the line of that token (the bytes that decide
+    whether recovery may resume on a line are then the same) and it is still in the token list
+    (:meth:`carry`); the statements are moved by the bytes added before them (``delta``) when taken,
+    and their validation is taken with them (``units``, ``pcache``)."""
+
+    __slots__ = ("chunks", "run", "units", "pcache", "delta")
+
+    def __init__(self, chunks: Chunks, run: PlainRun) -> None:
+        self.chunks = chunks
+        self.run = run  # (the PlainRun whose validation cache is the one to keep: see BrokenText.validated)
+        self.units = run.units
+        self.pcache: dict[int, tuple[Any, ...]] = {}
+        self.delta = 0  # bytes added before its first run's token since it was made
+
+    def carry(self, owner: IncrementalParser, ds: int, de: int, delta: int) -> bool:
+        """An edit replaced bytes [ds, de - delta) by [ds, de) (current coordinates; the tokens not yet
+        moved): may the runs still be taken?  (Its delta is added when so.)"""
+        first = self.chunks.records[0][0] if self.chunks.records else None
+        if first is None or owner.index(first) < 0:
+            return False
+        at = first.start_pos + delta  # (the token, where it will be)
+        if first.start_pos < de - delta or owner.data.find(b"\n", de, at) < 0:
+            return False  # (the edit is on its line or after it)
+        self.delta += delta
+        return True

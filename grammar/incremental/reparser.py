@@ -178,6 +178,7 @@ class IncrementalParser:
             self.relexer.rdiv_clean = 0
         self._set_locator(pending if self.levels is not None and not bt.relocate else None)
         bt.relocate = False
+        bt.carry_kept(pending if self.levels is not None else None)
         try:
             if self.levels is None or pending is None or self.config.epp or len(self.data) >= HUGE_BYTES:
                 self._full()  # (a huge text: always, with no incremental state; grammar.incremental.compact)
@@ -212,6 +213,7 @@ class IncrementalParser:
         run = self.broken_text.plain_run
         if run is not None:
             run.bodies = None
+        self.broken_text.kept = None  # (its statements' marks were among them)
         self.stats["positions_compacted"] = True
 
     def _crashed(self, e: Exception) -> None:
@@ -292,6 +294,7 @@ class IncrementalParser:
         self.program_shown = self.base = res.program
         self.broken_text.end_broken()
         self.broken_text.plain_units = None
+        self.broken_text.kept = None
         self.ghost = None
         self.pos = Positions()
         self._defs_stale = False
@@ -905,6 +908,7 @@ class IncrementalParser:
             # are the state's, validated with its cache; its own lists are units cached apart
             units |= bt.plain_units
             out, bt.pcache = self._validate_units(prog, units, bt.pcache, self._vcache)
+            bt.validated()
             return out
         if type(prog.body) is not BlockExpression:
             units.add(id(prog.body))

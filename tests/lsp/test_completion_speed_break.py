@@ -34,7 +34,7 @@ def test_brace_at_a_line_start_is_incremental(line_text: str) -> None:
         assert p.stats["mode"] != "full", (piece, p.stats)
 
 
-def _corpus_class() -> str:
+def corpus_class() -> str:
     """A ~90 KB one-class manifest built like bench/bench_completion.py's (the corpus's class bodies)."""
     import os
     import sys
@@ -49,6 +49,16 @@ def _corpus_class() -> str:
     return str(bench_completion.build_manifest(str(CORPUS_ROOT), 80_000))
 
 
+def corpus_class_parser() -> tuple[IncrementalParser, CheckConfig, list[str]]:
+    """An IncrementalParser of :func:`corpus_class`'s text, parsed and validated, and its lines."""
+    text = corpus_class()
+    config = CheckConfig(file="x.pp")
+    p = IncrementalParser(text, config)
+    p.update()
+    p.validation_diagnostics()
+    return p, config, text.split("\n")
+
+
 @pytest.mark.parametrize("piece", ["'", '"', "/*", "@("])
 def test_an_open_quote_mid_body_is_not_a_full_parse(piece: str) -> None:
     """An open quote (single or double), a comment start or a heredoc start typed at the start of
@@ -57,13 +67,8 @@ def test_an_open_quote_mid_body_is_not_a_full_parse(piece: str) -> None:
     a full parse -- the break re-lexes a window around the edit (not the whole tail) and parses from
     the last statement boundary before it; the repair reparses a few statements.  (Counted work, not
     time: a regression to a full re-lex or parse fails here.)"""
-    text = _corpus_class()
-    config = CheckConfig(file="x.pp")
-    p = IncrementalParser(text, config)
-    p.update()
-    p.validation_diagnostics()
+    p, config, lines = corpus_class_parser()
     n = len(p.tokens)
-    lines = text.split("\n")
     mid = len(lines) // 2
     at_lines = [
         i for i in range(mid - 100, mid + 100) if lines[i].startswith("  ") and lines[i][2:3].isalpha()
@@ -91,12 +96,7 @@ def test_an_open_quote_mid_body_is_not_a_full_parse(piece: str) -> None:
 def test_typing_on_after_an_open_quote_is_never_a_full_parse() -> None:
     """A call typed at the start of a statement line, its quote open for a few keystrokes, then
     closed: every step equals the full parse and none is a full parse."""
-    text = _corpus_class()
-    config = CheckConfig(file="x.pp")
-    p = IncrementalParser(text, config)
-    p.update()
-    p.validation_diagnostics()
-    lines = text.split("\n")
+    p, config, lines = corpus_class_parser()
     mid = len(lines) // 2
     i = next(i for i in range(mid, mid + 200) if lines[i].startswith("  ") and lines[i][2:3].isalpha())
     at = len("\n".join(lines[:i]).encode()) + 1 + 2
