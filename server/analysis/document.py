@@ -459,7 +459,7 @@ class Document:
 
     def _analyse_apart(self, job: Future[None]) -> None:
         try:
-            with _brisk_switching():
+            with brisk_switching():
                 self.analysis()
         except Exception:  # (reported by the worker's analysis(), which meets it again)
             pass
@@ -509,7 +509,7 @@ _switching: list[float] = []  # the interval to restore, while analyses run apar
 
 
 @contextmanager
-def _brisk_switching() -> Iterator[None]:
+def brisk_switching() -> Iterator[None]:
     """Python's thread switch interval at 1 ms while an analysis runs apart (default 5 ms): a request
     on another document passes the GIL between the transport, the event loop and the worker several
     times, each time waiting up to one interval for the analysis' thread to let go of it."""

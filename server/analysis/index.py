@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import gc
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.gcpause import paused
@@ -24,10 +24,16 @@ ParsedHook = Callable[[str, Analysis], None]
 
 def symbols_of(an: Analysis, path: str) -> list[Sym]:
     """Index entries of one analysed file (its top-level and nested definitions)."""
+    return list(iter_symbols(an, path))
+
+
+def iter_symbols(an: Analysis, path: str) -> Iterator[Sym]:
+    """:func:`symbols_of` one entry at a time: the language server's deep checks take a big document's
+    (tens of thousands of classes in a 5 MB manifest: about a second) in slices between the requests
+    on other documents (server/lsp/deep.py ``check_steps``)."""
     prog = an.program
     if prog is None:
-        return []
-    out = []
+        return
     lines = an.lines
     for d in prog.definitions:
         if type(d) is ast.NodeDefinition:
@@ -53,12 +59,9 @@ def symbols_of(an: Analysis, path: str) -> list[Sym]:
         if kind in ("function", "plan"):  # one signature (signature help), its return type as written
             rt = getattr(d, "return_type", None)
             sigs = [Signature(params, features.expr_text(an, rt) if rt is not None else "")]
-        out.append(
-            Sym(
-                name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs
-            )
+        yield Sym(
+            name, kind, path, lines.range(d.offset, d.length), lines.range(so, sl), doc, params, sig, sigs
         )
-    return out
 
 
 def _signature(an: Analysis, d: ast.Node, kind: str, name: str, params: list[Param]) -> str:

@@ -36,15 +36,17 @@ duplicates, its unknown variables) is a cheap pass over what its statements keep
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from lsprotocol import types
 
+from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis import fixes
 from puppet_xpp.server.analysis.deep import (
     DEEP_SOURCE,
@@ -70,10 +72,11 @@ from puppet_xpp.server.analysis.document import (
     LineIndex,
     LspDiagnostic,
     Span,
+    brisk_switching,
     path_of_uri,
 )
 from puppet_xpp.server.analysis.hiera import Reader
-from puppet_xpp.server.analysis.index import symbols_of
+from puppet_xpp.server.analysis.index import iter_symbols
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp import convert, text
@@ -99,6 +102,12 @@ FAST = 0.004
 COST_DECAY = 0.8  # what is left of a check's cost at each later check
 PAUSE = 0.15
 MAX_PAUSE = 5.0
+
+# seconds of the worker a slice of a check takes (about: a statement is not cut) before the requests that
+# arrived meanwhile are answered (:func:`sliced`)
+SLICE = 0.02
+
+T = TypeVar("T")
 
 # seconds after an index change (a burst of them: a checkout, a folder added) before the open documents
 # are checked again
@@ -333,7 +342,7 @@ async def _run(ls: PuppetServer, st: DocState) -> None:
             return
         cache.due = False
         try:
-            found = await ls.on_worker(check, session, st, version)
+            found = await sliced(ls, check_steps(session, st, version))
         except Exception as e:  # never cost the other diagnostics: they go out without these
             log.exception("deep checks failed for %s", st.uri)
             ls.log(f"puppet-xpp: deep checks failed for {st.uri}: {e!r}", types.MessageType.Error)
@@ -355,7 +364,62 @@ async def _run(ls: PuppetServer, st: DocState) -> None:
 
 def check(session: Session, st: DocState, version: int | None) -> list[LspDiagnostic] | None:
     """Worker: the deep findings of ``st``'s text of ``version``, as the publisher sends them; None when
-    the document's text is no longer that version (its next publish asks again)."""
+    the document's text is no longer that version (its next publish asks again).  In one go (the server
+    runs :func:`check_steps` in slices)."""
+    steps = check_steps(session, st, version)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            found: list[LspDiagnostic] | None = stop.value
+            return found
+
+
+# ----------------------------------------------------------------------------------------------- slices
+
+
+async def sliced(ls: PuppetServer, steps: Generator[None, None, T]) -> T:
+    """Event loop: ``steps`` run on the worker about ``SLICE`` seconds at a time until done, so that the
+    requests that arrive meanwhile (a hover on another document) are answered between two slices
+    instead of after the whole check: the deep check of a 5 MB manifest of thousands of classes takes
+    seconds, and the worker answers every document in order (issue 26 item 12: one huge document
+    never delays the others' requests by more than 100 ms; tests/lsp/test_huge_document.py)."""
+    while True:
+        done, value = await ls.on_worker(advance, steps)
+        if done:
+            return cast(T, value)
+
+
+def advance(steps: Generator[None, None, T], budget: float = SLICE) -> tuple[bool, T | None]:
+    """Worker: ``steps`` run for about ``budget`` seconds (a step is not cut): (done, its value).
+
+    With the cyclic collector paused, and what the slice made frozen after it, as after an analysis
+    (server.analysis.document.GcPacer, whose idle full collections look at it again): a big document's
+    check keeps hundreds of thousands of objects (its definitions, the statements' findings and
+    answers), and the full collections their allocations set off traversed all of them again, 35-270 ms
+    each, in the middle of a slice (the 5 MB manifest of tests/lsp/test_huge_document.py).  And with
+    the threads' switch interval short, as an analysis apart has it (``brisk_switching``): a request
+    passes the GIL between the transport, the event loop and the worker several times, each time
+    waiting up to one interval for the slice to let go of it."""
+    end = time.perf_counter() + budget
+    try:
+        with paused(), brisk_switching():
+            while True:
+                next(steps)
+                if time.perf_counter() >= end:
+                    return False, None
+    except StopIteration as stop:
+        return True, stop.value
+    finally:
+        gc.freeze()
+
+
+def check_steps(
+    session: Session, st: DocState, version: int | None
+) -> Generator[None, None, list[LspDiagnostic] | None]:
+    """Worker: :func:`check` as steps (a top-level statement checked, a definition of the document's
+    listed): between two, the worker may have applied an edit, which changes the tree the check walks
+    in place -- so the check ends there (None: the new version's publish asks for its own)."""
     doc = st.doc
     if doc.version != version or st.refused is not None:
         return None
@@ -364,13 +428,26 @@ def check(session: Session, st: DocState, version: int | None) -> list[LspDiagno
     an = doc.analysis()
     cache = cache_of(st)
     cache.level = doc.config.level
+    spent = 0.0  # seconds of the worker the check took (the slices', not the requests' between them)
     t0 = time.perf_counter()
-    found = findings_of(session, cache, an, st.uri)
+    steps = findings_steps(session, cache, an, st.uri)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            found: list[Finding] = stop.value
+            break
+        spent += time.perf_counter() - t0
+        yield
+        if doc.version != version or st.refused is not None:
+            return None
+        t0 = time.perf_counter()
+    spent += time.perf_counter() - t0
     cache.findings = [f for f in found if not is_internal(f)]
     note_internal(cache, [f for f in found if is_internal(f)], an, st.uri)
     # (the slowest of the recent checks, slowly forgotten: a check of a text broken while typing is
     # quick, the one of the text repaired a keystroke later is not)
-    cache.cost = max(time.perf_counter() - t0, cache.cost * COST_DECAY)
+    cache.cost = max(spent, cache.cost * COST_DECAY)
     cache.version = version
     cache.data = an.data
     if cache.world is not None and an.program is not None and path_of_uri(st.uri):
@@ -430,13 +507,17 @@ def to_lsp_lines(li: LineIndex, findings: Sequence[Finding]) -> list[LspDiagnost
 # ----------------------------------------------------------------------------------------------- the checks
 
 
-def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> list[Finding]:
-    """Worker: the deep findings of the analysis, reusing the cached statements' (module docstring)."""
+def findings_steps(
+    session: Session, cache: DeepCache, an: Analysis, uri: str
+) -> Generator[None, None, list[Finding]]:
+    """Worker: the deep findings of the analysis, reusing the cached statements' (module docstring); a
+    step after each top-level statement (:func:`check_steps`).  Ended between two steps, it leaves the
+    cache as it was but for the statements and body parts it took from it (checked again next time)."""
     program = an.program
     if program is None:
         return []
     path = path_of_uri(uri)
-    world = world_of(session, cache, an, path)
+    world = yield from world_steps(session, cache, an, path)
     place = Place(path or uri, tasks=an.tasks, complete=world.complete)
     generation = session.index_generation
     local = local_key(world.local)
@@ -477,6 +558,7 @@ def findings_of(session: Session, cache: DeepCache, an: Analysis, uri: str) -> l
             )
         new.setdefault(key, []).append(entry)
         results.append(StatementResult(statement, entry.findings, entry.asked))
+        yield
     cache.entries = new
     for part_key, part in kept_parts:  # (a definition kept whole keeps its parts for its next edit)
         memo.keep(part_key, part)
@@ -520,10 +602,13 @@ def indexed(session: Session, modulepath: Sequence[str]) -> bool:
     return all(any(os.path.join(d, "").startswith(r) for r in roots) for d in modulepath if os.path.isdir(d))
 
 
-def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None) -> World:
+def world_steps(
+    session: Session, cache: DeepCache, an: Analysis, path: str | None
+) -> Generator[None, None, World]:
     """Worker: the world the document is checked against: made again (its memo of the modules and Hiera
     dropped, the cached statements checked question by question) when the index, the settings or the
-    index's completeness changed; the document's own definitions are its current ones."""
+    index's completeness changed; the document's own definitions are its current ones (a step after
+    each: :func:`check_steps`)."""
     complete = session.index_state.complete()
     made_for = (session.index_generation, id(session.settings), path, an.tasks, complete, cache.level)
     world = cache.world
@@ -540,7 +625,12 @@ def world_of(session: Session, cache: DeepCache, an: Analysis, path: str | None)
             hiera_read=hiera_buffers(session),
         )
         cache.world, cache.world_for = world, made_for
-    world.local = symbols_of(an, path or "") if path else []
+    local = []
+    if path:
+        for sym in iter_symbols(an, path):
+            local.append(sym)
+            yield
+    world.local = local
     return world
 
 
