@@ -223,6 +223,11 @@ def next_resume(
     error token itself qualifies unless the parse started there.  Scanning starts at `scan_from`, a
     token with `depth` open brackets before it (the language server resumes from a boundary too)."""
     n = len(tokens)
+    first = max(scan_from, err if err > chunk_start else err + 1)
+    if not any(t.type in STARTERS for t in tokens[first:n]):
+        # no candidate after the error (the usual last one: a stray `}` at the end of a file whose
+        # body recovery closed early): the scan would count brackets over everything from scan_from
+        return None, None
     d = depth
     m = _Marks(memo, tokens, max(err + 1, scan_from))
     look, mark = m.look, m.mark
