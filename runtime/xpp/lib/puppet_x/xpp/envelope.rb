@@ -30,8 +30,17 @@ module PuppetX
       CHECKSUM = /\Asha256-[0-9a-f]{64}\z/.freeze
       START = %r{\Aapplication/vnd\.puppet\.pcore\+(msgpack|json)(?=[ \t\r\n;]|\z)}.freeze
 
+      # The header exactly as puppet-xpp writes it (xpp/envelope.py's parameter order, single spaces, a
+      # checksum): one anchored match gives every parameter, where the general path below (any blanks, any
+      # order, names checked one by one) took about as long as the payload's checksum (8 of 170 ms of
+      # loading the corpus, 817 files, MRI).  A header of any other shape takes the general path, which
+      # accepts everything this one does with the same parameters.
+      WRITTEN = %r{\Aapplication/vnd\.puppet\.pcore\+msgpack; document-type=xpp; version=1(?:; puppet-version=([0-9_]+))?(?:; strict=([a-z]+))?; tasks=(true|false); source-sha256=([0-9a-f]{64}); checksum=sha256-([0-9a-f]{64})\n\n}.freeze
+
       # [format, params, payload] of an .xpp document (a binary String); raises FormatError.
       def self.split(data)
+        w = WRITTEN.match(data)
+        return written(data, w) if w
         m = BLANK.match(data)
         raise FormatError, 'not an XPP document (no envelope ended by a blank line)' unless m && m.begin(0) <= MAX_HEADER
         head = data.byteslice(0, m.begin(0))
@@ -59,6 +68,21 @@ module PuppetX
           end
         end
         [t[1], params, payload]
+      end
+
+      # #split of a header matched by WRITTEN (`w`): the same parameters, in the header's order.
+      def self.written(data, w)
+        params = { 'document-type' => 'xpp', 'version' => '1' }
+        params['puppet-version'] = w[1] if w[1]
+        params['strict'] = w[2] if w[2]
+        params['tasks'] = w[3]
+        params['source-sha256'] = w[4]
+        sum = w[5]
+        params['checksum'] = "sha256-#{sum}"
+        at = w.end(0)
+        payload = data.byteslice(at, data.bytesize - at)
+        raise FormatError, 'XPP payload does not match its checksum (damaged or truncated file)' unless Xpp.sha256_hex(payload) == sum
+        ['msgpack', params, payload]
       end
     end
   end

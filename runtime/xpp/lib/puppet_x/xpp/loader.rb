@@ -243,11 +243,16 @@ module PuppetX
         raise FormatError, 'XPP payload nested too deeply' if (@depth += 1) > 2000
         i = 0
         while i < arg
-          # small integers inline (a Locator's line offsets are most of a payload's arrays)
+          # small integers inline (a Locator's line offsets are most of a payload's arrays), and a
+          # positioned node of a type seen before (statements, arguments, operations: INNER_TABULATION of
+          # its marker) handed to #positioned without #value's dispatch
           p = @p
           c = s.getbyte(p)
           if c && c < 0x80 then @p = p + 1; a << c
           elsif c == 0xcd && p + 2 < @n then @p = p + 3; a << ((s.getbyte(p + 1) << 8) | s.getbyte(p + 2))
+          elsif c == 0xd4 && s.getbyte(p + 1) == 0x00 && (k = s.getbyte(p + 2)) && k < 0x80 && Array === (m = @wtab[k]) && m[8]
+            @p = p + 3
+            a << positioned(m)
           else a << value
           end
           i += 1
@@ -293,7 +298,8 @@ module PuppetX
         when 3 then obj.__puppet_x_xpp_init(@locator, off, len)
         when 4
           # one more attribute, often a string (a name, a literal): inline when it is a short one or a
-          # reference to one
+          # reference to one; a positioned node (VariableExpression's name, TextExpression's expression)
+          # goes to #positioned directly, as in #array
           c = s.getbyte(p)
           if c && c >= 0xa0 && c <= 0xbf # fixstr
             n = c & 0x1f
@@ -305,6 +311,9 @@ module PuppetX
                 (v = @wtab[v]).is_a?(String)
             @p = p + 3
             over_budget if (@bud -= v.length).negative?
+          elsif c == 0xd4 && s.getbyte(p + 1) == 0x00 && (v = s.getbyte(p + 2)) && v < 0x80 && Array === (v = @wtab[v]) && v[8]
+            @p = p + 3
+            v = positioned(v)
           else
             v = value
           end
