@@ -18,7 +18,14 @@ from __future__ import annotations
 import gc
 import threading
 
-__all__ = ["paused"]
+__all__ = ["paused", "GC_THRESHOLD"]
+
+# The collector's thresholds for a batch run (``--compile``): parsing allocates many objects that are
+# freed by reference counting, and the default thresholds make the collector run thousands of times over
+# the parser tables (and, after fork, touch their pages: copy-on-write).  What exists when the workers
+# start is frozen and the collector runs less often (xpp.compile.work.run_jobs; before that, the
+# compiling process's imports, plan and report: server.cli.compile).
+GC_THRESHOLD = (50_000, 20, 20)
 
 # allocations during the pause above which what exists is frozen when the collector comes back (a
 # parse of about 100 KB; below it, the collections the allocations start are cheap)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puppet_xpp.grammar.check import CheckConfig
+from puppet_xpp.grammar.gcpause import GC_THRESHOLD
 from puppet_xpp.xpp.compile import document, writes
 from puppet_xpp.xpp.compile.current import is_current
 from puppet_xpp.xpp.compile.model import DiagnosticRow, FileResult, Job, Validation
@@ -33,11 +34,6 @@ from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
 from puppet_xpp.xpp.compile.tree import MODULES_FRESH, make_dir
 
 __all__ = ["WorkerSettings", "WorkItem", "Worker", "run_jobs", "GC_THRESHOLD"]
-
-# Parsing allocates many objects that are freed by reference counting; the default GC thresholds make the
-# collector run thousands of times over the parser tables (and, after fork, touch their pages:
-# copy-on-write).  What exists when the compile starts is frozen and the collector runs less often.
-GC_THRESHOLD = (50_000, 20, 20)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ size of the input.  Repeated strings and computed line indexes are bounded too: 
 from __future__ import annotations
 
 import gc
+import importlib
 from typing import Any
 
 from puppet_xpp.xpp.pcore.base import (
@@ -76,11 +77,12 @@ from puppet_xpp.xpp.pcore.base import (
     work_budget,
 )
 from puppet_xpp.xpp.pcore.c import DECLINED, c_loader
-from puppet_xpp.xpp.pcore.fast import fast_build
-from puppet_xpp.xpp.pcore.json import json_tokens, ruby_float_repr, tokens_to_json
-from puppet_xpp.xpp.pcore.read import build
-from puppet_xpp.xpp.pcore.tokens import mp_tokens
 from puppet_xpp.xpp.pcore.write import dumps_msgpack
+
+# The Python readers and the JSON transcoder (and msgpack, which the token reader uses) are imported when
+# first used: a writer -- every ``--compile`` worker -- needs none of them (the C reader, C_LOAD, is the
+# one ``loads`` tries first).  ``pcore.read``, ``pcore.json``... stay reachable as attributes.
+_LAZY = {"fast", "json", "read", "tokens"}
 
 __all__ = [
     "XppError",
@@ -105,6 +107,9 @@ def dumps(value: Any, fmt: str = "msgpack", *, check: bool = True) -> bytes:
     if fmt == "msgpack":
         return data
     if fmt == "json":
+        from puppet_xpp.xpp.pcore.json import tokens_to_json
+        from puppet_xpp.xpp.pcore.tokens import mp_tokens
+
         return tokens_to_json(mp_tokens(data))
     raise ValueError(f"unknown format {fmt!r} (expected one of {FORMATS})")
 
@@ -135,6 +140,11 @@ def _loads(data: Buffer, fmt: str) -> Any:
         v = C_LOAD(data, -1 if budget is None else budget)
         if v is not DECLINED:
             return v
+    from puppet_xpp.xpp.pcore.fast import fast_build
+    from puppet_xpp.xpp.pcore.json import json_tokens
+    from puppet_xpp.xpp.pcore.read import build
+    from puppet_xpp.xpp.pcore.tokens import mp_tokens
+
     toks = mp_tokens(data) if fmt == "msgpack" else json_tokens(data)
     if budget is None:
         budget = work_budget(len(toks))
@@ -154,3 +164,14 @@ def _loads(data: Buffer, fmt: str) -> Any:
 C_LOAD = c_loader()
 #: which msgpack reader ``loads`` tries first: "C (xpp._fastload)" or "Python"
 MSGPACK_LOADER = "C (xpp._fastload)" if C_LOAD is not None else "Python"
+
+
+def __getattr__(name: str) -> Any:
+    """The submodules imported on first use (``_LAZY``), and ``ruby_float_repr`` from ``pcore.json``."""
+    if name in _LAZY:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "ruby_float_repr":
+        from puppet_xpp.xpp.pcore.json import ruby_float_repr
+
+        return ruby_float_repr
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
