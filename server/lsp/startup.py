@@ -156,6 +156,47 @@ def capabilities_key(capabilities: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def read_cached(directory: str | None, name: str, limit: int) -> bytes | None:
+    """The start-up cache file ``name`` of ``directory``, opened relative to the directory (which must
+    be ours: :func:`puppet_xpp.open_cache_dir`) without following a link; None when absent, unreadable
+    or over ``limit`` bytes."""
+    from puppet_xpp import open_cache_dir
+
+    if directory is None:
+        return None
+    dfd = open_cache_dir(directory, create=False)
+    if dfd is None:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(dfd)
+    return data if len(data) <= limit else None
+
+
+def write_cached(directory: str, name: str, data: bytes) -> bool:
+    """Replace the start-up cache file ``name`` of ``directory`` (made 0700) by ``data``: temporary
+    file + rename relative to the directory, 0600, so two servers starting at once leave one whole
+    file; False when not written."""
+    from puppet_xpp import open_cache_dir
+    from puppet_xpp.xpp.compile.writes import replace_at
+
+    dfd = open_cache_dir(directory, create=True)
+    if dfd is None:
+        return False
+    try:
+        replace_at(dfd, name, data, lambda fd: os.fchmod(fd, 0o600))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(dfd)
+
+
 class AnswerCache:
     """The ``initialize`` results pygls gave, by client capabilities, for one build (:func:`fingerprint`).
     One small JSON file in the cache directory, read and replaced relative to the directory
@@ -175,22 +216,11 @@ class AnswerCache:
         return cache
 
     def load(self) -> None:
-        from puppet_xpp import open_cache_dir
-
-        if self.directory is None:
-            return
-        dfd = open_cache_dir(self.directory, create=False)
-        if dfd is None:
-            return
+        data = read_cached(self.directory, CACHE_NAME, MAX_CACHE_BYTES)
         try:
-            fd = os.open(CACHE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
-            with os.fdopen(fd, "rb") as f:
-                data = f.read(MAX_CACHE_BYTES + 1)
-            doc = json.loads(data) if len(data) <= MAX_CACHE_BYTES else None
-        except (OSError, ValueError):
+            doc = json.loads(data) if data is not None else None
+        except ValueError:
             return
-        finally:
-            os.close(dfd)
         if (
             type(doc) is dict
             and doc.get("format") == FORMAT
@@ -205,9 +235,6 @@ class AnswerCache:
 
     def put(self, capabilities: Any, result: Json) -> bool:
         """Keep ``result`` for ``capabilities`` (the last :data:`KEEP_ANSWERS` sets); False when not written."""
-        from puppet_xpp import open_cache_dir
-        from puppet_xpp.xpp.compile.writes import replace_at
-
         if self.directory is None:
             return False
         key = capabilities_key(capabilities)
@@ -216,16 +243,7 @@ class AnswerCache:
         while len(self.answers) > KEEP_ANSWERS:
             del self.answers[next(iter(self.answers))]
         doc = {"format": FORMAT, "schema": SCHEMA, "build": self.build, "answers": self.answers}
-        dfd = open_cache_dir(self.directory, create=True)
-        if dfd is None:
-            return False
-        try:
-            replace_at(dfd, CACHE_NAME, json.dumps(doc).encode(), lambda fd: os.fchmod(fd, 0o600))
-            return True
-        except OSError:
-            return False
-        finally:
-            os.close(dfd)
+        return write_cached(self.directory, CACHE_NAME, json.dumps(doc).encode())
 
 
 # ----------------------------------------------------------------------------------------------- the front
@@ -823,6 +841,7 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
     while the front analyses a document); ``done`` is called either way."""
     import importlib
 
+    code = None
     try:
         try:
             for name in FRONT_MODULES:
@@ -831,18 +850,24 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
             if work is not None:
                 work.ready.set()
         from puppet_xpp.grammar.gcpause import paused
+        from puppet_xpp.server.lsp.compiled import kept_compiled
 
-        for name in LOAD_STEPS:
-            if work is not None:
-                work.wait_idle()
-            # lsprotocol's and pygls' ~1,000 classes live as long as the process: the collections their
-            # allocation would start find nothing (about 30 ms of the start; the server's own step freezes)
-            with paused():
-                importlib.import_module(name)
+        # (the methods attrs generates for lsprotocol's classes: compiled at the first start only)
+        with kept_compiled(cache_dir()) as code:
+            for name in LOAD_STEPS:
+                if work is not None:
+                    work.wait_idle()
+                # lsprotocol's and pygls' ~1,000 classes live as long as the process: the collections
+                # their allocation would start find nothing (about 30 ms of the start; the server's own
+                # step freezes)
+                with paused():
+                    importlib.import_module(name)
     except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
         failed.append(e)
     finally:
         done()
+    if code is not None and not failed:
+        code.save()  # (after the server took over: only when something was compiled)
 
 
 def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

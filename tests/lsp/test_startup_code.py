@@ -1,0 +1,124 @@
+"""The code attrs generates for lsprotocol's classes, kept between starts (server/lsp/compiled.py).
+
+Checked against the real thing: the methods of every lsprotocol class imported with the kept code are
+those a plain ``import lsprotocol.types`` makes (Python's own ``compile``); a second start compiles
+nothing and its server answers as the first's; a damaged cache file is not used, and is rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from typing import Any
+
+from puppet_xpp.server.lsp import compiled
+from tests.lsp.test_startup import CAPS, DOC, Client
+
+# prints what the methods attrs made for lsprotocol's classes are (a digest of each one's code), and
+# how many sources were compiled and how many came from the cache (argv[1]: the cache directory, or
+# "plain": the import as it is, without the cache)
+PROBE = r"""
+import hashlib, json, sys, types
+from puppet_xpp.server.lsp.compiled import kept_compiled
+
+def describe(code):
+    parts = [code.co_code, repr(code.co_names), repr(code.co_varnames), code.co_filename,
+             str(code.co_firstlineno), str(code.co_flags), code.co_qualname]
+    parts += [describe(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]
+    return hashlib.sha256("\0".join(p if isinstance(p, str) else p.hex() for p in parts).encode()).hexdigest()
+
+where = sys.argv[1]
+if where == "plain":
+    import lsprotocol.types
+    counts = None
+else:
+    with kept_compiled(where) as cache:
+        import lsprotocol.types
+    counts = [cache.compiled, len(cache.used) - cache.compiled]
+    cache.save()
+methods = {}
+for name, cls in sorted(vars(lsprotocol.types).items()):
+    if isinstance(cls, type) and hasattr(cls, "__attrs_attrs__"):
+        for m in ("__init__", "__eq__", "__repr__", "__hash__", "__setattr__", "__getstate__"):
+            f = vars(cls).get(m)
+            if isinstance(f, types.FunctionType):
+                methods[f"{name}.{m}"] = describe(f.__code__)
+print(json.dumps({"counts": counts, "methods": methods}))
+"""
+
+
+def probe(where: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, where], capture_output=True, text=True, check=True, timeout=120
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def test_kept_code_is_what_compile_gives(tmp_path: Any) -> None:
+    directory = str(tmp_path / "cache")
+    plain = probe("plain")
+    first = probe(directory)
+    second = probe(directory)
+    assert len(plain["methods"]) > 1000
+    compiled_first, from_cache_first = first["counts"]
+    assert compiled_first > 500 and from_cache_first == 0
+    assert second["counts"] == [0, compiled_first]  # everything from the cache
+    assert first["methods"] == plain["methods"]
+    assert second["methods"] == plain["methods"]
+    path = os.path.join(directory, compiled.CACHE_NAME)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
+
+
+def test_a_damaged_code_cache_is_not_used_and_is_rewritten(tmp_path: Any) -> None:
+    directory = str(tmp_path / "cache")
+    compiled_first = probe(directory)["counts"][0]
+    path = os.path.join(directory, compiled.CACHE_NAME)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 2] ^= 0x55  # (inside a code object: its digest no longer matches)
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+    damaged = probe(directory)
+    assert damaged["counts"] == [compiled_first, 0]  # nothing of it used
+    assert damaged["methods"] == probe("plain")["methods"]
+    assert probe(directory)["counts"] == [0, compiled_first]  # rewritten whole
+
+
+def serve_once(tmp: Any) -> tuple[Any, Any]:
+    """One ungated start of the server: its ``initialize`` result and the document symbols of DOC."""
+    c = Client(tmp, gated=False)
+    try:
+        r = c.init(CAPS)
+        assert r is not None and "result" in r
+        c.notify("initialized", {})
+        uri = "file://" + str(tmp / "demo.pp")
+        c.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "puppet", "version": 1, "text": DOC}},
+        )
+        i = c.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        symbols = c.response(i, timeout=60)
+        assert symbols is not None
+        s = c.request("shutdown")
+        assert c.response(s, timeout=20) is not None
+        c.notify("exit", None)
+        assert c.p.wait(20) == 0
+        return r["result"], symbols["result"]
+    finally:
+        c.close()
+
+
+def test_a_second_start_compiles_nothing_and_answers_the_same(tmp_path: Any) -> None:
+    first = serve_once(tmp_path)
+    path = tmp_path / "cache" / compiled.CACHE_NAME
+    before = os.stat(path)
+    assert stat.S_IMODE(before.st_mode) == 0o600
+    second = serve_once(tmp_path)
+    assert second == first
+    after = os.stat(path)  # nothing compiled: the file is not written again
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
