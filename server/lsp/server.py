@@ -143,7 +143,8 @@ def serve(
     server = create_server()
     if handoff is not None:  # (the first diagnostics the front published: not sent again)
         server.session.front_published.update(handoff.published)
-        server.session.early_index = handoff.early_index
+        # (the session's once taken: the handoff, kept while serving, holds none of it)
+        server.session.early_index, handoff.early_index = handoff.early_index, None
     try:
         if tcp is not None:
             server.start_tcp(*tcp)
