@@ -946,15 +946,24 @@ typedef struct {
     Py_ssize_t depth;
 } Frame;
 
-/* fix_positions(root, Node, limit) -> the first node deeper than limit, or None: grammar/parser.py
- * fix_positions without ``skip``, the same walk in the same order (a stack of (node, depth), children
+/* fix_positions(root, Node, limit, skip=None) -> the first node deeper than limit, or None:
+ * grammar/parser.py fix_positions, the same walk in the same order (a stack of (node, depth), children
  * pushed in field and list order).  A node without a position (offset None) takes its container's
- * offset and length 0. */
+ * offset and length 0.  A node whose id() is in ``skip`` (a set) is not entered (the incremental
+ * parser's statements kept from before: done already). */
 static PyObject *fix_positions(PyObject *self, PyObject *args) {
-    PyObject *root, *node_cls;
+    PyObject *root, *node_cls, *skip = Py_None;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "OO!n", &root, &PyType_Type, &node_cls, &limit))
+    if (!PyArg_ParseTuple(args, "OO!n|O", &root, &PyType_Type, &node_cls, &limit, &skip))
         return NULL;
+    if (skip != Py_None && !PyAnySet_Check(skip)) {
+        PyErr_SetString(PyExc_TypeError, "fix_positions: skip must be a set (of id()s)");
+        return NULL;
+    }
+    if (skip != Py_None && PySet_GET_SIZE(skip) == 0)
+        skip = NULL;
+    else if (skip == Py_None)
+        skip = NULL;
     PyTypeObject *node_type = (PyTypeObject *)node_cls;
     Py_ssize_t cap = 256, top = 0;
     Frame *stack = PyMem_Malloc(sizeof(Frame) * (size_t)cap);
@@ -972,6 +981,17 @@ static PyObject *fix_positions(PyObject *self, PyObject *args) {
         PyObject *node = f.node;
         if (f.depth > limit && too_deep == Py_None)
             too_deep = node;
+        if (skip != NULL) {
+            PyObject *key = PyLong_FromVoidPtr(node); /* id(node) */
+            if (key == NULL)
+                goto error;
+            int hit = PySet_Contains(skip, key);
+            Py_DECREF(key);
+            if (hit < 0)
+                goto error;
+            if (hit)
+                continue;
+        }
         PyObject *o = NULL; /* the node's offset (None when it has none) */
         if (PyObject_HasAttr(node, s_offset)) {
             o = PyObject_GetAttr(node, s_offset);
@@ -1067,10 +1087,21 @@ error:
  * when cont[type(c)] is not empty.  ``path`` holds the ancestors of the node being checked (node
  * appended on entry, removed after its walk; an exception leaves it as the Python walk leaves it).
  * Recursive like the Python walk, within the interpreter's recursion limit (RecursionError beyond it:
- * the caller walks again without recursion). */
-static int visit_child(PyObject *walker, PyObject *c, PyObject *checks, PyObject *cont, PyObject *path);
+ * the caller walks again without recursion).
+ *
+ * With ``stop`` (a set of id()s; Walker.validate_part, the incremental parser's validation of new
+ * statements), a child whose id() is in it is neither checked nor entered: (child, a copy of path) is
+ * appended to ``stopped`` instead. */
+typedef struct {
+    PyObject *walker, *checks, *cont, *path;
+    PyObject *stop;    /* a set or frozenset of id()s, or NULL */
+    PyObject *stopped; /* a list (when stop is given) */
+} Walk;
 
-static int visit(PyObject *walker, PyObject *node, PyObject *checks, PyObject *cont, PyObject *path) {
+static int visit_child(Walk *w, PyObject *c);
+
+static int visit(Walk *w, PyObject *node) {
+    PyObject *cont = w->cont, *path = w->path;
     if (Py_EnterRecursiveCall(" in the validator's walk"))
         return -1;
     int r = -1;
@@ -1105,19 +1136,19 @@ static int visit(PyObject *walker, PyObject *node, PyObject *checks, PyObject *c
             if (is_list < 0) {
                 failed = 1;
             } else if (!is_list) {
-                failed = visit_child(walker, v, checks, cont, path) < 0;
+                failed = visit_child(w, v) < 0;
             } else if (PyList_CheckExact(v)) {
                 /* as a list iterator does: the length read again at each step */
                 for (Py_ssize_t j = 0; !failed && j < PyList_GET_SIZE(v); j++) {
                     PyObject *c = Py_NewRef(PyList_GET_ITEM(v, j));
-                    failed = visit_child(walker, c, checks, cont, path) < 0;
+                    failed = visit_child(w, c) < 0;
                     Py_DECREF(c);
                 }
             } else {
                 PyObject *it = PyObject_GetIter(v), *c;
                 failed = it == NULL;
                 while (!failed && (c = PyIter_Next(it)) != NULL) {
-                    failed = visit_child(walker, c, checks, cont, path) < 0;
+                    failed = visit_child(w, c) < 0;
                     Py_DECREF(c);
                 }
                 failed = failed || PyErr_Occurred();
@@ -1137,7 +1168,29 @@ out:
     return r;
 }
 
-static int visit_child(PyObject *walker, PyObject *c, PyObject *checks, PyObject *cont, PyObject *path) {
+static int visit_child(Walk *w, PyObject *c) {
+    PyObject *walker = w->walker, *checks = w->checks, *cont = w->cont;
+    if (w->stop != NULL) {
+        PyObject *key = PyLong_FromVoidPtr(c); /* id(c) */
+        if (key == NULL)
+            return -1;
+        int hit = PySet_Contains(w->stop, key);
+        Py_DECREF(key);
+        if (hit < 0)
+            return -1;
+        if (hit) {
+            PyObject *where = PyList_GetSlice(w->path, 0, PyList_GET_SIZE(w->path));
+            if (where == NULL)
+                return -1;
+            PyObject *pair = PyTuple_Pack(2, c, where);
+            Py_DECREF(where);
+            if (pair == NULL)
+                return -1;
+            int r = PyList_Append(w->stopped, pair);
+            Py_DECREF(pair);
+            return r;
+        }
+    }
     PyObject *t = (PyObject *)Py_TYPE(c);
     PyObject *fn = PyDict_GetItemWithError(checks, t);
     if (fn == NULL) {
@@ -1163,23 +1216,36 @@ static int visit_child(PyObject *walker, PyObject *c, PyObject *checks, PyObject
     int more = PyObject_IsTrue(kids);
     if (more <= 0)
         return more;
-    return visit(walker, c, checks, cont, path);
+    return visit(w, c);
 }
 
-/* walk(walker, node, checks, cont, path) -> None: see visit */
+/* walk(walker, node, checks, cont, path, stop=None, stopped=None) -> None: see visit */
 static PyObject *walk(PyObject *self, PyObject *args) {
-    PyObject *walker, *node, *checks, *cont, *path;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!", &walker, &node, &PyDict_Type, &checks, &PyDict_Type, &cont,
-                          &PyList_Type, &path))
+    Walk w = {NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *node, *stop = Py_None, *stopped = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!|OO", &w.walker, &node, &PyDict_Type, &w.checks, &PyDict_Type, &w.cont,
+                          &PyList_Type, &w.path, &stop, &stopped))
         return NULL;
-    if (visit(walker, node, checks, cont, path) < 0)
+    if (stop != Py_None) {
+        if (!PyAnySet_Check(stop) || !PyList_Check(stopped)) {
+            PyErr_SetString(PyExc_TypeError, "walk: stop must be a set (of id()s) and stopped a list");
+            return NULL;
+        }
+        if (PySet_GET_SIZE(stop) > 0) {
+            w.stop = stop;
+            w.stopped = stopped;
+        }
+    }
+    if (visit(&w, node) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
-    {"walk", walk, METH_VARARGS, "walk(walker, node, checks, containment, path): the validator's walk below node"},
-    {"fix_positions", fix_positions, METH_VARARGS, "fix_positions(root, Node, limit) -> the first node too deep, or None"},
+    {"walk", walk, METH_VARARGS,
+     "walk(walker, node, checks, containment, path, stop=None, stopped=None): the validator's walk below node"},
+    {"fix_positions", fix_positions, METH_VARARGS,
+     "fix_positions(root, Node, limit, skip=None) -> the first node too deep, or None"},
     {"configure_lexer", configure_lexer, METH_VARARGS, "configure_lexer(Token, types, ops): see scan"},
     {"scan", scan, METH_VARARGS, "scan(text, pos, toks, values, keywords, after, interp=False) -> the position it stopped at"},
     {NULL, NULL, 0, NULL},
@@ -1209,7 +1275,9 @@ PyMODINIT_FUNC PyInit__accel(void) {
         return NULL;
     }
     if (PyModule_AddIntConstant(mod, "ACCEPTED", 0) < 0 || PyModule_AddIntConstant(mod, "SYNTAX_ERROR", 1) < 0 ||
-        PyModule_AddIntConstant(mod, "TOO_DEEP", 2) < 0) {
+        PyModule_AddIntConstant(mod, "TOO_DEEP", 2) < 0 ||
+        PyModule_AddIntConstant(mod, "WALK_STOP", 1) < 0 || /* walk takes stop/stopped */
+        PyModule_AddIntConstant(mod, "FIX_SKIP", 1) < 0) {  /* fix_positions takes skip */
         Py_DECREF(mod);
         return NULL;
     }

@@ -53,4 +53,9 @@ def scan(
     after: str | None,
     /,
 ) -> int: ...
-def fix_positions(root: object, node: type, limit: int, /) -> Any: ...
+def fix_positions(
+    root: object, node: type, limit: int, skip: set[int] | frozenset[int] | None = None, /
+) -> Any: ...
+
+WALK_STOP: int
+FIX_SKIP: int

@@ -219,6 +219,9 @@ _TABLES: Tables | None = None
 
 _accel = load_accelerator()
 
+#: whether the accelerator's fix_positions takes ``skip`` (an older build: the Python walk with one)
+_FIX_SKIP = bool(getattr(_accel, "FIX_SKIP", 0))
+
 #: which LR driver loop runs a parse without a watch: "C (grammar._accel)" or "Python" (the one loop of
 #: Driver.run; the incremental parser's watched runs always use it).  Drivers made after it is set to
 #: "Python" use the Python loop (tests compare the two, benches time them).
@@ -799,10 +802,14 @@ def fix_positions(root: Any, skip: Any = frozenset(), limit: int = MAX_DEPTH) ->
     """Nodes built without a position take their container's offset, with length 0 (Puppet's rule).
     Nodes whose id() is in skip are not entered (already done).
 
-    Returns the first node nested deeper than limit (below root), or None.  Without ``skip``, the C
-    accelerator's walk (grammar/_accel.c, the same order) does it when it is in use."""
-    if not skip and _accel is not None and ACCELERATOR != "Python":
-        return _accel.fix_positions(root, ast.Node, limit)
+    Returns the first node nested deeper than limit (below root), or None.  The C accelerator's walk
+    (grammar/_accel.c, the same order) does it when it is in use (with ``skip`` when it is a set and the
+    build takes one)."""
+    if _accel is not None and ACCELERATOR != "Python":
+        if not skip:
+            return _accel.fix_positions(root, ast.Node, limit)
+        if _FIX_SKIP and isinstance(skip, (set, frozenset)):
+            return _accel.fix_positions(root, ast.Node, limit, skip)
     stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append

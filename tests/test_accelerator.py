@@ -14,6 +14,7 @@ PUPPET_XPP_MUTATION_SECONDS sets the time budget of the mutation test (default 2
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -346,21 +347,20 @@ def test_incremental_runs_same(monkeypatch: pytest.MonkeyPatch) -> None:
         assert x == y
 
 
-def _walk_log(monkeypatch: pytest.MonkeyPatch, text: str, file: str, c_walk: Any) -> tuple[Any, ...]:
-    """Every check the validator's walk calls (its name, the node's pre-order place and the path of
-    ancestors it sees), then the diagnostics, with ``c_walk`` as the walk (None: the Python one)."""
+@contextlib.contextmanager
+def _spied_checker(
+    monkeypatch: pytest.MonkeyPatch,
+    file: str,
+    c_walk: Any,
+    index: dict[int, int],
+    calls: list[tuple[Any, ...]],
+) -> Iterator[Any]:
+    """A checker of ``file`` whose walk is ``c_walk`` (None: the Python one) and whose checks log each
+    call in ``calls``: the check's name, the node's place (``index``: id -> pre-order place) and the
+    places of the path of ancestors it sees."""
+    from puppet_xpp.grammar.check import checker
     from puppet_xpp.grammar.validator import walk
 
-    res = parser.parse(text, file)
-    if res.program is None:
-        return ()
-    index: dict[int, int] = {}
-    todo = [res.program]
-    while todo:
-        node = todo.pop()
-        index[id(node)] = len(index)
-        todo.extend(reversed(list(node.children())))
-    calls: list[tuple[Any, ...]] = []
     table = walk.Walker._checks.__func__  # type: ignore[attr-defined]
 
     def logged(cls: Any) -> dict[type, Any]:
@@ -376,10 +376,25 @@ def _walk_log(monkeypatch: pytest.MonkeyPatch, text: str, file: str, c_walk: Any
     with monkeypatch.context() as m:
         m.setattr(walk, "C_WALK", c_walk)
         m.setattr(walk.Walker, "_checks", classmethod(logged))
-        config = CheckConfig(file=file, modulepath=(os.path.dirname(os.path.dirname(file)),))
-        from puppet_xpp.grammar.check import checker
+        yield checker(CheckConfig(file=file, modulepath=(os.path.dirname(os.path.dirname(file)),)))
 
-        diagnostics = checker(config).validate(res.program)
+
+def _walk_log(monkeypatch: pytest.MonkeyPatch, text: str, file: str, c_walk: Any) -> tuple[Any, ...]:
+    """Every check the validator's walk calls (its name, the node's pre-order place and the path of
+    ancestors it sees), then the diagnostics, with ``c_walk`` as the walk (None: the Python one)."""
+
+    res = parser.parse(text, file)
+    if res.program is None:
+        return ()
+    index: dict[int, int] = {}
+    todo = [res.program]
+    while todo:
+        node = todo.pop()
+        index[id(node)] = len(index)
+        todo.extend(reversed(list(node.children())))
+    calls: list[tuple[Any, ...]] = []
+    with _spied_checker(monkeypatch, file, c_walk, index, calls) as checker:
+        diagnostics = checker.validate(res.program)
     return tuple(calls), _diagnostics(diagnostics)
 
 
@@ -421,3 +436,114 @@ def test_validator_walk_propagates_exceptions(monkeypatch: pytest.MonkeyPatch) -
     assert _walk_log(monkeypatch, text, "/m/a/manifests/init.pp", walk.C_WALK) == _walk_log(
         monkeypatch, text, "/m/a/manifests/init.pp", None
     )
+
+
+def _part_log(
+    monkeypatch: pytest.MonkeyPatch, text: str, file: str, c_walk: Any, seed: int
+) -> tuple[Any, ...]:
+    """What ``validate_part`` of a node chosen by ``seed`` (with ``stop``: the ids of some nodes below
+    it) does with ``c_walk`` as the walk (None: the Python one): every check called (name, the node's
+    pre-order place, the path it sees), the diagnostics, the abort, and the nodes stopped at with their
+    paths."""
+    res = parser.parse(text, file)
+    if res.program is None:
+        return ()
+    index: dict[int, int] = {}
+    parents: dict[int, list[Any]] = {id(res.program): []}
+    todo = [res.program]
+    while todo:
+        node = todo.pop()
+        index[id(node)] = len(index)
+        for child in reversed(list(node.children())):
+            parents[id(child)] = [*parents[id(node)], node]
+            todo.append(child)
+    rng = random.Random(seed)
+    nodes = [n for n in _preorder(res.program)]
+    top = rng.choice(nodes[: max(1, len(nodes) // 2)])
+    below = [n for n in nodes if top in parents[id(n)]]
+    stop = {id(n) for n in rng.sample(below, min(len(below), rng.randrange(4)))}
+    calls: list[tuple[Any, ...]] = []
+    with _spied_checker(monkeypatch, file, c_walk, index, calls) as checker:
+        logged_diags, diags, abort, stopped = checker.validate_part(top, parents[id(top)], stop)
+    return (
+        tuple(calls),
+        _diagnostics(logged_diags),
+        _diagnostics(diags),
+        None if abort is None else _diagnostics([abort]),
+        [(index[id(n)], [index[id(p)] for p in path]) for n, path in stopped],
+    )
+
+
+def _preorder(root: Any) -> Iterator[Any]:
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(reversed(list(node.children())))
+
+
+def test_validate_part_same_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Walker.validate_part`` (the incremental parser's validation of new statements) on the C walk with
+    ``stop``/``stopped`` makes the Python loop's calls in its order with the same paths, and gives the
+    same diagnostics, abort and stopped nodes with their paths: on a part of every tenth corpus manifest
+    (and damaged copies), some nodes below it stopped at; the Python loop again beyond the recursion
+    limit."""
+    from puppet_xpp.grammar.validator import walk
+
+    if walk.C_WALK is None or not walk.C_WALK_STOPS:
+        pytest.skip("grammar._accel's walk takes no stop")
+    rng = random.Random(11)
+    sources = corpus_files("pp")[::10]
+    texts = [(_read(p), p) for p in sources]
+    for path in rng.sample(sources, min(20, len(sources))):
+        texts.extend((m, path) for m in _mutants(rng, _read(path)))
+    texts.append(("$a = " + "[" * 600 + "]" * 600 + "\nnotice($a)\n", "/m/deep/manifests/init.pp"))
+    texts.append(("$a = @(END:json)\n  {\n  | END\nnotify { 'x': }\n$b = 1\n", "/m/a/manifests/init.pp"))
+    stopped = 0
+    for k, (text, path) in enumerate(texts):
+        for seed in (k, k + 1000):
+            c = _part_log(monkeypatch, text, path, walk.C_WALK, seed)
+            p = _part_log(monkeypatch, text, path, None, seed)
+            assert c == p, (path, seed)
+            stopped += bool(c and c[-1])
+    assert stopped > len(texts) // 4
+
+
+def _fixed(monkeypatch: pytest.MonkeyPatch, text: str, seed: int, accelerator: str) -> tuple[Any, ...]:
+    """``parser.fix_positions`` with a ``skip`` set on a parse of ``text`` whose nodes chosen by ``seed``
+    lost their positions: every node's (class, offset, length) in pre-order after it, and the pre-order
+    place of the node it returns (too deep), with the C walk or the Python one."""
+    res = parser.parse(text, "x.pp")
+    if res.program is None:
+        return ()
+    nodes = list(_preorder(res.program))
+    rng = random.Random(seed)
+    for n in rng.sample(nodes[1:], min(len(nodes) - 1, 40)):
+        if hasattr(n, "offset"):
+            n.offset = None
+    skip = {id(n) for n in rng.sample(nodes, min(len(nodes), rng.randrange(1, 6)))}
+    with monkeypatch.context() as m:
+        m.setattr(parser, "ACCELERATOR", accelerator)
+        deep = parser.fix_positions(res.program, skip, limit=rng.choice([parser.MAX_DEPTH, 5, 2]))
+    place = {id(n): k for k, n in enumerate(nodes)}
+    positions = [(type(n).__name__, getattr(n, "offset", 0), getattr(n, "length", 0)) for n in nodes]
+    return tuple(positions), place.get(id(deep))
+
+
+def test_fix_positions_skip_same_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fix_positions`` with ``skip`` (the incremental parser's kept statements) in C: the same
+    positions given to the same nodes, the same nodes left alone, the same first node too deep as the
+    Python walk, on every tenth corpus manifest with nodes' positions taken away at random."""
+    if not parser._FIX_SKIP:
+        pytest.skip("grammar._accel's fix_positions takes no skip")
+    called = []
+    real = parser._accel.fix_positions  # type: ignore[union-attr]
+    monkeypatch.setattr(parser._accel, "fix_positions", lambda *a: called.append(len(a)) or real(*a))
+    compared = 0
+    for k, path in enumerate(corpus_files("pp")[::10]):
+        text = _read(path)
+        c = _fixed(monkeypatch, text, k, "C (grammar._accel)")
+        p = _fixed(monkeypatch, text, k, "Python")
+        assert c == p, path
+        compared += bool(c)
+    assert compared and called.count(4) == compared  # (the C walk with a skip set ran each time)

@@ -28,6 +28,17 @@ def _c_walk() -> Any:
 C_WALK = _c_walk()
 
 
+def _c_walk_stops() -> bool:
+    from puppet_xpp.grammar.lexer import load_accelerator
+
+    return bool(getattr(load_accelerator(), "WALK_STOP", 0))
+
+
+#: whether C_WALK takes ``stop``/``stopped`` (:meth:`Walker.validate_part` walks in C then; an older build
+#: of the accelerator: in Python)
+C_WALK_STOPS = _c_walk_stops()
+
+
 class Abort(Exception):
     """A heredoc syntax checker failed: Puppet raises it at once and validation stops."""
 
@@ -124,13 +135,30 @@ class Walker:
         holds it, except below the nodes whose id() is in ``stop``: those are neither checked nor
         entered but returned with their path (the incremental parser keeps their diagnostics; for the
         Program, check_top_construct_in_module is the caller's).  Returns (logged, diagnostics, the
-        diagnostic that aborted validation or None, [(stopped node, its path)])."""
+        diagnostic that aborted validation or None, [(stopped node, its path)]).  In C when the
+        accelerator is built (:data:`C_WALK`: the same calls in the same order; the incremental parser
+        validates the statements of a broken body with it), else (or nested beyond the recursion limit)
+        in Python."""
+        c_walk = C_WALK if C_WALK_STOPS else None
+        if c_walk is not None:
+            if not isinstance(stop, (set, frozenset)):
+                stop = frozenset(stop)  # (the C walk looks ids up in a set)
+            try:
+                return self._validate_part(node, path, stop, c_walk)
+            except RecursionError:
+                pass  # (validated again below, without recursion)
+        return self._validate_part(node, path, stop, None)
+
+    def _validate_part(self, node: Any, path: list[Any], stop: Any, c_walk: Any) -> tuple[Any, ...]:
         self.diagnostics = []
         self.logged = []
         self.path = path = list(path)
-        stopped = []
+        stopped: list[tuple[Any, list[Any]]] = []
         try:
             self.check(node)
+            if c_walk is not None:
+                c_walk(self, node, self._checks(), CONTAINMENT, path, stop or None, stopped)
+                return self.logged, self.diagnostics, None, stopped
             path.append(node)
             stack = [iter(contents(node))]
             while stack:
