@@ -329,12 +329,13 @@ def _machine(callbacks: list[tuple[Any, int, str]], unit: list[bool], watched: l
     term_ids = {sym: k for k, sym in enumerate(terms)}
     nonterms = sorted({sym for g in t.gotos for sym in g} | {origin for _f, _s, origin in callbacks})
     nonterm_ids = {sym: k for k, sym in enumerate(nonterms)}
+    # (map over the bound get: half the time of a generator, in every process that parses)
     actions: list[int | None] = []
     for acts in t.actions:
-        actions.extend(acts.get(sym) for sym in terms)
+        actions.extend(map(acts.get, terms))
     gotos: list[int | None] = []
     for row in t.gotos:
-        gotos.extend(row.get(sym) for sym in nonterms)
+        gotos.extend(map(row.get, nonterms))
     return _accel.Machine(
         nstates=len(t.actions),
         nterms=len(terms),
