@@ -264,6 +264,8 @@ class Display:
             self.bar_shown = True
 
     def file(self, result: FileResult) -> None:
+        if not (self.keep or self.verbose or result.diagnostics or result.message):
+            return  # nothing to say of it (most files of a compile)
         # kept for a format written at the end (on stdout, or in the --report file)
         if self.keep:
             self.files.append(result.job.display)
