@@ -413,16 +413,12 @@ class BrokenText:
         if cut is not None:  # (Puppet never reads a token of the lexing unit that failed)
             run_diags = [d for d in run_diags if d.code != "SYNTAX_ERROR" or d.offset < cut[1]]
         diags = self._plain_diags(p.lex_diags if cut is None else cut[2], lim, chain, run_diags, b)
-        # (the statements from before the boundary are done: skipped by the Python walk; the C
-        # accelerator's walk, when it is in use, takes no skip but walks the whole tree in about a
-        # third of the time per token the Python walk takes for the run's part, meeting nothing to fix
-        # in the rest: it is used unless the run parsed less than a third of the tokens itself, as when
-        # it took the runs after a top-level error from an earlier parse -- 292 KB class: 0.4 ms
-        # against 3 ms)
+        # (the statements from before the boundary and what the run took are done: not entered, by the
+        # C accelerator's walk too, which takes a skip set since d3506c4: on the 292 KB class an open
+        # quote that takes the kept top-level runs walks 0.2-0.4 ms instead of 3 ms for the whole tree)
         if chunks.reused:
             parsed -= len(p.tokens) - chunks.reused_at  # (the tokens of the runs taken)
-        whole = parser.ACCELERATOR != "Python" and parsed * 3 >= len(p.tokens)
-        deep = parser.fix_positions(prog, frozenset() if whole else old_ids)
+        deep = parser.fix_positions(prog, old_ids)
         if deep is not None:
             diags.append(
                 Diagnostic.make(
