@@ -976,7 +976,17 @@ static PyObject *fix_positions(PyObject *self, PyObject *args) {
     }
     PyObject *too_deep = Py_None;
     stack[top++] = (Frame){root, 0};
+    unsigned walked = 0;
     while (top) {
+        /* Other threads run now and then: a 5 MB manifest's tree takes 150-170 ms, and the language
+         * server's requests on other documents waited for all of it (its analysis runs on a thread apart:
+         * tests/lsp/test_huge_document.py).  A thread waiting for the GIL by then has asked for it, so
+         * CPython hands it over at the release.  The nodes stay alive meanwhile: the tree is the caller's,
+         * and nothing changes its shape while it is being parsed (the parser's lock). */
+        if (++walked % 4096 == 0) {
+            Py_BEGIN_ALLOW_THREADS
+            Py_END_ALLOW_THREADS
+        }
         Frame f = stack[--top];
         PyObject *node = f.node;
         if (f.depth > limit && too_deep == Py_None)
