@@ -171,7 +171,7 @@ async def take_prepared(ls: PuppetServer, roots: list[str]) -> Prepared | None:
     except Exception as e:  # (never the indexing's failure: it reads everything itself)
         ls.log(f"puppet-xpp: the index cache read at start failed ({e!r})", types.MessageType.Log)
         return None
-    if prepared.roots != roots:
+    if prepared is None or prepared.roots != roots:
         return None
     ls.log(
         f"puppet-xpp: workspace files and index cache read while the server loaded"

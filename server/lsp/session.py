@@ -217,7 +217,7 @@ class Session:
     front_published: dict[str, tuple[int, list[LspDiagnostic]]] = field(default_factory=dict)
     # the workspace's files and index cache as the start-up front's thread read them while the server
     # was loaded (index_cache.prepare), taken by the first indexing (server/lsp/indexing.py)
-    early_index: Future[Prepared] | None = None
+    early_index: Future[Prepared | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.parsed_hooks:  # one parse of a manifest also files its references

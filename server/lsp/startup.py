@@ -460,7 +460,7 @@ def _survey_child(ask_fd: int, answer_fd: int) -> int:
 
 def start_early_index(
     init: Json, work: FrontWork | None = None, surveyor: Surveyor | None = None
-) -> Future[Prepared]:
+) -> Future[Prepared | None]:
     """Read the workspace's files and index cache (server/analysis/index_cache.py ``prepare``, for the
     index roots ``initialize``'s params give: workspace.index_roots) on a thread of its own while the
     server is loaded -- the file system's part by ``surveyor``, in its own process, when there is one --
@@ -468,7 +468,7 @@ def start_early_index(
     thread waits while the front analyses a document (its first diagnostics come first).  The server
     takes the result only when its own index roots are these (server/lsp/indexing.py
     ``take_prepared``); a failure is only a slower start."""
-    future: Future[Prepared] = Future()
+    future: Future[Prepared | None] = Future()
 
     def between() -> None:
         if work is not None:
@@ -484,6 +484,9 @@ def start_early_index(
             options = init.get("initializationOptions") or {}
             settings = Settings.from_dict(options, Settings(), roots[0] if roots else None)
             roots = index_roots(roots, settings.modulepath)
+            if not roots:  # (nothing to index: the server starts no indexing)
+                future.set_result(None)
+                return
             surveyed = None
             if surveyor is not None:
                 surveyor.ask(roots)
@@ -537,7 +540,7 @@ class Handoff:
     # the documents whose first diagnostics the front published: uri -> (version, LspDiagnostic list)
     published: dict[str, tuple[int, list[Any]]] = field(default_factory=dict)
     # the workspace's files and index cache, read on a thread from ``initialize`` on (start_early_index)
-    early_index: Future[Prepared] | None = None
+    early_index: Future[Prepared | None] | None = None
 
 
 class Front:
