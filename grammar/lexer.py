@@ -261,7 +261,16 @@ def _master(epp: bool, careful: bool) -> re.Pattern[str]:
     return re.compile(prefix + "(?:" + "|".join(alts) + ")")
 
 
-_MASTERS = {(e, c): _master(e, c) for e in (False, True) for c in (False, True)}
+_MASTERS: dict[tuple[bool, bool], re.Pattern[str]] = {}  # (epp, careful) -> _master(epp, careful)
+
+
+def master_pattern(epp: bool, careful: bool) -> re.Pattern[str]:
+    """_master's pattern, compiled at its first use (a process that lexes no EPP compiles two of the
+    four: each is a large pattern, ~0.7 ms of every process's start when all were made at import)."""
+    pattern = _MASTERS.get((epp, careful))
+    if pattern is None:
+        pattern = _MASTERS[(epp, careful)] = _master(epp, careful)
+    return pattern
 
 
 def load_accelerator() -> Any:
@@ -331,8 +340,8 @@ class Engine:
         self.bmap = None if text.isascii() else ByteMap(text)
         self.epp_mode: str | None = None
         self.epp_open = False
-        self.fast = _MASTERS[(epp, False)].finditer
-        self.careful = _MASTERS[(epp, True)].finditer
+        self.fast = master_pattern(epp, False).finditer
+        self.careful = master_pattern(epp, True).finditer
 
     # -- positions -----------------------------------------------------------------------------
     def to_byte(self, c: int) -> int:

@@ -22,7 +22,7 @@ from typing import Any, cast
 from . import ast
 from .build import Builder
 from .issues import Diagnostic
-from .lexer import load_accelerator
+from .lexer import load_accelerator, master_pattern
 from .recovery import ScanMemo, next_resume, resume_in_block
 from .ruby import escape_slash
 
@@ -237,9 +237,11 @@ def tables() -> Tables:
 
 def prepare() -> None:
     """Everything a parse sets up once per process made now: the tables and the plain Builder's rule plan
-    (with the C loop's tables).  For a process about to fork workers (``--compile``): they share it
-    instead of each making it."""
+    (with the C loop's tables), and the lexer's patterns for manifests (EPP's are made when first used).
+    For a process about to fork workers (``--compile``): they share it instead of each making it."""
     rule_plan(Builder)
+    master_pattern(False, False)
+    master_pattern(False, True)
 
 
 @dataclass
