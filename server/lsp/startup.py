@@ -683,8 +683,6 @@ class Front:
             if plausible_initialize(params):
                 assert type(params) is dict
                 hand.initialize_params = params
-                hand.early_index = start_early_index(params, self.work, self.surveyor)
-                self.surveyor = None
                 cache = hand.cache = self.open_cache()
                 result = cache.get(params["capabilities"])
                 if result is not None:
@@ -693,6 +691,9 @@ class Front:
                     caps = result.get("capabilities")
                     enc = caps.get("positionEncoding") if type(caps) is dict else None
                     self.encoding = enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
+                # (after the answer: the client waits for nothing else)
+                hand.early_index = start_early_index(params, self.work, self.surveyor)
+                self.surveyor = None
             return None
         if method == "shutdown" and "id" in msg and hand.initialize_result is not None and self.pending == 1:
             self.answer(msg_id, None)
@@ -855,6 +856,8 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
         from puppet_xpp.grammar.gcpause import paused
         from puppet_xpp.server.lsp.compiled import kept_compiled
 
+        if work is not None:  # (the code cache is read once the front has no document to analyse)
+            work.wait_idle()
         # (the methods attrs generates for lsprotocol's classes: compiled at the first start only)
         with kept_compiled(cache_dir()) as code:
             for name in LOAD_STEPS:
