@@ -214,6 +214,8 @@ module PuppetX
             over_budget if (@bud -= marker.length).negative?
             return marker
           end
+          # a node of a type seen before (most values of a payload): to #positioned before the rarer cases
+          return positioned(marker) if marker[8]
           case marker[0]
           when 0x12 then nil # an object of a type seen before: built below
           when 0x13 then return included(marker[1])
