@@ -158,16 +158,21 @@ module PuppetX
           elsif a < 0x80 then arg = a
           else arg = ext_arg(code, @s.byteslice(p + 2, 1)) # not a positive fixint: an error
           end
-        elsif c.nil?
-          raise EOFError
+        # (the other shapes by their frequency in the corpus's payloads; an equality test first, as it
+        # needs no nil check)
+        elsif c == 0xc7 && s.getbyte(p + 2) == 0x12 # ext 8: a type's name (a marker's body)
+          n = s.getbyte(p + 1)
+          raise EOFError if p + 2 + n >= @n
+          @p = p + 3 + n
+          code = PCORE_OBJECT_START
+          arg = s.byteslice(p + 3, n)
         elsif c == 0xd5 && s.getbyte(p + 2) == 0xcc && (code = s.getbyte(p + 1)) != 0x12 && code != 0x30
           # fixext 2 holding a uint 8 (an index past 127)
           arg = s.getbyte(p + 3)
           raise EOFError unless arg
           @p = p + 4
-        elsif c < 0x80 # positive fixint
-          @p = p + 1
-          return c
+        elsif c.nil?
+          raise EOFError
         elsif c >= 0xa0 && c <= 0xbf # fixstr
           n = c & 0x1f
           raise EOFError if p + n >= @n
@@ -179,15 +184,12 @@ module PuppetX
           raise EOFError if p + 2 >= @n
           @p = p + 3
           return (s.getbyte(p + 1) << 8) | s.getbyte(p + 2)
+        elsif c < 0x80 # positive fixint
+          @p = p + 1
+          return c
         elsif c == 0xc0
           @p = p + 1
           return nil
-        elsif c == 0xc7 && s.getbyte(p + 2) == 0x12 # ext 8: a type's name (a marker's body)
-          n = s.getbyte(p + 1)
-          raise EOFError if p + 2 + n >= @n
-          @p = p + 3 + n
-          code = PCORE_OBJECT_START
-          arg = s.byteslice(p + 3, n)
         elsif c == 0xc3 || c == 0xc2
           @p = p + 1
           return c == 0xc3
