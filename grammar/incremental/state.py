@@ -615,6 +615,8 @@ class Positions:
                 m = pending.get(id(n.test))
                 lo = n.test.offset + (m[1] if m is not None else 0)
                 hi = lo + n.length
+                if not (lo < a < hi) and else_grows(pending, n, a, b):
+                    hi = max(b, a + 1)  # (the growth of its `elsif`'s span is its own)
             if o >= b:
                 n.offset = o + delta  # (an operator after the edit, its left operand before it)
                 if self.start_of(n) < a:  # (... around the edit: validated again)
@@ -629,6 +631,30 @@ class Positions:
 
         self._delta = delta
         self._spine(root, a, b, visit)
+
+
+def else_grows(pending: dict[int, Any], n: Any, a: int, b: int) -> bool:
+    """Does the `if` ``n``'s length grow with an edit of [a, b) (old coordinates) after the start of its
+    `elsif` (an IfExpression as its else part, ``n``'s own mark applied)?  Its length ends where that
+    `elsif`'s does, at the `elsif` keyword plus the `elsif`'s own length -- counted from its test, so
+    that end lies before the real one by the distance from the keyword to the test, and an edit after it
+    (a blank line typed before the `else` of an `if`/`elsif`/`else` whose `elsif` test is long) still
+    grows both."""
+    d = 0
+    while True:
+        e = n.else_expr
+        if type(e) is not _IF or e.test is None:
+            return False
+        m = pending.get(id(e))
+        d += m[1] if m is not None else 0
+        if e.offset + d >= a:  # (the edit is before it: the span of ``n`` around the edit decides)
+            return False
+        t = pending.get(id(e.test))
+        lo = e.test.offset + d + (t[1] if t is not None else 0)
+        hi = lo + e.length
+        if lo < a < hi:
+            return hi >= b
+        n = e
 
 
 def held_lists(roots: list[Any], skip: set[int] | frozenset[int] = frozenset()) -> set[int]:
