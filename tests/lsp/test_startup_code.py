@@ -1,7 +1,9 @@
-"""The code attrs generates for lsprotocol's classes, kept between starts (server/lsp/compiled.py).
+"""The code attrs generates for lsprotocol's classes and dataclasses for ours, kept between starts
+(server/lsp/compiled.py).
 
-Checked against the real thing: the methods of every lsprotocol class imported with the kept code are
-those a plain ``import lsprotocol.types`` makes (Python's own ``compile``); a second start compiles
+Checked against the real thing: the methods of every lsprotocol class, and of the dataclasses of a module
+of ours, imported with the kept code are those a plain import makes (Python's own ``compile`` and
+``exec``); a second start compiles
 nothing and its server answers as the first's; a damaged cache file is not used, and is rewritten.
 """
 
@@ -33,19 +35,22 @@ def describe(code):
 where = sys.argv[1]
 if where == "plain":
     import lsprotocol.types
+    import puppet_xpp.server.analysis.deep.types_model as ours
     counts = None
 else:
     with kept_compiled(where) as cache:
         import lsprotocol.types
+        import puppet_xpp.server.analysis.deep.types_model as ours
     counts = [cache.compiled, len(cache.used) - cache.compiled]
     cache.save()
 methods = {}
-for name, cls in sorted(vars(lsprotocol.types).items()):
-    if isinstance(cls, type) and hasattr(cls, "__attrs_attrs__"):
-        for m in ("__init__", "__eq__", "__repr__", "__hash__", "__setattr__", "__getstate__"):
-            f = vars(cls).get(m)
-            if isinstance(f, types.FunctionType):
-                methods[f"{name}.{m}"] = describe(f.__code__)
+for module, made in ((lsprotocol.types, "__attrs_attrs__"), (ours, "__dataclass_fields__")):
+    for name, cls in sorted(vars(module).items()):
+        if isinstance(cls, type) and made in vars(cls):
+            for m in ("__init__", "__eq__", "__repr__", "__hash__", "__setattr__", "__getstate__"):
+                f = vars(cls).get(m)
+                if isinstance(f, types.FunctionType):
+                    methods[f"{module.__name__}.{name}.{m}"] = describe(f.__code__)
 print(json.dumps({"counts": counts, "methods": methods}))
 """
 
@@ -64,6 +69,7 @@ def test_kept_code_is_what_compile_gives(tmp_path: Any) -> None:
     first = probe(directory)
     second = probe(directory)
     assert len(plain["methods"]) > 1000
+    assert sum(1 for m in plain["methods"] if m.startswith("puppet_xpp.")) > 40  # (the dataclasses')
     compiled_first, from_cache_first = first["counts"]
     assert compiled_first > 500 and from_cache_first == 0
     assert second["counts"] == [0, compiled_first]  # everything from the cache
@@ -122,3 +128,32 @@ def test_a_second_start_compiles_nothing_and_answers_the_same(tmp_path: Any) -> 
     assert second == first
     after = os.stat(path)  # nothing compiled: the file is not written again
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_dataclasses_methods_come_from_the_cache(tmp_path: Any) -> None:
+    """dataclasses executes a generated source for each method: inside ``kept_compiled`` that source is
+    compiled once, kept, and the next start's class gets the kept code, with the same behaviour."""
+    import dataclasses
+
+    directory = str(tmp_path / "cache")
+
+    def make() -> Any:
+        @dataclasses.dataclass(frozen=True, order=True)
+        class Point:
+            x: int
+            y: int = 2
+
+        return Point
+
+    runs = []
+    for _start in range(2):
+        with compiled.kept_compiled(directory) as cache:
+            point = make()
+        cache.save()
+        runs.append((cache.compiled, len(cache.used) - cache.compiled))
+        assert (
+            point(1) == point(1, 2) and point(1) < point(2) and repr(point(3, 4)).endswith(".Point(x=3, y=4)")
+        )
+    assert runs[0][0] >= 5  # (__init__, __repr__, __eq__, the order methods, __hash__, __setattr__ ...)
+    assert runs[1] == (0, runs[0][0])  # all from the cache at the second start
+    assert "exec" not in vars(dataclasses)  # (the shim is gone after the block)
