@@ -99,8 +99,11 @@ def mark(client) -> int:
     return len(published(client))
 
 
-async def wait_publish(client, uri, version=None, after=0, timeout=60.0) -> types.PublishDiagnosticsParams:
-    """The first publish for uri (and version, if given) recorded at index >= after."""
+async def wait_publish(
+    client, uri, version=None, after=0, timeout=60.0, where=None
+) -> types.PublishDiagnosticsParams:
+    """The first publish for uri (and version, if given; and that ``where(publish)`` accepts, if given)
+    recorded at index >= after."""
     rec = published(client)
     deadline = time.monotonic() + timeout
     i = after
@@ -108,7 +111,7 @@ async def wait_publish(client, uri, version=None, after=0, timeout=60.0) -> type
         while i < len(rec):
             p = rec[i]
             i += 1
-            if p.uri == uri and (version is None or p.version == version):
+            if p.uri == uri and (version is None or p.version == version) and (where is None or where(p)):
                 return p
         if time.monotonic() > deadline:
             raise AssertionError(f"no diagnostics published for {uri} version {version} in {timeout} s")

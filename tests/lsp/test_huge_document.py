@@ -24,7 +24,7 @@ from pytest_lsp import LanguageClient
 
 from puppet_xpp.server.analysis.deep import DEEP_SOURCE
 from tests.huge_shapes import bench_huge
-from tests.lsp.publishes import mark, open_file, published, wait_publish, workspace_client
+from tests.lsp.publishes import mark, open_file, wait_publish, workspace_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,18 +93,14 @@ async def test_huge_document_delays_no_other(client: LanguageClient) -> None:
 
 async def wait_deep(client: LanguageClient, uri: str, after: int) -> types.PublishDiagnosticsParams:
     """The first publish of ``uri`` (version 1) that holds a deep finding."""
-    record = published(client)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        for found in record[after:]:
-            if (
-                found.uri == uri
-                and found.version == 1
-                and any(d.source == DEEP_SOURCE for d in found.diagnostics)
-            ):
-                return found
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"no deep findings published for {uri} in 120 s")
+    return await wait_publish(
+        client,
+        uri,
+        1,
+        after=after,
+        timeout=120,
+        where=lambda p: any(d.source == DEEP_SOURCE for d in p.diagnostics),
+    )
 
 
 features_client = workspace_client("hugefeatures", "_huge_root")
