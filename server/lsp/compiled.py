@@ -90,9 +90,12 @@ class CodeCache:
             self.old = {k: v for k, v in table.items() if type(k) is bytes and type(v) is CodeType}
             self.names = {code.co_filename for code in self.old.values()}
 
-    def compile(self, source: Any, filename: Any, mode: str, flags: int) -> CodeType:
+    def compile(self, source: Any, filename: Any, mode: str, flags: int, stable: bool = False) -> CodeType:
         """``compile(source, filename, mode, flags, dont_inherit=True)``, from the cache when it was
-        compiled before."""
+        compiled before.  ``stable``: a source that is the same at every start of one build, whatever its
+        file name (dataclasses' methods: every one is ``<string>``'s, the values they use passed by
+        name, never written into the source): a new one is kept, not taken for one that differs at
+        each start."""
         if type(source) is not str or type(filename) is not str:
             code: CodeType = builtins.compile(source, filename, mode, flags, dont_inherit=True)
             return code
@@ -102,7 +105,7 @@ class CodeCache:
         code = self.old.get(key) or self.used.get(key)  # type: ignore[assignment]
         if code is None:
             code = builtins.compile(source, filename, mode, flags, dont_inherit=True)
-            if filename in self.names:
+            if filename in self.names and not stable:
                 self.volatile += 1
                 return code
             self.compiled += 1
@@ -142,7 +145,7 @@ def _exec_for(cache: CodeCache) -> Callable[..., Any]:
             if locals is None:
                 locals = caller.f_locals
         if type(source) is str and not rest:  # (the future statements of the caller's code, inherited)
-            source = cache.compile(source, "<string>", "exec", caller.f_code.co_flags & FUTURE_FLAGS)
+            source = cache.compile(source, "<string>", "exec", caller.f_code.co_flags & FUTURE_FLAGS, True)
         return builtins.exec(source, globals, locals, **rest)
 
     return exec

@@ -157,3 +157,38 @@ def test_dataclasses_methods_come_from_the_cache(tmp_path: Any) -> None:
     assert runs[0][0] >= 5  # (__init__, __repr__, __eq__, the order methods, __hash__, __setattr__ ...)
     assert runs[1] == (0, runs[0][0])  # all from the cache at the second start
     assert "exec" not in vars(dataclasses)  # (the shim is gone after the block)
+
+
+def test_a_new_dataclass_is_kept_at_once(tmp_path: Any) -> None:
+    """A dataclass not in the cache (a module changed since it was written) is compiled and kept by the
+    start that meets it: its source is the same at every start, unlike an attrs source of a file name
+    the cache knows (every dataclass method is ``<string>``'s)."""
+    import dataclasses
+
+    directory = str(tmp_path / "cache")
+
+    def point() -> Any:
+        @dataclasses.dataclass
+        class Point:
+            x: int
+
+        return Point
+
+    def point3() -> Any:
+        @dataclasses.dataclass
+        class Point3:
+            x: int
+            y: int = 0
+            z: int = 0
+
+        return Point3
+
+    runs = []
+    for make in (point, point3, point3):
+        with compiled.kept_compiled(directory) as cache:
+            cls = make()
+        cache.save()
+        runs.append((cache.compiled, cache.volatile))
+        assert cls(1) == cls(1)
+    assert runs[1][0] >= 3 and runs[1][1] == 0  # (Point3's: compiled, and taken as new)
+    assert runs[2] == (0, 0)  # (kept by the second start: all from the cache at the third)
