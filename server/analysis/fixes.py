@@ -24,17 +24,19 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar import ast
 from puppet_xpp.grammar.ast_base import walk as ast_walk
 from puppet_xpp.grammar.check import CheckConfig, check
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.parser import parse
-from puppet_xpp.server.analysis.deep.finding import Finding
-from puppet_xpp.server.analysis.deep.world import Answers
 from puppet_xpp.server.analysis.document import Analysis
 from puppet_xpp.server.analysis.symbols import Sym
+
+if TYPE_CHECKING:  # (the deep checks' analysis is imported by their first check, not with lint's fixes)
+    from puppet_xpp.server.analysis.deep.finding import Finding
+    from puppet_xpp.server.analysis.deep.world import Answers
 
 ByteEdit = tuple[int, int, str]  # (start, end, new text) in bytes of the analysed text
 FIXABLE = ("SYNTAX_ERROR", "PARSE_QUOTED_NAME", "RESERVED_WORD")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from puppet_xpp.server.analysis.document import SEVERITY_ERROR, SEVERITY_INFO, LspDiagnostic
-from puppet_xpp.server.lsp import convert, deep, text
+from puppet_xpp.server.lsp import convert, text
 from puppet_xpp.server.lsp.session import SOURCES, DiagnosticKey, DiagnosticsStore, DocState
 
 if TYPE_CHECKING:
@@ -63,7 +63,10 @@ def publishable(store: DiagnosticsStore) -> list[LspDiagnostic]:
 
 def publish(ls: PuppetServer, st: DocState) -> None:
     """Event loop: publish the diagnostics ``st`` holds, as their version -- unless the deep checks hold
-    this version until their findings are in (they publish it then)."""
+    this version until their findings are in (they publish it then).  The deep checks' modules are
+    imported by the first publish (not by the server's start: the first answers do not need them)."""
+    from puppet_xpp.server.lsp import deep
+
     if deep.holds(ls, st):
         return
     send(ls, st)
