@@ -51,6 +51,7 @@ from puppet_xpp.xpp.walk import reached, walk
 __all__ = ["ENV_DIRS", "detect_environment", "plan", "plan_file", "walk_pp"]
 
 ENV_DIRS = ("functions", "types", "plans")
+_PLANS_DIR = os.sep + "plans" + os.sep  # in the path of every plan (xpp.environment.is_plan_file)
 
 
 def detect_environment(
@@ -67,7 +68,8 @@ def walk_pp(
     top: str, skip: Iterable[str] = (), exclude: Iterable[tuple[str, str]] = ()
 ) -> Iterator[tuple[str, str | None]]:
     """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
-    yields (path, None) for files and (path, reason) for entries that cannot be used.  Directories in
+    yields (path, None) for files and (path, reason) for entries that cannot be used; the paths are
+    absolute and normalized (``top`` made so, then entry names joined).  Directories in
     ``skip``, ``.xpp`` directories and what :mod:`xpp.walk` skips (``exclude``: its (directory,
     pattern) pairs) are not entered."""
     for found in walk(top, (".pp",), exclude=exclude, skip_dirs=skip, files_first=True, problems=True):
@@ -98,23 +100,30 @@ class _Planner:
         self.target_of: Callable[[str], layout.XppTarget | None] = layout.xpp_targets(
             env.root, env.modulepath
         )
+        # for the paths of the plan's walks (absolute and normalized: see walk_pp)
+        self.walked_target_of = layout.xpp_targets(env.root, env.modulepath, normalized=True)
         self.out_base = env.out_base
         self.out_prefix = self.out_base + os.sep
 
-    def job(self, src: str, module: str, fallback_rel: str | None) -> Job | str:
+    def job(self, src: str, module: str, fallback_rel: str | None, walked: bool = False) -> Job | str:
         """The job of ``src`` reached as a file of ``module`` (``fallback_rel``: its path in the module
-        ``environment`` when it lies outside the environment), or why it is skipped."""
+        ``environment`` when it lies outside the environment), or why it is skipped.  ``walked``: ``src``
+        is a path of the plan's walk (absolute and normalized)."""
         env = self.env
-        tasks = is_plan_file(src, env)  # the one plan rule (xpp.environment)
-        target = self.target_of(src)
+        # the one plan rule (xpp.environment): a plan lies in a plans/ directory, so a walked path
+        # without one is not asked (the rule's look-ups were a fifth of the plan)
+        tasks = (not walked or _PLANS_DIR in src) and is_plan_file(src, env)
+        target = (self.walked_target_of if walked else self.target_of)(src)
         # the main manifest (fallback_rel given) inside the environment or a module keeps its place there
         if target is not None and (target.module == module or fallback_rel is not None):
             out, recorded, module = target.out_path, target.recorded, target.module
+            if not walked:
+                out = os.path.normpath(out)  # (made of a normalized path: already normalized)
         else:  # the main manifest outside the environment and its modules: environment/manifests/...
             assert fallback_rel is not None  # (walk gives it for the manifest directory)
             out = os.path.join(self.out_base, module, layout.xpp_name(fallback_rel))
             recorded = layout.recorded_name(env.root, src)
-        out = os.path.normpath(out)
+            out = os.path.normpath(out)
         if not out.startswith(self.out_prefix):
             return f"its .xpp {out} would be outside {self.out_base}; refused"
         if not _utf8(recorded):
@@ -141,8 +150,8 @@ def plan(
     skipped: list[tuple[str, str]] = []
     seen_out: dict[str, str] = {}
 
-    def add(src: str, module: str, fallback_rel: str | None) -> None:
-        job = planner.job(src, module, fallback_rel)
+    def add(src: str, module: str, fallback_rel: str | None, walked: bool = False) -> None:
+        job = planner.job(src, module, fallback_rel, walked)
         if isinstance(job, str):
             skipped.append((src, job))
         elif seen_out.get(job.out) == src:
@@ -158,7 +167,7 @@ def plan(
             if problem is not None:
                 skipped.append((p, problem))
                 continue
-            add(p, module, _manifest_fallback(p, fallback_base))
+            add(p, module, _manifest_fallback(p, fallback_base), walked=True)
 
     # the environment's own files: the main manifest (file or directory), functions/, types/, plans/
     manifest = env.manifest
