@@ -1,14 +1,15 @@
 """Static data for completion and hover: Puppet's keywords and data types (our own tables), its core
 resource types and built-in functions (from the generated data, see server/analysis/builtins.py).
 
-Computed once at import from the default level's data and never changed after: read-only mappings and
-tuples, so no session has state to own here.
+Computed once -- the generated data's, at first use -- from the default level's data and never changed
+after: read-only mappings and tuples, so no session has state to own here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from puppet_xpp.server.analysis import builtins
 
@@ -106,23 +107,55 @@ _VENDORED: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 
-# type -> (one-line description, attributes): the core types, then the vendored ones they lack
-RESOURCE_TYPES: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType(
-    {
-        name: (_DESCRIPTIONS.get(name, "Core resource type."), tuple(a.name for a in sym.attrs))
-        for name, sym in builtins.types().items()
-    }
-    | {name: entry for name, entry in _VENDORED.items() if name not in builtins.types()}
-)
-META_PARAMETERS: tuple[str, ...] = builtins.metaparameters() or _META
+if TYPE_CHECKING:  # (made at first use: :func:`__getattr__`)
+    # type -> (one-line description, attributes): the core types, then the vendored ones they lack
+    RESOURCE_TYPES: Mapping[str, tuple[str, tuple[str, ...]]]
+    META_PARAMETERS: tuple[str, ...]
+    # function name -> signature shown in hover/completion (the first of its signatures)
+    FUNCTIONS: Mapping[str, str]
 
-# function name -> signature shown in hover/completion (the first of its signatures)
-FUNCTIONS: Mapping[str, str] = MappingProxyType(
-    {
-        name: (sym.signatures[0].label(name) if sym.signatures else f"{name}(...)")
-        for name, sym in builtins.functions().items()
-    }
-)
+
+def _resource_types() -> Mapping[str, tuple[str, tuple[str, ...]]]:
+    return MappingProxyType(
+        {
+            name: (_DESCRIPTIONS.get(name, "Core resource type."), tuple(a.name for a in sym.attrs))
+            for name, sym in builtins.types().items()
+        }
+        | {name: entry for name, entry in _VENDORED.items() if name not in builtins.types()}
+    )
+
+
+def _meta_parameters() -> tuple[str, ...]:
+    return builtins.metaparameters() or _META
+
+
+def _functions() -> Mapping[str, str]:
+    return MappingProxyType(
+        {
+            name: (sym.signatures[0].label(name) if sym.signatures else f"{name}(...)")
+            for name, sym in builtins.functions().items()
+        }
+    )
+
+
+_MADE: dict[str, Callable[[], object]] = {
+    "RESOURCE_TYPES": _resource_types,
+    "META_PARAMETERS": _meta_parameters,
+    "FUNCTIONS": _functions,
+}
+
+
+def __getattr__(name: str) -> object:
+    """The tables made of the generated data (the core types' and functions'), made at their first use
+    and kept as the module's attributes: reading and converting that data (~5 ms) is not part of the
+    language server's start, whose first answers (a workspace symbol's hover) do not need it.  The
+    same values for every caller: the data never changes after import."""
+    make = _MADE.get(name)
+    if make is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = make()
+    return value
+
 
 DATA_TYPES = (
     "Any",
