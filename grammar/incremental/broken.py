@@ -33,6 +33,7 @@ from puppet_xpp.grammar.incremental.state import (
     roots,
     token_start,
 )
+from puppet_xpp.grammar.incremental.tail import Lent, Tail
 from puppet_xpp.grammar.issues import Diagnostic
 from puppet_xpp.grammar.recovery import OPENERS
 
@@ -111,6 +112,11 @@ class BrokenText:
         self.plain_units: set[int] | None = None
         self.pcache: dict[int, tuple[Any, ...]] = {}
         self.plain_lazy = False
+        # while an update runs: (the first token unchanged since the state, bytes added before it),
+        # for the top-level runs seeded with the state's statements (grammar.incremental.tail); and
+        # those statements while the Program shown holds them
+        self.since: tuple[int, int] | None = None
+        self.lent: Lent | None = None
         # after a hard lexer error (show_lex_broken): the state's tokens while the plain parse's are
         # shown, and whether the line index must be made anew at the next update
         self.kept_tokens: list[Any] | None = None
@@ -136,6 +142,7 @@ class BrokenText:
 
     def end_broken(self) -> None:
         p = self.parser
+        self.lent = None  # (taken back when the update began, or the positions are made anew)
         self.broken = None
         self.broken_top = False
         self.state_toks = None
@@ -257,6 +264,7 @@ class BrokenText:
         drv = parser.Driver(b, cut=cut is not None, memo=p.scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
         bodies = watch.bodies = self._bodies(b, len(run_toks))
+        tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
             if watch.reused is not None:
@@ -274,8 +282,15 @@ class BrokenText:
             bodies.undo()
             if chunks.taken is not None:
                 self.kept = None
+            self._untail(tail)
             return False
-        done = self._plain_finish(b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i, bodies)
+        try:
+            done = self._plain_finish(
+                b, prog, lim, chain, old_ids, watch.resumes, chunks, n - start_i, bodies
+            )
+        except BaseException:
+            self._untail(tail)
+            raise
         if self.plain_run is not None:
             self.plain_run.far = far
         return done
@@ -311,6 +326,31 @@ class BrokenText:
             prev = last.bodies
         delta = p.last_edit[2] if p.last_edit is not None else 0
         return Bodies(p, b, prev, p.edit_ce, delta, n)
+
+    def _tail(self, drv: Any, bodies: Bodies, n: int) -> Tail | None:
+        """The seeding of this run's top-level runs with the state's statements (grammar.incremental.tail),
+        when the tokens unchanged since the state are known and the run is not cut short."""
+        since = self.since
+        if since is None or self._cut is not None or self.lent is not None:
+            return None
+        return Tail(self.parser, drv, bodies, since, n)
+
+    def _untail(self, tail: Tail | None) -> None:
+        """A run that seeded did not make the Program shown: the statements go back at once."""
+        if tail is not None and tail.lent is not None:
+            tail.lent.take_back(self.parser)
+            tail.lent = None
+
+    def take_back(self) -> None:
+        """An update begins: the state's statements lent to the last Program shown go back to the
+        state's coordinates, and that Program's runs are not taken by this update's (they hold them)."""
+        lent = self.lent
+        if lent is None:
+            return
+        self.lent = None
+        lent.take_back(self.parser)
+        self.plain_run = None
+        self.kept = None
 
     def _chunks(self, b: Builder) -> Chunks:
         p = self.parser
@@ -366,6 +406,7 @@ class BrokenText:
         drv = parser.Driver(b, cut=cut is not None, memo=p.scan_memo)
         run_toks = toks if cut is None else toks[: cut[0]]
         bodies = self._bodies(b, len(run_toks))
+        tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
             value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, bodies)
             if err is None:
@@ -380,8 +421,13 @@ class BrokenText:
             bodies.undo()
             if chunks.taken is not None:
                 self.kept = None
+            self._untail(tail)
             return False
-        return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i, bodies)
+        try:
+            return self._plain_finish(b, prog, lim, [lvl], old_ids, [], chunks, n - start_i, bodies)
+        except BaseException:
+            self._untail(tail)
+            raise
 
     def _plain_finish(
         self,
@@ -408,6 +454,10 @@ class BrokenText:
         chunks.kept = None
         if bodies.jumped:  # (their positions are moved by marks, their lists are the last run's)
             old_ids = old_ids | {id(x) for x in bodies.jumped}
+        tail = chunks.tail
+        lent = tail.lent if tail is not None else None
+        if lent is not None:  # (the state's statements, positioned)
+            old_ids = old_ids | {id(x) for x in lent.roots}
         cut = self._cut
         run_diags = list(b.diagnostics)
         if cut is not None:  # (Puppet never reads a token of the lexing unit that failed)
@@ -418,6 +468,8 @@ class BrokenText:
         # quote that takes the kept top-level runs walks 0.2-0.4 ms instead of 3 ms for the whole tree)
         if chunks.reused:
             parsed -= len(p.tokens) - chunks.reused_at  # (the tokens of the runs taken)
+        if tail is not None:
+            parsed -= tail.tokens
         deep = parser.fix_positions(prog, old_ids)
         if deep is not None:
             diags.append(
@@ -446,17 +498,23 @@ class BrokenText:
         p.stats["tokens_parsed"] = parsed  # (not those of the runs taken)
         if chunks.reused:
             p.stats["reused"] = True
+        if lent is not None:
+            assert tail is not None
+            p.stats["tail_seeded"] = tail.statements
+            self.lent = lent
         if prog is not None and cut is None:
             order = {id(d): b.order[id(d)] for d in b.diagnostics if id(d) in b.order}
             self.plain_run = PlainRun(resumes, list(b.diagnostics), order, prog, units, b.had_errors)
             self.plain_run.chunks = chunks
             self.plain_run.bodies = bodies
             p.stats["bodies_taken"] = len(bodies.jumped)
-            if chunks.records:
+            if lent is not None:
+                self.kept = None  # (its statements are lent: taken back at the next update)
+            elif chunks.records:
                 self.kept = KeptChunks(chunks, self.plain_run)
             elif bodies.jumped:
                 self.kept = None  # (the bodies it took may be the kept run's, moved: taken from run to run)
-        elif chunks.reused or bodies.jumped:
+        elif chunks.reused or bodies.jumped or lent is not None:
             self.kept = None  # (what it took was moved, and no run holds it now)
         return True
 

@@ -25,6 +25,7 @@ from puppet_xpp.grammar.recovery import CLOSERS, OPENERS
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.incremental.reparser import IncrementalParser
+    from puppet_xpp.grammar.incremental.tail import Tail
 
 
 class Shadow:
@@ -273,38 +274,51 @@ class Chunks:
         self.reused = False
         self.reused_at = 0  # (when reused: the token index where the runs taken begin)
         self.taken: KeptChunks | None = None  # the kept parse whose runs were taken (not the last's)
+        # the runs seeded with the incremental state's statements (grammar.incremental.tail), if any
+        self.tail: Tail | None = None
 
     def __call__(self, k: int, depth: int, raw: list[Any]) -> list[Any] | None:
         self.raw = raw
+        return self.at(k, depth, raw, 0)
+
+    def at(self, k: int, depth: int, raw: list[Any], base: int) -> list[Any] | None:
+        """recover_top is about to run from token k; ``raw``: the top-level statements before it,
+        after ``base`` others (a seeded run's recover_top holds the statements from that run on)."""
         p = self.owner
         toks = p.tokens
         tok = toks[k] if k < len(toks) else None
+        here = base + len(raw)
         if tok is not None and k >= self.unchanged:
             last = self.last
             if last is not None and last.raw is not None:
                 assert p.last_edit is not None
                 ds, de, delta = p.last_edit
-                rest = self._take(last, tok, depth, raw, delta, de - delta)
+                rest = self._take(last, tok, depth, here, delta, de - delta)
                 if rest is not None:
                     self.reused_at = k
                     return rest
             kept = self.kept
             if kept is not None and kept.chunks is not last and kept.chunks.raw is not None:
                 # (every edit since it ended before the line of its first run: all of it moves)
-                rest = self._take(kept.chunks, tok, depth, raw, kept.delta, None)
+                rest = self._take(kept.chunks, tok, depth, here, kept.delta, None)
                 if rest is not None:
                     self.reused_at = k
                     self.taken = kept
                     return rest
-        self.records.append((tok, depth, len(raw), len(self.builder.diagnostics)))
+        self.records.append((tok, depth, here, len(self.builder.diagnostics)))
+        tail = self.tail
+        if tail is not None and tok is not None:
+            rest = tail.run(k, depth, lambda k2, d2, r2: self.at(k2, d2, r2, here))
+            if rest is not None:
+                return rest
         return None
 
     def _take(
-        self, last: Chunks, tok: Any, depth: int, raw: list[Any], delta: int, de_old: int | None
+        self, last: Chunks, tok: Any, depth: int, here: int, delta: int, de_old: int | None
     ) -> list[Any] | None:
         """The statements of ``last``'s runs from the one that began at ``tok`` with ``depth`` on (moved
         by delta bytes: those at or after de_old, all when None), its diagnostics added to this run's;
-        None when it began none there."""
+        None when it began none there.  ``here``: the top-level statements before them."""
         p = self.owner
         b = self.builder
         if last.raw is not None:
@@ -335,7 +349,7 @@ class Chunks:
                 # (its records from there on, as indices into this run's statements and diagnostics)
                 n_diag = len(b.diagnostics) - (last.ndiag - r[3])
                 self.records.extend(
-                    (x[0], x[1], x[2] - r[2] + len(raw), x[3] - r[3] + n_diag) for x in last.records[j:]
+                    (x[0], x[1], x[2] - r[2] + here, x[3] - r[3] + n_diag) for x in last.records[j:]
                 )
                 self.reused = True
                 return rest

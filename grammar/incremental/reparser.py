@@ -170,6 +170,8 @@ class IncrementalParser:
         pending, self.pending = self.pending, None
         self._dirty = False
         bt = self.broken_text
+        bt.take_back()  # (the state's statements lent to the last Program shown: grammar.incremental.tail)
+        bt.since = None
         bt.last_plain, bt.plain_run = bt.plain_run, None
         self.last_edit = pending
         self._vdiags = None
@@ -193,7 +195,8 @@ class IncrementalParser:
             self._crashed(e)
         if bt.broken is None and self.ghost is None:
             bt.shadow = None  # (no record refers to lost tokens any more)
-        if len(self.pos.pending) > self.COMPACT_AT:
+        bt.since = None
+        if len(self.pos.pending) > self.COMPACT_AT and bt.lent is None:  # (not while lent: next time)
             self._compact_positions()
 
     def _compact_positions(self) -> None:
@@ -363,6 +366,7 @@ class IncrementalParser:
             bde = bde if bde <= ds else (bde + delta if bde >= de - delta else de)
             de_since = max(bde, de)
             ce = bt.state_suffix(c, ce, de_since)
+        bt.since = (ce, total)  # (the tokens from ce on are the state's, total bytes further)
         lvl = self._innermost(c, ce)
         first = lvl
         dmin = ds if bt.broken is None else min(ds, bt.broken_ds)  # first byte changed since

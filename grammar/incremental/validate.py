@@ -6,6 +6,7 @@ make the validator.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,8 +46,10 @@ class UnitValidation:
         base = self.base
         if base is not None and (hit is None or hit[0] is not node):
             hit = base.get(id(node))
-            if hit is not None and hit[0] is node and hit[1] != node.offset + mark_of(pos, node):
-                hit = None  # (moved: its diagnostics are the state's, not to be moved here)
+            if hit is not None and hit[0] is node:
+                now = node.offset + mark_of(pos, node)
+                if hit[1] != now:  # (moved: the state's diagnostics stay; copies move here)
+                    hit = moved(hit, now)
         if hit is not None and hit[0] is node:
             e = pos.pending.get(id(node))
             now = node.offset + (e[1] if e is not None else 0)
@@ -90,3 +93,25 @@ class UnitValidation:
         if abort is not None:  # validation stops there (as validate() does)
             return [d for d in logged if d.offset is None or d.offset < abort.offset] + [abort], cache
         return logged + diags, cache
+
+
+def moved(hit: tuple[Any, ...], now: int) -> tuple[Any, ...]:
+    """A cache entry of the incremental state's (node, offset, logged, diagnostics, abort) for its
+    node at ``now``: copies of its diagnostics, moved (the state's own stay where the state has them,
+    for the text it parsed).  A plain parse shows the state's statements after a change when
+    grammar.incremental.tail lends them."""
+    d = now - hit[1]
+
+    def at(x: Any) -> Any:
+        y = copy.copy(x)
+        if y.offset is not None:
+            y.offset += d
+        return y
+
+    return (
+        hit[0],
+        now,
+        [at(x) for x in hit[2]],
+        [at(x) for x in hit[3]],
+        None if hit[4] is None else at(hit[4]),
+    )
