@@ -32,6 +32,7 @@ from puppet_xpp.xpp.compile.current import is_current
 from puppet_xpp.xpp.compile.model import DiagnosticRow, FileResult, Job, Validation
 from puppet_xpp.xpp.compile.state import Entry, source_signature, xpp_signature
 from puppet_xpp.xpp.compile.tree import MODULES_FRESH, make_dir
+from puppet_xpp.xpp.sources import format_traceback, internal_error, max_bytes, narrowed_mode, read_source
 
 __all__ = ["WorkerSettings", "WorkItem", "Worker", "run_jobs", "GC_THRESHOLD"]
 
@@ -114,6 +115,10 @@ class Worker:
         self.settings = settings
         self.parent = parent  # in a worker process: the compiling process (the worker dies with it)
         self.tree: writes.AnchoredTree | None = None
+        # what every file of the run shares, resolved once (not per file): the size limit in force
+        # (else read from the process's environment for each source), the group the .xpp files get
+        self.limit = max_bytes(settings.max_bytes)
+        self.gid = settings.owner[1] if settings.owner else os.getegid()
 
     def start(self) -> None:
         """In a new worker process (forked): die with the compiling process."""
@@ -143,8 +148,6 @@ class Worker:
     def compile_job(self, job: Job, known: Entry | None = None) -> FileResult:
         """Compile one file.  Never raises: a failure inside puppet-xpp becomes the file's INTERNAL_ERROR
         (status "failed", nothing written)."""
-        from puppet_xpp.xpp.sources import format_traceback, internal_error
-
         try:
             return self._compile(job, known)
         except Exception as e:
@@ -159,8 +162,6 @@ class Worker:
             return result
 
     def _compile(self, job: Job, known: Entry | None) -> FileResult:
-        from puppet_xpp.xpp.sources import narrowed_mode, read_source
-
         settings = self.settings
         result = FileResult(job, "compiled")
         rel = "modules/" + job.rel
@@ -171,7 +172,7 @@ class Worker:
                 result.status = "failed"
                 result.message = why
                 return result
-        source = read_source(job.src, job.display, limit=settings.max_bytes, as_user=settings.owner)
+        source = read_source(job.src, job.display, limit=self.limit, as_user=settings.owner)
         if source.text is None:
             assert source.diagnostic is not None  # a source not read has the diagnostic saying why
             result.status = "unreadable"
@@ -191,7 +192,7 @@ class Worker:
         data, rows = document.source_document(source, settings.config(job), settings.fmt)
         result.set_diagnostics(rows)
         owner = settings.owner
-        mode = narrowed_mode(settings.file_mode, source.stat, owner[1] if owner else os.getegid())
+        mode = narrowed_mode(settings.file_mode, source.stat, self.gid)
         try:
             if existing == data:  # identical bytes: not rewritten
                 st = tree.stat(rel)
