@@ -940,6 +940,9 @@ error:
 /* positions of nodes built without one                                                              */
 
 static PyObject *s_offset = NULL, *s_length = NULL, *s_child_fields = NULL;
+/* a function of Python code that does nothing: long walks call it now and then so that a thread waiting
+ * for the GIL gets it (the interpreter hands it over where Python code runs; fix_positions) */
+static PyObject *switch_point = NULL;
 
 typedef struct {
     PyObject *node; /* borrowed: reachable from the root for the whole walk */
@@ -980,12 +983,18 @@ static PyObject *fix_positions(PyObject *self, PyObject *args) {
     while (top) {
         /* Other threads run now and then: a 5 MB manifest's tree takes 150-170 ms, and the language
          * server's requests on other documents waited for all of it (its analysis runs on a thread apart:
-         * tests/lsp/test_huge_document.py).  A thread waiting for the GIL by then has asked for it, so
-         * CPython hands it over at the release.  The nodes stay alive meanwhile: the tree is the caller's,
-         * and nothing changes its shape while it is being parsed (the parser's lock). */
+         * tests/lsp/test_huge_document.py).  Not by releasing the GIL here: a release wakes a waiting
+         * thread before its switch interval has run out, so it never asks for the GIL, and this walk
+         * takes it back first -- released every 4,096 nodes, the server's reader still waited the whole
+         * 160 ms for it (load 2-3).  A call of Python code (``switch_point``) is where the interpreter
+         * honours a waiting thread's request, as between any two Python statements.  The nodes stay
+         * alive meanwhile: the tree is the caller's, and nothing changes its shape while it is being
+         * parsed (the parser's lock). */
         if (++walked % 4096 == 0) {
-            Py_BEGIN_ALLOW_THREADS
-            Py_END_ALLOW_THREADS
+            PyObject *r = PyObject_CallNoArgs(switch_point);
+            if (r == NULL)
+                goto error;
+            Py_DECREF(r);
         }
         Frame f = stack[--top];
         PyObject *node = f.node;
@@ -1275,6 +1284,17 @@ PyMODINIT_FUNC PyInit__accel(void) {
         return NULL;
     if (PyType_Ready(&MachineType) < 0)
         return NULL;
+    if (switch_point == NULL) {
+        PyObject *globals = PyDict_New();
+        if (globals == NULL || PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) < 0) {
+            Py_XDECREF(globals);
+            return NULL;
+        }
+        switch_point = PyRun_String("lambda: None", Py_eval_input, globals, globals);
+        Py_DECREF(globals);
+        if (switch_point == NULL)
+            return NULL;
+    }
     PyObject *mod = PyModule_Create(&accel_module);
     if (mod == NULL)
         return NULL;
