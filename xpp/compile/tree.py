@@ -86,10 +86,29 @@ class OutputTree:
             )
         if os.path.lexists(root) and not os.path.isdir(root):
             raise CompileError(f"refusing to write: {root} exists and is not a directory")
-        real_env = os.path.realpath(self.env.root)
-        real_root = os.path.join(real_env, layout.XPP_DIR)
+        # a module directory that is .xpp or one of the directories above it (the real ones: links
+        # resolved).  Told by identity (device, inode) rather than by resolving each module's path: the
+        # directories above .xpp are a handful, the modules of a module path hundreds (their realpath was
+        # a tenth of the compiling process's time before its plan)
+        real_root = os.path.join(os.path.realpath(self.env.root), layout.XPP_DIR)
+        above: set[tuple[int, int]] = set()
+        d = real_root
+        while True:
+            try:
+                st = os.stat(d)
+                above.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass  # (.xpp before the first compile: no module can be it)
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
         for m in module_dirs:
-            if _is_within(real_root, os.path.realpath(m)):
+            try:
+                st = os.stat(m)
+            except OSError:
+                continue  # (gone since it was listed: nothing is written into it)
+            if (st.st_dev, st.st_ino) in above:
                 raise CompileError(f"refusing to write: {root} would be inside the module directory {m}")
 
     def open(self) -> writes.AnchoredTree:
