@@ -86,14 +86,22 @@ class ScanMemo:
         self.keys: list[int] = []  # entries' indices, sorted
         self.size = 0  # recorded states
         self.hits = 0  # scans that ended at a recorded state (for tests and the benchmark)
+        # resume_in_block's brackets before the error, counted from a body's first tokens: token index
+        # k -> (the token where the count began, token k, the brackets open before k); a later scan
+        # from the same token goes on from the last such index at or before its error (Before)
+        self.before: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
+        self.before_keys: list[int] = []
+        self.counts_taken = 0  # scans that went on from such a count (for tests)
 
     def use(self, tokens: list[Any]) -> None:
         """A scan of ``tokens`` begins (another list than the last: the memo starts afresh for it)."""
-        if self.tokens is not tokens or self.size > self.LIMIT:
+        if self.tokens is not tokens or self.size > self.LIMIT or len(self.before) > self.LIMIT:
             self.tokens = tokens
             self.entries = {}
             self.keys = []
             self.size = 0
+            self.before = {}
+            self.before_keys = []
 
     def spliced(self, tokens: list[Any], m0: int, m1_old: int, delta: int) -> None:
         """tokens[m0:m1_old] were replaced (delta tokens more): a state recorded at index k went on over
@@ -108,6 +116,38 @@ class ScanMemo:
         self.entries = keep
         self.keys = sorted(keep)
         self.size = sum(map(len, keep.values()))
+        # (a count of brackets up to token k read tokens before k only)
+        self.before = {k: v for k, v in self.before.items() if k <= m0}
+        self.before_keys = sorted(self.before)
+
+    def counted(self, tokens: list[Any], start: int, err: int) -> tuple[int, list[str]] | None:
+        """(k, brackets open before token k) of an earlier count from token ``start`` (still there), at
+        the last recorded index k, start < k <= err; None when there is none."""
+        if self.tokens is not tokens:
+            return None
+        keys = self.before_keys
+        j = bisect.bisect_right(keys, err)
+        first = tokens[start]
+        tries = 0
+        while j > 0 and tries < 8:
+            j -= 1
+            k = keys[j]
+            if k <= start:
+                return None
+            s, tok, open_ = self.before[k]
+            if s is first and tokens[k] is tok:
+                self.counts_taken += 1
+                return k, list(open_)
+            tries += 1
+        return None
+
+    def count(self, tokens: list[Any], start: int, k: int, open_: list[str]) -> None:
+        """A count from token ``start`` had ``open_`` open before token k."""
+        if self.tokens is not tokens:
+            return
+        if k not in self.before:
+            bisect.insort(self.before_keys, k)
+        self.before[k] = (tokens[start], tokens[k], tuple(open_))
 
     def next_key(self, k: int) -> int:
         """The first recorded index at or after k."""
@@ -178,9 +218,21 @@ def resume_in_block(
     the error token itself may be one), or the `}` that closes the body.  Brackets are matched by
     kind, so a bracket the cut statement left open does not swallow the body's `}`."""
     open_: list[str] = []
-    m = _Marks(memo if n == len(tokens) else None, tokens, err + 1)
+    memo = memo if n == len(tokens) else None
+    m = _Marks(memo, tokens, err + 1)
     look, mark = m.look, m.mark
-    for k in range(lbrace + 1, n):
+    first = lbrace + 1
+    count = _NEVER  # (where the brackets open before the error are recorded)
+    if memo is not None and first < err:
+        counted = memo.counted(tokens, lbrace, err)
+        if counted is not None:
+            first, open_ = counted
+        count = min(err, first + ScanMemo.STEP)
+    for k in range(first, n):
+        if k == count:
+            assert memo is not None
+            memo.count(tokens, lbrace, k, open_)
+            count = min(err, k + ScanMemo.STEP) if k < err else _NEVER
         if k == look or k == mark:
             found, end, _ = m.at(k, tokens[k], ("b", tuple(open_)))
             if found:
