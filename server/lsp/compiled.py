@@ -41,10 +41,11 @@ FUTURE_FLAGS = 0
 for _name in ("annotations", "generator_stop", "barry_as_FLUFL"):
     _feature = getattr(__import__("__future__"), _name, None)
     FUTURE_FLAGS |= getattr(_feature, "compiler_flag", 0)
-# the modules whose generated code is compiled through the cache while the server is imported, and the
-# builtin each of them calls for it (a module global of that name, which the module's lookup finds
-# before the builtin, for the time of the import): attrs compiles, dataclasses executes a source
-PATCHED = (("attr._make", "compile"), ("dataclasses", "exec"))
+# the modules whose generated code is compiled through the cache while the server is imported (and
+# handles its first messages), and the builtin each of them calls for it (a module global of that
+# name, which the module's lookup finds before the builtin, for that time): attrs compiles, dataclasses
+# executes a source, cattrs compiles the converters of the messages' classes
+PATCHED = (("attr._make", "compile"), ("dataclasses", "exec"), ("cattrs.gen", "compile"))
 
 
 def _header() -> bytes:

@@ -153,6 +153,8 @@ def serve(
     server = create_server()
     if handoff is not None:  # (the first diagnostics the front published: not sent again)
         server.session.front_published.update(handoff.published)
+        if handoff.settled is not None:  # (the start-up's code cache window closes after the first index)
+            server.session.index_state.on_complete.append(handoff.settled.set)
         # (the session's once taken: the handoff, kept while serving, holds none of it)
         server.session.early_index, handoff.early_index = handoff.early_index, None
     try:

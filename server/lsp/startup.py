@@ -90,6 +90,9 @@ FRONT_MODULES = (
 LOAD_STEPS = ("lsprotocol.types", "pygls.lsp.server", SERVER_MODULE)
 # the most the loader waits for the front in all (s): never a dead lock, at worst a slower start
 FRONT_WAIT = 1.0
+# the longest the code cache's window stays open after the server took over (s): its first messages'
+# converters are compiled through it (load_server)
+SETTLE = 10.0
 DID_OPEN = "textDocument/didOpen"
 Json = dict[str, Any]
 
@@ -507,12 +510,15 @@ def start_early_index(
 
 class FrontWork:
     """What the loader and the front tell each other: the modules the front's analysis needs are
-    imported (``ready``), and the front has no document to analyse (``idle``: the loader goes on)."""
+    imported (``ready``), and the front has no document to analyse (``idle``: the loader goes on); and
+    what the server tells the loader: its first indexing is over, or it is leaving (``settled``: the
+    code cache's window closes)."""
 
     def __init__(self) -> None:
         self.ready = threading.Event()
         self.idle = threading.Event()
         self.idle.set()
+        self.settled = threading.Event()
         self.waited = 0.0  # seconds the loader waited so far
 
     def wait_idle(self) -> None:
@@ -541,6 +547,8 @@ class Handoff:
     published: dict[str, tuple[int, list[Any]]] = field(default_factory=dict)
     # the workspace's files and index cache, read on a thread from ``initialize`` on (start_early_index)
     early_index: Future[Prepared | None] | None = None
+    # set by the server when its first indexing is over (the loader's code cache window closes then)
+    settled: threading.Event | None = None
 
 
 class Front:
@@ -842,10 +850,22 @@ def _body(data: bytes) -> Any:
 
 def load_server(done: Callable[[], None], failed: list[BaseException], work: FrontWork | None = None) -> None:
     """The loader thread: what the front's diagnostics need, then the whole server in steps (waiting
-    while the front analyses a document); ``done`` is called either way."""
+    while the front analyses a document); ``done`` is called either way.  The code cache's window
+    (server/lsp/compiled.py) stays open while the server handles its first messages -- until its first
+    indexing is over (``work.settled``), at most :data:`SETTLE` seconds: the converters cattrs
+    generates for them (their structure and unstructure code, ~40 compiled sources before a second
+    start's index is ready) are compiled once and kept too; the cache is written after."""
     import importlib
 
     code = None
+    called = False
+
+    def done_once() -> None:
+        nonlocal called
+        if not called:
+            called = True
+            done()
+
     try:
         try:
             for name in FRONT_MODULES:
@@ -868,12 +888,15 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
                 # step freezes)
                 with paused():
                     importlib.import_module(name)
+            done_once()
+            if work is not None:
+                work.settled.wait(SETTLE)
     except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
         failed.append(e)
     finally:
-        done()
+        done_once()
     if code is not None and not failed:
-        code.save()  # (after the server took over: only when something was compiled)
+        code.save()  # (only when something was compiled)
 
 
 def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
@@ -902,8 +925,7 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
         out.flush()
         logging.shutdown()
         os._exit(status)  # (the loader may hold the import lock: nothing waits for it)
-    loader.join()
-    os.close(ready_r)
+    os.close(ready_r)  # (the loader wrote to it once: the server is imported)
     os.close(ready_w)
     from puppet_xpp.server.lsp import server
 
@@ -911,5 +933,10 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     hand = front.handoff
     replayed = cast(BinaryIO, Replayed(hand.prefix, inp))  # (what the reader uses of a stream)
     hand.prefix = b""  # (the reader's copy is dropped once read: nothing read at start is kept)
+    hand.settled = work.settled
     del front
-    return server.serve(None, handoff=hand, stdin=replayed, stdout=out)
+    try:
+        return server.serve(None, handoff=hand, stdin=replayed, stdout=out)
+    finally:  # (the code cache's window closes, and what it compiled is written before the exit)
+        work.settled.set()
+        loader.join(SETTLE)

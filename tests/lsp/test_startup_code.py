@@ -20,7 +20,8 @@ from puppet_xpp.server.lsp import compiled
 from tests.lsp.test_startup import CAPS, DOC, Client
 
 # prints what the methods attrs made for lsprotocol's classes are (a digest of each one's code), and
-# how many sources were compiled and how many came from the cache (argv[1]: the cache directory, or
+# how many sources were compiled, how many came from the cache and how many differ at each start (a
+# default's repr with an address in it: compiled, never kept) (argv[1]: the cache directory, or
 # "plain": the import as it is, without the cache)
 PROBE = r"""
 import hashlib, json, sys, types
@@ -41,7 +42,7 @@ else:
     with kept_compiled(where) as cache:
         import lsprotocol.types
         import puppet_xpp.server.analysis.deep.types_model as ours
-    counts = [cache.compiled, len(cache.used) - cache.compiled]
+    counts = [cache.compiled, len(cache.used) - cache.compiled, cache.volatile]
     cache.save()
 methods = {}
 for module, made in ((lsprotocol.types, "__attrs_attrs__"), (ours, "__dataclass_fields__")):
@@ -70,9 +71,11 @@ def test_kept_code_is_what_compile_gives(tmp_path: Any) -> None:
     second = probe(directory)
     assert len(plain["methods"]) > 1000
     assert sum(1 for m in plain["methods"] if m.startswith("puppet_xpp.")) > 40  # (the dataclasses')
-    compiled_first, from_cache_first = first["counts"]
+    compiled_first, from_cache_first, _volatile = first["counts"]
     assert compiled_first > 500 and from_cache_first == 0
-    assert second["counts"] == [0, compiled_first]  # everything from the cache
+    made, from_cache, volatile = second["counts"]
+    assert made == 0 and from_cache + volatile == compiled_first  # everything from the cache
+    assert volatile <= 2  # (cattrs' own AttributeOverride repr, whose source names an address)
     assert first["methods"] == plain["methods"]
     assert second["methods"] == plain["methods"]
     path = os.path.join(directory, compiled.CACHE_NAME)
@@ -90,9 +93,10 @@ def test_a_damaged_code_cache_is_not_used_and_is_rewritten(tmp_path: Any) -> Non
     with open(path, "wb") as f:
         f.write(bytes(data))
     damaged = probe(directory)
-    assert damaged["counts"] == [compiled_first, 0]  # nothing of it used
+    assert damaged["counts"][:2] == [compiled_first, 0]  # nothing of it used
     assert damaged["methods"] == probe("plain")["methods"]
-    assert probe(directory)["counts"] == [0, compiled_first]  # rewritten whole
+    made, from_cache, volatile = probe(directory)["counts"]
+    assert made == 0 and from_cache + volatile == compiled_first  # rewritten whole
 
 
 def serve_once(tmp: Any) -> tuple[Any, Any]:
@@ -128,6 +132,18 @@ def test_a_second_start_compiles_nothing_and_answers_the_same(tmp_path: Any) -> 
     assert second == first
     after = os.stat(path)  # nothing compiled: the file is not written again
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_first_messages_converters_are_kept(tmp_path: Any) -> None:
+    """The converters cattrs generates for the server's first messages (``initialize``'s params and
+    answer, a document's symbols: their structure and unstructure code) are compiled through the code
+    cache too -- its window stays open until the first indexing is over or the server leaves -- and
+    kept: a second start takes them from it (the file is not written again, as the test above checks)."""
+    serve_once(tmp_path)
+    cache = compiled.CodeCache.open(str(tmp_path / "cache"))
+    made = sorted(code.co_filename for code in cache.old.values() if "cattrs" in code.co_filename)
+    assert any("InitializeParams" in name for name in made), made
+    assert any("DocumentSymbol" in name for name in made), made
 
 
 def test_dataclasses_methods_come_from_the_cache(tmp_path: Any) -> None:
