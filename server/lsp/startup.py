@@ -867,13 +867,15 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
             done()
 
     try:
+        from puppet_xpp.grammar.gcpause import paused
+
         try:
-            for name in FRONT_MODULES:
-                importlib.import_module(name)
+            with paused():  # (their objects last as long as the process, as the server's: see below)
+                for name in FRONT_MODULES:
+                    importlib.import_module(name)
         finally:
             if work is not None:
                 work.ready.set()
-        from puppet_xpp.grammar.gcpause import paused
         from puppet_xpp.server.lsp.compiled import kept_compiled
 
         if work is not None:  # (the code cache is read once the front has no document to analyse)
