@@ -40,7 +40,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -383,15 +383,21 @@ async def sliced(ls: PuppetServer, steps: Generator[None, None, T]) -> T:
     requests that arrive meanwhile (a hover on another document) are answered between two slices
     instead of after the whole check: the deep check of a 5 MB manifest of thousands of classes takes
     seconds, and the worker answers every document in order (issue 26 item 12: one huge document
-    never delays the others' requests by more than 100 ms; tests/lsp/test_huge_document.py)."""
+    never delays the others' requests by more than 100 ms; tests/lsp/test_huge_document.py).  A slice
+    also ends as soon as something else waits for the worker (the worker's queue is not empty): the
+    request runs next, instead of after the rest of the slice (up to 20 ms, 35 under load)."""
+    queue = ls.worker._work_queue  # (the executor's own queue: what is submitted and not yet running)
     while True:
-        done, value = await ls.on_worker(advance, steps)
+        done, value = await ls.on_worker(advance, steps, SLICE, queue.qsize)
         if done:
             return cast(T, value)
 
 
-def advance(steps: Generator[None, None, T], budget: float = SLICE) -> tuple[bool, T | None]:
-    """Worker: ``steps`` run for about ``budget`` seconds (a step is not cut): (done, its value).
+def advance(
+    steps: Generator[None, None, T], budget: float = SLICE, waiting: Callable[[], int] | None = None
+) -> tuple[bool, T | None]:
+    """Worker: ``steps`` run for about ``budget`` seconds (a step is not cut), or until ``waiting()`` is
+    not 0 after a step: (done, its value).
 
     With the cyclic collector paused, and what the slice made frozen after it, as after an analysis
     (server.analysis.document.GcPacer, whose idle full collections look at it again): a big document's
@@ -406,7 +412,7 @@ def advance(steps: Generator[None, None, T], budget: float = SLICE) -> tuple[boo
         with paused(), brisk_switching():
             while True:
                 next(steps)
-                if time.perf_counter() >= end:
+                if time.perf_counter() >= end or (waiting is not None and waiting()):
                     return False, None
     except StopIteration as stop:
         return True, stop.value
