@@ -81,7 +81,9 @@ def serve(requests_fd: int, answers_fd: int, init: str, nice: int) -> int:
         imported = importlib.import_module(module)
         if name:
             getattr(imported, name)()
-    with os.fdopen(requests_fd, "rb") as requests, os.fdopen(answers_fd, "wb") as answers:
+    requests = os.fdopen(requests_fd, "rb")
+    answers = os.fdopen(answers_fd, "wb")
+    try:
         while True:
             body = _read_frame(requests)
             if body is None:
@@ -95,6 +97,12 @@ def serve(requests_fd: int, answers_fd: int, init: str, nice: int) -> int:
                 _write_frame(answers, _answer(result))
             except OSError:  # (the server is gone)
                 return 0
+    finally:
+        requests.close()
+        try:
+            answers.close()
+        except OSError:  # (the server is gone: what the answer had left in the buffer goes nowhere)
+            pass
 
 
 def child_main() -> None:
