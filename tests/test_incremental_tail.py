@@ -111,3 +111,24 @@ def test_seeded_statements_are_the_states(monkeypatch: Any) -> None:
     p, config, lines = _parser("calls")
     _i, _first, stats = _break_with_runs(p, config, lines)
     assert not stats.get("tail_seeded") and stats["tokens_parsed"] > len(p.tokens) // 4, stats
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("kind", ["calls", "define"])
+def test_a_brace_that_closes_the_body_early(kind: str) -> None:
+    """A `}` typed at a statement line mid-body closes the class there: the first run goes on at
+    the top level without an error up to the class's own `}`, and is seeded at the first of the
+    class's statement boundaries it meets there (not over a definition); deleted again, the state
+    is as it was.  Each step equal to the full parse."""
+    p, config, lines = _parser(kind)
+    n = len(p.tokens)
+    mid = len(lines) // 2
+    i = next(i for i in range(mid, mid + 200) if lines[i].startswith("  ") and lines[i][2:3].isalpha())
+    at = _offset(lines, i)
+    p.edit(at, at, "}\n  ")
+    check_same(p, config)
+    if kind == "define":
+        assert not p.stats.get("tail_seeded"), p.stats
+    else:
+        assert p.stats.get("tail_seeded", 0) > 50 and p.stats["tokens_parsed"] < n // 8, (p.stats, n)
+    _repair(p, config, at, 4)

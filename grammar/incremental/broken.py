@@ -266,7 +266,12 @@ class BrokenText:
         bodies = watch.bodies = self._bodies(b, len(run_toks))
         tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
-            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
+            if tail is not None:  # (the run may leave the list for the top level, and be seeded there)
+                seeding = tail.watching(watch)
+                run = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, seeding)
+                value, err = tail.go_on(drv, seeding, *run)
+            else:
+                value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
             if watch.reused is not None:
                 bodies.undo()
                 return self._reuse_plain(watch, b, lim, chain)
@@ -408,7 +413,12 @@ class BrokenText:
         bodies = self._bodies(b, len(run_toks))
         tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
-            value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, bodies)
+            if tail is not None:
+                seeding = tail.watching(bodies)
+                run = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, seeding)
+                value, err = tail.go_on(drv, seeding, *run)
+            else:
+                value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, bodies)
             if err is None:
                 bodies.undo()
                 return False

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from puppet_xpp.grammar import ast, parser
 from puppet_xpp.grammar.build import STATEMENT_CALLS
-from puppet_xpp.grammar.incremental.state import Level, bound_pos, nodes_of
+from puppet_xpp.grammar.incremental.state import Level, nodes_of
 
 if TYPE_CHECKING:
     from puppet_xpp.grammar.incremental.reparser import IncrementalParser
@@ -88,20 +88,27 @@ class Tail:
         self.lent: Lent | None = None
         self.tokens = 0  # tokens not parsed again
         self.statements = 0  # statements taken
+        self.index: dict[int, tuple[Level, int]] | None = None  # (boundary)
 
-    def _around(self, tok: Any) -> Level | None:
-        """The innermost state list around tok (a `{ }` body)."""
-        p = self.owner
-        assert p.levels is not None
-        at = tok.start_pos
-        best: Level | None = None
-        for lvl in p.levels.values():
-            op, cl = lvl.opener, lvl.closer
-            if op is None or cl is None or not (op.start_pos < at < cl.start_pos):
-                continue
-            if best is None or op.start_pos > best.opener.start_pos:
-                best = lvl
-        return best
+    def boundary(self, tok: Any) -> tuple[Level, int] | None:
+        """(the state's `{ }` list, j) when tok is the boundary after its statement j, j before the
+        list's last two (an index of every list's boundaries, made at the first question)."""
+        index = self.index
+        if index is None:
+            p = self.owner
+            assert p.levels is not None
+            index = self.index = {}
+            for lvl in p.levels.values():
+                if lvl.opener is None or lvl.closer is None or lvl.out is None or len(lvl.out) < 2:
+                    continue
+                bounds = lvl.bounds
+                if len(bounds) != len(lvl.raw):
+                    continue
+                for j in range(len(bounds) - 2):
+                    b = bounds[j]
+                    if b is not None:
+                        index[id(b)] = (lvl, j)
+        return index.get(id(tok))
 
     def clean(self, k: int, i_last: int, lvl: Level) -> bool:
         """No definition among tokens [k, i_last), no parse diagnostic of the state there (the
@@ -123,38 +130,38 @@ class Tail:
                 return False
         return True
 
-    def run(self, k: int, depth: int, chunks: Any) -> list[Any] | None:
-        """recover_top is about to run from token k (bracket depth ``depth`` before it): the
-        statements of that run and the later ones, made here, when the run can be seeded; None when
-        nothing was done (recover_top runs it).  ``chunks``: what recover_top calls before each later
-        run.  The run parses from k to its first statement boundary at a boundary of the state list
-        around k, and is seeded there."""
-        p = self.owner
-        toks = p.tokens
-        cfg = p.config
-        n = self.n
-        if k < self.ce or k >= n or cfg.tasks or cfg.epp or p.ghost is not None or self.lent:
-            return None
-        lvl = self._around(toks[k])
-        if lvl is None or lvl.out is None or len(lvl.out) < 2 or len(lvl.bounds) != len(lvl.raw):
-            return None
-        m = len(lvl.raw)
-        if m < 3:
-            return None
-        i_last = p.index(lvl.bounds[m - 2])  # (the last statement's first token)
-        if not (k < i_last < p.index(lvl.closer) < n):
-            return None
-        stop = _Stop(self, lvl, i_last)
-        drv = self.driver
-        eof = len(p.data)
-        value, err = drv.run(toks, k, n, eof, watch=stop)
-        if value is parser.STOPPED:
+    def watching(self, watch: Any) -> Seeding:
+        """A run's ``watch`` that stops it where it may be seeded (see Seeding), else is ``watch``."""
+        return Seeding(self, watch)
+
+    def go_on(self, drv: Any, seeding: Seeding, value: Any, err: int | None) -> tuple[Any, int | None]:
+        """A run watched by ``seeding`` returned (value, err): when it stopped to be seeded, it is
+        seeded and goes on (as often as it stops so), and what it returns at last is returned."""
+        while value is parser.STOPPED and seeding.at is not None:
             try:
-                value, err = self._seed(stop, err, i_last)
+                value, err = self._seed(drv, seeding)
             except BaseException:
                 self._give_back()
                 raise
-        if err is None:
+        return value, err
+
+    def run(self, k: int, depth: int, chunks: Any) -> list[Any] | None:
+        """recover_top is about to run from token k (bracket depth ``depth`` before it): the
+        statements of that run and the later ones, made here, when the run may be seeded; None when
+        nothing was done (recover_top runs it).  ``chunks``: what recover_top calls before each later
+        run.  When k is inside a state body, the run parses from k to its first top-level statement
+        boundary that is a boundary of a state list, and is seeded there (when it is not, the run and
+        the recovery after it are done here all the same, as recover_top would)."""
+        p = self.owner
+        toks = p.tokens
+        n = self.n
+        if k < self.ce or k >= n or not self.may_seed() or not self.inside(toks[k]):
+            return None
+        seeding = self.watching(self.watch)
+        drv = self.driver
+        eof = len(p.data)
+        value, err = self.go_on(drv, seeding, *drv.run(toks, k, n, eof, watch=seeding))
+        if err is None or value is parser.STOPPED:
             raise RuntimeError("a top-level run ended without the error at its list's end")
         if err <= k:
             return None  # (nothing parsed: recover_top runs it, and reports no error there)
@@ -168,19 +175,37 @@ class Tail:
         body = prog.body
         return list(body.statements) if type(body) is ast.BlockExpression else [body]
 
+    def inside(self, tok: Any) -> bool:
+        """Is tok inside a `{ }` body of the state (a top-level run from it meets an error at that
+        body's `}` at the latest)?"""
+        p = self.owner
+        assert p.levels is not None
+        at = tok.start_pos
+        for lvl in p.levels.values():
+            op, cl = lvl.opener, lvl.closer
+            if op is not None and cl is not None and op.start_pos < at < cl.start_pos:
+                return True
+        return False
+
+    def may_seed(self) -> bool:
+        p = self.owner
+        cfg = p.config
+        return not (cfg.tasks or cfg.epp or p.ghost is not None or self.lent)
+
     def _give_back(self) -> None:
         if self.lent is not None:
             self.lent.take_back(self.owner)
             self.lent = None
 
-    def _seed(self, stop: _Stop, i: int | None, i_last: int) -> tuple[Any, int | None]:
-        """The run stopped at a boundary of the state list (token i, the lookahead after its
-        statement ``stop.j``): the state's statements up to the list's last one are lent and pushed,
-        and the run goes on at that last one."""
+    def _seed(self, drv: Any, seeding: Seeding) -> tuple[Any, int | None]:
+        """The run stopped at a boundary of a state list (token i, the lookahead after its statement
+        j): the state's statements up to the list's last one are lent and pushed, and the run goes on
+        at that last one."""
         p = self.owner
-        lvl = stop.lvl
-        assert i is not None and stop.stack is not None and stop.values is not None
-        seed = lvl.raw[stop.j + 1 : len(lvl.raw) - 1]
+        assert seeding.at is not None and seeding.stack is not None and seeding.values is not None
+        lvl, j, i, i_last = seeding.at
+        seeding.at = None
+        seed = lvl.raw[j + 1 : len(lvl.raw) - 1]
         roots = nodes_of(seed)
         pos = p.pos
         shift = self.shift
@@ -196,7 +221,7 @@ class Tail:
         for x in roots:
             pos.mark(x, shift)
         self.lent = Lent(roots, shift)
-        raw = stop.values[-1]
+        raw = seeding.values[-1]
         # (the transform reads where such a name begins and where its argument ends)
         before = raw[-1] if raw else None
         for a, x in enumerate(seed):
@@ -211,50 +236,43 @@ class Tail:
         raw.extend(seed)
         self.tokens += i_last - i
         self.statements += len(seed)
-        value, err = self.driver.run(
-            p.tokens, i_last, self.n, len(p.data), stop.stack, stop.values, self.watch
-        )
+        value, err = drv.run(p.tokens, i_last, self.n, len(p.data), seeding.stack, seeding.values, seeding)
         return value, err
 
 
-class _Stop:
-    """The ``watch`` of a run to seed: stops it at its first top-level statement boundary that is a
-    boundary of the state list ``lvl`` (before the list's last statement, on the tokens unchanged
-    since the state, with nothing in between that a top-level parse makes otherwise: Tail.clean);
-    the other events go to the run's own watch."""
+class Seeding:
+    """The ``watch`` of a run that may be seeded: stops it at a top-level statement boundary (after
+    the tokens changed since the state) that is a boundary of a state list, before that list's last
+    statement, with at least Tail.MIN_TOKENS tokens to spare and nothing in between that a top-level
+    parse makes otherwise (Tail.clean), and sets ``at``; every other event goes to ``watch``, the
+    run's own (and so does that boundary, when the run may not be seeded there)."""
 
-    __slots__ = ("tail", "lvl", "i_last", "j", "stack", "values", "off")
+    __slots__ = ("tail", "watch", "at", "stack", "values", "off")
 
-    def __init__(self, tail: Tail, lvl: Level, i_last: int) -> None:
+    def __init__(self, tail: Tail, watch: Any) -> None:
         self.tail = tail
-        self.lvl = lvl
-        self.i_last = i_last
-        self.j = -1
+        self.watch = watch
+        self.at: tuple[Level, int, int, int] | None = None  # (list, statement, token, its last's token)
         self.stack: list[Any] | None = None
         self.values: list[Any] | None = None
-        self.off = False  # (a boundary met that may not be seeded from: no more tries)
+        self.off = False  # (seeded once, or a boundary met that may not be seeded from: no more tries)
 
     def __call__(self, event: str, i: int, stack: list[Any], values: list[Any]) -> Any:
         tail = self.tail
-        if event != "item" or len(stack) != 2 or self.off or i < tail.ce or i >= self.i_last:
-            return tail.watch(event, i, stack, values)
-        tok = tail.owner.tokens[i]
-        bounds = self.lvl.bounds
-        at = tok.start_pos
-        lo, hi = 0, len(bounds) - 2
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if bound_pos(bounds[mid]) < at:
-                lo = mid + 1
-            else:
-                hi = mid
-        if bounds[lo] is not tok or lo + 1 >= len(bounds) - 1:
-            return False
-        if self.i_last - i < Tail.MIN_TOKENS:
+        if event != "item" or len(stack) != 2 or self.off or i < tail.ce or i >= tail.n or tail.lent:
+            return self.watch(event, i, stack, values)
+        p = tail.owner
+        found = tail.boundary(p.tokens[i])
+        if found is None:
+            return self.watch(event, i, stack, values)
+        lvl, j = found
+        i_last = p.index(lvl.bounds[len(lvl.bounds) - 2])  # (the first token of the list's last statement)
+        if not (i < i_last < p.index(lvl.closer) < tail.n):
+            return self.watch(event, i, stack, values)
+        if i_last - i < Tail.MIN_TOKENS or not tail.may_seed() or not tail.clean(i, i_last, lvl):
             self.off = True
-            return False
-        if not tail.clean(i, self.i_last, self.lvl):
-            self.off = True
-            return False
-        self.j, self.stack, self.values = lo, stack, values
+            return self.watch(event, i, stack, values)
+        self.at = (lvl, j, i, i_last)
+        self.stack, self.values = stack, values
+        self.off = True
         return True
