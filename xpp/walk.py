@@ -57,7 +57,7 @@ def _import_pathspec() -> None:
 _import_pathspec()
 import pathspec  # noqa: E402  (imported above, without typing_extensions)
 
-__all__ = ["PDK_IGNORED", "IGNORE_FILES", "Ignores", "Found", "reached", "walk"]
+__all__ = ["PDK_IGNORED", "IGNORE_FILES", "Ignores", "Found", "Probe", "reached", "walk"]
 
 # PDK's DEFAULT_IGNORED (lib/pdk/module.rb, control_repo.rb) and the template .pdkignore's entries for
 # build, test and tool output; '.*' is PDK's dotfile rule for validators
@@ -138,19 +138,26 @@ class Ignores:
             self.layers.append(_Layer(os.path.abspath(base), _spec(lines), final, _any_of(lines)))
 
     def add_directory(
-        self, directory: str, *, anchor_defaults: bool = False, names: Container[str] | None = None
+        self,
+        directory: str,
+        *,
+        anchor_defaults: bool = False,
+        names: Container[str] | None = None,
+        probe: Probe | None = None,
     ) -> None:
         """The layers a directory brings: PDK's defaults when it is a module, environment or
         repository root (or ``anchor_defaults``), its ``.pdkignore``/``.gitignore``.  ``names``: the
-        directory's entries when the caller listed them already (no further look-ups).  An unreadable
-        pattern file counts as empty (it is the user's file: the walk goes on)."""
-        if anchor_defaults or _is_root(directory, names):
+        directory's entries when the caller listed them already (no further look-ups); ``probe``: the
+        look-ups of the walks of one moment (:class:`Probe`).  An unreadable pattern file counts as
+        empty (it is the user's file: the walk goes on)."""
+        is_root = probe.is_root(directory) if probe is not None and names is None else None
+        if anchor_defaults or (is_root if is_root is not None else _is_root(directory, names)):
             self.add(directory, PDK_IGNORED)
         for name in IGNORE_FILES:
             if names is not None and name not in names:
                 continue
             path = os.path.join(directory, name)
-            if os.path.isfile(path):
+            if probe.is_file(path) if probe is not None else os.path.isfile(path):
                 try:
                     self.add(directory, read_or_raise(path).decode("utf-8", "replace").splitlines())
                 except OSError:
@@ -184,17 +191,48 @@ class Ignores:
         return Ignores(list(self.layers))
 
 
-def _is_root(directory: str, names: Container[str] | None = None) -> bool:
+def _is_root(directory: str, names: Container[str] | None = None, probe: Probe | None = None) -> bool:
     """A module, environment or repository root: where PDK's defaults are anchored (``names``: the
-    directory's entries, when listed already)."""
+    directory's entries, when listed already; ``probe``: the look-ups of the walks of one moment)."""
     if names is not None and ".git" not in names and not any(m in names for m in _ROOT_MARKERS):
         return False
-    if os.path.exists(os.path.join(directory, ".git")):
+    exists = probe.exists if probe is not None else os.path.exists
+    is_file = probe.is_file if probe is not None else os.path.isfile
+    if exists(os.path.join(directory, ".git")):
         return True
-    return any(os.path.isfile(os.path.join(directory, m)) for m in _ROOT_MARKERS)
+    return any(is_file(os.path.join(directory, m)) for m in _ROOT_MARKERS)
 
 
-def _ancestors(top: str) -> list[str]:
+class Probe:
+    """The look-ups of the directories above the tops of several walks made at one moment (whether a
+    directory holds ``.git``, is a module, environment or repository root, holds a pattern file), each
+    made once: ``--compile``'s plan walks up to four directories of each of a hundred modules, whose
+    ancestors are mostly the same directories (each walk looked at each of them again, a sixth of the
+    plan).  For the walks of one moment only: the answers are not looked at again."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str], bool] = {}
+
+    def exists(self, path: str) -> bool:
+        key = ("exists", path)
+        if key not in self.known:
+            self.known[key] = os.path.exists(path)
+        return self.known[key]
+
+    def is_file(self, path: str) -> bool:
+        key = ("file", path)
+        if key not in self.known:
+            self.known[key] = os.path.isfile(path)
+        return self.known[key]
+
+    def is_root(self, directory: str) -> bool:
+        key = ("root", directory)
+        if key not in self.known:
+            self.known[key] = _is_root(directory, probe=self)
+        return self.known[key]
+
+
+def _ancestors(top: str, probe: Probe) -> list[str]:
     """The directories above ``top`` whose patterns apply below it, outermost first: up to its
     repository's root (the nearest holding ``.git``), else up to the nearest module or environment
     root; none when there is neither."""
@@ -203,9 +241,9 @@ def _ancestors(top: str) -> list[str]:
     d = os.path.dirname(top)
     for _ in range(64):
         out.append(d)
-        if os.path.exists(os.path.join(d, ".git")):
+        if probe.exists(os.path.join(d, ".git")):
             return list(reversed(out))
-        if root_at is None and _is_root(d):
+        if root_at is None and probe.is_root(d):
             root_at = len(out)
         parent = os.path.dirname(d)
         if parent == d:
@@ -232,6 +270,7 @@ def walk(
     files_first: bool = False,
     problems: bool = False,
     seen: set[tuple[int, int]] | None = None,
+    probe: Probe | None = None,
 ) -> Iterator[Found]:
     """Files below ``top`` whose name ends with one of ``suffixes``, in sorted order (a subdirectory's
     files in its place, or after the directory's own files with ``files_first``), each directory once.
@@ -240,22 +279,24 @@ def walk(
     ``skip_dirs``: absolute directories not entered (``--compile``'s module path entries);
     ``follow_links``: enter symbolic links to directories; ``problems``: also yield the entries that
     cannot be used (unreadable directory, broken link) with the reason; ``seen``: the directories
-    walked already (device, inode), shared by the walks of several roots so that each is walked once."""
+    walked already (device, inode), shared by the walks of several roots so that each is walked once;
+    ``probe``: the look-ups of the directories above ``top`` (:class:`Probe`), shared by the walks of one
+    moment."""
     top = os.path.abspath(top)
-    ignores, anchor = _initial(top, exclude)
+    ignores, anchor = _initial(top, exclude, probe or Probe())
     skip = {os.path.abspath(d) for d in skip_dirs}
     if seen is None:
         seen = set()
     yield from _walk_dir(top, suffixes, ignores, skip, seen, follow_links, files_first, problems, anchor)
 
 
-def _initial(top: str, exclude: Iterable[tuple[str, str]]) -> tuple[Ignores, bool]:
+def _initial(top: str, exclude: Iterable[tuple[str, str]], probe: Probe) -> tuple[Ignores, bool]:
     """The layers that apply from above ``top`` (its ancestors' pattern files, the caller's
     patterns), and whether PDK's defaults are anchored at ``top`` itself."""
     ignores = Ignores()
-    ancestors = _ancestors(top)
+    ancestors = _ancestors(top, probe)
     for ancestor in ancestors:
-        ignores.add_directory(ancestor)
+        ignores.add_directory(ancestor, probe=probe)
     by_base: dict[str, list[str]] = {}
     for base, pattern in exclude:
         by_base.setdefault(os.path.abspath(base), []).append(pattern)
@@ -266,7 +307,7 @@ def _initial(top: str, exclude: Iterable[tuple[str, str]]) -> tuple[Ignores, boo
     ignores.layers = [layer for layer in ignores.layers if not Ignores([layer]).ignored(top, True)]
     # PDK's defaults are anchored at the walk's directory too when no module, environment or
     # repository root holds it (a directory of loose manifests)
-    return ignores, not any(_is_root(d) for d in [*ancestors, top])
+    return ignores, not any(probe.is_root(d) for d in [*ancestors, top])
 
 
 def reached(path: str, top: str, *, exclude: Iterable[tuple[str, str]] = ()) -> bool:
@@ -276,7 +317,7 @@ def reached(path: str, top: str, *, exclude: Iterable[tuple[str, str]] = ()) -> 
     path = os.path.abspath(path)
     if not path.startswith(top.rstrip(os.sep) + os.sep):
         return False
-    ignores, anchor = _initial(top, exclude)
+    ignores, anchor = _initial(top, exclude, Probe())
     directory = top
     parts = path[len(top.rstrip(os.sep)) + 1 :].split(os.sep)
     for i, part in enumerate(parts):

@@ -46,7 +46,7 @@ from puppet_xpp.xpp.environment import (
     load_environment,
 )
 from puppet_xpp.xpp.project import project_for
-from puppet_xpp.xpp.walk import reached, walk
+from puppet_xpp.xpp.walk import Probe, reached, walk
 
 __all__ = ["ENV_DIRS", "detect_environment", "plan", "plan_file", "walk_pp"]
 
@@ -65,14 +65,20 @@ def detect_environment(
 
 
 def walk_pp(
-    top: str, skip: Iterable[str] = (), exclude: Iterable[tuple[str, str]] = ()
+    top: str,
+    skip: Iterable[str] = (),
+    exclude: Iterable[tuple[str, str]] = (),
+    probe: Probe | None = None,
 ) -> Iterator[tuple[str, str | None]]:
     """``.pp`` files below ``top`` (sorted, symlinks followed, each directory once), plus problems:
     yields (path, None) for files and (path, reason) for entries that cannot be used; the paths are
     absolute and normalized (``top`` made so, then entry names joined).  Directories in
     ``skip``, ``.xpp`` directories and what :mod:`xpp.walk` skips (``exclude``: its (directory,
-    pattern) pairs) are not entered."""
-    for found in walk(top, (".pp",), exclude=exclude, skip_dirs=skip, files_first=True, problems=True):
+    pattern) pairs) are not entered.  ``probe``: the look-ups above ``top`` shared by the walks of one
+    plan (:class:`xpp.walk.Probe`)."""
+    for found in walk(
+        top, (".pp",), exclude=exclude, skip_dirs=skip, files_first=True, problems=True, probe=probe
+    ):
         yield found.path, found.problem
 
 
@@ -146,6 +152,7 @@ def plan(
     configuration's."""
     planner = _Planner(env, runtime_root)
     excludes = [(env.root, pattern) for pattern in exclude] + project_for(env.root).excludes()
+    probe = Probe()  # (the directories above the walks' tops, looked at once for the whole plan)
     jobs: list[Job] = []
     skipped: list[tuple[str, str]] = []
     seen_out: dict[str, str] = {}
@@ -163,7 +170,7 @@ def plan(
             jobs.append(job)
 
     def walk(top: str, module: str, fallback_base: str | None = None) -> None:
-        for p, problem in walk_pp(top, skip=env.modulepath, exclude=excludes):
+        for p, problem in walk_pp(top, skip=env.modulepath, exclude=excludes, probe=probe):
             if problem is not None:
                 skipped.append((p, problem))
                 continue
