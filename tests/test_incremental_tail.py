@@ -132,3 +132,28 @@ def test_a_brace_that_closes_the_body_early(kind: str) -> None:
     else:
         assert p.stats.get("tail_seeded", 0) > 50 and p.stats["tokens_parsed"] < n // 8, (p.stats, n)
     _repair(p, config, at, 4)
+
+
+@pytest.mark.corpus
+def test_edits_in_the_lent_statements_while_broken() -> None:
+    """While the quote is open (the statements after it lent to the Program shown), lines added and
+    removed further on, inside the statements lent and after them, then the quote deleted: each step
+    equal to the full parse (the statements go back to the state before each update reads it)."""
+    p, config, lines = _parser("invalid")
+    text = p.data.decode()
+    i, first, _stats = _break_with_runs(p, config, lines)
+    at = _offset(lines, i)
+    far = [_offset(lines, j) for j in range(len(lines) - 60, i, -(len(lines) - i) // 5)[:4]]
+    for where in far:  # (from the end: the offsets before each stay; the quote is one byte before)
+        where += 1
+        p.edit(where, where, "  $late = [1,\n")
+        check_same(p, config)
+        p.edit(where, where + len("  $late = [1,\n"), "  $late = 1\n")
+        check_same(p, config)
+    p.edit(at, at + 1, "")
+    check_same(p, config)
+    for where in reversed(far):  # (from the first: each comes back to its offset)
+        p.edit(where, where + len("  $late = 1\n"), "")
+        check_same(p, config)
+    assert not [d for d in p.parse_diagnostics() if d.severity == "error"]
+    assert p.data.decode() == text
