@@ -341,7 +341,10 @@ class BrokenText:
         return Tail(self.parser, drv, bodies, since, n)
 
     def _untail(self, tail: Tail | None) -> None:
-        """A run that seeded did not make the Program shown: the statements go back at once."""
+        """A run that seeded, or ran for recovery (grammar.incremental.tail), failed: the statements go
+        back at once (and the failure is told to tests: the plain parse that follows hides it)."""
+        if tail is not None and (tail.lent is not None or tail.ran):
+            self.parser.stats["seed_error"] = True
         if tail is not None and tail.lent is not None:
             tail.lent.take_back(self.parser)
             tail.lent = None

@@ -89,6 +89,7 @@ class Tail:
         self.tokens = 0  # tokens not parsed again
         self.statements = 0  # statements taken
         self.index: dict[int, tuple[Level, int]] | None = None  # (boundary)
+        self.ran = False  # a recovery run was run here (run)
 
     def boundary(self, tok: Any) -> tuple[Level, int] | None:
         """(the state's `{ }` list, j) when tok is the boundary after its statement j, j before the
@@ -160,6 +161,7 @@ class Tail:
         seeding = self.watching(self.watch)
         drv = self.driver
         eof = len(p.data)
+        self.ran = True
         value, err = self.go_on(drv, seeding, *drv.run(toks, k, n, eof, watch=seeding))
         if err is None or value is parser.STOPPED:
             raise RuntimeError("a top-level run ended without the error at its list's end")
