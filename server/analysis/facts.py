@@ -19,6 +19,7 @@ no local variable or parameter of that name is visible (Puppet then finds the to
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -27,8 +28,6 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml  # type: ignore[import-untyped]
 
 from puppet_xpp.server.analysis import builtins, features
 from puppet_xpp.xpp.sources import read_source
@@ -50,20 +49,27 @@ class FactValues:
     error: str | None = None
 
 
-class _FactsYamlLoader(yaml.SafeLoader):  # type: ignore[misc]
-    """YAML as Puppet writes facts: Ruby object tags (``!ruby/object:Puppet::Node::Facts``, ``!ruby/sym``)
+@functools.cache
+def _yaml_loader() -> Any:
+    """The YAML loader of facts files, made at the first YAML facts file read: PyYAML (~10 ms of imports
+    and pattern compiles) is not among what the language server's start needs (issue 31 item 2).
+
+    YAML as Puppet writes facts: Ruby object tags (``!ruby/object:Puppet::Node::Facts``, ``!ruby/sym``)
     read as the plain mappings, strings and lists they hold; nothing is constructed from a tag."""
+    import yaml  # type: ignore[import-untyped]
 
+    class FactsYamlLoader(yaml.SafeLoader):  # type: ignore[misc]
+        pass
 
-def _ruby_tag(loader: yaml.SafeLoader, _suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node, deep=True)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)
+    def ruby_tag(loader: Any, _suffix: str, node: Any) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return loader.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_scalar(node)
 
-
-_FactsYamlLoader.add_multi_constructor("!ruby/", _ruby_tag)
+    FactsYamlLoader.add_multi_constructor("!ruby/", ruby_tag)
+    return FactsYamlLoader
 
 
 def parse_facts(text: str) -> dict[str, Any]:
@@ -76,8 +82,10 @@ def parse_facts(text: str) -> dict[str, Any]:
         except ValueError as e:
             raise ValueError(f"not valid JSON: {e}") from None
     else:
+        import yaml
+
         try:
-            data = yaml.load(text, Loader=_FactsYamlLoader)  # noqa: S506 (a safe loader; tags read as data)
+            data = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 (a safe loader; tags read as data)
         except yaml.YAMLError as e:
             raise ValueError(f"not valid YAML: {str(e).splitlines()[0]}") from None
     if isinstance(data, dict) and isinstance(data.get("values"), dict) and "name" in data:
