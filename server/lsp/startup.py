@@ -88,6 +88,9 @@ FRONT_MODULES = (
     "puppet_xpp.server.lsp.text",
 )
 LOAD_STEPS = ("lsprotocol.types", "pygls.lsp.server", SERVER_MODULE)
+# imported once the server's first indexing is over, in the code cache's window: what the first publish
+# and code action need, not the first answers (the deep checks' modules, ~20 ms outside the window)
+LATE_STEPS = ("puppet_xpp.server.lsp.deep",)
 # the most the loader waits for the front in all (s): never a dead lock, at worst a slower start
 FRONT_WAIT = 1.0
 # the longest the code cache's window stays open after the server took over (s): its first messages'
@@ -519,6 +522,7 @@ class FrontWork:
         self.idle = threading.Event()
         self.idle.set()
         self.settled = threading.Event()
+        self.leaving = False  # (the server is leaving: nothing more is imported)
         self.waited = 0.0  # seconds the loader waited so far
 
     def wait_idle(self) -> None:
@@ -854,7 +858,8 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
     (server/lsp/compiled.py) stays open while the server handles its first messages -- until its first
     indexing is over (``work.settled``), at most :data:`SETTLE` seconds: the converters cattrs
     generates for them (their structure and unstructure code, ~40 compiled sources before a second
-    start's index is ready) are compiled once and kept too; the cache is written after."""
+    start's index is ready) are compiled once and kept too.  Then :data:`LATE_STEPS` are imported, in
+    the window, before the first document's publish usually needs them, and the cache is written."""
     import importlib
 
     code = None
@@ -893,6 +898,12 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
             done_once()
             if work is not None:
                 work.settled.wait(SETTLE)
+                for name in LATE_STEPS if not work.leaving else ():
+                    try:
+                        with paused():
+                            importlib.import_module(name)
+                    except Exception:  # (the first publish imports it again, and says why)
+                        log.exception("puppet-xpp: %s not imported", name)
     except BaseException as e:  # the handoff reports it (the main thread imports again and raises)
         failed.append(e)
     finally:
@@ -940,5 +951,6 @@ def serve_stdio(verbose: bool = False, stdin: BinaryIO | None = None, stdout: Bi
     try:
         return server.serve(None, handoff=hand, stdin=replayed, stdout=out)
     finally:  # (the code cache's window closes, and what it compiled is written before the exit)
+        work.leaving = True
         work.settled.set()
         loader.join(SETTLE)

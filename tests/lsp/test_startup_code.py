@@ -14,6 +14,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from typing import Any
 
 from puppet_xpp.server.lsp import compiled
@@ -144,6 +145,58 @@ def test_the_first_messages_converters_are_kept(tmp_path: Any) -> None:
     made = sorted(code.co_filename for code in cache.old.values() if "cattrs" in code.co_filename)
     assert any("InitializeParams" in name for name in made), made
     assert any("DocumentSymbol" in name for name in made), made
+
+
+def test_the_deep_checks_are_imported_after_the_first_index(tmp_path: Any) -> None:
+    """The deep checks' modules, which the server's start no longer imports (tests/lsp/
+    test_startup_imports.py), are imported once its first indexing is over -- before the first document
+    usually comes -- inside the code cache's window: their dataclasses' methods are kept (a start that
+    opens no document, shut down once the cache is written)."""
+    from puppet_xpp.server.lsp.deep import DeepCache
+
+    workspace = tmp_path / "ws"
+    (workspace / "manifests").mkdir(parents=True)
+    (workspace / "manifests" / "init.pp").write_text("class ws {}\n")
+    c = Client(tmp_path, gated=False)
+    try:
+        uri = workspace.as_uri()
+        i = c.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri,
+                "capabilities": CAPS,
+                "workspaceFolders": [{"uri": uri, "name": "ws"}],
+                "initializationOptions": {},
+            },
+        )
+        assert c.response(i, timeout=60) is not None
+        c.notify("initialized", {})
+        path = tmp_path / "cache" / compiled.CACHE_NAME
+        deadline = time.monotonic() + 60
+        while not path.exists() and time.monotonic() < deadline:  # (written after the late imports)
+            time.sleep(0.1)
+        s = c.request("shutdown")
+        assert c.response(s, timeout=20) is not None
+        c.notify("exit", None)
+        assert c.p.wait(20) == 0
+    finally:
+        c.close()
+    cache = compiled.CodeCache.open(str(tmp_path / "cache"))
+    kept = {f for code in cache.old.values() for f in _functions(code)}
+    assert ("__init__", DeepCache.__init__.__code__.co_varnames) in kept
+
+
+def _functions(code: Any) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, variable names) of every function compiled within ``code`` (its constants, recursively)."""
+    import types
+
+    out = []
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out.append((c.co_name, c.co_varnames))
+            out.extend(_functions(c))
+    return out
 
 
 def test_dataclasses_methods_come_from_the_cache(tmp_path: Any) -> None:
