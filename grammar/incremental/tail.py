@@ -156,7 +156,7 @@ class Tail:
         p = self.owner
         toks = p.tokens
         n = self.n
-        if k < self.ce or k >= n or not self.may_seed() or not self.inside(toks[k]):
+        if k < self.ce or k >= n or not self.may_seed() or not self.inside(k):
             return None
         seeding = self.watching(self.watch)
         drv = self.driver
@@ -177,15 +177,18 @@ class Tail:
         body = prog.body
         return list(body.statements) if type(body) is ast.BlockExpression else [body]
 
-    def inside(self, tok: Any) -> bool:
-        """Is tok inside a `{ }` body of the state (a top-level run from it meets an error at that
-        body's `}` at the latest)?"""
+    def inside(self, k: int) -> bool:
+        """Is token k inside a `{ }` body of the state whose braces are still in the token list (a
+        top-level run from k, over tokens unchanged since the state, meets an error at that body's
+        `}` at the latest)?"""
         p = self.owner
         assert p.levels is not None
-        at = tok.start_pos
+        at = p.tokens[k].start_pos
         for lvl in p.levels.values():
             op, cl = lvl.opener, lvl.closer
-            if op is not None and cl is not None and op.start_pos < at < cl.start_pos:
+            if op is None or cl is None or not (op.start_pos < at < cl.start_pos):
+                continue  # (a position, to look up few: a brace replaced may have a stale one)
+            if 0 <= p.index(op) < k < p.index(cl):
                 return True
         return False
 
