@@ -267,9 +267,7 @@ class BrokenText:
         tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
             if tail is not None:  # (the run may leave the list for the top level, and be seeded there)
-                seeding = tail.watching(watch)
-                run = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, seeding)
-                value, err = tail.go_on(drv, seeding, *run)
+                value, err = tail.run_seeded(drv, start_i, len(run_toks), stack, values, watch)
             else:
                 value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, watch)
             if watch.reused is not None:
@@ -345,9 +343,7 @@ class BrokenText:
         back at once (and the failure is told to tests: the plain parse that follows hides it)."""
         if tail is not None and (tail.lent is not None or tail.ran):
             self.parser.stats["seed_error"] = True
-        if tail is not None and tail.lent is not None:
-            tail.lent.take_back(self.parser)
-            tail.lent = None
+            tail.give_back()
 
     def take_back(self) -> None:
         """An update begins: the state's statements lent to the last Program shown go back to the
@@ -417,9 +413,7 @@ class BrokenText:
         tail = chunks.tail = self._tail(drv, bodies, len(run_toks))
         try:
             if tail is not None:
-                seeding = tail.watching(bodies)
-                run = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, seeding)
-                value, err = tail.go_on(drv, seeding, *run)
+                value, err = tail.run_seeded(drv, start_i, len(run_toks), stack, values, bodies)
             else:
                 value, err = drv.run(run_toks, start_i, len(run_toks), len(data), stack, values, bodies)
             if err is None:

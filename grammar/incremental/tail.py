@@ -54,18 +54,14 @@ class Lent:
 
     def take_back(self, owner: IncrementalParser) -> None:
         """The state's coordinates again (the Program that held them is not shown any more)."""
-        pending = owner.pos.pending
+        pos = owner.pos
         d = self.shift
         if not d:
             return
         for x in self.roots:
-            e = pending.get(id(x))
-            if e is None:
-                pending[id(x)] = [x, -d]
-            else:
-                e[1] -= d
-                if not e[1]:
-                    del pending[id(x)]
+            pos.mark(x, -d)
+            if not pos.pending[id(x)][1]:  # (back where the state has it: no mark left)
+                del pos.pending[id(x)]
         self.shift = 0  # (once)
 
 
@@ -131,18 +127,20 @@ class Tail:
                 return False
         return True
 
-    def watching(self, watch: Any) -> Seeding:
-        """A run's ``watch`` that stops it where it may be seeded (see Seeding), else is ``watch``."""
-        return Seeding(self, watch)
-
-    def go_on(self, drv: Any, seeding: Seeding, value: Any, err: int | None) -> tuple[Any, int | None]:
-        """A run watched by ``seeding`` returned (value, err): when it stopped to be seeded, it is
-        seeded and goes on (as often as it stops so), and what it returns at last is returned."""
+    def run_seeded(
+        self, drv: Any, start: int, end: int, stack: Any = None, values: Any = None, watch: Any = None
+    ) -> tuple[Any, int | None]:
+        """``drv.run`` over tokens [start, end) with ``watch`` (``stack``/``values``: the configuration
+        it resumes, as Driver.run takes them), stopped where it may be seeded (see Seeding), seeded and
+        gone on there (as often as it stops so): what the run returns at last."""
+        p = self.owner
+        seeding = Seeding(self, watch)
+        value, err = drv.run(p.tokens, start, end, len(p.data), stack, values, seeding)
         while value is parser.STOPPED and seeding.at is not None:
             try:
                 value, err = self._seed(drv, seeding)
             except BaseException:
-                self._give_back()
+                self.give_back()
                 raise
         return value, err
 
@@ -158,11 +156,10 @@ class Tail:
         n = self.n
         if k < self.ce or k >= n or not self.may_seed() or not self.inside(k):
             return None
-        seeding = self.watching(self.watch)
         drv = self.driver
         eof = len(p.data)
         self.ran = True
-        value, err = self.go_on(drv, seeding, *drv.run(toks, k, n, eof, watch=seeding))
+        value, err = self.run_seeded(drv, k, n, watch=self.watch)
         if err is None or value is parser.STOPPED:
             raise RuntimeError("a top-level run ended without the error at its list's end")
         if err <= k:
@@ -172,7 +169,7 @@ class Tail:
                 drv, toks, drv.b, eof, p.data, value, err, False, (k, depth), False, chunks, self.watch
             )
         except BaseException:
-            self._give_back()
+            self.give_back()
             raise
         body = prog.body
         return list(body.statements) if type(body) is ast.BlockExpression else [body]
@@ -197,7 +194,8 @@ class Tail:
         cfg = p.config
         return not (cfg.tasks or cfg.epp or p.ghost is not None or self.lent)
 
-    def _give_back(self) -> None:
+    def give_back(self) -> None:
+        """The statements lent, if any, go back to the state's coordinates at once (a run failed)."""
         if self.lent is not None:
             self.lent.take_back(self.owner)
             self.lent = None
