@@ -1,6 +1,6 @@
 """The temporary names of ``.xpp`` writes (xpp/compile/writes.py): ``.NAME.<pid>.<n>.tmp``, with the id of
-the process that writes, which the module looks up once per process (issue 31 item 5) -- a forked
-``--compile`` worker must not reuse its parent's id, or two processes could pick the same name."""
+the process that writes -- a forked ``--compile`` worker must not reuse its parent's id (were it kept
+from before the fork), or two processes could pick the same name."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from puppet_xpp.xpp.compile import writes
 
 
 def test_a_temporary_name_carries_the_writing_process_id_also_after_a_fork() -> None:
-    assert writes._temp_name("x.xpp").split(".")[3] == str(os.getpid())  # looked up (and kept) here
+    assert writes._temp_name("x.xpp").split(".")[3] == str(os.getpid())
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: its own id, though the parent's was kept before the fork
+    if pid == 0:  # the child: its own id, not the parent's
         try:
             os.write(write_end, writes._temp_name("x.xpp").encode())
         finally:

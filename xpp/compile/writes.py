@@ -161,23 +161,12 @@ def _replace(path: str, data: bytes, prepare: Callable[[int], None]) -> None:
 
 
 _COUNT = itertools.count()
-_PID: list[int] = []  # this process's id, looked up once (a --compile worker writes hundreds of files)
-
-
-def _forget_pid() -> None:
-    _PID.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pid)  # (a forked worker has its own)
 
 
 def _temp_name(name: str) -> str:
     """``.NAME.<pid>.<n>.tmp``: a new name per call, distinct between processes (a name left by a killed
     run whose pid was ours is skipped by the caller's exclusive create)."""
-    if not _PID:
-        _PID.append(os.getpid())
-    return f".{name}.{_PID[0]}.{next(_COUNT)}.tmp"
+    return f".{name}.{os.getpid()}.{next(_COUNT)}.tmp"
 
 
 def replace_at(dfd: int, name: str, data: bytes, prepare: Callable[[int], None]) -> os.stat_result:
@@ -195,11 +184,9 @@ def replace_at(dfd: int, name: str, data: bytes, prepare: Callable[[int], None])
             continue
     try:
         try:
-            written = os.write(fd, data)
-            if written < len(data):  # (a short write: the rest)
-                view = memoryview(data)[written:]
-                while view:
-                    view = view[os.write(fd, view) :]
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             prepare(fd)
             st = os.fstat(fd)
         finally:
