@@ -26,7 +26,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from puppet_xpp.xpp.sources import read_or_raise
@@ -213,23 +213,21 @@ class Probe:
     def __init__(self) -> None:
         self.known: dict[tuple[str, str], bool] = {}
 
+    def _look(self, kind: str, path: str, look: Callable[[str], bool]) -> bool:
+        key = (kind, path)
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = look(path)
+        return found
+
     def exists(self, path: str) -> bool:
-        key = ("exists", path)
-        if key not in self.known:
-            self.known[key] = os.path.exists(path)
-        return self.known[key]
+        return self._look("exists", path, os.path.exists)
 
     def is_file(self, path: str) -> bool:
-        key = ("file", path)
-        if key not in self.known:
-            self.known[key] = os.path.isfile(path)
-        return self.known[key]
+        return self._look("file", path, os.path.isfile)
 
     def is_root(self, directory: str) -> bool:
-        key = ("root", directory)
-        if key not in self.known:
-            self.known[key] = _is_root(directory, probe=self)
-        return self.known[key]
+        return self._look("root", directory, lambda d: _is_root(d, probe=self))
 
 
 def _ancestors(top: str, probe: Probe) -> list[str]:
