@@ -660,6 +660,25 @@ def test_xpp_tree_inside_a_module_is_refused(tmp_path):
     assert not (e / ".xpp").exists()
 
 
+def test_a_module_checked_out_on_its_own_is_not_compiled_as_an_environment(tmp_path):
+    """`puppet-xpp --compile .` in a module's checkout (`puppet-ntp/`: metadata.json, manifests/): with its
+    manifests/ it passed for an environment, and its .xpp tree went inside the module directory, where
+    Puppet never reads it.  Refused, exit 2, nothing written; with an environment.conf it is one."""
+    m = tmp_path / "puppet-ntpx"
+    write(
+        m,
+        {
+            "metadata.json": '{"name": "acme-ntpx", "version": "1.0.0"}\n',
+            "manifests/init.pp": "class ntpx { }\n",
+        },
+    )
+    p = run_cli("--compile", ".", cwd=str(m))
+    assert p.returncode == 2 and "a module (metadata.json), not an environment" in p.stderr
+    assert not (m / ".xpp").exists()
+    write(m, {"environment.conf": "modulepath = modules\n"})
+    assert run_cli("--compile", ".", cwd=str(m)).returncode == 0
+
+
 def _run_restricted(argv):
     """Run the CLI so that file permissions apply (as root: without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH)."""
     env = dict(os.environ, PYTHONPATH=ROOT)

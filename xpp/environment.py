@@ -215,14 +215,15 @@ def load_environment(
     return Environment(root, envdir, tuple(mp), manifest, conf_path if has_conf else None, notes)
 
 
-def _is_module_dir(d: str) -> bool:
+def is_module_dir(d: str) -> bool:
+    """A module's root: it holds metadata.json (a module checked out on its own, ``puppet-apache/``)."""
     return os.path.isfile(os.path.join(d, "metadata.json"))
 
 
 def _is_environment_root(d: str) -> bool:
     if os.path.isfile(os.path.join(d, "environment.conf")):
         return True
-    return os.path.isdir(os.path.join(d, "modules")) and not _is_module_dir(d)
+    return os.path.isdir(os.path.join(d, "modules")) and not is_module_dir(d)
 
 
 def find_environment(path: str, *, basemodulepath: str | None = None) -> Environment | None:
@@ -285,7 +286,7 @@ def infer_module(path: str) -> InferredModule | None:
             break
         d = parent
     for d in ancestors:
-        if _is_module_dir(d):
+        if is_module_dir(d):
             base = os.path.basename(d)
             return InferredModule(os.path.dirname(d), base, metadata_module_name(d) or base)
     for names in (("manifests",), SOURCE_DIRS[1:]):

@@ -42,6 +42,7 @@ from puppet_xpp.xpp.environment import (
     SOURCE_DIRS,
     Environment,
     NotAnEnvironment,
+    is_module_dir,
     is_plan_file,
     load_environment,
 )
@@ -57,7 +58,17 @@ _PLANS_DIR = os.sep + "plans" + os.sep  # in the path of every plan (xpp.environ
 def detect_environment(
     envdir: str, *, basemodulepath: str | None = None, modulepath: str | None = None
 ) -> Environment:
-    """The environment at ``envdir``.  Raises :class:`CompileError` when it is not an environment."""
+    """The environment at ``envdir``.  Raises :class:`CompileError` when it is not an environment -- a
+    module checked out on its own is not one (metadata.json and no environment.conf): with its
+    ``manifests/`` it would pass for one, and its ``.xpp`` tree would be written inside the module
+    directory, where Puppet never reads it (its files are compiled with an environment whose modulepath
+    holds it)."""
+    root = os.path.abspath(envdir)
+    if is_module_dir(root) and not os.path.isfile(os.path.join(root, "environment.conf")):
+        raise CompileError(
+            f"{envdir}: a module (metadata.json), not an environment: .xpp files are never written inside "
+            "a module directory; compile the environment whose modulepath holds it"
+        )
     try:
         return load_environment(envdir, basemodulepath=basemodulepath, modulepath=modulepath)
     except NotAnEnvironment as e:
