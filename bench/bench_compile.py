@@ -37,7 +37,6 @@ compiled again by every cold process.  Exit status 0.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import resource
@@ -165,8 +164,10 @@ def main(argv=None) -> int:
     if not os.path.isdir(ns.modulepath):
         print(f"no module directory {ns.modulepath}", file=sys.stderr)
         return 2
-    for pkg in ("grammar", "xpp", "server"):
-        compileall.compile_dir(os.path.join(REPO, pkg), quiet=1)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_lsp import compile_bytecode
+
+    compile_bytecode()
 
     work = tempfile.mkdtemp(prefix="bench-compile-")
     modulepath = [ns.modulepath]

@@ -407,8 +407,8 @@ def importtime(code: str) -> list[tuple[int, int, str]]:
 
 
 def compile_bytecode() -> None:
-    """The package's bytecode compiled first, as an installed package has it (bench/bench_compile.py
-    does the same): with ``PYTHONDONTWRITEBYTECODE`` set, a module edited since its ``.pyc`` was written
+    """The package's bytecode compiled first, as an installed package has it (bench_compile.py and
+    bench_index.py call it too): with ``PYTHONDONTWRITEBYTECODE`` set, a module edited since its ``.pyc`` was written
     would otherwise be compiled again by every start measured."""
     import compileall
 
