@@ -207,3 +207,39 @@ def test_rename_in_a_cloned_module_moves_the_file_where_puppet_autoloads_it(
         found = oracle.call("validate", file=str(installed / rel), modulepath=[str(tmp_path / "env/modules")])
         assert found == [], (rel, found)
     assert "ntp::bar" in (installed / "manifests/init.pp").read_text()
+
+
+def test_a_query_during_the_decode_waits_for_the_files_read_again(tmp_path: Any, monkeypatch: Any) -> None:
+    """The indexing decodes the encoded references on a thread of its own; a record that does not
+    decode has its file read again -- and a query that comes meanwhile waits for that file instead of
+    answering without it (tests/lsp/test_index_cache.py's damaged record failed so under CI's load:
+    the query found nothing left encoded while the file was being read again)."""
+    import threading
+
+    from puppet_xpp.server.analysis import index as index_module
+
+    path = tmp_path / "init.pp"
+    path.write_text("class other { }\ninclude other\n")
+    refs = references.RefIndex()
+    refs.set_file(str(path), b"not the references")
+    entered, release = threading.Event(), threading.Event()
+    real = index_module.index_file
+
+    def slow_index_file(*args: Any, **kw: Any) -> Any:
+        entered.set()
+        release.wait(10)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(index_module, "index_file", slow_index_file)
+    decoding = threading.Thread(target=refs.decode_pending)
+    decoding.start()
+    assert entered.wait(10)
+    answer: list[Any] = []
+    query = threading.Thread(target=lambda: answer.append(refs.refs(("class", "other"))))
+    query.start()
+    query.join(0.3)
+    assert not answer, "the query answered while the file was being read again"
+    release.set()
+    decoding.join(10)
+    query.join(10)
+    assert [(r.path, r.role) for r in answer[0]] == [(str(path), "def"), (str(path), "ref")]

@@ -503,6 +503,9 @@ class RefIndex:
         # path -> its references still encoded (:func:`encode_refs`: the index cache's, an indexing
         # worker's), filed by :meth:`decode_pending` before any query reads the index
         self.encoded: dict[str, bytes] = {}
+        # held for the whole of a decode_pending, the files read again included: a query that comes
+        # meanwhile waits for it, instead of finding nothing encoded and answering without those files
+        self.decoding = threading.Lock()
 
     def set_file(self, path: str, refs: list[Ref] | bytes, source: Analysed | None = None) -> None:
         """File ``path``'s references.  Those of a file read from disk (``source`` None: the whole
@@ -549,9 +552,13 @@ class RefIndex:
     def decode_pending(self) -> None:
         """Decode and file the references set encoded (:meth:`set_file`).  A record that does not decode
         (which the index cache's digest and fingerprint make all but impossible) is never an answer:
-        its file is parsed again from disk, as a file not in the cache is."""
-        if not self.encoded:
-            return
+        its file is parsed again from disk, as a file not in the cache is -- before a query that came
+        meanwhile reads the index (``decoding``: the indexing decodes on a thread of its own)."""
+        with self.decoding:
+            if self.encoded:
+                self._decode_pending()
+
+    def _decode_pending(self) -> None:
         failed: list[str] = []
         # (tens of thousands of objects kept for the session, no cycle among them: the collections their
         # allocation would start find nothing)
