@@ -8,6 +8,7 @@ workspace's manifests, in that order, as the handlers always did.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from puppet_xpp.grammar import ast
@@ -21,7 +22,7 @@ from puppet_xpp.server.analysis.answers import (
     SignatureInformation,
 )
 from puppet_xpp.server.analysis.document import Analysis, Span
-from puppet_xpp.server.analysis.index import WorkspaceIndex, symbols_of
+from puppet_xpp.server.analysis.index import WorkspaceIndex, iter_symbols, symbols_of
 from puppet_xpp.server.analysis.symbols import Attr, Sym
 
 
@@ -113,7 +114,50 @@ def attribute_markdown(owner: Sym, attr: Any, kind: str) -> str:
 
 def hover(an: Analysis, known: Knowledge, line: int, character: int) -> Hover | None:
     off = an.lines.offset(line, character)
-    return _world_hover(an, known, off) or _document_hover(an, known.index, off)
+    return (
+        _definition_name_hover(an, off)
+        or _world_hover(an, known, off)
+        or _document_hover(an, known.index, off)
+    )
+
+
+def definition_markdown(sym: Sym) -> str:
+    """The hover of a class, defined type, function, plan or type alias of the Puppet language: its
+    signature and its puppet-strings documentation.  One text for a reference to it and for its own
+    name in its definition, so that both hovers say the same."""
+    text = f"```puppet\n{sym.signature}\n```"
+    if sym.doc:
+        text += "\n\n" + features.doc_markdown(sym.doc)
+    return text
+
+
+def _definition_name_hover(an: Analysis, off: int) -> Hover | None:
+    """The name in ``class foo::bar (``, ``define``, ``function``, ``plan``, ``type Foo::T =``
+    answered as a reference to that definition would be (the user expects the same hover on the name
+    where it is defined as where it is used; puppet-editor-services does so), from this document's
+    own text: the index may not have it yet (a document never saved) or hold an older version.  A node
+    definition's names are host names, not a definition to describe: no answer (as before)."""
+    prog = an.program
+    if prog is None:
+        return None
+    for d in prog.definitions:
+        if d.offset is None or not d.offset <= off <= d.offset + d.length or type(d) is ast.NodeDefinition:
+            continue
+        start, length = features.name_span(an, d)
+        if length > 0 and start <= off <= start + length:  # an identifier's end counts, as for a reference
+            sym = _own_symbol(an, d)
+            return Hover(definition_markdown(sym), span(an, start, length)) if sym is not None else None
+    return None
+
+
+def _own_symbol(an: Analysis, d: ast.Definition) -> Sym | None:
+    """The index entry of one definition of the document, made by the indexer's own rule
+    (server.analysis.index.iter_symbols) over a view of the analysis whose Program holds that
+    definition only: the whole document's entries cost in proportion to its size (seconds for a
+    manifest of thousands of classes), one hover must not."""
+    one = ast.Program(an.program.locator, None, [d])
+    view = dataclasses.replace(an, program_source=one, node_locator_memo=None)
+    return next(iter_symbols(view, ""), None)
 
 
 def _world_hover(an: Analysis, known: Knowledge, off: int) -> Hover | None:
@@ -201,10 +245,7 @@ def _document_hover(an: Analysis, index: WorkspaceIndex, off: int) -> Hover | No
     else:
         syms = lookup(index, kind, name)
         if syms:
-            s = syms[0]
-            text = f"```puppet\n{s.signature}\n```"
-            if s.doc:
-                text += "\n\n" + features.doc_markdown(s.doc)
+            text = definition_markdown(syms[0])
         elif name.lower() in tables.RESOURCE_TYPES:
             desc, attrs = tables.RESOURCE_TYPES[name.lower()]
             text = f"**{name.lower()}** (core resource type)\n\n{desc}\n\nAttributes: " + ", ".join(attrs)
