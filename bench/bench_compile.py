@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """``puppet-xpp --compile`` of a whole environment next to ``puppet parser validate`` of the same files.
 
-    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--copies N] [--no-puppet]
+    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--copies N] [--no-puppet] [--in-tree]
 
 Builds a temporary environment whose ``environment.conf`` puts the module corpus (default
 /usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  With ``--copies N`` (default
@@ -28,6 +28,15 @@ ratio of the best figures, which may come from different moments), and the same 
 else on the machine creates and deletes files: the user ratio tells a change of ours from that).  Then: ``--compile`` again with nothing changed
 (target <= 0.5 s), and with one file changed.  The 1-minute load average is printed beside each figure:
 on a shared machine, only figures taken at a low load mean much.
+
+Every process of the bench (the compiles and the in-process work) runs on a Python that starts as an
+installed puppet-xpp does (:func:`installed_python`): a virtual environment without the system's site
+packages, whose site-packages names this checkout and the directories of its dependencies as plain path
+lines.  So no ``.pth`` hook runs at a start: neither this checkout's editable-install finder nor what the
+machine's own site-packages runs at every start of its interpreter (on the machines of this project a
+sandbox's certificate hook: ~20 ms of CPU per start, a sixth of the compiling process's own CPU), which a
+``pipx install`` or a virtual environment of puppet-xpp never loads.  ``--in-tree``: this interpreter as it
+is, with the checkout on ``PYTHONPATH``.
 
 The package's bytecode is compiled first (``compileall``), as an installed package has it: with
 ``PYTHONDONTWRITEBYTECODE`` set, a module edited since its ``.pyc`` was written would otherwise be
@@ -57,6 +66,29 @@ INPROC_DIR = ".xpp-in-process"
 
 def load() -> float:
     return os.getloadavg()[0]
+
+
+def installed_python(work: str) -> str:
+    """A Python in ``work`` that starts as an installed puppet-xpp does (see the module's docstring): a
+    virtual environment (``venv --without-pip``, no system site packages) whose site-packages holds one
+    ``.pth`` of plain path lines -- this checkout, then the directories this interpreter imports the
+    dependencies from.  Plain lines only add to ``sys.path``: the ``.pth`` files inside those directories
+    are not run (only a site directory's are)."""
+    import sysconfig
+
+    venv = os.path.join(work, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    python = os.path.join(venv, "bin", "python")
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    deps = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    with open(os.path.join(site, "puppet_xpp_bench.pth"), "w") as f:
+        f.write("\n".join([REPO, *deps]) + "\n")
+    return python
 
 
 def timed(cmd, **kw):
@@ -149,6 +181,11 @@ def main(argv=None) -> int:
     ap.add_argument("--modulepath", default="/usr/share/puppet/modules")
     ap.add_argument("--copies", type=int, default=2, help="the corpus this many times (default 2)")
     ap.add_argument("--no-puppet", action="store_true")
+    ap.add_argument(
+        "--in-tree",
+        action="store_true",
+        help="run on this interpreter as it is (its .pth hooks included), the checkout on PYTHONPATH",
+    )
     ap.add_argument("--in-process", metavar="ENV", help=argparse.SUPPRESS)  # (the helper run below)
     ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # (its tree stays)
     ns = ap.parse_args(argv)
@@ -194,14 +231,19 @@ def main(argv=None) -> int:
             f.write("node default {\n  include apache\n}\n")
         return env
 
+    if ns.in_tree:
+        python, pyenv = sys.executable, dict(os.environ, PYTHONPATH=REPO)
+    else:
+        python, pyenv = installed_python(work), dict(os.environ)
+        pyenv.pop("PYTHONPATH", None)
+
     def compile_cmd(env: str) -> list[str]:
-        return [sys.executable, "-m", "puppet_xpp", "--compile", env, "-q"] + (
+        return [python, "-m", "puppet_xpp", "--compile", env, "-q"] + (
             ["--jobs", str(ns.jobs)] if ns.jobs else []
         )
 
     try:
         env = make_env("benchenv")
-        pyenv = dict(os.environ, PYTHONPATH=REPO)
         ours = compile_cmd(env)
         report = os.path.join(work, "report.json")
 
@@ -222,6 +264,14 @@ def main(argv=None) -> int:
         # (the compile's processes have the same environment: PUPPET_XPP_PURE_PYTHON=1 turns both off)
         print(f"parser driver: {ACCELERATOR}; Pcore writer: {MSGPACK_WRITER}")
         print(
+            f"python: {python} "
+            + (
+                "(this interpreter as it is, the checkout on PYTHONPATH)"
+                if ns.in_tree
+                else "(started as installed: no .pth hook runs; --in-tree: this interpreter as it is)"
+            )
+        )
+        print(
             "round  load | cold compile wall  CPU (sys) | in-process CPU (sys) (load) | ratio (user only) "
             "| puppet validate wall  CPU (load)"
         )
@@ -230,7 +280,7 @@ def main(argv=None) -> int:
         def in_process(env: str) -> None:
             la = load()
             p = subprocess.run(
-                [sys.executable, os.path.abspath(__file__), "--in-process", env, "--keep"],
+                [python, os.path.abspath(__file__), "--in-process", env, "--keep"],
                 env=pyenv,
                 capture_output=True,
                 text=True,
