@@ -20,8 +20,10 @@ vim.cmd('edit ' .. {file})
 local ok = vim.wait(20000, function()
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
   for _, c in ipairs(get()) do
-    if c.name == 'puppet-xpp' and c.initialized ~= false and c.server_capabilities
-        and c.server_capabilities.documentFormattingProvider then
+    -- formatting offered: a capability (0.7), or registered for this buffer (0.11 registers it dynamically)
+    if c.name == 'puppet-xpp' and c.initialized ~= false and (c.server_capabilities
+        and c.server_capabilities.documentFormattingProvider
+        or c.supports_method and c:supports_method('textDocument/formatting', vim.api.nvim_get_current_buf())) then
       return true
     end
   end

@@ -17,7 +17,7 @@ from puppet_xpp.server.analysis import filekinds
 from puppet_xpp.server.analysis.document import Document, path_of_uri, uri_of_path, workspace_roots
 from puppet_xpp.server.analysis.index import symbols_of
 from puppet_xpp.server.analysis.workspace import Settings, file_context
-from puppet_xpp.server.lsp import convert, indexing, lint, publish, sync, text
+from puppet_xpp.server.lsp import convert, indexing, language, lint, publish, sync, text
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import FILE, LINT, PARSE, DocState, Session
 
@@ -32,12 +32,14 @@ def initialize(ls: PuppetServer, params: types.InitializeParams) -> None:
     session.client_caps = params.capabilities
     session.roots = workspace_roots((f.uri for f in params.workspace_folders or []), params.root_uri)
     session.settings = session.settings_from(params.initialization_options or {})
+    language.withhold_formatting_capabilities(ls, params.capabilities)
 
 
 async def initialized(ls: PuppetServer, params: types.InitializedParams) -> None:
     if await _pull_configuration(ls):
         await _reconfigure_documents(ls)
     await indexing.watch_files(ls)
+    await language.register_formatting(ls)
     roots = ls.session.index_roots()
     if roots:
         ls.session.indexing = asyncio.ensure_future(indexing.index_paths(ls, roots))

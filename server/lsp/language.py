@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcContentModified
 from puppet_xpp.server.analysis import answers, features, navigation
 from puppet_xpp.server.analysis import completion as completions
 from puppet_xpp.server.analysis.document import Analysis, path_of_uri
-from puppet_xpp.server.lsp import convert, indexing, sync, text
+from puppet_xpp.server.lsp import convert, indexing, lint, sync, text
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import DocState
 
@@ -262,3 +262,74 @@ async def run_facter(ls: PuppetServer) -> dict[str, object]:
         return {"facts": 0, "source": got.source, "error": got.error}
     ls.log(f"puppet-xpp: {len(got.values)} facts from {got.source}")
     return {"facts": len(got.values), "source": got.source}
+
+
+# -- formatting: offered for the manifests only
+
+# the documents the server formats (server/lsp/lint.py's formatting: Puppet manifests; an EPP template, a
+# Puppetfile, Hiera's YAML and JSON and a module's metadata.json are answered with no edit)
+FORMATTED_DOCUMENTS: list[types.TextDocumentFilter] = [types.TextDocumentFilterLanguage(language="puppet")]
+
+FORMATTING_REGISTRATIONS: dict[str, Any] = {
+    types.TEXT_DOCUMENT_FORMATTING: types.DocumentFormattingRegistrationOptions(
+        document_selector=FORMATTED_DOCUMENTS
+    ),
+    types.TEXT_DOCUMENT_RANGE_FORMATTING: types.DocumentRangeFormattingRegistrationOptions(
+        document_selector=FORMATTED_DOCUMENTS
+    ),
+    types.TEXT_DOCUMENT_ON_TYPE_FORMATTING: types.DocumentOnTypeFormattingRegistrationOptions(
+        first_trigger_character=lint.ON_TYPE_FORMATTING.first_trigger_character,
+        document_selector=FORMATTED_DOCUMENTS,
+        more_trigger_character=lint.ON_TYPE_FORMATTING.more_trigger_character,
+    ),
+}
+
+
+def registered_formatting(caps: types.ClientCapabilities | None) -> list[str]:
+    """The formatting methods (document, range, on-type) the client takes by dynamic registration.
+
+    Why: a capability in the ``initialize`` answer applies to every document the client sends the server,
+    and VS Code's client sends Hiera's YAML and JSON and metadata.json too (editors/vscode/src/config.ts
+    DOCUMENT_SELECTOR: the deep checks read their unsaved text), so it would register the server as a YAML
+    and JSON formatter -- the "multiple formatters" question, or our empty answer instead of the YAML
+    extension's edits, and the on-type formatting of every new line of YAML.  Registered with
+    :data:`FORMATTED_DOCUMENTS` as its selector instead, formatting is offered for the manifests only; a
+    client that cannot register it dynamically keeps the static capability (it decides itself which
+    documents it sends)."""
+    document = caps.text_document if caps is not None else None
+    if document is None:
+        return []
+    supports = {
+        types.TEXT_DOCUMENT_FORMATTING: document.formatting,
+        types.TEXT_DOCUMENT_RANGE_FORMATTING: document.range_formatting,
+        types.TEXT_DOCUMENT_ON_TYPE_FORMATTING: document.on_type_formatting,
+    }
+    return [method for method, cap in supports.items() if cap is not None and cap.dynamic_registration]
+
+
+def withhold_formatting_capabilities(ls: PuppetServer, caps: types.ClientCapabilities | None) -> None:
+    """``initialize`` (before pygls builds the answer's capabilities): the formatting methods the client
+    registers dynamically are left out of the static capabilities (an option of None: pygls' rule for
+    "not offered"); the handlers stay, and :func:`register_formatting` offers them in ``initialized``."""
+    for method in registered_formatting(caps):
+        ls.protocol.fm.feature_options[method] = None
+
+
+async def register_formatting(ls: PuppetServer) -> None:
+    """``initialized``: register the formatting methods withheld from the capabilities, for the documents the
+    server formats (:data:`FORMATTED_DOCUMENTS`)."""
+    methods = registered_formatting(ls.session.client_caps)
+    if not methods:
+        return
+    registrations = [
+        types.Registration(
+            id=f"puppet-xpp-{method}", method=method, register_options=FORMATTING_REGISTRATIONS[method]
+        )
+        for method in methods
+    ]
+    try:
+        await asyncio.wait_for(
+            ls.client_register_capability_async(types.RegistrationParams(registrations=registrations)), 5
+        )
+    except Exception as e:  # a client that refuses: no formatting, said once (nothing else is lost)
+        ls.log(f"puppet-xpp: formatting not registered with the client: {e!r}", types.MessageType.Warning)

@@ -403,3 +403,17 @@ def test_activation_installs_with_pipx_into_the_extension_storage(built, vsix, t
     )
     assert len(kinds) == 3, kinds
     assert f"Language server (private): {storage / 'bin' / 'puppet-xpp'}" in res["output"].splitlines()
+
+
+def test_the_client_registers_the_server_as_a_formatter_of_manifests_only(built, vsix, tmp_path):
+    """The client sends Hiera's YAML and JSON and metadata.json to the server too (DOCUMENT_SELECTOR: the deep
+    checks read their unsaved text), but the formatters VS Code learns of -- document, range, on-type -- are for
+    Puppet manifests only: a user with a YAML or JSON formatter is not asked to choose between it and ours, and
+    a new line of YAML is not formatted by us. The server registers them itself with that selector (a
+    capability in its initialize answer would take the client's whole selector)."""
+    res = _activate(vsix, tmp_path, path=str(server_wrapper(tmp_path / "bin").parent))
+    assert any(p["title"] == "Indexing Puppet workspace" and p["done"] for p in res["progress"]), res
+    kinds = sorted(f["kind"] for f in res["formatters"])
+    assert kinds == ["document", "onType", "range"], res["formatters"]
+    for registered in res["formatters"]:
+        assert registered["selector"] == [{"language": "puppet"}], registered

@@ -9,8 +9,11 @@ export const SECTION = 'puppetXpp';
  * Hiera's files -- hiera.yaml and the YAML/JSON data below a `data/` directory (the usual datadir of an
  * environment or module; another datadir named in hiera.yaml is beyond a selector) -- whose unsaved text the
  * deep checks read. The server never takes those for Puppet: no diagnostics, lint, formatting, .xpp or
- * symbols, empty answers to every request. (The client runs only in a window whose workspace holds a Puppet
- * environment or module: package.json's activationEvents.)
+ * symbols, empty answers to every request. Formatting (document, range, on-type) is not a capability of the
+ * server's initialize answer, which the client would register for this whole selector (VS Code would then
+ * count us as a YAML and JSON formatter): the server registers it itself for Puppet manifests only
+ * (server/lsp/language.py FORMATTED_DOCUMENTS). (The client runs only in a window whose workspace holds a
+ * Puppet environment or module: package.json's activationEvents.)
  */
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'puppet' },

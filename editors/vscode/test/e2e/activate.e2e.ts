@@ -29,6 +29,8 @@ const notifications: { kind: string; text: string; items: string[] }[] = [];
 const outputLines: string[] = [];
 const executed: string[] = [];
 const commands = new Map<string, (...args: unknown[]) => unknown>();
+/** The formatting providers registered with `vscode.languages`: which kind, for which documents. */
+const formatters: { kind: string; selector: unknown }[] = [];
 /** withProgress calls: the extension's (installing) and the language client's (the server's work done progress). */
 const progressShown: { title: string; messages: string[]; done: boolean }[] = [];
 
@@ -53,6 +55,13 @@ function notify(kind: string) {
 }
 
 const disposable = () => ({ dispose: () => undefined });
+
+function formatter(kind: string) {
+  return (selector: unknown) => {
+    formatters.push({ kind, selector });
+    return disposable();
+  };
+}
 
 const pythonApi = {
   environments: {
@@ -102,6 +111,11 @@ installVscodeStub(VSCODE_TYPES, {
     activeTextEditor: undefined,
     visibleTextEditors: [],
   }),
+  languages: partial({
+    registerDocumentFormattingEditProvider: formatter('document'),
+    registerDocumentRangeFormattingEditProvider: formatter('range'),
+    registerOnTypeFormattingEditProvider: formatter('onType'),
+  }),
   commands: partial({
     registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => { commands.set(id, fn); return disposable(); },
     executeCommand: async (id: string, ...args: unknown[]) => {
@@ -144,7 +158,7 @@ async function main(): Promise<void> {
   }
   await within(60000, 'deactivate', extension.deactivate());
   fs.writeFileSync(spec.result, JSON.stringify({
-    notifications, progress: progressShown, output: outputLines.join('\n'), executed, activation,
+    notifications, progress: progressShown, output: outputLines.join('\n'), executed, activation, formatters,
   }));
 }
 
