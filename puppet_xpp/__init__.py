@@ -28,6 +28,21 @@ def user_cache_dir(*parts: str) -> str:
     return os.path.join(base, "puppet-xpp", *parts)
 
 
+def env_cache_dir(variable: str, *parts: str) -> str | None:
+    """The directory of a cache the environment variable ``variable`` may move (a path) or turn off
+    (empty, ``off``, ``none``, ``0``, ``false``, ``no``: None); unset, :func:`user_cache_dir` of
+    ``parts``.  The one rule of every such variable (``PUPPET_XPP_STARTUP_CACHE``,
+    ``PUPPET_XPP_INDEX_CACHE``)."""
+    import os
+
+    value = os.environ.get(variable)
+    if value is None:
+        return user_cache_dir(*parts)
+    if value.strip().lower() in ("", "off", "none", "0", "false", "no"):
+        return None
+    return os.path.abspath(os.path.expanduser(value))
+
+
 def open_cache_dir(directory: str, create: bool) -> int | None:
     """A descriptor of the cache directory ``directory`` (made 0700 with its parents when ``create``), or
     None when it is absent, a link, not a directory, not ours, or cannot be made private.  A cache's

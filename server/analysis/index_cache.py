@@ -42,7 +42,6 @@ from puppet_xpp.server.analysis.symbols import Attr, Param, Signature, Sym
 FORMAT = "puppet-xpp-index-cache"
 SCHEMA = 3  # bump when what is recorded, or how, changes
 ENV = "PUPPET_XPP_INDEX_CACHE"
-OFF = frozenset({"off", "none", "0", "false", "no"})
 # an entry recorded this soon after its file's modification is checked by digest at the next start
 RACY_NS = 2_000_000_000
 # a workspace's cache not written for this long (seconds) is removed by the next save of any
@@ -62,14 +61,9 @@ PRODUCERS = (
 
 def cache_dir() -> str | None:
     """The directory of the index caches, None when turned off (``PUPPET_XPP_INDEX_CACHE``)."""
-    env = os.environ.get(ENV)
-    if env is not None:
-        if env.strip().lower() in OFF or not env.strip():
-            return None
-        return os.path.abspath(os.path.expanduser(env))
-    from puppet_xpp import user_cache_dir
+    from puppet_xpp import env_cache_dir
 
-    return user_cache_dir("index")
+    return env_cache_dir(ENV, "index")
 
 
 def fingerprint() -> str:

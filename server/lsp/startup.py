@@ -58,6 +58,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
+# (the start-up cache's directory and files: one home, the command line's code cache uses it too)
+from puppet_xpp.server.startup_cache import cache_dir, read_cached, write_cached
+
 if TYPE_CHECKING:
     from puppet_xpp.server.analysis.index_cache import Prepared
 
@@ -67,9 +70,6 @@ log = logging.getLogger("puppet-xpp.lsp")
 
 FORMAT = "puppet-xpp-startup"
 SCHEMA = 1
-# the environment variable naming the directory of the start-up cache (off, none, 0, false: none)
-ENV = "PUPPET_XPP_STARTUP_CACHE"
-OFF = frozenset({"off", "none", "0", "false", "no"})
 CACHE_NAME = "initialize.json"
 # initialize answers kept (one per set of client capabilities: editors, their versions)
 KEEP_ANSWERS = 16
@@ -101,18 +101,6 @@ Json = dict[str, Any]
 
 
 # ----------------------------------------------------------------------------------------------- the cache
-
-
-def cache_dir() -> str | None:
-    """Where the start-up cache lives, None when turned off (``PUPPET_XPP_STARTUP_CACHE``)."""
-    env = os.environ.get(ENV)
-    if env is not None:
-        if not env.strip() or env.strip().lower() in OFF:
-            return None
-        return os.path.abspath(os.path.expanduser(env))
-    from puppet_xpp import user_cache_dir
-
-    return user_cache_dir("startup")
 
 
 def _package_files(directory: str, recursive: bool = True) -> list[str]:
@@ -160,47 +148,6 @@ def capabilities_key(capabilities: Any) -> str:
     """The key of a client's capabilities (their canonical JSON)."""
     text = json.dumps(capabilities, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def read_cached(directory: str | None, name: str, limit: int) -> bytes | None:
-    """The start-up cache file ``name`` of ``directory``, opened relative to the directory (which must
-    be ours: :func:`puppet_xpp.open_cache_dir`) without following a link; None when absent, unreadable
-    or over ``limit`` bytes."""
-    from puppet_xpp import open_cache_dir
-
-    if directory is None:
-        return None
-    dfd = open_cache_dir(directory, create=False)
-    if dfd is None:
-        return None
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(dfd)
-    return data if len(data) <= limit else None
-
-
-def write_cached(directory: str, name: str, data: bytes) -> bool:
-    """Replace the start-up cache file ``name`` of ``directory`` (made 0700) by ``data``: temporary
-    file + rename relative to the directory, 0600, so two servers starting at once leave one whole
-    file; False when not written."""
-    from puppet_xpp import open_cache_dir
-    from puppet_xpp.xpp.compile.writes import replace_at
-
-    dfd = open_cache_dir(directory, create=True)
-    if dfd is None:
-        return False
-    try:
-        replace_at(dfd, name, data, lambda fd: os.fchmod(fd, 0o600))
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(dfd)
 
 
 class AnswerCache:
@@ -855,7 +802,7 @@ def _body(data: bytes) -> Any:
 def load_server(done: Callable[[], None], failed: list[BaseException], work: FrontWork | None = None) -> None:
     """The loader thread: what the front's diagnostics need, then the whole server in steps (waiting
     while the front analyses a document); ``done`` is called either way.  The code cache's window
-    (server/lsp/compiled.py) stays open while the server handles its first messages -- until its first
+    (server/startup_cache.py) stays open while the server handles its first messages -- until its first
     indexing is over (``work.settled``), at most :data:`SETTLE` seconds: the converters cattrs
     generates for them (their structure and unstructure code, ~40 compiled sources before a second
     start's index is ready) are compiled once and kept too.  Then :data:`LATE_STEPS` are imported, in
@@ -881,7 +828,7 @@ def load_server(done: Callable[[], None], failed: list[BaseException], work: Fro
         finally:
             if work is not None:
                 work.ready.set()
-        from puppet_xpp.server.lsp.compiled import kept_compiled
+        from puppet_xpp.server.startup_cache import kept_compiled
 
         if work is not None:  # (the code cache is read once the front has no document to analyse)
             work.wait_idle()

@@ -1,5 +1,5 @@
 """The code attrs generates for lsprotocol's classes and dataclasses for ours, kept between starts
-(server/lsp/compiled.py).
+(server/startup_cache.py).
 
 Checked against the real thing: the methods of every lsprotocol class, and of the dataclasses of a module
 of ours, imported with the kept code are those a plain import makes (Python's own ``compile`` and
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from puppet_xpp.server.lsp import compiled
+from puppet_xpp.server import startup_cache
 from tests.lsp.test_startup import CAPS, DOC, Client
 
 # prints what the methods attrs made for lsprotocol's classes are (a digest of each one's code), and
@@ -26,7 +26,7 @@ from tests.lsp.test_startup import CAPS, DOC, Client
 # "plain": the import as it is, without the cache)
 PROBE = r"""
 import hashlib, json, sys, types
-from puppet_xpp.server.lsp.compiled import kept_compiled
+from puppet_xpp.server.startup_cache import kept_compiled
 
 def describe(code):
     parts = [code.co_code, repr(code.co_names), repr(code.co_varnames), code.co_filename,
@@ -79,7 +79,7 @@ def test_kept_code_is_what_compile_gives(tmp_path: Any) -> None:
     assert volatile <= 2  # (cattrs' own AttributeOverride repr, whose source names an address)
     assert first["methods"] == plain["methods"]
     assert second["methods"] == plain["methods"]
-    path = os.path.join(directory, compiled.CACHE_NAME)
+    path = os.path.join(directory, startup_cache.CACHE_NAME)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700
 
@@ -87,7 +87,7 @@ def test_kept_code_is_what_compile_gives(tmp_path: Any) -> None:
 def test_a_damaged_code_cache_is_not_used_and_is_rewritten(tmp_path: Any) -> None:
     directory = str(tmp_path / "cache")
     compiled_first = probe(directory)["counts"][0]
-    path = os.path.join(directory, compiled.CACHE_NAME)
+    path = os.path.join(directory, startup_cache.CACHE_NAME)
     with open(path, "rb") as f:
         data = bytearray(f.read())
     data[len(data) // 2] ^= 0x55  # (inside a code object: its digest no longer matches)
@@ -126,7 +126,7 @@ def serve_once(tmp: Any) -> tuple[Any, Any]:
 
 def test_a_second_start_compiles_nothing_and_answers_the_same(tmp_path: Any) -> None:
     first = serve_once(tmp_path)
-    path = tmp_path / "cache" / compiled.CACHE_NAME
+    path = tmp_path / "cache" / startup_cache.CACHE_NAME
     before = os.stat(path)
     assert stat.S_IMODE(before.st_mode) == 0o600
     second = serve_once(tmp_path)
@@ -141,7 +141,7 @@ def test_the_first_messages_converters_are_kept(tmp_path: Any) -> None:
     cache too -- its window stays open until the first indexing is over or the server leaves -- and
     kept: a second start takes them from it (the file is not written again, as the test above checks)."""
     serve_once(tmp_path)
-    cache = compiled.CodeCache.open(str(tmp_path / "cache"))
+    cache = startup_cache.CodeCache.open(str(tmp_path / "cache"))
     made = sorted(code.co_filename for code in cache.old.values() if "cattrs" in code.co_filename)
     assert any("InitializeParams" in name for name in made), made
     assert any("DocumentSymbol" in name for name in made), made
@@ -172,7 +172,7 @@ def test_the_deep_checks_are_imported_after_the_first_index(tmp_path: Any) -> No
         )
         assert c.response(i, timeout=60) is not None
         c.notify("initialized", {})
-        path = tmp_path / "cache" / compiled.CACHE_NAME
+        path = tmp_path / "cache" / startup_cache.CACHE_NAME
         deadline = time.monotonic() + 60
         while not path.exists() and time.monotonic() < deadline:  # (written after the late imports)
             time.sleep(0.1)
@@ -182,7 +182,7 @@ def test_the_deep_checks_are_imported_after_the_first_index(tmp_path: Any) -> No
         assert c.p.wait(20) == 0
     finally:
         c.close()
-    cache = compiled.CodeCache.open(str(tmp_path / "cache"))
+    cache = startup_cache.CodeCache.open(str(tmp_path / "cache"))
     kept = {f for code in cache.old.values() for f in _functions(code)}
     assert ("__init__", DeepCache.__init__.__code__.co_varnames) in kept
 
@@ -216,7 +216,7 @@ def test_dataclasses_methods_come_from_the_cache(tmp_path: Any) -> None:
 
     runs = []
     for _start in range(2):
-        with compiled.kept_compiled(directory) as cache:
+        with startup_cache.kept_compiled(directory) as cache:
             point = make()
         cache.save()
         runs.append((cache.compiled, len(cache.used) - cache.compiled))
@@ -254,7 +254,7 @@ def test_a_new_dataclass_is_kept_at_once(tmp_path: Any) -> None:
 
     runs = []
     for make in (point, point3, point3):
-        with compiled.kept_compiled(directory) as cache:
+        with startup_cache.kept_compiled(directory) as cache:
             cls = make()
         cache.save()
         runs.append((cache.compiled, cache.volatile))
