@@ -26,21 +26,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import proctree
+
 from puppet_xpp.server.analysis import builtins
 from puppet_xpp.server.analysis.index import WorkspaceIndex, index_file, workspace_files
 
 CORPUS = "/usr/share/puppet/modules"
-
-
-def _rss_mb(pid: int) -> tuple[float, float]:
-    """(VmRSS, VmHWM) of a process in MB."""
-    vals: dict[str, float] = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            if k in ("VmRSS", "VmHWM"):
-                vals[k] = int(v.split()[0]) / 1024
-    return vals.get("VmRSS", 0.0), vals.get("VmHWM", 0.0)
 
 
 class Rpc:
@@ -108,32 +99,14 @@ def build_workspace(tmp: str, corpus: str = CORPUS, modules: int = 80) -> str:
     return root
 
 
-def _tree(pid: int) -> list[int]:
-    """``pid`` and all its descendants."""
-    pids = [pid]
-    k = 0
-    while k < len(pids):
-        for task in os.listdir(f"/proc/{pids[k]}/task"):
-            try:
-                with open(f"/proc/{pids[k]}/task/{task}/children") as f:
-                    pids.extend(int(c) for c in f.read().split())
-            except OSError:
-                pass
-        k += 1
-    return pids
-
-
 def _tree_memory(pid: int) -> tuple[float, float, list[float]]:
     """(RSS, PSS) in MB of ``pid`` and all its descendants (the lint worker), and each one's RSS."""
     rss = pss = 0.0
     each = []
-    for p in _tree(pid):
+    for p in proctree.tree(pid):
         try:
-            each.append(_rss_mb(p)[0])
-            with open(f"/proc/{p}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        pss += int(line.split()[1]) / 1024
+            each.append(proctree.rss_mb(p)[0])
+            pss += proctree.pss_mb(p)
         except OSError:
             pass
     rss = sum(each)
@@ -143,21 +116,14 @@ def _tree_memory(pid: int) -> tuple[float, float, list[float]]:
 def _cpu_s(pid: int) -> tuple[float, float]:
     """(CPU seconds of ``pid`` itself, of its children: those it reaped -- the indexing workers -- and
     the live ones -- the lint worker)."""
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def fields(p: int) -> list[str]:
-        with open(f"/proc/{p}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-
-    own = fields(pid)
-    children = (int(own[13]) + int(own[14])) / tick
-    for p in _tree(pid)[1:]:
+    own, children = proctree.cpu_seconds(pid)
+    for p in proctree.tree(pid)[1:]:
         try:
-            x = fields(p)
-            children += (int(x[11]) + int(x[12]) + int(x[13]) + int(x[14])) / tick
+            cpu, reaped = proctree.cpu_seconds(p)
+            children += cpu + reaped
         except OSError:
             pass
-    return (int(own[11]) + int(own[12])) / tick, children
+    return own, children
 
 
 def server_bench(roots: list[str], runs: int = 5) -> int:

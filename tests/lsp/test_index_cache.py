@@ -22,6 +22,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from bench.proctree import children
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 pytestmark = pytest.mark.asyncio
@@ -496,14 +498,6 @@ async def test_a_module_path_the_client_configures_later_is_indexed(workspace, t
         await s.stop()
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as f:
-            out.extend(int(c) for c in f.read().split())
-    return out
-
-
 async def test_the_process_that_reads_the_workspace_early_is_gone_once_indexed(workspace):
     """The front's child process (its file-system part of the early reading) ends and is reaped: once
     the workspace is indexed the server has no child left (a workspace this small starts no indexing
@@ -549,8 +543,8 @@ def early_is_gone(env: str, cache: str) -> None:
         while "indexed" not in str(read().get("params", {}).get("message", "")):
             pass
         deadline = time.monotonic() + 10
-        while _children(proc.pid):  # (reaped by a thread of the server: a moment after)
-            assert time.monotonic() < deadline, _children(proc.pid)
+        while children(proc.pid):  # (reaped by a thread of the server: a moment after)
+            assert time.monotonic() < deadline, children(proc.pid)
             time.sleep(0.05)
         send({"id": 2, "method": "shutdown"})
         while read().get("id") != 2:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bench import proctree
 from puppet_xpp.server.analysis import index_pool
 from puppet_xpp.server.analysis.index import workspace_files
 from puppet_xpp.server.analysis.index_cache import IndexCache, encode_entry
@@ -159,18 +160,12 @@ def workers_of(pid: int) -> list[int]:
     """The indexing worker processes (server/analysis/child_process.py's children started with the
     index pool's initializer) among the children of ``pid``."""
     out = []
-    for task in os.listdir(f"/proc/{pid}/task"):
+    for c in proctree.children(pid):
         try:
-            children = open(f"/proc/{pid}/task/{task}/children").read().split()
-        except OSError:
+            if "index_pool:worker_init" in proctree.cmdline(c):
+                out.append(c)
+        except OSError:  # (it ended)
             continue
-        for c in children:
-            try:
-                cmd = open(f"/proc/{c}/cmdline", "rb").read()
-            except OSError:
-                continue
-            if b"index_pool:worker_init" in cmd:
-                out.append(int(c))
     return out
 
 

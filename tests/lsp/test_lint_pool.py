@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from bench import proctree
 from puppet_xpp.server.analysis import lint_pool
 
 
@@ -62,6 +63,7 @@ def test_a_killed_child_is_started_again_then_lint_runs_here() -> None:
 # a "server" that starts its lint child, says the child's pid, and is killed
 _PARENT = """
 import asyncio, os, signal, sys
+from bench import proctree
 from puppet_xpp.server.analysis import lint_pool
 pool = lint_pool.LintPool()
 print(asyncio.run(pool.run(os.getpid)), flush=True)
@@ -73,15 +75,16 @@ def test_the_child_exits_when_the_server_is_killed() -> None:
     done = subprocess.run([sys.executable, "-c", _PARENT], capture_output=True, text=True, timeout=60)
     child = int(done.stdout.split()[0])
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(child):
+    while time.monotonic() < deadline and proctree.alive(child):
         time.sleep(0.05)
-    assert not _alive(child)
+    assert not proctree.alive(child)
 
 
 # a "server" that starts its lint child and lists its own children while the child runs and after the
 # pool is shut down: in a process of its own, since a pytest worker has children of other tests
 _CHILDREN = """
 import asyncio, json, os
+from bench import proctree
 from puppet_xpp.server.analysis import lint_pool
 from tests.lsp.test_lint_pool import _children
 pool = lint_pool.LintPool()
@@ -104,17 +107,6 @@ def test_no_process_but_the_child() -> None:
     assert after == []
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _children(pid: int) -> list[int]:
-    out = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as f:
-            out.extend(int(c) for c in f.read().split())
-    return [c for c in out if _alive(c)]
+    """The children of ``pid`` that have not ended."""
+    return [c for c in proctree.children(pid) if proctree.alive(c)]

@@ -18,37 +18,13 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from bench.proctree import cmdline, status, tree
 from tests.lsp.test_hostile_clients import REPO, SERVER
 
 pytestmark = pytest.mark.asyncio
 
 CORPUS = "/usr/share/puppet/modules"
 LIMIT_MB = 130  # summed RSS of the server's processes after indexing the corpus, a completion and a lint
-
-
-def tree(pid: int) -> list[int]:
-    """``pid`` and every live process under it."""
-    pids = [pid]
-    k = 0
-    while k < len(pids):
-        for task in os.listdir(f"/proc/{pids[k]}/task"):
-            try:
-                with open(f"/proc/{pids[k]}/task/{task}/children") as f:
-                    pids.extend(int(c) for c in f.read().split())
-            except OSError:
-                pass
-        k += 1
-    return pids
-
-
-def status(pid: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/status") as f:
-        return {k: v.strip() for k, _, v in (line.partition(":") for line in f)}
-
-
-def cmdline(pid: int) -> str:
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        return f.read().replace(b"\0", b" ").decode("utf-8", "replace")
 
 
 def server_pid() -> int:
