@@ -1,7 +1,8 @@
 """Hover on a definition's own name, through a real LSP client (pytest-lsp, Neovim 0.7 profile): the
 name in ``class foo::bar (``, ``define``, ``function``, ``type Foo::T =``, ``plan`` answers what a
-reference to that definition answers (its signature and documentation), over the name's range, as
-puppet-editor-services does; a node's names and a resource's title still answer nothing.
+reference to that definition answers (its signature and documentation), over the name's range (where
+puppet-editor-services answers nothing: its hover knows no definition node); a node's names and a
+resource's title still answer nothing.
 
 The module is written by the tests; each definition is in the file Puppet's autoloader reads it from,
 and each reference in another file, so the reference's hover comes from the workspace index and the
