@@ -135,8 +135,9 @@ def _definition_name_hover(an: Analysis, off: int) -> Hover | None:
     """The name in ``class foo::bar (``, ``define``, ``function``, ``plan``, ``type Foo::T =``
     answered as a reference to that definition would be (the user expects the same hover on the name
     where it is defined as where it is used; puppet-editor-services answers nothing there: its hover
-    knows no definition node), from this document's own text: the index may not have it yet (a document never saved) or hold an older version.  A node
-    definition's names are host names, not a definition to describe: no answer (as before)."""
+    knows no definition node), from this document's own text: the index may not have it yet (a
+    document never saved) or hold an older version.  A node definition's names are host names, not
+    a definition to describe: no answer (as before)."""
     prog = an.program
     if prog is None:
         return None
