@@ -49,7 +49,7 @@ M.defaults = {
   client_config = {},
   -- show a message each time the server writes a .xpp file
   notify_xpp_written = false,
-  -- format the buffer through the server (puppet-lint's fixes, indentation, => alignment) before :w
+  -- format a manifest through the server (puppet-lint's fixes, indentation, => alignment) before :w
   format_on_save = false,
   -- buffer-local LSP mappings set on attach where the buffer has none (Neovim 0.7 has no defaults):
   -- false to keep your own; a table to choose the keys
@@ -167,7 +167,9 @@ local function on_attach(cfg)
       map('n', km.references, vim.lsp.buf.references)
       map('i', km.signature_help, vim.lsp.buf.signature_help)
     end
-    if cfg.format_on_save then
+    -- manifests only: the server formats nothing else (on Neovim 0.10+ it registers formatting for the
+    -- `puppet` filetype alone, and a format of another buffer would say "no matching language servers")
+    if cfg.format_on_save and vim.bo[bufnr].filetype == 'puppet' then
       vim.api.nvim_create_autocmd('BufWritePre', {
         buffer = bufnr,
         callback = function()
