@@ -1,5 +1,7 @@
-"""The command line keeps the code dataclasses generate for its command's classes in the start-up cache
-(server/startup_cache.py: ``keep_for_process``, ``cli-<command>-code.marshal``).
+"""A command of the command line run as the program (server/cli/main.py ``_as_program``): it keeps the
+code dataclasses generate for its command's classes in the start-up cache (server/startup_cache.py:
+``keep_for_process``, ``cli-<command>-code.marshal``), and its collector runs at a batch's thresholds from
+the start.
 
 Checked against the program itself (``python -m puppet_xpp``, a process of its own): a first run writes
 the command's file, a second run compiles nothing new (the file is not written again) and prints what a
@@ -126,3 +128,34 @@ def test_off_writes_nothing_and_a_program_run_in_process_is_left_alone(tmp_path:
         == 1
     )
     assert "exec" not in vars(dataclasses)
+
+
+# runs the program as ``python -m puppet_xpp`` does (main of the process's own command line), counting the
+# cyclic collector's collections by generation
+COUNTING = r"""
+import atexit, gc, runpy, sys
+made = [0, 0, 0]
+gc.callbacks.append(lambda phase, info: phase == "stop" and made.__setitem__(info["generation"], made[info["generation"]] + 1))
+atexit.register(lambda: sys.stderr.write("collections %d %d %d\n" % tuple(made)))
+sys.argv = ["puppet-xpp", *sys.argv[1:]]
+runpy.run_module("puppet_xpp", run_name="__main__")
+"""
+
+
+def test_a_command_runs_few_collections(tmp_path: Path) -> None:
+    """Its imports and a small file's work make no full collection and a few young ones at most (the
+    default thresholds made ~40 young and 4 older ones, over objects that live as long as the process)."""
+    (tmp_path / "init.pp").write_text(SOURCE)
+    env = dict(os.environ, PUPPET_XPP_STARTUP_CACHE="off", PYTHONPATH=str(REPO))
+    r = subprocess.run(
+        [sys.executable, "-c", COUNTING, "--validate", "init.pp"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1, r.stderr
+    line = [x for x in r.stderr.splitlines() if x.startswith("collections ")][-1]
+    young, middle, full = map(int, line.split()[1:])
+    assert young <= 12 and middle == 0 and full == 0, line
