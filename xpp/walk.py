@@ -212,6 +212,8 @@ class Probe:
 
     def __init__(self) -> None:
         self.known: dict[tuple[str, str], bool] = {}
+        # directories the caller listed: entry name -> (exists, is a file), both with links followed
+        self.listed: dict[str, dict[str, tuple[bool, bool]]] = {}
 
     def _look(self, kind: str, path: str, look: Callable[[str], bool]) -> bool:
         key = (kind, path)
@@ -220,11 +222,34 @@ class Probe:
             found = self.known[key] = look(path)
         return found
 
+    def listing(self, directory: str, entries: Iterable[os.DirEntry[str]]) -> None:
+        """What the caller's ``os.scandir`` of ``directory`` found: the look-ups of paths in it are
+        answered from it (``--compile``'s plan lists each module directory once, where each walk's
+        look-ups above its top were six ``stat`` calls there)."""
+        kinds: dict[str, tuple[bool, bool]] = {}
+        for entry in entries:
+            try:
+                is_file = entry.is_file()
+                exists = is_file or entry.is_dir() or not entry.is_symlink() or os.path.exists(entry.path)
+            except OSError:
+                continue  # (looked up again if asked: as if not listed)
+            kinds[entry.name] = (exists, is_file)
+        self.listed[os.path.normpath(directory)] = kinds
+
+    def _listed(self, path: str) -> tuple[bool, bool] | None:
+        directory, name = os.path.split(path)
+        kinds = self.listed.get(directory)
+        if kinds is None:
+            return None
+        return kinds.get(name, (False, False))
+
     def exists(self, path: str) -> bool:
-        return self._look("exists", path, os.path.exists)
+        found = self._listed(path)
+        return found[0] if found is not None else self._look("exists", path, os.path.exists)
 
     def is_file(self, path: str) -> bool:
-        return self._look("file", path, os.path.isfile)
+        found = self._listed(path)
+        return found[1] if found is not None else self._look("file", path, os.path.isfile)
 
     def is_root(self, directory: str) -> bool:
         return self._look("root", directory, lambda d: _is_root(d, probe=self))

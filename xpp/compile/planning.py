@@ -232,11 +232,29 @@ def plan(
                 )
                 continue
             first[name] = module_dir
-            for sub in SOURCE_DIRS:
-                p = os.path.join(module_dir, sub)
-                if os.path.isdir(p):
-                    walk(p, name)
+            # one listing of the module answers which source directories it has and the walks'
+            # look-ups there (its .git, metadata.json, pattern files)
+            try:
+                with os.scandir(module_dir) as it:
+                    entries = list(it)
+            except OSError:
+                entries = None
+            if entries is None:
+                subs = [sub for sub in SOURCE_DIRS if os.path.isdir(os.path.join(module_dir, sub))]
+            else:
+                probe.listing(module_dir, entries)
+                kinds = {e.name: e for e in entries}
+                subs = [sub for sub in SOURCE_DIRS if sub in kinds and _is_dir(kinds[sub])]
+            for sub in subs:
+                walk(os.path.join(module_dir, sub), name)
     return jobs, skipped
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # (links followed, as os.path.isdir)
+    except OSError:
+        return False
 
 
 def _reached(path: str, top: str, skip: Container[str]) -> bool:
