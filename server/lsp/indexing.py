@@ -1,7 +1,12 @@
 """The workspace index's upkeep: the one indexing of the module path (at start, and for folders added
 later), with work-done progress; one file again after a save, a close, a rename or a change on disk
 (``workspace/didChangeWatchedFiles``, with watchers registered at start); workspace folders added and
-removed.  Every manifest the indexing parses also feeds the reference index (the session's hooks)."""
+removed.  Every manifest the indexing parses also feeds the reference index (the session's hooks).
+
+A manifest open in the editor is not read from disk by the indexing (the editor's text is the file's,
+saved or not): its entries are those of its open document's analysis, filed when the indexing ends
+(:func:`file_open_manifests`) -- an editor reopens the last session's files at once, before the
+indexing has looked at them."""
 
 from __future__ import annotations
 
@@ -18,13 +23,13 @@ from lsprotocol import types
 from puppet_xpp.grammar.gcpause import paused
 from puppet_xpp.server.analysis import index_pool
 from puppet_xpp.server.analysis.document import path_of_uri
-from puppet_xpp.server.analysis.index import index_file, workspace_files
+from puppet_xpp.server.analysis.index import index_file, symbols_of, workspace_files
 from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, Prepared, decode_entry
 from puppet_xpp.server.analysis.references import Ref
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
 from puppet_xpp.server.lsp.language_server import PuppetServer
-from puppet_xpp.server.lsp.session import Session
+from puppet_xpp.server.lsp.session import DocState, Session
 from puppet_xpp.xpp.environment import infer_module
 
 WATCH_GLOBS = ("**/*.pp", "**/*.epp", "**/*.rb", "**/hiera.yaml", "**/data/**/*.yaml", "**/data/**/*.json")
@@ -125,8 +130,8 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
         if prepared is not None:
             found = prepared.found
         else:
-            found = await ls.on_worker(lookup_chunk, cache, part, session.open_paths(), memo)
-        opened = session.open_paths()
+            found = await ls.on_worker(lookup_chunk, cache, part, memo)
+        opened = open_manifests(session)
         # (filing makes the indexes' lists and dicts, kept for the session, no cycle among them: the
         # collections their allocation would start find nothing -- a third of the filing's time)
         with paused():
@@ -144,6 +149,8 @@ async def _index_paths(ls: PuppetServer, roots: list[str], title: str) -> IndexC
         report()
     # the rest: in the server and, when it pays, in worker processes (server/analysis/index_pool.py)
     await index_misses(ls, cache, misses, report)
+    # the open manifests, skipped above: their open documents' entries (those opened since included)
+    await file_open_manifests(ls, files)
     if token:
         ls.work_done_progress.end(
             token,
@@ -223,7 +230,7 @@ async def index_misses(
             if here is None and chunks:
                 part = chunks.pop()
                 here = asyncio.ensure_future(
-                    ls.on_worker(index_several, cache, part, session, session.open_paths())
+                    ls.on_worker(index_several, cache, part, session, set(open_manifests(session)))
                 )
                 here_part = part
             waiting: set[asyncio.Future[Any]] = {*sent, *([here] if here is not None else [])}
@@ -272,7 +279,7 @@ def merge(
 ) -> list[str]:
     """File what a worker process sent (as the serial indexing would have); the paths that failed there."""
     session = ls.session
-    opened = session.open_paths()
+    opened = open_manifests(session)
     failed: list[str] = []
     with paused():  # (as the filing of the cached entries: objects kept, no cycle among them)
         for path, record, why, broke in results:
@@ -281,7 +288,7 @@ def merge(
                 continue
             session.index_state.done += 1
             if path in opened:
-                continue  # opened meanwhile: its analysis feeds the index
+                continue  # opened meanwhile: its open document's entries are filed at the end
             if record is None:
                 if why:
                     refused.append(why)
@@ -295,11 +302,10 @@ def merge(
 
 
 def index_several(
-    cache: IndexCache, paths: list[str], session: Session, open_paths: Iterable[str | None]
+    cache: IndexCache, paths: list[str], session: Session, skip: set[str]
 ) -> list[tuple[str, list[Sym], list[Ref] | bytes | None, bool, list[str]]]:
-    """Worker thread: :meth:`IndexCache.index` of each of ``paths`` (but the open documents): (path,
-    entries, references, from the cache, why it was not read)."""
-    skip = set(open_paths)
+    """Worker thread: :meth:`IndexCache.index` of each of ``paths`` but those of ``skip`` (the open
+    manifests): (path, entries, references, from the cache, why it was not read)."""
     out = []
     for path in paths:
         if path in skip:
@@ -310,19 +316,54 @@ def index_several(
     return out
 
 
-def lookup_chunk(
-    cache: IndexCache, paths: list[str], open_paths: Iterable[str], memo: dict[str, str]
-) -> dict[str, Entry]:
-    """Worker thread: the cached entries of ``paths`` (but the open documents) still valid by stat
-    (``memo``: IndexCache.lookup's, for the whole indexing)."""
-    skip = set(open_paths)
+def lookup_chunk(cache: IndexCache, paths: list[str], memo: dict[str, str]) -> dict[str, Entry]:
+    """Worker thread: the cached entries of ``paths`` still valid by stat (``memo``: IndexCache.lookup's,
+    for the whole indexing).  An open manifest's too: the index files its open document's entries
+    instead, but the cache keeps the file's (as the start-up front's reading does, index_cache.prepare),
+    so the next start need not read it, and an unchanged cache is not written again."""
     out = {}
     for p in paths:
-        if p not in skip:
-            e = cache.lookup(p, memo)
-            if e is not None:
-                out[p] = e
+        e = cache.lookup(p, memo)
+        if e is not None:
+            out[p] = e
     return out
+
+
+def open_manifests(session: Session) -> dict[str, DocState]:
+    """The open documents whose entries the index takes from their open text, by path: the manifests
+    (``.pp``, analysed as Puppet).  A Ruby file open in the editor is indexed from disk, as on its
+    save (``didChangeWatchedFiles``) and its close: nothing analyses its text."""
+    out = {}
+    for uri, st in list(session.documents.items()):
+        path = path_of_uri(uri)
+        if path and path.endswith(".pp") and st.is_puppet:
+            out[path] = st
+    return out
+
+
+def open_entries(session: Session, paths: Iterable[str]) -> list[tuple[str, DocState, list[Sym]]]:
+    """Worker thread: the entries of the open manifests among ``paths`` from their open documents'
+    current analysis (their queued edits applied first, as every request does)."""
+    from puppet_xpp.server.lsp import sync
+
+    wanted = set(paths)
+    out = []
+    for path, st in open_manifests(session).items():
+        if path in wanted:
+            sync.sync_state(st)
+            out.append((path, st, symbols_of(st.doc.analysis(), path)))
+    return out
+
+
+async def file_open_manifests(ls: PuppetServer, paths: Iterable[str]) -> None:
+    """File the entries of the open manifests among ``paths`` (those the indexing did not read) from
+    their open documents: a manifest opened before the indexing reached it is in the index with its
+    open text, as a save of it would file it.  One closed meanwhile is not (its close reads the file
+    from disk again: documents.did_close)."""
+    session = ls.session
+    for path, st, syms in await ls.on_worker(open_entries, session, list(paths)):
+        if session.documents.get(st.uri) is st:
+            session.index.set_file(path, syms)
 
 
 def first_directories(session: Session, roots: list[str]) -> list[str]:

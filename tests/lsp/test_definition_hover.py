@@ -102,7 +102,7 @@ async def client(lsp_client: LanguageClient, env: str) -> AsyncIterator[None]:
         )
     )
     lsp_client.env = env  # type: ignore[attr-defined]
-    for _ in range(600):  # (a definition's file opened before the indexing ends is not in the index)
+    for _ in range(600):  # (a reference's hover answers from the index: wait for it to be made)
         if any("indexed" in m.message for m in lsp_client.log_messages):
             break
         await asyncio.sleep(0.05)
