@@ -203,3 +203,39 @@ async def test_the_second_start_from_the_index_cache_answers_the_same(workspace)
         await check_answers(third, env, ON_DISK, "Configures bar from disk.")
     finally:
         await third.shutdown_session()
+
+
+RUBY_FILE = "modules/foo/lib/puppet/functions/foo/greet.rb"
+RUBY = (
+    "# Greets whoever is named, politely.\n"
+    "Puppet::Functions.create_function(:'foo::greet') do\n"
+    "  dispatch :greet do\n"
+    "    param 'String', :who\n"
+    "  end\n"
+    "\n"
+    "  def greet(who)\n"
+    '    "hello #{who}"\n'
+    "  end\n"
+    "end\n"
+)
+CALL = "node default {\n  $x = foo::greet('you')\n}\n"
+
+
+async def test_a_ruby_function_opened_before_the_indexing_is_read_from_disk(workspace):
+    """An open Ruby file's text is not analysed: the indexing reads it from disk, as its save does."""
+    env, cache = workspace
+    write_files(env, {RUBY_FILE: RUBY, USE_FILE: CALL}, age=3600)
+    client = await start(env, cache, {RUBY_FILE: RUBY, USE_FILE: CALL})
+    try:
+        assert opened_first(client, env), logs(client)
+        uri = uri_of_path(os.path.join(env, USE_FILE))
+        at = CALL.index("foo::greet") + 3
+        pos = types.Position(line=1, character=at - (CALL.index("\n") + 1))
+        hover = await client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+        )
+        assert hover is not None, logs(client)
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert "Greets whoever is named, politely." in hover.contents.value
+    finally:
+        await client.shutdown_session()
