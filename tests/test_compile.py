@@ -824,6 +824,30 @@ def test_worker_pool_loses_only_the_item_being_worked_on():
     assert sorted(done) == [(i, 2 * i) for i in range(60) if i not in (13, 14)]
 
 
+def _killed_once(x):
+    """Item 7 finds its worker killed the first time it is worked on (the OOM killer, a kill -9 from
+    outside): not its own fault, so a second try succeeds."""
+    marker = os.environ["PUPPET_XPP_TEST_MARKER"]
+    if x == 7 and not os.path.exists(marker):
+        with open(marker, "w"):
+            pass
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 2 * x
+
+
+def test_worker_pool_loses_nothing_to_a_worker_killed_from_outside(tmp_path, monkeypatch):
+    """The chunk a worker dies on is tried again item by item: an item is lost only when it kills its
+    worker again on its own, so a worker killed from outside costs no file (and each item is answered
+    once)."""
+    from puppet_xpp.xpp.compile.workers import run_pool
+
+    monkeypatch.setenv("PUPPET_XPP_TEST_MARKER", str(tmp_path / "killed"))
+    got = list(run_pool(_killed_once, list(range(40)), 2, chunk=4))
+    assert (tmp_path / "killed").exists()
+    assert [kind for kind, _item, _value in got].count("lost") == 0
+    assert sorted((item, value) for _kind, item, value in got) == [(i, 2 * i) for i in range(40)]
+
+
 def _echo_twice(x):
     return x + x
 

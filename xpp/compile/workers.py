@@ -2,10 +2,13 @@
 
 ``multiprocessing.Pool.imap_unordered`` never learns that a task was lost when its worker is killed
 (``kill -9``, the OOM killer, a segfault in an extension): the caller waits for ever.  Here the parent
-knows which items each worker holds (it hands them out a chunk at a time, and a worker answers its items
-one by one, in the order it got them); a worker that dies is seen as the end of its result pipe, and is
-replaced.  The item it was working on (the first one it held without answering) comes back as lost, so
-the caller can report it as failed and go on; the items it had not started are handed out again.
+knows which items each worker holds (it hands them out a chunk at a time, and a worker answers a chunk
+at once when it is done with it, chunks in the order it got them); a worker that dies is seen as the end
+of its result pipe, and is replaced.  The chunk it was working on holds the item that killed it, if one
+did: each of its items is handed out again alone (answered as soon as it is done), so an item that
+kills its worker again is the one that comes back as lost -- the caller reports it as failed and goes on
+-- and the others are answered (a worker killed from outside, by the OOM killer or ``kill -9``, loses
+nothing); the chunks it had not started are handed out again.
 
     for kind, item, value in run_pool(fn, items, n, initializer, initargs, chunk):
         kind == "done": value is fn(item);  kind == "lost": value is a reason (str)
@@ -15,8 +18,9 @@ start with ``initializer``.  The pool is plain pipes, ``poll`` and ``pickle`` ra
 :mod:`multiprocessing`: a cold ``--compile`` is a short-lived process, and multiprocessing's imports,
 per-wait selectors and per-worker bootstrap were a measurable part of its CPU (issue 12 item 6).  Each
 worker has a task pipe (chunks of keys: the items' indexes in ``items``, which every worker has from
-the fork -- an item is never pickled, only its answer; end of file: stop) and a result pipe (one
-``(key, value)`` frame per item, so an item answered before a death is never lost).
+the fork -- an item is never pickled, only its answer; end of file: stop) and a result pipe (one frame of
+``(key, value)`` pairs per chunk: a frame per item was a pickle and a write for each of ~1,650 files, ~12
+ms of a cold compile's workers, issue 31 item 5).
 """
 
 from __future__ import annotations
@@ -77,8 +81,8 @@ def _serve(
             body = tasks.read(size)
             if len(body) < size:
                 return 0
-            for (key,) in _KEY.iter_unpack(body):
-                _write_all(results_fd, _frame((key, fn(items[key]))))
+            # the chunk's answers in one frame, once it is done (a death before that: see run_pool)
+            _write_all(results_fd, _frame([(key, fn(items[key])) for (key,) in _KEY.iter_unpack(body)]))
 
 
 class _Worker:
@@ -122,13 +126,15 @@ class _Worker:
         self.buf = bytearray()  # answers received, not yet complete
         self.out = bytearray()  # tasks not yet taken by the pipe
         self.held: dict[int, Any] = {}  # key -> item handed out, not yet answered (in hand-out order)
+        self.chunks: deque[list[int]] = deque()  # the keys of each chunk handed out, not yet answered
 
     def give(self, chunk: list[tuple[int, Any]]) -> None:
         """Hand out ``chunk`` of (key, item) (what the pipe does not take now waits in ``out``: see
         :meth:`flush`); the worker is sent the keys only."""
         for key, item in chunk:
             self.held[key] = item
-        self.out += _keys_frame([key for key, _item in chunk])
+        self.chunks.append([key for key, _item in chunk])
+        self.out += _keys_frame(self.chunks[-1])
         self.flush()
 
     def flush(self) -> None:
@@ -143,7 +149,8 @@ class _Worker:
             self.out.clear()
 
     def answers(self, data: bytes) -> Iterator[tuple[int, Any]]:
-        """The complete (key, value) frames received so far."""
+        """The (key, value) pairs of the complete frames received so far (a frame answers the first
+        chunk not yet answered, whole)."""
         buf = self.buf
         buf += data
         pos = 0
@@ -152,8 +159,11 @@ class _Worker:
             end = pos + _HEADER.size + size
             if len(buf) < end:
                 break
-            yield pickle.loads(memoryview(buf)[pos + _HEADER.size : end])
+            frame = pickle.loads(memoryview(buf)[pos + _HEADER.size : end])
             pos = end
+            if self.chunks:
+                self.chunks.popleft()
+            yield from frame
         del buf[:pos]
 
     def close(self, kill: bool = False) -> int:
@@ -203,6 +213,8 @@ def run_pool(
 ) -> Iterator[tuple[str, Any, Any]]:
     """Yield ("done", item, fn(item)) or ("lost", item, reason) once for every item, in completion order."""
     queue = deque(enumerate(items))
+    # the items of a chunk whose worker died on it: each handed out alone, answered as soon as it is done
+    suspects: deque[tuple[int, Any]] = deque()
     poller = select.poll()
     workers: dict[int, _Worker] = {}  # result fd -> worker
     writing: dict[int, _Worker] = {}  # task fd -> worker with tasks the pipe has not taken yet
@@ -215,8 +227,11 @@ def run_pool(
 
     def feed(w: _Worker) -> None:
         # a second chunk queued behind the one being worked on: a worker never waits for us
-        while queue and len(w.held) <= chunk:
-            w.give([queue.popleft() for _ in range(min(chunk, len(queue)))])
+        while (suspects or queue) and len(w.held) <= chunk:
+            if suspects:
+                w.give([suspects.popleft()])
+            else:
+                w.give([queue.popleft() for _ in range(min(chunk, len(queue)))])
         pending(w)
 
     def pending(w: _Worker) -> None:
@@ -264,12 +279,17 @@ def run_pool(
                 w.out.clear()
                 pending(w)
                 status = w.close()
-                held = list(w.held.items())
-                if held:
-                    yield "lost", held[0][1], _reason(status)
-                    queue.extendleft(reversed(held[1:]))  # not started: handed out again
+                if w.chunks:
+                    # the chunk it was on: alone, the item that killed it; else each item goes again alone
+                    first = w.chunks.popleft()
+                    if len(first) == 1:
+                        yield "lost", w.held[first[0]], _reason(status)
+                    else:
+                        suspects.extend((key, w.held[key]) for key in first)
+                    # the chunks it had not started: handed out again
+                    queue.extendleft(reversed([(key, w.held[key]) for keys in w.chunks for key in keys]))
                 replace += 1
-            for _ in range(min(replace, len(queue))):
+            for _ in range(min(replace, len(queue) + len(suspects))):
                 feed(start())
     finally:
         for w in workers.values():  # all told to stop (or killed) first, then all waited for
