@@ -140,7 +140,10 @@ def expr_text(an: Analysed, node: ast.Positioned | None) -> str:
     i = bisect.bisect_left(toks, lo, key=lambda t: t.start_pos)
     depth = 0
     end = hi
-    for t in toks[i:]:
+    # (by index from ``i``: a slice ``toks[i:]`` copies the rest of the file's tokens on every call,
+    # and the index takes two or three per parameter: quadratic in the file)
+    for k in range(i, len(toks)):
+        t = toks[k]
         if t.start_pos >= hi and depth <= 0:
             break
         if t.type in ("LBRACK", "LISTSTART", "LBRACE", "SELBRACE", "LPAREN", "WSLPAREN"):
