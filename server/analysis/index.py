@@ -1,6 +1,8 @@
 """The workspace index (no pygls imports): every class, defined type, function, plan, type alias and
 node of the workspace's ``.pp`` files, and what the modules' Ruby files define, with locations, docs
-and parameters.  Open documents replace their file's entries with those of their current analysis.
+and parameters.  A manifest open in the editor has the entries of its document's analysis from its
+save on, and from the end of an indexing that found it open (the indexing does not read an open
+manifest from disk: server/lsp/indexing.py); else those of the file on disk.
 
 :func:`index_file` parses a file once for every index: its ``hooks`` (the language server's session
 passes the reference index's) get the same parse."""
