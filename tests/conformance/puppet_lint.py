@@ -4,7 +4,9 @@
     # -> {"stdout": ..., "stderr": ..., "status": 1, "files": {path: text after the run}}
 
 The directory holds only the given files; it is the working directory and HOME of the run (so only an
-rc file among the given files applies). ``run_in_scratch`` runs any command the same way, so that our own
+rc file among the given files applies); the user's cache directory (``XDG_CACHE_HOME``, where puppet-xpp
+keeps its parser tables and start-up code) is another scratch directory, as a user's is outside the
+project. ``run_in_scratch`` runs any command the same way, so that our own
 command line is compared under identical conditions. Answers are cached next to the oracle's
 (``$PUPPET_XPP_ORACLE_CACHE``, default ``<repo>/.cache/oracle``, ``off`` disables), keyed by the files,
 the arguments and puppet-lint's installed version.
@@ -30,12 +32,15 @@ def available() -> bool:
 
 
 def run_in_scratch(files: dict[str, str], argv: list[str], timeout: float = 120) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="puppet-xpp-lint-") as d:
+    with (
+        tempfile.TemporaryDirectory(prefix="puppet-xpp-lint-") as d,
+        tempfile.TemporaryDirectory(prefix="puppet-xpp-lint-cache-") as cache,
+    ):
         for name, text in files.items():
             p = Path(d, name)
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(text.encode("utf-8", "surrogateescape"))
-        env = dict(os.environ, HOME=d, PWD=d)
+        env = dict(os.environ, HOME=d, PWD=d, XDG_CACHE_HOME=cache)
         env.pop("GITHUB_ACTION", None)
         proc = subprocess.run(
             argv, cwd=d, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL
