@@ -151,7 +151,8 @@ def class_line(text: str) -> int:
 
 
 async def check_answers(client: LanguageClient, env: str, text: str, summary: str) -> None:
-    """The use's hover shows ``summary`` and its definition is the class in ``text``."""
+    """The use's hover shows ``summary``, its definition is the class in ``text``, and the class
+    name is completed after ``include foo::``."""
     hover, locations = await hover_and_definition(client, env)
     assert hover is not None, logs(client)
     assert isinstance(hover.contents, types.MarkupContent)
@@ -159,6 +160,15 @@ async def check_answers(client: LanguageClient, env: str, text: str, summary: st
     assert [(loc.uri, loc.range.start.line) for loc in locations] == [
         (uri_of_path(os.path.join(env, CLASS_FILE)), class_line(text))
     ]
+    at = USE.index("foo::bar") + len("foo::")
+    found = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri_of_path(os.path.join(env, USE_FILE))),
+            position=types.Position(line=1, character=at - (USE.index("\n") + 1)),
+        )
+    )
+    items = found.items if isinstance(found, types.CompletionList) else found or []
+    assert "foo::bar" in [item.label for item in items], [item.label for item in items]
 
 
 @pytest.mark.parametrize("text", [ON_DISK, EDITED], ids=["as-on-disk", "edited-unsaved"])
