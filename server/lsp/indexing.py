@@ -21,13 +21,14 @@ from typing import Any
 from lsprotocol import types
 
 from puppet_xpp.grammar.gcpause import paused
-from puppet_xpp.server.analysis import index_pool
+from puppet_xpp.server.analysis import filekinds, index_pool
 from puppet_xpp.server.analysis.document import path_of_uri
 from puppet_xpp.server.analysis.index import index_file, symbols_of, workspace_files
 from puppet_xpp.server.analysis.index_cache import Entry, IndexCache, Prepared, decode_entry
 from puppet_xpp.server.analysis.references import Ref
 from puppet_xpp.server.analysis.symbols import Sym
 from puppet_xpp.server.analysis.workspace import file_context
+from puppet_xpp.server.lsp import sync
 from puppet_xpp.server.lsp.language_server import PuppetServer
 from puppet_xpp.server.lsp.session import DocState, Session
 from puppet_xpp.xpp.environment import infer_module
@@ -331,12 +332,12 @@ def lookup_chunk(cache: IndexCache, paths: list[str], memo: dict[str, str]) -> d
 
 def open_manifests(session: Session) -> dict[str, DocState]:
     """The open documents whose entries the index takes from their open text, by path: the manifests
-    (``.pp``, analysed as Puppet).  A Ruby file open in the editor is indexed from disk, as on its
-    save (``didChangeWatchedFiles``) and its close: nothing analyses its text."""
+    (``.pp``, analysed as Puppet manifests).  A Ruby file open in the editor is indexed from disk, as
+    on its save (``didChangeWatchedFiles``): nothing analyses its text."""
     out = {}
     for uri, st in list(session.documents.items()):
         path = path_of_uri(uri)
-        if path and path.endswith(".pp") and st.is_puppet:
+        if path and path.endswith(".pp") and st.kind == filekinds.PUPPET:
             out[path] = st
     return out
 
@@ -344,8 +345,6 @@ def open_manifests(session: Session) -> dict[str, DocState]:
 def open_entries(session: Session, paths: Iterable[str]) -> list[tuple[str, DocState, list[Sym]]]:
     """Worker thread: the entries of the open manifests among ``paths`` from their open documents'
     current analysis (their queued edits applied first, as every request does)."""
-    from puppet_xpp.server.lsp import sync
-
     wanted = set(paths)
     out = []
     for path, st in open_manifests(session).items():
