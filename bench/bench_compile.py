@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """``puppet-xpp --compile`` of a whole environment next to ``puppet parser validate`` of the same files.
 
-    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--copies N] [--no-puppet] [--in-tree]
+    python bench/bench_compile.py [--rounds N] [--jobs N] [--modulepath DIR] [--manifests N | --copies N]
+                                  [--no-puppet] [--in-tree]
 
 Builds a temporary environment whose ``environment.conf`` puts the module corpus (default
-/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``.  With ``--copies N`` (default
-2) the modulepath also holds N - 1 copies of every module of the corpus, renamed ``<module>_copyK`` (their
-classes keep their names, so both tools report the same unacceptable locations in them): the corpus twice
-is ~1,650 manifests, the size of the environments of issue 31 (~1,900).  Then, in each of N rounds
+/usr/share/puppet/modules) on the modulepath, plus a ``manifests/site.pp``, and renamed copies of its
+modules, ``<module>_copyK`` (their classes keep their names, so both tools report the same unacceptable
+locations in them): by default, whole modules of the corpus copied in turn (its second copy, then a third)
+until the environment holds ``--manifests`` (default 1,900: the size of issue 31's environment, ~80
+modules and ~1,900 manifests); with ``--copies N``, N - 1 copies of every module (the corpus twice is
+~1,650 manifests, three times ~2,470).  Then, in each of N rounds
 (default 3), one after the other so that every round sees the same machine (the first two in
 alternate order from round to round):
 
@@ -66,6 +69,15 @@ INPROC_DIR = ".xpp-in-process"
 
 def load() -> float:
     return os.getloadavg()[0]
+
+
+def manifests_of(module: str) -> int:
+    """The ``.pp`` files of a module's source directories (what a compile of it plans, near enough)."""
+    count = 0
+    for sub in ("manifests", "functions", "types", "plans"):
+        for _base, _dirs, files in os.walk(os.path.join(module, sub)):
+            count += sum(1 for f in files if f.endswith(".pp"))
+    return count
 
 
 def installed_python(work: str) -> str:
@@ -179,7 +191,13 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="--jobs for the compile (default: cores)")
     ap.add_argument("--modulepath", default="/usr/share/puppet/modules")
-    ap.add_argument("--copies", type=int, default=2, help="the corpus this many times (default 2)")
+    ap.add_argument(
+        "--manifests",
+        type=int,
+        default=1900,
+        help="copy modules of the corpus until the environment holds this many manifests (default 1900)",
+    )
+    ap.add_argument("--copies", type=int, default=0, help="instead: the corpus this many times")
     ap.add_argument("--no-puppet", action="store_true")
     ap.add_argument(
         "--in-tree",
@@ -208,19 +226,27 @@ def main(argv=None) -> int:
 
     work = tempfile.mkdtemp(prefix="bench-compile-")
     modulepath = [ns.modulepath]
-    if ns.copies > 1:
-        copies = os.path.join(work, "copies")
-        modulepath.append(copies)
-        for k in range(2, ns.copies + 1):
-            for name in sorted(os.listdir(ns.modulepath)):
-                src = os.path.join(ns.modulepath, name)
-                if os.path.isdir(src):
-                    shutil.copytree(
-                        src,
-                        os.path.join(copies, f"{name}_copy{k}"),
-                        symlinks=False,
-                        ignore_dangling_symlinks=True,
-                    )
+    copies = os.path.join(work, "copies")
+    modulepath.append(copies)
+    names = sorted(n for n in os.listdir(ns.modulepath) if os.path.isdir(os.path.join(ns.modulepath, n)))
+    if ns.copies:
+        wanted = [(name, k) for k in range(2, ns.copies + 1) for name in names]
+    else:
+        have = sum(manifests_of(os.path.join(ns.modulepath, name)) for name in names)
+        wanted = []
+        for k in range(2, 10):
+            for name in names:
+                if have >= ns.manifests:
+                    break
+                wanted.append((name, k))
+                have += manifests_of(os.path.join(ns.modulepath, name))
+    for name, k in wanted:
+        shutil.copytree(
+            os.path.join(ns.modulepath, name),
+            os.path.join(copies, f"{name}_copy{k}"),
+            symlinks=False,
+            ignore_dangling_symlinks=True,
+        )
 
     def make_env(name: str) -> str:
         env = os.path.join(work, name)
@@ -351,7 +377,7 @@ def main(argv=None) -> int:
         users = sorted((c[1] - c[2]) / (w["cpu"] - w["split"]["sys"]) for c, w in zip(cold, inproc))
         print(
             f"  the same of user CPU only: {users[len(users) // 2]:.2f}x ({users[0]:.2f}x to {users[-1]:.2f}x)   "
-            "(system CPU is mostly the file system creating ~2,100 files and ~450 directories: it swings "
+            "(system CPU is mostly the file system creating the tree's files and directories: it swings "
             "with what else creates and deletes files on the machine, on both sides, not at the same moments)"
         )
         mid = extra[len(extra) // 2]
