@@ -841,11 +841,13 @@ def test_worker_pool_loses_nothing_to_a_worker_killed_from_outside(tmp_path, mon
     once)."""
     from puppet_xpp.xpp.compile.workers import run_pool
 
-    monkeypatch.setenv("PUPPET_XPP_TEST_MARKER", str(tmp_path / "killed"))
-    got = list(run_pool(_killed_once, list(range(40)), 2, chunk=4))
-    assert (tmp_path / "killed").exists()
-    assert [kind for kind, _item, _value in got].count("lost") == 0
-    assert sorted((item, value) for _kind, item, value in got) == [(i, 2 * i) for i in range(40)]
+    for chunk in (4, 1):  # (a chunk of one item too: a small run's)
+        marker = tmp_path / f"killed-{chunk}"
+        monkeypatch.setenv("PUPPET_XPP_TEST_MARKER", str(marker))
+        got = list(run_pool(_killed_once, list(range(40)), 2, chunk=chunk))
+        assert marker.exists()
+        assert [kind for kind, _item, _value in got].count("lost") == 0
+        assert sorted((item, value) for _kind, item, value in got) == [(i, 2 * i) for i in range(40)]
 
 
 def _echo_twice(x):

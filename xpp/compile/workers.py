@@ -215,6 +215,7 @@ def run_pool(
     queue = deque(enumerate(items))
     # the items of a chunk whose worker died on it: each handed out alone, answered as soon as it is done
     suspects: deque[tuple[int, Any]] = deque()
+    alone: set[int] = set()  # the keys handed out alone so (a death on one of them: that item is lost)
     poller = select.poll()
     workers: dict[int, _Worker] = {}  # result fd -> worker
     writing: dict[int, _Worker] = {}  # task fd -> worker with tasks the pipe has not taken yet
@@ -229,6 +230,7 @@ def run_pool(
         # a second chunk queued behind the one being worked on: a worker never waits for us
         while (suspects or queue) and len(w.held) <= chunk:
             if suspects:
+                alone.add(suspects[0][0])
                 w.give([suspects.popleft()])
             else:
                 w.give([queue.popleft() for _ in range(min(chunk, len(queue)))])
@@ -282,7 +284,7 @@ def run_pool(
                 if w.chunks:
                     # the chunk it was on: alone, the item that killed it; else each item goes again alone
                     first = w.chunks.popleft()
-                    if len(first) == 1:
+                    if len(first) == 1 and first[0] in alone:
                         yield "lost", w.held[first[0]], _reason(status)
                     else:
                         suspects.extend((key, w.held[key]) for key in first)
