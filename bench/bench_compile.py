@@ -73,8 +73,10 @@ def load() -> float:
 
 def manifests_of(module: str) -> int:
     """The ``.pp`` files of a module's source directories (what a compile of it plans, near enough)."""
+    from puppet_xpp.xpp.environment import SOURCE_DIRS
+
     count = 0
-    for sub in ("manifests", "functions", "types", "plans"):
+    for sub in SOURCE_DIRS:
         for _base, _dirs, files in os.walk(os.path.join(module, sub)):
             count += sum(1 for f in files if f.endswith(".pp"))
     return count
@@ -232,14 +234,15 @@ def main(argv=None) -> int:
     if ns.copies:
         wanted = [(name, k) for k in range(2, ns.copies + 1) for name in names]
     else:
-        have = sum(manifests_of(os.path.join(ns.modulepath, name)) for name in names)
+        counts = {name: manifests_of(os.path.join(ns.modulepath, name)) for name in names}
+        have = sum(counts.values())
         wanted = []
         for k in range(2, 10):
             for name in names:
                 if have >= ns.manifests:
                     break
                 wanted.append((name, k))
-                have += manifests_of(os.path.join(ns.modulepath, name))
+                have += counts[name]
     for name, k in wanted:
         shutil.copytree(
             os.path.join(ns.modulepath, name),
