@@ -28,12 +28,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
 pytestmark = pytest.mark.asyncio
 
-FILES = {
-    "modules/mymod/manifests/init.pp": "class mymod {\n  include mymod::old\n}\n",
-    "modules/mymod/manifests/old.pp": "class mymod::old {\n  notify { 'old': }\n}\n",
-    "modules/mymod/lib/puppet/functions/mymod/greet.rb": (
+
+def greet_function(module: str) -> str:
+    """A Ruby function ``<module>::greet`` with its documentation (the index reads it with tree-sitter)."""
+    return (
         "# Greets whoever is named, politely.\n"
-        "Puppet::Functions.create_function(:'mymod::greet') do\n"
+        f"Puppet::Functions.create_function(:'{module}::greet') do\n"
         "  dispatch :greet do\n"
         "    param 'String', :who\n"
         "  end\n"
@@ -42,7 +42,13 @@ FILES = {
         '    "hello #{who}"\n'
         "  end\n"
         "end\n"
-    ),
+    )
+
+
+FILES = {
+    "modules/mymod/manifests/init.pp": "class mymod {\n  include mymod::old\n}\n",
+    "modules/mymod/manifests/old.pp": "class mymod::old {\n  notify { 'old': }\n}\n",
+    "modules/mymod/lib/puppet/functions/mymod/greet.rb": greet_function("mymod"),
     "modules/other/manifests/init.pp": "class other {\n  $x = mymod::greet('you')\n  include mymod::old\n}\n",
 }
 FILE_COUNT = len(FILES)

@@ -24,7 +24,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from puppet_xpp.server.analysis.document import uri_of_path
-from tests.lsp.test_index_cache import write_files
+from tests.lsp.test_index_cache import greet_function, write_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = [sys.executable, "-c", "import sys; from puppet_xpp.server.cli.main import main; sys.exit(main())"]
@@ -216,18 +216,7 @@ async def test_the_second_start_from_the_index_cache_answers_the_same(workspace)
 
 
 RUBY_FILE = "modules/foo/lib/puppet/functions/foo/greet.rb"
-RUBY = (
-    "# Greets whoever is named, politely.\n"
-    "Puppet::Functions.create_function(:'foo::greet') do\n"
-    "  dispatch :greet do\n"
-    "    param 'String', :who\n"
-    "  end\n"
-    "\n"
-    "  def greet(who)\n"
-    '    "hello #{who}"\n'
-    "  end\n"
-    "end\n"
-)
+RUBY = greet_function("foo")
 CALL = "node default {\n  $x = foo::greet('you')\n}\n"
 
 
